@@ -300,17 +300,11 @@ value_span (const char *copy,
   return span;
 }
 
-static PdJsonSpanTable
-table_new (guint max_rows)
-{
-  return (PdJsonSpanTable) { g_array_new (FALSE, FALSE, sizeof (PdJsonSpan)), max_rows, FALSE };
-}
-
 static void
 tables_clear (PdJsonSpanTable *tables)
 {
   for (guint t = 0; t < N_T; t++)
-    g_array_unref (tables[t].rows);
+    pd_json_span_table_clear (&tables[t]);
 }
 
 /* The rows the one walk found are the reference's, cut where it cut. */
@@ -347,8 +341,8 @@ check_spans_document (const char *copy,
 
       for (guint t = 0; t < N_T; t++)
         {
-          tables[t] = table_new (limits[l]);
-          expected_tables[t] = table_new (limits[l]);
+          pd_json_span_table_init (&tables[t], limits[l]);
+          pd_json_span_table_init (&expected_tables[t], limits[l]);
         }
       checked = pd_json_check_foreign (copy, (gssize) length, &check_error);
       found = pd_json_check_spans_value (copy, length, &span_document_pick, values, tables, &spans_error);
@@ -394,8 +388,8 @@ check_spans_line (const char *copy,
 
       for (guint t = 0; t < N_T; t++)
         {
-          tables[t] = table_new (limits[l][t]);
-          expected_tables[t] = table_new (limits[l][t]);
+          pd_json_span_table_init (&tables[t], limits[l][t]);
+          pd_json_span_table_init (&expected_tables[t], limits[l][t]);
           /* Rows of an earlier line are dropped (in the tables the pick
            * names). */
           if (t != T_RECORDS)
@@ -653,13 +647,21 @@ test_spans_hostile (void)
     PdJsonSpanTable tables[N_T];
 
     for (guint t = 0; t < N_T; t++)
-      tables[t] = (PdJsonSpanTable) { g_array_new (FALSE, FALSE, sizeof (PdJsonSpan)), 8, FALSE };
+      pd_json_span_table_init (&tables[t], 8);
     g_assert_true (pd_json_check_spans (line, strlen (line), span_line_pick, values, tables, NULL));
     g_assert_true (pd_json_span_string_equal (values[S_TYPE], "cut"));
     g_assert_cmpuint (tables[T_BLOCKS].rows->len, ==, 9);
     g_assert_true (pd_json_span_string_equal (g_array_index (tables[T_BLOCKS].rows, PdJsonSpan, 2), "\"TodoWrite\""));
-    for (guint t = 0; t < N_T; t++)
-      g_array_unref (tables[t].rows);
+
+    /* Reset, a table is empty and not cut for the next walk; cleared, it
+     * holds no rows. */
+    tables[T_BLOCKS].cut = TRUE;
+    pd_json_span_table_reset (&tables[T_BLOCKS]);
+    g_assert_cmpuint (tables[T_BLOCKS].rows->len, ==, 0);
+    g_assert_false (tables[T_BLOCKS].cut);
+    g_assert_cmpuint (tables[T_BLOCKS].max_rows, ==, 8);
+    tables_clear (tables);
+    g_assert_null (tables[T_BLOCKS].rows);
   }
 }
 

@@ -69,10 +69,8 @@ _pd_claude_spans_new (void)
 {
   PdClaudeSpans *spans = g_new0 (PdClaudeSpans, 1);
 
-  spans->tables[TABLE_BLOCKS].rows = g_array_new (FALSE, FALSE, sizeof (PdJsonSpan));
-  spans->tables[TABLE_BLOCKS].max_rows = MAX_BLOCK_ROWS;
-  spans->tables[TABLE_TODOS].rows = g_array_new (FALSE, FALSE, sizeof (PdJsonSpan));
-  spans->tables[TABLE_TODOS].max_rows = MAX_TODO_ROWS;
+  pd_json_span_table_init (&spans->tables[TABLE_BLOCKS], MAX_BLOCK_ROWS);
+  pd_json_span_table_init (&spans->tables[TABLE_TODOS], MAX_TODO_ROWS);
   return spans;
 }
 
@@ -82,7 +80,7 @@ _pd_claude_spans_free (PdClaudeSpans *spans)
   if (spans == NULL)
     return;
   for (guint i = 0; i < N_TABLES; i++)
-    g_array_unref (spans->tables[i].rows);
+    pd_json_span_table_clear (&spans->tables[i]);
   g_free (spans);
 }
 

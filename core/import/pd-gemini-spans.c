@@ -68,8 +68,7 @@ _pd_gemini_spans_new (void)
 {
   PdGeminiSpans *spans = g_new0 (PdGeminiSpans, 1);
 
-  spans->calls.rows = g_array_new (FALSE, FALSE, sizeof (PdJsonSpan));
-  spans->calls.max_rows = MAX_CALL_ROWS;
+  pd_json_span_table_init (&spans->calls, MAX_CALL_ROWS);
   return spans;
 }
 
@@ -78,7 +77,7 @@ _pd_gemini_spans_free (PdGeminiSpans *spans)
 {
   if (spans == NULL)
     return;
-  g_array_unref (spans->calls.rows);
+  pd_json_span_table_clear (&spans->calls);
   g_free (spans);
 }
 
@@ -118,8 +117,7 @@ _pd_gemini_document_new (void)
 {
   PdGeminiDocument *document = g_new0 (PdGeminiDocument, 1);
 
-  document->messages.rows = g_array_new (FALSE, FALSE, sizeof (PdJsonSpan));
-  document->messages.max_rows = MAX_MESSAGE_ROWS;
+  pd_json_span_table_init (&document->messages, MAX_MESSAGE_ROWS);
   return document;
 }
 
@@ -128,7 +126,7 @@ _pd_gemini_document_free (PdGeminiDocument *document)
 {
   if (document == NULL)
     return;
-  g_array_unref (document->messages.rows);
+  pd_json_span_table_clear (&document->messages);
   g_free (document);
 }
 
@@ -140,8 +138,7 @@ _pd_gemini_document_check (PdGeminiDocument *document,
   /* Each slot of the root's members emptied first: a root that is no
    * object leaves them so. */
   memset (document->values, 0, sizeof document->values);
-  g_array_set_size (document->messages.rows, 0);
-  document->messages.cut = FALSE;
+  pd_json_span_table_reset (&document->messages);
   /* The array is the last "messages" member's value, as the whole tree
    * keeps it; none, or one of another kind, is refused. */
   return pd_json_check_spans_value (text, length, &document_span_pick, document->values, &document->messages, NULL)

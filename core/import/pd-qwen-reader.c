@@ -595,7 +595,7 @@ typedef struct _QwenSpans
 static void
 qwen_spans_free (QwenSpans *spans)
 {
-  g_array_unref (spans->parts.rows);
+  pd_json_span_table_clear (&spans->parts);
   g_free (spans);
 }
 
@@ -609,8 +609,7 @@ check_span (gpointer    user_data,
   if (self->spans == NULL)
     {
       self->spans = g_new0 (QwenSpans, 1);
-      self->spans->parts.rows = g_array_new (FALSE, FALSE, sizeof (PdJsonSpan));
-      self->spans->parts.max_rows = MAX_PART_ROWS;
+      pd_json_span_table_init (&self->spans->parts, MAX_PART_ROWS);
     }
   return pd_json_check_spans (line, length, record_span_pick, self->spans->record, &self->spans->parts, NULL);
 }

@@ -697,10 +697,7 @@ spans_reset (const PdJsonSpanPick *pick,
       if (pick->members != NULL)
         spans_reset (pick->members, base, tables);
       if (pick->elements != NULL)
-        {
-          g_array_set_size (tables[pick->table].rows, 0);
-          tables[pick->table].cut = FALSE;
-        }
+        pd_json_span_table_reset (&tables[pick->table]);
     }
 }
 
@@ -800,10 +797,7 @@ spans_value (PdJsonReader          *r,
   if (wanted->members != NULL)
     spans_reset (wanted->members, base, tables);
   if (wanted->elements != NULL)
-    {
-      g_array_set_size (tables[wanted->table].rows, 0);
-      tables[wanted->table].cut = FALSE;
-    }
+    pd_json_span_table_reset (&tables[wanted->table]);
 
   pd_json_reader_skip_ws (r);
   begin = r->pos;

@@ -481,3 +481,34 @@ pd_json_span_to_node (PdJsonSpan        span,
     return pd_json_parse_picked (span.text, (gssize) span.length, pick, NULL);
   return pd_json_parse_full (span.text, (gssize) span.length, PD_JSON_PARSE_FOREIGN, NULL);
 }
+
+/* PdJsonSpanTable */
+
+/**
+ * pd_json_span_table_init:
+ * @table: a table not yet set up (zeroed), or one cleared
+ * @max_rows: how many rows it keeps at the most
+ */
+void
+pd_json_span_table_init (PdJsonSpanTable *table,
+                         guint            max_rows)
+{
+  table->rows = g_array_new (FALSE, FALSE, sizeof (PdJsonSpan));
+  table->max_rows = max_rows;
+  table->cut = FALSE;
+}
+
+/* Empties @table for the next walk: no rows, not cut. */
+void
+pd_json_span_table_reset (PdJsonSpanTable *table)
+{
+  g_array_set_size (table->rows, 0);
+  table->cut = FALSE;
+}
+
+/* Frees the rows of @table; it can be initialised again. */
+void
+pd_json_span_table_clear (PdJsonSpanTable *table)
+{
+  g_clear_pointer (&table->rows, g_array_unref);
+}

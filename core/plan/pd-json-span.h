@@ -115,6 +115,11 @@ typedef struct
   gboolean  cut;
 } PdJsonSpanTable;
 
+void      pd_json_span_table_init     (PdJsonSpanTable      *table,
+                                       guint                 max_rows);
+void      pd_json_span_table_reset    (PdJsonSpanTable      *table);
+void      pd_json_span_table_clear    (PdJsonSpanTable      *table);
+
 gboolean  pd_json_check_spans         (const char           *text,
                                        gsize                 length,
                                        const PdJsonSpanPick *pick,
