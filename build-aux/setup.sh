@@ -4,9 +4,20 @@
 #   bash build-aux/setup.sh run    to build and run it (dev.sh run)
 #   bash build-aux/setup.sh        to build, run and test it (dev.sh test)
 #
+#   bash build-aux/setup.sh --list [run|test]     prints the mode's packages
+#   bash build-aux/setup.sh --dry-run [run|test]  says what it would install
+#
 # Idempotent: packages already present are left alone. Run as root (or with sudo).
 set -euo pipefail
 
+action=install
+case "${1:-}" in
+  --list|--dry-run) action="${1#--}"; shift ;;
+esac
+if [ $# -gt 1 ]; then
+  echo "setup: one mode at most (run or test), not '$*'" >&2
+  exit 2
+fi
 mode="${1:-test}"
 case "$mode" in
   run|test) ;;
@@ -48,6 +59,11 @@ packages=(
   chromium nodejs npm
 )
 
+if [ "$action" = list ]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   # Node.js from NodeSource (a common install) carries its own npm and
@@ -62,6 +78,11 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#packages[@]} packages are installed"
+  exit 0
+fi
+
+if [ "$action" = dry-run ]; then
+  echo "setup: would install ${missing[*]}"
   exit 0
 fi
 
