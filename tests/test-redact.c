@@ -30,6 +30,44 @@ assert_redacted (const char *input,
   g_assert_cmpuint (n, ==, expected_count);
 }
 
+/* A text with a secret: redacted as expected, the secret gone. */
+typedef struct
+{
+  const char *input;
+  const char *expected;
+  const char *secret;
+} RedactCase;
+
+/* Each case redacted as it expects, its secret nowhere in the result,
+ * with one redaction each (@one_each) or at least one. */
+static void
+assert_cases (const RedactCase *cases,
+              gsize             n_cases,
+              gboolean          one_each)
+{
+  for (gsize i = 0; i < n_cases; i++)
+    {
+      guint n = 0;
+      g_autofree char *out = redact (cases[i].input, &n);
+
+      g_assert_cmpstr (out, ==, cases[i].expected);
+      g_assert_null (strstr (out, cases[i].secret));
+      if (one_each)
+        g_assert_cmpuint (n, ==, 1);
+      else
+        g_assert_cmpuint (n, >=, 1);
+    }
+}
+
+/* Each text kept as it is, nothing redacted. */
+static void
+assert_kept (const char * const *texts,
+             gsize               n_texts)
+{
+  for (gsize i = 0; i < n_texts; i++)
+    assert_redacted (texts[i], texts[i], 0);
+}
+
 static void
 test_provider_keys (void)
 {
@@ -86,7 +124,7 @@ test_assignments (void)
 static void
 test_env_secrets (void)
 {
-  static const struct { const char *input; const char *expected; const char *secret; } cases[] = {
+  static const RedactCase cases[] = {
     { "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
       "AWS_SECRET_ACCESS_KEY=[REDACTED]", "wJalrXUtnFEMI" },
     { "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE", "AWS_ACCESS_KEY_ID=[REDACTED]", "AKIAIOSFODNN7EXAMPLE" },
@@ -143,15 +181,7 @@ test_env_secrets (void)
     { "db.password: s3cr3t", "db.password: [REDACTED]", "s3cr3t" },
   };
 
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      guint n = 0;
-      g_autofree char *out = redact (cases[i].input, &n);
-
-      g_assert_cmpstr (out, ==, cases[i].expected);
-      g_assert_null (strstr (out, cases[i].secret));
-      g_assert_cmpuint (n, >=, 1);
-    }
+  assert_cases (cases, G_N_ELEMENTS (cases), FALSE);
 }
 
 /* Look-alikes: names that hold KEY, TOKEN, AUTH or PASS without naming a
@@ -159,7 +189,7 @@ test_env_secrets (void)
 static void
 test_look_alikes (void)
 {
-  const char *texts[] = {
+  static const char * const texts[] = {
     "KEYBOARD_LAYOUT=us",
     "monkey=1 donkey: 2 turkey=3",
     "author: Jane Doe",
@@ -185,8 +215,7 @@ test_look_alikes (void)
     "the author's keyboard shortcut: Ctrl+K",
   };
 
-  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
-    assert_redacted (texts[i], texts[i], 0);
+  assert_kept (texts, G_N_ELEMENTS (texts));
 }
 
 /* Database clients' spellings, tried as an attacker would: MySQL's
@@ -196,7 +225,7 @@ test_look_alikes (void)
 static void
 test_database_clients (void)
 {
-  static const struct { const char *input; const char *expected; const char *secret; } cases[] = {
+  static const RedactCase cases[] = {
     { "mysql -uroot -pGluedPw4Mysql shop", "mysql -uroot -p[REDACTED] shop", "GluedPw4Mysql" },
     { "mysql -u root -pSECRET db", "mysql -u root -p[REDACTED] db", "SECRET" },
     { "/usr/bin/mysqldump -u app -p'two words' shop > dump.sql",
@@ -227,17 +256,8 @@ test_database_clients (void)
     "PGPASSFILE=/home/u/.pgpass psql",
   };
 
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      guint n = 0;
-      g_autofree char *out = redact (cases[i].input, &n);
-
-      g_assert_cmpstr (out, ==, cases[i].expected);
-      g_assert_null (strstr (out, cases[i].secret));
-      g_assert_cmpuint (n, ==, 1);
-    }
-  for (guint i = 0; i < G_N_ELEMENTS (kept); i++)
-    assert_redacted (kept[i], kept[i], 0);
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+  assert_kept (kept, G_N_ELEMENTS (kept));
 }
 
 /* Found (tried as an attacker would, a second time): quoted option values
@@ -249,7 +269,7 @@ test_database_clients (void)
 static void
 test_command_options (void)
 {
-  static const struct { const char *input; const char *expected; const char *secret; } cases[] = {
+  static const RedactCase cases[] = {
     { "mysql --password='QuotePw9' shop", "mysql --password='[REDACTED]' shop", "QuotePw9" },
     { "mysql --password=\"Dq Pw 10\" shop", "mysql --password=\"[REDACTED]\" shop", "Dq Pw" },
     { "mysql --password \"DquotePw10\" shop", "mysql --password \"[REDACTED]\" shop", "DquotePw10" },
@@ -285,17 +305,8 @@ test_command_options (void)
     "grep -a pattern file; git add -p; ssh -p 22 host",
   };
 
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      guint n = 0;
-      g_autofree char *out = redact (cases[i].input, &n);
-
-      g_assert_cmpstr (out, ==, cases[i].expected);
-      g_assert_null (strstr (out, cases[i].secret));
-      g_assert_cmpuint (n, ==, 1);
-    }
-  for (guint i = 0; i < G_N_ELEMENTS (kept); i++)
-    assert_redacted (kept[i], kept[i], 0);
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+  assert_kept (kept, G_N_ELEMENTS (kept));
 }
 
 /* The rule, name by name (pd-redact.h). */
@@ -336,7 +347,7 @@ test_name_rule (void)
 static void
 test_no_false_positives (void)
 {
-  const char *texts[] = {
+  static const char * const texts[] = {
     "a task-based approach with a skeleton key",
     "the token count is high; passwords are hashed",
     "max_tokens=100 input_tokens: 5 keyboard=us",
@@ -345,8 +356,7 @@ test_no_false_positives (void)
     "monkey: banana, turkey=1",
   };
 
-  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
-    assert_redacted (texts[i], texts[i], 0);
+  assert_kept (texts, G_N_ELEMENTS (texts));
 }
 
 static void
