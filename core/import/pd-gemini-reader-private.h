@@ -1,5 +1,6 @@
 /* pd-gemini-reader-private.h: between the Gemini CLI reader and what it
- * finds of a JSON lines record while checking it (pd-gemini-spans.c).
+ * finds of a JSON lines record, or of the older format's document, while
+ * checking it (pd-gemini-spans.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -20,49 +21,48 @@ enum {
 /* A tool call's row: the call, its name, status, arguments and their list. */
 enum { CALL_ELEMENT, CALL_NAME, CALL_STATUS, CALL_ARGS, CALL_TODOS, N_CALL };
 
-/* What the one walk that checks a record found of it: its members and a
- * row for each of its tool calls (@calls cut: more than the rows keep,
- * walked again by the reader), valid while the record's text is. */
+/* The older format's document: its header's members (at a record's
+ * slots), its messages array and the document itself. */
+enum { DOC_MESSAGES = N_REC, DOC_ROOT, N_DOC };
+
+#define GEMINI_MESSAGE_ROW (1 + N_REC)
+
+/* What the one walk that checks a record or a document found of it, valid
+ * while its text is.  A record: its members at REC_* and a row for each
+ * of its tool calls (CALL_*).  A document: the header's members at REC_*,
+ * DOC_MESSAGES and DOC_ROOT, and a row for each message, the message and
+ * then its members (indexed as a record's, from 1).  @rows cut: more than
+ * the rows keep, walked again by the reader. */
 typedef struct
 {
-  PdJsonSpan      record[N_REC];
-  PdJsonSpanTable calls;
+  PdJsonSpan      values[N_DOC];
+  PdJsonSpanTable rows;
 } PdGeminiSpans;
 
 /* content_text() on a span: a message's text, its parts' joined. */
 char          *_pd_gemini_span_content_text (PdJsonSpan content);
 
-PdGeminiSpans *_pd_gemini_spans_new   (void);
+/* @max_rows: PD_GEMINI_CALL_ROWS for records, PD_GEMINI_MESSAGE_ROWS for
+ * a document */
+PdGeminiSpans *_pd_gemini_spans_new   (guint          max_rows);
 void           _pd_gemini_spans_free  (PdGeminiSpans *spans);
 /* FALSE when @line is refused, as pd_json_check_foreign() refuses. */
 gboolean       _pd_gemini_spans_check (PdGeminiSpans *spans,
                                        const char    *line,
                                        gsize          length);
-
-/* The older format's document: its header's members (at a record's
- * slots), its messages array and the document itself. */
-enum { DOC_MESSAGES = N_REC, DOC_ROOT, N_DOC };
-
-/* What the one walk that checks a document found of it: the header's
- * members and a row for each message, the message and then its members
- * (indexed as a record's, from 1); @messages cut: more messages than the
- * rows keep, walked again by the reader.  Valid while the text is. */
-typedef struct
-{
-  PdJsonSpan      values[N_DOC];
-  PdJsonSpanTable messages;
-} PdGeminiDocument;
-
-#define GEMINI_MESSAGE_ROW (1 + N_REC)
-
-PdGeminiDocument *_pd_gemini_document_new   (void);
-void              _pd_gemini_document_free  (PdGeminiDocument *document);
 /* FALSE when @text is refused as pd_json_elements_new() refuses it for
  * "messages": no JSON, or no object with an array of that name. */
-gboolean          _pd_gemini_document_check (PdGeminiDocument *document,
-                                             const char       *text,
-                                             gsize             length);
+gboolean       _pd_gemini_spans_check_document (PdGeminiSpans *spans,
+                                                const char    *text,
+                                                gsize          length);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdGeminiDocument, _pd_gemini_document_free)
+/* A record of more calls than this is read by walking its calls again. */
+#define PD_GEMINI_CALL_ROWS 64
+/* A document of more messages than this many rows is read by walking its
+ * messages again: the rows cost at most a few megabytes whatever the
+ * document. */
+#define PD_GEMINI_MESSAGE_ROWS 32768
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdGeminiSpans, _pd_gemini_spans_free)
 
 G_END_DECLS

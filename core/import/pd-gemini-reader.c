@@ -689,7 +689,7 @@ check_span (gpointer    user_data,
   PdGeminiReader *self = user_data;
 
   if (self->spans == NULL)
-    self->spans = _pd_gemini_spans_new ();
+    self->spans = _pd_gemini_spans_new (PD_GEMINI_CALL_ROWS);
   return _pd_gemini_spans_check (self->spans, line, length);
 }
 
@@ -701,7 +701,7 @@ replay_span (gpointer    user_data,
 {
   PdGeminiReader *self = user_data;
 
-  span_handle_values (self, self->spans->record, &self->spans->calls);
+  span_handle_values (self, self->spans->values, &self->spans->rows);
   return TRUE;
 }
 
@@ -999,10 +999,10 @@ span_read_message (PdGeminiReader   *self,
 /* The messages of a document checked in place: the rows its walk found,
  * or when there were more than it kept, the messages walked again. */
 static void
-read_document_rows (PdGeminiReader         *self,
-                    const PdGeminiDocument *document)
+read_document_rows (PdGeminiReader      *self,
+                    const PdGeminiSpans *document)
 {
-  const PdJsonSpanTable *rows = &document->messages;
+  const PdJsonSpanTable *rows = &document->rows;
   PdJsonSpan values[N_REC];
   PdJsonSpan span;
   gsize cursor = 0;
@@ -1027,7 +1027,7 @@ read_document (PdGeminiReader  *self,
 {
   g_autofree char *contents = NULL;
   g_autoptr(PdJsonElements) elements = NULL;
-  g_autoptr(PdGeminiDocument) document = NULL;
+  g_autoptr(PdGeminiSpans) document = NULL;
   PdImportStats *stats = pd_imported_session_get_stats (self->session);
   const char *element;
   gsize element_length;
@@ -1041,9 +1041,9 @@ read_document (PdGeminiReader  *self,
    * read were twice the one). */
   if (self->pages == NULL && _pd_import_get_pick_lines ())
     {
-      document = _pd_gemini_document_new ();
-      if (!_pd_gemini_document_check (document, contents, length))
-        g_clear_pointer (&document, _pd_gemini_document_free);
+      document = _pd_gemini_spans_new (PD_GEMINI_MESSAGE_ROWS);
+      if (!_pd_gemini_spans_check_document (document, contents, length))
+        g_clear_pointer (&document, _pd_gemini_spans_free);
     }
   else
     elements = pd_json_elements_new (contents, length, "messages", header_pick, NULL);

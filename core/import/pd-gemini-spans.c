@@ -60,15 +60,17 @@ _pd_gemini_span_content_text (PdJsonSpan content)
   return g_string_free (out, FALSE);
 }
 
-/* A record of more calls than this is read by walking its calls again. */
-#define MAX_CALL_ROWS 64
-
+/**
+ * _pd_gemini_spans_new:
+ * @max_rows: how many rows the walk keeps: a record's tool calls
+ *   (PD_GEMINI_CALL_ROWS) or a document's messages (PD_GEMINI_MESSAGE_ROWS)
+ */
 PdGeminiSpans *
-_pd_gemini_spans_new (void)
+_pd_gemini_spans_new (guint max_rows)
 {
   PdGeminiSpans *spans = g_new0 (PdGeminiSpans, 1);
 
-  pd_json_span_table_init (&spans->calls, MAX_CALL_ROWS);
+  pd_json_span_table_init (&spans->rows, max_rows);
   return spans;
 }
 
@@ -77,7 +79,7 @@ _pd_gemini_spans_free (PdGeminiSpans *spans)
 {
   if (spans == NULL)
     return;
-  pd_json_span_table_clear (&spans->calls);
+  pd_json_span_table_clear (&spans->rows);
   g_free (spans);
 }
 
@@ -86,7 +88,7 @@ _pd_gemini_spans_check (PdGeminiSpans *spans,
                         const char    *line,
                         gsize          length)
 {
-  return pd_json_check_spans (line, length, record_span_pick, spans->record, &spans->calls, NULL);
+  return pd_json_check_spans (line, length, record_span_pick, spans->values, &spans->rows, NULL);
 }
 
 /* A message of the older format: a record's members, from the row's
@@ -107,41 +109,18 @@ static const PdJsonSpanPick document_members_pick[] = {
 };
 static const PdJsonSpanPick document_span_pick = { "", DOC_ROOT, document_members_pick };
 
-/* A document of more messages than this many rows is read by walking its
- * messages again: the rows cost at most a few megabytes whatever the
- * document. */
-#define MAX_MESSAGE_ROWS 32768
-
-PdGeminiDocument *
-_pd_gemini_document_new (void)
-{
-  PdGeminiDocument *document = g_new0 (PdGeminiDocument, 1);
-
-  pd_json_span_table_init (&document->messages, MAX_MESSAGE_ROWS);
-  return document;
-}
-
-void
-_pd_gemini_document_free (PdGeminiDocument *document)
-{
-  if (document == NULL)
-    return;
-  pd_json_span_table_clear (&document->messages);
-  g_free (document);
-}
-
 gboolean
-_pd_gemini_document_check (PdGeminiDocument *document,
-                           const char       *text,
-                           gsize             length)
+_pd_gemini_spans_check_document (PdGeminiSpans *spans,
+                                 const char    *text,
+                                 gsize          length)
 {
   /* Each slot of the root's members emptied first: a root that is no
    * object leaves them so. */
-  memset (document->values, 0, sizeof document->values);
-  pd_json_span_table_reset (&document->messages);
+  memset (spans->values, 0, sizeof spans->values);
+  pd_json_span_table_reset (&spans->rows);
   /* The array is the last "messages" member's value, as the whole tree
    * keeps it; none, or one of another kind, is refused. */
-  return pd_json_check_spans_value (text, length, &document_span_pick, document->values, &document->messages, NULL)
-         && pd_json_span_is_object (document->values[DOC_ROOT])
-         && pd_json_span_is_array (document->values[DOC_MESSAGES]);
+  return pd_json_check_spans_value (text, length, &document_span_pick, spans->values, &spans->rows, NULL)
+         && pd_json_span_is_object (spans->values[DOC_ROOT])
+         && pd_json_span_is_array (spans->values[DOC_MESSAGES]);
 }
