@@ -770,6 +770,57 @@ test_watcher (Fixture       *f,
   }
 }
 
+/* A link made in a watched folder while the app runs is passed over, as
+ * the import passes links over (tried as a new user would: a link to its
+ * own folder made every new transcript appear twice, once through it). */
+static void
+test_watcher_link_not_followed (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *path = write_claude (f, "s1.jsonl", TODOS_1);
+  g_autofree char *link = g_build_filename (f->dir, "selfloop", NULL);
+  g_autofree char *file_link = g_build_filename (f->dir, "-work-app", "linked.jsonl", NULL);
+  g_autofree char *second = NULL;
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(PdImportWatcher) watcher = NULL;
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *roots[] = { f->dir, NULL };
+  Changes changes = { ids, loop };
+  guint watched;
+  gint64 deadline;
+
+  run_dir (f, index, NULL);
+  watcher = pd_import_watcher_new (index, f->store);
+  pd_import_watcher_set_roots (watcher, roots);
+  g_signal_connect (watcher, "changed", G_CALLBACK (on_changed), &changes);
+  pd_import_watcher_start_async (watcher, NULL, started, loop);
+  g_main_loop_run (loop);
+  watched = pd_import_watcher_get_n_watched (watcher);
+
+  /* A link to the root's own folder, and a link to a transcript. */
+  g_assert_cmpint (symlink (".", link), ==, 0);
+  g_assert_cmpint (symlink (path, file_link), ==, 0);
+  second = write_claude (f, "s2.jsonl", TODOS_3);
+  wait_for_change (&changes, 1);
+  g_assert_cmpuint (ids->len, >=, 1);
+
+  /* Whatever else the links would bring comes within the settle delays. */
+  deadline = g_get_monotonic_time () + G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (1000);
+
+  list = pd_session_store_list (f->store, NULL, FALSE, 0, 10, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 2);
+  /* The new transcript alone is followed: nothing through the links. */
+  g_assert_cmpuint (pd_import_watcher_get_n_watched (watcher), ==, watched + 1);
+  pd_import_watcher_stop (watcher);
+}
+
 static void
 queue_while_disposed (gpointer  path,
                       GObject  *where_the_object_was)
@@ -950,6 +1001,7 @@ main (int    argc,
   ADD ("/pd/import-index/async-scanner", test_async_scanner);
   ADD ("/pd/import-index/watcher", test_watcher);
   ADD ("/pd/import-index/watcher-change-while-disposed", test_watcher_change_while_disposed);
+  ADD ("/pd/import-index/watcher-link-not-followed", test_watcher_link_not_followed);
 #undef ADD
 
   return g_test_run ();

@@ -366,6 +366,11 @@ dir_changed_cb (GFileMonitor      *monitor,
 
   if (path == NULL || g_hash_table_contains (self->monitors, path))
     return;
+  /* Links are not followed, as the import and the walk at the start pass
+   * them over: a link to a watched folder would bring each of its
+   * transcripts in a second time, under a second name. */
+  if (g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+    return;
 
   /* A new folder under a root (a Cline task, a project's folder, a day of
    * Codex sessions): followed from now on, and read for what was written
