@@ -97,6 +97,70 @@ pd_resume_command_to_string (const PdResumeCommand *self)
 }
 
 /**
+ * pd_resume_command_get_source:
+ * @self: a command to continue a session
+ *
+ * Returns: (nullable): the source of the agent that continues the session
+ *   ("claude-code", "codex", … or an editor extension's), told by the
+ *   command's program; %NULL for a program no agent is known by
+ */
+const char *
+pd_resume_command_get_source (const PdResumeCommand *self)
+{
+  static const struct { const char *program, *source; } agents[] = {
+    { "claude", "claude-code" }, { "codex", "codex" }, { "opencode", "opencode" },
+    { "qwen", "qwen" }, { "gemini", "gemini" }, { "cline", "cline" }, { "kilo", "kilo-cli" },
+  };
+  const char *program;
+  const char *base;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (self->source != NULL || self->argv == NULL || (program = self->argv[0]) == NULL)
+    return self->source;
+  base = strrchr (program, '/') != NULL ? strrchr (program, '/') + 1 : program;
+  for (guint i = 0; i < G_N_ELEMENTS (agents); i++)
+    if (strcmp (base, agents[i].program) == 0)
+      return agents[i].source;
+  return NULL;
+}
+
+/**
+ * pd_resume_command_to_paste:
+ * @self: a command to continue a session
+ *
+ * The command as a user pastes it into a terminal: `cd 'FOLDER' && COMMAND`
+ * when the session says its folder (the agents keep their sessions per
+ * folder), each word quoted.
+ *
+ * Returns: (transfer full) (nullable): the line, or %NULL when it holds a
+ *   control character: pasted, a terminal's line editor takes it as a key
+ *   (a folder holding Ctrl+U and a line break wiped the `cd` and ran what
+ *   followed; tried as an attacker would)
+ */
+char *
+pd_resume_command_to_paste (const PdResumeCommand *self)
+{
+  g_autofree char *line = NULL;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  line = pd_resume_command_to_string (self);
+  if (self->workdir != NULL)
+    {
+      g_autofree char *quoted = g_shell_quote (self->workdir);
+      char *in_folder = g_strdup_printf ("cd %s && %s", quoted, line);
+
+      g_free (line);
+      line = in_folder;
+    }
+  for (const char *c = line; *c != '\0'; c++)
+    if ((guchar) *c < 0x20 || (guchar) *c == 0x7f)
+      return NULL;
+  return g_steal_pointer (&line);
+}
+
+/**
  * pd_session_page_new:
  * @sessions: (transfer full) (element-type PdSessionInfo)
  */

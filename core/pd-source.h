@@ -71,6 +71,8 @@ PdResumeCommand *pd_resume_command_copy     (const PdResumeCommand *self);
 void             pd_resume_command_free     (PdResumeCommand       *self);
 /* The command as one line to paste into a shell, each word quoted. */
 char            *pd_resume_command_to_string (const PdResumeCommand *self);
+char            *pd_resume_command_to_paste  (const PdResumeCommand *self);
+const char      *pd_resume_command_get_source (const PdResumeCommand *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdResumeCommand, pd_resume_command_free)
 
 /* What reading other agents' transcripts into a source found. */

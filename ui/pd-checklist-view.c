@@ -264,6 +264,13 @@ update_agent_row (PdChecklistView *self,
     else if (status == PD_CHECKLIST_STATUS_CANCELLED)
       description = g_strdup (_("Cancelled"));
     _pd_accessible_set_text (GTK_WIDGET (widgets->check), item->text, description ? description : "");
+    /* The row is the item's one Tab stop: named, described and ticked as
+     * its check button is. */
+    _pd_accessible_set_text (row, item->text, description ? description : "");
+    gtk_accessible_update_state (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_STATE_CHECKED,
+                                 status == PD_CHECKLIST_STATUS_COMPLETED ? GTK_ACCESSIBLE_TRISTATE_TRUE
+                                                                         : GTK_ACCESSIBLE_TRISTATE_FALSE,
+                                 -1);
   }
 }
 
@@ -411,6 +418,19 @@ on_agent_toggled (GtkCheckButton  *check,
   show_undo_toast (self, position, gtk_check_button_get_active (check));
 }
 
+/* Space or Enter on an item's row ticks or unticks it, as its check
+ * button does. */
+static void
+on_agent_row_activated (GtkListBox      *list,
+                        GtkListBoxRow   *row,
+                        PdChecklistView *self)
+{
+  AgentRow *widgets = g_object_get_data (G_OBJECT (row), "pd-agent-row");
+
+  if (widgets != NULL)
+    gtk_check_button_set_active (widgets->check, !gtk_check_button_get_active (widgets->check));
+}
+
 static GtkWidget *
 new_text_label (const char *text)
 {
@@ -430,11 +450,15 @@ new_agent_row (PdChecklistView *self,
   GtkWidget *text_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
   AgentRow *widgets = g_new0 (AgentRow, 1);
 
-  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
+  /* One Tab stop for the list, the row (Up and Down between the items,
+   * Space or Enter ticks): the row and then its check button were two
+   * stops for each item (tried as a new user would). */
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
   gtk_list_box_row_set_selectable (GTK_LIST_BOX_ROW (row), FALSE);
   gtk_widget_add_css_class (row, "pd-checklist-item");
 
   widgets->check = GTK_CHECK_BUTTON (gtk_check_button_new ());
+  gtk_widget_set_focusable (GTK_WIDGET (widgets->check), FALSE);
   gtk_widget_set_valign (GTK_WIDGET (widgets->check), GTK_ALIGN_START);
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (widgets->check));
 
@@ -520,6 +544,9 @@ new_user_row (PdChecklistView *self,
 
   gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
   gtk_list_box_row_set_selectable (GTK_LIST_BOX_ROW (row), FALSE);
+  /* Its check button and its Remove button are its stops; the row, an
+   * unnamed stop before them, is not. */
+  gtk_widget_set_focusable (row, FALSE);
   gtk_widget_add_css_class (row, "pd-checklist-user-item");
 
   self->updating = TRUE;
@@ -560,11 +587,18 @@ static void
 rebuild_user_items (PdChecklistView *self)
 {
   guint n = pd_checklist_get_n_user_items (self->checklist);
+  gboolean on_remove = FALSE;
+  int focused = _pd_list_box_focused_row (self->user_list, &on_remove);
 
   clear_box (GTK_WIDGET (self->user_list));
   for (guint i = 0; i < n; i++)
     gtk_list_box_append (self->user_list, new_user_row (self, i));
   gtk_widget_set_visible (GTK_WIDGET (self->user_list), n > 0);
+  /* The focus stays where it was, or goes to the field for a new item
+   * once the last is removed. */
+  if (focused >= 0 && n == 0)
+    gtk_widget_grab_focus (GTK_WIDGET (self->add_entry));
+  _pd_list_box_refocus_row (self->user_list, focused, on_remove);
 }
 
 static void
@@ -631,6 +665,11 @@ static void
 pd_checklist_view_rebuild (PdChecklistView *self)
 {
   guint n_agent, n_user, n_plans;
+  /* A list read again (after the user's own change is saved) keeps the
+   * keyboard's place in it. */
+  gboolean on_remove = FALSE;
+  int agent_focused = _pd_list_box_focused_row (self->agent_list, NULL);
+  int user_focused = _pd_list_box_focused_row (self->user_list, &on_remove);
 
   clear_box (GTK_WIDGET (self->agent_list));
   clear_box (GTK_WIDGET (self->user_list));
@@ -691,6 +730,8 @@ pd_checklist_view_rebuild (PdChecklistView *self)
   gtk_widget_set_visible (GTK_WIDGET (self->plans_box), n_plans > 0);
 
   gtk_stack_set_visible_child_name (self->stack, "checklist");
+  _pd_list_box_refocus_row (self->agent_list, agent_focused, FALSE);
+  _pd_list_box_refocus_row (self->user_list, user_focused, on_remove);
 }
 
 static void
@@ -744,22 +785,6 @@ on_checklist_loaded (GObject      *object,
 
 /* --- continuing the session in its own agent ------------------------------ */
 
-/* The agent of a resume command's program, from the same table. */
-static const char *
-agent_name (const char *program)
-{
-  static const struct { const char *program, *source; } agents[] = {
-    { "claude", "claude-code" }, { "codex", "codex" }, { "opencode", "opencode" },
-    { "qwen", "qwen" }, { "gemini", "gemini" }, { "cline", "cline" }, { "kilo", "kilo-cli" },
-  };
-  g_autofree char *base = program ? g_path_get_basename (program) : NULL;
-
-  for (guint i = 0; base != NULL && i < G_N_ELEMENTS (agents); i++)
-    if (strcmp (base, agents[i].program) == 0)
-      return pd_session_source_label (agents[i].source);
-  return NULL;
-}
-
 static void
 pd_checklist_view_update_resume (PdChecklistView *self)
 {
@@ -796,8 +821,8 @@ pd_checklist_view_update_resume (PdChecklistView *self)
       return;
     }
 
-  name = agent_name (self->resume->argv[0]);
-  if (name != NULL)
+  name = pd_resume_command_get_source (self->resume);
+  if (name != NULL && (name = pd_session_source_label (name)) != NULL)
     /* Translators: %s is an agent, e.g. "Claude Code" */
     title = g_strdup_printf (_("Continue in %s"), name);
   else
@@ -864,25 +889,12 @@ on_copy_clicked (PdChecklistView *self)
 
   if (self->resume == NULL)
     return;
-  line = pd_resume_command_to_string (self->resume);
-  if (self->resume->workdir != NULL)
+  /* A command that would run something else when pasted is not copied. */
+  if ((line = pd_resume_command_to_paste (self->resume)) == NULL)
     {
-      g_autofree char *quoted = g_shell_quote (self->resume->workdir);
-      char *in_folder = g_strdup_printf ("cd %s && %s", quoted, line);
-
-      g_free (line);
-      line = in_folder;
+      gtk_widget_set_tooltip_text (self->copy_button, _("Not copied: the command holds control characters"));
+      return;
     }
-  /* A control character (a transcript's folder holding Ctrl+U and a line
-   * break, say) is a key to a terminal's line editor when pasted: it can
-   * wipe the `cd` and run what follows (tried as an attacker would).  Such
-   * a command is not copied. */
-  for (const char *c = line; *c != '\0'; c++)
-    if ((guchar) *c < 0x20 || (guchar) *c == 0x7f)
-      {
-        gtk_widget_set_tooltip_text (self->copy_button, _("Not copied: the command holds control characters"));
-        return;
-      }
   gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), line);
 
   /* Said by the button itself: a toast here would queue the Undo of an
@@ -1098,6 +1110,8 @@ pd_checklist_view_init (PdChecklistView *self)
                                G_CALLBACK (on_read_agent_plans_changed), self, G_CONNECT_SWAPPED);
     }
 
+  g_signal_connect_object (self->agent_list, "row-activated", G_CALLBACK (on_agent_row_activated), self, 0);
+  _pd_list_one_tab_stop (GTK_WIDGET (self->agent_list));
   g_signal_connect_object (self->add_entry, "activate", G_CALLBACK (on_add), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->add_button, "clicked", G_CALLBACK (on_add), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->add_entry, "changed", G_CALLBACK (on_entry_changed), self, G_CONNECT_SWAPPED);

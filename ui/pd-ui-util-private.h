@@ -17,6 +17,11 @@ G_BEGIN_DECLS
 
 char       *_pd_format_local_time      (gint64              unix_usec);
 GtkWidget  *_pd_row_box_new            (void);
+int         _pd_list_box_focused_row   (GtkListBox         *list,
+                                        gboolean           *on_last);
+void        _pd_list_box_refocus_row   (GtkListBox         *list,
+                                        int                 index,
+                                        gboolean            on_last);
 void        _pd_follow_bottom          (GtkScrolledWindow  *scroller);
 gboolean    _pd_is_following_bottom    (GtkScrolledWindow  *scroller);
 const char *_pd_step_status_icon_name  (PdPlanStepStatus    status);

@@ -15,6 +15,7 @@
 #include "../pd-checklist-test.h"
 #include "pd-checklist-view.h"
 #include "pd-test-db.h"
+#include "pd-test-a11y.h"
 #include "pd-test-ui.h"
 
 typedef struct
@@ -220,6 +221,67 @@ test_override (Fixture       *f,
   g_assert_false (pd_checklist_get_override (saved, 0, NULL));
   g_assert_false (pd_checklist_get_override (saved, 2, NULL));
   g_assert_cmpuint (pd_checklist_get_n_overrides (saved), ==, 0);
+}
+
+/* The agent's items are one Tab stop, their rows named as the items; Space
+ * or Enter on a row ticks it, and the focus stays on it once the change is
+ * saved and the list read again (tried as a new user would: each item was
+ * two stops, a row with no name and its check button, and after Space the
+ * focus went to nothing). */
+static void
+test_keyboard (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GPtrArray) checks = NULL;
+  g_autoptr(PdChecklist) saved = NULL;
+  g_autofree char *name = NULL;
+  GtkWidget *list;
+  GtkWidget *focus;
+  GtkListBoxRow *row;
+  gboolean checked = FALSE;
+
+  show_session (f);
+  checks = check_buttons (f->view);
+  list = gtk_widget_get_ancestor (checks->pdata[0], GTK_TYPE_LIST_BOX);
+  g_assert_nonnull (list);
+
+  /* Tab lands on the first item's row, named as the item. */
+  gtk_root_set_focus (GTK_ROOT (f->window), NULL);
+  g_assert_true (gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD));
+  focus = gtk_root_get_focus (GTK_ROOT (f->window));
+  g_assert_true (GTK_IS_LIST_BOX_ROW (focus));
+  name = pd_test_a11y_name (focus);
+  g_assert_cmpstr (name, ==, PD_CHECKLIST_TEST_ITEM_0);
+  for (guint i = 0; i < checks->len; i++)
+    g_assert_false (gtk_widget_get_focusable (checks->pdata[i]));
+
+  /* Tab and Shift+Tab leave the list. */
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
+  g_assert_false (pd_test_a11y_focus_inside (list));
+  g_assert_true (gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD));
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
+  g_assert_false (pd_test_a11y_focus_inside (list));
+
+  /* The third (pending) item, activated as Space does: ticked, saved, and
+   * the focus still on it after the list is read again. */
+  row = gtk_list_box_get_row_at_index (GTK_LIST_BOX (list), 2);
+  g_assert_true (gtk_widget_grab_focus (GTK_WIDGET (row)));
+  g_signal_emit_by_name (row, "activate");
+  g_assert_true (gtk_check_button_get_active (checks->pdata[2]));
+  g_assert_true (label_shown (f->view, "ticked by you"));
+  g_assert_true (pd_test_wait_for (is_idle, f->view));
+  saved = stored (f);
+  g_assert_true (pd_checklist_get_override (saved, 2, &checked));
+  g_assert_true (checked);
+  pd_checklist_view_refresh (PD_CHECKLIST_VIEW (f->view));
+  g_assert_true (pd_test_wait_for (is_idle, f->view));
+  focus = gtk_root_get_focus (GTK_ROOT (f->window));
+  g_assert_nonnull (focus);
+  g_assert_true (GTK_IS_LIST_BOX_ROW (focus));
+  g_assert_cmpint (gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (focus)), ==, 2);
+  g_clear_pointer (&name, g_free);
+  name = pd_test_a11y_name (focus);
+  g_assert_cmpstr (name, ==, PD_CHECKLIST_TEST_ITEM_2);
 }
 
 static GtkWidget *
@@ -721,6 +783,7 @@ main (int   argc,
   g_test_add ("/pd/ui/checklist-view/sections", Fixture, NULL, fixture_setup, test_sections, fixture_teardown);
   g_test_add ("/pd/ui/checklist-view/override", Fixture, NULL, fixture_setup, test_override, fixture_teardown);
   g_test_add ("/pd/ui/checklist-view/user-items", Fixture, NULL, fixture_setup, test_user_items, fixture_teardown);
+  g_test_add ("/pd/ui/checklist-view/keyboard", Fixture, NULL, fixture_setup, test_keyboard, fixture_teardown);
   g_test_add ("/pd/ui/checklist-view/privacy-off", Fixture, NULL, fixture_setup, test_privacy_off, fixture_teardown);
   g_test_add ("/pd/ui/checklist-view/empty-and-switch", Fixture, NULL, fixture_setup, test_empty_and_switch, fixture_teardown);
   g_test_add_func ("/pd/ui/checklist-view/continue-hints", test_continue_hints);
