@@ -20,6 +20,7 @@
 #include "pd-choice-factory.h"
 #include "pd-entry-row.h"
 #include "pd-new-session-dialog.h"
+#include "pd-reader-rows.h"
 #include "pd-secrets.h"
 #include "pd-ui-util-private.h"
 
@@ -465,6 +466,13 @@ pd_new_session_dialog_init (PdNewSessionDialog *self)
   _pd_combo_row_name_choices (self->profile_row);
   _pd_combo_row_name_choices (self->kind_row);
   _pd_combo_row_name_choices (self->policy_row);
+  /* One Tab stop each: the folder button (said "Working Directory", the
+   * folder as its description), each switch (its subtitle described). */
+  _pd_field_row_one_tab_stop (self->folder_row, adw_action_row_get_activatable_widget (self->folder_row));
+  _pd_switch_row_one_tab_stop (ADW_ACTION_ROW (gtk_widget_get_ancestor (GTK_WIDGET (self->planning_switch),
+                                                                        ADW_TYPE_ACTION_ROW)));
+  _pd_switch_row_one_tab_stop (ADW_ACTION_ROW (gtk_widget_get_ancestor (GTK_WIDGET (self->plan_mode_switch),
+                                                                        ADW_TYPE_ACTION_ROW)));
   /* A key pasted as the variable's name (or left there in a profile
    * without a keyring) goes to the masked row, for this session only. */
   pd_secrets_guard_variable_row (GTK_EDITABLE (self->env_row), GTK_EDITABLE (self->key_row));

@@ -79,8 +79,9 @@ pd_notification_page_new (GSettings *settings)
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Stalled After"));
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("Minutes without a change"));
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), spin);
-  /* The field says its row (it was "GtkSpinButton" to a screen reader). */
-  _pd_accessible_set_text (GTK_WIDGET (spin), _("Stalled After"), _("Minutes without a change"));
+  /* The field says its row (it was "GtkSpinButton" to a screen reader),
+   * and is the row's one Tab stop. */
+  _pd_field_row_one_tab_stop (ADW_ACTION_ROW (row), spin);
   g_settings_bind (settings, "notify-stalled-minutes", spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "notify-checklist-stalled", row, "sensitive", G_SETTINGS_BIND_GET);
   adw_preferences_group_add (group, row);

@@ -385,6 +385,9 @@ pd_preferences_window_add_profile_rows (PdPreferencesWindow *self,
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (rows->kind), _("Provider"));
   adw_combo_row_set_model (rows->kind, G_LIST_MODEL (kind_names));
   _pd_combo_row_name_choices (rows->kind);
+  /* The provider chosen is the row's description: a reader said only
+   * "Provider". */
+  _pd_combo_row_choice_tooltip (rows->kind);
   for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
     if (g_strcmp0 (kinds[i], kind) == 0)
       adw_combo_row_set_selected (rows->kind, i);
@@ -415,6 +418,10 @@ pd_preferences_window_add_profile_rows (PdPreferencesWindow *self,
   rows->remove = remove;
   g_signal_connect (remove, "clicked", G_CALLBACK (on_remove_profile), self);
   adw_action_row_add_suffix (ADW_ACTION_ROW (remove_row), remove);
+  /* Untitled, the row was a Tab stop a reader called "list item" and
+   * nothing else: its button alone takes the focus. */
+  gtk_widget_set_focusable (remove_row, FALSE);
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (remove_row), FALSE);
   adw_expander_row_add_row (rows->expander, remove_row);
 
   update_expander (rows);
@@ -513,20 +520,24 @@ pd_preferences_window_class_init (PdPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_add_profile);
 }
 
-/* A number field says its row's title as its name, its subtitle (the
- * unit) as its description: labelled by the row, it was "GtkSpinButton"
- * to a screen reader (AdwActionRow 1.2 has no accessible label of its
- * own to lend). */
+/* A number field is its row's one Tab stop, said by the row's title, its
+ * subtitle (the unit) as its description: labelled by the row, it was
+ * "GtkSpinButton" to a screen reader (AdwActionRow 1.2 has no accessible
+ * label of its own to lend), and the row was a Tab stop before it. */
 static void
 name_spin_by_row (GtkSpinButton *spin)
 {
   GtkWidget *row = gtk_widget_get_ancestor (GTK_WIDGET (spin), ADW_TYPE_ACTION_ROW);
 
-  if (row == NULL)
-    return;
-  _pd_accessible_set_text (GTK_WIDGET (spin),
-                           adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)),
-                           adw_action_row_get_subtitle (ADW_ACTION_ROW (row)));
+  if (row != NULL)
+    _pd_field_row_one_tab_stop (ADW_ACTION_ROW (row), GTK_WIDGET (spin));
+}
+
+/* A Privacy switch says its row's subtitle. */
+static void
+describe_switch_by_row (GtkSwitch *toggle)
+{
+  _pd_switch_row_one_tab_stop (ADW_ACTION_ROW (gtk_widget_get_ancestor (GTK_WIDGET (toggle), ADW_TYPE_ACTION_ROW)));
 }
 
 static GtkWidget *
@@ -556,6 +567,8 @@ pd_preferences_window_init (PdPreferencesWindow *self)
   name_spin_by_row (self->running_spin);
   name_spin_by_row (self->idle_spin);
   name_spin_by_row (self->overview_spin);
+  describe_switch_by_row (self->read_plans_switch);
+  describe_switch_by_row (self->read_sessions_switch);
   /* libadwaita's search button: named by its tooltip. */
   _pd_name_tooltip_buttons (GTK_WIDGET (self));
   /* Its search field said "GtkSearchEntry". */

@@ -2,9 +2,10 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * libadwaita 1.2's switch rows and expander rows, read over AT-SPI and
- * with the keyboard alone: one Tab stop for a switch row, an expander's
- * open or closed state and names for what it holds.
+ * libadwaita 1.2's switch rows, field rows and expander rows, read over
+ * AT-SPI and with the keyboard alone: one Tab stop for a switch row or a
+ * field's row, the subtitle as the description a reader speaks, an
+ * expander's open or closed state and names for what it holds.
  */
 #define G_LOG_DOMAIN "pd-reader-rows"
 
@@ -12,6 +13,75 @@
 
 #include "pd-reader-rows.h"
 #include "pd-ui-util-private.h"
+
+/* @markup (a row's title or subtitle, markup unless the row says not)
+ * as plain text. */
+static char *
+row_plain_text (AdwPreferencesRow *row,
+                const char        *markup)
+{
+  char *plain = NULL;
+
+  if (markup == NULL)
+    return g_strdup ("");
+  if (!adw_preferences_row_get_use_markup (row) || !pango_parse_markup (markup, -1, 0, NULL, &plain, NULL, NULL))
+    return g_strdup (markup);
+  return plain;
+}
+
+#define FIELD_KEY "pd-reader-rows-field"
+#define NAMED_KEY "pd-reader-rows-named"
+
+/* The field of @row says the row's subtitle as its own description (and,
+ * named by the row, its title as its name). */
+static void
+row_tell_field (AdwActionRow *row)
+{
+  GtkWidget *field = g_object_get_data (G_OBJECT (row), FIELD_KEY);
+  g_autofree char *subtitle = row_plain_text (ADW_PREFERENCES_ROW (row), adw_action_row_get_subtitle (row));
+  g_autofree char *title = NULL;
+
+  if (field == NULL)
+    return;
+  if (g_object_get_data (G_OBJECT (row), NAMED_KEY) != NULL)
+    title = row_plain_text (ADW_PREFERENCES_ROW (row), adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)));
+  _pd_accessible_set_text (field, title, subtitle);
+}
+
+static void
+row_watch_field (AdwActionRow *row,
+                 GtkWidget    *field,
+                 gboolean      named)
+{
+  gboolean watched = g_object_get_data (G_OBJECT (row), FIELD_KEY) != NULL;
+
+  g_object_set_data (G_OBJECT (row), FIELD_KEY, field);
+  g_object_set_data (G_OBJECT (row), NAMED_KEY, GINT_TO_POINTER (named));
+  if (!watched)
+    {
+      g_signal_connect (row, "notify::subtitle", G_CALLBACK (row_tell_field), NULL);
+      g_signal_connect (row, "notify::title", G_CALLBACK (row_tell_field), NULL);
+    }
+  row_tell_field (row);
+}
+
+/* A switch row's subtitle was only a relation from its switch
+ * (libadwaita's DESCRIBED_BY), which no screen reader spoke over GTK 4.8's
+ * AT-SPI: it is the switch's own description. The switch is named by the
+ * row already (its LABELLED_BY, spoken). */
+static void
+row_describe_field (AdwActionRow *row,
+                    GtkWidget    *field)
+{
+  row_watch_field (row, field, FALSE);
+}
+
+static void
+row_name_field (AdwActionRow *row,
+                GtkWidget    *field)
+{
+  row_watch_field (row, field, TRUE);
+}
 
 /*
  * _pd_switch_row_one_tab_stop:
@@ -26,9 +96,39 @@
 void
 _pd_switch_row_one_tab_stop (AdwActionRow *row)
 {
-  g_return_if_fail (GTK_IS_SWITCH (adw_action_row_get_activatable_widget (row)));
+  GtkWidget *toggle = adw_action_row_get_activatable_widget (row);
+
+  g_return_if_fail (GTK_IS_SWITCH (toggle));
 
   gtk_widget_set_focusable (GTK_WIDGET (row), FALSE);
+  row_describe_field (row, toggle);
+}
+
+/*
+ * _pd_field_row_one_tab_stop:
+ * @row: an action row that holds @field as a suffix
+ * @field: a number field, or a button that does what the row says
+ *
+ * A number field's row (Preferences' refresh intervals) and New Session's
+ * Working Directory were two Tab stops each, the row and then its field
+ * (tried with the keyboard alone and a screen reader). The field alone
+ * takes the focus, named by the row's title and described by its
+ * subtitle (the unit, the folder chosen), both kept as the row changes.
+ */
+void
+_pd_field_row_one_tab_stop (AdwActionRow *row,
+                            GtkWidget    *field)
+{
+  g_return_if_fail (ADW_IS_ACTION_ROW (row));
+  g_return_if_fail (GTK_IS_WIDGET (field));
+
+  gtk_widget_set_focusable (GTK_WIDGET (row), FALSE);
+  /* The row's activatable widget is named by its title already
+   * (libadwaita's LABELLED_BY): a name of its own would be said twice. */
+  if (adw_action_row_get_activatable_widget (row) == field)
+    row_describe_field (row, field);
+  else
+    row_name_field (row, field);
 }
 
 static void
@@ -49,14 +149,7 @@ collect_list_boxes (GtkWidget *widget,
 static char *
 row_plain_title (AdwPreferencesRow *row)
 {
-  const char *title = adw_preferences_row_get_title (row);
-  char *plain = NULL;
-
-  if (title == NULL)
-    return g_strdup ("");
-  if (!adw_preferences_row_get_use_markup (row) || !pango_parse_markup (title, -1, 0, NULL, &plain, NULL, NULL))
-    return g_strdup (title);
-  return plain;
+  return row_plain_text (row, adw_preferences_row_get_title (row));
 }
 
 static void

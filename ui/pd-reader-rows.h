@@ -9,6 +9,8 @@
 G_BEGIN_DECLS
 
 void _pd_switch_row_one_tab_stop  (AdwActionRow   *row);
+void _pd_field_row_one_tab_stop   (AdwActionRow   *row,
+                                   GtkWidget      *field);
 void _pd_expander_row_for_readers (AdwExpanderRow *expander);
 
 G_END_DECLS
