@@ -460,6 +460,14 @@ collect (GtkWidget  *widget,
       gtk_widget_get_focusable (widget) && gtk_widget_get_ancestor (widget, GTK_TYPE_POPOVER) != NULL)
     check_named (widget, seen, unnamed, n_controls);
 
+  /* A list box's row that takes the focus is a Tab stop of its own: with
+   * no name a reader says "list item" and nothing else (the row holding an
+   * expanded profile's Remove Profile). A list view's item cannot be named
+   * on GTK 4.8 (the row widget inside it is named), a list box's row can. */
+  if (GTK_IS_LIST_BOX_ROW (widget) && gtk_widget_get_focusable (widget) &&
+      gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget)) == GTK_ACCESSIBLE_ROLE_LIST_ITEM)
+    check_named (widget, seen, unnamed, n_controls);
+
   check_formatting (widget, unnamed);
   if (is_control_role (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget))) ||
       (gtk_widget_get_focusable (widget) && !inside_button (widget)))
