@@ -25,6 +25,7 @@
 
 #include "pd-history-view.h"
 #include "pd-markdown.h"
+#include "pd-paned-fit.h"
 #include "pd-plan-artifact.h"
 #include "pd-safe-text.h"
 #include "pd-plan-version-item.h"
@@ -46,10 +47,6 @@ struct _PdHistoryView
   GtkPaned           *paned;
   GtkWidget          *versions_pane;
   GtkLabel           *older_label;
-  GtkWidget          *plan_pane;
-  guint               fit_tick;
-  int                 fit_natural;
-  gboolean            fit_exactly;
   GtkStack           *stack;
   AdwStatusPage      *empty_page;
   GtkListView        *version_list;
@@ -956,9 +953,6 @@ pd_history_view_dispose (GObject *object)
 
   if (self->selection != NULL)
     g_signal_handlers_disconnect_by_data (self->selection, self);
-  if (self->fit_tick != 0 && self->paned != NULL)
-    gtk_widget_remove_tick_callback (GTK_WIDGET (self->paned), self->fit_tick);
-  self->fit_tick = 0;
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_HISTORY_VIEW);
   /* The root box of the template is not bound to a field, so unparent it. */
   {
@@ -1011,76 +1005,12 @@ pd_history_view_set_property (GObject      *object,
     }
 }
 
-/* Wide, the versions pane is as wide as its rows' whole text, at any text
- * size and as the text size changes: "v10 · 11:24:16 · 3/4 done" was cut
- * to "3/…" at 1.5× text (tried as a new user would, turning Large Text on
- * with the window open: the pane had 240 px, or 30 characters counted
- * once in the text it was built with). The pane's natural width (its rows
- * as laid out) is the divider's position once the rows are laid out:
- * after a new text size exactly, after new versions at least (a divider
- * dragged wider stays). Its least width stays small, so the window still narrows
- * to a phone's 360 px before it folds. The plan keeps room for 20
- * characters. Narrow, the versions sit above the plan, a few rows high. */
-static gboolean
-pd_history_view_fit_versions (GtkWidget     *paned,
-                              GdkFrameClock *clock,
-                              gpointer       data)
-{
-  PdHistoryView *self = data;
-  int natural = 0;
-
-  if (self->narrow || !gtk_widget_get_mapped (paned))
-    {
-      self->fit_tick = 0;
-      return G_SOURCE_REMOVE;
-    }
-  gtk_widget_measure (self->versions_pane, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
-  /* The same width two frames running: the rows shown are all measured
-   * (a list lays out its rows after it is given its width). */
-  if (natural == self->fit_natural)
-    {
-      self->fit_tick = 0;
-      self->fit_exactly = FALSE;
-      return G_SOURCE_REMOVE;
-    }
-  self->fit_natural = natural;
-  if (self->fit_exactly || gtk_paned_get_position (self->paned) < natural)
-    gtk_paned_set_position (self->paned, natural);
-  return G_SOURCE_CONTINUE;
-}
-
-static void
-pd_history_view_queue_fit (PdHistoryView *self,
-                           gboolean       exactly)
-{
-  self->fit_exactly |= exactly;
-  self->fit_natural = -1;
-  if (self->fit_tick == 0)
-    self->fit_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self->paned), pd_history_view_fit_versions,
-                                                   self, NULL);
-}
-
-static void
-pd_history_view_size_panes (PdHistoryView *self)
-{
-  if (self->narrow)
-    {
-      gtk_widget_set_size_request (self->versions_pane, -1, 96);
-      gtk_widget_set_size_request (self->plan_pane, -1, -1);
-      gtk_paned_set_position (self->paned, 140);
-      return;
-    }
-  gtk_widget_set_size_request (self->versions_pane, -1, -1);
-  gtk_widget_set_size_request (self->plan_pane, _pd_text_width (GTK_WIDGET (self), 20), -1);
-  /* Until the rows are drawn. */
-  gtk_paned_set_position (self->paned, _pd_text_width (GTK_WIDGET (self), 30));
-  pd_history_view_queue_fit (self, TRUE);
-}
-
+/* New versions: the versions pane widens to their text (pd-paned-fit.c). */
 static void
 on_versions_changed (PdHistoryView *self)
 {
-  pd_history_view_queue_fit (self, FALSE);
+  if (!self->narrow)
+    _pd_paned_fit_start (self->paned, FALSE);
 }
 
 static void
@@ -1115,7 +1045,6 @@ pd_history_view_class_init (PdHistoryViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, paned);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, versions_pane);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, older_label);
-  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, plan_pane);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, stack);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, empty_page);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, version_list);
@@ -1139,16 +1068,13 @@ pd_history_view_init (PdHistoryView *self)
   _pd_label_no_hyphens (GTK_WIDGET (self->plan_title));
   _pd_label_no_hyphens (GTK_WIDGET (self->revision_label));
   _pd_stack_tab_shown_only (self->stack);
-  pd_history_view_size_panes (self);
-  g_signal_connect_object (gtk_widget_get_settings (GTK_WIDGET (self)), "notify::gtk-xft-dpi",
-                           G_CALLBACK (pd_history_view_size_panes), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (gtk_widget_get_settings (GTK_WIDGET (self)), "notify::gtk-font-name",
-                           G_CALLBACK (pd_history_view_size_panes), self, G_CONNECT_SWAPPED);
+  /* Wide, the versions pane is as wide as their text at any text size, and
+   * as it changes; the plan keeps room for 20 characters. */
+  _pd_paned_fit_follow (self->paned, 20);
   _pd_list_one_tab_stop (GTK_WIDGET (self->version_list));
 
   self->versions = g_list_store_new (PD_TYPE_PLAN_VERSION_ITEM);
   g_signal_connect_swapped (self->versions, "items-changed", G_CALLBACK (on_versions_changed), self);
-  g_signal_connect_swapped (self->paned, "map", G_CALLBACK (on_versions_changed), self);
   self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->versions)));
   gtk_single_selection_set_autoselect (self->selection, FALSE);
   gtk_single_selection_set_can_unselect (self->selection, FALSE);
@@ -1191,7 +1117,10 @@ pd_history_view_set_narrow (PdHistoryView *self,
 
   gtk_orientable_set_orientation (GTK_ORIENTABLE (self->paned),
                                   narrow ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL);
-  pd_history_view_size_panes (self);
+  /* Narrow, the versions sit above the plan, a few rows high. */
+  gtk_widget_set_size_request (self->versions_pane, -1, narrow ? 96 : -1);
+  if (narrow)
+    gtk_paned_set_position (self->paned, 140);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NARROW]);
 }
 
