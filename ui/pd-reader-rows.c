@@ -122,7 +122,10 @@ _pd_field_row_one_tab_stop (AdwActionRow *row,
   g_return_if_fail (ADW_IS_ACTION_ROW (row));
   g_return_if_fail (GTK_IS_WIDGET (field));
 
-  gtk_widget_set_focusable (GTK_WIDGET (row), FALSE);
+  /* Best set in the template: a change of focusable in a window being
+   * built gave its window a placeholder role over AT-SPI for good. */
+  if (gtk_widget_get_focusable (GTK_WIDGET (row)))
+    gtk_widget_set_focusable (GTK_WIDGET (row), FALSE);
   /* The row's activatable widget is named by its title already
    * (libadwaita's LABELLED_BY): a name of its own would be said twice. */
   if (adw_action_row_get_activatable_widget (row) == field)
