@@ -960,6 +960,121 @@ test_create_private (Fixture       *f,
     g_assert_cmpint (st.st_mode & 0777, ==, 0600);
 }
 
+/* The opcodes SQLite compiled @sql to, one a line. */
+static GString *
+explain (sqlite3    *handle,
+         const char *sql)
+{
+  g_autofree char *query = g_strconcat ("EXPLAIN ", sql, NULL);
+  GString *ops = g_string_new (NULL);
+  sqlite3_stmt *stmt = NULL;
+
+  g_assert_cmpint (sqlite3_prepare_v2 (handle, query, -1, &stmt, NULL), ==, SQLITE_OK);
+  while (sqlite3_step (stmt) == SQLITE_ROW)
+    g_string_append_printf (ops, "%s\n", (const char *) sqlite3_column_text (stmt, 1));
+  sqlite3_finalize (stmt);
+  return ops;
+}
+
+/* @sql fails on a CHECK rule, and changes nothing. */
+static void
+check_refused (sqlite3    *handle,
+               const char *sql)
+{
+  g_assert_cmpint (sqlite3_exec (handle, sql, NULL, NULL, NULL), ==, SQLITE_CONSTRAINT);
+  g_assert_cmpint (sqlite3_extended_errcode (handle), ==, SQLITE_CONSTRAINT_CHECK);
+}
+
+/* A new session's row and its import row, as an import writes them, check
+ * their CHECK rules without building a temporary index (SQLite makes one for
+ * an IN list of more than two constants at each run: two a session), in a
+ * new file and in one migrated from v5; the rules still allow exactly the
+ * values they allowed. */
+static void
+test_checks_without_temp_index (Fixture       *f,
+                                gconstpointer  data)
+{
+  static const char * const statuses[] = { "running", "idle", "failed", "interrupted" };
+  static const char * const formats[] = { "claude", "codex", "opencode-db", "opencode-storage",
+                                          "qwen", "gemini", "gemini-json", "cline" };
+  static const char * const session_sql =
+    "INSERT INTO sessions (id, task, source, cwd, status, created_at, updated_at, auth_token, "
+    "plan_done, plan_total, plan_blocked) VALUES (?1, ?6, ?2, ?7, 'idle', ?3, ?4, ?5, ?8, ?9, 0)";
+  static const char * const import_sql =
+    "INSERT INTO imports (session_pk, path, agent_id, format, size, mtime, deps, read_offset, "
+    "lines, skipped_lines, applied_updates, ignored_updates, indexed_at) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
+    "ON CONFLICT (session_pk) DO UPDATE SET path = excluded.path, format = excluded.format";
+  g_autofree char *old_path = g_build_filename (f->dir, "v5.db", NULL);
+  g_autofree char *new_path = make_db (f, "new.db");
+  const char *paths[] = { new_path, old_path };
+  sqlite3 *handle = NULL;
+
+  g_assert_cmpint (sqlite3_open (old_path, &handle), ==, SQLITE_OK);
+  for (guint v = 1; v <= 5; v++)
+    raw_exec (handle, _pd_db_migration_sql (v));
+  raw_exec (handle, "PRAGMA user_version = 5");
+  insert_v1_data (handle);
+  raw_exec (handle, "INSERT INTO imports (session_pk, path, format, size, mtime, indexed_at) "
+                    "VALUES (7, '/t/a.jsonl', 'gemini-json', 10, 20, 30)");
+  sqlite3_close (handle);
+
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PdDb) db = pd_db_open (paths[i], PD_DB_NONE, &error);
+      g_autoptr(GString) ops = NULL;
+
+      g_assert_no_error (error);
+      handle = _pd_db_get_handle (db);
+      ops = explain (handle, session_sql);
+      g_assert_null (strstr (ops->str, "OpenEphemeral"));
+      g_string_free (ops, TRUE);
+      ops = explain (handle, import_sql);
+      g_assert_null (strstr (ops->str, "OpenEphemeral"));
+
+      /* The same values allowed, and no other. */
+      raw_exec (handle, "BEGIN");
+      for (guint s = 0; s <= G_N_ELEMENTS (formats); s++)
+        {
+          g_autofree char *sql = g_strdup_printf ("INSERT INTO sessions (pk, id, status, created_at, updated_at, "
+                                                  "auth_token) VALUES (%u, 'status-%u', '%s', 1, 1, 'st%u')",
+                                                  100 + s, s, statuses[s % G_N_ELEMENTS (statuses)], s);
+          raw_exec (handle, sql);
+        }
+      for (guint k = 0; k < G_N_ELEMENTS (formats); k++)
+        {
+          g_autofree char *sql = g_strdup_printf ("INSERT INTO imports (session_pk, path, format, size, mtime, "
+                                                  "indexed_at) VALUES (%u, '/t/%u', '%s', 1, 1, 1)",
+                                                  100 + k, k, formats[k]);
+          raw_exec (handle, sql);
+        }
+      check_refused (handle, "INSERT INTO sessions (id, status, created_at, updated_at, auth_token) "
+                             "VALUES ('bad', 'Idle', 1, 1, 'bad')");
+      check_refused (handle, "INSERT INTO sessions (id, status, created_at, updated_at, auth_token) "
+                             "VALUES ('bad', 1, 1, 1, 'bad')");
+      check_refused (handle, "UPDATE sessions SET status = 'done' WHERE pk = 100");
+      check_refused (handle, "INSERT INTO imports (session_pk, path, format, size, mtime, indexed_at) "
+                             "VALUES (108, '/t/x', 'gemini-jsonl', 1, 1, 1)");
+      check_refused (handle, "INSERT INTO imports (session_pk, path, format, size, mtime, indexed_at) "
+                             "VALUES (108, '/t/x', x'636c696e65', 1, 1, 1)");
+      check_refused (handle, "UPDATE imports SET format = 'opencode' WHERE session_pk = 100");
+      raw_exec (handle, "ROLLBACK");
+
+      /* What the old file held is all there, found by its full-text index. */
+      if (paths[i] == old_path)
+        {
+          g_assert_cmpint (db_int (db, "SELECT count(*) FROM imports WHERE session_pk = 7 AND format = 'gemini-json'"),
+                           ==, 1);
+          g_assert_cmpint (db_int (db, "SELECT rowid FROM sessions_fts WHERE sessions_fts MATCH 'frobnicator'"), ==, 7);
+          g_assert_cmpint (db_int (db, "SELECT count(*) FROM messages"), ==, 2);
+          g_assert_cmpint (db_int (db, "SELECT count(*) FROM events"), ==, 1);
+          g_assert_cmpint (db_int (db, "SELECT count(*) FROM pragma_foreign_key_check"), ==, 0);
+          raw_exec (handle, "INSERT INTO sessions_fts (sessions_fts) VALUES ('integrity-check')");
+        }
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -970,6 +1085,7 @@ main (int   argc,
   ADD ("/pd/db/create", test_create);
   ADD ("/pd/db/create-private", test_create_private);
   ADD ("/pd/db/migrate-every-version", test_migrate_every_version);
+  ADD ("/pd/db/checks-without-temp-index", test_checks_without_temp_index);
   ADD ("/pd/db/read-only-old-schema", test_read_only_old_schema);
   ADD ("/pd/db/newer-schema", test_newer_schema);
   ADD ("/pd/db/foreign-files", test_foreign_files);
