@@ -1067,12 +1067,102 @@ test_checks_without_temp_index (Fixture       *f,
           g_assert_cmpint (db_int (db, "SELECT count(*) FROM imports WHERE session_pk = 7 AND format = 'gemini-json'"),
                            ==, 1);
           g_assert_cmpint (db_int (db, "SELECT rowid FROM sessions_fts WHERE sessions_fts MATCH 'frobnicator'"), ==, 7);
-          g_assert_cmpint (db_int (db, "SELECT count(*) FROM messages"), ==, 2);
-          g_assert_cmpint (db_int (db, "SELECT count(*) FROM events"), ==, 1);
           g_assert_cmpint (db_int (db, "SELECT count(*) FROM pragma_foreign_key_check"), ==, 0);
           raw_exec (handle, "INSERT INTO sessions_fts (sessions_fts) VALUES ('integrity-check')");
         }
     }
+}
+
+/* The schema of the file at @path, one object a line, without quotes (a
+ * renamed table's name has them) and with white space made single spaces. */
+static char *
+schema_of (const char *path)
+{
+  GString *text = g_string_new (NULL);
+  sqlite3 *handle = NULL;
+  sqlite3_stmt *stmt = NULL;
+
+  g_assert_cmpint (sqlite3_open (path, &handle), ==, SQLITE_OK);
+  g_string_append_printf (text, "user_version %" G_GINT64_FORMAT "\napplication_id %" G_GINT64_FORMAT "\n",
+                          raw_int (handle, "PRAGMA user_version"), raw_int (handle, "PRAGMA application_id"));
+  g_assert_cmpint (sqlite3_prepare_v2 (handle, "SELECT type, name, tbl_name, coalesce (sql, '') FROM sqlite_master "
+                                               "ORDER BY type, name", -1, &stmt, NULL), ==, SQLITE_OK);
+  while (sqlite3_step (stmt) == SQLITE_ROW)
+    {
+      const char *sql = (const char *) sqlite3_column_text (stmt, 3);
+      gboolean space = FALSE;
+
+      g_string_append_printf (text, "%s %s %s:", sqlite3_column_text (stmt, 0), sqlite3_column_text (stmt, 1),
+                              sqlite3_column_text (stmt, 2));
+      for (const char *c = sql; *c != '\0'; c++)
+        {
+          if (*c == '"')
+            continue;
+          if (g_ascii_isspace (*c))
+            {
+              space = TRUE;
+              continue;
+            }
+          if (space)
+            g_string_append_c (text, ' ');
+          space = FALSE;
+          g_string_append_c (text, *c);
+        }
+      g_string_append_c (text, '\n');
+    }
+  sqlite3_finalize (stmt);
+  sqlite3_close (handle);
+  return g_string_free (text, FALSE);
+}
+
+/* A new file is made in one step, with what the migrations make of an empty
+ * file: the same tables, columns, rules, indexes, triggers and full-text
+ * tables; its tables never renamed into place (no rebuilds replayed). */
+static void
+test_new_schema_as_migrated (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *new_path = make_db (f, "new.db");
+  g_autofree char *old_path = g_build_filename (f->dir, "migrated.db", NULL);
+  g_autofree char *new_schema = NULL;
+  g_autofree char *old_schema = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = NULL;
+  sqlite3 *handle = NULL;
+
+  g_assert_cmpint (sqlite3_open (old_path, &handle), ==, SQLITE_OK);
+  for (guint v = 1; v <= PD_DB_SCHEMA_VERSION; v++)
+    {
+      g_autofree char *bump = g_strdup_printf ("PRAGMA user_version = %u", v);
+
+      raw_exec (handle, _pd_db_migration_sql (v));
+      raw_exec (handle, bump);
+    }
+  sqlite3_close (handle);
+
+  new_schema = schema_of (new_path);
+  old_schema = schema_of (old_path);
+  g_assert_cmpstr (new_schema, ==, old_schema);
+
+  /* It is a database this build opens and uses as it is, full-text index
+   * and cascades included. */
+  db = pd_db_open (new_path, PD_DB_NONE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (db_int (db, "SELECT sql GLOB 'CREATE TABLE sessions (*' FROM sqlite_master WHERE name = 'sessions'"),
+                   ==, 1);
+  handle = _pd_db_get_handle (db);
+  insert_v1_data (handle);
+  raw_exec (handle, "INSERT INTO imports (session_pk, path, format, size, mtime, indexed_at) "
+                    "VALUES (7, '/t/a.jsonl', 'cline', 10, 20, 30)");
+  g_assert_cmpint (db_int (db, "SELECT rowid FROM sessions_fts WHERE sessions_fts MATCH 'frobnicator'"), ==, 7);
+  g_assert_cmpint (db_int (db, "SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'quixotic'"), ==,
+                   (G_GINT64_CONSTANT (7) << 24) + 1);
+  raw_exec (handle, "DELETE FROM sessions WHERE pk = 7");
+  g_assert_cmpint (db_int (db, "SELECT count(*) FROM messages"), ==, 0);
+  g_assert_cmpint (db_int (db, "SELECT count(*) FROM events"), ==, 0);
+  g_assert_cmpint (db_int (db, "SELECT count(*) FROM imports"), ==, 0);
+  g_assert_cmpint (db_int (db, "SELECT count(*) FROM sessions_fts WHERE sessions_fts MATCH 'frobnicator'"), ==, 0);
+  raw_exec (handle, "INSERT INTO sessions_fts (sessions_fts) VALUES ('integrity-check')");
 }
 
 int
@@ -1086,6 +1176,7 @@ main (int   argc,
   ADD ("/pd/db/create-private", test_create_private);
   ADD ("/pd/db/migrate-every-version", test_migrate_every_version);
   ADD ("/pd/db/checks-without-temp-index", test_checks_without_temp_index);
+  ADD ("/pd/db/new-schema-as-migrated", test_new_schema_as_migrated);
   ADD ("/pd/db/read-only-old-schema", test_read_only_old_schema);
   ADD ("/pd/db/newer-schema", test_newer_schema);
   ADD ("/pd/db/foreign-files", test_foreign_files);

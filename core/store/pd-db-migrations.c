@@ -11,7 +11,8 @@
 
 /* The migrations, in order.  Step N takes user_version N-1 to N and runs in
  * its own transaction together with the user_version bump, so a crash leaves
- * the file at a version it really has.  Never edit a released step: add one. */
+ * the file at a version it really has.  Never edit a released step: add one
+ * (and change new_schema below, which makes a new file in one step). */
 static const char * const migrations[] = {
   /* v1: sessions, transcripts, events. */
   "PRAGMA application_id = 1346652977;\n" /* PD_DB_APPLICATION_ID */
@@ -293,6 +294,128 @@ static const char * const migrations[] = {
 
 G_STATIC_ASSERT (G_N_ELEMENTS (migrations) == PD_DB_SCHEMA_VERSION);
 
+/* A new file's schema: what the migrations above make of an empty file,
+ * written as one script and run in one transaction.  Replaying the steps
+ * rebuilt tables a new file does not have yet, six commits and many schema
+ * reloads (23 M instructions, 5 % of a first `import --db` of 300 Codex
+ * rollouts; 6.6 M now).  Change it with each new step:
+ * /pd/db/new-schema-as-migrated compares the two. */
+static const char new_schema[] =
+  "PRAGMA application_id = 1346652977;\n" /* PD_DB_APPLICATION_ID */
+  "CREATE TABLE sessions (\n"
+  "  pk            INTEGER PRIMARY KEY,\n"
+  "  id            TEXT NOT NULL UNIQUE,\n"
+  "  task          TEXT NOT NULL DEFAULT '',\n"
+  "  name          TEXT,\n"
+  "  model         TEXT NOT NULL DEFAULT '',\n"
+  "  provider      TEXT NOT NULL DEFAULT '',\n"
+  "  source        TEXT NOT NULL DEFAULT 'plandeck',\n"
+  "  cwd           TEXT NOT NULL DEFAULT '',\n"
+  "  status        TEXT NOT NULL DEFAULT 'idle'\n"
+  "                CHECK (status = 'running' OR status = 'idle' OR status = 'failed' OR status = 'interrupted'),\n"
+  "  created_at    INTEGER NOT NULL,\n"
+  "  updated_at    INTEGER NOT NULL,\n"
+  "  turns         INTEGER NOT NULL DEFAULT 0,\n"
+  "  input_tokens  INTEGER NOT NULL DEFAULT 0,\n"
+  "  output_tokens INTEGER NOT NULL DEFAULT 0,\n"
+  "  pinned        INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0,1)),\n"
+  "  auth_token    TEXT NOT NULL,\n"
+  "  n_messages    INTEGER NOT NULL DEFAULT 0,\n"
+  "  plan_version  INTEGER NOT NULL DEFAULT 0,\n"
+  "  plan_done     INTEGER NOT NULL DEFAULT 0,\n"
+  "  plan_total    INTEGER NOT NULL DEFAULT 0,\n"
+  "  plan_blocked  INTEGER NOT NULL DEFAULT 0,\n"
+  "  run_owner     TEXT\n"
+  ");\n"
+  "CREATE INDEX sessions_by_order ON sessions (pinned DESC, updated_at DESC, id);\n"
+  "CREATE TRIGGER sessions_delete_messages AFTER DELETE ON sessions BEGIN\n"
+  "  DELETE FROM messages WHERE id BETWEEN (old.pk << 24) AND (old.pk << 24) + 16777215;\n"
+  "END;\n"
+  "CREATE TRIGGER sessions_fts_ai AFTER INSERT ON sessions BEGIN\n"
+  "  INSERT INTO sessions_fts (rowid, task) VALUES (new.pk, new.task);\n"
+  "END;\n"
+  "CREATE TRIGGER sessions_fts_ad AFTER DELETE ON sessions BEGIN\n"
+  "  INSERT INTO sessions_fts (sessions_fts, rowid, task) VALUES ('delete', old.pk, old.task);\n"
+  "END;\n"
+  "CREATE TRIGGER sessions_fts_au AFTER UPDATE OF task ON sessions BEGIN\n"
+  "  INSERT INTO sessions_fts (sessions_fts, rowid, task) VALUES ('delete', old.pk, old.task);\n"
+  "  INSERT INTO sessions_fts (rowid, task) VALUES (new.pk, new.task);\n"
+  "END;\n"
+  /* A message's rowid is (session pk << 24) | seq: the transcript of a session
+   * is one contiguous rowid range (ordered, cheap to load and to cut), and the
+   * full-text index yields the session without a join. */
+  "CREATE TABLE messages (\n"
+  "  id           INTEGER PRIMARY KEY,\n"
+  "  role         TEXT NOT NULL CHECK (role IN ('system','developer','user','assistant','tool')),\n"
+  "  content      TEXT,\n"
+  "  content_json INTEGER NOT NULL DEFAULT 0,\n"  /* 1: content is JSON text (an array of parts) */
+  "  name         TEXT,\n"
+  "  tool_call_id TEXT,\n"
+  "  tool_calls   TEXT,\n"                        /* JSON array text, or NULL */
+  "  extra        TEXT\n"                         /* JSON object of any other members, or NULL */
+  ");\n"
+  "CREATE TABLE events (\n"
+  "  seq        INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+  "  session_id TEXT REFERENCES sessions (id) ON DELETE CASCADE,\n"
+  "  run_id     TEXT,\n"
+  "  type       TEXT NOT NULL,\n"
+  "  timestamp  INTEGER NOT NULL,\n"
+  "  event_json TEXT NOT NULL\n"
+  ");\n"
+  "CREATE INDEX events_by_session ON events (session_id, seq);\n"
+  "CREATE INDEX events_by_type ON events (type, seq);\n"
+  "CREATE TABLE plan_versions (\n"
+  "  id         INTEGER PRIMARY KEY,\n"
+  "  session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,\n"
+  "  version    INTEGER NOT NULL,\n"
+  "  created_at INTEGER NOT NULL,\n"
+  "  state_json TEXT NOT NULL,\n"
+  "  done       INTEGER NOT NULL,\n"
+  "  total      INTEGER NOT NULL,\n"
+  "  blocked    INTEGER NOT NULL\n"
+  ");\n"
+  "CREATE INDEX plan_versions_by_session ON plan_versions (session_id, id);\n"
+  "CREATE TABLE annotations (\n"
+  "  session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,\n"
+  "  key        TEXT NOT NULL,\n"
+  "  value_json TEXT NOT NULL,\n"
+  "  updated_at INTEGER NOT NULL,\n"
+  "  PRIMARY KEY (session_id, key)\n"
+  ") WITHOUT ROWID;\n"
+  "CREATE VIRTUAL TABLE sessions_fts USING fts5 (task, content='sessions', content_rowid='pk',\n"
+  "  tokenize='unicode61 remove_diacritics 2');\n"
+  "CREATE VIRTUAL TABLE messages_fts USING fts5 (content, content='messages', content_rowid='id',\n"
+  "  tokenize='unicode61 remove_diacritics 2');\n"
+  "CREATE TRIGGER messages_fts_ai AFTER INSERT ON messages BEGIN\n"
+  "  INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);\n"
+  "END;\n"
+  "CREATE TRIGGER messages_fts_ad AFTER DELETE ON messages BEGIN\n"
+  "  INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.id, old.content);\n"
+  "END;\n"
+  "CREATE TRIGGER messages_fts_au AFTER UPDATE OF content ON messages BEGIN\n"
+  "  INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.id, old.content);\n"
+  "  INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);\n"
+  "END;\n"
+  "CREATE TABLE imports (\n"
+  "  session_pk      INTEGER PRIMARY KEY REFERENCES sessions (pk) ON DELETE CASCADE,\n"
+  "  path            TEXT NOT NULL,\n"
+  "  agent_id        TEXT NOT NULL DEFAULT '',\n"
+  "  format          TEXT NOT NULL\n"
+  "                  CHECK (format = 'claude' OR format = 'codex' OR format = 'opencode-db'\n"
+  "                         OR format = 'opencode-storage' OR format = 'qwen' OR format = 'gemini'\n"
+  "                         OR format = 'gemini-json' OR format = 'cline'),\n"
+  "  size            INTEGER NOT NULL,\n"
+  "  mtime           INTEGER NOT NULL,\n"
+  "  deps            TEXT NOT NULL DEFAULT '',\n"
+  "  read_offset     INTEGER NOT NULL DEFAULT 0,\n"
+  "  lines           INTEGER NOT NULL DEFAULT 0,\n"
+  "  skipped_lines   INTEGER NOT NULL DEFAULT 0,\n"
+  "  applied_updates INTEGER NOT NULL DEFAULT 0,\n"
+  "  ignored_updates INTEGER NOT NULL DEFAULT 0,\n"
+  "  indexed_at      INTEGER NOT NULL,\n"
+  "  UNIQUE (path, agent_id)\n"
+  ");\n";
+
 const char *
 _pd_db_migration_sql (guint version)
 {
@@ -305,12 +428,13 @@ _pd_db_migration_sql (guint version)
  * the foreign keys checked (a table rebuild runs with them off), and the
  * version bump. */
 static int
-migrate_step (PdDb  *self,
-              guint  v)
+migrate_step (PdDb       *self,
+              const char *sql,
+              guint       v)
 {
   g_autofree char *bump = g_strdup_printf ("PRAGMA user_version = %u", v);
   sqlite3_stmt *stmt = NULL;
-  int rc = sqlite3_exec (self->handle, migrations[v - 1], NULL, NULL, NULL);
+  int rc = sqlite3_exec (self->handle, sql, NULL, NULL, NULL);
 
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2 (self->handle, "PRAGMA foreign_key_check", -1, &stmt, NULL);
@@ -352,6 +476,7 @@ run_migrations_locked (PdDb    *self,
   for (guint v = (guint) self->user_version + 1; v <= PD_DB_SCHEMA_VERSION; v++)
     {
       gint64 current = 0;
+      const char *sql;
       int rc;
 
       if (!pd_db_begin (self, error))
@@ -370,7 +495,15 @@ run_migrations_locked (PdDb    *self,
           continue;
         }
 
-      rc = migrate_step (self, v);
+      /* A new file is made at this build's version in one step. */
+      if (current == 0)
+        {
+          sql = new_schema;
+          v = PD_DB_SCHEMA_VERSION;
+        }
+      else
+        sql = migrations[v - 1];
+      rc = migrate_step (self, sql, v);
       if (rc != SQLITE_OK)
         {
           g_autofree char *what = g_strdup_printf ("upgrading the schema to version %u", v);
