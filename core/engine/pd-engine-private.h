@@ -90,6 +90,7 @@ typedef struct
   gint64             unsaved_input;
   gint64             unsaved_output;
   gboolean           turn_counted;
+  gint64             saved_plan_version; /* the plan version last stored */
   gboolean           nudged;
   gint               blocked_fired;   /* atomic: set by the plan store callback */
   guint              bad_arguments;
@@ -120,6 +121,7 @@ void          _pd_engine_emit_data            (PdEngineRun               *run,
                                                JsonObject                *data);
 void          _pd_engine_save_turn            (PdEngineRun               *run,
                                                PdSessionStatus            status);
+void          _pd_engine_save_plan            (PdEngineRun               *run);
 void          _pd_engine_count_tokens         (PdEngineRun               *run,
                                                const PdProviderResponse  *response);
 

@@ -358,6 +358,11 @@ _pd_engine_run_batch (PdEngineRun *run,
       if (tool_job_runs_beside (g_ptr_array_index (jobs, first)))
         while (end < jobs->len && tool_job_runs_beside (g_ptr_array_index (jobs, end)))
           end++;
+      /* A plan changed by the calls before is stored before any question
+       * about this group can be asked, and before a plan review (a plan
+       * call asks nothing: a run of them is stored with the batch). */
+      if (_pd_engine_planning (run) && g_strcmp0 (((ToolJob *) g_ptr_array_index (jobs, first))->name, "plan") != 0)
+        _pd_engine_save_plan (run);
       for (guint i = first; i < end; i++)
         {
           start_tool (run, g_ptr_array_index (jobs, i));

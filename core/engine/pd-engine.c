@@ -334,6 +334,8 @@ _pd_engine_save_turn (PdEngineRun     *run,
   pd_transcript_mark_saved (run->transcript);
   run->unsaved_input = run->unsaved_output = 0;
   run->turn_counted = TRUE;
+  if (plan != NULL)
+    run->saved_plan_version = plan->version;
 
   {
     JsonObject *data = json_object_new ();
@@ -341,6 +343,47 @@ _pd_engine_save_turn (PdEngineRun     *run,
     json_object_set_int_member (data, "messages", pd_transcript_get_length (run->transcript));
     if (plan != NULL)
       json_object_set_int_member (data, "plan_version", plan->version);
+    _pd_engine_emit_data (run, PD_EVENT_SESSION_SAVED, NULL, FALSE, data);
+  }
+}
+
+/* The plan alone, when it changed since the last save: before a question
+ * (an approval, a plan review) in the middle of a batch, so whoever answers
+ * sees the plan the question is about.  The transcript waits for the
+ * batch's end, as always: a call's message is stored with its result.  A
+ * batch of a plan change and a write asked about the write while every
+ * reader of the store (the Now page, the Overview card, serve) still showed
+ * the plan before the change (tried as a new user would). */
+void
+_pd_engine_save_plan (PdEngineRun *run)
+{
+  PdEngine *self = run->engine;
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autoptr(GError) error = NULL;
+  PdTurn turn = { 0 };
+
+  if (self->store == NULL || self->plan_store == NULL || !pd_plan_store_has_plan (self->plan_store) ||
+      pd_plan_store_get_version (self->plan_store) == run->saved_plan_version)
+    return;
+
+  plan = pd_plan_store_snapshot (self->plan_store);
+  turn.session_id = run->session_id;
+  turn.plan = plan;
+  turn.status = PD_SESSION_STATUS_RUNNING;
+
+  if (!pd_session_store_save_turn (self->store, &turn, &error))
+    {
+      /* The batch's save writes it after all. */
+      g_warning ("could not save the plan: %s", error->message);
+      return;
+    }
+
+  run->saved_plan_version = plan->version;
+
+  {
+    JsonObject *data = json_object_new ();
+
+    json_object_set_int_member (data, "plan_version", plan->version);
     _pd_engine_emit_data (run, PD_EVENT_SESSION_SAVED, NULL, FALSE, data);
   }
 }
