@@ -151,22 +151,141 @@ remote_delete_session_async (PdSource *source, const char *id, GCancellable *can
                 remote_delete_session_async, cancellable, callback, user_data);
 }
 
-static void
-remote_no_checklists (PdSource *source, gpointer source_tag, GCancellable *cancellable,
-                      GAsyncReadyCallback callback, gpointer user_data)
-{
-  g_autoptr(GTask) task = g_task_new (source, cancellable, callback, user_data);
+/* The checklist of an endpoint's imported session: the plan the endpoint
+ * serves for it (serve reads it from the agent's transcript, as the local
+ * source reads its checklist) as the agent's items, named by the session's
+ * agent.  The endpoint keeps no overrides of ours, so there are none.  Every
+ * imported session opened from a window on an endpoint said "This endpoint
+ * does not serve agent checklists" while serve answered its plan (tried as
+ * a new user would). */
 
-  g_task_set_source_tag (task, source_tag);
-  g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_READ_ONLY,
-                           _("This endpoint does not serve agent checklists"));
+typedef struct
+{
+  char              *id;
+  PdChecklistOrigin  origin;
+} ChecklistRead;
+
+static void
+checklist_read_free (ChecklistRead *read)
+{
+  g_free (read->id);
+  g_free (read);
+}
+
+static PdChecklistOrigin
+origin_of_agent (const char *agent)
+{
+  static const struct { const char *agent; PdChecklistOrigin origin; } origins[] = {
+    { "claude-code", PD_CHECKLIST_ORIGIN_TODO_LIST }, { "claude-desktop", PD_CHECKLIST_ORIGIN_DESKTOP_PLAN },
+    { "codex", PD_CHECKLIST_ORIGIN_CODEX_PLAN }, { "opencode", PD_CHECKLIST_ORIGIN_OPENCODE_TODOS },
+    { "qwen", PD_CHECKLIST_ORIGIN_QWEN_TODOS }, { "gemini", PD_CHECKLIST_ORIGIN_GEMINI_TODOS },
+    { "cline", PD_CHECKLIST_ORIGIN_CLINE_PROGRESS }, { "roo", PD_CHECKLIST_ORIGIN_ROO_TODOS },
+    { "kilo", PD_CHECKLIST_ORIGIN_KILO_TODOS }, { "kilo-cli", PD_CHECKLIST_ORIGIN_KILO_CLI_TODOS },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (origins); i++)
+    if (g_strcmp0 (agent, origins[i].agent) == 0)
+      return origins[i].origin;
+  return PD_CHECKLIST_ORIGIN_NONE;
+}
+
+static PdChecklistStatus
+checklist_status_of (PdPlanStepStatus status)
+{
+  switch (status)
+    {
+    case PD_PLAN_STEP_DONE:
+      return PD_CHECKLIST_STATUS_COMPLETED;
+    case PD_PLAN_STEP_IN_PROGRESS:
+      return PD_CHECKLIST_STATUS_IN_PROGRESS;
+    case PD_PLAN_STEP_BLOCKED:
+      /* serve's "cancelled", read back as blocked: an imported checklist
+       * has no other blocked item. */
+      return PD_CHECKLIST_STATUS_CANCELLED;
+    case PD_PLAN_STEP_PENDING:
+    default:
+      return PD_CHECKLIST_STATUS_PENDING;
+    }
+}
+
+static void
+on_checklist_plan (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ChecklistRead *read = g_task_get_task_data (task);
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdChecklist) checklist = NULL;
+
+  if (!pd_source_get_plan_finish (PD_SOURCE (object), result, &plan, &error))
+    {
+      /* The session is there (it was just read): a plan not found is a
+       * route the endpoint does not have (odek's serve). */
+      if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND))
+        g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_READ_ONLY,
+                                 _("This endpoint does not serve agent checklists"));
+      else
+        g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  checklist = pd_checklist_new ();
+  if (plan != NULL && plan->steps->len > 0)
+    {
+      GPtrArray *items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
+
+      for (guint i = 0; i < plan->steps->len; i++)
+        {
+          const PdPlanStep *step = g_ptr_array_index (plan->steps, i);
+
+          g_ptr_array_add (items, pd_checklist_item_new (step->title, checklist_status_of (step->status), step->id));
+        }
+      pd_checklist_replace_agent_items (checklist, read->origin, items);
+    }
+  g_task_return_pointer (task, g_steal_pointer (&checklist), g_object_unref);
+}
+
+static void
+on_checklist_session (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ChecklistRead *read = g_task_get_task_data (task);
+  g_autoptr(PdSessionInfo) info = NULL;
+  GError *error = NULL;
+
+  info = pd_source_get_session_finish (PD_SOURCE (object), result, &error);
+  if (info == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  /* A session of Plandeck's own has no agent checklist. */
+  if (!pd_session_info_is_imported (info))
+    {
+      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND,
+                               _("The session has no agent checklist"));
+      return;
+    }
+  read->origin = origin_of_agent (info->source);
+  pd_source_get_plan_async (PD_SOURCE (object), read->id, g_task_get_cancellable (task), on_checklist_plan,
+                            g_object_ref (task));
 }
 
 static void
 remote_get_checklist_async (PdSource *source, const char *session_id, GCancellable *cancellable,
                             GAsyncReadyCallback callback, gpointer user_data)
 {
-  remote_no_checklists (source, remote_get_checklist_async, cancellable, callback, user_data);
+  g_autoptr(GTask) task = g_task_new (source, cancellable, callback, user_data);
+  ChecklistRead *read = g_new0 (ChecklistRead, 1);
+
+  g_task_set_source_tag (task, remote_get_checklist_async);
+  read->id = g_strdup (session_id);
+  g_task_set_task_data (task, read, (GDestroyNotify) checklist_read_free);
+  pd_source_get_session_async (source, session_id, cancellable, on_checklist_session, g_object_ref (task));
 }
 
 static PdChecklist *
@@ -181,7 +300,12 @@ static void
 remote_save_checklist_async (PdSource *source, const char *session_id, PdChecklist *checklist,
                              GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
 {
-  remote_no_checklists (source, remote_save_checklist_async, cancellable, callback, user_data);
+  g_autoptr(GTask) task = g_task_new (source, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, remote_save_checklist_async);
+  g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_READ_ONLY,
+                           _("Ticks and items of an endpoint's session are not kept: the endpoint serves its "
+                             "checklist for reading"));
 }
 
 void
