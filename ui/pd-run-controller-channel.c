@@ -238,6 +238,11 @@ progress_on_main (gpointer data)
   if (self == NULL)
     return G_SOURCE_REMOVE;
 
+  /* The run's first answer: its notice has been up since the run began. */
+  if (progress->kind == PD_ENGINE_PROGRESS_TEXT || progress->kind == PD_ENGINE_PROGRESS_REASONING ||
+      progress->kind == PD_ENGINE_PROGRESS_TOOL_START)
+    _pd_run_controller_set_notice (self, NULL);
+
   switch (progress->kind)
     {
     case PD_ENGINE_PROGRESS_TEXT:

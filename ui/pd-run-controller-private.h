@@ -71,6 +71,7 @@ struct _PdRunController
   gboolean       status_stale;  /* a tool ran since: the next text starts anew */
   char          *activity;
   char          *activity_tool; /* the tool of the call in the activity, or NULL */
+  char          *notice;       /* said until the run's first answer, or NULL */
   GString       *transcript;
 
   guint          approval_serial; /* the last approval question's number */
@@ -106,12 +107,15 @@ typedef enum
   PROP_SESSION_ID,
   PROP_STATUS_TEXT,
   PROP_ACTIVITY,
+  PROP_NOTICE,
   N_PROPS
 } PdRunControllerProp;
 
 /* pd-run-controller.c */
 void      _pd_run_controller_notify               (PdRunController     *self,
                                                    PdRunControllerProp  prop);
+void      _pd_run_controller_set_notice           (PdRunController     *self,
+                                                   const char          *notice);
 void      _pd_run_controller_emit_review          (PdRunController     *self,
                                                    gboolean             asked);
 void      _pd_run_controller_emit_approval        (PdRunController     *self,

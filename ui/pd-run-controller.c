@@ -166,6 +166,22 @@ _pd_run_controller_notify (PdRunController     *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[prop]);
 }
 
+/* The run's lasting notice (what a continued session goes on with): it
+ * stays on the run bar until the run's first answer, a new run, or the
+ * person's dismissal.  As an activity line it was replaced within
+ * milliseconds by the first retry's line, unread (tried as a new user
+ * would). */
+void
+_pd_run_controller_set_notice (PdRunController *self,
+                               const char      *notice)
+{
+  if (g_strcmp0 (self->notice, notice) == 0)
+    return;
+  g_free (self->notice);
+  self->notice = g_strdup (notice);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NOTICE]);
+}
+
 void
 _pd_run_controller_emit_session_started (PdRunController *self,
                                          const char      *session_id)
@@ -471,12 +487,10 @@ on_continued_session (GObject      *object,
   settings = settings_for_session (info, &notice);
   if (notice != NULL)
     {
-      /* On the run bar's activity line, and in the run's log. */
-      g_free (self->activity);
-      self->activity = g_steal_pointer (&notice);
-      _pd_run_controller_append_transcript (self, self->activity);
+      /* On the run bar until the run's first answer, and in the run's log. */
+      _pd_run_controller_set_notice (self, notice);
+      _pd_run_controller_append_transcript (self, notice);
       _pd_run_controller_append_transcript (self, "\n");
-      _pd_run_controller_notify (self, PROP_ACTIVITY);
     }
   /* The engine of the last run, when it was built with these. */
   if (self->engine != NULL && self->engine_settings != NULL &&
@@ -508,6 +522,7 @@ pd_run_controller_begin (PdRunController      *self,
   g_string_truncate (self->transcript, 0);
   g_clear_pointer (&self->activity, g_free);
   g_clear_pointer (&self->activity_tool, g_free);
+  _pd_run_controller_set_notice (self, NULL);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATUS_TEXT]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ACTIVITY]);
 
@@ -797,6 +812,7 @@ pd_run_controller_finalize (GObject *object)
   g_clear_object (&self->remote_calls);
   g_clear_pointer (&self->remote_run, pd_remote_run_free);
   g_clear_pointer (&self->remote_asked, g_free);
+  g_clear_pointer (&self->notice, g_free);
   g_clear_object (&self->engine);
   g_clear_pointer (&self->engine_settings, pd_run_settings_free);
   g_clear_object (&self->cancellable);
@@ -839,6 +855,10 @@ pd_run_controller_get_property (GObject    *object,
       g_value_set_string (value, self->activity);
       break;
 
+    case PROP_NOTICE:
+      g_value_set_string (value, self->notice);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -866,6 +886,12 @@ pd_run_controller_class_init (PdRunControllerClass *klass)
   /* The latest tool call or its outcome (plain text). */
   properties[PROP_ACTIVITY] =
     g_param_spec_string ("activity", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /* What the run goes on with when it is not what the session ran with
+   * (plain text); until the run's first answer or its dismissal. */
+  properties[PROP_NOTICE] =
+    g_param_spec_string ("notice", NULL, NULL, NULL,
                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -1033,6 +1059,27 @@ pd_run_controller_get_activity (PdRunController *self)
 {
   g_return_val_if_fail (PD_IS_RUN_CONTROLLER (self), NULL);
   return self->activity;
+}
+
+/**
+ * pd_run_controller_get_notice:
+ *
+ * Returns: (nullable): what the run goes on with, when it is not what its
+ *   session ran with; until the run's first answer or its dismissal
+ */
+const char *
+pd_run_controller_get_notice (PdRunController *self)
+{
+  g_return_val_if_fail (PD_IS_RUN_CONTROLLER (self), NULL);
+  return self->notice;
+}
+
+/* The person read the notice: it goes. */
+void
+pd_run_controller_dismiss_notice (PdRunController *self)
+{
+  g_return_if_fail (PD_IS_RUN_CONTROLLER (self));
+  _pd_run_controller_set_notice (self, NULL);
 }
 
 /* Everything the current run said and did, plain text (tests, copy). */

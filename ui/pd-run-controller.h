@@ -73,6 +73,8 @@ const char      *pd_run_controller_get_session_id  (PdRunController      *self);
 const char      *pd_run_controller_get_task        (PdRunController      *self);
 const char      *pd_run_controller_get_status_text (PdRunController      *self);
 const char      *pd_run_controller_get_activity    (PdRunController      *self);
+const char      *pd_run_controller_get_notice      (PdRunController      *self);
+void             pd_run_controller_dismiss_notice  (PdRunController      *self);
 const char      *pd_run_controller_get_transcript  (PdRunController      *self);
 
 void             pd_run_controller_get_plan_mode_async  (PdRunController      *self,

@@ -116,6 +116,8 @@ struct _PdWindow
   GtkButton           *error_retry;
   GtkRevealer         *run_bar;
   GtkLabel            *run_activity_label;
+  GtkWidget           *run_notice_box;   /* the run's lasting notice, made in pd-window-runs.c */
+  GtkLabel            *run_notice_label;
   GtkLabel            *run_text_label;
   GtkRevealer         *message_bar;
   GtkEntry            *message_entry;

@@ -63,6 +63,57 @@ on_run_text (PdWindow *self)
   gtk_widget_set_visible (GTK_WIDGET (self->run_activity_label), activity != NULL);
 }
 
+/* The run's notice, as long as the run controller keeps it. */
+static void
+on_run_notice (PdWindow *self)
+{
+  const char *notice = pd_run_controller_get_notice (self->runs);
+
+  gtk_label_set_text (self->run_notice_label, notice ? notice : "");
+  gtk_widget_set_visible (self->run_notice_box, notice != NULL);
+}
+
+static void
+on_dismiss_notice (PdWindow *self)
+{
+  if (self->runs != NULL)
+    pd_run_controller_dismiss_notice (self->runs);
+}
+
+/* Above the activity line, in words that wrap: a notice read in passing
+ * (what a continued session goes on with) must not be cut nor replaced by
+ * the next line. */
+static void
+pd_window_add_run_notice (PdWindow *self)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *icon = gtk_image_new_from_icon_name ("dialog-information-symbolic");
+  GtkWidget *label = gtk_label_new (NULL);
+  GtkWidget *dismiss = gtk_button_new_from_icon_name ("window-close-symbolic");
+
+  gtk_widget_add_css_class (box, "pd-run-notice");
+  gtk_widget_set_valign (icon, GTK_ALIGN_START);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Notice"), -1);
+  gtk_box_append (GTK_BOX (box), icon);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_widget_set_hexpand (label, TRUE);
+  gtk_box_append (GTK_BOX (box), label);
+  gtk_widget_add_css_class (dismiss, "flat");
+  gtk_widget_add_css_class (dismiss, "circular");
+  gtk_widget_set_valign (dismiss, GTK_ALIGN_START);
+  gtk_widget_set_tooltip_text (dismiss, _("Dismiss"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (dismiss), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Dismiss the Notice"), -1);
+  g_signal_connect_object (dismiss, "clicked", G_CALLBACK (on_dismiss_notice), self, G_CONNECT_SWAPPED);
+  gtk_box_append (GTK_BOX (box), dismiss);
+  gtk_widget_set_visible (box, FALSE);
+
+  gtk_box_prepend (GTK_BOX (gtk_widget_get_parent (GTK_WIDGET (self->run_activity_label))), box);
+  self->run_notice_box = box;
+  self->run_notice_label = GTK_LABEL (label);
+}
+
 static void
 on_run_session_started (PdWindow   *self,
                         const char *session_id)
@@ -264,6 +315,11 @@ _pd_window_set_runs (PdWindow        *self,
                            self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->runs, "notify::activity", G_CALLBACK (on_run_text),
                            self, G_CONNECT_SWAPPED);
+  if (self->run_notice_box == NULL)
+    pd_window_add_run_notice (self);
+  g_signal_connect_object (self->runs, "notify::notice", G_CALLBACK (on_run_notice),
+                           self, G_CONNECT_SWAPPED);
+  on_run_notice (self);
   if (g_object_get_data (G_OBJECT (self), "pd-runs-follow-page") == NULL)
     {
       g_signal_connect_object (self->content_stack, "notify::visible-child-name",

@@ -6,7 +6,10 @@
  * entry went to the default provider profile, whatever provider and model
  * it ran with, and nothing said so.  It now goes on with the profile of its
  * provider and model; with none such, with the default, and the run bar
- * says which it ran with and which it goes on with.  Real parts: the
+ * says which it ran with and which it goes on with, as a notice that stays
+ * up until the run's first answer or until dismissed (as the activity line
+ * it was replaced within milliseconds by the first retry's line, tried as
+ * a new user would).  Real parts: the
  * application on a real database, two loopback servers speaking the OpenAI
  * wire, the window's run controller.
  */
@@ -20,8 +23,10 @@
 
 #include "pd-run-controller.h"
 #include "pd-session-list.h"
+#include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
+#include "pd-window-private.h"
 #include "../pd-test-server.h"
 
 static const char *provider_reply =
@@ -38,9 +43,13 @@ typedef struct
   char       *ran_id;          /* ran with openai, "ran-model": a profile has it */
   char       *other_id;        /* ran with anthropic: no profile has it */
   GPtrArray  *activities;      /* what the run bar's activity line said */
+  GPtrArray  *notices_shown;   /* the notice the run bar showed at each of them ("" none) */
+  PdWindow   *window;
   gboolean    finished;
   int         status;
 } Fixture;
+
+static const char *overloaded_reply = "{\"error\": {\"message\": \"overloaded\", \"type\": \"server_error\"}}";
 
 static void
 on_finished (PdRunController *runs,
@@ -60,7 +69,22 @@ on_activity (PdRunController *runs,
   const char *activity = pd_run_controller_get_activity (runs);
 
   if (activity != NULL)
-    g_ptr_array_add (f->activities, g_strdup (activity));
+    {
+      GtkWidget *notice = f->window->run_notice_box;
+
+      g_ptr_array_add (f->activities, g_strdup (activity));
+      g_ptr_array_add (f->notices_shown,
+                       g_strdup (gtk_widget_get_visible (notice) && gtk_revealer_get_reveal_child (f->window->run_bar)
+                                 ? gtk_label_get_text (f->window->run_notice_label) : ""));
+    }
+}
+
+static gboolean
+notice_up (gpointer data)
+{
+  Fixture *f = data;
+
+  return gtk_widget_get_visible (f->window->run_notice_box) && gtk_revealer_get_reveal_child (f->window->run_bar);
 }
 
 static gboolean
@@ -114,6 +138,7 @@ check_continue (PdApplication *app,
 {
   Fixture *f = user_data;
 
+  f->window = window;
   pd_test_wait_until (list_loaded, window, "the list");
 
   /* Ran with a profile's provider and model: that profile's address. */
@@ -123,19 +148,56 @@ check_continue (PdApplication *app,
   g_assert_cmpuint (test_server_count (f->default_server), ==, 0);
   g_assert_false (activity_says (f, "This session ran with"));
 
-  /* Ran with a provider no profile has: the default's, and said. */
+  /* Ran with a provider no profile has: the default's, and said, on the
+   * run bar until the run's first answer: the retry's line comes under it. */
+  test_server_push (f->default_server, test_reply_plain (503, "application/json", overloaded_reply));
   test_server_push (f->default_server, test_reply_plain (200, "application/json", provider_reply));
+  g_ptr_array_set_size (f->activities, 0);
+  g_ptr_array_set_size (f->notices_shown, 0);
   continue_once (window, f, f->other_id);
-  g_assert_cmpuint (test_server_count (f->default_server), ==, 1);
+  g_assert_cmpuint (test_server_count (f->default_server), ==, 2);
   g_assert_cmpuint (test_server_count (f->ran_server), ==, 1);
-  g_assert_true (activity_says (f, "This session ran with anthropic (claude-test); it goes on with openai (default-model)"));
+  g_assert_cmpuint (f->activities->len, >, 0);
+  g_assert_cmpstr (f->notices_shown->pdata[0], ==,
+                   "This session ran with anthropic (claude-test); it goes on with openai (default-model)");
+  g_assert_false (activity_says (f, "This session ran with"));
+  g_assert_null (pd_run_controller_get_notice (pd_window_get_run_controller (window)));
+  g_assert_nonnull (strstr (pd_run_controller_get_transcript (pd_window_get_run_controller (window)),
+                            "This session ran with anthropic (claude-test)"));
+
+  /* Dismissed, it goes at once. */
+  {
+    PdRunController *runs = pd_window_get_run_controller (window);
+    g_autoptr(GError) error = NULL;
+    GtkWidget *dismiss;
+    TestReply *wait = test_reply_plain (503, "application/json", overloaded_reply);
+
+    /* A wait long enough for the screenshot of the notice. */
+    wait->retry_after = g_strdup ("2");
+    test_server_push (f->default_server, wait);
+    test_server_push (f->default_server, test_reply_plain (200, "application/json", provider_reply));
+    f->finished = FALSE;
+    g_signal_connect (runs, "finished", G_CALLBACK (on_finished), f);
+    g_assert_true (pd_run_controller_continue (runs, f->other_id, "Go on", &error));
+    g_assert_no_error (error);
+    pd_test_wait_until (notice_up, f, "the notice on the run bar");
+    pd_test_screenshot_sizes (GTK_WINDOW (window), "run-bar-notice");
+    dismiss = gtk_widget_get_last_child (f->window->run_notice_box);
+    g_assert_cmpstr (gtk_widget_get_tooltip_text (dismiss), ==, "Dismiss");
+    g_signal_emit_by_name (dismiss, "clicked");
+    g_assert_false (gtk_widget_get_visible (f->window->run_notice_box));
+    g_assert_null (pd_run_controller_get_notice (runs));
+    pd_test_wait_until (run_finished, f, "the run to finish");
+    g_signal_handlers_disconnect_by_func (runs, on_finished, f);
+    g_assert_cmpint (f->status, ==, PD_RUN_COMPLETED);
+  }
 
   /* And back: the first session's profile again, not the engine of the
    * run before. */
   test_server_push (f->ran_server, test_reply_plain (200, "application/json", provider_reply));
   continue_once (window, f, f->ran_id);
   g_assert_cmpuint (test_server_count (f->ran_server), ==, 2);
-  g_assert_cmpuint (test_server_count (f->default_server), ==, 1);
+  g_assert_cmpuint (test_server_count (f->default_server), ==, 4);
 }
 
 static void
@@ -151,6 +213,7 @@ test_continue_profile (void)
   f.default_server = test_server_new ();
   f.ran_server = test_server_new ();
   f.activities = g_ptr_array_new_with_free_func (g_free);
+  f.notices_shown = g_ptr_array_new_with_free_func (g_free);
   f.dir = pd_test_make_tmp_dir ();
   f.db = g_build_filename (f.dir, "sessions.db", NULL);
   project = g_build_filename (f.dir, "project", NULL);
@@ -184,6 +247,7 @@ test_continue_profile (void)
   test_server_free (f.default_server);
   test_server_free (f.ran_server);
   g_ptr_array_unref (f.activities);
+  g_ptr_array_unref (f.notices_shown);
   g_free (f.ran_id);
   g_free (f.other_id);
   g_free (f.db);
