@@ -63,6 +63,20 @@ on_run_text (PdWindow *self)
   gtk_widget_set_visible (GTK_WIDGET (self->run_activity_label), activity != NULL);
 }
 
+/* Plan mode shown on while the run goes on: it is read again at each of
+ * the run's steps and when a review ends, so an approved plan shows the
+ * toggle off as the run goes on out of plan mode (it stayed pressed until
+ * the run ended; tried as a new user would).  The engine leaves plan mode
+ * on its thread after the answer, so the review's end alone could read it
+ * too early. */
+static void
+on_run_step_plan_mode (PdWindow *self)
+{
+  if (gtk_widget_get_visible (GTK_WIDGET (self->plan_mode_button)) &&
+      gtk_toggle_button_get_active (self->plan_mode_button))
+    _pd_window_refresh_plan_mode (self);
+}
+
 /* The run's notice, as long as the run controller keeps it. */
 static void
 on_run_notice (PdWindow *self)
@@ -318,6 +332,10 @@ _pd_window_set_runs (PdWindow        *self,
   if (self->run_notice_box == NULL)
     pd_window_add_run_notice (self);
   g_signal_connect_object (self->runs, "notify::notice", G_CALLBACK (on_run_notice),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "notify::activity", G_CALLBACK (on_run_step_plan_mode),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "review-ended", G_CALLBACK (on_run_step_plan_mode),
                            self, G_CONNECT_SWAPPED);
   on_run_notice (self);
   if (g_object_get_data (G_OBJECT (self), "pd-runs-follow-page") == NULL)

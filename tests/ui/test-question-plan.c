@@ -103,6 +103,65 @@ test_plan_while_asked (void)
   g_assert_cmpint (pd_test_run_app (NULL, check_plan_while_asked, fixture, NULL), ==, 0);
 }
 
+/* --- the Plan toggle once the plan is approved ------------------------------- */
+
+/* Plan mode: a plan reviewed and approved, then a write asked about. */
+static const char *const replay_plan_approved =
+  "{\"label\": \"test: a plan approved, then a write\", \"turns\": ["
+  " {\"content\": \"Here is my plan.\", \"tool_calls\": [{\"name\": \"exit_plan_mode\", \"arguments\": {\"plan\": \"# Write one.txt\\n\\n- write it\\n\"}}]},"
+  " {\"content\": \"Writing.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"one.txt\", \"content\": \"1\\n\"}}]},"
+  " {\"content\": \"All done.\"}]}";
+
+static gboolean
+toggle_on (gpointer data)
+{
+  GtkToggleButton *toggle = find_plan_toggle (GTK_WIDGET (data));
+
+  return toggle != NULL && gtk_widget_get_visible (GTK_WIDGET (toggle)) && gtk_toggle_button_get_active (toggle);
+}
+
+static gboolean
+toggle_off (gpointer data)
+{
+  GtkToggleButton *toggle = find_plan_toggle (GTK_WIDGET (data));
+
+  return toggle != NULL && gtk_widget_get_visible (GTK_WIDGET (toggle)) && !gtk_toggle_button_get_active (toggle);
+}
+
+static void
+check_toggle_after_approval (PdApplication *app,
+                             PdWindow      *window,
+                             gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+  AdwMessageDialog *dialog;
+
+  start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "/plan Write one.txt");
+  dialog = pd_test_wait_for_dialog ("the plan review");
+  pd_test_wait_until (run_session_selected, window, "the run's session shown");
+  pd_test_wait_until (toggle_on, window, "the Plan toggle to show plan mode while the plan is reviewed");
+  respond (dialog, "approve");
+
+  /* The run goes on, out of plan mode: the toggle says so while it runs. */
+  dialog = pd_test_wait_for_dialog ("the write's question");
+  g_assert_true (pd_run_controller_get_running (pd_window_get_run_controller (window)));
+  pd_test_wait_until (toggle_off, window, "the Plan toggle to show plan mode left once the plan was approved");
+  respond (dialog, "once");
+  pd_test_wait_until (run_finished, fixture, "the run to finish");
+  g_assert_cmpint (fixture->status, ==, PD_RUN_COMPLETED);
+  g_assert_true (toggle_off (window));
+}
+
+static void
+test_toggle_after_approval (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_plan_approved);
+
+  empty_default_database ();
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (NULL, check_toggle_after_approval, fixture, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -111,6 +170,7 @@ main (int   argc,
   int status;
 
   g_test_add_func ("/pd/ui/question-plan/approval", test_plan_while_asked);
+  g_test_add_func ("/pd/ui/question-plan/toggle-after-approval", test_toggle_after_approval);
   status = g_test_run ();
   pd_test_runs_finish (config_home);
   return status;
