@@ -36,6 +36,7 @@ struct _PdOverviewView
   PdSource      *source;        /* (nullable) the cards of this source alone */
   GtkFilterListModel *shown;    /* the overview's cards, filtered by source */
   GtkCustomFilter *filter;
+  GHashTable    *hidden;        /* "SOURCE/ID" of the cards left out: deleted, their Undo offered */
   GPtrArray     *rows;          /* the card rows made, to tell their times again */
   guint          clock;
 
@@ -297,7 +298,50 @@ card_is_shown (gpointer item,
 {
   PdOverviewView *self = data;
 
+  if (g_hash_table_size (self->hidden) > 0)
+    {
+      g_autofree char *key = g_strdup_printf ("%p/%s", (gpointer) pd_overview_card_get_source (item),
+                                              pd_overview_card_get_session_id (item));
+
+      if (g_hash_table_contains (self->hidden, key))
+        return FALSE;
+    }
   return self->source == NULL || pd_overview_card_get_source (item) == self->source;
+}
+
+/**
+ * pd_overview_view_set_hidden:
+ * @source: the card's source
+ * @id: its session
+ * @hidden: whether the card is left out
+ *
+ * Leaves out the card of a session deleted while its toast offers Undo, or
+ * shows it again: the card stayed until the deletion was done, beside the
+ * toast that said it was deleted (tried as a new user would).
+ */
+void
+pd_overview_view_set_hidden (PdOverviewView *self,
+                             PdSource       *source,
+                             const char     *id,
+                             gboolean        hidden)
+{
+  char *key;
+  gboolean changed;
+
+  g_return_if_fail (PD_IS_OVERVIEW_VIEW (self));
+  g_return_if_fail (id != NULL);
+
+  key = g_strdup_printf ("%p/%s", (gpointer) source, id);
+  if (hidden)
+    changed = g_hash_table_add (self->hidden, key);
+  else
+    {
+      changed = g_hash_table_remove (self->hidden, key);
+      g_free (key);
+    }
+  if (changed)
+    gtk_filter_changed (GTK_FILTER (self->filter),
+                        hidden ? GTK_FILTER_CHANGE_MORE_STRICT : GTK_FILTER_CHANGE_LESS_STRICT);
 }
 
 /* A row finalized without its teardown (the list gone first) leaves the
@@ -747,6 +791,7 @@ pd_overview_view_finalize (GObject *object)
     g_object_weak_unref (g_ptr_array_index (self->rows, i), on_row_finalized, self);
   g_clear_pointer (&self->rows, g_ptr_array_unref);
   g_clear_pointer (&self->requests, g_hash_table_unref);
+  g_clear_pointer (&self->hidden, g_hash_table_unref);
   g_clear_object (&self->shown);
   g_clear_object (&self->filter);
 
@@ -864,6 +909,7 @@ pd_overview_view_init (PdOverviewView *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   _pd_stack_tab_shown_only (self->stack);
   g_signal_connect_object (vadjustment (self), "value-changed", G_CALLBACK (on_scrolled), self, G_CONNECT_SWAPPED);
+  self->hidden = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->filter = gtk_custom_filter_new (card_is_shown, self, NULL);
   self->shown = gtk_filter_list_model_new (NULL, GTK_FILTER (g_object_ref (self->filter)));
   g_signal_connect_swapped (self->shown, "items-changed", G_CALLBACK (on_shown_changed), self);

@@ -22,6 +22,10 @@ PdSource   *pd_overview_view_get_source   (PdOverviewView *self);
 void        pd_overview_view_set_source   (PdOverviewView *self,
                                            PdSource       *source);
 GListModel *pd_overview_view_get_shown    (PdOverviewView *self);
+void        pd_overview_view_set_hidden   (PdOverviewView *self,
+                                           PdSource       *source,
+                                           const char     *id,
+                                           gboolean        hidden);
 gboolean    pd_overview_view_popup_card_menu (PdOverviewView *self,
                                               PdOverviewCard *card);
 GtkWidget  *pd_overview_view_get_card_menu   (PdOverviewView *self);

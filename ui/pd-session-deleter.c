@@ -20,6 +20,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-session-deleter.h"
+#include "pd-overview-view.h"
 #include "pd-session-export.h"
 #include "pd-ui-util-private.h"
 
@@ -57,15 +58,38 @@ pending_free (Pending *pending)
   g_free (pending);
 }
 
+static GtkWidget *
+find_overview_view (GtkWidget *widget)
+{
+  if (PD_IS_OVERVIEW_VIEW (widget))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_overview_view (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The session leaves (or comes back to) the list and its window's
+ * Overview at once. */
 static void
 pd_session_deleter_show (PdSessionDeleter *self,
+                         PdSource         *source,
                          const char       *id,
                          gboolean          shown)
 {
   g_autoptr(PdSessionList) list = g_weak_ref_get (&self->list);
+  GtkRoot *root = list != NULL ? gtk_widget_get_root (GTK_WIDGET (list)) : NULL;
+  GtkWidget *overview = root != NULL ? find_overview_view (GTK_WIDGET (root)) : NULL;
 
   if (list != NULL)
     pd_session_list_set_hidden (list, id, !shown);
+  if (overview != NULL)
+    pd_overview_view_set_hidden (PD_OVERVIEW_VIEW (overview), source, id, !shown);
 }
 
 static void
@@ -83,7 +107,7 @@ on_deleted (GObject      *object,
       g_autofree char *text = g_strdup_printf (_("Could not delete “%s”: %s"), pending->title, error->message);
       g_autofree char *escaped = g_markup_escape_text (text, -1);
 
-      pd_session_deleter_show (pending->deleter, pending->id, TRUE);
+      pd_session_deleter_show (pending->deleter, pending->source, pending->id, TRUE);
       if (toasts != NULL)
         _pd_toast_add (GTK_WIDGET (toasts), adw_toast_new (escaped));
     }
@@ -131,7 +155,7 @@ on_undo (AdwToast *toast,
   if (pending->settled || self == NULL)
     return;
   pending->settled = TRUE;
-  pd_session_deleter_show (self, pending->id, TRUE);
+  pd_session_deleter_show (self, pending->source, pending->id, TRUE);
   /* Undo puts things back as they were: a session that was shown is
    * shown again, not left behind the one the selection moved to. */
   if (pending->selected)
@@ -189,7 +213,7 @@ pd_session_deleter_delete (PdSessionDeleter *self,
     }
   g_ptr_array_add (self->pending, pending);
 
-  pd_session_deleter_show (self, pending->id, FALSE);
+  pd_session_deleter_show (self, pending->source, pending->id, FALSE);
 
   /* Toast titles are Pango markup; a title is anyone's text. */
   escaped = g_markup_escape_text (pending->title, -1);

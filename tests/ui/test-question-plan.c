@@ -8,6 +8,11 @@
  * answered: the plan was stored only at the end of the batch of calls,
  * after the question.
  *
+ * Beside it, two more things of the window a new user met (each failed
+ * before its fix): the Plan toggle stayed pressed while the run went on
+ * after the plan was approved (plan mode left), and a session deleted from
+ * its Overview card kept its card while the toast offered Undo.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "test-question-plan"
@@ -16,6 +21,8 @@
 
 #include "pd-application.h"
 #include "pd-overview-private.h"
+#include "pd-overview-view.h"
+#include "pd-source-list.h"
 #include "pd-test-runs.h"
 #include "pd-window-private.h"
 
@@ -162,6 +169,70 @@ test_toggle_after_approval (void)
   g_assert_cmpint (pd_test_run_app (NULL, check_toggle_after_approval, fixture, NULL), ==, 0);
 }
 
+/* --- a deleted session's card, while its Undo is offered ----------------------- */
+
+static GListModel *
+shown_cards (PdWindow *window)
+{
+  return pd_overview_view_get_shown (PD_OVERVIEW_VIEW (pd_test_find_widget (GTK_WIDGET (window),
+                                                                             PD_TYPE_OVERVIEW_VIEW)));
+}
+
+static gboolean
+one_card_shown (gpointer data)
+{
+  return g_list_model_get_n_items (shown_cards (data)) == 1;
+}
+
+static gboolean
+undo_offered (gpointer data)
+{
+  return pd_test_find_first (GTK_WIDGET (data), is_button_labelled, "_Undo") != NULL;
+}
+
+static void
+check_card_deleted (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  g_autoptr(PdOverviewCard) card = NULL;
+  const char *source_id;
+  GtkWidget *undo;
+
+  pd_test_wait_until (one_card_shown, window, "the session's card");
+  card = g_list_model_get_item (shown_cards (window), 0);
+  g_assert_cmpstr (pd_overview_card_get_session_id (card), ==, user_data);
+  source_id = pd_source_list_get_id (window->sources, pd_overview_card_get_source (card));
+  g_assert_nonnull (source_id);
+
+  /* Deleted: the card goes at once, while the toast offers Undo. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.card-delete", "(ss)", source_id,
+                                             (const char *) user_data));
+  pd_test_wait_until (undo_offered, window, "the toast's Undo");
+  g_assert_cmpuint (g_list_model_get_n_items (shown_cards (window)), ==, 0);
+
+  /* Undone: it comes back. */
+  undo = pd_test_find_first (GTK_WIDGET (window), is_button_labelled, "_Undo");
+  g_signal_emit_by_name (undo, "clicked");
+  g_assert_cmpuint (g_list_model_get_n_items (shown_cards (window)), ==, 1);
+}
+
+static void
+test_card_deleted (void)
+{
+  g_autofree char *local_db = pd_application_default_database_path ();
+  g_autofree char *id = NULL;
+
+  empty_default_database ();
+  {
+    g_autoptr(PdSessionStore) store = pd_test_open_store (local_db);
+
+    id = pd_test_add_session (store, "Tidy the parser", "plandeck");
+  }
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (NULL, check_card_deleted, id, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -171,6 +242,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/question-plan/approval", test_plan_while_asked);
   g_test_add_func ("/pd/ui/question-plan/toggle-after-approval", test_toggle_after_approval);
+  g_test_add_func ("/pd/ui/question-plan/card-deleted", test_card_deleted);
   status = g_test_run ();
   pd_test_runs_finish (config_home);
   return status;
