@@ -320,8 +320,12 @@ assert_shortcuts_readable (GtkWidget *shortcuts)
             }
           if (gtk_widget_get_ancestor (label, GTK_TYPE_SHORTCUT_LABEL) != NULL)
             g_string_append_printf (keys, "%s%s", keys->len > 0 ? " " : "", text);
+          /* A key GTK draws as a mark or a glyph (",", "⏎", "←") is named
+           * in words beside it, as README names the keys (the window
+           * showed ⏎ and ← alone; tried as a new user would). */
           if (gtk_widget_get_ancestor (label, GTK_TYPE_SHORTCUT_LABEL) != NULL &&
-              strlen (text) == 1 && strchr (",.;:'`", text[0]) != NULL)
+              ((strlen (text) == 1 && strchr (",.;:'`", text[0]) != NULL) ||
+               g_strv_contains ((const char *[]) { "\u23ce", "\u2190", "\u2192", "\u2191", "\u2193", NULL }, text)))
             {
               g_autofree char *subtitle = NULL;
 
