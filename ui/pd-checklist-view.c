@@ -28,6 +28,7 @@
 
 #include "pd-checklist-view.h"
 #include "pd-markdown.h"
+#include "pd-remote-source.h"
 #include "pd-safe-text.h"
 #include "pd-session-item.h"
 #include "pd-terminal.h"
@@ -35,6 +36,8 @@
 
 #define SETTINGS_SCHEMA "io.github.plandeck.Plandeck"
 #define READ_AGENT_PLANS_KEY "read-agent-plans"
+/* An endpoint serves an imported checklist for reading: no tick nor item of the person's it could not keep. */
+#define ANNOTATIONS_KEPT(self) (!PD_IS_REMOTE_SOURCE (pd_session_view_get_source (PD_SESSION_VIEW (self))))
 
 struct _PdChecklistView
 {
@@ -65,8 +68,6 @@ struct _PdChecklistView
   GtkLabel      *hidden_label;
   GtkListBox    *user_list;
   GtkEntry      *add_entry;
-  GtkWidget     *user_heading;
-  GtkWidget     *add_box;
   GtkButton     *add_button;
   GtkLabel      *plans_heading;
   GtkBox        *plans_box;
@@ -121,18 +122,6 @@ static gboolean
 reading_allowed (PdChecklistView *self)
 {
   return self->settings == NULL || g_settings_get_boolean (self->settings, READ_AGENT_PLANS_KEY);
-}
-
-/* Whether the source keeps the person's ticks and items: an endpoint
- * serves an imported session's checklist for reading only, so its page
- * offers no tick that could not be kept (each said "Could not save your
- * changes" after the fact). */
-static gboolean
-annotations_kept (PdChecklistView *self)
-{
-  PdSource *source = pd_session_view_get_source (PD_SESSION_VIEW (self));
-
-  return source == NULL || g_strcmp0 (pd_source_get_kind (source), "remote") != 0;
 }
 
 /* Shows @text (or hides the error when %NULL); takes it. */
@@ -467,14 +456,14 @@ new_agent_row (PdChecklistView *self,
   /* One Tab stop for the list, the row (Up and Down between the items,
    * Space or Enter ticks): the row and then its check button were two
    * stops for each item (tried as a new user would). */
-  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), ANNOTATIONS_KEPT (self));
   gtk_list_box_row_set_selectable (GTK_LIST_BOX_ROW (row), FALSE);
   gtk_widget_add_css_class (row, "pd-checklist-item");
 
   widgets->check = GTK_CHECK_BUTTON (gtk_check_button_new ());
   gtk_widget_set_focusable (GTK_WIDGET (widgets->check), FALSE);
   gtk_widget_set_valign (GTK_WIDGET (widgets->check), GTK_ALIGN_START);
-  gtk_widget_set_sensitive (GTK_WIDGET (widgets->check), annotations_kept (self));
+  gtk_widget_set_sensitive (GTK_WIDGET (widgets->check), ANNOTATIONS_KEPT (self));
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (widgets->check));
 
   widgets->text_label = GTK_LABEL (new_text_label (item->text));
@@ -732,10 +721,8 @@ pd_checklist_view_rebuild (PdChecklistView *self)
   }
 
   rebuild_user_items (self);
-  gtk_widget_set_visible (self->user_heading, annotations_kept (self));
-  gtk_widget_set_visible (self->add_box, annotations_kept (self));
-  if (!annotations_kept (self))
-    gtk_widget_set_visible (GTK_WIDGET (self->user_list), FALSE);
+  gtk_widget_set_visible (gtk_widget_get_prev_sibling (GTK_WIDGET (self->user_list)), ANNOTATIONS_KEPT (self));
+  gtk_widget_set_visible (gtk_widget_get_parent (GTK_WIDGET (self->add_entry)), ANNOTATIONS_KEPT (self));
 
   for (guint i = 0; i < n_plans; i++)
     {
@@ -1097,8 +1084,6 @@ pd_checklist_view_class_init (PdChecklistViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, hidden_label);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, user_list);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, add_entry);
-  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, user_heading);
-  gtk_widget_class_bind_template_child (widget_class, PdChecklistView, add_box);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, add_button);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, plans_heading);
   gtk_widget_class_bind_template_child (widget_class, PdChecklistView, plans_box);
