@@ -346,6 +346,8 @@ test_command_spellings (void)
     { "mysql --password=\"it's Pw18\" shop", "mysql --password=\"[REDACTED]\" shop", "s Pw18" },
     { "mysql --password='back\\slash Pw19' shop", "mysql --password='[REDACTED]' shop", "slash Pw19" },
     { "mysql -p$'ansi\\'Pw20' shop", "mysql -p$'[REDACTED]' shop", "Pw20" },
+    { "{\"content\": \"A=1\\nmysql -uroot -pJsonNl21 shop\\n\"}",
+      "{\"content\": \"A=1\\nmysql -uroot -p[REDACTED] shop\\n\"}", "JsonNl21" },
   };
   static const char * const kept[] = {
     "ls -a; cp -pr src dst; ssh -p2222 host; docker run -p 8080:80 img; git log -p",

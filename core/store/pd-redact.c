@@ -690,7 +690,10 @@ password_options_at (Redactor *r,
   gsize start = i;
   gboolean registry = FALSE;
 
-  while (start > 0 && i - start < 256 && !strchr (";|&(`\n", t[start - 1]))
+  /* A line break escaped in a JSON string (\n) ends a command line too:
+   * a tool call's arguments are redacted as their JSON text. */
+  while (start > 0 && i - start < 256 && !strchr (";|&(`\n", t[start - 1])
+         && !(start >= 2 && t[start - 1] == 'n' && t[start - 2] == '\\'))
     start--;
   for (gsize w = start; w < i; )
     {
