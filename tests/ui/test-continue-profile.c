@@ -24,6 +24,10 @@
 #include "pd-test-ui.h"
 #include "../pd-test-server.h"
 
+/* First-strong isolate, and its end. */
+#define FSI "\xe2\x81\xa8"
+#define PDI "\xe2\x81\xa9"
+
 static const char *provider_reply =
   "{\"id\": \"r\", \"object\": \"chat.completion\", \"model\": \"m\", \"choices\": [{\"index\": 0,"
   " \"finish_reason\": \"stop\", \"message\": {\"role\": \"assistant\", \"content\": \"Done.\"}}],"
@@ -37,6 +41,7 @@ typedef struct
   char       *db;
   char       *ran_id;          /* ran with openai, "ran-model": a profile has it */
   char       *other_id;        /* ran with anthropic: no profile has it */
+  char       *hostile_id;      /* as other_id, its model's name holds controls */
   GPtrArray  *activities;      /* what the run bar's activity line said */
   gboolean    finished;
   int         status;
@@ -128,14 +133,30 @@ check_continue (PdApplication *app,
   continue_once (window, f, f->other_id);
   g_assert_cmpuint (test_server_count (f->default_server), ==, 1);
   g_assert_cmpuint (test_server_count (f->ran_server), ==, 1);
-  g_assert_true (activity_says (f, "This session ran with anthropic (claude-test); it goes on with openai (default-model)"));
+  g_assert_true (activity_says (f, "This session ran with " FSI "anthropic" PDI " (" FSI "claude-test" PDI "); it goes on with "
+                                   FSI "openai" PDI " (" FSI "default-model" PDI ")"));
+
+  /* A hostile row's model (tried as an attacker would): its override, its
+   * escape and its line break named or made a space, each name in an
+   * isolate that nothing in it can end. */
+  test_server_push (f->default_server, test_reply_plain (200, "application/json", provider_reply));
+  continue_once (window, f, f->hostile_id);
+  g_assert_cmpuint (test_server_count (f->default_server), ==, 2);
+  g_assert_true (activity_says (f, "This session ran with " FSI "anthropic" PDI " (" FSI "claude<U+202E>tset<U+2069> "
+                                   "[31m x" PDI "); it goes on with"));
+  for (guint i = 0; i < f->activities->len; i++)
+    {
+      g_assert_null (strchr (f->activities->pdata[i], '\x1b'));
+      g_assert_null (strchr (f->activities->pdata[i], '\n'));
+      g_assert_null (strstr (f->activities->pdata[i], "\xe2\x80\xae"));
+    }
 
   /* And back: the first session's profile again, not the engine of the
    * run before. */
   test_server_push (f->ran_server, test_reply_plain (200, "application/json", provider_reply));
   continue_once (window, f, f->ran_id);
   g_assert_cmpuint (test_server_count (f->ran_server), ==, 2);
-  g_assert_cmpuint (test_server_count (f->default_server), ==, 1);
+  g_assert_cmpuint (test_server_count (f->default_server), ==, 2);
 }
 
 static void
@@ -166,6 +187,14 @@ test_continue_profile (void)
     g_assert_no_error (error);
     f.ran_id = g_strdup (ran->id);
     f.other_id = g_strdup (other->id);
+    {
+      g_autoptr(PdSessionInfo) hostile = pd_session_store_create (store, "Fix it",
+                                                                  "claude\xe2\x80\xaetset\xe2\x81\xa9\x1b[31m\nx",
+                                                                  "anthropic", "plandeck", project, &error);
+
+      g_assert_no_error (error);
+      f.hostile_id = g_strdup (hostile->id);
+    }
   }
 
   pd_test_reset_settings ();
@@ -186,6 +215,7 @@ test_continue_profile (void)
   g_ptr_array_unref (f.activities);
   g_free (f.ran_id);
   g_free (f.other_id);
+  g_free (f.hostile_id);
   g_free (f.db);
   g_free (f.dir);
 }
