@@ -20,7 +20,9 @@ command and output hold MySQL's -pPASSWORD, --password=, PGPASSWORD=, a
 mysql:// URL's password and MYSQL_PWD=, quoted option values (also bash's
 $'…'), -vpPASSWORD, redis-cli's -a and --pass and sshpass -p PASSWORD.
 None may be in the database,
-`sessions show --json`, `events` or `sessions export`.
+`sessions show --json`, `events` or `sessions export`; nor may the
+spellings found a third time (single-quoted $, a client quoted for another
+shell, docker and podman login -p, --pass=, pass=, escaped values).
 
 Prints TAP.
 """
@@ -240,6 +242,56 @@ def case_database_spellings(tap, agent, tmp):
     tap.check(kept in export.stdout, "spellings: the command around redis-cli's -a is kept", export.stdout)
 
 
+# A third time: single-quoted $, a client quoted for another shell, docker
+# and podman login, --pass=, pass=, escapes in a value.  The command is
+# shell no-ops (:), so only the command holds them (echo would print
+# '$ecr3t' unquoted, where it reads as a variable).
+CMD_SECRETS = {
+    "mysql --password='$ecr3tPw1' shop": "ecr3tPw1",
+    "mysql -uroot -p'$ecr3tPw2' shop": "ecr3tPw2",
+    'ssh db.internal "mysql -uroot -pSshMy3 shop"': "SshMy3",
+    "bash -c 'PGPASSWORD=BashPg4 psql app'": "BashPg4",
+    'sh -c "mysql --password=ShMy5 shop"': "ShMy5",
+    "docker login -u me -p DockPw6 registry.example.com": "DockPw6",
+    "podman login -u me -p PodPw7 quay.io": "PodPw7",
+    "mysql --pass=PassPw8 shop": "PassPw8",
+    "curl -d user=me -d pass=FormPw9 https://h/login": "FormPw9",
+    "mysql --password=Esc\\ Pw10 shop": "Pw10",
+    'mysql --password="Esc\\"Pw11" shop': "Pw11",
+}
+
+
+def case_command_spellings(tap, agent, tmp):
+    env = env_for(tmp)
+    db = os.path.join(tmp, "commands.db")
+    work = os.path.join(tmp, "commands")
+    os.mkdir(work)
+    command = "; ".join(f": {line}" for line in CMD_SECRETS) + "; : ls -a; : docker run -p 8080:80 img"
+    replay = os.path.join(tmp, "commands.json")
+    with open(replay, "w") as f:
+        json.dump({"label": "commands", "turns": [
+            {"tool_calls": [{"name": "shell", "arguments": {"command": command}}]},
+            {"content": "done"}]}, f)
+    proc = subprocess.run([agent, "run", "--db", db, "--provider", "replay", "--replay", replay,
+                           "--approve", "auto", "--no-planning", "-C", work, "connect"],
+                          env=env, capture_output=True, text=True, timeout=HANG_BOUND)
+    tap.check(proc.returncode == 0, "commands: the run ran the command", f"{proc.stdout}\n{proc.stderr}")
+    stored = dump(db)
+    printed = reads(agent, env, db)
+    with sqlite3.connect(db) as conn:
+        sid = conn.execute("SELECT id FROM sessions").fetchone()[0]
+    export = subprocess.run([agent, "sessions", "export", "--db", db, sid], env=env,
+                            capture_output=True, text=True, timeout=HANG_BOUND)
+    tap.check(export.returncode == 0 and "docker login" in export.stdout, "commands: the session exports",
+              export.stderr)
+    for line, secret in CMD_SECRETS.items():
+        tap.check(secret not in stored and secret not in printed and secret not in export.stdout,
+                  f"commands: {line.replace(secret, '…')} is redacted (database, show, events, export)",
+                  "\n".join(l for l in (stored + printed + export.stdout).splitlines() if secret in l))
+    for kept in ("docker login -u me -p [REDACTED] registry.example.com", ": ls -a; : docker run -p 8080:80 img"):
+        tap.check(kept in export.stdout, f"commands: {kept} is in the export as written", export.stdout)
+
+
 def main():
     agent = os.path.abspath(sys.argv[1])
     tap = Tap()
@@ -247,6 +299,7 @@ def main():
         case_url(tap, agent, tmp)
         case_echoed_key(tap, agent, tmp)
         case_database_spellings(tap, agent, tmp)
+        case_command_spellings(tap, agent, tmp)
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0
 

@@ -309,6 +309,64 @@ test_command_options (void)
   assert_kept (kept, G_N_ELEMENTS (kept));
 }
 
+/* Found (tried as an attacker would, a third time): a single-quoted value
+ * starting with $ was kept as a variable (in '…' the shell reads $ as
+ * text), a client quoted for another shell (ssh host "mysql -pX") was not
+ * found, docker and podman login's -p, --pass= (a prefix of --password
+ * that mysql takes) and pass= were stored as written, and a value holding
+ * an escape (a\ b, "a\"b") was masked only up to its backslash.  Each is
+ * gone whole; the same options elsewhere stay. */
+static void
+test_command_spellings (void)
+{
+  static const RedactCase cases[] = {
+    { "mysql --password='$ecr3tPw' shop", "mysql --password='[REDACTED]' shop", "ecr3tPw" },
+    { "mysql -uroot -p'$xPw1' shop", "mysql -uroot -p'[REDACTED]' shop", "xPw1" },
+    { "mysql -p$'$AnsiLit' shop", "mysql -p$'[REDACTED]' shop", "AnsiLit" },
+    { "export DB_PASSWORD='$dollarPw'", "export DB_PASSWORD='[REDACTED]'", "dollarPw" },
+    { "ssh host \"mysql -pSshMy1 shop\"", "ssh host \"mysql -p[REDACTED] shop\"", "SshMy1" },
+    { "ssh db.internal 'mysql -uroot -pSshMy2'", "ssh db.internal 'mysql -uroot -p[REDACTED]'", "SshMy2" },
+    { "bash -c 'PGPASSWORD=BashPg3 psql app'", "bash -c 'PGPASSWORD=[REDACTED] psql app'", "BashPg3" },
+    { "sh -c \"mysql --password=ShMy4 shop\"", "sh -c \"mysql --password=[REDACTED] shop\"", "ShMy4" },
+    { "sh -c \"cd /srv && /usr/bin/mariadb -vpShMa5\"", "sh -c \"cd /srv && /usr/bin/mariadb -vp[REDACTED]\"", "ShMa5" },
+    { "{\"command\": \"ssh h \\\"mysql -pJsonSsh6\\\"\"}", "{\"command\": \"ssh h \\\"mysql -p[REDACTED]\\\"\"}",
+      "JsonSsh6" },
+    { "docker login -p DockPw7 registry.example.com", "docker login -p [REDACTED] registry.example.com", "DockPw7" },
+    { "docker login -u me -pDockPw8 registry", "docker login -u me -p[REDACTED] registry", "DockPw8" },
+    { "docker login --password DockPw9 registry", "docker login --password [REDACTED] registry", "DockPw9" },
+    { "podman login -u me -p 'Pod Pw 10' quay.io", "podman login -u me -p '[REDACTED]' quay.io", "Pod Pw" },
+    { "mysql --pass=PassPw11 shop", "mysql --pass=[REDACTED] shop", "PassPw11" },
+    { "tool --pass=PassPw12", "tool --pass=[REDACTED]", "PassPw12" },
+    { "mysql --passwd=PasswdPw13 shop", "mysql --passwd=[REDACTED] shop", "PasswdPw13" },
+    { "curl -d user=me -d pass=FormPw14 https://h/login", "curl -d user=me -d pass=[REDACTED] https://h/login",
+      "FormPw14" },
+    { "SMTP_PASS=SmtpPw15 ./send", "SMTP_PASS=[REDACTED] ./send", "SmtpPw15" },
+    { "mysql --password=Esc\\ Pw16 shop", "mysql --password=[REDACTED] shop", "Pw16" },
+    { "mysql --password=\"Esc\\\"Pw17\" shop", "mysql --password=\"[REDACTED]\" shop", "Pw17" },
+    { "mysql --password=\"it's Pw18\" shop", "mysql --password=\"[REDACTED]\" shop", "s Pw18" },
+    { "mysql --password='back\\slash Pw19' shop", "mysql --password='[REDACTED]' shop", "slash Pw19" },
+    { "mysql -p$'ansi\\'Pw20' shop", "mysql -p$'[REDACTED]' shop", "Pw20" },
+    { "{\"content\": \"A=1\\nmysql -uroot -pJsonNl21 shop\\n\"}",
+      "{\"content\": \"A=1\\nmysql -uroot -p[REDACTED] shop\\n\"}", "JsonNl21" },
+  };
+  static const char * const kept[] = {
+    "ls -a; cp -pr src dst; ssh -p2222 host; docker run -p 8080:80 img; git log -p",
+    "docker run -p8080:80 -p 443:443 img; podman run -p 8080:80 img",
+    "docker login --password-stdin registry.example.com",
+    "gpg --batch --passphrase-fd 0 --decrypt f.gpg",
+    "ssh -p 2222 host \"ls -a\"",
+    "bash -c 'mysql -p shop'",
+    "mysql --password=\"$DB_PASSWORD\" shop",
+    "mysql -p$MYSQL_PWD shop",
+    "PASS: test-redact 1 /pd/redact/name-rule",
+    "first_pass=1 pass_count=3 --pass-through on render_pass: 2",
+    "{\"env\": \"A=1\\nB=2\"}",
+  };
+
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+  assert_kept (kept, G_N_ELEMENTS (kept));
+}
+
 /* The rule, name by name (pd-redact.h). */
 static void
 test_name_rule (void)
@@ -319,7 +377,7 @@ test_name_rule (void)
     "credentials", "GOOGLE_CREDENTIALS", "creds", "token", "access_token", "GITLAB_TOKEN",
     "authToken", "X-Auth-Token", "auth", "basic_auth", "api_key", "apiKey", "APIKey", "apikey",
     "API-KEY", "x-api-key", "OPENAI_API_KEY", "private_key", "signing_key", "license_key",
-    "csrf_token",
+    "csrf_token", "db_pass", "SMTP_PASS", "userPass",
   };
   static const char * const not_secret[] = {
     "key", "keyboard", "KEYBOARD_LAYOUT", "monkey", "hotkey", "author", "authority", "oauth",
@@ -327,6 +385,7 @@ test_name_rule (void)
     "tokenCount", "next_token", "page_token", "eos_token", "token_type", "auth_type", "auth_url",
     "authDomain", "key_id", "sort_key", "primary_key", "partition_key", "public_key", "password_min_length",
     "password_file", "passwordFile", "secret_name", "PWD", "OLDPWD", "credential_path",
+    "first_pass", "pass_count", "render_pass", "pass_through", "password_stdin", "passphrase_fd",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (secret); i++)
@@ -400,8 +459,10 @@ test_json_stays_valid (void)
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (object, "env"), "password"), ==, "[REDACTED]");
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (object, "env"), "key"), ==, "[REDACTED]");
   g_assert_cmpstr (json_object_get_string_member (object, "pem"), ==, "[REDACTED]\n");
-  /* Values that begin with a bracket or hold a backslash are cut before it. */
-  g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (object, "list"), 1), ==, "secret=[REDACTED]\\b");
+  /* A value that begins with a bracket is left; one holding an escape
+   * (a backslash and its sign, a\\b here) goes whole, the escape with it,
+   * and the JSON stays valid. */
+  g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (object, "list"), 1), ==, "secret=[REDACTED]");
   g_assert_cmpuint (n, ==, 6);
 
   /* The same document as a string inside another document (a tool result
@@ -610,6 +671,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/look-alikes", test_look_alikes);
   g_test_add_func ("/pd/redact/database-clients", test_database_clients);
   g_test_add_func ("/pd/redact/command-options", test_command_options);
+  g_test_add_func ("/pd/redact/command-spellings", test_command_spellings);
   g_test_add_func ("/pd/redact/name-rule", test_name_rule);
   g_test_add_func ("/pd/redact/idempotent", test_idempotent);
   g_test_add_func ("/pd/redact/json-stays-valid", test_json_stays_valid);

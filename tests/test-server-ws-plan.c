@@ -144,6 +144,19 @@ test_plan_approved (Fixture       *f,
   g_assert_cmpstr (text, ==, "Hello, world\n");
   g_assert_cmpuint (plans_saved (f), ==, 1);
   assert_one_terminator (client, 0);
+
+  /* Logged once each, on and then off: the server's own event sink
+   * stored the engine's plan_mode events a second time (tried as an
+   * attacker would). */
+  {
+    const char *session_id = json_object_get_string_member (g_ptr_array_index (client->frames, 0), "session_id");
+    g_autoptr(GPtrArray) logged = pd_session_store_list_events (f->store, session_id, "plan_mode", 0, 100, NULL);
+
+    g_assert_nonnull (logged);
+    g_assert_cmpuint (logged->len, ==, 2);
+    g_assert_nonnull (strstr (((PdStoredEvent *) g_ptr_array_index (logged, 0))->event_json, "\"active\":true"));
+    g_assert_nonnull (strstr (((PdStoredEvent *) g_ptr_array_index (logged, 1))->event_json, "\"active\":false"));
+  }
 }
 
 /* Denied with feedback (the window sends it): the call fails with the

@@ -633,6 +633,115 @@ test_rest_approval (Fixture       *f,
   g_assert_false (json_object_has_member (reply_object (keep), "approval"));
 }
 
+/* Found (tried as an attacker would): a question's command and preview,
+ * and the model's reasoning, went out as the model wrote them, secrets
+ * and all, to anyone with the instance token (GET /api/runs, the
+ * WebSocket), while the session stored them redacted.  They are told as
+ * stored; the approved call still writes what the model wrote. */
+#define SECRET_TURNS(path) \
+  "{\"turns\":[{\"reasoning\":\"Use DB_PASSWORD=ThinkPw3 there.\",\"tool_calls\":[" \
+  "{\"name\":\"write_file\",\"arguments\":{\"path\":\"" path "\"," \
+  "\"content\":\"DB_PASSWORD=FilePw1\\nmysql -uroot -pGluedPw2 shop\\n\"}}]}," \
+  "{\"content\":\"Wrote it.\"}]}"
+
+static void
+assert_no_secret (const char *text)
+{
+  g_assert_nonnull (text);
+  g_assert_null (strstr (text, "FilePw1"));
+  g_assert_null (strstr (text, "GluedPw2"));
+  g_assert_null (strstr (text, "ThinkPw3"));
+}
+
+static void
+test_approval_redacted (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(Reply) accepted = NULL;
+  g_autoptr(Reply) keep = NULL;
+  g_autoptr(Reply) list = NULL;
+  g_autoptr(Client) client = NULL;
+  g_autofree char *token = NULL;
+  g_autofree char *answer_path = NULL;
+  g_autofree char *body = NULL;
+  g_autofree char *written = NULL;
+  StatusWait wait = { f, NULL, "waiting_approval" };
+  JsonObject *approval, *frame;
+  const char *run_id;
+  guint asked, at;
+
+  /* GET /api/runs/ID and GET /api/runs, with the instance token alone. */
+  set_replay (f, SECRET_TURNS ("rest.env"));
+  accepted = request (f, "POST", "/api/prompt", "{\"message\":\"Write it\"}", NULL);
+  g_assert_cmpuint (accepted->status, ==, 202);
+  run_id = json_object_get_string_member (reply_object (accepted), "run_id");
+  wait.run_id = run_id;
+  spin_until (run_reached, &wait);
+  run_status (f, run_id, &keep);
+  g_assert_null (strstr (keep->body, "FilePw1"));
+  g_assert_null (strstr (keep->body, "GluedPw2"));
+  approval = json_object_get_object_member (reply_object (keep), "approval");
+  g_assert_nonnull (approval);
+  assert_no_secret (json_object_get_string_member (approval, "command"));
+  assert_no_secret (json_object_get_string_member (approval, "preview"));
+  /* Still the question: the file, and the command around the password. */
+  g_assert_nonnull (strstr (json_object_get_string_member (approval, "command"), "rest.env"));
+  g_assert_nonnull (strstr (json_object_get_string_member (approval, "preview"), "DB_PASSWORD=[REDACTED]"));
+  g_assert_nonnull (strstr (json_object_get_string_member (approval, "preview"), "mysql -uroot -p[REDACTED] shop"));
+  list = request (f, "GET", "/api/runs", NULL, NULL);
+  g_assert_cmpuint (list->status, ==, 200);
+  g_assert_nonnull (strstr (list->body, "apr-"));
+  g_assert_null (strstr (list->body, "FilePw1"));
+  g_assert_null (strstr (list->body, "GluedPw2"));
+
+  /* Approved with the session's token: the call writes what the model
+   * wrote, not what the question showed. */
+  {
+    g_autofree char *session_path = g_strdup_printf ("/api/sessions/%s",
+      json_object_get_string_member (reply_object (accepted), "session_id"));
+    g_autoptr(Reply) record = request (f, "GET", session_path, NULL, NULL);
+
+    token = g_strdup (record->session_token);
+  }
+  answer_path = g_strdup_printf ("/api/runs/%s/approval", run_id);
+  body = g_strdup_printf ("{\"id\":\"%s\",\"action\":\"approve\"}", json_object_get_string_member (approval, "id"));
+  {
+    g_autoptr(Reply) answered = request (f, "POST", answer_path, body, token);
+
+    g_assert_cmpuint (answered->status, ==, 200);
+  }
+  wait.status = "completed";
+  spin_until (run_reached, &wait);
+  {
+    g_autofree char *path = g_build_filename (f->dir, "rest.env", NULL);
+
+    g_assert_true (g_file_get_contents (path, &written, NULL, NULL));
+    g_assert_cmpstr (written, ==, "DB_PASSWORD=FilePw1\nmysql -uroot -pGluedPw2 shop\n");
+  }
+
+  /* The WebSocket: approval_request, tool_call and thinking frames. */
+  client = client_open (f);
+  set_replay (f, SECRET_TURNS ("ws.env"));
+  client_send (client, prompt_new ("Write it", NULL, NULL));
+  asked = client_wait (client, 0, "approval_request");
+  frame = g_ptr_array_index (client->frames, asked);
+  assert_no_secret (json_object_get_string_member (frame, "command"));
+  assert_no_secret (json_object_get_string_member (frame, "preview"));
+  g_assert_nonnull (strstr (json_object_get_string_member (frame, "command"), "-p[REDACTED] shop"));
+  /* Each index is waited for before the array is read: waiting adds
+   * frames, which may move the array's storage. */
+  at = client_wait (client, 0, "tool_call");
+  assert_no_secret (json_object_get_string_member (g_ptr_array_index (client->frames, at), "data"));
+  at = client_wait (client, 0, "thinking");
+  frame = g_ptr_array_index (client->frames, at);
+  assert_no_secret (json_object_get_string_member (frame, "content"));
+  g_assert_nonnull (strstr (json_object_get_string_member (frame, "content"), "DB_PASSWORD=[REDACTED]"));
+  client_send (client, approval_response (g_ptr_array_index (client->frames, asked), "approve"));
+  at = client_wait_end (client, asked);
+  g_assert_cmpstr (frame_type (g_ptr_array_index (client->frames, at)), ==, "done");
+  g_assert_true (file_exists (f, "ws.env"));
+}
+
 /* Stopping the server while a socket's run waits on a question: the run is
  * cancelled and saved, the socket closed (1001), nothing waits out the
  * timeout. */
@@ -677,6 +786,7 @@ main (int   argc,
   ADD ("/pd/server-ws/client-vanishes", test_client_vanishes, 0);
   ADD ("/pd/server-ws/cancel", test_cancel, 0);
   ADD ("/pd/server-ws/rest-approval", test_rest_approval, 0);
+  ADD ("/pd/server-ws/approval-redacted", test_approval_redacted, 0);
   ADD ("/pd/server-ws/stop-with-socket", test_stop_with_socket, 0);
 
   return g_test_run ();

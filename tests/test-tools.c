@@ -502,7 +502,11 @@ test_list_dir (Fixture       *f,
  * folder that every refusal keeps from it.  A link says whether it stays
  * inside (its target then, relative to the working directory), and never
  * the text of one that leads out, or nowhere; allow_outside changes
- * nothing there. */
+ * nothing there.  Found again: a link to a missing name outside read
+ * "missing or looping target", one to an existing name "out of the
+ * working directory", so the model learned which names existed there; one
+ * answer for both, in the listing and in the refusal of a path through
+ * such a link. */
 static void
 test_list_dir_links (Fixture       *f,
                      gconstpointer  data)
@@ -513,9 +517,9 @@ test_list_dir_links (Fixture       *f,
   g_autofree char *secret = g_build_filename (f->outside, "secret.txt", NULL);
   g_autofree char *gone = g_build_filename (f->outside, "gone-name.txt", NULL);
   static const char expected[] =
-    "dangling -> [a link to a missing or looping target]\n"
-    "dlink -> [a link out of the working directory]\n"
-    "flink -> [a link out of the working directory]\n"
+    "dangling -> [a link out of the working directory, or to nothing]\n"
+    "dlink -> [a link out of the working directory, or to nothing]\n"
+    "flink -> [a link out of the working directory, or to nothing]\n"
     "here -> .\n"
     "inner.txt\n"
     "roundabout -> sub/inner.txt\n"
@@ -555,6 +559,20 @@ test_list_dir_links (Fixture       *f,
       g_assert_null (strstr (result->content, "gone-name"));
       pd_tool_context_set_allow_outside (open_context, TRUE);
     }
+
+  /* A path through a link out, refused alike whether its name outside
+   * exists (flink) or not (dangling). */
+  {
+    g_autoptr(PdTool) reader = pd_read_file_tool_new ();
+    g_autoptr(PdToolResult) existing = call (reader, f->context, "{\"path\":\"sub/flink\"}");
+    g_autoptr(PdToolResult) missing = call (reader, f->context, "{\"path\":\"sub/dangling\"}");
+
+    g_assert_false (existing->ok);
+    g_assert_false (missing->ok);
+    g_assert_nonnull (strstr (existing->content, "'sub/flink' is outside"));
+    g_assert_nonnull (strstr (missing->content, "'sub/dangling' is outside"));
+    g_assert_cmpstr (strstr (existing->content, "' is outside"), ==, strstr (missing->content, "' is outside"));
+  }
 }
 
 /* More names than one stretch of reading between list_dir's looks at the

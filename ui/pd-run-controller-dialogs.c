@@ -550,12 +550,19 @@ pd_run_controller_get_approval_preview (PdRunController *self,
 }
 
 /* A small markdown rendering with text tags: headings, bullets and code
- * blocks.  The text is inserted as text; nothing is read as markup. */
+ * blocks.  The text is inserted as text; nothing is read as markup.  The
+ * plan is the model's: every character that could make it read as
+ * something else is named first, as the approval dialog and the
+ * Overview's cards name them (pd_safe_text_approval(): escapes and other
+ * controls as "<U+001B>", bidi controls as "<U+202E>", long padding as
+ * "[600 × U+0020]").  A code block's lines read left to right, as a
+ * command runs; prose keeps its own direction. */
 static void
 render_markdown (GtkTextBuffer *buffer,
                  const char    *markdown)
 {
-  g_auto(GStrv) lines = g_strsplit (markdown, "\n", -1);
+  g_autofree char *safe = pd_safe_text_approval (markdown);
+  g_auto(GStrv) lines = g_strsplit (safe, "\n", -1);
   gboolean in_code = FALSE;
   GtkTextIter end;
 
@@ -584,7 +591,7 @@ render_markdown (GtkTextBuffer *buffer,
       if (in_code)
         {
           tag = "code";
-          shown = g_strdup (line);
+          shown = _pd_ltr_lines (line);
         }
       else if (line[0] == '#')
         {

@@ -37,6 +37,7 @@
 
 #include "pd-run-controller-private.h"
 #include "pd-task-util.h"
+#include "pd-ui-util-private.h"
 
 #define TRANSCRIPT_MAX  (64 * 1024)
 
@@ -450,12 +451,21 @@ settings_for_session (const PdSessionInfo  *info,
 
   settings = pd_run_settings_new_from_gsettings (gsettings, same_provider);
   if (same_provider == NULL || !same_text (settings->model, info->model))
-    /* Translators: the first two %s are the provider and model a session
-     * ran with, the last two those it goes on with (e.g. "openai", "llama3.1") */
-    *notice = g_strdup_printf (_("This session ran with %s (%s); it goes on with %s (%s)"),
-                               info->provider, info->model != NULL && *info->model != '\0' ? info->model : "-",
-                               settings->provider,
-                               settings->model != NULL ? settings->model : _("the provider’s default model"));
+    {
+      /* The session row's names are anyone's text (a database another
+       * program wrote): each on one line, its controls shown, in an
+       * isolate, so none can reorder or break the sentence around it. */
+      g_autofree char *ran_provider = _pd_isolated_line (info->provider);
+      g_autofree char *ran_model = _pd_isolated_line (info->model != NULL && *info->model != '\0' ? info->model : "-");
+      g_autofree char *next_provider = _pd_isolated_line (settings->provider);
+      g_autofree char *next_model = _pd_isolated_line (settings->model != NULL ? settings->model
+                                                                             : _("the provider’s default model"));
+
+      /* Translators: the first two %s are the provider and model a session
+       * ran with, the last two those it goes on with (e.g. "openai", "llama3.1") */
+      *notice = g_strdup_printf (_("This session ran with %s (%s); it goes on with %s (%s)"),
+                                 ran_provider, ran_model, next_provider, next_model);
+    }
   return settings;
 }
 

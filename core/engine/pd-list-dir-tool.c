@@ -27,9 +27,11 @@ static const char schema[] =
 
 /* Where the link @name in the directory @dir (resolved) leads, as the
  * model is told: the target relative to the working directory when it is
- * inside it; only that it leads out of it, or nowhere, otherwise.  Its
- * text (readlink) is never shown: a link out of the folder would name
- * files outside it, which no refusal does (tried as an attacker would). */
+ * inside it; only that it leads out of it or nowhere, otherwise — one
+ * answer for both.  Its text (readlink) is never shown: a link out of the
+ * folder would name files outside it, which no refusal does; and two
+ * answers told a missing name outside from an existing one (tried as an
+ * attacker would, both times). */
 static char *
 describe_link (PdToolContext *context,
                const char    *dir,
@@ -39,12 +41,10 @@ describe_link (PdToolContext *context,
   g_autofree char *display = NULL;
   char *target = realpath (link, NULL);
 
-  if (target == NULL)
-    return g_strdup ("[a link to a missing or looping target]");
-  if (!_pd_tool_context_is_inside (context, target))
+  if (target == NULL || !_pd_tool_context_is_inside (context, target))
     {
       free (target);
-      return g_strdup ("[a link out of the working directory]");
+      return g_strdup ("[a link out of the working directory, or to nothing]");
     }
   display = pd_tool_context_display_path (context, target);
   free (target);

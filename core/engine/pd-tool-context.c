@@ -530,6 +530,20 @@ drop_component (GString *path)
   g_string_truncate (path, slash == path->str ? 1 : (gsize) (slash - path->str));
 }
 
+/* Where a link leads is not said: the model would learn names of files
+ * outside the folder from it (tried as an attacker would); nor whether it
+ * leads anywhere. */
+static void
+set_outside_error (PdToolContext  *self,
+                   const char     *path,
+                   GError        **error)
+{
+  g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_OUTSIDE,
+               "path '%s' is outside the working directory '%s' (itself, or through a "
+               "symbolic link on the way), or a symbolic link on the way leads nowhere",
+               path, self->working_dir);
+}
+
 /**
  * pd_tool_context_resolve_path:
  * @path: a path from the model, relative to the working directory or absolute
@@ -621,10 +635,12 @@ pd_tool_context_resolve_path (PdToolContext  *self,
           if (target == NULL)
             {
               /* A dangling link would let a write create its target
-               * wherever it points, so it is never followed. */
-              g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_INVALID_PATH,
-                           "cannot resolve path '%s': the symbolic link '%s' points to "
-                           "a missing or looping target", path, candidate->str);
+               * wherever it points, so it is never followed.  It is
+               * answered as a path outside is: a link out of the folder
+               * to a missing name told the model that the name did not
+               * exist there, and one to an existing name that it did
+               * (tried as an attacker would). */
+              set_outside_error (self, path, error);
               return NULL;
             }
 
@@ -642,12 +658,7 @@ pd_tool_context_resolve_path (PdToolContext  *self,
 
   if (!self->allow_outside && !path_is_inside (canon->str, self->working_dir))
     {
-      /* Where a link leads is not said: the model would learn names of
-       * files outside the folder from it (tried as an attacker would). */
-      g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_OUTSIDE,
-                   "path '%s' is outside the working directory '%s' (itself, or through a "
-                   "symbolic link on the way)",
-                   path, self->working_dir);
+      set_outside_error (self, path, error);
       return NULL;
     }
 

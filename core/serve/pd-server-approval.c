@@ -12,6 +12,12 @@
  * no answer is a denial, and so are the run's cancellation and its socket
  * going away.  Nothing approves by default.
  *
+ * The question is told redacted (pd_redact()), as the session stores the
+ * call: GET /api/runs and the WebSocket show it to anyone with the
+ * instance token, and the approver decides on mysql -p[REDACTED] shop as
+ * well as on the password.  The answer applies to the call itself, which
+ * runs as the model wrote it.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-server"
@@ -22,6 +28,7 @@
 
 #include "pd-server-private.h"
 #include "pd-random.h"
+#include "pd-redact.h"
 
 struct _Approval
 {
@@ -72,10 +79,10 @@ _pd_server_approval_new (const char *tool,
   g_atomic_ref_count_init (&approval->ref);
   approval->id = g_strconcat ("apr-", hex, NULL);
   approval->tool = g_strdup (tool);
-  approval->command = g_strdup (summary && g_str_has_prefix (summary, prefix) ? summary + strlen (prefix)
-                                                                             : summary ? summary : "");
+  approval->command = pd_redact (summary && g_str_has_prefix (summary, prefix) ? summary + strlen (prefix)
+                                                                              : summary ? summary : "", NULL);
   approval->description = g_strcmp0 (tool, "shell") == 0 ? g_strdup ("") : g_strdup_printf ("tool=%s", tool);
-  approval->preview = g_strdup (preview);
+  approval->preview = pd_redact (preview, NULL);
   approval->risk = risk_of (tool);
   /* odek: no trust for destructive, blocked or unknown classes. */
   approval->allow_trust = strcmp (approval->risk, "unknown") != 0;
@@ -101,7 +108,7 @@ _pd_server_approval_new_plan (const char *markdown)
   Approval *approval = _pd_server_approval_new (PD_SERVER_PLAN_TOOL, NULL, markdown);
 
   g_free (approval->command);
-  approval->command = g_strdup (markdown);
+  approval->command = pd_redact (markdown, NULL);
   approval->risk = PD_SERVER_PLAN_RISK;
   approval->allow_trust = FALSE;
   return approval;

@@ -372,7 +372,7 @@ flush_reasoning (Run *run)
     }
   note = g_new0 (Note, 1);
   note->kind = NOTE_THINKING;
-  note->text = g_strdup (run->reasoning->str);
+  note->text = pd_redact (run->reasoning->str, NULL);  /* as stored, as a tool call's text */
   g_string_truncate (run->reasoning, 0);
   g_mutex_unlock (&run->lock);
   note_post (run, note);

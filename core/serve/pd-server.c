@@ -19,6 +19,7 @@
 
 #include "pd-server-private.h"
 #include "pd-decimal.h"
+#include "pd-plan-mode.h"
 #include "pd-random.h"
 #include "pd-soup-compat.h"
 
@@ -332,7 +333,10 @@ persist_event (PdEvent  *event,
   g_autofree char *json = NULL;
   g_autoptr(GError) error = NULL;
 
-  if (pd_event_get_session_id (event) != NULL)
+  /* plan_mode events are log entries the engine appends itself, at once
+   * (pd-engine-plan-mode.c), as pd_engine_store_events() knows: stored
+   * here too, each was logged twice. */
+  if (pd_event_get_session_id (event) != NULL && g_strcmp0 (type, PD_PLAN_MODE_EVENT) != 0)
     {
       json = pd_event_to_json (event);
       if (pd_session_store_add_event (self->store, pd_event_get_session_id (event), pd_event_get_run_id (event),

@@ -27,9 +27,25 @@
  * braces, parentheses, separators or whitespace.  That is what keeps a
  * redacted JSON string or a rendered plan line intact. */
 #define VALUE_CHARS "[^\\s\"'`\\\\\\[\\]{}()<>,;&|]"
-/* A quoted value: up to the closing quote, spaces allowed, still never a
- * quote, backslash, bracket or line break. */
-#define QUOTED_VALUE "(?<=[\"'])[^\"'`\\\\\\[\\]\\n\\r]{1,256}+(?=\\\\?[\"'])"
+/* An escape, as the shell reads one outside single quotes: a backslash and
+ * the character after it, taken together (a\ b, a\"b), so a value is masked
+ * whole and a JSON escape is never cut in two. */
+#define ESCAPE "\\\\[^\\n\\r]"
+/* Unquoted, only a backslash before a space or a sign other than " is
+ * taken: \n, \t, \u0041 and \" are a JSON string's escapes far more often
+ * than a value's (ssh h \"mysql -pX\" keeps its quote). */
+#define BARE_ESCAPE "\\\\[^\\n\\rA-Za-z0-9\\t\"]"
+/* A quoted value, up to its closing quote: in '…' everything is literal
+ * text, backslashes too; in "…" and bash's $'…' an escaped quote does not
+ * close it.  Quotes escaped themselves (\"…\" inside a JSON string) hold a
+ * value with no quote, backslash, bracket or line break. */
+#define SQUOTED_VALUE "(?<=(?<![\\\\$])')[^'\\n\\r]{1,256}+(?=')"
+#define ANSI_VALUE "(?<=\\$')(?:[^'\\\\\\n\\r]|" ESCAPE "){1,256}+(?=')"
+#define DQUOTED_VALUE "(?<=(?<!\\\\)\")(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+(?=\")"
+#define ESCAPED_QUOTED_VALUE "(?<=[\"'])[^\"'`\\\\\\[\\]\\n\\r]{1,256}+(?=\\\\?[\"'])"
+#define QUOTED_VALUE SQUOTED_VALUE "|" ANSI_VALUE "|" DQUOTED_VALUE "|" ESCAPED_QUOTED_VALUE
+/* A value as written: quoted, or unquoted with its escapes. */
+#define VALUE "(?<v>" QUOTED_VALUE "|(?:" VALUE_CHARS "|" BARE_ESCAPE ")++)"
 #define WORD_END "(?![A-Za-z0-9_\\-])"
 /* An opening quote before a value: ' or ", escaped inside JSON (\"), or
  * bash's ANSI-C quoting $'…' (and its $"…"). */
@@ -105,16 +121,16 @@ static const char * const patterns[N_RE] = {
   [RE_NETRC] = "(?i:password)[ \\t]++(?<v>[^\\s\"'`]{1,256}+)",
   /* MySQL's (and sshpass's) -pPASSWORD, glued or quoted: -p'a b',
    * -p$'a b', after grouped flags: -vpPASSWORD. */
-  [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p" OPEN_QUOTE "(?<v>" QUOTED_VALUE "|" VALUE_CHARS "++)",
+  [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p" OPEN_QUOTE VALUE,
   /* sshpass's -p PASSWORD, redis-cli's -a PASSWORD and --pass PASSWORD. */
-  [RE_SPACED] = "(?:-[pa]|--pass)[ \\t]++" OPEN_QUOTE "(?<v>" QUOTED_VALUE "|" VALUE_CHARS "++)",
+  [RE_SPACED] = "(?:-[pa]|--pass)[ \\t]++" OPEN_QUOTE VALUE,
   /* NAME=value, NAME: value, "name": "value", NAME := value, --name value,
    * --name=value. */
   [RE_ASSIGN] =
     "(?<dash>--?)?[A-Za-z_][A-Za-z0-9_.\\-]{0,63}+"
     "(?(dash)(?:=|[ \\t]++(?![\\-\\s]))" OPEN_QUOTE
     "|(?:\\\\?[\"'])?[ \\t]*+(?::=|[=:](?![=:]))[ \\t]*+" OPEN_QUOTE ")"
-    "(?<v>" QUOTED_VALUE "|" VALUE_CHARS "++)",
+    VALUE,
 };
 
 static GRegex *
@@ -242,7 +258,7 @@ name_is_secret (const char *name)
   };
   /* Secret only as the last word (GITLAB_TOKEN, api_key, X-Auth), not
    * before another (token_count, key_id, auth_type). */
-  static const char * const weak[] = { "key", "token", "auth", NULL };
+  static const char * const weak[] = { "key", "token", "auth", "pass", NULL };
   /* A last word that makes the name about a secret, not the secret. */
   static const char * const meta[] = {
     "count", "counts", "length", "len", "size", "limit", "min", "max", "type", "types", "kind",
@@ -250,7 +266,7 @@ name_is_secret (const char *name)
     "enabled", "disabled", "required", "format", "version", "expiry", "expires", "expiration",
     "ttl", "timeout", "method", "mode", "provider", "policy", "field", "param", "env", "var",
     "header", "prefix", "suffix", "hint", "label", "strength", "pattern", "regex", "rotation",
-    "usage", "used", "ratio", "budget", "index", NULL,
+    "usage", "used", "ratio", "budget", "index", "stdin", "fd", NULL,
   };
   /* KEY after these is a lookup key, not a secret. */
   static const char * const key_words[] = {
@@ -265,6 +281,11 @@ name_is_secret (const char *name)
     "max", "input", "output", "total", "num", "next", "continuation", "page", "sync",
     "cancellation", "eos", "bos", "pad", "unk", "sep", "cls", "mask", "special", "start", "end",
     "stop", "completion", "prompt", "reasoning", "cached", "cache", "new", "last", NULL,
+  };
+  /* PASS after these is a step of a process (a compiler's, a renderer's). */
+  static const char * const pass_words[] = {
+    "first", "second", "third", "final", "last", "next", "single", "multi", "one", "two", "each",
+    "render", "shadow", "depth", "compile", "compiler", "optimization", "test", "skip", "by", NULL,
   };
   NameWords w;
   const char *last, *prev;
@@ -284,6 +305,8 @@ name_is_secret (const char *name)
         return FALSE;  /* a bare "key" is a map's key far more often */
       if (strcmp (last, "token") == 0 && prev != NULL && word_in (prev, token_words))
         return FALSE;
+      if (strcmp (last, "pass") == 0 && prev != NULL && word_in (prev, pass_words))
+        return FALSE;
       return TRUE;
     }
   for (guint i = 0; i < w.n; i++)
@@ -293,16 +316,18 @@ name_is_secret (const char *name)
 }
 
 /* Values that hold no secret: flags and nothing, and references to one
- * ($TOKEN, ${TOKEN}, %(password)s). */
+ * ($TOKEN, ${TOKEN}, %(password)s) — but not in single quotes, where the
+ * shell reads $ as the text it is (--password='$ecr3t'). */
 static gboolean
-value_is_secret (const char *value)
+value_is_secret (const char *value,
+                 gboolean    single_quoted)
 {
   static const char * const plain[] = {
     "true", "false", "null", "none", "nil", "undefined", "yes", "no", "on", "off", NULL,
   };
   g_autofree char *lower = g_ascii_strdown (value, -1);
 
-  if (value[0] == '$' || value[0] == '%' || strcmp (value, PD_REDACTED) == 0)
+  if ((value[0] == '$' && !single_quoted) || value[0] == '%' || strcmp (value, PD_REDACTED) == 0)
     return FALSE;
   return !word_in (lower, plain);
 }
@@ -524,7 +549,7 @@ has_name_trigger (const char *p)
     case 'a': return starts_with_ci (p, "auth");
     case 'c': return starts_with_ci (p, "credential") || starts_with_ci (p, "creds");
     case 'k': return starts_with_ci (p, "key");
-    case 'p': return starts_with_ci (p, "passw") || starts_with_ci (p, "passp") || starts_with_ci (p, "pwd");
+    case 'p': return starts_with_ci (p, "pass") || starts_with_ci (p, "pwd");
     case 's': return starts_with_ci (p, "secret");
     case 't': return starts_with_ci (p, "token");
     default:  return FALSE;
@@ -561,6 +586,10 @@ try_assignment (Redactor *r,
     bare++;
   if (bare - name > 2 || !(g_ascii_isalpha (*bare) || *bare == '_') || !name_is_secret (bare))
     return end;
+  /* "PASS: test-x" is a test log's line: a bare pass is a name only
+   * before '=' (curl -d pass=x) or as an option (--pass=x). */
+  if (bare == name && g_ascii_strcasecmp (bare, "pass") == 0 && t[end] != '=')
+    return end;
 
   if (match_at (r, RE_ASSIGN, start, &vs, &ve))
     {
@@ -569,7 +598,7 @@ try_assignment (Redactor *r,
       /* A value followed by ( or [ is code (get_key(), env["X"]), not a
        * secret.  Either way the scan goes on after the value, never into
        * it again: each byte is looked at a bounded number of times. */
-      if (!(ve < r->len && (t[ve] == '(' || t[ve] == '[')) && value_is_secret (value))
+      if (!(ve < r->len && (t[ve] == '(' || t[ve] == '[')) && value_is_secret (value, vs > 0 && t[vs - 1] == '\''))
         redact_span (r, vs, ve);
       return ve;
     }
@@ -641,10 +670,12 @@ netrc_password_at (Redactor *r,
  * MySQL and MariaDB clients take it glued to -p (-pSECRET, -vpSECRET;
  * their -p SECRET asks, and SECRET is the database), sshpass glued or
  * not (-pSECRET, -p SECRET), redis-cli (and its forks valkey-cli and
- * keydb-cli) as -a SECRET or --pass SECRET.  Elsewhere -p2222, -pr,
- * -p8080:80 and -a are no secrets.  The command is looked for back to the
- * start of its command line (; | & ( ` or a line break), at most 256 bytes
- * back, so the scan stays linear. */
+ * keydb-cli) as -a SECRET or --pass SECRET, docker login and podman
+ * login as -p SECRET (or -pSECRET).  Elsewhere -p2222, -pr, -p8080:80
+ * (docker run's) and -a are no secrets.  The command is looked for back to
+ * the start of its command line (; | & ( ` or a line break), at most 256
+ * bytes back, so the scan stays linear; a command quoted for another shell
+ * (ssh host "mysql -pX", bash -c 'mysql -pX') is found inside its quote. */
 enum {
   PW_GLUED_P = 1 << 0,
   PW_SPACED_P = 1 << 1,
@@ -657,8 +688,12 @@ password_options_at (Redactor *r,
 {
   const char *t = r->text;
   gsize start = i;
+  gboolean registry = FALSE;
 
-  while (start > 0 && i - start < 256 && !strchr (";|&(`\n", t[start - 1]))
+  /* A line break escaped in a JSON string (\n) ends a command line too:
+   * a tool call's arguments are redacted as their JSON text. */
+  while (start > 0 && i - start < 256 && !strchr (";|&(`\n", t[start - 1])
+         && !(start >= 2 && t[start - 1] == 'n' && t[start - 2] == '\\'))
     start--;
   for (gsize w = start; w < i; )
     {
@@ -669,10 +704,16 @@ password_options_at (Redactor *r,
       if (e > w)
         {
           g_autofree char *word = g_strndup (t + w, e - w);
-          const char *base = strrchr (word, '/');
+          const char *name = word;
+          const char *base;
           gboolean plain = TRUE;
 
-          base = base ? base + 1 : word;
+          /* A command quoted for another shell: ssh host "mysql -pX",
+           * bash -c 'mysql -pX', also escaped inside a JSON string. */
+          while (*name == '"' || *name == '\'' || *name == '\\' || *name == '$')
+            name++;
+          base = strrchr (name, '/');
+          base = base ? base + 1 : name;
           for (const char *c = base; *c; c++)
             if (!(g_ascii_isalnum (*c) || *c == '-' || *c == '_' || *c == '.'))
               plain = FALSE;
@@ -683,6 +724,10 @@ password_options_at (Redactor *r,
           if (plain && (strcmp (base, "redis-cli") == 0 || strcmp (base, "valkey-cli") == 0
                         || strcmp (base, "keydb-cli") == 0))
             return PW_SPACED_A;
+          if (plain && (strcmp (base, "docker") == 0 || strcmp (base, "podman") == 0))
+            registry = TRUE;
+          else if (plain && registry && strcmp (base, "login") == 0)
+            return PW_GLUED_P | PW_SPACED_P;
         }
       w = e + 1;
     }
@@ -751,7 +796,7 @@ try_at (Redactor *r,
     {
       g_autofree char *value = g_strndup (r->text + vs, ve - vs);
 
-      if (value_is_secret (value))
+      if (value_is_secret (value, vs > 0 && r->text[vs - 1] == '\''))
         {
           redact_span (r, vs, ve);
           return ve;
@@ -948,7 +993,7 @@ redact_copy (JsonNode *node,
              * name, which the text of the value alone does not show. */
             if (JSON_NODE_HOLDS_VALUE (member) && json_node_get_value_type (member) == G_TYPE_STRING
                 && json_node_get_string (member)[0] != '\0'
-                && name_is_secret (l->data) && value_is_secret (json_node_get_string (member)))
+                && name_is_secret (l->data) && value_is_secret (json_node_get_string (member), FALSE))
               {
                 json_object_set_string_member (copy, l->data, PD_REDACTED);
                 (*total)++;

@@ -12,35 +12,46 @@
  *    password glued to -p of a MySQL or MariaDB client or sshpass, also
  *    after flags grouped before it (mysql -p[REDACTED], -p'[REDACTED]',
  *    -vp[REDACTED]), sshpass's -p [REDACTED], redis-cli's (valkey-cli's,
- *    keydb-cli's) -a [REDACTED] and --pass [REDACTED], and the path of
+ *    keydb-cli's) -a [REDACTED] and --pass [REDACTED], docker and podman
+ *    login's -p [REDACTED], also when the client is quoted for another
+ *    shell (ssh host "mysql -p[REDACTED]", bash -c '…'), and the path of
  *    Slack and Discord webhook URLs;
  *  - the value of an assignment whose name says secret, in the forms people
  *    write: NAME=v, NAME: v, "name": "v", export NAME=v, NAME := v,
  *    --name v, --name=v, and in JSON objects {"name": "v"};
  *  - a value in quotes, '…' or "…" (escaped in JSON too), or in bash's
- *    ANSI-C quoting $'…', in each of the forms above.
+ *    ANSI-C quoting $'…', in each of the forms above, whole: an escaped
+ *    quote in "…" (a\"b) and a backslash-escaped space or sign unquoted
+ *    (a\ b) are part of it, and in '…' everything is, $ too.
  *
  * The name rule.  A name is split into words at _ - . and camelCase turns
  * (AWS_SECRET_ACCESS_KEY → aws secret access key, apiKey → api key), and is
  * a secret's name when
- *  - its last word is key, token or auth (GITLAB_TOKEN, api_key, X-Auth) —
+ *  - its last word is key, token, auth or pass (GITLAB_TOKEN, api_key,
+ *    X-Auth, SMTP_PASS, --pass; a bare pass only before '=', as in
+ *    curl -d pass=x: "PASS: test" is a test log's line) —
  *    but not a bare "key" (a map's key far more often), not KEY after a
  *    lookup word (sort_key, primary_key, public_key, cache_key…), not TOKEN
- *    after a counting or tokenizer word (max_token, next_token, eos_token…);
+ *    after a counting or tokenizer word (max_token, next_token, eos_token…),
+ *    not PASS after a step's word (first_pass, render_pass…);
  *  - or any word is secret, password, passwd, passphrase, pwd, credential(s),
  *    creds (or fused: apikey, accesstoken, clientsecret…, or a word ending
  *    in password, passwd or passphrase: PGPASSWORD, not sudo's NOPASSWD),
  *    unless the last word says the name is about the secret, not the
  *    secret: count, length, min, max, type, file, path, name, id, url,
- *    enabled, … (password_file, token_count are not secrets;
+ *    enabled, stdin, fd, … (password_file, token_count, --password-stdin
+ *    are not secrets;
  *    SECRET_KEY_BASE is).
  * Whole words only, so KEYBOARD_LAYOUT, monkey, author, TOKENIZER and
  * max_tokens (plural: a count) are left alone, as are PWD and OLDPWD (the
  * shell's folders).  Values that hold no secret stay: true/false/null/none…,
- * references ($TOKEN, ${X}, %(x)s), and code (a value followed by ( or [).
+ * references ($TOKEN, ${X}, %(x)s; not in single quotes, where the shell
+ * reads '$x' as text), and code (a value followed by ( or [).
  *
- * Matches never take quotes, backslashes, brackets, braces or line breaks,
- * so text that was valid JSON, or a rendered plan line, stays valid after
+ * Matches never take a line break, nor a quote, backslash, bracket or
+ * brace, except inside the quotes of a quoted value and a backslash with
+ * the character it escapes (both taken together, never one alone), so text
+ * that was valid JSON, or a rendered plan line, stays valid after
  * redaction.  Redacting twice changes nothing more.  The cost is linear in
  * the text (tests/bench/bench-redact.c).
  *

@@ -29,6 +29,10 @@
 #include "pd-window-private.h"
 #include "../pd-test-server.h"
 
+/* First-strong isolate, and its end. */
+#define FSI "\xe2\x81\xa8"
+#define PDI "\xe2\x81\xa9"
+
 static const char *provider_reply =
   "{\"id\": \"r\", \"object\": \"chat.completion\", \"model\": \"m\", \"choices\": [{\"index\": 0,"
   " \"finish_reason\": \"stop\", \"message\": {\"role\": \"assistant\", \"content\": \"Done.\"}}],"
@@ -42,6 +46,7 @@ typedef struct
   char       *db;
   char       *ran_id;          /* ran with openai, "ran-model": a profile has it */
   char       *other_id;        /* ran with anthropic: no profile has it */
+  char       *hostile_id;      /* as other_id, its model's name holds controls */
   GPtrArray  *activities;      /* what the run bar's activity line said */
   GPtrArray  *notices_shown;   /* the notice the run bar showed at each of them ("" none) */
   PdWindow   *window;
@@ -159,11 +164,12 @@ check_continue (PdApplication *app,
   g_assert_cmpuint (test_server_count (f->ran_server), ==, 1);
   g_assert_cmpuint (f->activities->len, >, 0);
   g_assert_cmpstr (f->notices_shown->pdata[0], ==,
-                   "This session ran with anthropic (claude-test); it goes on with openai (default-model)");
+                   "This session ran with " FSI "anthropic" PDI " (" FSI "claude-test" PDI "); it goes on with "
+                   FSI "openai" PDI " (" FSI "default-model" PDI ")");
   g_assert_false (activity_says (f, "This session ran with"));
   g_assert_null (pd_run_controller_get_notice (pd_window_get_run_controller (window)));
   g_assert_nonnull (strstr (pd_run_controller_get_transcript (pd_window_get_run_controller (window)),
-                            "This session ran with anthropic (claude-test)"));
+                            "This session ran with " FSI "anthropic" PDI " (" FSI "claude-test" PDI ")"));
 
   /* Dismissed, it goes at once. */
   {
@@ -192,12 +198,31 @@ check_continue (PdApplication *app,
     g_assert_cmpint (f->status, ==, PD_RUN_COMPLETED);
   }
 
+  /* A hostile row's model (tried as an attacker would): its override, its
+   * escape and its line break named or made a space, each name in an
+   * isolate that nothing in it can end. */
+  test_server_push (f->default_server, test_reply_plain (200, "application/json", provider_reply));
+  g_ptr_array_set_size (f->activities, 0);
+  g_ptr_array_set_size (f->notices_shown, 0);
+  continue_once (window, f, f->hostile_id);
+  g_assert_cmpuint (test_server_count (f->default_server), ==, 5);
+  g_assert_cmpuint (f->notices_shown->len, >, 0);
+  g_assert_nonnull (strstr (f->notices_shown->pdata[0],
+                            "This session ran with " FSI "anthropic" PDI " (" FSI "claude<U+202E>tset<U+2069> "
+                            "[31m x" PDI "); it goes on with"));
+  for (guint i = 0; i < f->notices_shown->len; i++)
+    {
+      g_assert_null (strchr (f->notices_shown->pdata[i], '\x1b'));
+      g_assert_null (strchr (f->notices_shown->pdata[i], '\n'));
+      g_assert_null (strstr (f->notices_shown->pdata[i], "\xe2\x80\xae"));
+    }
+
   /* And back: the first session's profile again, not the engine of the
    * run before. */
   test_server_push (f->ran_server, test_reply_plain (200, "application/json", provider_reply));
   continue_once (window, f, f->ran_id);
   g_assert_cmpuint (test_server_count (f->ran_server), ==, 2);
-  g_assert_cmpuint (test_server_count (f->default_server), ==, 4);
+  g_assert_cmpuint (test_server_count (f->default_server), ==, 5);
 }
 
 static void
@@ -229,6 +254,14 @@ test_continue_profile (void)
     g_assert_no_error (error);
     f.ran_id = g_strdup (ran->id);
     f.other_id = g_strdup (other->id);
+    {
+      g_autoptr(PdSessionInfo) hostile = pd_session_store_create (store, "Fix it",
+                                                                  "claude\xe2\x80\xaetset\xe2\x81\xa9\x1b[31m\nx",
+                                                                  "anthropic", "plandeck", project, &error);
+
+      g_assert_no_error (error);
+      f.hostile_id = g_strdup (hostile->id);
+    }
   }
 
   pd_test_reset_settings ();
@@ -250,6 +283,7 @@ test_continue_profile (void)
   g_ptr_array_unref (f.notices_shown);
   g_free (f.ran_id);
   g_free (f.other_id);
+  g_free (f.hostile_id);
   g_free (f.db);
   g_free (f.dir);
 }

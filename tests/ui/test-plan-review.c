@@ -1,0 +1,120 @@
+/* test-plan-review.c: a hostile plan in the window's plan review
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Found (tried as an attacker would): "Review the Plan" showed a plan's
+ * bidi overrides, terminal escapes and padding as the model wrote them —
+ * a heading that read backwards, an escape sequence in the text, a step
+ * whose end was pushed 600 spaces out of sight and a page of blank lines
+ * before the rest — while the approval dialog and the Overview's cards
+ * named them.  A replayed run in the real application hands in such a
+ * plan: each of those is named in the dialog, the padding said in a few
+ * characters, a code block's command read left to right, and the plan's
+ * words all there.  Screenshots at the default size and 360 px with
+ * PD_TEST_SCREENSHOT_DIR.
+ */
+#define G_LOG_DOMAIN "test-plan-review"
+
+#include "config.h"
+
+#include "pd-test-runs.h"
+
+static char *
+dialog_text (AdwMessageDialog *dialog)
+{
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_TEXT_VIEW);
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+/* The plan, as JSON text in the replay: an override in the heading, an
+ * escape sequence (clear the screen, cursor home) in a step, 600 spaces
+ * before a step's end, 200 lines of spaces, and a command in a code block
+ * that starts with a right-to-left letter. */
+static char *
+hostile_replay (void)
+{
+  g_autofree char *spaces = g_strnfill (600, ' ');
+  g_autofree char *blank = NULL;
+  GString *lines = g_string_new (NULL);
+
+  for (guint i = 0; i < 200; i++)
+    g_string_append (lines, "  \\n");
+  blank = g_string_free (lines, FALSE);
+  return g_strdup_printf (
+    "{\"label\": \"test: hostile plan\", \"turns\": ["
+    " {\"content\": \"Here is my plan.\", \"tool_calls\": [{\"name\": \"exit_plan_mode\", \"arguments\": {\"plan\":"
+    " \"# Deploy \\u202Eyalpsid\\u202C now\\n\\n- clean up\\u001b[2J\\u001b[H first\\n- keep%shidden tail\\n%s"
+    "- last step\\n\\n```\\n\\u05d0; touch x #\\u05d1 echo done\\n```\\n\"}}]},"
+    " {\"content\": \"Waiting for a review.\"}]}",
+    spaces, blank);
+}
+
+static void
+check_hostile_plan (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+  AdwMessageDialog *dialog;
+  g_autofree char *shown = NULL;
+
+  start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "/plan Deploy it");
+  dialog = pd_test_wait_for_dialog ("the plan review");
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Review the Plan");
+  shown = dialog_text (dialog);
+
+  /* Named, not applied. */
+  g_assert_null (strstr (shown, "\xe2\x80\xae"));   /* U+202E */
+  g_assert_null (strstr (shown, "\xe2\x80\xac"));   /* U+202C */
+  g_assert_null (strchr (shown, '\x1b'));
+  g_assert_nonnull (strstr (shown, "Deploy <U+202E>yalpsid<U+202C> now"));
+  g_assert_nonnull (strstr (shown, "clean up<U+001B>[2J<U+001B>[H first"));
+  /* The padding said in a few characters, the words after it in sight. */
+  g_assert_null (strstr (shown, "          "));
+  g_assert_nonnull (strstr (shown, "keep[600 × U+0020]hidden tail"));
+  g_assert_nonnull (strstr (shown, "blank lines]"));
+  g_assert_nonnull (strstr (shown, "last step"));
+  g_assert_cmpuint (strlen (shown), <, 400);
+  /* Still rendered: the heading as a heading, the steps as bullets, the
+   * command left to right (U+200E before it). */
+  g_assert_null (strstr (shown, "# Deploy"));
+  g_assert_nonnull (strstr (shown, "\xe2\x80\xa2 last step"));
+  g_assert_nonnull (strstr (shown, "\xe2\x80\x8e\xd7\x90; touch x #\xd7\x91 echo done"));
+
+  pd_test_screenshot_sizes (GTK_WINDOW (dialog), "plan-review-hostile");
+
+  g_object_ref (dialog);
+  gtk_window_close (GTK_WINDOW (dialog));
+  pd_test_assert_finalized (dialog);
+  pd_test_wait_until (run_finished, fixture, "the run to finish");
+}
+
+static void
+test_hostile_plan (void)
+{
+  g_autofree char *replay = hostile_replay ();
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay);
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_hostile_plan, fixture, NULL), ==, 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  char *config_home = pd_test_runs_init (&argc, &argv);
+  int status;
+
+  g_test_add_func ("/pd/ui/plan-review/hostile-plan", test_hostile_plan);
+
+  status = g_test_run ();
+  pd_test_runs_finish (config_home);
+
+  return status;
+}
