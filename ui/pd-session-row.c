@@ -39,6 +39,8 @@ struct _PdSessionRow
   gulong         status_handler;
 
   GtkImage      *status_icon;
+  GtkWidget     *title;
+  GtkWidget     *chip;
 };
 
 G_DEFINE_FINAL_TYPE (PdSessionRow, pd_session_row, ADW_TYPE_BIN)
@@ -341,6 +343,8 @@ pd_session_row_class_init (PdSessionRowClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-session-row.ui");
   gtk_widget_class_bind_template_child (widget_class, PdSessionRow, status_icon);
+  gtk_widget_class_bind_template_child (widget_class, PdSessionRow, title);
+  gtk_widget_class_bind_template_child (widget_class, PdSessionRow, chip);
   gtk_widget_class_bind_template_callback (widget_class, on_title_query_tooltip);
   gtk_widget_class_bind_template_callback (widget_class, safe_label);
   gtk_widget_class_bind_template_callback (widget_class, has_text);
@@ -353,6 +357,9 @@ static void
 pd_session_row_init (PdSessionRow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* Their texts are shown isolated; a reader gets them without. */
+  _pd_label_name_plain (self->title);
+  _pd_label_name_plain (self->chip);
 }
 
 PdSessionItem *
