@@ -55,6 +55,7 @@ struct _PdWindow
   PdNotifier          *notifier;
   PdSessionDeleter    *deleter;
   char                *pending_select;
+  gboolean             focus_run_page;  /* a run started from New Session: its page takes the focus once shown */
   gulong               items_handler;
   guint                select_idle;
   guint                plan_mode_serial;
@@ -198,6 +199,7 @@ void        _pd_window_class_actions_init  (GtkWidgetClass  *widget_class);
 void        _pd_window_actions_init        (PdWindow        *self);
 void        _pd_window_read_agent_sessions (PdWindow        *self);
 void        _pd_window_focus_opened        (PdWindow        *self);
+void        _pd_window_focus_run           (PdWindow        *self);
 void        _pd_window_stop_focus_opened   (PdWindow        *self);
 
 G_END_DECLS

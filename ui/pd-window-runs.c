@@ -31,6 +31,8 @@ _pd_window_shown_session_id (PdWindow *self)
 void
 _pd_window_update_run_ui (PdWindow *self)
 {
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  gboolean in_run_bar = focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->run_bar));
   gboolean running = self->runs != NULL && pd_run_controller_get_running (self->runs);
   const char *run_session = self->runs ? pd_run_controller_get_session_id (self->runs) : NULL;
   const char *shown = _pd_window_shown_session_id (self);
@@ -49,6 +51,26 @@ _pd_window_update_run_ui (PdWindow *self)
                           g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "session") == 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop-run", running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.send-message", continuable && !running);
+  /* The run ended with the focus on its bar (Stop): it goes to the
+   * message entry that takes the bar's place, not lost with the bar. */
+  if (in_run_bar && !ours && continuable && !running)
+    gtk_widget_grab_focus (GTK_WIDGET (self->message_entry));
+}
+
+/*
+ * _pd_window_focus_run:
+ *
+ * The focus on the run shown: its bar (Stop) while it runs, else the
+ * message entry below its page.
+ */
+void
+_pd_window_focus_run (PdWindow *self)
+{
+  if (gtk_revealer_get_reveal_child (self->run_bar) &&
+      gtk_widget_child_focus (GTK_WIDGET (self->run_bar), GTK_DIR_TAB_FORWARD))
+    return;
+  if (gtk_revealer_get_reveal_child (self->message_bar))
+    gtk_widget_grab_focus (GTK_WIDGET (self->message_entry));
 }
 
 static void
