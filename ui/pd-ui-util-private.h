@@ -65,7 +65,6 @@ char       *_pd_accessible_text        (const char         *text);
 void        _pd_accessible_set_text    (GtkWidget          *widget,
                                         const char         *label,
                                         const char         *description);
-void        _pd_label_name_plain       (GtkWidget          *label);
 char       *_pd_isolated_line          (const char         *text);
 char       *_pd_isolated_short         (const char         *text,
                                         guint               max_chars);

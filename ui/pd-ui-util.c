@@ -305,35 +305,6 @@ _pd_accessible_set_text (GtkWidget  *widget,
                                     plain_description, -1);
 }
 
-static void
-label_name_plain (GtkLabel *label)
-{
-  const char *text = gtk_label_get_text (label);
-  g_autofree char *plain = _pd_accessible_text (text);
-
-  if (g_strcmp0 (plain, text) != 0)
-    gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_LABEL, plain, -1);
-}
-
-/**
- * _pd_label_name_plain:
- * @label: a label whose text is set elsewhere (bound in a template) and
- *   shown with isolates
- *
- * GTK 4.8 names a label by its text: from now on, each time its text
- * changes, its name is the text without isolates and marks
- * (_pd_accessible_text()). A reader said a session row's title and agent
- * chip with their isolates.
- */
-void
-_pd_label_name_plain (GtkWidget *label)
-{
-  g_return_if_fail (GTK_IS_LABEL (label));
-
-  g_signal_connect (label, "notify::label", G_CALLBACK (label_name_plain), NULL);
-  label_name_plain (GTK_LABEL (label));
-}
-
 /**
  * _pd_label_no_hyphens:
  * @label: a label showing a command, a path, code, or a plan's text

@@ -199,7 +199,6 @@ void        _pd_window_class_actions_init  (GtkWidgetClass  *widget_class);
 void        _pd_window_actions_init        (PdWindow        *self);
 void        _pd_window_read_agent_sessions (PdWindow        *self);
 void        _pd_window_focus_opened        (PdWindow        *self);
-void        _pd_window_focus_run           (PdWindow        *self);
 void        _pd_window_stop_focus_opened   (PdWindow        *self);
 
 G_END_DECLS

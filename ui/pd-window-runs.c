@@ -24,6 +24,29 @@ _pd_window_shown_session_id (PdWindow *self)
   return self->session_id;
 }
 
+/* A run started from New Session, once its session is shown: the person
+ * is in its page now, and the focus goes to the run's bar (Stop) while
+ * it runs, else to the message entry below its page; an approval gives
+ * it back there.  It was left on the header's first button (Main Menu),
+ * and came back there once the approval closed (tried with a screen
+ * reader).
+ */
+static void
+focus_run (PdWindow *self)
+{
+  const char *run_session = self->runs != NULL ? pd_run_controller_get_session_id (self->runs) : NULL;
+
+  if (!self->focus_run_page || run_session == NULL || g_strcmp0 (run_session, self->session_id) != 0)
+    return;
+  self->focus_run_page = FALSE;
+  adw_leaflet_set_visible_child_name (self->leaflet, "content");
+  if (gtk_revealer_get_reveal_child (self->run_bar) &&
+      gtk_widget_child_focus (GTK_WIDGET (self->run_bar), GTK_DIR_TAB_FORWARD))
+    return;
+  if (gtk_revealer_get_reveal_child (self->message_bar))
+    gtk_widget_grab_focus (GTK_WIDGET (self->message_entry));
+}
+
 /* The run bar shows while this window's run goes on (for its session, or
  * before the session exists); the message entry when the shown session of a
  * local database is idle and ours: another agent's imported transcript is
@@ -55,22 +78,7 @@ _pd_window_update_run_ui (PdWindow *self)
    * message entry that takes the bar's place, not lost with the bar. */
   if (in_run_bar && !ours && continuable && !running)
     gtk_widget_grab_focus (GTK_WIDGET (self->message_entry));
-}
-
-/*
- * _pd_window_focus_run:
- *
- * The focus on the run shown: its bar (Stop) while it runs, else the
- * message entry below its page.
- */
-void
-_pd_window_focus_run (PdWindow *self)
-{
-  if (gtk_revealer_get_reveal_child (self->run_bar) &&
-      gtk_widget_child_focus (GTK_WIDGET (self->run_bar), GTK_DIR_TAB_FORWARD))
-    return;
-  if (gtk_revealer_get_reveal_child (self->message_bar))
-    gtk_widget_grab_focus (GTK_WIDGET (self->message_entry));
+  focus_run (self);
 }
 
 static void

@@ -505,16 +505,6 @@ _pd_window_try_select_pending (PdWindow *self)
     {
       g_clear_pointer (&self->pending_select, g_free);
       _pd_window_update_content (self);
-      /* A run started from New Session: the person is in its page now,
-       * where the focus goes (and comes back after its approval).  It
-       * was left on the header's first button, and came back there once
-       * the approval closed (tried with a screen reader). */
-      if (self->focus_run_page)
-        {
-          self->focus_run_page = FALSE;
-          adw_leaflet_set_visible_child_name (self->leaflet, "content");
-          _pd_window_focus_run (self);
-        }
     }
 
   /* The demo shows its run as soon as it is there. */
