@@ -7,7 +7,8 @@
  * it (title, what it needs, the steps done, the current step, the time),
  * told again as the card changes; no name or description of it or of its
  * labels carries the isolates and marks its texts are shown with; and the
- * pie beside a failure is not the success colour.
+ * pie beside a failure is not the success colour.  A toast's close
+ * button is named.
  */
 #define G_LOG_DOMAIN "test-a11y-cards"
 
@@ -20,6 +21,7 @@
 #include "pd-test-fixtures.h"
 #include "pd-test-a11y.h"
 #include "pd-test-ui.h"
+#include "pd-ui-util-private.h"
 
 #define SESSION_ID "20260402-96aca9fa885c03da29d4f8c5e78be75c"
 
@@ -244,6 +246,78 @@ test_header_sidebar_plain (void)
   g_assert_cmpint (pd_test_run_showcase (1200, 800, check_header_sidebar, NULL), ==, 0);
 }
 
+static gboolean
+is_toast_close (GtkWidget     *widget,
+                gconstpointer  data)
+{
+  GtkWidget *toast = gtk_widget_get_parent (widget);
+
+  while (toast != NULL && !g_str_equal (G_OBJECT_TYPE_NAME (toast), "AdwToastWidget"))
+    toast = gtk_widget_get_parent (toast);
+  return GTK_IS_BUTTON (widget) && toast != NULL &&
+         g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (widget)), "window-close-symbolic") == 0 &&
+         (data == NULL || gtk_widget_is_ancestor (widget, (GtkWidget *) data) == FALSE);
+}
+
+static gboolean
+toast_close_shown (gpointer data)
+{
+  GtkWidget *button = pd_test_find_first (data, is_toast_close, NULL);
+
+  return button != NULL && gtk_widget_get_mapped (button);
+}
+
+static gboolean
+toast_gone (gpointer data)
+{
+  return pd_test_find_first (((GtkWidget **) data)[0], is_toast_close, NULL) != ((GtkWidget **) data)[1];
+}
+
+static void
+assert_toast_close_named (GtkWidget *overlay)
+{
+  GtkWidget *button = pd_test_find_first (overlay, is_toast_close, NULL);
+  g_autofree char *name = NULL;
+
+  g_assert_nonnull (button);
+  name = pd_test_a11y_name (button);
+  g_test_message ("a toast's close button: “%s”", name);
+  g_assert_cmpstr (name, ==, "Close Notification");
+}
+
+/* A toast's close button was named "GtkImage" (libadwaita 1.2 names it
+ * nothing); named, for a toast shown at once and for one that waited
+ * for another to go. */
+static void
+test_toast_close_named (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *overlay = adw_toast_overlay_new ();
+  AdwToast *first = adw_toast_new ("First");
+  GtkWidget *gone[2];
+
+  adw_toast_overlay_set_child (ADW_TOAST_OVERLAY (overlay), gtk_label_new ("Content"));
+  gtk_window_set_child (GTK_WINDOW (window), overlay);
+  gtk_window_set_default_size (GTK_WINDOW (window), 600, 400);
+  gtk_window_present (GTK_WINDOW (window));
+  pd_test_flush (window);
+
+  g_object_ref (first);
+  _pd_toast_add (overlay, first);
+  _pd_toast_add (overlay, adw_toast_new ("Second"));
+  pd_test_wait_until (toast_close_shown, overlay, "the first toast");
+  assert_toast_close_named (overlay);
+
+  gone[0] = overlay;
+  gone[1] = pd_test_find_first (overlay, is_toast_close, NULL);
+  adw_toast_dismiss (first);
+  g_object_unref (first);
+  pd_test_wait_until (toast_gone, gone, "the first toast to go");
+  pd_test_wait_until (toast_close_shown, overlay, "the second toast");
+  assert_toast_close_named (overlay);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -255,6 +329,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/cards/plain", test_card_plain);
   g_test_add_func ("/pd/ui/a11y/cards/failed-pie", test_card_failed_pie);
   g_test_add_func ("/pd/ui/a11y/cards/header-sidebar-plain", test_header_sidebar_plain);
+  g_test_add_func ("/pd/ui/a11y/toast-close", test_toast_close_named);
 
   return g_test_run ();
 }
