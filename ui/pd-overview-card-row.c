@@ -86,7 +86,7 @@ struct _PdOverviewCardRow
   gint64          time_bucket;      /* what the time label says, as time_bucket() tells it; -1: not told */
   const char     *need_class;       /* (nullable) the need label's style class */
   char           *name_shown;       /* (nullable) the accessible name and description told */
-  char           *origin_shown;
+  char           *description_shown;
   gboolean        command_cut;      /* the card shows only its start: Review… */
   GtkWidget      *review;           /* (nullable) the open Review dialog */
 };
@@ -121,6 +121,26 @@ plain_label (const char *css_class,
   if (css_class != NULL)
     gtk_widget_add_css_class (label, css_class);
   return label;
+}
+
+/* Sets @label's text when it changed. What a screen reader gets of it is
+ * the same text without the isolates and marks it is shown with
+ * (_pd_accessible_text()): GTK 4.8 names a label by its text, and a
+ * reader said "Now: ⁨Write the tests⁩" with the isolates in it, or tripped
+ * on them. */
+static gboolean
+set_label (GtkWidget  *label,
+           const char *text)
+{
+  g_autofree char *plain = NULL;
+
+  if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), text) == 0)
+    return FALSE;
+  gtk_label_set_text (GTK_LABEL (label), text);
+  plain = _pd_accessible_text (text);
+  if (g_strcmp0 (plain, text) != 0)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_LABEL, plain, -1);
+  return TRUE;
 }
 
 /* A mnemonic button, named once: GTK 4.8 names it by its raw label and
@@ -319,10 +339,10 @@ set_command (PdOverviewCardRow *self,
     {
       g_autofree char *ltr = _pd_ltr_lines (card);
 
-      gtk_label_set_text (GTK_LABEL (self->approval_command), ltr);
+      set_label (self->approval_command, ltr);
     }
   else
-    gtk_label_set_text (GTK_LABEL (self->approval_command), "");
+    set_label (self->approval_command, "");
   gtk_widget_set_visible (self->approval_command_scroller, card != NULL);
   /* Translators: the card's button when its command is too long to show there */
   gtk_button_set_label (GTK_BUTTON (self->approve), self->command_cut ? _("_Review…") : _("_Approve Once"));
@@ -408,7 +428,7 @@ time_bucket (gint64 changed_at,
  * and only when its words change: a card changes every second while its
  * agent writes, and each change made a GDateTime and a sentence for a
  * label that read "just now" all along, on rows seen or not. */
-static void
+static gboolean
 row_update_time (PdOverviewCardRow *self)
 {
   g_autoptr(GDateTime) now = NULL;
@@ -418,15 +438,77 @@ row_update_time (PdOverviewCardRow *self)
   if (self->card == NULL || !gtk_widget_get_mapped (GTK_WIDGET (self)))
     {
       self->time_bucket = -1;
-      return;
+      return FALSE;
     }
   bucket = time_bucket (pd_overview_card_get_changed_at (self->card), g_get_real_time ());
   if (bucket >= 0 && bucket == self->time_bucket)
-    return;
+    return FALSE;
   now = g_date_time_new_now_local ();
   when = pd_format_relative_time (pd_overview_card_get_changed_at (self->card), now);
-  gtk_label_set_text (GTK_LABEL (self->time), when);
   self->time_bucket = bucket;
+  return set_label (self->time, when);
+}
+
+/* @text, then @part after a comma, when @part says something. */
+static void
+add_part (GString    *text,
+          const char *part)
+{
+  if (part == NULL || *part == '\0')
+    return;
+  if (text->len == 0)
+    {
+      g_string_append (text, part);
+      return;
+    }
+  {
+    g_autofree char *head = g_strdup (text->str);
+
+    g_string_truncate (text, 0);
+    /* Translators: how a screen reader names a card: its title, then what
+     * it needs, the steps done, the current step and when it changed,
+     * each after the last */
+    g_string_append_printf (text, _("%s, %s"), head, part);
+  }
+}
+
+/* The card's name and description for a screen reader, told again when a
+ * text of it changed: the name says what a sighted person reads on it
+ * (its title, what it needs, the steps done, the current step and the
+ * time since its last change), the description where it runs. The name
+ * said only its title and its need: "2/5", "Now: …" and the time were
+ * not read (tried with a screen reader). */
+static void
+tell_name (PdOverviewCardRow *self)
+{
+  g_autoptr(GString) name = g_string_new (NULL);
+  g_autoptr(GString) description = g_string_new (NULL);
+  g_autofree char *steps = NULL;
+  guint done = pd_overview_card_get_done (self->card);
+  guint total = pd_overview_card_get_total (self->card);
+
+  if (total > 0)
+    /* Translators: a session's plan progress, e.g. "3 of 5 steps done" */
+    steps = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u of %u step done", "%u of %u steps done", total),
+                             done, total);
+  add_part (name, gtk_label_get_text (GTK_LABEL (self->title)));
+  add_part (name, gtk_label_get_text (GTK_LABEL (self->need)));
+  add_part (name, steps);
+  add_part (name, gtk_label_get_text (GTK_LABEL (self->step)));
+  add_part (name, gtk_label_get_text (GTK_LABEL (self->time)));
+  add_part (description, gtk_label_get_text (GTK_LABEL (self->origin)));
+  add_part (description, gtk_label_get_text (GTK_LABEL (self->source_error)));
+  if (g_strcmp0 (name->str, self->name_shown) == 0 && g_strcmp0 (description->str, self->description_shown) == 0)
+    return;
+  pd_row_name_set_text (PD_ROW_NAME (self->row_name), name->str);
+  _pd_accessible_set_text (GTK_WIDGET (self), name->str, description->str);
+  /* The steps as a reader says them, not "2/5". */
+  if (steps != NULL)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (self->progress), GTK_ACCESSIBLE_PROPERTY_LABEL, steps, -1);
+  g_free (self->name_shown);
+  self->name_shown = g_string_free (g_steal_pointer (&name), FALSE);
+  g_free (self->description_shown);
+  self->description_shown = g_string_free (g_steal_pointer (&description), FALSE);
 }
 
 /* Everything the card shows, told again (the time: when its words change). */
@@ -442,10 +524,9 @@ row_update (PdOverviewCardRow *self)
   g_autofree char *progress = NULL;
   g_autofree char *step = NULL;
   g_autofree char *state = NULL;
-  g_autofree char *name = NULL;
   g_autofree char *generic = NULL;
   const char *tool, *command, *body, *klass;
-  gboolean whole;
+  gboolean whole, told = FALSE;
   guint done, total;
 
   if (card == NULL)
@@ -455,26 +536,28 @@ row_update (PdOverviewCardRow *self)
   done = pd_overview_card_get_done (card);
   total = pd_overview_card_get_total (card);
   g_object_set (self->pie, "done", done, "total", total, "blocked", pd_overview_card_get_blocked (card), NULL);
-  gtk_widget_set_visible (self->pie, total > 0);
+  /* No success-green pie beside a red failure (tried as a new user
+   * would): the X/Y beside it says how far it got. */
+  gtk_widget_set_visible (self->pie, total > 0 && pd_overview_card_get_need (card) != PD_OVERVIEW_NEED_FAILED);
   /* Translators: plan progress, steps done of all steps */
   progress = total > 0 ? g_strdup_printf (_("%u/%u"), done, total) : g_strdup ("");
-  gtk_label_set_text (GTK_LABEL (self->progress), progress);
+  told |= set_label (self->progress, progress);
   gtk_widget_set_visible (self->progress, total > 0);
 
   /* Every text an endpoint or agent gave, made safe and isolated alone. */
   title = card_text (*pd_overview_card_get_title (card) ? pd_overview_card_get_title (card)
                                                                  : _("Untitled Session"));
-  gtk_label_set_text (GTK_LABEL (self->title), title);
+  told |= set_label (self->title, title);
   agent = agent_text (pd_overview_card_get_agent (card));
   where = card_text (pd_overview_card_get_source_title (card));
   /* Translators: where a session is and its agent, e.g. "build-box · Codex";
    * the source comes first so that an agent's name cannot hide it */
   origin = g_strdup_printf (_("%s · %s"), where, agent);
-  gtk_label_set_text (GTK_LABEL (self->origin), origin);
-  row_update_time (self);
+  told |= set_label (self->origin, origin);
+  told |= row_update_time (self);
 
   need = need_text (card);
-  gtk_label_set_text (GTK_LABEL (self->need), need);
+  told |= set_label (self->need, need);
   /* Changed only when it changes: a class taken off and put back restyled
    * the label on every change of the card. */
   klass = need_class (pd_overview_card_get_need (card));
@@ -493,11 +576,11 @@ row_update (PdOverviewCardRow *self)
       /* Translators: %s is the title of the plan step the agent works on */
       step = g_strdup_printf (_("Now: %s"), safe);
     }
-  gtk_label_set_text (GTK_LABEL (self->step), step != NULL ? step : "");
+  told |= set_label (self->step, step != NULL ? step : "");
   gtk_widget_set_visible (self->step, step != NULL);
 
   state = source_state_text (card);
-  gtk_label_set_text (GTK_LABEL (self->source_error), state != NULL ? state : "");
+  told |= set_label (self->source_error, state != NULL ? state : "");
   gtk_widget_set_visible (self->source_error, state != NULL);
 
   tool = pd_overview_card_get_approval_tool (card);
@@ -515,7 +598,7 @@ row_update (PdOverviewCardRow *self)
    * buttons only led to an error (tried as a new user would). */
   gtk_widget_set_sensitive (self->deny, state == NULL);
   gtk_widget_set_sensitive (self->approve, state == NULL);
-  gtk_label_set_text (GTK_LABEL (self->approval_text), body != NULL ? body : "");
+  set_label (self->approval_text, body != NULL ? body : "");
   set_command (self, command);
   whole = pd_overview_card_get_approval_whole (card);
   gtk_label_set_text (GTK_LABEL (self->approval_unseen),
@@ -526,17 +609,8 @@ row_update (PdOverviewCardRow *self)
   gtk_widget_set_visible (self->approve, whole);
   gtk_widget_set_visible (self->open, !whole);
 
-  /* Translators: how a screen reader names a card: title, then what it needs */
-  name = g_strdup_printf (_("%s, %s"), gtk_label_get_text (GTK_LABEL (self->title)), need);
-  if (g_strcmp0 (name, self->name_shown) != 0 || g_strcmp0 (origin, self->origin_shown) != 0)
-    {
-      pd_row_name_set_text (PD_ROW_NAME (self->row_name), name);
-      _pd_accessible_set_text (GTK_WIDGET (self), name, origin);
-      g_free (self->name_shown);
-      self->name_shown = g_steal_pointer (&name);
-      g_free (self->origin_shown);
-      self->origin_shown = g_steal_pointer (&origin);
-    }
+  if (told)
+    tell_name (self);
 }
 
 /* Tells everything the card shows again. */
@@ -553,7 +627,8 @@ void
 pd_overview_card_row_update_time (PdOverviewCardRow *self)
 {
   g_return_if_fail (PD_IS_OVERVIEW_CARD_ROW (self));
-  row_update_time (self);
+  if (row_update_time (self))
+    tell_name (self);
 }
 
 static void
@@ -770,7 +845,8 @@ static void
 pd_overview_card_row_map (GtkWidget *widget)
 {
   GTK_WIDGET_CLASS (pd_overview_card_row_parent_class)->map (widget);
-  row_update_time (PD_OVERVIEW_CARD_ROW (widget));
+  if (row_update_time (PD_OVERVIEW_CARD_ROW (widget)))
+    tell_name (PD_OVERVIEW_CARD_ROW (widget));
 }
 
 static void
@@ -782,7 +858,7 @@ pd_overview_card_row_dispose (GObject *object)
   close_review (self);
   g_clear_pointer (&self->command_shown, g_free);
   g_clear_pointer (&self->name_shown, g_free);
-  g_clear_pointer (&self->origin_shown, g_free);
+  g_clear_pointer (&self->description_shown, g_free);
   g_clear_pointer (&self->shown_run, pd_remote_run_free);
   g_clear_pointer (&self->box, gtk_widget_unparent);
 

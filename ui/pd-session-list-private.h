@@ -51,6 +51,7 @@ struct _PdSessionList
   /* Template widgets */
   GtkSearchBar       *search_bar;
   GtkSearchEntry     *search_entry;
+  GtkWidget          *search_from;    /* (nullable) (weak) where the focus was as the search opened */
   GtkToggleButton    *full_text_toggle;
   GtkStack           *list_stack;
   GtkListView        *list_view;

@@ -443,6 +443,7 @@ pd_session_list_start_pass (PdSessionList *self,
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  g_clear_weak_pointer (&self->search_from);
   pd_session_list_cancel_next (self);
 
   self->generation++;
@@ -591,11 +592,23 @@ on_search_changed (PdSessionList *self)
                              gtk_toggle_button_get_active (self->full_text_toggle));
 }
 
+/* The search closed with the focus in it: the focus goes back where it
+ * was as the search opened (the Search button, the message entry), when
+ * that is still there to take it.  It went into the list of sessions, on
+ * its first row (tried with a screen reader and the keyboard). */
 static void
 on_search_stopped (PdSessionList *self)
 {
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  gboolean inside = focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->search_bar));
+
   gtk_editable_set_text (GTK_EDITABLE (self->search_entry), "");
   gtk_search_bar_set_search_mode (self->search_bar, FALSE);
+  if (inside && self->search_from != NULL && gtk_widget_get_root (self->search_from) == root &&
+      gtk_widget_get_mapped (self->search_from))
+    gtk_widget_grab_focus (self->search_from);
+  g_clear_weak_pointer (&self->search_from);
 }
 
 void
@@ -963,8 +976,14 @@ pd_session_list_set_query (PdSessionList *self,
 void
 pd_session_list_start_search (PdSessionList *self)
 {
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
   g_return_if_fail (PD_IS_SESSION_LIST (self));
 
+  /* Where the focus goes back when the search closes. */
+  if (focus != NULL && !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->search_bar)))
+    g_set_weak_pointer (&self->search_from, focus);
   gtk_search_bar_set_search_mode (self->search_bar, TRUE);
   gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
 }

@@ -39,6 +39,8 @@ struct _PdSessionRow
   gulong         status_handler;
 
   GtkImage      *status_icon;
+  GtkWidget     *title;
+  GtkWidget     *chip;
 };
 
 G_DEFINE_FINAL_TYPE (PdSessionRow, pd_session_row, ADW_TYPE_BIN)
@@ -148,6 +150,27 @@ chip_tooltip (gpointer    unused,
   g_autofree char *spoken = spoken_text (text);
 
   return g_utf8_strlen (spoken, -1) > CHIP_MAX_CHARS ? g_steal_pointer (&spoken) : NULL;
+}
+
+static void
+label_name_plain (GtkLabel *label)
+{
+  const char *text = gtk_label_get_text (label);
+  g_autofree char *plain = _pd_accessible_text (text);
+
+  if (g_strcmp0 (plain, text) != 0)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_LABEL, plain, -1);
+}
+
+/* GTK 4.8 names a label by its text: each time the text bound to @label
+ * changes, its name is that text without isolates and marks
+ * (_pd_accessible_text()). A reader said a row's title and agent chip
+ * with their isolates. */
+static void
+label_name_plain_always (GtkWidget *label)
+{
+  g_signal_connect (label, "notify::label", G_CALLBACK (label_name_plain), NULL);
+  label_name_plain (GTK_LABEL (label));
 }
 
 /* The source's line shows when the list names one. */
@@ -341,6 +364,8 @@ pd_session_row_class_init (PdSessionRowClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-session-row.ui");
   gtk_widget_class_bind_template_child (widget_class, PdSessionRow, status_icon);
+  gtk_widget_class_bind_template_child (widget_class, PdSessionRow, title);
+  gtk_widget_class_bind_template_child (widget_class, PdSessionRow, chip);
   gtk_widget_class_bind_template_callback (widget_class, on_title_query_tooltip);
   gtk_widget_class_bind_template_callback (widget_class, safe_label);
   gtk_widget_class_bind_template_callback (widget_class, has_text);
@@ -353,6 +378,9 @@ static void
 pd_session_row_init (PdSessionRow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* Their texts are shown isolated; a reader gets them without. */
+  label_name_plain_always (self->title);
+  label_name_plain_always (self->chip);
 }
 
 PdSessionItem *

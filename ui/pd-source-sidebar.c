@@ -140,6 +140,8 @@ pd_source_sidebar_fill_row (PdSourceSidebar *self,
     safe_error = _pd_isolated_short (error, 1000);
   gtk_image_set_from_icon_name (image, icon);
   gtk_label_set_text (name_label, safe_name);
+  /* The label a reader reads in the row, without its isolates. */
+  _pd_accessible_set_text (GTK_WIDGET (name_label), safe_name, NULL);
   gtk_label_set_text (state_label, state != NULL ? state : "");
   gtk_widget_set_visible (GTK_WIDGET (state_label), state != NULL);
   gtk_widget_set_tooltip_text (GTK_WIDGET (row), safe_error);

@@ -17,14 +17,21 @@
  * Every toast goes through _pd_toast_add(): a dismissal that comes before
  * a frame has drawn every toast's appearing to its end waits for that
  * frame, then goes on.
+ *
+ * libadwaita 1.2 gives a toast's close button no name: a screen reader
+ * said "GtkImage".  Each toast shown in a place _pd_toast_add() was given
+ * gets its close button named "Close Notification" as its widget comes.
  */
 #define G_LOG_DOMAIN "pd-toast-util"
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "pd-ui-util-private.h"
 
 #define GATE_KEY "pd-toast-gate"
+#define NAMER_KEY "pd-toast-namer"
 
 /* libadwaita 1.2's longest appearing (a toast replacing another), and
  * some frames to spare. */
@@ -171,6 +178,81 @@ gate_release (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* --- the close button's name --------------------------------------------- */
+
+/* libadwaita 1.2's toast widget: a type of its own, not public. */
+static gboolean
+is_toast_widget (GtkWidget *widget)
+{
+  return g_str_equal (G_OBJECT_TYPE_NAME (widget), "AdwToastWidget");
+}
+
+static void
+name_close_button (GtkWidget *widget)
+{
+  if (GTK_IS_BUTTON (widget) &&
+      g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (widget)), "window-close-symbolic") == 0)
+    {
+      /* Translators: how a screen reader names a toast's close button */
+      gtk_accessible_update_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                      _("Close Notification"), -1);
+      return;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    name_close_button (child);
+}
+
+/* A toast's widget came into the overlay (at once, or when the toasts
+ * before it went): its close button is named. */
+static void
+on_overlay_children (GListModel *children,
+                     guint       position,
+                     guint       removed,
+                     guint       added,
+                     gpointer    unused)
+{
+  for (guint i = position; i < position + added; i++)
+    {
+      g_autoptr(GtkWidget) child = g_list_model_get_item (children, i);
+
+      if (child != NULL && is_toast_widget (child))
+        name_close_button (child);
+    }
+}
+
+static GtkWidget *
+find_toast_overlay (GtkWidget *widget)
+{
+  if (ADW_IS_TOAST_OVERLAY (widget))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_toast_overlay (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The overlay @where shows its toasts in (a preferences window's own) is
+ * watched once for toast widgets coming, and those there named. */
+static void
+name_toasts_in (GtkWidget *where)
+{
+  GtkWidget *overlay = find_toast_overlay (where);
+  GListModel *children;
+
+  if (overlay == NULL || g_object_get_data (G_OBJECT (overlay), NAMER_KEY) != NULL)
+    return;
+  children = gtk_widget_observe_children (overlay);
+  g_object_set_data_full (G_OBJECT (overlay), NAMER_KEY, children, g_object_unref);
+  g_signal_connect (children, "items-changed", G_CALLBACK (on_overlay_children), NULL);
+  on_overlay_children (children, 0, 0, g_list_model_get_n_items (children), NULL);
+}
+
 /**
  * _pd_toast_add:
  * @where: an #AdwToastOverlay, or an #AdwPreferencesWindow
@@ -192,6 +274,7 @@ _pd_toast_add (GtkWidget *where,
   /* Before the overlay's own handler, to be able to hold it. */
   g_signal_connect_object (toast, "dismissed", G_CALLBACK (on_dismissed), where, 0);
   gate_stamp (gate_get (where));
+  name_toasts_in (where);
   if (ADW_IS_TOAST_OVERLAY (where))
     adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (where), toast);
   else

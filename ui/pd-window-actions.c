@@ -42,8 +42,16 @@ search_action (GtkWidget  *widget,
                GVariant   *parameter)
 {
   PdWindow *self = PD_WINDOW (widget);
+  GtkWidget *sidebar = adw_leaflet_get_child_by_name (self->leaflet, "sidebar");
+  g_autoptr(GtkWidget) from = NULL;
 
+  /* Search closes back where it was opened from: showing the sidebar put
+   * the focus on the open row, and Escape left it in the list. */
+  g_set_object (&from, gtk_root_get_focus (GTK_ROOT (self)));
   adw_leaflet_set_visible_child_name (self->leaflet, "sidebar");
+  if (from != NULL && from != gtk_root_get_focus (GTK_ROOT (self)) && gtk_widget_get_mapped (from) &&
+      (!adw_leaflet_get_folded (self->leaflet) || gtk_widget_is_ancestor (from, sidebar)))
+    gtk_widget_grab_focus (from);
   pd_session_list_start_search (self->session_list);
 }
 
@@ -663,7 +671,8 @@ on_new_session_start (PdWindow      *self,
 {
   g_autoptr(GError) error = NULL;
 
-  if (!pd_run_controller_start (self->runs, settings, message, &error))
+  self->focus_run_page = pd_run_controller_start (self->runs, settings, message, &error);
+  if (!self->focus_run_page)
     pd_window_show_message (self, error->message);
 }
 

@@ -55,6 +55,7 @@ struct _PdWindow
   PdNotifier          *notifier;
   PdSessionDeleter    *deleter;
   char                *pending_select;
+  gboolean             focus_run_page;  /* a run started from New Session: its page takes the focus once shown */
   gulong               items_handler;
   guint                select_idle;
   guint                plan_mode_serial;

@@ -24,6 +24,29 @@ _pd_window_shown_session_id (PdWindow *self)
   return self->session_id;
 }
 
+/* A run started from New Session, once its session is shown: the person
+ * is in its page now, and the focus goes to the run's bar (Stop) while
+ * it runs, else to the message entry below its page; an approval gives
+ * it back there.  It was left on the header's first button (Main Menu),
+ * and came back there once the approval closed (tried with a screen
+ * reader).
+ */
+static void
+focus_run (PdWindow *self)
+{
+  const char *run_session = self->runs != NULL ? pd_run_controller_get_session_id (self->runs) : NULL;
+
+  if (!self->focus_run_page || run_session == NULL || g_strcmp0 (run_session, self->session_id) != 0)
+    return;
+  self->focus_run_page = FALSE;
+  adw_leaflet_set_visible_child_name (self->leaflet, "content");
+  if (gtk_revealer_get_reveal_child (self->run_bar) &&
+      gtk_widget_child_focus (GTK_WIDGET (self->run_bar), GTK_DIR_TAB_FORWARD))
+    return;
+  if (gtk_revealer_get_reveal_child (self->message_bar))
+    gtk_widget_grab_focus (GTK_WIDGET (self->message_entry));
+}
+
 /* The run bar shows while this window's run goes on (for its session, or
  * before the session exists); the message entry when the shown session of a
  * local database is idle and ours: another agent's imported transcript is
@@ -31,6 +54,8 @@ _pd_window_shown_session_id (PdWindow *self)
 void
 _pd_window_update_run_ui (PdWindow *self)
 {
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  gboolean in_run_bar = focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->run_bar));
   gboolean running = self->runs != NULL && pd_run_controller_get_running (self->runs);
   const char *run_session = self->runs ? pd_run_controller_get_session_id (self->runs) : NULL;
   const char *shown = _pd_window_shown_session_id (self);
@@ -49,6 +74,11 @@ _pd_window_update_run_ui (PdWindow *self)
                           g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "session") == 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop-run", running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.send-message", continuable && !running);
+  /* The run ended with the focus on its bar (Stop): it goes to the
+   * message entry that takes the bar's place, not lost with the bar. */
+  if (in_run_bar && !ours && continuable && !running)
+    gtk_widget_grab_focus (GTK_WIDGET (self->message_entry));
+  focus_run (self);
 }
 
 static void

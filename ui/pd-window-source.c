@@ -643,6 +643,10 @@ title_to_tooltip (AdwViewSwitcherTitle *title,
   const char *text = adw_view_switcher_title_get_title (title);
 
   gtk_widget_set_tooltip_text (label, text != NULL && *text != '\0' ? text : NULL);
+  /* Its text and tooltip, isolated, are its name and description: a
+   * reader gets them without the isolates (it said "⁨Add an export…⁩"). */
+  if (text != NULL && *text != '\0')
+    _pd_accessible_set_text (label, text, text);
 }
 
 /*
