@@ -126,6 +126,8 @@ _pd_combo_row_name_choices (AdwComboRow *row)
   g_autoptr(GtkListItemFactory) factory = _pd_choice_factory_new (GTK_WIDGET (row), NULL);
 
   adw_combo_row_set_list_factory (row, factory);
+  /* Its lists (the choice shown, the open list) were "GtkListView". */
+  _pd_list_views_name (GTK_WIDGET (row), adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)));
 }
 
 /*

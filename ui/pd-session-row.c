@@ -353,6 +353,8 @@ static void
 pd_session_row_init (PdSessionRow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* Its title and chips are read without their isolates. */
+  _pd_labels_speak_plain (GTK_WIDGET (self));
 }
 
 PdSessionItem *
