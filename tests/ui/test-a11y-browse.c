@@ -21,6 +21,11 @@
 
 #include <string.h>
 
+#include <gdk/gdk.h>
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#endif
+
 #include "pd-new-session-dialog.h"
 #include "pd-session-item.h"
 #include "pd-session-list.h"
@@ -131,6 +136,105 @@ check_browsed (PdApplication *app,
   g_assert_cmpuint (g_hash_table_size (all), ==, 0);
 }
 
+/* Presses Tab through the X server (xdotool) with the pointer over
+ * @window, as a person does: GTK gets a real key event. FALSE when it
+ * cannot (no xdotool, not on X11). */
+static gboolean
+x11_tab (GtkWindow *window)
+{
+#ifdef GDK_WINDOWING_X11
+  g_autofree char *xdotool = g_find_program_in_path ("xdotool");
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
+  g_autofree char *window_id = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  if (xdotool == NULL || surface == NULL || !GDK_IS_X11_SURFACE (surface))
+    return FALSE;
+  window_id = g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface));
+  {
+    /* No window manager under Xvfb: the key goes where the pointer is
+     * (the server takes the motion before the key). */
+    const char *argv[] = { xdotool, "mousemove", "--window", window_id, "1", "1",
+                           "key", "Tab", NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status,
+                                 &error));
+  }
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  return TRUE;
+#else
+  return FALSE;
+#endif
+}
+
+typedef struct
+{
+  GtkWindow *window;
+  GtkWidget *before;
+} FocusMove;
+
+static gboolean
+focus_moved (gpointer data)
+{
+  FocusMove *move = data;
+
+  return gtk_root_get_focus (GTK_ROOT (move->window)) != move->before;
+}
+
+/* After the first Tab, @window draws its focus ring on the focused widget. */
+static void
+assert_ring_after_first_tab (GtkWindow  *window,
+                             const char *where)
+{
+  FocusMove move = { window, gtk_root_get_focus (GTK_ROOT (window)) };
+  GtkWidget *focus;
+
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_true (x11_tab (window));
+  pd_test_wait_until (focus_moved, &move, where);
+  pd_test_flush (GTK_WIDGET (window));
+  focus = gtk_root_get_focus (GTK_ROOT (window));
+  g_test_message ("%s: the first Tab put the focus on %s, focus visible %d, its :focus-visible %d", where,
+                  G_OBJECT_TYPE_NAME (focus), gtk_window_get_focus_visible (window),
+                  (gtk_widget_get_state_flags (focus) & GTK_STATE_FLAG_FOCUS_VISIBLE) != 0);
+  g_assert_true (gtk_window_get_focus_visible (window));
+  g_assert_true (gtk_widget_get_state_flags (focus) & GTK_STATE_FLAG_FOCUS_VISIBLE);
+}
+
+static void
+check_first_tab (PdApplication *app,
+                 PdWindow      *window,
+                 gpointer       user_data)
+{
+  GtkWindow *dialog;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  assert_ring_after_first_tab (GTK_WINDOW (window), "the window");
+
+  dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG);
+  assert_ring_after_first_tab (dialog, "New Session");
+  gtk_window_destroy (dialog);
+
+  dialog = open_dialog (window, "win.preferences", ADW_TYPE_PREFERENCES_WINDOW);
+  assert_ring_after_first_tab (dialog, "Preferences");
+  gtk_window_destroy (dialog);
+}
+
+static void
+test_first_tab (void)
+{
+#ifdef GDK_WINDOWING_X11
+  if (!GDK_IS_X11_DISPLAY (gdk_display_get_default ()) || g_find_program_in_path ("xdotool") == NULL)
+#endif
+    {
+      g_test_skip ("needs xdotool and an X server (xvfb-run) for a real key press");
+      return;
+    }
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_first_tab, NULL), ==, 0);
+}
+
 static void
 test_browsed (void)
 {
@@ -145,6 +249,7 @@ main (int   argc,
   adw_init ();
 
   g_test_add_func ("/pd/ui/a11y/browse/named", test_browsed);
+  g_test_add_func ("/pd/ui/a11y/browse/first-tab-ring", test_first_tab);
 
   return g_test_run ();
 }
