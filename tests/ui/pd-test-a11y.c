@@ -590,6 +590,9 @@ collect_browsed (GtkWidget *widget,
       if (gtk_widget_get_focusable (widget) && gtk_widget_get_ancestor (widget, GTK_TYPE_DROP_DOWN) != NULL &&
           inside_button (widget) && name_is_useless (name))
         add_browsed (out, widget, "a drop-down's current item named", name);
+      if (role == GTK_ACCESSIBLE_ROLE_LIST_ITEM && gtk_widget_get_focusable (widget) &&
+          gtk_widget_get_ancestor (widget, ADW_TYPE_COMBO_ROW) != NULL && name_is_useless (name))
+        add_browsed (out, widget, "a combo row's current item named", name);
     }
   for (GtkWidget *child = gtk_widget_get_first_child (widget);
        child != NULL;
