@@ -114,6 +114,31 @@ _pd_choice_factory_new (GtkWidget        *owner,
   return factory;
 }
 
+/* The choice a combo row shows is a list item of its own (libadwaita
+ * 1.2), focusable and with no name: read over AT-SPI it said nothing. */
+static void
+name_current_items (GtkWidget  *widget,
+                    const char *text)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (GTK_IS_POPOVER (child))
+        continue;
+      if (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (child)) == GTK_ACCESSIBLE_ROLE_LIST_ITEM)
+        _pd_accessible_set_text (child, text, NULL);
+      name_current_items (child, text);
+    }
+}
+
+static void
+name_current (AdwComboRow *row)
+{
+  gpointer item = adw_combo_row_get_selected_item (row);
+
+  name_current_items (GTK_WIDGET (row), GTK_IS_STRING_OBJECT (item) ? gtk_string_object_get_string (item) : "");
+}
+
 /*
  * _pd_combo_row_name_choices:
  * @row: a combo row whose model is a #GtkStringList
@@ -126,6 +151,10 @@ _pd_combo_row_name_choices (AdwComboRow *row)
   g_autoptr(GtkListItemFactory) factory = _pd_choice_factory_new (GTK_WIDGET (row), NULL);
 
   adw_combo_row_set_list_factory (row, factory);
+  /* Its lists (the choice shown, the open list) were "GtkListView". */
+  _pd_list_views_name (GTK_WIDGET (row), adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)));
+  g_signal_connect (row, "notify::selected-item", G_CALLBACK (name_current), NULL);
+  name_current (row);
 }
 
 /*

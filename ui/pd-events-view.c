@@ -895,9 +895,14 @@ on_type_bind (GtkSignalListItemFactory *factory,
               GtkListItem              *list_item)
 {
   GtkStringObject *item = gtk_list_item_get_item (list_item);
+  GtkWidget *label = gtk_list_item_get_child (list_item);
+  const char *text = _pd_event_type_label (gtk_string_object_get_string (item));
 
-  gtk_label_set_text (GTK_LABEL (gtk_list_item_get_child (list_item)),
-                      _pd_event_type_label (gtk_string_object_get_string (item)));
+  gtk_label_set_text (GTK_LABEL (label), text);
+  /* The item the drop-down's button shows takes the focus: GTK 4.8 named
+   * it "GtkListItemWidget" to a reader browsing to it. */
+  if (gtk_widget_get_parent (label) != NULL)
+    _pd_accessible_set_text (gtk_widget_get_parent (label), text, NULL);
 }
 
 static void
@@ -929,6 +934,8 @@ pd_events_view_init (PdEventsView *self)
   gtk_drop_down_set_selected (self->type_dropdown, 0);
   _pd_name_drop_down (self->type_dropdown, _("Event type"));
   _pd_list_one_tab_stop (GTK_WIDGET (self->column_view));
+  /* Its rows' list, inside the column view, was "GtkColumnListView". */
+  _pd_list_views_name (GTK_WIDGET (self->column_view), _("Events"));
   pd_events_view_name_header (self);
 
   self->events = g_list_store_new (PD_TYPE_EVENT_ITEM);

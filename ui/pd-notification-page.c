@@ -70,6 +70,7 @@ pd_notification_page_new (GSettings *settings)
   adw_preferences_page_set_icon_name (page, "preferences-system-notifications-symbolic");
   adw_preferences_group_set_title (group, _("Notify Me When"));
   adw_preferences_group_set_description (group, _("Nothing is sent about the session you are looking at."));
+  _pd_preferences_group_name_list (group);
 
   for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
     adw_preferences_group_add (group, switch_row (settings, kinds[i].key, _(kinds[i].title),

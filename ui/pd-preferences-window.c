@@ -520,6 +520,22 @@ pd_preferences_window_class_init (PdPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_add_profile);
 }
 
+/* libadwaita 1.2's search results, a list in a page of the window's own
+ * stack, are in the tree a reader browses while no search runs, named
+ * "GtkListBox" (read over AT-SPI). */
+static void
+name_search_results (GtkWidget *widget)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (GTK_IS_STACK (widget) &&
+          g_strcmp0 (gtk_stack_page_get_name (gtk_stack_get_page (GTK_STACK (widget), child)), "results") == 0)
+        _pd_list_boxes_name (child, _("Search Results"));
+      name_search_results (child);
+    }
+}
+
 /* A number field is its row's one Tab stop, said by the row's title, its
  * subtitle (the unit) as its description: labelled by the row, it was
  * "GtkSpinButton" to a screen reader (AdwActionRow 1.2 has no accessible
@@ -564,6 +580,9 @@ pd_preferences_window_init (PdPreferencesWindow *self)
   GtkWidget *bar;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* Each group's list is named by the group (it was "GtkListBox"). */
+  _pd_preferences_groups_name_lists (GTK_WIDGET (self));
+  name_search_results (GTK_WIDGET (self));
   name_spin_by_row (self->running_spin);
   name_spin_by_row (self->idle_spin);
   name_spin_by_row (self->overview_spin);

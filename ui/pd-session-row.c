@@ -152,27 +152,6 @@ chip_tooltip (gpointer    unused,
   return g_utf8_strlen (spoken, -1) > CHIP_MAX_CHARS ? g_steal_pointer (&spoken) : NULL;
 }
 
-static void
-label_name_plain (GtkLabel *label)
-{
-  const char *text = gtk_label_get_text (label);
-  g_autofree char *plain = _pd_accessible_text (text);
-
-  if (g_strcmp0 (plain, text) != 0)
-    gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_LABEL, plain, -1);
-}
-
-/* GTK 4.8 names a label by its text: each time the text bound to @label
- * changes, its name is that text without isolates and marks
- * (_pd_accessible_text()). A reader said a row's title and agent chip
- * with their isolates. */
-static void
-label_name_plain_always (GtkWidget *label)
-{
-  g_signal_connect (label, "notify::label", G_CALLBACK (label_name_plain), NULL);
-  label_name_plain (GTK_LABEL (label));
-}
-
 /* The source's line shows when the list names one. */
 static gboolean
 has_text (gpointer    unused,
@@ -378,9 +357,8 @@ static void
 pd_session_row_init (PdSessionRow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  /* Their texts are shown isolated; a reader gets them without. */
-  label_name_plain_always (self->title);
-  label_name_plain_always (self->chip);
+  /* Its title and chips are read without their isolates. */
+  _pd_labels_speak_plain (GTK_WIDGET (self));
 }
 
 PdSessionItem *

@@ -84,5 +84,13 @@ void        _pd_dialog_arm_response_guard (GtkWidget       *dialog);
 void        _pd_spinner_set_wanted     (GtkSpinner         *spinner,
                                         gboolean            wanted);
 void        _pd_spinners_spin_when_shown (GtkWidget        *root);
+void        _pd_label_speak_plain      (GtkLabel           *label);
+void        _pd_labels_speak_plain     (GtkWidget          *root);
+void        _pd_list_views_name        (GtkWidget          *root,
+                                        const char         *name);
+void        _pd_preferences_groups_name_lists (GtkWidget   *root);
+void        _pd_preferences_group_name_list (AdwPreferencesGroup *group);
+void        _pd_list_boxes_name        (GtkWidget          *root,
+                                        const char         *name);
 
 G_END_DECLS

@@ -1149,6 +1149,8 @@ _pd_window_actions_init (PdWindow *self)
                                                           gtk_named_action_new ("win.focus-other-pane")));
   gtk_widget_add_controller (GTK_WIDGET (self), controller);
   _pd_name_menus (GTK_WIDGET (self), _("Main Menu"));
+  /* Objects a reader browses to: no "GtkLabel", no isolates in names. */
+  _pd_labels_speak_plain (GTK_WIDGET (self));
   g_signal_connect_object (self->leaflet, "notify::visible-child", G_CALLBACK (on_leaflet_child),
                            self, G_CONNECT_SWAPPED);
 }

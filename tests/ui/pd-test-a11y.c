@@ -293,6 +293,13 @@ describe_place (GtkWidget *widget,
     g_string_append_printf (out, " tooltip “%s”", tooltip);
   if (label != NULL)
     g_string_append_printf (out, " label “%s”", gtk_label_get_text (GTK_LABEL (label)));
+  if (gtk_widget_get_parent (widget) != NULL)
+    {
+      g_auto(GStrv) classes = gtk_widget_get_css_classes (widget);
+      g_autofree char *joined = g_strjoinv (".", classes);
+
+      g_string_append_printf (out, " .%s under %s", joined, G_OBJECT_TYPE_NAME (gtk_widget_get_parent (widget)));
+    }
   for (GtkWidget *a = gtk_widget_get_parent (widget); a != NULL; a = gtk_widget_get_parent (a))
     if (g_str_has_prefix (G_OBJECT_TYPE_NAME (a), "Pd") || ADW_IS_PREFERENCES_ROW (a))
       {
@@ -527,6 +534,100 @@ pd_test_a11y_assert_named (GtkWidget  *root,
 
       g_assertion_message (G_LOG_DOMAIN, __FILE__, __LINE__, G_STRFUNC, message);
     }
+}
+
+/* --- what a reader meets browsing object by object ------------------------- */
+
+/* Shown to AT-SPI: GTK 4.8 leaves out of its tree only what is hidden (not
+ * visible), a stack's other pages included; a popover is its own part. */
+static gboolean
+presented (GtkWidget *widget)
+{
+  g_autofree char *not_hidden = NULL;
+
+  if (!gtk_widget_get_visible (widget) || GTK_IS_POPOVER (widget) ||
+      gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget)) == GTK_ACCESSIBLE_ROLE_NONE)
+    return FALSE;
+  /* The hidden state (an empty label's) keeps it out of the tree. */
+  if (!gtk_test_accessible_has_state (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_STATE_HIDDEN))
+    return TRUE;
+  not_hidden = gtk_test_accessible_check_state (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_STATE_HIDDEN, FALSE);
+  return not_hidden == NULL;
+}
+
+static void
+add_browsed (GPtrArray  *out,
+             GtkWidget  *widget,
+             const char *what,
+             const char *name)
+{
+  GString *line = g_string_new (NULL);
+
+  describe_place (widget, line);
+  g_string_append_printf (line, ": %s “%s”", what, name);
+  g_ptr_array_add (out, g_string_free (line, FALSE));
+}
+
+static void
+collect_browsed (GtkWidget *widget,
+                 GPtrArray *out)
+{
+  GtkAccessibleRole role;
+
+  if (!gtk_widget_get_visible (widget) || GTK_IS_POPOVER (widget))
+    return;
+  role = gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget));
+  if (presented (widget))
+    {
+      g_autofree char *name = pd_test_a11y_name (widget);
+      g_autofree char *description = pd_test_a11y_description (widget);
+
+      /* A label is read by its name: an empty one was "GtkLabel" (the
+       * Events page's count, the checklist's summary, the History page's
+       * heading before a version is chosen), isolates were said. */
+      if (role == GTK_ACCESSIBLE_ROLE_LABEL && name_is_useless (name))
+        add_browsed (out, widget, "a label named", name);
+      if (has_formatting (name) || has_formatting (description))
+        add_browsed (out, widget, "formatting characters in the name or description of", name);
+      /* A list is named by what it lists ("GtkListBox", "GtkColumnListView"). */
+      if ((role == GTK_ACCESSIBLE_ROLE_LIST || role == GTK_ACCESSIBLE_ROLE_GRID ||
+           role == GTK_ACCESSIBLE_ROLE_TREE_GRID) && name_is_useless (name))
+        add_browsed (out, widget, "a list named", name);
+      /* The current item a drop-down or a combo row shows in its button
+       * takes the focus ("GtkListItemWidget"). */
+      if (gtk_widget_get_focusable (widget) && gtk_widget_get_ancestor (widget, GTK_TYPE_DROP_DOWN) != NULL &&
+          inside_button (widget) && name_is_useless (name))
+        add_browsed (out, widget, "a drop-down's current item named", name);
+      if (role == GTK_ACCESSIBLE_ROLE_LIST_ITEM && gtk_widget_get_focusable (widget) &&
+          gtk_widget_get_ancestor (widget, ADW_TYPE_COMBO_ROW) != NULL && name_is_useless (name))
+        add_browsed (out, widget, "a combo row's current item named", name);
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect_browsed (child, out);
+}
+
+/**
+ * pd_test_a11y_browsed:
+ * @root: a window
+ *
+ * What a screen reader browsing object by object (not by Tab) meets that
+ * says nothing or says it badly: labels and lists named by their class or
+ * by nothing, a drop-down's current item named by its class, names and
+ * descriptions with bidi isolates in them. Each widget in the accessible
+ * tree is looked at, the pages of a stack not shown too, as AT-SPI lists
+ * them on GTK 4.8.
+ *
+ * Returns: (transfer full): one line for each.
+ */
+GPtrArray *
+pd_test_a11y_browsed (GtkWidget *root)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+
+  collect_browsed (root, out);
+  return out;
 }
 
 /* --- helpers of the a11y tests ---------------------------------------------- */

@@ -16,6 +16,7 @@ GPtrArray *pd_test_a11y_unnamed       (GtkWidget   *root,
                                        guint       *n_controls);
 void       pd_test_a11y_assert_named  (GtkWidget   *root,
                                        const char  *where);
+GPtrArray *pd_test_a11y_browsed       (GtkWidget   *root);
 
 /* Helpers the a11y tests share (test-a11y*.c) */
 gboolean          pd_test_a11y_window_settled          (gpointer          window);

@@ -1,0 +1,199 @@
+/* pd-ui-a11y.c: what a screen reader browsing object by object meets
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A reader's review keys walk every object of the accessible tree, not
+ * only the Tab stops. Read over AT-SPI on GTK 4.8 (tried as a new user
+ * would): an empty label was said as "GtkLabel" (GTK names an object with
+ * no name by its class), a label showing anyone's text between bidi
+ * isolates was said with them (the window's title, a session row's title
+ * and chips), the lists of a preferences group or a combo row were
+ * "GtkListBox" and "GtkListView".
+ */
+#define G_LOG_DOMAIN "pd-ui-a11y"
+
+#include "config.h"
+
+#include "pd-ui-util-private.h"
+
+#define PLAIN_KEY "pd-label-speaks-plain"
+
+static gboolean
+has_formatting (const char *text)
+{
+  g_autofree char *plain = _pd_accessible_text (text);
+
+  return g_strcmp0 (plain, text) != 0;
+}
+
+/* An empty label is hidden from the reader (GTK 4.8 names a hidden object
+ * by nothing, a shown one without text by its class); a label with
+ * isolates is named by its text without them. Runs after GtkLabel has
+ * named itself by its text. */
+static void
+label_sync (GtkLabel *label)
+{
+  const char *text = gtk_label_get_text (label);
+  const char *tooltip;
+  gboolean empty = text == NULL || text[0] == '\0';
+
+  gtk_accessible_update_state (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_STATE_HIDDEN,
+                               empty || !gtk_widget_get_visible (GTK_WIDGET (label)), -1);
+  if (!empty && has_formatting (text))
+    _pd_accessible_set_text (GTK_WIDGET (label), text, NULL);
+  /* Its tooltip is its description (the whole title of a cut one). */
+  tooltip = gtk_widget_get_tooltip_text (GTK_WIDGET (label));
+  if (tooltip != NULL && has_formatting (tooltip))
+    _pd_accessible_set_text (GTK_WIDGET (label), NULL, tooltip);
+}
+
+/*
+ * _pd_label_speak_plain:
+ * @label: a label
+ *
+ * Keeps @label, whatever text it is given later, out of a reader's way
+ * while empty and named without formatting characters while it shows
+ * some. The shown text keeps its isolates.
+ */
+void
+_pd_label_speak_plain (GtkLabel *label)
+{
+  if (g_object_get_data (G_OBJECT (label), PLAIN_KEY) != NULL)
+    return;
+  g_object_set_data (G_OBJECT (label), PLAIN_KEY, GINT_TO_POINTER (1));
+  g_signal_connect (label, "notify::label", G_CALLBACK (label_sync), NULL);
+  g_signal_connect (label, "notify::visible", G_CALLBACK (label_sync), NULL);
+  g_signal_connect (label, "notify::tooltip-text", G_CALLBACK (label_sync), NULL);
+  label_sync (label);
+}
+
+/*
+ * _pd_labels_speak_plain:
+ * @root: a widget
+ *
+ * _pd_label_speak_plain() for each label below @root now (a template's,
+ * libadwaita's own in a header's title).
+ */
+void
+_pd_labels_speak_plain (GtkWidget *root)
+{
+  if (GTK_IS_LABEL (root))
+    _pd_label_speak_plain (GTK_LABEL (root));
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    _pd_labels_speak_plain (child);
+}
+
+static void
+name_lists (GtkWidget  *root,
+            GType       type,
+            const char *name)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type))
+        {
+          /* Not also by an empty title's label ("GtkLabel"). */
+          gtk_accessible_reset_relation (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+          _pd_accessible_set_text (child, name, NULL);
+        }
+      name_lists (child, type, name);
+    }
+}
+
+/*
+ * _pd_list_views_name:
+ * @root: a combo row, a column view
+ * @name: what its lists are called
+ *
+ * Names each GtkListView below @root (a combo row's shown choice and open
+ * list, a column view's rows) @name.
+ */
+void
+_pd_list_views_name (GtkWidget  *root,
+                     const char *name)
+{
+  name_lists (root, GTK_TYPE_LIST_VIEW, name);
+}
+
+static const char *
+first_row_title (GtkWidget *root)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      const char *title = ADW_IS_PREFERENCES_ROW (child)
+                          ? adw_preferences_row_get_title (ADW_PREFERENCES_ROW (child))
+                          : first_row_title (child);
+
+      if (title != NULL && title[0] != '\0')
+        return title;
+    }
+  return NULL;
+}
+
+/*
+ * _pd_preferences_groups_name_lists:
+ * @root: a window
+ *
+ * Names the list of each preferences group below @root without a title by
+ * its first row's title: libadwaita 1.2 names a group's list by the
+ * group's title label, and an empty one said "GtkLabel".
+ */
+void
+_pd_preferences_groups_name_lists (GtkWidget *root)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (ADW_IS_PREFERENCES_GROUP (child))
+        {
+          g_autofree char *title = NULL;
+          const char *name;
+
+          /* With a title, libadwaita 1.2 names the list by it. */
+          g_object_get (child, "title", &title, NULL);
+          name = title != NULL && title[0] != '\0' ? NULL : first_row_title (child);
+          if (name != NULL)
+            {
+              g_autofree char *plain = NULL;
+              GString *no_mnemonic = g_string_new (NULL);
+
+              for (const char *p = name; *p != '\0'; p++)
+                if (*p != '_')
+                  g_string_append_c (no_mnemonic, *p);
+              plain = g_string_free (no_mnemonic, FALSE);
+              name_lists (child, GTK_TYPE_LIST_BOX, plain);
+            }
+        }
+      _pd_preferences_groups_name_lists (child);
+    }
+}
+
+/*
+ * _pd_preferences_group_name_list:
+ * @group: a preferences group with a title
+ *
+ * Names @group's list by its title: a group made in code and given its
+ * title after (the Alerts page's) had a list with no name, "GtkListBox".
+ */
+void
+_pd_preferences_group_name_list (AdwPreferencesGroup *group)
+{
+  name_lists (GTK_WIDGET (group), GTK_TYPE_LIST_BOX, adw_preferences_group_get_title (group));
+}
+
+/*
+ * _pd_list_boxes_name:
+ * @root: a widget
+ * @name: what its lists are called
+ *
+ * Names each GtkListBox below @root @name.
+ */
+void
+_pd_list_boxes_name (GtkWidget  *root,
+                     const char *name)
+{
+  name_lists (root, GTK_TYPE_LIST_BOX, name);
+}
