@@ -671,8 +671,7 @@ on_new_session_start (PdWindow      *self,
 {
   g_autoptr(GError) error = NULL;
 
-  self->focus_run_page = pd_run_controller_start (self->runs, settings, message, &error);
-  if (!self->focus_run_page)
+  if (!(self->focus_run_page = pd_run_controller_start (self->runs, settings, message, &error)))
     pd_window_show_message (self, error->message);
 }
 
@@ -1149,7 +1148,6 @@ _pd_window_actions_init (PdWindow *self)
                                                           gtk_named_action_new ("win.focus-other-pane")));
   gtk_widget_add_controller (GTK_WIDGET (self), controller);
   _pd_name_menus (GTK_WIDGET (self), _("Main Menu"));
-  /* Objects a reader browses to: no "GtkLabel", no isolates in names. */
   _pd_labels_speak_plain (GTK_WIDGET (self));
   g_signal_connect_object (self->leaflet, "notify::visible-child", G_CALLBACK (on_leaflet_child),
                            self, G_CONNECT_SWAPPED);

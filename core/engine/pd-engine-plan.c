@@ -213,6 +213,26 @@ _pd_engine_sync_plan (PdEngineRun *run)
       newest_content = g_strdup (pd_message_get_content (message));
     }
 
+  /* A plan stored ahead of its transcript: a plan changed in a batch is
+   * stored before a question about that batch (_pd_engine_save_plan()),
+   * the batch's messages at its end, so a run killed in between left the
+   * plan message a version behind.  The stored plan is the one the person
+   * saw; the plan message is written from it below (not when a plan
+   * message did not parse: the plan then starts over). */
+  if (run->engine->store != NULL && removed == 0)
+    {
+      PdPlanState *stored = NULL;
+
+      if (pd_session_store_get_plan (run->engine->store, run->session_id, &stored, NULL) && stored != NULL &&
+          (newest == NULL || stored->version > newest->version))
+        {
+          g_clear_pointer (&newest, pd_plan_state_free);
+          g_clear_pointer (&newest_content, g_free);
+          newest = g_steal_pointer (&stored);
+        }
+      g_clear_pointer (&stored, pd_plan_state_free);
+    }
+
   if (removed > 0)
     {
       g_autofree char *note = g_strdup_printf ("removed %u plan message%s that did not parse; the plan starts over",
@@ -225,7 +245,10 @@ _pd_engine_sync_plan (PdEngineRun *run)
       g_autofree char *downgrade = restore_notice (newest);
 
       pd_plan_store_restore (store, newest);
-      pd_plan_render_cache_seed (run->render_cache, newest->version, newest_content);
+      if (newest_content != NULL)
+        pd_plan_render_cache_seed (run->render_cache, newest->version, newest_content);
+      else
+        _pd_engine_refresh_plan_message (run);
       if (downgrade != NULL)
         _pd_engine_progress (run, PD_ENGINE_PROGRESS_NOTICE, downgrade);
     }

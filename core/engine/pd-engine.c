@@ -383,6 +383,9 @@ _pd_engine_save_plan (PdEngineRun *run)
   {
     JsonObject *data = json_object_new ();
 
+    /* As every session_saved says: the messages stored, here those before
+     * the batch's (a client counts on the member). */
+    json_object_set_int_member (data, "messages", pd_transcript_get_dirty_from (run->transcript));
     json_object_set_int_member (data, "plan_version", plan->version);
     _pd_engine_emit_data (run, PD_EVENT_SESSION_SAVED, NULL, FALSE, data);
   }
