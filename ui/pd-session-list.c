@@ -482,7 +482,16 @@ pd_session_list_refresh (PdSessionList *self)
 static void
 on_source_changed (PdSessionList *self)
 {
+  PdSessionItem *selected = gtk_single_selection_get_selected_item (self->selection);
+
   pd_session_list_refresh (self);
+  /* A refresh reads the top page: another agent's session further down
+   * whose checklist was ticked on the Now page keeps its place (a tick
+   * is no activity), and its row kept the old count until a restart
+   * (tried as a new user would, 577 sessions listed).  The row shown is
+   * read again where it is. */
+  if (selected != NULL && pd_session_item_is_imported (selected))
+    _pd_session_list_reread_session (self, pd_session_item_get_id (selected));
 }
 
 static gboolean

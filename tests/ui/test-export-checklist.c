@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "pd-session-export.h"
+#include "pd-session-list.h"
 #include "pd-session-reads.h"
 #include "pd-test-db.h"
 #include "pd-test-ui.h"
@@ -232,6 +233,88 @@ test_export_user_checklist (void)
   pd_test_remove_tree (out_dir);
 }
 
+/* --- the list row follows the ticks ------------------------------------------- */
+
+typedef struct
+{
+  PdSessionList *list;
+  const char    *id;
+  guint          done;
+  guint          total;
+} RowWait;
+
+static gboolean
+row_says (gpointer data)
+{
+  RowWait *wait = data;
+  GListModel *model = G_LIST_MODEL (pd_session_list_get_model (wait->list));
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(PdSessionItem) item = g_list_model_get_item (model, i);
+      const PdSessionInfo *info = pd_session_item_get_info (item);
+
+      if (g_strcmp0 (pd_session_item_get_id (item), wait->id) == 0)
+        return info->plan_done == wait->done && info->plan_total == wait->total;
+    }
+  return FALSE;
+}
+
+static gboolean
+list_loaded (gpointer data)
+{
+  return pd_session_list_get_loaded (data) && !pd_session_list_get_busy (data);
+}
+
+/* Tried as a new user would, 577 sessions listed: after a tick on the Now
+ * page the page and the CLI said 4/5, the session's row 3/4 until a
+ * restart.  A tick is no activity, so the session keeps its place below
+ * the first page, and a refresh read the first page only. */
+static void
+test_row_follows_ticks (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = import_gemini (db);
+  g_autoptr(GAsyncResult) got = NULL;
+  g_autoptr(GAsyncResult) saved = NULL;
+  g_autoptr(PdChecklist) checklist = NULL;
+  g_autoptr(GError) error = NULL;
+  GtkWindow *window;
+  PdSessionList *list;
+  RowWait wait;
+
+  /* Newer sessions of this computer above it: more than a page. */
+  for (guint i = 0; i < 40; i++)
+    {
+      g_autofree char *task = g_strdup_printf ("Newer session %u", i);
+
+      g_free (pd_test_db_create_session (db, task));
+    }
+  pd_local_source_watch (db->source, 1000);
+  list = g_object_new (PD_TYPE_SESSION_LIST, NULL);
+  window = pd_test_present (GTK_WIDGET (list), 320, 600);
+  pd_session_list_set_source (list, PD_SOURCE (db->source));
+  pd_test_wait_until (list_loaded, list, "the list");
+  wait = (RowWait) { list, id, 3, 4 };
+  pd_test_wait_until (row_says, &wait, "the row at 3/4");
+  g_assert_true (pd_session_list_select (list, id));
+
+  pd_source_get_checklist_async (PD_SOURCE (db->source), id, NULL, on_result, &got);
+  pd_test_wait_until (has_result, &got, "the checklist");
+  checklist = pd_source_get_checklist_finish (PD_SOURCE (db->source), got, NULL, &error);
+  g_assert_no_error (error);
+  pd_checklist_set_checked (checklist, 4, TRUE);
+  pd_checklist_add_user_item (checklist, "Tell the team about SIGHUP");
+  pd_source_save_checklist_async (PD_SOURCE (db->source), id, checklist, NULL, on_result, &saved);
+  pd_test_wait_until (has_result, &saved, "the save");
+  g_assert_true (pd_source_save_checklist_finish (PD_SOURCE (db->source), saved, &error));
+  g_assert_no_error (error);
+
+  wait = (RowWait) { list, id, 4, 5 };
+  pd_test_wait_until (row_says, &wait, "the row at 4/5");
+  gtk_window_destroy (window);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -239,6 +322,7 @@ main (int    argc,
   pd_test_views_init (&argc, &argv);
 
   g_test_add_func ("/pd/ui/export-checklist/user-items", test_export_user_checklist);
+  g_test_add_func ("/pd/ui/export-checklist/row-follows-ticks", test_row_follows_ticks);
 
   return g_test_run ();
 }
