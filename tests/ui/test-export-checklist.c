@@ -315,6 +315,74 @@ test_row_follows_ticks (void)
   gtk_window_destroy (window);
 }
 
+/* --- Remove From List during a search ------------------------------------------ */
+
+static gboolean
+five_matches (gpointer data)
+{
+  return list_loaded (data)
+         && g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (data))) == 5;
+}
+
+/* Tried as a new user would: a session removed from the list during a
+ * search left no session selected, and the page said "No Matching
+ * Sessions — Try other words…" beside 29 matches.  Without a search the
+ * next session is selected. */
+static void
+test_remove_during_search (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autoptr(PdSessionItem) next = NULL;
+  g_autofree char *removed = NULL;
+  GListModel *model;
+  GtkWindow *window;
+  PdSessionList *list;
+  PdSessionItem *selected;
+
+  for (guint i = 0; i < 5; i++)
+    {
+      g_autofree char *match = g_strdup_printf ("Lantern match %u", i);
+      g_autofree char *other = g_strdup_printf ("Other work %u", i);
+
+      g_free (pd_test_db_create_session (db, match));
+      g_free (pd_test_db_create_session (db, other));
+    }
+  list = g_object_new (PD_TYPE_SESSION_LIST, NULL);
+  window = pd_test_present (GTK_WIDGET (list), 320, 600);
+  pd_session_list_set_source (list, PD_SOURCE (db->source));
+  pd_test_wait_until (list_loaded, list, "the list");
+  pd_session_list_set_query (list, "Lantern", FALSE);
+  pd_test_wait_until (five_matches, list, "the five matches");
+
+  model = G_LIST_MODEL (pd_session_list_get_model (list));
+  {
+    g_autoptr(PdSessionItem) second = g_list_model_get_item (model, 1);
+
+    removed = g_strdup (pd_session_item_get_id (second));
+  }
+  next = g_list_model_get_item (model, 2);
+  g_assert_true (pd_session_list_select (list, removed));
+
+  /* What Remove From List and Delete do while their toast offers Undo. */
+  pd_session_list_set_hidden (list, removed, TRUE);
+  selected = pd_session_list_get_selected_item (list);
+  g_assert_nonnull (selected);
+  g_assert_cmpstr (pd_session_item_get_id (selected), ==, pd_session_item_get_id (next));
+
+  /* The last match removed: the one before it. */
+  {
+    g_autoptr(PdSessionItem) last = g_list_model_get_item (model, 4);
+    g_autoptr(PdSessionItem) before = g_list_model_get_item (model, 3);
+
+    g_assert_true (pd_session_list_select (list, pd_session_item_get_id (last)));
+    pd_session_list_set_hidden (list, pd_session_item_get_id (last), TRUE);
+    selected = pd_session_list_get_selected_item (list);
+    g_assert_nonnull (selected);
+    g_assert_cmpstr (pd_session_item_get_id (selected), ==, pd_session_item_get_id (before));
+  }
+  gtk_window_destroy (window);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -323,6 +391,7 @@ main (int    argc,
 
   g_test_add_func ("/pd/ui/export-checklist/user-items", test_export_user_checklist);
   g_test_add_func ("/pd/ui/export-checklist/row-follows-ticks", test_row_follows_ticks);
+  g_test_add_func ("/pd/ui/export-checklist/remove-during-search", test_remove_during_search);
 
   return g_test_run ();
 }
