@@ -1042,6 +1042,22 @@ pd_local_source_export_json (PdLocalSource  *self,
 }
 
 gboolean
+pd_local_source_get_checklist_json (PdLocalSource  *self,
+                                    const char     *session_id,
+                                    char          **json,
+                                    GError        **error)
+{
+  g_autoptr(PdSessionStore) store = NULL;
+
+  g_return_val_if_fail (PD_IS_LOCAL_SOURCE (self), FALSE);
+
+  *json = NULL;
+  if (!(store = pd_local_source_open_store (self, error)))
+    return FALSE;
+  return pd_session_reads_get_checklist_json (store, session_id, json, error);
+}
+
+gboolean
 pd_local_source_foreach_message (PdLocalSource            *self,
                                  const char               *session_id,
                                  PdLocalSourceMessageFunc  func,

@@ -47,6 +47,12 @@ gboolean       pd_local_source_export_json        (PdLocalSource  *self,
                                                    GOutputStream  *out,
                                                    GCancellable   *cancellable,
                                                    GError        **error);
+/* Of another agent's session, its checklist as the user sees it
+ * (pd_session_reads_get_checklist_json()), blocking. */
+gboolean       pd_local_source_get_checklist_json (PdLocalSource  *self,
+                                                   const char     *session_id,
+                                                   char          **json,
+                                                   GError        **error);
 /* Each message of the session handed to @func in order (the func's to
  * keep), an imported session's long transcript as it is read. */
 typedef void (*PdLocalSourceMessageFunc) (JsonObject *message,

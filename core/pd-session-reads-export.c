@@ -173,6 +173,7 @@ on_event (const PdStoredEvent *event,
  * line of the hole of @member, and after it. */
 static char *
 skeleton (const PdSessionInfo *info,
+          JsonNode            *checklist,
           GPtrArray           *documents)
 {
   JsonObject *object = pd_session_info_to_json (info, FALSE);
@@ -184,6 +185,10 @@ skeleton (const PdSessionInfo *info,
   json_array_add_string_element (messages, HOLE);
   json_array_add_string_element (versions, HOLE);
   json_array_add_string_element (events, HOLE);
+  /* Another agent's checklist as the user sees it: "plan" counts the
+   * user's own items and ticks, which the agent's versions never hold. */
+  if (checklist != NULL)
+    json_object_set_member (object, "checklist", json_node_copy (checklist));
   json_object_set_array_member (object, "messages", messages);
   json_object_set_array_member (object, "plan_versions", versions);
   /* The timeline: what `events --session` prints, each envelope whole. */
@@ -280,6 +285,8 @@ pd_session_reads_export_json (PdSessionStore  *store,
   g_autoptr(GPtrArray) versions = NULL;
   g_autoptr(GPtrArray) documents = NULL;
   g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autofree char *checklist_json = NULL;
+  g_autoptr(JsonNode) checklist = NULL;
   g_autofree char *head = NULL;
   g_autofree char *tail = NULL;
   const char *line, *after, *line2, *after2, *line3, *after3;
@@ -298,9 +305,12 @@ pd_session_reads_export_json (PdSessionStore  *store,
           || !(versions = pd_session_reads_list_all_plan_versions (store, id, error))
           || !(documents = pd_session_reads_list_plan_documents (store, id, error))))
     return FALSE;
+  if (!pd_session_reads_get_checklist_json (store, id, &checklist_json, error))
+    return FALSE;
+  checklist = checklist_json ? pd_json_from_string_bounded (checklist_json, NULL) : NULL;
 
   /* Up to the messages: nothing in it depends on what follows. */
-  head = skeleton (info, documents);
+  head = skeleton (info, checklist, documents);
   find_hole (head, 0, &line, &after);
   put (&writer, head, (gsize) (line - head));
   find_hole (head, 1, &line2, &after2);
@@ -326,7 +336,7 @@ pd_session_reads_export_json (PdSessionStore  *store,
     for (guint i = 0; i < versions->len; i++)
       put_object_element (&writer, version_entry (g_ptr_array_index (versions, i)));
   /* The plan documents are known once read. */
-  tail = skeleton (info, documents);
+  tail = skeleton (info, checklist, documents);
   find_hole (tail, 1, &line2, &after2);
   find_hole (tail, 2, &line3, &after3);
   end_elements (&writer, after2, line3);

@@ -161,6 +161,33 @@ pd_session_reads_get_plan_marked (PdSessionStore  *store,
   return TRUE;
 }
 
+gboolean
+pd_session_reads_get_checklist_json (PdSessionStore  *store,
+                                     const char      *id,
+                                     char           **json,
+                                     GError         **error)
+{
+  g_autoptr(PdTranscriptReader) reader = NULL;
+  PdImportedSession *session;
+  gboolean imported;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
+  g_return_val_if_fail (id != NULL && json != NULL, FALSE);
+
+  *json = NULL;
+  if (!which (store, id, &imported, error))
+    return FALSE;
+  if (!imported)
+    return TRUE;
+  /* Read as the Now page and `sessions show` read it. */
+  if (!(reader = pd_import_index_load_reader (store, id, error)))
+    return FALSE;
+  session = pd_transcript_reader_get_session (reader);
+  *json = pd_transcript_pages_checklist_json (pd_imported_session_get_checklist (session),
+                                              pd_imported_session_get_stats (session)->applied_updates);
+  return TRUE;
+}
+
 /* The plan versions of @id; of an imported session the newest only
  * (History's read, never the whole pages) unless @all is set. */
 static GPtrArray *

@@ -52,6 +52,15 @@ gboolean       pd_session_reads_get_plan_marked    (PdSessionStore  *store,
                                                     PdPlanState    **state,
                                                     GHashTable     **cancelled,
                                                     GError         **error);
+/* Of an imported session, its checklist as the user sees it (the agent's
+ * items with the user's ticks and unticks beside, then the user's own
+ * items), as pd_transcript_pages_checklist_json() writes it: what an
+ * export carries.  *@json NULL for our own sessions (their plan is the
+ * newest version) and for a session without a list. */
+gboolean       pd_session_reads_get_checklist_json (PdSessionStore  *store,
+                                                    const char      *id,
+                                                    char           **json,
+                                                    GError         **error);
 /* Oldest first.  Of an imported session the newest
  * PD_TRANSCRIPT_PAGES_HISTORY_MAX only, numbered among all (the first
  * listed says how many older ones are not).

@@ -25,13 +25,26 @@ typedef struct
   /* Written as read: the session's own database and its id there. */
   PdLocalSource         *local;
   char                  *local_id;
+  /* Another agent's checklist as the user sees it (nullable). */
+  char                  *checklist_json;
 } ExportData;
 
 /* The Markdown up to the transcript: the facts, the task, the plan of
- * @newest (nullable), and the transcript's heading. */
+ * @newest (nullable) or, of another agent's session, its checklist as the
+ * user sees it (@checklist_json, pd_session_reads_get_checklist_json()'s),
+ * and the transcript's heading. */
 void      _pd_session_export_markdown_head    (GString                 *out,
                                                const PdSessionInfo     *info,
-                                               const PdPlanVersionInfo *newest);
+                                               const PdPlanVersionInfo *newest,
+                                               const char              *checklist_json);
+/* That checklist's section, headed as version @version (else its own):
+ * each item with its status, the user's ticks and own items said as the
+ * user's (pd-session-export-checklist.c). */
+void      _pd_session_export_markdown_checklist (GString               *out,
+                                                 const char            *checklist_json,
+                                                 gint64                 version);
+/* @text as Markdown inline text, every control and invisible named. */
+char     *_pd_session_export_inline_text      (const char              *text);
 /* One message of the transcript in Markdown. */
 void      _pd_session_export_markdown_message (GString                 *out,
                                                JsonObject              *message);

@@ -110,8 +110,13 @@ write_markdown (ExportData     *data,
   Writer writer = { out, cancellable, text, NULL };
   GPtrArray *versions = data->versions;
 
+  /* Another agent's checklist as the user sees it, not its newest
+   * version: the user's ticks and own items are in it. */
+  if (!pd_local_source_get_checklist_json (data->local, data->local_id, &data->checklist_json, error))
+    return FALSE;
   _pd_session_export_markdown_head (text, data->info, versions != NULL && versions->len > 0
-                                                      ? g_ptr_array_index (versions, versions->len - 1) : NULL);
+                                                      ? g_ptr_array_index (versions, versions->len - 1) : NULL,
+                                    data->checklist_json);
   writer_flush (&writer);
   if (!pd_local_source_foreach_message (data->local, data->local_id, on_message, &writer, cancellable, error))
     {

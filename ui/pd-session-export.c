@@ -159,6 +159,7 @@ export_data_free (ExportData *data)
   g_clear_pointer (&data->events, g_ptr_array_unref);
   g_clear_object (&data->local);
   g_free (data->local_id);
+  g_free (data->checklist_json);
   g_free (data);
 }
 
@@ -231,8 +232,8 @@ append_safe (GString    *out,
     }
 }
 
-static char *
-inline_text (const char *text)
+char *
+_pd_session_export_inline_text (const char *text)
 {
   GString *out = g_string_new (NULL);
 
@@ -324,12 +325,12 @@ append_checks (GString          *out,
   for (guint i = 0; i < step->checks->len; i++)
     {
       const PdPlanCheck *check = g_ptr_array_index (step->checks, i);
-      g_autofree char *id = inline_text (check->id);
-      g_autofree char *what = inline_text (check->description != NULL && check->description[0] != '\0'
+      g_autofree char *id = _pd_session_export_inline_text (check->id);
+      g_autofree char *what = _pd_session_export_inline_text (check->description != NULL && check->description[0] != '\0'
                                            ? check->description : check->id);
-      g_autofree char *state = inline_text (pd_plan_check_status_label (check->status));
-      g_autofree char *tool = inline_text (check->tool != NULL ? check->tool : "");
-      g_autofree char *arguments = inline_text (check->arguments != NULL ? check->arguments : "{}");
+      g_autofree char *state = _pd_session_export_inline_text (pd_plan_check_status_label (check->status));
+      g_autofree char *tool = _pd_session_export_inline_text (check->tool != NULL ? check->tool : "");
+      g_autofree char *arguments = _pd_session_export_inline_text (check->arguments != NULL ? check->arguments : "{}");
 
       /* Translators: an acceptance check in the Markdown export: its id,
        * description and state ("Check tests: export tests pass (Failed)") */
@@ -339,7 +340,7 @@ append_checks (GString          *out,
       g_string_append_printf (out, " — %s %s, %s %s", _("tool"), tool, _("arguments"), arguments);
       if (check->call_id != NULL && check->call_id[0] != '\0')
         {
-          g_autofree char *call = inline_text (check->call_id);
+          g_autofree char *call = _pd_session_export_inline_text (check->call_id);
 
           /* Translators: in the Markdown export, then the id of a tool call */
           g_string_append_printf (out, ", %s %s", _("evidence from the call"), call);
@@ -394,10 +395,11 @@ cancelled_steps (const char *state_json)
 void
 _pd_session_export_markdown_head (GString                 *out,
                                   const PdSessionInfo     *info,
-                                  const PdPlanVersionInfo *newest)
+                                  const PdPlanVersionInfo *newest,
+                                  const char              *checklist_json)
 {
-  g_autofree char *title = inline_text (info->name && *info->name ? info->name : info->task);
-  g_autofree char *source = inline_text (info->source);
+  g_autofree char *title = _pd_session_export_inline_text (info->name && *info->name ? info->name : info->task);
+  g_autofree char *source = _pd_session_export_inline_text (info->source);
   g_autofree char *created = pd_session_time_to_string (info->created_at);
   g_autofree char *updated = pd_session_time_to_string (info->updated_at);
 
@@ -407,8 +409,8 @@ _pd_session_export_markdown_head (GString                 *out,
   g_string_append_printf (out, "\n- %s: %s\n", _("Source"), source);
   if (info->model && *info->model)
     {
-      g_autofree char *model = inline_text (info->model);
-      g_autofree char *provider = inline_text (info->provider);
+      g_autofree char *model = _pd_session_export_inline_text (info->model);
+      g_autofree char *provider = _pd_session_export_inline_text (info->provider);
 
       g_string_append_printf (out, "- %s: %s (%s)\n", _("Model"), model, provider);
     }
@@ -429,7 +431,10 @@ _pd_session_export_markdown_head (GString                 *out,
       append_fenced (out, info->task, "text");
     }
 
-  if (newest != NULL)
+  /* Another agent's list as the user sees it, the user's marks said. */
+  if (checklist_json != NULL)
+    _pd_session_export_markdown_checklist (out, checklist_json, newest != NULL ? newest->version : 0);
+  else if (newest != NULL)
     {
       g_autoptr(PdPlanState) plan = pd_plan_state_new_from_json (newest->state_json, NULL);
       g_autoptr(GHashTable) cancelled = cancelled_steps (newest->state_json);
@@ -440,14 +445,14 @@ _pd_session_export_markdown_head (GString                 *out,
           for (guint i = 0; i < plan->steps->len; i++)
             {
               const PdPlanStep *step = g_ptr_array_index (plan->steps, i);
-              g_autofree char *step_title = inline_text (step->title);
-              g_autofree char *status = inline_text (g_hash_table_contains (cancelled, step->id)
+              g_autofree char *step_title = _pd_session_export_inline_text (step->title);
+              g_autofree char *status = _pd_session_export_inline_text (g_hash_table_contains (cancelled, step->id)
                                                      ? _("Cancelled") : pd_plan_step_status_label (step->status));
 
               g_string_append_printf (out, "- %s %s (%s)", step_box (step->status), step_title, status);
               if (step->note && *step->note)
                 {
-                  g_autofree char *note = inline_text (step->note);
+                  g_autofree char *note = _pd_session_export_inline_text (step->note);
 
                   g_string_append_printf (out, " — %s", note);
                 }
@@ -473,7 +478,7 @@ _pd_session_export_markdown_message (GString    *out,
   role = pd_json_get_string (message, "role");
   text = message_text (message);
 
-  heading = inline_text (role_heading (role ? role : "?"));
+  heading = _pd_session_export_inline_text (role_heading (role ? role : "?"));
   g_string_append_printf (out, "### %s\n\n", heading);
   if (*text != '\0')
     append_fenced (out, text, "");
@@ -504,8 +509,8 @@ _pd_session_export_markdown_event (GString             *out,
                                    gboolean             first)
 {
   g_autoptr(PdEventItem) item = pd_event_item_new (event->seq, event->event_json);
-  g_autofree char *type = inline_text (pd_event_item_get_event_type (item));
-  g_autofree char *summary = inline_text (pd_event_item_get_summary (item));
+  g_autofree char *type = _pd_session_export_inline_text (pd_event_item_get_event_type (item));
+  g_autofree char *summary = _pd_session_export_inline_text (pd_event_item_get_summary (item));
   const char *tool = pd_event_item_get_tool (item);
 
   /* The timeline, a line an event: what the Events page lists. */
@@ -540,7 +545,7 @@ pd_session_export_markdown (const PdSessionInfo *info,
   GString *out = g_string_new (NULL);
 
   _pd_session_export_markdown_head (out, info, versions != NULL && versions->len > 0
-                                               ? g_ptr_array_index (versions, versions->len - 1) : NULL);
+                                               ? g_ptr_array_index (versions, versions->len - 1) : NULL, NULL);
   for (guint i = 0; messages != NULL && i < json_array_get_length (messages); i++)
     {
       JsonNode *node = json_array_get_element (messages, i);

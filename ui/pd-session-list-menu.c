@@ -385,6 +385,14 @@ on_changed_session_read (GObject      *object,
   pd_session_item_update (item, info, now);
 }
 
+void
+_pd_session_list_reread_session (PdSessionList *self,
+                                 const char    *id)
+{
+  if (self->source != NULL && id != NULL)
+    pd_source_get_session_async (self->source, id, NULL, on_changed_session_read, g_object_ref (self));
+}
+
 static void
 on_update_ready (GObject      *object,
                  GAsyncResult *result,
@@ -407,8 +415,7 @@ on_update_ready (GObject      *object,
   pd_session_list_refresh (self);
   pd_session_list_restore_focus (self);
   if (self->source == PD_SOURCE (object))
-    pd_source_get_session_async (self->source, call->id, NULL, on_changed_session_read,
-                                 g_object_ref (self));
+    _pd_session_list_reread_session (self, call->id);
 }
 
 static void

@@ -64,6 +64,10 @@ struct _PdSessionList
 gboolean _pd_session_list_find_shown       (PdSessionList  *self,
                                             const char     *id,
                                             guint          *position);
+/* The session @id read again and its row updated, wherever it is in the
+ * list (a refresh reads the top pages only); in pd-session-list-menu.c. */
+void     _pd_session_list_reread_session   (PdSessionList  *self,
+                                            const char     *id);
 void     _pd_session_list_emit_activated   (PdSessionList  *self,
                                             PdSessionItem  *item);
 /* ::load-failed: the source could not list or change sessions. */

@@ -483,7 +483,16 @@ pd_session_list_refresh (PdSessionList *self)
 static void
 on_source_changed (PdSessionList *self)
 {
+  PdSessionItem *selected = gtk_single_selection_get_selected_item (self->selection);
+
   pd_session_list_refresh (self);
+  /* A refresh reads the top page: another agent's session further down
+   * whose checklist was ticked on the Now page keeps its place (a tick
+   * is no activity), and its row kept the old count until a restart
+   * (tried as a new user would, 577 sessions listed).  The row shown is
+   * read again where it is. */
+  if (selected != NULL && pd_session_item_is_imported (selected))
+    _pd_session_list_reread_session (self, pd_session_item_get_id (selected));
 }
 
 static gboolean
@@ -1073,6 +1082,7 @@ pd_session_list_set_hidden (PdSessionList *self,
                             gboolean       hidden)
 {
   g_autoptr(PdSessionItem) selected = NULL;
+  guint was_at;
   gboolean changed;
 
   g_return_if_fail (PD_IS_SESSION_LIST (self));
@@ -1085,6 +1095,7 @@ pd_session_list_set_hidden (PdSessionList *self,
   selected = gtk_single_selection_get_selected_item (self->selection);
   if (selected != NULL)
     g_object_ref (selected);
+  was_at = gtk_single_selection_get_selected (self->selection);
 
   if (g_hash_table_size (self->hidden) == 0)
     gtk_filter_list_model_set_filter (self->shown, NULL);
@@ -1095,6 +1106,19 @@ pd_session_list_set_hidden (PdSessionList *self,
       gtk_filter_list_model_set_filter (self->shown, filter);
     }
 
+  /* The selected session hidden during a search, where the selection
+   * does not move by itself: the next match is selected, as it is
+   * without a search (the page said "No Matching Sessions" beside 29
+   * matches; tried as a new user would). */
+  if (selected != NULL && hidden && g_strcmp0 (pd_session_item_get_id (selected), id) == 0
+      && gtk_single_selection_get_selected (self->selection) == GTK_INVALID_LIST_POSITION
+      && was_at != GTK_INVALID_LIST_POSITION)
+    {
+      guint n = g_list_model_get_n_items (G_LIST_MODEL (self->shown));
+
+      if (n > 0)
+        gtk_single_selection_set_selected (self->selection, MIN (was_at, n - 1));
+    }
   /* A session shown again keeps the selection where it was. */
   if (selected != NULL && !hidden)
     {

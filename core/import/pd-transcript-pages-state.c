@@ -127,6 +127,33 @@ pd_transcript_pages_plan_for_checklist (PdChecklist *list,
   return pd_plan_state_new_from_json (json, NULL);
 }
 
+char *
+pd_transcript_pages_checklist_json (PdChecklist *list,
+                                    gint64       version)
+{
+  g_autofree char *json = NULL;
+  g_autoptr(JsonNode) state = NULL;
+  JsonArray *steps;
+
+  g_return_val_if_fail (PD_IS_CHECKLIST (list), NULL);
+
+  if (pd_checklist_get_n_agent_items (list) == 0 && pd_checklist_get_n_user_items (list) == 0 && version <= 0)
+    return NULL;
+  json = _pd_transcript_pages_state_json (list, version, TRUE);
+  if (!(state = pd_json_from_string_bounded (json, NULL)) || !JSON_NODE_HOLDS_OBJECT (state))
+    return NULL;
+  pd_transcript_pages_state_show_cancelled (state);
+  steps = pd_json_get_array (json_node_get_object (state), "steps");
+  for (guint i = 0; steps != NULL && i < json_array_get_length (steps); i++)
+    {
+      JsonNode *node = json_array_get_element (steps, i);
+
+      if (JSON_NODE_HOLDS_OBJECT (node) && !json_object_has_member (json_node_get_object (node), "origin"))
+        json_object_set_string_member (json_node_get_object (node), "origin", "agent");
+    }
+  return json_to_string (state, FALSE);
+}
+
 GHashTable *
 pd_transcript_pages_cancelled_steps (PdChecklist *list)
 {

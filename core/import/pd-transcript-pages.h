@@ -87,6 +87,13 @@ PdPlanState *pd_transcript_pages_dup_plan           (PdTranscriptPages *self,
  * only at its end.  NULL when it has no item and @version is 0. */
 PdPlanState *pd_transcript_pages_plan_for_checklist (PdChecklist       *list,
                                                      gint64             version);
+/* That plan as the checklist shows it, for an export: the state JSON with
+ * each step's "origin" ("agent" or "user"), the agent's own status
+ * ("agent_status") and the user's tick or untick ("user_checked") beside
+ * an agent's item, an agent's cancelled item saying "cancelled".  NULL
+ * when pd_transcript_pages_plan_for_checklist() gives none. */
+char        *pd_transcript_pages_checklist_json     (PdChecklist       *list,
+                                                     gint64             version);
 /* The ids of the steps of that plan the agent cancelled (shown cancelled,
  * not overridden): the plan's words say "blocked" of them, a person reads
  * them as cancelled, out of the steps.  (transfer full) (element-type utf8) */
