@@ -94,7 +94,11 @@ _pd_window_overview_update (PdWindow      *self,
    * Overview.  The first start on the default database, which opens on
    * the Overview, offered nothing (tried as a new user would). */
   if (shown && item == NULL && _pd_window_nothing_listed (self))
-    shown = FALSE;
+    {
+      /* Named as a --db window's empty page is, not "Overview". */
+      adw_view_switcher_title_set_title (self->switcher_title, _("Plandeck"));
+      return FALSE;
+    }
 
   if (shown)
     {

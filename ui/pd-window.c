@@ -415,11 +415,7 @@ _pd_window_update_content (PdWindow *self)
   else if (pd_session_list_get_query (self->session_list) != NULL)
     pd_window_show_page (self, "no-results");
   else
-    {
-      /* Named as a --db window's is, not "Overview" (the home it left). */
-      adw_view_switcher_title_set_title (self->switcher_title, _("Plandeck"));
-      pd_window_show_page (self, "empty");
-    }
+    pd_window_show_page (self, "empty");
 }
 
 /* The main menu's Session section names deleting as the row's menu does

@@ -153,25 +153,17 @@ list_idle (gpointer data)
   return !pd_session_list_get_busy (f->list);
 }
 
-/* The row widget of the list's first item, mapped and in sight. */
+/* The first item's row in sight: drawn, not above the list's top nor
+ * below its end. */
 static void
 assert_first_row_in_sight (Fixture   *f,
                            GtkWidget *view)
 {
-  GtkWidget *row = NULL;
+  GtkWidget *row = pd_test_session_list_find_row (f, pd_test_session_list_item_at (f, 0));
   graphene_rect_t bounds;
 
-  for (GtkWidget *child = gtk_widget_get_first_child (view); child != NULL; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *first = gtk_widget_get_first_child (child);
-
-      if (first != NULL && PD_IS_SESSION_ROW (first) && pd_session_row_get_item (PD_SESSION_ROW (first)) == item_at (f, 0))
-        row = child;
-    }
-  g_assert_nonnull (row);
-  g_assert_true (gtk_widget_get_mapped (row));
+  assert_first_row_shown (f, view);
   g_assert_true (gtk_widget_compute_bounds (row, view, &bounds));
-  g_assert_cmpfloat (bounds.origin.y, >=, 0);
   g_assert_cmpfloat (bounds.origin.y, <, gtk_widget_get_height (view));
 }
 
@@ -197,7 +189,7 @@ test_session_list_search_from_top (Fixture       *f,
   pd_session_list_refresh (f->list);
   pd_test_wait_until (list_idle, f, "the whole listing");
   pd_test_flush (GTK_WIDGET (f->window));
-  g_assert_cmpuint (n_items (f), ==, 243);
+  g_assert_cmpuint (pd_test_session_list_n_items (f), ==, 243);
 
   pd_session_list_start_search (f->list);
   pd_test_flush (GTK_WIDGET (f->window));
@@ -216,7 +208,7 @@ test_session_list_search_from_top (Fixture       *f,
       pd_test_wait_until (list_idle, f, "the search's listing");
       for (guint i = 0; i < 4; i++)
         pd_test_flush (GTK_WIDGET (f->window));
-      g_assert_cmpuint (n_items (f), >, 60);
+      g_assert_cmpuint (pd_test_session_list_n_items (f), >, 60);
       g_assert_true (gtk_adjustment_get_upper (adjustment) > 2 * gtk_adjustment_get_page_size (adjustment));
       g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
       assert_first_row_in_sight (f, view);
