@@ -253,9 +253,12 @@ update_agent_row (PdChecklistView *self,
   else
     gtk_widget_remove_css_class (GTK_WIDGET (widgets->text_label), "pd-cancelled");
 
-  gtk_widget_set_visible (GTK_WIDGET (widgets->override_label), overridden);
+  /* A cancelled item says so in words, not by its strike-through alone. */
+  gtk_widget_set_visible (GTK_WIDGET (widgets->override_label), overridden || status == PD_CHECKLIST_STATUS_CANCELLED);
   if (overridden)
     gtk_label_set_text (widgets->override_label, checked ? _("ticked by you") : _("unticked by you"));
+  else if (status == PD_CHECKLIST_STATUS_CANCELLED)
+    gtk_label_set_text (widgets->override_label, C_("checklist item", "cancelled"));
 
   {
     g_autofree char *description = NULL;

@@ -27,6 +27,7 @@ struct _PdSessionList
   gboolean            none_open;      /* no session open (the Overview): no row picked */
   guint               top_tick;       /* keeps the list at its top after rows came above */
   guint               top_frames;
+  gboolean            search_top;     /* a new search's pages go on: its results show from the top */
   GCancellable       *cancellable;
   guint               generation;     /* of the newest pass */
   gboolean            tell;           /* a new search's count is to be told */

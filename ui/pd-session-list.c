@@ -179,6 +179,7 @@ list_request_free (ListRequest *request)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ListRequest, list_request_free)
 
 static void pd_session_list_request_page (PdSessionList *self);
+static void pd_session_list_show_top (PdSessionList *self);
 
 static void
 pd_session_list_cancel_next (PdSessionList *self)
@@ -351,6 +352,18 @@ on_list_ready (GObject      *object,
   was_loaded = self->loaded;
   self->loaded = TRUE;
   pd_session_list_update_empty (self);
+
+  /* A new search shows its results from the top, each page of them: the
+   * merge moved the matches up above the rows in sight, and GTK 4.8's list
+   * kept its place on the rows left below them, out of the way, until the
+   * last page removed those and the list stood at its end (6 of 7
+   * searches, tried as a new user would). */
+  if (self->search_top)
+    {
+      pd_session_list_show_top (self);
+      if (last)
+        self->search_top = FALSE;
+    }
 
   /* A new search's count, once known: its total, or what is listed at its
    * end (once: not again at each refresh while it stays). */
@@ -562,6 +575,15 @@ keep_at_top (GtkWidget     *widget,
   self->top_tick = 0;
   gtk_adjustment_set_value (list_adjustment (self), gtk_adjustment_get_lower (list_adjustment (self)));
   return G_SOURCE_REMOVE;
+}
+
+/* Goes to the list's top once the rows merged are laid out. */
+static void
+pd_session_list_show_top (PdSessionList *self)
+{
+  self->top_frames = 0;
+  if (self->top_tick == 0)
+    self->top_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), keep_at_top, NULL, NULL);
 }
 
 /* A session that comes first (a new one, one just changed) while the list
@@ -971,6 +993,7 @@ pd_session_list_set_query (PdSessionList *self,
   self->query = g_steal_pointer (&stripped);
   self->full_text = !!full_text;
   self->tell = self->query != NULL;
+  self->search_top = self->query != NULL;
   if (self->query == NULL)
     pd_session_list_tell_count (self, -1);
   update_autoselect (self);

@@ -89,6 +89,17 @@ _pd_window_overview_update (PdWindow      *self,
                    (item == NULL && pd_session_list_get_query (self->session_list) == NULL &&
                     self->overview != NULL && g_list_model_get_n_items (G_LIST_MODEL (self->overview)) > 0);
 
+  /* No session anywhere: the empty page, with what there is to do (the
+   * Demo, reading other agents' sessions, a new session), not an empty
+   * Overview.  The first start on the default database, which opens on
+   * the Overview, offered nothing (tried as a new user would). */
+  if (shown && item == NULL && _pd_window_nothing_listed (self))
+    {
+      /* Named as a --db window's empty page is, not "Overview". */
+      adw_view_switcher_title_set_title (self->switcher_title, _("Plandeck"));
+      return FALSE;
+    }
+
   if (shown)
     {
       adw_view_switcher_title_set_title (self->switcher_title, _("Overview"));
@@ -429,6 +440,32 @@ show_overview_action (GtkWidget  *widget,
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
 }
 
+/* Whether the window lists no session at all (read, no search) and the
+ * Overview has no card. */
+gboolean
+_pd_window_nothing_listed (PdWindow *self)
+{
+  return pd_session_list_get_loaded (self->session_list) &&
+         pd_session_list_get_query (self->session_list) == NULL &&
+         g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (self->session_list))) == 0 &&
+         (self->overview == NULL || g_list_model_get_n_items (G_LIST_MODEL (self->overview)) == 0);
+}
+
+/* The first session listed, or the last gone: the empty page goes, or
+ * comes back, in place of the Overview. */
+static void
+on_sessions_listed (PdWindow *self,
+                    guint     position,
+                    guint     removed,
+                    guint     added)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (self->session_list)));
+  guint before = n + removed - added;
+
+  if ((before == 0) != (n == 0) && pd_session_list_get_selected_item (self->session_list) == NULL)
+    _pd_window_update_content (self);
+}
+
 /* With no session selected, the Overview shows as soon as it has cards. */
 static void
 on_overview_items_changed (PdWindow *self,
@@ -511,6 +548,8 @@ _pd_window_overview_init (PdWindow *self)
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->overview, "items-changed", G_CALLBACK (follow_shown_card), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (pd_session_list_get_model (self->session_list), "items-changed",
+                           G_CALLBACK (on_sessions_listed), self, G_CONNECT_SWAPPED);
   g_signal_connect_swapped (self, "notify::session-id", G_CALLBACK (follow_shown_card), self);
   g_signal_connect_swapped (self, "notify::shown-source", G_CALLBACK (follow_shown_card), self);
   g_signal_connect_object (_pd_window_get_sources (self), "items-changed", G_CALLBACK (on_sources_changed), self,

@@ -179,6 +179,7 @@ void        _pd_window_overview_set_runs   (PdWindow        *self,
                                             PdRunController *runs);
 void        _pd_window_show_overview       (PdWindow        *self,
                                             gboolean         shown);
+gboolean    _pd_window_nothing_listed      (PdWindow        *self);
 gboolean    _pd_window_overview_update     (PdWindow        *self,
                                             PdSessionItem   *item);
 void        _pd_window_overview_on_selection (PdWindow      *self);

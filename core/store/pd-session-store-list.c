@@ -74,9 +74,23 @@ like_pattern (const char *query)
   return g_string_free (out, FALSE);
 }
 
+/* Another agent's session by that agent's own id, the one its Continue
+ * command names (`claude --resume ID`), as the import keeps it: OpenCode's
+ * as the row's agent_id; Claude Code's, Codex's and Qwen Code's in the
+ * transcript's file name; the Cline family's as the task's folder; Gemini
+ * CLI's first 8 characters at the file name's end.  The file and folder
+ * names only for 8 characters or more (the pattern is %…%): a shorter word
+ * ("json") would find every file. */
+#define BASENAME(x) "substr(" x ", length(rtrim(" x ", replace(" x ", '/', ''))) + 1)"
+#define IMPORT_DIR "rtrim(rtrim(path, replace(path, '/', '')), '/')"
+#define AGENT_ID_WHERE \
+  " OR s.pk IN (SELECT session_pk FROM imports WHERE (agent_id <> '' AND agent_id LIKE ?1 ESCAPE '\\')" \
+  " OR (length(?1) >= 10 AND (" BASENAME ("path") " LIKE ?1 ESCAPE '\\'" \
+  " OR (format = 'cline' AND " BASENAME (IMPORT_DIR) " LIKE ?1 ESCAPE '\\')" \
+  " OR (format IN ('gemini', 'gemini-json') AND instr(" BASENAME ("path") ", '-' || substr(?1, 2, 8) || '.') > 0))))"
 #define SUBSTRING_WHERE \
   " WHERE (s.task LIKE ?1 ESCAPE '\\' OR s.model LIKE ?1 ESCAPE '\\'" \
-  " OR s.name LIKE ?1 ESCAPE '\\' OR s.id LIKE ?1 ESCAPE '\\'"
+  " OR s.name LIKE ?1 ESCAPE '\\' OR s.id LIKE ?1 ESCAPE '\\'" AGENT_ID_WHERE
 /* The message index gives the session as rowid >> 24: no join with messages. */
 #define FTS_OR \
   " OR s.pk IN (SELECT rowid FROM sessions_fts WHERE sessions_fts MATCH ?2" \

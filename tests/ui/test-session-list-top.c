@@ -145,6 +145,77 @@ test_session_list_pinned_stays_on_top (Fixture       *f,
   assert_first_row_shown (f, view);
 }
 
+static gboolean
+list_idle (gpointer data)
+{
+  Fixture *f = data;
+
+  return !pd_session_list_get_busy (f->list);
+}
+
+/* The first item's row in sight: drawn, not above the list's top nor
+ * below its end. */
+static void
+assert_first_row_in_sight (Fixture   *f,
+                           GtkWidget *view)
+{
+  GtkWidget *row = pd_test_session_list_find_row (f, pd_test_session_list_item_at (f, 0));
+  graphene_rect_t bounds;
+
+  assert_first_row_shown (f, view);
+  g_assert_true (gtk_widget_compute_bounds (row, view, &bounds));
+  g_assert_cmpfloat (bounds.origin.y, <, gtk_widget_get_height (view));
+}
+
+/* A search that finds more sessions than a screen holds shows them from
+ * the top, its first match in sight, typed in the search entry with the
+ * list at its top and again with it scrolled down.  6 of 7 searches
+ * opened scrolled to the end, the first matches out of sight (tried as a
+ * new user would, with 30 copies of every agent's sessions). */
+static void
+test_session_list_search_from_top (Fixture       *f,
+                                   gconstpointer  data)
+{
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_LIST_VIEW);
+  GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (view));
+  GtkWidget *entry = pd_test_find_widget (GTK_WIDGET (f->list), GTK_TYPE_SEARCH_ENTRY);
+  const char *queries[] = { "Upload rate", "Older", "Upload", "work" };
+
+  for (guint i = 0; i < 240; i++)
+    {
+      g_autofree char *title = g_strdup_printf (i % 3 == 0 ? "Upload rate limits %u" : "Older work %u", i);
+      g_autofree char *id = pd_test_add_session (f->store, title, i % 2 ? "claude-code" : "codex");
+    }
+  pd_session_list_refresh (f->list);
+  pd_test_wait_until (list_idle, f, "the whole listing");
+  pd_test_flush (GTK_WIDGET (f->window));
+  g_assert_cmpuint (pd_test_session_list_n_items (f), ==, 243);
+
+  pd_session_list_start_search (f->list);
+  pd_test_flush (GTK_WIDGET (f->window));
+  for (guint q = 0; q < G_N_ELEMENTS (queries); q++)
+    {
+      /* The second time on, from a list scrolled half-way down. */
+      if (q > 0)
+        {
+          gtk_adjustment_set_value (adjustment, (gtk_adjustment_get_upper (adjustment) -
+                                                 gtk_adjustment_get_page_size (adjustment)) / 2);
+          pd_test_flush (GTK_WIDGET (f->window));
+        }
+      gtk_widget_grab_focus (entry);
+      gtk_editable_set_text (GTK_EDITABLE (entry), queries[q]);
+      pd_session_list_set_query (f->list, queries[q], FALSE);
+      pd_test_wait_until (list_idle, f, "the search's listing");
+      for (guint i = 0; i < 4; i++)
+        pd_test_flush (GTK_WIDGET (f->window));
+      g_assert_cmpuint (pd_test_session_list_n_items (f), >, 60);
+      g_assert_true (gtk_adjustment_get_upper (adjustment) > 2 * gtk_adjustment_get_page_size (adjustment));
+      g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
+      assert_first_row_in_sight (f, view);
+      g_assert_true (gtk_widget_has_focus (entry) || gtk_widget_is_ancestor (gtk_root_get_focus (GTK_ROOT (f->window)), entry));
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -157,6 +228,7 @@ main (int   argc,
 
   ADD ("new-on-top", test_session_list_new_on_top);
   ADD ("pinned-stays-on-top", test_session_list_pinned_stays_on_top);
+  ADD ("search-from-top", test_session_list_search_from_top);
 
 #undef ADD
 
