@@ -201,11 +201,12 @@ check_continue (PdApplication *app,
   /* A hostile row's model (tried as an attacker would): its override, its
    * escape and its line break named or made a space, each name in an
    * isolate that nothing in it can end. */
+  test_server_push (f->default_server, test_reply_plain (503, "application/json", overloaded_reply));
   test_server_push (f->default_server, test_reply_plain (200, "application/json", provider_reply));
   g_ptr_array_set_size (f->activities, 0);
   g_ptr_array_set_size (f->notices_shown, 0);
   continue_once (window, f, f->hostile_id);
-  g_assert_cmpuint (test_server_count (f->default_server), ==, 5);
+  g_assert_cmpuint (test_server_count (f->default_server), ==, 6);
   g_assert_cmpuint (f->notices_shown->len, >, 0);
   g_assert_nonnull (strstr (f->notices_shown->pdata[0],
                             "This session ran with " FSI "anthropic" PDI " (" FSI "claude<U+202E>tset<U+2069> "
@@ -222,7 +223,7 @@ check_continue (PdApplication *app,
   test_server_push (f->ran_server, test_reply_plain (200, "application/json", provider_reply));
   continue_once (window, f, f->ran_id);
   g_assert_cmpuint (test_server_count (f->ran_server), ==, 2);
-  g_assert_cmpuint (test_server_count (f->default_server), ==, 5);
+  g_assert_cmpuint (test_server_count (f->default_server), ==, 6);
 }
 
 static void
