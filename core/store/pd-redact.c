@@ -329,7 +329,23 @@ value_is_secret (const char *value,
 
   if ((value[0] == '$' && !single_quoted) || value[0] == '%' || strcmp (value, PD_REDACTED) == 0)
     return FALSE;
+  /* What the shell runs and puts in ($(…), `…`; not in single quotes):
+   * masked, it hid a command from whoever approves it ("x$(touch …)";
+   * tried as an attacker would). */
+  if (!single_quoted && (strstr (value, "$(") != NULL || strchr (value, '`') != NULL))
+    return FALSE;
   return !word_in (lower, plain);
+}
+
+/* In JSON text, the quote that ends a string ("…token:", "next") read as
+ * a value's opening quote: the "value" is the gap between two strings, and
+ * masking it joined them (a plan step titled "Rotate the token:" was
+ * stored as invalid JSON and lost its steps; tried as an attacker would). */
+static gboolean
+value_is_json_gap (const char *value)
+{
+  value += strspn (value, " \t\r\n");
+  return *value == ',' || *value == ':' || *value == '}' || *value == ']';
 }
 
 /* ---------------------------------------------------------------------- */
@@ -598,7 +614,8 @@ try_assignment (Redactor *r,
       /* A value followed by ( or [ is code (get_key(), env["X"]), not a
        * secret.  Either way the scan goes on after the value, never into
        * it again: each byte is looked at a bounded number of times. */
-      if (!(ve < r->len && (t[ve] == '(' || t[ve] == '[')) && value_is_secret (value, vs > 0 && t[vs - 1] == '\''))
+      if (!(ve < r->len && (t[ve] == '(' || t[ve] == '[')) && !value_is_json_gap (value) &&
+          value_is_secret (value, vs > 0 && t[vs - 1] == '\''))
         redact_span (r, vs, ve);
       return ve;
     }
@@ -796,7 +813,7 @@ try_at (Redactor *r,
     {
       g_autofree char *value = g_strndup (r->text + vs, ve - vs);
 
-      if (value_is_secret (value, vs > 0 && r->text[vs - 1] == '\''))
+      if (!value_is_json_gap (value) && value_is_secret (value, vs > 0 && r->text[vs - 1] == '\''))
         {
           redact_span (r, vs, ve);
           return ve;
