@@ -818,6 +818,21 @@ test_watcher_link_not_followed (Fixture       *f,
   g_assert_cmpuint (list->len, ==, 2);
   /* The new transcript alone is followed: nothing through the links. */
   g_assert_cmpuint (pd_import_watcher_get_n_watched (watcher), ==, watched + 1);
+
+  /* A name queued as a folder and made a link before it is read (swapped
+   * within the settle delay) is passed over too. */
+  g_ptr_array_set_size (ids, 0);
+  _pd_import_watcher_queue_path (watcher, link);
+  _pd_import_watcher_queue_path (watcher, file_link);
+  deadline = g_get_monotonic_time () + G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (1000);
+  g_clear_pointer (&list, g_ptr_array_unref);
+  list = pd_session_store_list (f->store, NULL, FALSE, 0, 10, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 2);
+  g_assert_cmpuint (ids->len, ==, 0);
   pd_import_watcher_stop (watcher);
 }
 

@@ -188,6 +188,11 @@ update_thread (GTask        *task,
       PdImportIndexStats stats = { 0 };
       g_autoptr(GError) error = NULL;
 
+      /* A name made a link since it was queued (a folder swapped for a
+       * link within the settle delay; tried as an attacker would) is
+       * passed over, as a link made at once is. */
+      if (g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+        continue;
       if (!_pd_import_index_update_file (self->index, self->store, path, update->ids, &stats, cancellable, &error))
         {
           if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -244,7 +249,8 @@ update_done (GObject      *object,
       if (!g_hash_table_contains (self->monitors, path) && g_file_test (path, G_FILE_TEST_IS_REGULAR))
         watch_path (self, path, FALSE);
       /* A new folder read whole: its transcripts are followed too. */
-      else if (g_file_test (path, G_FILE_TEST_IS_DIR) && (dir = g_dir_open (path, 0, NULL)))
+      else if (!g_file_test (path, G_FILE_TEST_IS_SYMLINK) && g_file_test (path, G_FILE_TEST_IS_DIR) &&
+               (dir = g_dir_open (path, 0, NULL)))
         while ((name = g_dir_read_name (dir)))
           {
             g_autofree char *child = g_build_filename (path, name, NULL);
