@@ -15,7 +15,6 @@
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
-#include <json-glib/json-glib.h>
 
 #include "pd-jsonl-reader.h"
 
@@ -47,7 +46,6 @@ struct _PdJsonlReader
   gboolean  eof;
   gboolean  at_limit;
   gboolean  unterminated;
-  char     *compact;     /* the last line written compactly, when it was not */
 };
 
 const char *
@@ -245,7 +243,6 @@ pd_jsonl_reader_free (PdJsonlReader *self)
   if (self->fd >= 0)
     close (self->fd);
   g_free (self->buf);
-  g_free (self->compact);
   g_free (self);
 }
 
@@ -341,57 +338,6 @@ fill (PdJsonlReader  *self,
   return TRUE;
 }
 
-/* Whether a line is spelled as JSON with whitespace between its tokens
- * (`{"timestamp": "…"}`, as a script's json.dumps() writes it).  The
- * agents write their lines compact, and the readers' fast paths look for
- * compact words ("timestamp":"); they lost every time of a spaced line
- * (tried as a new user would).  Told by the first member alone, a few
- * bytes: a line is written by one writer, spaced throughout or not. */
-static gboolean
-is_spaced (const char *line,
-           gsize       length)
-{
-  const char *close;
-
-  if (length < 4 || line[0] != '{' || line[length - 1] != '}')
-    return FALSE;
-  if (g_ascii_isspace (line[1]))
-    return TRUE;
-  if (line[1] != '"')
-    return FALSE;
-  for (close = line + 2; close < line + length && *close != '"'; close++)
-    if (*close == '\\')
-      close++;
-  if (close + 2 >= line + length)
-    return FALSE;
-  return g_ascii_isspace (close[1]) || (close[1] == ':' && g_ascii_isspace (close[2]));
-}
-
-/* @line as the agents write it, compact: the same members and values.  One
- * that does not parse is returned as it is, for the caller to refuse. */
-static void
-compact_line (PdJsonlReader  *self,
-              const char    **line,
-              gsize          *length)
-{
-  g_autoptr(JsonParser) parser = NULL;
-  g_autoptr(JsonGenerator) generator = NULL;
-  gsize compact_length = 0;
-
-  if (!is_spaced (*line, *length))
-    return;
-  parser = json_parser_new_immutable ();
-  if (!json_parser_load_from_data (parser, *line, (gssize) *length, NULL) ||
-      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
-    return;
-  generator = json_generator_new ();
-  json_generator_set_root (generator, json_parser_get_root (parser));
-  g_free (self->compact);
-  self->compact = json_generator_to_data (generator, &compact_length);
-  *line = self->compact;
-  *length = compact_length;
-}
-
 gboolean
 pd_jsonl_reader_next (PdJsonlReader  *self,
                       const char    **line,
@@ -433,7 +379,6 @@ pd_jsonl_reader_next (PdJsonlReader  *self,
           self->unterminated = FALSE;
           *line = begin;
           *length = len;
-          compact_line (self, line, length);
           return TRUE;
         }
 
@@ -467,7 +412,6 @@ pd_jsonl_reader_next (PdJsonlReader  *self,
           self->unterminated = TRUE;
           *line = begin;
           *length = len;
-          compact_line (self, line, length);
           return TRUE;
         }
 
