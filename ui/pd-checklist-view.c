@@ -464,7 +464,9 @@ new_agent_row (PdChecklistView *self,
   gtk_widget_add_css_class (row, "pd-checklist-item");
 
   widgets->check = GTK_CHECK_BUTTON (gtk_check_button_new ());
-  gtk_widget_set_focusable (GTK_WIDGET (widgets->check), FALSE);
+  /* Not set_focusable(): GTK 4.8's check button says it took the focus
+   * it cannot take, and Shift+Tab from below stayed where it was. */
+  gtk_widget_set_can_focus (GTK_WIDGET (widgets->check), FALSE);
   gtk_widget_set_valign (GTK_WIDGET (widgets->check), GTK_ALIGN_START);
   gtk_widget_set_sensitive (GTK_WIDGET (widgets->check), ANNOTATIONS_KEPT (self));
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (widgets->check));

@@ -253,7 +253,19 @@ test_keyboard (Fixture       *f,
   name = pd_test_a11y_name (focus);
   g_assert_cmpstr (name, ==, PD_CHECKLIST_TEST_ITEM_0);
   for (guint i = 0; i < checks->len; i++)
-    g_assert_false (gtk_widget_get_focusable (checks->pdata[i]));
+    g_assert_false (gtk_widget_get_can_focus (checks->pdata[i]));
+
+  /* Shift+Tab from the field for a new item comes back to the items (a
+   * check button that could not take the focus said it took it, and the
+   * focus stayed in the field: tried as a new user would). */
+  {
+    GtkWidget *entry = pd_test_find_widget (f->view, GTK_TYPE_ENTRY);
+
+    gtk_widget_grab_focus (entry);
+    g_assert_true (gtk_widget_child_focus (GTK_WIDGET (f->window), GTK_DIR_TAB_BACKWARD));
+    g_assert_true (GTK_IS_LIST_BOX_ROW (gtk_root_get_focus (GTK_ROOT (f->window))));
+    g_assert_true (pd_test_a11y_focus_inside (list));
+  }
 
   /* Tab and Shift+Tab leave the list. */
   g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
