@@ -242,6 +242,7 @@ update_agent_row (PdChecklistView *self,
   PdChecklistStatus status = pd_checklist_get_effective_status (self->checklist, position);
   gboolean checked = FALSE;
   gboolean overridden = pd_checklist_get_override (self->checklist, position, &checked);
+  const char *description = "";
 
   self->updating = TRUE;
   gtk_check_button_set_active (widgets->check, status == PD_CHECKLIST_STATUS_COMPLETED);
@@ -260,24 +261,23 @@ update_agent_row (PdChecklistView *self,
   else if (status == PD_CHECKLIST_STATUS_CANCELLED)
     gtk_label_set_text (widgets->override_label, C_("checklist item", "cancelled"));
 
-  {
-    g_autofree char *description = NULL;
-
-    if (overridden)
-      description = g_strdup (checked ? _("Ticked by you") : _("Unticked by you"));
-    else if (status == PD_CHECKLIST_STATUS_IN_PROGRESS)
-      description = g_strdup (_("In progress"));
-    else if (status == PD_CHECKLIST_STATUS_CANCELLED)
-      description = g_strdup (_("Cancelled"));
-    _pd_accessible_set_text (GTK_WIDGET (widgets->check), item->text, description ? description : "");
-    /* The row is the item's one Tab stop: named, described and ticked as
-     * its check button is. */
-    _pd_accessible_set_text (row, item->text, description ? description : "");
-    gtk_accessible_update_state (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_STATE_CHECKED,
-                                 status == PD_CHECKLIST_STATUS_COMPLETED ? GTK_ACCESSIBLE_TRISTATE_TRUE
-                                                                         : GTK_ACCESSIBLE_TRISTATE_FALSE,
-                                 -1);
-  }
+  /* Its state in words for a reader too (a done item said nothing). */
+  if (overridden)
+    description = checked ? _("Ticked by you") : _("Unticked by you");
+  else if (status == PD_CHECKLIST_STATUS_IN_PROGRESS)
+    description = _("In progress");
+  else if (status == PD_CHECKLIST_STATUS_CANCELLED)
+    description = _("Cancelled");
+  else if (status == PD_CHECKLIST_STATUS_COMPLETED)
+    description = _("Done");
+  _pd_accessible_set_text (GTK_WIDGET (widgets->check), item->text, description);
+  /* The row is the item's one Tab stop: named, described and ticked as
+   * its check button is. */
+  _pd_accessible_set_text (row, item->text, description);
+  gtk_accessible_update_state (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_STATE_CHECKED,
+                               status == PD_CHECKLIST_STATUS_COMPLETED ? GTK_ACCESSIBLE_TRISTATE_TRUE
+                                                                       : GTK_ACCESSIBLE_TRISTATE_FALSE,
+                               -1);
 }
 
 static void pd_checklist_view_save (PdChecklistView *self);

@@ -252,6 +252,12 @@ test_keyboard (Fixture       *f,
   g_assert_true (GTK_IS_LIST_BOX_ROW (focus));
   name = pd_test_a11y_name (focus);
   g_assert_cmpstr (name, ==, PD_CHECKLIST_TEST_ITEM_0);
+  /* A done item says so in words, as the other states do. */
+  {
+    g_autofree char *description = pd_test_a11y_description (focus);
+
+    g_assert_cmpstr (description, ==, "Done");
+  }
   for (guint i = 0; i < checks->len; i++)
     g_assert_false (gtk_widget_get_can_focus (checks->pdata[i]));
 
