@@ -703,6 +703,32 @@ pd_test_a11y_press (GtkWidget       *widget,
   return FALSE;
 }
 
+/* The Tab stops of @window, in order, from nothing focused round to the
+ * first again. */
+GPtrArray *
+pd_test_a11y_tab_stops (GtkWindow *window)
+{
+  GPtrArray *stops = g_ptr_array_new ();
+
+  gtk_root_set_focus (GTK_ROOT (window), NULL);
+  for (guint i = 0; i < 300; i++)
+    {
+      GtkWidget *focus;
+
+      if (!gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD))
+        {
+          gtk_root_set_focus (GTK_ROOT (window), NULL);
+          if (!gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD))
+            break;
+        }
+      focus = gtk_root_get_focus (GTK_ROOT (window));
+      if (focus == NULL || g_ptr_array_find (stops, focus, NULL))
+        break;
+      g_ptr_array_add (stops, focus);
+    }
+  return stops;
+}
+
 /* The focus is on @widget or inside it. */
 gboolean
 pd_test_a11y_focus_inside (GtkWidget *widget)

@@ -29,6 +29,7 @@ gboolean          pd_test_a11y_press                   (GtkWidget        *widget
                                                         guint             keyval,
                                                         GdkModifierType   mods);
 gboolean          pd_test_a11y_focus_inside            (GtkWidget        *widget);
+GPtrArray        *pd_test_a11y_tab_stops               (GtkWindow        *window);
 void              pd_test_a11y_assert_one_tab_stop     (PdWindow         *window,
                                                         const char       *page,
                                                         GType             view_type,

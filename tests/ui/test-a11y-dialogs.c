@@ -190,32 +190,6 @@ test_new_session_opens (void)
 
 /* --- switch rows: one Tab stop ---------------------------------------------- */
 
-/* The Tab stops of @window, in order, from nothing focused round to the
- * first again. */
-static GPtrArray *
-tab_stops (GtkWindow *window)
-{
-  GPtrArray *stops = g_ptr_array_new ();
-
-  gtk_root_set_focus (GTK_ROOT (window), NULL);
-  for (guint i = 0; i < 300; i++)
-    {
-      GtkWidget *focus;
-
-      if (!gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD))
-        {
-          gtk_root_set_focus (GTK_ROOT (window), NULL);
-          if (!gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD))
-            break;
-        }
-      focus = gtk_root_get_focus (GTK_ROOT (window));
-      if (focus == NULL || g_ptr_array_find (stops, focus, NULL))
-        break;
-      g_ptr_array_add (stops, focus);
-    }
-  return stops;
-}
-
 static gboolean
 is_switch_row (GtkWidget *widget)
 {
@@ -229,7 +203,7 @@ static guint
 check_switch_stops (GtkWindow  *window,
                     const char *where)
 {
-  g_autoptr(GPtrArray) stops = tab_stops (window);
+  g_autoptr(GPtrArray) stops = pd_test_a11y_tab_stops (window);
   g_autoptr(GPtrArray) switches = g_ptr_array_new ();
   guint n_shown = 0;
 
@@ -404,7 +378,7 @@ check_preferences_readers (PdApplication *app,
   g_assert_nonnull (empty_row);
   g_assert_true (gtk_widget_get_mapped (empty_row));
   {
-    g_autoptr(GPtrArray) stops = tab_stops (dialog);
+    g_autoptr(GPtrArray) stops = pd_test_a11y_tab_stops (dialog);
 
     g_assert_false (g_ptr_array_find (stops, empty_row, NULL));
   }

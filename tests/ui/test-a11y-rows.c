@@ -232,32 +232,6 @@ open_dialog (PdWindow   *window,
   return dialog;
 }
 
-/* The Tab stops of @window, in order, from nothing focused round to the
- * first again. */
-static GPtrArray *
-tab_stops (GtkWindow *window)
-{
-  GPtrArray *stops = g_ptr_array_new ();
-
-  gtk_root_set_focus (GTK_ROOT (window), NULL);
-  for (guint i = 0; i < 300; i++)
-    {
-      GtkWidget *focus;
-
-      if (!gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD))
-        {
-          gtk_root_set_focus (GTK_ROOT (window), NULL);
-          if (!gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD))
-            break;
-        }
-      focus = gtk_root_get_focus (GTK_ROOT (window));
-      if (focus == NULL || g_ptr_array_find (stops, focus, NULL))
-        break;
-      g_ptr_array_add (stops, focus);
-    }
-  return stops;
-}
-
 /* The accessible a reader meets at a Tab stop: itself, or for a part with
  * no role (an entry's GtkText) the nearest ancestor with one. */
 static GtkWidget *
@@ -322,7 +296,7 @@ count_unnamed_stops (GtkWindow  *dialog,
                      const char *where,
                      guint      *n_stops)
 {
-  g_autoptr(GPtrArray) stops = tab_stops (dialog);
+  g_autoptr(GPtrArray) stops = pd_test_a11y_tab_stops (dialog);
   guint n_unnamed = 0;
 
   for (guint i = 0; i < stops->len; i++)
@@ -432,7 +406,7 @@ check_field_rows (GtkWindow  *dialog,
                   GType       field_type,
                   const char *where)
 {
-  g_autoptr(GPtrArray) stops = tab_stops (dialog);
+  g_autoptr(GPtrArray) stops = pd_test_a11y_tab_stops (dialog);
   g_autoptr(GPtrArray) fields = g_ptr_array_new ();
   guint n = 0;
 
