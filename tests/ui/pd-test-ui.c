@@ -13,6 +13,7 @@
 #include "pd-history-view.h"
 #include "pd-now-view.h"
 #include "pd-session-list.h"
+#include "pd-session-export.h"
 #include "pd-test-ui.h"
 #include "pd-transcript-view.h"
 
@@ -627,4 +628,51 @@ pd_test_wait_row_title (gpointer    row,
   RowTitle wait = { ADW_PREFERENCES_ROW (row), title };
 
   pd_test_wait_until (row_titled, &wait, what);
+}
+
+/* --- exports ------------------------------------------------------------ */
+
+typedef struct
+{
+  gboolean  done;
+  gboolean  ok;
+  GError   *error;
+} Exported;
+
+static void
+on_exported (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Exported *exported = user_data;
+
+  exported->ok = pd_session_export_finish (result, &exported->error);
+  exported->done = TRUE;
+}
+
+static gboolean
+is_done (gpointer user_data)
+{
+  return ((Exported *) user_data)->done;
+}
+
+/* Exports @id of @source to @path as the window does; the file's text. */
+char *
+pd_test_export_to (PdSource              *source,
+           const char            *id,
+           PdSessionExportFormat  format,
+           const char            *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  Exported exported = { 0 };
+  char *text = NULL;
+
+  pd_session_export_async (source, id, format, file, NULL, on_exported, &exported);
+  pd_test_wait_until (is_done, &exported, "the export");
+  g_assert_no_error (exported.error);
+  g_assert_true (exported.ok);
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_assert_no_error (error);
+  return text;
 }

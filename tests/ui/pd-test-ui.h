@@ -7,6 +7,7 @@
 #include <adwaita.h>
 
 #include "pd-application.h"
+#include "pd-session-export.h"
 #include "pd-window.h"
 
 G_BEGIN_DECLS
@@ -76,5 +77,10 @@ gboolean   pd_test_x11_click       (GtkWidget          *widget,
 void       pd_test_wait_row_title  (gpointer            row,
                                     const char         *title,
                                     const char         *what);
+
+char      *pd_test_export_to       (PdSource              *source,
+                                    const char            *id,
+                                    PdSessionExportFormat  format,
+                                    const char            *path);
 
 G_END_DECLS

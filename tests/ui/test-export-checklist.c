@@ -41,50 +41,6 @@ has_result (gpointer user_data)
   return *(GAsyncResult **) user_data != NULL;
 }
 
-typedef struct
-{
-  gboolean  done;
-  gboolean  ok;
-  GError   *error;
-} Exported;
-
-static void
-on_exported (GObject      *object,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  Exported *exported = user_data;
-
-  exported->ok = pd_session_export_finish (result, &exported->error);
-  exported->done = TRUE;
-}
-
-static gboolean
-is_done (gpointer user_data)
-{
-  return ((Exported *) user_data)->done;
-}
-
-static char *
-export_to (PdSource              *source,
-           const char            *id,
-           PdSessionExportFormat  format,
-           const char            *path)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GError) error = NULL;
-  Exported exported = { 0 };
-  char *text = NULL;
-
-  pd_session_export_async (source, id, format, file, NULL, on_exported, &exported);
-  pd_test_wait_until (is_done, &exported, "the export");
-  g_assert_no_error (exported.error);
-  g_assert_true (exported.ok);
-  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
-  g_assert_no_error (error);
-  return text;
-}
-
 /* The fixture's Gemini CLI session imported into @db: its id. */
 static char *
 import_gemini (PdTestDb *db)
@@ -212,7 +168,7 @@ test_export_user_checklist (void)
   g_assert_true (pd_source_save_checklist_finish (PD_SOURCE (db->source), saved, &error));
   g_assert_no_error (error);
 
-  markdown = export_to (PD_SOURCE (db->source), id, PD_SESSION_EXPORT_MARKDOWN, md_path);
+  markdown = pd_test_export_to (PD_SOURCE (db->source), id, PD_SESSION_EXPORT_MARKDOWN, md_path);
   g_test_message ("%s", markdown);
   g_assert_nonnull (strstr (markdown, "- [ ] Install a SIGHUP handler (Pending, unticked by you; the agent: Done)\n"));
   g_assert_nonnull (strstr (markdown, "- [x] Log each reload (Done, ticked by you; the agent: In progress)\n"));
@@ -220,7 +176,7 @@ test_export_user_checklist (void)
   g_assert_nonnull (strstr (markdown, "- [ ] Document the signal (Cancelled)\n"));
   g_assert_nonnull (strstr (markdown, "- [x] Tell the team about SIGHUP (Done, yours)\n"));
 
-  json = export_to (PD_SOURCE (db->source), id, PD_SESSION_EXPORT_JSON, json_path);
+  json = pd_test_export_to (PD_SOURCE (db->source), id, PD_SESSION_EXPORT_JSON, json_path);
   check_json (json);
 
   /* `sessions export` writes the same. */

@@ -62,51 +62,6 @@ import_many_calls (PdTestDb   *db,
   return g_strdup (info->id);
 }
 
-typedef struct
-{
-  gboolean  done;
-  gboolean  ok;
-  GError   *error;
-} Exported;
-
-static void
-on_exported (GObject      *object,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  Exported *exported = user_data;
-
-  exported->ok = pd_session_export_finish (result, &exported->error);
-  exported->done = TRUE;
-}
-
-static gboolean
-is_done (gpointer user_data)
-{
-  return ((Exported *) user_data)->done;
-}
-
-/* Exports @id of @source to @path; the file's text. */
-static char *
-export_to (PdSource              *source,
-           const char            *id,
-           PdSessionExportFormat  format,
-           const char            *path)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GError) error = NULL;
-  Exported exported = { 0 };
-  char *text = NULL;
-
-  pd_session_export_async (source, id, format, file, NULL, on_exported, &exported);
-  pd_test_wait_until (is_done, &exported, "the export");
-  g_assert_no_error (exported.error);
-  g_assert_true (exported.ok);
-  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
-  g_assert_no_error (error);
-  return text;
-}
-
 static gboolean
 collect_event (const PdStoredEvent *event,
                gpointer             user_data)
@@ -144,7 +99,7 @@ test_export_long_streams (void)
 
   /* Markdown: the document of the whole read, a stream's messages held. */
   _pd_transcript_pages_reset_peak_held ();
-  markdown = export_to (PD_SOURCE (multi), id, PD_SESSION_EXPORT_MARKDOWN, md_path);
+  markdown = pd_test_export_to (PD_SOURCE (multi), id, PD_SESSION_EXPORT_MARKDOWN, md_path);
   g_assert_cmpuint (_pd_transcript_pages_reset_peak_held (), <=, 2 * PD_TRANSCRIPT_PAGES_STREAM_LAG + 1);
 
   info = pd_session_reads_get (db->store, id, &error);
@@ -166,7 +121,7 @@ test_export_long_streams (void)
 
   /* JSON: `sessions export`'s, byte for byte. */
   _pd_transcript_pages_reset_peak_held ();
-  json = export_to (PD_SOURCE (multi), id, PD_SESSION_EXPORT_JSON, json_path);
+  json = pd_test_export_to (PD_SOURCE (multi), id, PD_SESSION_EXPORT_JSON, json_path);
   g_assert_cmpuint (_pd_transcript_pages_reset_peak_held (), <=, 2 * PD_TRANSCRIPT_PAGES_STREAM_LAG + 1);
   g_assert_true (pd_session_reads_export_json (db->store, id, cli, FALSE, NULL, &error));
   g_assert_no_error (error);
