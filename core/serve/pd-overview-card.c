@@ -43,6 +43,8 @@ struct _PdOverviewCard
   guint            unpassed;         /* of step_version: its checks not passed */
   char            *failed_check;     /* (nullable) of step_version: a check of a step not done that failed */
   gint64           changed_at;       /* unix µs */
+  gint64           need_since;       /* unix µs: changed_at when it came to its need */
+  gboolean         need_known;
   PdOverviewNeed   need;
   PdRemoteRun     *remote_run;       /* (nullable) a remote run waiting on a question */
   char            *local_tool;       /* (nullable) a run of this window waiting */
@@ -311,6 +313,9 @@ _pd_overview_card_update_need (PdOverviewCard *self,
   else
     need = PD_OVERVIEW_NEED_DONE;
 
+  if (!self->need_known || need != self->need)
+    self->need_since = self->changed_at;
+  self->need_known = TRUE;
   return SET_VALUE (self->need, need);
 }
 
@@ -321,7 +326,14 @@ need_rank (PdOverviewNeed need)
   return need == PD_OVERVIEW_NEED_STOPPED ? PD_OVERVIEW_NEED_DONE : (int) need;
 }
 
-/* Most needed first; then the newest change; then a fixed order. */
+/* Most needed first; then the newest to come to its need (a card that
+ * just became blocked goes first of the blocked); then a fixed order.  A
+ * card's changes that leave its need leave its place: ordered by its last
+ * change, fifty endpoints of ten agents writing every second put every
+ * working card in another place each second, a list no one could follow
+ * whose card buttons (asleep half a second after a card moves) mostly
+ * slept, and the window bound and measured every row shown again each
+ * time (bench-overview --view). */
 int
 _pd_overview_card_compare (PdOverviewCard *a,
                            PdOverviewCard *b)
@@ -330,8 +342,8 @@ _pd_overview_card_compare (PdOverviewCard *a,
 
   if (need_rank (a->need) != need_rank (b->need))
     return need_rank (a->need) < need_rank (b->need) ? -1 : 1;
-  if (a->changed_at != b->changed_at)
-    return a->changed_at > b->changed_at ? -1 : 1;
+  if (a->need_since != b->need_since)
+    return a->need_since > b->need_since ? -1 : 1;
   if (a->source != b->source)
     return a->source < b->source ? -1 : 1;
   cmp = g_strcmp0 (a->session_id, b->session_id);

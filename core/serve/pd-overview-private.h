@@ -56,10 +56,5 @@ void            _pd_overview_cards_remove          (GListModel           *model,
 void            _pd_overview_cards_place           (GListModel           *model,
                                                     GPtrArray            *cards,
                                                     PdOverviewCard       *card);
-/* A card changed in place, its need the same: every such card placed at
- * once a little later; @resort holds the timeout, cleared when it ran. */
-void            _pd_overview_cards_schedule_resort (GListModel           *model,
-                                                    GPtrArray            *cards,
-                                                    guint                *resort);
 
 G_END_DECLS

@@ -39,7 +39,6 @@ struct _PdOverview
   guint       stalled_minutes;
   guint       min_interval_ms;
   guint       tick;
-  guint       resort;         /* the coalesced placement of cards whose time moved */
   guint       refetches;
   gboolean    loaded;
 };
@@ -179,7 +178,8 @@ remove_card (PdOverview     *self,
   _pd_overview_cards_remove (G_LIST_MODEL (self), self->cards, card);
 }
 
-/* Placed at once when its need moved, else later with others (pd-overview-cards.c). */
+/* Placed again when its need moved; a change that leaves its need leaves
+ * its place (_pd_overview_card_compare()). */
 static void
 card_changed (PdOverview     *self,
               PdOverviewCard *card,
@@ -187,8 +187,6 @@ card_changed (PdOverview     *self,
 {
   if (need_moved)
     _pd_overview_cards_place (G_LIST_MODEL (self), self->cards, card);
-  else
-    _pd_overview_cards_schedule_resort (G_LIST_MODEL (self), self->cards, &self->resort);
   _pd_overview_card_emit_changed (card);
 }
 
@@ -881,7 +879,6 @@ pd_overview_dispose (GObject *object)
   PdOverview *self = PD_OVERVIEW (object);
 
   g_clear_handle_id (&self->tick, g_source_remove);
-  g_clear_handle_id (&self->resort, g_source_remove);
   if (self->sources != NULL)
     g_signal_handlers_disconnect_by_data (self->sources, self);
   if (self->entries != NULL)
