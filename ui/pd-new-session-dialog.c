@@ -450,6 +450,7 @@ pd_new_session_dialog_init (PdNewSessionDialog *self)
 {
   GtkEventController *keys;
 
+  _pd_window_keep_role (GTK_WINDOW (self));
   gtk_widget_init_template (GTK_WIDGET (self));
   /* Each group's list is named by the group (one was "GtkLabel"). */
   _pd_preferences_groups_name_lists (GTK_WIDGET (self));

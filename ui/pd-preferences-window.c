@@ -579,6 +579,7 @@ pd_preferences_window_init (PdPreferencesWindow *self)
 {
   GtkWidget *bar;
 
+  _pd_window_keep_role (GTK_WINDOW (self));
   gtk_widget_init_template (GTK_WIDGET (self));
   /* Each group's list is named by the group (it was "GtkListBox"). */
   _pd_preferences_groups_name_lists (GTK_WIDGET (self));

@@ -197,3 +197,26 @@ _pd_list_boxes_name (GtkWidget  *root,
 {
   name_lists (root, GTK_TYPE_LIST_BOX, name);
 }
+
+/*
+ * _pd_window_keep_role:
+ * @window: a window of ours, from its instance init, before its content
+ *
+ * Gives @window its class's role (a window's, a dialog's) for AT-SPI.
+ * GTK 4.8 makes a widget's accessible context in GtkWidget's own init,
+ * with GtkWidget's placeholder role, and puts the class's role on it only
+ * when it hands the context to AT-SPI itself. A change in a window being
+ * built (a status page's scroller leaving the Tab chain, a focus set)
+ * handed its contexts, the window's too, to AT-SPI earlier, with the
+ * placeholder for good: a window opened while the app ran (the demo's, a
+ * second database's) was a "filler" with no frame role, read over AT-SPI
+ * as a screen reader does. The role set here is on the context before
+ * anything can hand it over.
+ */
+void
+_pd_window_keep_role (GtkWindow *window)
+{
+  GtkAccessibleRole role = gtk_widget_class_get_accessible_role (GTK_WIDGET_GET_CLASS (window));
+
+  g_object_set (window, "accessible-role", role, NULL);
+}

@@ -1003,6 +1003,8 @@ pd_window_init (PdWindow *self)
   /* A group of its own: its modal dialogs (joining as made transient) block
    * this window only, not every window of GTK's default group. */
   gtk_window_group_add_window (group, GTK_WINDOW (self));
+  /* A frame over AT-SPI, whatever its status pages do while it is built. */
+  _pd_window_keep_role (GTK_WINDOW (self));
   gtk_widget_init_template (GTK_WIDGET (self));
   _pd_stack_tab_shown_only (self->content_stack);
   _pd_stack_tab_shown_only (self->now_stack);
