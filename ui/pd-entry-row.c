@@ -23,6 +23,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-entry-row.h"
+#include "pd-ui-util-private.h"
 
 struct _PdEntryRow
 {
@@ -149,6 +150,8 @@ pd_entry_row_constructed (GObject *object)
     {
       self->entry = gtk_password_entry_new ();
       gtk_password_entry_set_show_peek_icon (GTK_PASSWORD_ENTRY (self->entry), TRUE);
+      /* Its Show Text and Caps Lock icons, named by their tooltips. */
+      _pd_images_speak (self->entry);
     }
   else
     {

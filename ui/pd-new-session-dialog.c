@@ -450,9 +450,11 @@ pd_new_session_dialog_init (PdNewSessionDialog *self)
 {
   GtkEventController *keys;
 
+  _pd_window_keep_role (GTK_WINDOW (self));
   gtk_widget_init_template (GTK_WIDGET (self));
   /* Each group's list is named by the group (one was "GtkLabel"). */
   _pd_preferences_groups_name_lists (GTK_WIDGET (self));
+  _pd_images_speak (GTK_WIDGET (self));
   keys = gtk_shortcut_controller_new ();
   gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
                                         gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Return, GDK_CONTROL_MASK),

@@ -426,6 +426,7 @@ pd_preferences_window_add_profile_rows (PdPreferencesWindow *self,
 
   update_expander (rows);
   _pd_expander_row_for_readers (rows->expander);
+  _pd_images_speak (GTK_WIDGET (rows->expander));
   g_ptr_array_add (self->profiles, rows);
   pd_preferences_window_show_key_state (self, rows);
   adw_preferences_group_add (self->profiles_group, GTK_WIDGET (rows->expander));
@@ -574,14 +575,24 @@ find_widget_of_type (GtkWidget *widget,
   return NULL;
 }
 
+/* The page switcher's tabs are made once it is shown: their icons too. */
+static void
+on_map_images (GtkWidget *widget)
+{
+  _pd_images_speak (widget);
+}
+
 static void
 pd_preferences_window_init (PdPreferencesWindow *self)
 {
   GtkWidget *bar;
 
+  _pd_window_keep_role (GTK_WINDOW (self));
   gtk_widget_init_template (GTK_WIDGET (self));
   /* Each group's list is named by the group (it was "GtkListBox"). */
   _pd_preferences_groups_name_lists (GTK_WIDGET (self));
+  _pd_images_speak (GTK_WIDGET (self));
+  g_signal_connect (self, "map", G_CALLBACK (on_map_images), NULL);
   name_search_results (GTK_WIDGET (self));
   name_spin_by_row (self->running_spin);
   name_spin_by_row (self->idle_spin);

@@ -261,6 +261,7 @@ pd_removed_sessions_init (PdRemovedSessions *self)
                                             "stay the agents’ own; Restore lists one here again."));
   GtkWidget *empty = adw_status_page_new ();
 
+  _pd_window_keep_role (GTK_WINDOW (self));
   self->cancellable = g_cancellable_new ();
   gtk_window_set_title (GTK_WINDOW (self), _("Removed Sessions"));
   gtk_window_set_default_size (GTK_WINDOW (self), 560, 480);

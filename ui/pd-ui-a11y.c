@@ -197,3 +197,81 @@ _pd_list_boxes_name (GtkWidget  *root,
 {
   name_lists (root, GTK_TYPE_LIST_BOX, name);
 }
+
+/*
+ * _pd_window_keep_role:
+ * @window: a window of ours, from its instance init, before its content
+ *
+ * Gives @window its class's role (a window's, a dialog's) for AT-SPI.
+ * GTK 4.8 makes a widget's accessible context in GtkWidget's own init,
+ * with GtkWidget's placeholder role, and puts the class's role on it only
+ * when it hands the context to AT-SPI itself. A change in a window being
+ * built (a status page's scroller leaving the Tab chain, a focus set)
+ * handed its contexts, the window's too, to AT-SPI earlier, with the
+ * placeholder for good: a window opened while the app ran (the demo's, a
+ * second database's) was a "filler" with no frame role, read over AT-SPI
+ * as a screen reader does. The role set here is on the context before
+ * anything can hand it over.
+ */
+void
+_pd_window_keep_role (GtkWindow *window)
+{
+  GtkAccessibleRole role = gtk_widget_class_get_accessible_role (GTK_WIDGET_GET_CLASS (window));
+
+  g_object_set (window, "accessible-role", role, NULL);
+}
+
+#define IMAGE_KEY "pd-image-speaks"
+
+/* An icon of GTK's or libadwaita's own that says again what its row or
+ * tab says: an expander row's or a combo row's arrow, a page tab's icon. */
+static gboolean
+image_is_decoration (GtkWidget *image)
+{
+  GtkWidget *parent = gtk_widget_get_parent (image);
+
+  return gtk_widget_has_css_class (image, "expander-row-arrow") ||
+         gtk_widget_has_css_class (image, "dropdown-arrow") ||
+         (parent != NULL && g_str_equal (G_OBJECT_TYPE_NAME (parent), "AdwIndicatorBin"));
+}
+
+/* A decoration is kept out of the reader's tree (GTK 4.8 puts it back
+ * each time it is shown); an icon with a tooltip (a password field's
+ * Show Text, its Caps Lock warning) is named by it. */
+static void
+image_sync (GtkWidget *image)
+{
+  const char *tooltip = gtk_widget_get_tooltip_text (image);
+
+  if (tooltip != NULL && *tooltip != '\0')
+    gtk_accessible_update_property (GTK_ACCESSIBLE (image), GTK_ACCESSIBLE_PROPERTY_LABEL, tooltip, -1);
+  else if (image_is_decoration (image))
+    gtk_accessible_update_state (GTK_ACCESSIBLE (image), GTK_ACCESSIBLE_STATE_HIDDEN, TRUE, -1);
+}
+
+/*
+ * _pd_images_speak:
+ * @root: a widget
+ *
+ * The icons below @root that GTK and libadwaita make were each said as
+ * "GtkImage" by a reader browsing object by object (tried as a screen
+ * reader user would): the arrows of expander and combo rows and the
+ * icons of page tabs are left out, the icons of a password field named
+ * by their tooltips.
+ */
+void
+_pd_images_speak (GtkWidget *root)
+{
+  if (GTK_IS_IMAGE (root) && g_object_get_data (G_OBJECT (root), IMAGE_KEY) == NULL &&
+      (image_is_decoration (root) || gtk_widget_get_tooltip_text (root) != NULL ||
+       gtk_widget_get_ancestor (root, GTK_TYPE_PASSWORD_ENTRY) != NULL))
+    {
+      g_object_set_data (G_OBJECT (root), IMAGE_KEY, GINT_TO_POINTER (1));
+      g_signal_connect (root, "notify::visible", G_CALLBACK (image_sync), NULL);
+      g_signal_connect (root, "notify::tooltip-text", G_CALLBACK (image_sync), NULL);
+      image_sync (root);
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    _pd_images_speak (child);
+}

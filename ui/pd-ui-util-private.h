@@ -92,5 +92,7 @@ void        _pd_preferences_groups_name_lists (GtkWidget   *root);
 void        _pd_preferences_group_name_list (AdwPreferencesGroup *group);
 void        _pd_list_boxes_name        (GtkWidget          *root,
                                         const char         *name);
+void        _pd_window_keep_role       (GtkWindow          *window);
+void        _pd_images_speak           (GtkWidget          *root);
 
 G_END_DECLS

@@ -1000,13 +1000,14 @@ pd_window_init (PdWindow *self)
 {
   g_autoptr(GtkWindowGroup) group = gtk_window_group_new ();
 
-  /* A group of its own: its modal dialogs (joining as made transient) block
-   * this window only, not every window of GTK's default group. */
+  /* Its own group (its modal dialogs block it alone); a frame over AT-SPI, however built. */
   gtk_window_group_add_window (group, GTK_WINDOW (self));
+  _pd_window_keep_role (GTK_WINDOW (self));
   gtk_widget_init_template (GTK_WIDGET (self));
   _pd_stack_tab_shown_only (self->content_stack);
   _pd_stack_tab_shown_only (self->now_stack);
   _pd_status_pages_tab_to_controls (GTK_WIDGET (self));
+  _pd_images_speak (GTK_WIDGET (self));
   _pd_spinners_spin_when_shown (GTK_WIDGET (self));
   /* Its buttons and its dialogs': named by their mnemonic labels once. */
   _pd_name_mnemonic_buttons ();
@@ -1021,7 +1022,6 @@ pd_window_init (PdWindow *self)
                            G_CALLBACK (pd_window_size_sidebar), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (gtk_widget_get_settings (GTK_WIDGET (self)), "notify::gtk-font-name",
                            G_CALLBACK (pd_window_size_sidebar), self, G_CONNECT_SWAPPED);
-
   g_signal_connect_object (self->now_view, "plan-shown",
                            G_CALLBACK (on_now_plan_shown), self, G_CONNECT_SWAPPED);
 

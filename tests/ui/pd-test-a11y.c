@@ -589,6 +589,12 @@ collect_browsed (GtkWidget *widget,
         add_browsed (out, widget, "a label named", name);
       if (has_formatting (name) || has_formatting (description))
         add_browsed (out, widget, "formatting characters in the name or description of", name);
+      /* An icon is named by what it means, or left out (the presentation
+       * role, the hidden state) when the text beside it says it: decorative
+       * ones were said "GtkImage" (a row's arrow, a tab's icon, the
+       * connection banner's), a password field's Show Text the same. */
+      if (role == GTK_ACCESSIBLE_ROLE_IMG && name_is_useless (name))
+        add_browsed (out, widget, "an image named", name);
       /* A list is named by what it lists ("GtkListBox", "GtkColumnListView"). */
       if ((role == GTK_ACCESSIBLE_ROLE_LIST || role == GTK_ACCESSIBLE_ROLE_GRID ||
            role == GTK_ACCESSIBLE_ROLE_TREE_GRID) && name_is_useless (name))
