@@ -123,6 +123,125 @@ test_search_typed (void)
   g_assert_cmpint (pd_test_run_showcase (1200, 800, check_search_typed, NULL), ==, 0);
 }
 
+/* Two commands asked in turn, then the run ends. */
+static const char *replay_approvals =
+  "{\"label\": \"test: a11y after\", \"turns\": ["
+  " {\"content\": \"Saying it.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": "
+  "   \"echo hello > said.txt\"}}]},"
+  " {\"content\": \"Saying it again.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": "
+  "   \"echo again > said.txt\"}}]},"
+  " {\"content\": \"I could not say it.\"}]}";
+
+static gboolean
+new_session_enabled (gpointer data)
+{
+  return action_enabled (data, "win.new-session");
+}
+
+static gboolean
+dialog_gone (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+/* The focus is in the run's page: not in the header (where the Plan
+ * button is), not nowhere. */
+static gboolean
+focus_in_run_page (PdWindow *window)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+
+  return focus != NULL && gtk_widget_get_mapped (focus) &&
+         gtk_widget_get_ancestor (focus, ADW_TYPE_HEADER_BAR) == NULL &&
+         gtk_widget_is_ancestor (focus, gtk_widget_get_parent (GTK_WIDGET (window->content_stack)));
+}
+
+static gboolean
+default_focused (gpointer data)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (data));
+
+  return focus != NULL && GTK_IS_BUTTON (focus) && gtk_widget_is_sensitive (focus);
+}
+
+/* Answers the approval shown by the keyboard: Enter on the button that has
+ * the focus (Deny, its default), as a person would. */
+static void
+deny_by_keyboard (PdWindow *window,
+                  guint     nth)
+{
+  AdwMessageDialog *approval = pd_test_a11y_wait_for_message_dialog ("an approval");
+  gpointer alive = approval;
+  GtkWidget *focus;
+  g_autofree char *where = NULL;
+
+  g_object_add_weak_pointer (G_OBJECT (approval), &alive);
+  g_assert_cmpstr (adw_message_dialog_get_heading (approval), ==, "Allow This Change?");
+  pd_test_wait_until (default_focused, approval, "the approval's default button to take the focus");
+  focus = gtk_root_get_focus (GTK_ROOT (approval));
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (focus)), ==, "_Deny");
+  if (!pd_test_a11y_press (GTK_WIDGET (approval), GDK_KEY_Return, 0))
+    g_error ("Enter is no key of the approval");
+  pd_test_wait_until (dialog_gone, &alive, "the approval to close");
+  pd_test_flush (GTK_WIDGET (window));
+  where = describe_focus (GTK_WINDOW (window));
+  g_test_message ("after approval %u, the focus is on %s", nth, where);
+  if (!focus_in_run_page (window))
+    g_error ("after approval %u the focus is not in the run's page: it is on %s", nth, where);
+}
+
+/* Plan Mode toggled in the header, New Session from there (Ctrl+N), Start:
+ * the run asks twice; each answered with Enter, the focus is in the run's
+ * page, and once the run ends, on its message entry. */
+static void
+check_approvals (PdApplication *app,
+                 PdWindow      *window,
+                 gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+  g_autoptr(PdRunSettings) settings = pd_run_settings_new ();
+  GtkWidget *plan = GTK_WIDGET (find_plan_toggle (GTK_WIDGET (window)));
+  GtkWindow *dialog;
+  g_autofree char *where = NULL;
+
+  pd_test_wait_until (new_session_enabled, window, "New Session to be offered");
+  g_assert_nonnull (plan);
+  g_assert_true (gtk_widget_grab_focus (plan));
+  g_assert_true (gtk_widget_activate_action (plan, "win.new-session", NULL));
+  pd_test_wait_until (pd_test_toplevel_shown, GSIZE_TO_POINTER (PD_TYPE_NEW_SESSION_DIALOG), "New Session");
+  dialog = pd_test_mapped_toplevel (PD_TYPE_NEW_SESSION_DIALOG);
+  pd_test_flush (GTK_WIDGET (dialog));
+
+  g_free (settings->provider);
+  settings->provider = g_strdup ("replay");
+  settings->replay_path = g_strdup (fixture->replay);
+  settings->working_directory = g_strdup (fixture->project);
+  settings->policy = PD_APPROVAL_POLICY_ASK;
+  g_signal_connect (pd_window_get_run_controller (window), "finished", G_CALLBACK (on_finished), fixture);
+  /* As its Start button does. */
+  g_signal_emit_by_name (dialog, "start", settings, "Say hello");
+  gtk_window_destroy (dialog);
+
+  deny_by_keyboard (window, 1);
+  deny_by_keyboard (window, 2);
+  pd_test_wait_until (run_finished, fixture, "the run to end");
+  pd_test_wait_until (run_session_selected, window, "the run's session shown");
+  pd_test_flush (GTK_WIDGET (window));
+  where = describe_focus (GTK_WINDOW (window));
+  g_test_message ("after the run, the focus is on %s", where);
+  g_assert_true (focus_in_run_page (window));
+}
+
+static void
+test_approvals (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_approvals);
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_approvals, fixture, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -132,6 +251,7 @@ main (int   argc,
 
   adw_init ();
   g_test_add_func ("/pd/ui/a11y/after/search-typed", test_search_typed);
+  g_test_add_func ("/pd/ui/a11y/after/approvals", test_approvals);
   status = g_test_run ();
   pd_test_runs_finish (config_home);
   return status;
