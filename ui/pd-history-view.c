@@ -460,7 +460,7 @@ change_row (const PdPlanDiffEntry *entry,
   gtk_widget_set_hexpand (label, TRUE);
   /* Selectable with the mouse, no Tab stop: the row says it all. */
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  gtk_widget_set_can_focus (label, FALSE);
+  g_object_set (label, "focusable", FALSE, "can-focus", FALSE, NULL);
   gtk_box_append (GTK_BOX (row), icon);
   gtk_box_append (GTK_BOX (row), label);
 

@@ -61,6 +61,19 @@ speaker_of (GtkWidget *stop)
 }
 
 static void
+count_focusable_labels (GtkWidget *widget,
+                        guint     *n)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) && gtk_widget_get_focusable (widget))
+    {
+      g_test_message ("a label says it takes the focus: “%s”", gtk_label_get_text (GTK_LABEL (widget)));
+      (*n)++;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    count_focusable_labels (child, n);
+}
+
+static void
 check_history_stops (PdApplication *app,
                      PdWindow      *window,
                      gpointer       user_data)
@@ -107,6 +120,10 @@ check_history_stops (PdApplication *app,
                   n_detail, n_in_steps, n_in_changes, n_labels);
   g_assert_cmpuint (n_in_steps, ==, 1);
   g_assert_cmpuint (n_in_changes, ==, 1);
+  g_assert_cmpuint (n_labels, ==, 0);
+  /* Nor does one say it takes the focus (AT-SPI's "focusable"). */
+  n_labels = 0;
+  count_focusable_labels (detail, &n_labels);
   g_assert_cmpuint (n_labels, ==, 0);
   /* The steps, the changes, and at most the approved plans and plan
    * documents, whatever their lengths. */
