@@ -458,7 +458,9 @@ change_row (const PdPlanDiffEntry *entry,
   gtk_widget_add_css_class (icon, "dim-label");
   _pd_accessible_set_text (GTK_WIDGET (icon), change_kind_label (entry->kind), NULL);
   gtk_widget_set_hexpand (label, TRUE);
+  /* Selectable with the mouse, no Tab stop: the row says it all. */
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  g_object_set (label, "focusable", FALSE, "can-focus", FALSE, NULL);
   gtk_box_append (GTK_BOX (row), icon);
   gtk_box_append (GTK_BOX (row), label);
 
@@ -557,7 +559,7 @@ pd_history_view_show_selected (PdHistoryView *self)
     {
       const PdPlanStep *step = g_ptr_array_index (state->steps, i);
 
-      gtk_list_box_append (self->steps_list, step_row (step, imported, step_mark (marks, step->id)));
+      gtk_list_box_append (self->steps_list, _pd_list_box_roving_row (step_row (step, imported, step_mark (marks, step->id))));
     }
   if (state->steps->len == 0)
     list_box_add_placeholder_row (self->steps_list, _("The plan had no steps"));
@@ -606,13 +608,16 @@ pd_history_view_show_selected (PdHistoryView *self)
         {
           g_autofree char *text = g_strdup_printf (_("%s: %s → %s"), name,
                                                    step_status_word (entry->old_value), _("Cancelled"));
-          gtk_list_box_append (self->changes_list, change_row (entry, name, text));
+          gtk_list_box_append (self->changes_list, _pd_list_box_roving_row (change_row (entry, name, text)));
           continue;
         }
-      gtk_list_box_append (self->changes_list, change_row (entry, name, NULL));
+      gtk_list_box_append (self->changes_list, _pd_list_box_roving_row (change_row (entry, name, NULL)));
     }
   if (pd_plan_diff_is_empty (diff))
     list_box_add_placeholder_row (self->changes_list, _("No change to steps or checks"));
+  /* Each list one Tab stop, the arrows inside (see pd-list-stop-util.c). */
+  _pd_list_box_one_stop (self->steps_list);
+  _pd_list_box_one_stop (self->changes_list);
 }
 
 /* --- loading ------------------------------------------------------------- */

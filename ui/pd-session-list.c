@@ -456,7 +456,6 @@ pd_session_list_start_pass (PdSessionList *self,
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
-  g_clear_weak_pointer (&self->search_from);
   pd_session_list_cancel_next (self);
 
   self->generation++;
@@ -626,7 +625,10 @@ on_search_changed (PdSessionList *self)
 /* The search closed with the focus in it: the focus goes back where it
  * was as the search opened (the Search button, the message entry), when
  * that is still there to take it.  It went into the list of sessions, on
- * its first row (tried with a screen reader and the keyboard). */
+ * its first row (tried with a screen reader and the keyboard).  Where it
+ * was is kept through the listings the search reads: each word typed
+ * started one, which forgot it, so Escape after typing left the focus on
+ * the first row that matched (a11y-after search-typed). */
 static void
 on_search_stopped (PdSessionList *self)
 {
@@ -668,6 +670,7 @@ pd_session_list_dispose (GObject *object)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   pd_session_list_cancel_next (self);
+  g_clear_weak_pointer (&self->search_from);
   if (self->top_tick != 0)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->top_tick);
   self->top_tick = 0;

@@ -76,6 +76,8 @@ char       *_pd_run_ended_short_text  (PdSessionStatus     status,
 char       *_pd_toast_quote            (GtkWidget          *overlay,
                                         const char         *text,
                                         const char         *rest);
+GtkWidget  *_pd_list_box_roving_row    (GtkWidget          *row);
+void        _pd_list_box_one_stop      (GtkListBox         *list);
 void        _pd_toast_add              (GtkWidget          *where,
                                         AdwToast           *toast);
 void        _pd_dialog_guard_responses (GtkWidget          *dialog,

@@ -24,12 +24,29 @@ _pd_window_shown_session_id (PdWindow *self)
   return self->session_id;
 }
 
+/* The run's page to take the focus: the run bar's Stop while the run goes
+ * on, else the message entry below the page; FALSE when neither is shown
+ * yet (the page comes a moment after the session is picked). */
+static gboolean
+focus_run_page (PdWindow *self)
+{
+  if (gtk_revealer_get_reveal_child (self->run_bar) && gtk_widget_is_visible (GTK_WIDGET (self->run_bar)) &&
+      gtk_widget_child_focus (GTK_WIDGET (self->run_bar), GTK_DIR_TAB_FORWARD))
+    return TRUE;
+  if (gtk_revealer_get_reveal_child (self->message_bar) && gtk_widget_is_visible (GTK_WIDGET (self->message_entry)))
+    return gtk_widget_grab_focus (GTK_WIDGET (self->message_entry));
+  return FALSE;
+}
+
 /* A run started from New Session, once its session is shown: the person
  * is in its page now, and the focus goes to the run's bar (Stop) while
  * it runs, else to the message entry below its page; an approval gives
  * it back there.  It was left on the header's first button (Main Menu),
  * and came back there once the approval closed (tried with a screen
- * reader).
+ * reader).  The page is shown a moment after its session: until its bar
+ * can take the focus, the window waits for it (the bar's map), or the
+ * focus stayed on what opened the run (the Plan button), where each
+ * approval gave it back (a11y-after approvals).
  */
 static void
 focus_run (PdWindow *self)
@@ -38,13 +55,73 @@ focus_run (PdWindow *self)
 
   if (!self->focus_run_page || run_session == NULL || g_strcmp0 (run_session, self->session_id) != 0)
     return;
-  self->focus_run_page = FALSE;
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
-  if (gtk_revealer_get_reveal_child (self->run_bar) &&
-      gtk_widget_child_focus (GTK_WIDGET (self->run_bar), GTK_DIR_TAB_FORWARD))
+  if (focus_run_page (self))
+    self->focus_run_page = FALSE;
+}
+
+/* Where the focus goes back once the run's questions (an approval, a plan
+ * review) are closed. */
+typedef struct
+{
+  GWeakRef before;   /* what had the focus as the first of them was asked */
+  gboolean open;
+} QuestionFocus;
+
+static void
+question_focus_free (gpointer data)
+{
+  QuestionFocus *question_focus = data;
+
+  g_weak_ref_clear (&question_focus->before);
+  g_free (question_focus);
+}
+
+static QuestionFocus *
+question_focus (PdWindow *self)
+{
+  QuestionFocus *question_focus = g_object_get_data (G_OBJECT (self), "pd-question-focus");
+
+  if (question_focus == NULL)
+    {
+      question_focus = g_new0 (QuestionFocus, 1);
+      g_weak_ref_init (&question_focus->before, NULL);
+      g_object_set_data_full (G_OBJECT (self), "pd-question-focus", question_focus, question_focus_free);
+    }
+  return question_focus;
+}
+
+/* A question asked: what has the focus now takes it back, unless the
+ * run's page has not had it yet (then it is what opened the run, the
+ * Plan button or New Session's, and the page takes it). */
+static void
+on_question_asked (PdWindow *self)
+{
+  QuestionFocus *asked = question_focus (self);
+
+  if (asked->open)
     return;
-  if (gtk_revealer_get_reveal_child (self->message_bar))
-    gtk_widget_grab_focus (GTK_WIDGET (self->message_entry));
+  asked->open = TRUE;
+  g_weak_ref_set (&asked->before, self->focus_run_page ? NULL : gtk_root_get_focus (GTK_ROOT (self)));
+}
+
+/* The questions closed: the focus goes back to what had it before them,
+ * when that is still there and shown, else to the run's page (Stop, or
+ * the message entry).  It stayed on what opened the run, or on nothing
+ * once a hidden button had it (tried with a screen reader). */
+static void
+on_question_closed (PdWindow *self)
+{
+  QuestionFocus *closed = question_focus (self);
+  g_autoptr(GtkWidget) before = g_weak_ref_get (&closed->before);
+
+  closed->open = FALSE;
+  g_weak_ref_set (&closed->before, NULL);
+  if (before != NULL && gtk_widget_get_root (before) == GTK_ROOT (self) && gtk_widget_is_visible (before) &&
+      gtk_widget_is_sensitive (before) && gtk_widget_grab_focus (before))
+    return;
+  if (!self->focus_run_page)
+    focus_run_page (self);
 }
 
 /* The run bar shows while this window's run goes on (for its session, or
@@ -367,9 +444,22 @@ _pd_window_set_runs (PdWindow        *self,
                            self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->runs, "review-ended", G_CALLBACK (on_run_step_plan_mode),
                            self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "approval-asked", G_CALLBACK (on_question_asked),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "review-asked", G_CALLBACK (on_question_asked),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "approval-answered", G_CALLBACK (on_question_closed),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "review-ended", G_CALLBACK (on_question_closed),
+                           self, G_CONNECT_SWAPPED);
   on_run_notice (self);
   if (g_object_get_data (G_OBJECT (self), "pd-runs-follow-page") == NULL)
     {
+      /* The run's page shown at last: it takes the focus it waited for. */
+      g_signal_connect_object (gtk_revealer_get_child (self->run_bar), "map", G_CALLBACK (focus_run),
+                               self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (self->message_entry, "map", G_CALLBACK (focus_run),
+                               self, G_CONNECT_SWAPPED);
       g_signal_connect_object (self->content_stack, "notify::visible-child-name",
                                G_CALLBACK (_pd_window_update_run_ui), self, G_CONNECT_SWAPPED);
       g_object_set_data (G_OBJECT (self), "pd-runs-follow-page", GINT_TO_POINTER (TRUE));

@@ -390,7 +390,10 @@ check_history_rows (PdApplication *app,
       g_autofree char *name = NULL;
       g_autofree char *description = NULL;
 
-      if (!gtk_widget_get_mapped (row) || !gtk_widget_get_focusable (row))
+      /* A row of a list that is one Tab stop takes the focus with the
+       * arrows (pd-list-stop-util.c). */
+      if (!gtk_widget_get_mapped (row) ||
+          (!gtk_widget_get_focusable (row) && g_object_get_data (G_OBJECT (row), "pd-list-stop-row") == NULL))
         continue;
       name = pd_test_a11y_name (row);
       description = pd_test_a11y_description (row);
