@@ -21,6 +21,7 @@
 
 #include "pd-json.h"
 #include "pd-redact.h"
+#include "pd-redact-private.h"
 #include "pd-secret-text.h"
 
 /* What a secret value may be made of: never quotes, backslashes, brackets,
@@ -158,162 +159,7 @@ get_regex (guint which)
 }
 
 /* ---------------------------------------------------------------------- */
-/* The name rule                                                          */
-
-/* g_ascii_tolower() is a call into GLib; this runs on every byte. */
-static inline char
-lower (char c)
-{
-  return c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
-}
-
-static gboolean
-word_in (const char         *word,
-         const char * const *set)
-{
-  for (guint i = 0; set[i]; i++)
-    if (word[0] == set[i][0] && strcmp (word, set[i]) == 0)
-      return TRUE;
-  return FALSE;
-}
-
-/* The words of a name, lower case, split at _ - . and where camelCase
- * turns (apiKey → api key, APIKey → api key): NUL-separated in @buf, their
- * starts in @words.  Names are at most 68 bytes (the scan's bound). */
-#define NAME_MAX_BYTES 68
-
-typedef struct
-{
-  char        buf[2 * NAME_MAX_BYTES + 2];
-  const char *words[NAME_MAX_BYTES];
-  guint       n;
-} NameWords;
-
-static void
-name_words (const char *name,
-            NameWords  *w)
-{
-  char *out = w->buf;
-  char *word = out;
-
-  w->n = 0;
-  for (const char *p = name; ; p++)
-    {
-      char c = *p;
-      gboolean boundary = FALSE;
-
-      if (c == '\0' || c == '_' || c == '-' || c == '.' || p - name >= NAME_MAX_BYTES)
-        boundary = TRUE;
-      else if (out > word && g_ascii_isupper (c))
-        {
-          char prev = p[-1];
-          /* aB, or the B of ABc */
-          boundary = g_ascii_islower (prev) || g_ascii_isdigit (prev)
-                     || (g_ascii_isupper (prev) && g_ascii_islower (p[1]));
-        }
-
-      if (boundary && out > word)
-        {
-          *out++ = '\0';
-          w->words[w->n++] = word;
-          word = out;
-        }
-      if (c == '\0' || p - name >= NAME_MAX_BYTES)
-        break;
-      if (c != '_' && c != '-' && c != '.')
-        *out++ = lower (c);
-    }
-}
-
-/* A word that ends in password, passwd or passphrase after a prefix of its
- * own, as PGPASSWORD and SMBPASSWD are written (sudo's NOPASSWD is no
- * password). */
-static gboolean
-fused_password (const char *word)
-{
-  static const char * const ends[] = { "password", "passwd", "passphrase", NULL };
-  gsize len = strlen (word);
-
-  if (g_str_has_prefix (word, "no"))
-    return FALSE;
-  for (guint i = 0; ends[i]; i++)
-    {
-      gsize n = strlen (ends[i]);
-
-      if (len > n && strcmp (word + len - n, ends[i]) == 0)
-        return TRUE;
-    }
-  return FALSE;
-}
-
-/* The rule, as pd-redact.h states it. */
-static gboolean
-name_is_secret (const char *name)
-{
-  /* A secret whatever comes after it. */
-  static const char * const strong[] = {
-    "secret", "secrets", "password", "passwords", "passwd", "passphrase", "pwd",
-    "credential", "credentials", "creds", "apikey", "accesskey", "secretkey", "privatekey",
-    "authtoken", "accesstoken", "refreshtoken", "clientsecret", NULL,
-  };
-  /* Secret only as the last word (GITLAB_TOKEN, api_key, X-Auth), not
-   * before another (token_count, key_id, auth_type). */
-  static const char * const weak[] = { "key", "token", "auth", "pass", NULL };
-  /* A last word that makes the name about a secret, not the secret. */
-  static const char * const meta[] = {
-    "count", "counts", "length", "len", "size", "limit", "min", "max", "type", "types", "kind",
-    "file", "path", "dir", "name", "names", "id", "ids", "url", "uri", "endpoint", "domain",
-    "enabled", "disabled", "required", "format", "version", "expiry", "expires", "expiration",
-    "ttl", "timeout", "method", "mode", "provider", "policy", "field", "param", "env", "var",
-    "header", "prefix", "suffix", "hint", "label", "strength", "pattern", "regex", "rotation",
-    "usage", "used", "ratio", "budget", "index", "stdin", "fd", NULL,
-  };
-  /* KEY after these is a lookup key, not a secret. */
-  static const char * const key_words[] = {
-    "sort", "primary", "foreign", "public", "partition", "cache", "idempotency", "unique",
-    "composite", "routing", "group", "map", "lookup", "shortcut", "hot", "row", "column",
-    "index", "object", "dedup", "dedupe", "hash", "range", "s3", "bucket", "next", "last",
-    "start", "end", "natural", "surrogate", "sort", "dict", "host", "translation", "i18n",
-    "react", "list", "item", "cursor", NULL,
-  };
-  /* TOKEN after these is a count, a tokenizer's token or a page cursor. */
-  static const char * const token_words[] = {
-    "max", "input", "output", "total", "num", "next", "continuation", "page", "sync",
-    "cancellation", "eos", "bos", "pad", "unk", "sep", "cls", "mask", "special", "start", "end",
-    "stop", "completion", "prompt", "reasoning", "cached", "cache", "new", "last", NULL,
-  };
-  /* PASS after these is a step of a process (a compiler's, a renderer's). */
-  static const char * const pass_words[] = {
-    "first", "second", "third", "final", "last", "next", "single", "multi", "one", "two", "each",
-    "render", "shadow", "depth", "compile", "compiler", "optimization", "test", "skip", "by", NULL,
-  };
-  NameWords w;
-  const char *last, *prev;
-
-  name_words (name, &w);
-  if (w.n == 0)
-    return FALSE;
-  last = w.words[w.n - 1];
-  prev = w.n > 1 ? w.words[w.n - 2] : NULL;
-
-  /* The shell's working directories. */
-  if (w.n == 1 && (strcmp (last, "pwd") == 0 || strcmp (last, "oldpwd") == 0))
-    return FALSE;
-  if (word_in (last, weak))
-    {
-      if (strcmp (last, "key") == 0 && (prev == NULL || word_in (prev, key_words)))
-        return FALSE;  /* a bare "key" is a map's key far more often */
-      if (strcmp (last, "token") == 0 && prev != NULL && word_in (prev, token_words))
-        return FALSE;
-      if (strcmp (last, "pass") == 0 && prev != NULL && word_in (prev, pass_words))
-        return FALSE;
-      return TRUE;
-    }
-  for (guint i = 0; i < w.n; i++)
-    if (word_in (w.words[i], strong) || fused_password (w.words[i]))
-      return !word_in (last, meta);
-  return FALSE;
-}
+/* Values                                                                 */
 
 /* Values that hold no secret: flags and nothing, and references to one
  * ($TOKEN, ${TOKEN}, %(password)s) — but not in single quotes, where the
@@ -334,7 +180,7 @@ value_is_secret (const char *value,
    * tried as an attacker would). */
   if (!single_quoted && (strstr (value, "$(") != NULL || strchr (value, '`') != NULL))
     return FALSE;
-  return !word_in (lower, plain);
+  return !_pd_redact_word_in (lower, plain);
 }
 
 /* In JSON text, the quote that ends a string ("…token:", "next") read as
@@ -513,7 +359,7 @@ starts_with_ci (const char *text,
                 const char *word)
 {
   for (; *word; text++, word++)
-    if (lower (*text) != *word)
+    if (_pd_redact_lower (*text) != *word)
       return FALSE;
   return TRUE;
 }
@@ -560,7 +406,7 @@ has_key_prefix (const char *p)
 static gboolean
 has_name_trigger (const char *p)
 {
-  switch (lower (*p))
+  switch (_pd_redact_lower (*p))
     {
     case 'a': return starts_with_ci (p, "auth");
     case 'c': return starts_with_ci (p, "credential") || starts_with_ci (p, "creds");
@@ -600,7 +446,7 @@ try_assignment (Redactor *r,
   bare = name;
   while (*bare == '-')
     bare++;
-  if (bare - name > 2 || !(g_ascii_isalpha (*bare) || *bare == '_') || !name_is_secret (bare))
+  if (bare - name > 2 || !(g_ascii_isalpha (*bare) || *bare == '_') || !_pd_redact_name_is_secret (bare))
     return end;
   /* "PASS: test-x" is a test log's line: a bare pass is a name only
    * before '=' (curl -d pass=x) or as an option (--pass=x). */
@@ -1010,7 +856,7 @@ redact_copy (JsonNode *node,
              * name, which the text of the value alone does not show. */
             if (JSON_NODE_HOLDS_VALUE (member) && json_node_get_value_type (member) == G_TYPE_STRING
                 && json_node_get_string (member)[0] != '\0'
-                && name_is_secret (l->data) && value_is_secret (json_node_get_string (member), FALSE))
+                && _pd_redact_name_is_secret (l->data) && value_is_secret (json_node_get_string (member), FALSE))
               {
                 json_object_set_string_member (copy, l->data, PD_REDACTED);
                 (*total)++;
