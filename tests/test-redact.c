@@ -367,6 +367,36 @@ test_command_spellings (void)
   assert_kept (kept, G_N_ELEMENTS (kept));
 }
 
+/* Found (tried as a new user would): pass= read as a password where it is
+ * a count or a step (a test summary's pass=12 fail=0, x264's --pass=2,
+ * ffmpeg's -pass 1) or a longer name of something else (nginx's
+ * proxy_pass and its kin name the upstream).  Those stay; db_pass,
+ * smtp_pass and a pass= that is no number are still masked. */
+static void
+test_pass_look_alikes (void)
+{
+  static const RedactCase cases[] = {
+    { "db_pass=DbPass1", "db_pass=[REDACTED]", "DbPass1" },
+    { "SMTP_PASS: SmtpPass2", "SMTP_PASS: [REDACTED]", "SmtpPass2" },
+    { "curl -d pass=12ab3 https://h", "curl -d pass=[REDACTED] https://h", "12ab3" },
+    { "redis-cli --pass 123456 ping", "redis-cli --pass [REDACTED] ping", "123456" },
+    { "db_pass=4242", "db_pass=[REDACTED]", "4242" },
+  };
+  static const char * const kept[] = {
+    "pass=12 fail=0 skip=1",
+    "# TOTAL: 14 PASS=12 FAIL=2",
+    "x264 --pass=2 -o out.264 in.y4m; x264 --pass 1 in.y4m",
+    "ffmpeg -i in.mp4 -pass 1 -f null /dev/null",
+    "proxy_pass=http://backend",
+    "proxy_pass http://backend;",
+    "location / { proxy_pass http://127.0.0.1:8080; }",
+    "fastcgi_pass unix:/run/php/php-fpm.sock; uwsgi_pass=127.0.0.1:3031; grpc_pass: grpc://b:9000",
+  };
+
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+  assert_kept (kept, G_N_ELEMENTS (kept));
+}
+
 /* The rule, name by name (pd-redact.h). */
 static void
 test_name_rule (void)
@@ -386,6 +416,7 @@ test_name_rule (void)
     "authDomain", "key_id", "sort_key", "primary_key", "partition_key", "public_key", "password_min_length",
     "password_file", "passwordFile", "secret_name", "PWD", "OLDPWD", "credential_path",
     "first_pass", "pass_count", "render_pass", "pass_through", "password_stdin", "passphrase_fd",
+    "proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "memcached_pass",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (secret); i++)
@@ -718,6 +749,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/database-clients", test_database_clients);
   g_test_add_func ("/pd/redact/command-options", test_command_options);
   g_test_add_func ("/pd/redact/command-spellings", test_command_spellings);
+  g_test_add_func ("/pd/redact/pass-look-alikes", test_pass_look_alikes);
   g_test_add_func ("/pd/redact/name-rule", test_name_rule);
   g_test_add_func ("/pd/redact/idempotent", test_idempotent);
   g_test_add_func ("/pd/redact/json-stays-valid", test_json_stays_valid);

@@ -120,7 +120,9 @@ _pd_redact_name_is_secret (const char *name)
   /* PASS after these is a step of a process (a compiler's, a renderer's). */
   static const char * const pass_words[] = {
     "first", "second", "third", "final", "last", "next", "single", "multi", "one", "two", "each",
-    "render", "shadow", "depth", "compile", "compiler", "optimization", "test", "skip", "by", NULL,
+    "render", "shadow", "depth", "compile", "compiler", "optimization", "test", "skip", "by",
+    /* nginx's proxy_pass and its kin name the upstream a request goes on to */
+    "proxy", "fastcgi", "uwsgi", "scgi", "grpc", "memcached", NULL,
   };
   NameWords w;
   const char *last, *prev;

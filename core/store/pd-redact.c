@@ -194,6 +194,22 @@ value_is_json_gap (const char *value)
   return *value == ',' || *value == ':' || *value == '}' || *value == ']';
 }
 
+/* The bare name pass with a number (pass=12 fail=0, x264's --pass=2,
+ * ffmpeg's -pass 1) counts or numbers steps: no password. */
+static gboolean
+value_is_pass_count (const char *name,
+                     const char *value)
+{
+  while (*name == '-')
+    name++;
+  if (g_ascii_strcasecmp (name, "pass") != 0 || *value == '\0')
+    return FALSE;
+  for (const char *p = value; *p; p++)
+    if (!g_ascii_isdigit (*p))
+      return FALSE;
+  return TRUE;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Pass 1: private key blocks                                             */
 
@@ -460,8 +476,8 @@ try_assignment (Redactor *r,
       /* A value followed by ( or [ is code (get_key(), env["X"]), not a
        * secret.  Either way the scan goes on after the value, never into
        * it again: each byte is looked at a bounded number of times. */
-      if (!(ve < r->len && (t[ve] == '(' || t[ve] == '[')) && !value_is_json_gap (value) &&
-          value_is_secret (value, vs > 0 && t[vs - 1] == '\''))
+      if (!(ve < r->len && (t[ve] == '(' || t[ve] == '[')) && !value_is_pass_count (name, value)
+          && !value_is_json_gap (value) && value_is_secret (value, vs > 0 && t[vs - 1] == '\''))
         redact_span (r, vs, ve);
       return ve;
     }
@@ -856,7 +872,8 @@ redact_copy (JsonNode *node,
              * name, which the text of the value alone does not show. */
             if (JSON_NODE_HOLDS_VALUE (member) && json_node_get_value_type (member) == G_TYPE_STRING
                 && json_node_get_string (member)[0] != '\0'
-                && _pd_redact_name_is_secret (l->data) && value_is_secret (json_node_get_string (member), FALSE))
+                && _pd_redact_name_is_secret (l->data) && value_is_secret (json_node_get_string (member), FALSE)
+                && !value_is_pass_count (l->data, json_node_get_string (member)))
               {
                 json_object_set_string_member (copy, l->data, PD_REDACTED);
                 (*total)++;

@@ -33,7 +33,10 @@
  *    but not a bare "key" (a map's key far more often), not KEY after a
  *    lookup word (sort_key, primary_key, public_key, cache_key…), not TOKEN
  *    after a counting or tokenizer word (max_token, next_token, eos_token…),
- *    not PASS after a step's word (first_pass, render_pass…);
+ *    not PASS after a step's word (first_pass, render_pass…) or an nginx
+ *    upstream's (proxy_pass, fastcgi_pass, uwsgi_pass, grpc_pass…; db_pass
+ *    and smtp_pass are secrets), and a bare pass (-pass, --pass) with a
+ *    number is a count or a step (pass=12 fail=0, x264's --pass=2);
  *  - or any word is secret, password, passwd, passphrase, pwd, credential(s),
  *    creds (or fused: apikey, accesstoken, clientsecret…, or a word ending
  *    in password, passwd or passphrase: PGPASSWORD, not sudo's NOPASSWD),
