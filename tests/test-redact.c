@@ -367,6 +367,42 @@ test_command_spellings (void)
   assert_kept (kept, G_N_ELEMENTS (kept));
 }
 
+/* Found (tried as an attacker would, a fourth time): a value the shell
+ * joins of quoted and unquoted parts (-p"a"b, --password='a'"b",
+ * PGPASSWORD=a"b c"d) was masked up to its first quote, and curl -u
+ * 'user:a b' up to the space.  The whole shell word goes; a quote that
+ * closes a command quoted for another shell, or a JSON string, is no part
+ * of it. */
+static void
+test_joined_words (void)
+{
+  static const RedactCase cases[] = {
+    { "mysql -p\"a\"bJoin1 shop", "mysql -p[REDACTED] shop", "bJoin1" },
+    { "mysql --password='a'\"bJoin2\" shop", "mysql --password=[REDACTED] shop", "bJoin2" },
+    { "PGPASSWORD=a\"b c\"dJoin3 psql app", "PGPASSWORD=[REDACTED] psql app", "dJoin3" },
+    { "export DB_PASSWORD=\"a b\"'cJoin4'", "export DB_PASSWORD=[REDACTED]", "cJoin4" },
+    { "sshpass -p'a'bJoin5 ssh h", "sshpass -p[REDACTED] ssh h", "bJoin5" },
+    { "mysql -p$'a\\'b'cJoin6 shop", "mysql -p[REDACTED] shop", "cJoin6" },
+    { "{\"command\": \"mysql -p\\\"a\\\"bJson7 shop\"}", "{\"command\": \"mysql -p[REDACTED] shop\"}", "bJson7" },
+    { "curl -u 'admin:a bCurl8' https://h", "curl -u 'admin:[REDACTED]' https://h", "bCurl8" },
+    { "curl -u \"admin:a bCurl9\" https://h", "curl -u \"admin:[REDACTED]\" https://h", "bCurl9" },
+    { "curl --user='admin:a bCurl10' https://h", "curl --user='admin:[REDACTED]' https://h", "bCurl10" },
+    /* The quote after the value closes an outer quote: not joined. */
+    { "ssh h \"mysql -pOuter11\" && ssh h \"ls\"", "ssh h \"mysql -p[REDACTED]\" && ssh h \"ls\"", "Outer11" },
+    { "bash -c 'mysql -p\"Outer12\"'; bash -c 'ls'", "bash -c 'mysql -p\"[REDACTED]\"'; bash -c 'ls'", "Outer12" },
+    { "{\"a\": \"mysql -pJson13\",\"b\":\"c\"}", "{\"a\": \"mysql -p[REDACTED]\",\"b\":\"c\"}", "Json13" },
+  };
+  static const char * const kept[] = {
+    "PGPASSWORD=\"$PGPW\"'' psql app",
+    "mysql -p\"$PW\"x shop",
+    "mysql -p\"x\"$(cat /tmp/pw) shop",
+    "{\"argv\": [\"mysql\", \"-p\", \"shop\"], \"env\": \"PGPASSWORD=\"}",
+  };
+
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+  assert_kept (kept, G_N_ELEMENTS (kept));
+}
+
 /* Found (tried as a new user would): pass= read as a password where it is
  * a count or a step (a test summary's pass=12 fail=0, x264's --pass=2,
  * ffmpeg's -pass 1) or a longer name of something else (nginx's
@@ -749,6 +785,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/database-clients", test_database_clients);
   g_test_add_func ("/pd/redact/command-options", test_command_options);
   g_test_add_func ("/pd/redact/command-spellings", test_command_spellings);
+  g_test_add_func ("/pd/redact/joined-words", test_joined_words);
   g_test_add_func ("/pd/redact/pass-look-alikes", test_pass_look_alikes);
   g_test_add_func ("/pd/redact/name-rule", test_name_rule);
   g_test_add_func ("/pd/redact/idempotent", test_idempotent);

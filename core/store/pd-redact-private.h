@@ -1,7 +1,8 @@
 /* pd-redact-private.h: what the parts of the redactor share.
  *
  * pd-redact.c scans text and masks values; pd-redact-names.c holds the
- * name rule (pd-redact.h states it) that says whose value is a secret.
+ * name rule (pd-redact.h states it) that says whose value is a secret;
+ * pd-redact-words.c reads shell words, joined of quoted parts.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -31,5 +32,14 @@ _pd_redact_word_in (const char         *word,
 }
 
 gboolean _pd_redact_name_is_secret (const char *name);
+
+/* The parts of a shell word at @pos ('a'"b"c: 3), its end in *@end. */
+guint    _pd_redact_joined_word            (const char *text,
+                                            gsize       len,
+                                            gsize       pos,
+                                            gsize      *end);
+/* Whether a joined word is a reference ($X"y") or holds what the shell
+ * runs ($(…) or `…` outside single quotes): no secret to mask. */
+gboolean _pd_redact_joined_holds_no_secret (const char *value);
 
 G_END_DECLS

@@ -51,11 +51,16 @@
 /* An opening quote before a value: ' or ", escaped inside JSON (\"), or
  * bash's ANSI-C quoting $'…' (and its $"…"). */
 #define OPEN_QUOTE "(?:\\$?\\\\?[\"'])?"
+/* Where a value starts (group "s": a value the shell joins of parts,
+ * -p"a"b, is found from there by _pd_redact_joined_word()), and the value. */
+#define WORD_VALUE "(?<s>)(?:" OPEN_QUOTE VALUE ")?+"
 /* The short options a MySQL or MariaDB client (or sshpass) takes without
  * an argument, which may stand grouped before its -p: mysql -vpSECRET.
  * Not u, h, P, S, D, e, r, w, T…: those take one (-uprod is the user
  * "prod", no password). */
 #define GROUPED_FLAGS "vsNBEtnqXHCfiAbcGxlKQRFdYyV"
+/* curl's user before the ':' of user:password. */
+#define CURL_USER "[^\\s:\"'`\\\\/]{1,256}+:"
 
 /* Each pattern is tried anchored where the scan found its start; group
  * "v" is what is replaced (the whole match when there is none). */
@@ -104,8 +109,14 @@ static const char * const patterns[N_RE] = {
     "(?>(?i:basic|bearer|token|digest|negotiate|ntlm|apikey|key|sso-key|aws4-hmac-sha256)[ \\t]++)?"
     "(?<v>" VALUE_CHARS "++)",
   [RE_BEARER] = "(?i:bearer)[ \\t]++(?<v>[A-Za-z0-9\\-._~+/]{8,}+=*+)",
-  /* curl -u user:password */
-  [RE_CURL] = "(?:-u|--user)(?:[ \\t]++|=)(?:\\\\?[\"'])?[^\\s:\"'`\\\\/]{1,256}+:(?<v>" VALUE_CHARS "++)",
+  /* curl -u user:password (quoted: to its closing quote, -u 'user:a b'),
+   * the part after the first ':'. */
+  [RE_CURL] =
+    "(?:-u|--user)(?:[ \\t]++|=)"
+    "(?|'" CURL_USER "(?<v>[^'\\n\\r]{1,256}+)(?=')"
+    "|\"" CURL_USER "(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
+    "|\\\\[\"']" CURL_USER "(?<v>[^\"'`\\\\\\[\\]\\n\\r]{1,256}+)(?=\\\\[\"'])"
+    "|" CURL_USER "(?<v>" VALUE_CHARS "++))",
   /* Webhook URLs: whoever has the path may post. */
   [RE_HOOK] =
     "(?i:https?)://(?:hooks\\.slack\\.com/(?:services|workflows|triggers)/"
@@ -122,23 +133,28 @@ static const char * const patterns[N_RE] = {
   [RE_NETRC] = "(?i:password)[ \\t]++(?<v>[^\\s\"'`]{1,256}+)",
   /* MySQL's (and sshpass's) -pPASSWORD, glued or quoted: -p'a b',
    * -p$'a b', after grouped flags: -vpPASSWORD. */
-  [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p" OPEN_QUOTE VALUE,
+  [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p" WORD_VALUE,
   /* sshpass's -p PASSWORD, redis-cli's -a PASSWORD and --pass PASSWORD. */
-  [RE_SPACED] = "(?:-[pa]|--pass)[ \\t]++" OPEN_QUOTE VALUE,
+  [RE_SPACED] = "(?:-[pa]|--pass)[ \\t]++" WORD_VALUE,
   /* NAME=value, NAME: value, "name": "value", NAME := value, --name value,
    * --name=value. */
   [RE_ASSIGN] =
     "(?<dash>--?)?[A-Za-z_][A-Za-z0-9_.\\-]{0,63}+"
-    "(?(dash)(?:=|[ \\t]++(?![\\-\\s]))" OPEN_QUOTE
-    "|(?:\\\\?[\"'])?[ \\t]*+(?::=|[=:](?![=:]))[ \\t]*+" OPEN_QUOTE ")"
-    VALUE,
+    "(?(dash)(?:=|[ \\t]++(?![\\-\\s]))"
+    "|(?:\\\\?[\"'])?[ \\t]*+(?::=|[=:](?![=:]))[ \\t]*+)"
+    WORD_VALUE,
 };
 
+/* The pattern @which, compiled once, and the numbers of its groups "s"
+ * and "v" (-1 when it has none). */
 static GRegex *
-get_regex (guint which)
+get_regex (guint  which,
+           int   *s_group,
+           int   *v_group)
 {
   static gsize once = 0;
   static GRegex *regexes[N_RE];
+  static int s_groups[N_RE], v_groups[N_RE];
 
   if (g_once_init_enter (&once))
     {
@@ -152,9 +168,13 @@ get_regex (guint which)
           regexes[i] = g_regex_new (patterns[i], G_REGEX_OPTIMIZE | G_REGEX_RAW | G_REGEX_ANCHORED, 0, &error);
           /* The patterns are constants: failing to compile is a bug, not input. */
           g_assert_no_error (error);
+          s_groups[i] = g_regex_get_string_number (regexes[i], "s");
+          v_groups[i] = g_regex_get_string_number (regexes[i], "v");
         }
       g_once_init_leave (&once, 1);
     }
+  *s_group = s_groups[which];
+  *v_group = v_groups[which];
   return regexes[which];
 }
 
@@ -312,6 +332,7 @@ typedef struct
   GString    *out;      /* NULL until something is redacted */
   gsize       copied;   /* text[0, copied) is in out */
   guint       count;
+  gboolean    joined;   /* the last match_at() found a joined word */
 } Redactor;
 
 static void
@@ -327,8 +348,54 @@ redact_span (Redactor *r,
   r->count++;
 }
 
+/* Whether the value [vs, ve) match_at() found holds a secret: a joined
+ * word as a whole, another as value_is_secret() says. */
+static gboolean
+found_value_is_secret (Redactor *r,
+                       gsize     vs,
+                       gsize     ve)
+{
+  g_autofree char *value = g_strndup (r->text + vs, ve - vs);
+
+  /* A value that a command substitution goes on (-p"x"$(cat f), x`…`):
+   * what the shell runs stays in sight. */
+  if (ve < r->len && (r->text[ve] == '`' || (r->text[ve] == '(' && ve > vs && r->text[ve - 1] == '$')))
+    return FALSE;
+  if (r->joined)
+    return !_pd_redact_joined_holds_no_secret (value);
+  return !value_is_json_gap (value) && value_is_secret (value, vs > 0 && r->text[vs - 1] == '\'');
+}
+
+/* Whether another part of a shell word may follow the value [vs, ve)
+ * found after @s (quoted when vs > s): only then is the word read part by
+ * part, so a long unquoted value is not read twice. */
+static gboolean
+may_join (Redactor *r,
+          int       s,
+          int       vs,
+          int       ve)
+{
+  const char *t = r->text;
+  gsize e = (gsize) ve;
+
+  if (vs < 0 || ve <= vs)
+    return TRUE;  /* no value the pattern knows: a word of empty quotes and parts */
+  if (vs > s)
+    {
+      /* past the closing quote (\" in JSON) */
+      if (e < r->len && t[e] == '\\')
+        e++;
+      if (e < r->len && (t[e] == '"' || t[e] == '\''))
+        e++;
+      return e < r->len && !g_ascii_isspace (t[e]) && strchr (",;&|()<>{}[]`", t[e]) == NULL;
+    }
+  return e < r->len && strchr ("\"'$\\", t[e]) != NULL;
+}
+
 /* Tries pattern @which anchored at @pos; on a match sets [*vs, *ve), the
- * part to replace.  The regex runs on bytes over the rest of the text. */
+ * part to replace.  The regex runs on bytes over the rest of the text.  A
+ * value the shell joins of parts (group "s" says where it starts) is
+ * replaced whole, and r->joined says so. */
 static gboolean
 match_at (Redactor *r,
           guint     which,
@@ -336,14 +403,34 @@ match_at (Redactor *r,
           gsize    *vs,
           gsize    *ve)
 {
-  GRegex *regex = get_regex (which);
+  int s_group, v_group;
+  GRegex *regex = get_regex (which, &s_group, &v_group);
   g_autoptr(GMatchInfo) info = NULL;
   int start = -1, end = -1;
+  int s = -1, s_end = -1;
 
+  r->joined = FALSE;
   if (!g_regex_match_full (regex, r->text, (gssize) r->len, (int) pos, 0, &info, NULL))
     return FALSE;
-  if (g_regex_get_string_number (regex, "v") < 0 || !g_match_info_fetch_named_pos (info, "v", &start, &end))
+  /* A group "v" that took no part in the match (a name with no value
+   * after it) is no match, unless a joined word starts there. */
+  if (v_group < 0)
     g_match_info_fetch_pos (info, 0, &start, &end);
+  else if (!g_match_info_fetch_pos (info, v_group, &start, &end))
+    start = end = -1;
+  if (s_group >= 0 && g_match_info_fetch_pos (info, s_group, &s, &s_end) && s >= 0
+      && may_join (r, s, start, end))
+    {
+      gsize word_end;
+
+      if (_pd_redact_joined_word (r->text, r->len, (gsize) s, &word_end) >= 2)
+        {
+          r->joined = TRUE;
+          *vs = (gsize) s;
+          *ve = word_end;
+          return TRUE;
+        }
+    }
   if (start < 0 || end <= start)
     return FALSE;
   *vs = (gsize) start;
@@ -477,7 +564,7 @@ try_assignment (Redactor *r,
        * secret.  Either way the scan goes on after the value, never into
        * it again: each byte is looked at a bounded number of times. */
       if (!(ve < r->len && (t[ve] == '(' || t[ve] == '[')) && !value_is_pass_count (name, value)
-          && !value_is_json_gap (value) && value_is_secret (value, vs > 0 && t[vs - 1] == '\''))
+          && found_value_is_secret (r, vs, ve))
         redact_span (r, vs, ve);
       return ve;
     }
@@ -671,15 +758,11 @@ try_at (Redactor *r,
     }
   if (*p == '-' && word_start && (form = password_option_form (p)) != 0
       && (password_options_at (r, i) & form) != 0
-      && match_at (r, form == PW_GLUED_P ? RE_GLUED : RE_SPACED, i, &vs, &ve))
+      && match_at (r, form == PW_GLUED_P ? RE_GLUED : RE_SPACED, i, &vs, &ve)
+      && found_value_is_secret (r, vs, ve))
     {
-      g_autofree char *value = g_strndup (r->text + vs, ve - vs);
-
-      if (!value_is_json_gap (value) && value_is_secret (value, vs > 0 && r->text[vs - 1] == '\''))
-        {
-          redact_span (r, vs, ve);
-          return ve;
-        }
+      redact_span (r, vs, ve);
+      return ve;
     }
   if (*p == ':' && p[1] == '/' && p[2] == '/')
     return try_url (r, i);

@@ -8,7 +8,8 @@
  *    blocks;
  *  - the credentials of an Authorization or Proxy-Authorization header (the
  *    scheme stays), the token after "Bearer ", the password of URL userinfo
- *    (scheme://user:[REDACTED]@host) and of curl -u user:password, the
+ *    (scheme://user:[REDACTED]@host) and of curl -u user:password (quoted:
+ *    to its closing quote, -u 'user:[REDACTED]'), the
  *    password glued to -p of a MySQL or MariaDB client or sshpass, also
  *    after flags grouped before it (mysql -p[REDACTED], -p'[REDACTED]',
  *    -vp[REDACTED]), sshpass's -p [REDACTED], redis-cli's (valkey-cli's,
@@ -22,7 +23,12 @@
  *  - a value in quotes, '…' or "…" (escaped in JSON too), or in bash's
  *    ANSI-C quoting $'…', in each of the forms above, whole: an escaped
  *    quote in "…" (a\"b) and a backslash-escaped space or sign unquoted
- *    (a\ b) are part of it, and in '…' everything is, $ too.
+ *    (a\ b) are part of it, and in '…' everything is, $ too;
+ *  - a value the shell joins of parts, quoted or not (-p"a"b,
+ *    --password='a'"b", PGPASSWORD=a"b c"d, a word of empty quotes around
+ *    one), whole with its quotes: -p[REDACTED].  A quoted part is empty or
+ *    starts with a value's character, so the quote that closes a command
+ *    quoted for another shell, or a JSON string, is no part.
  *
  * The name rule.  A name is split into words at _ - . and camelCase turns
  * (AWS_SECRET_ACCESS_KEY → aws secret access key, apiKey → api key), and is
@@ -49,7 +55,8 @@
  * max_tokens (plural: a count) are left alone, as are PWD and OLDPWD (the
  * shell's folders).  Values that hold no secret stay: true/false/null/none…,
  * references ($TOKEN, ${X}, %(x)s; not in single quotes, where the shell
- * reads '$x' as text), and code (a value followed by ( or [).
+ * reads '$x' as text), code (a value followed by ( or [), and what the
+ * shell runs ($(…), `…`: it stays in sight of whoever approves it).
  *
  * Matches never take a line break, nor a quote, backslash, bracket or
  * brace, except inside the quotes of a quoted value and a backslash with
