@@ -367,6 +367,56 @@ test_command_spellings (void)
   assert_kept (kept, G_N_ELEMENTS (kept));
 }
 
+/* Found (tried as an attacker would, a fourth time, on the real binaries):
+ * a client named in quotes ("mysql" -pX: the shell reads the word as
+ * mysql), docker login's -p=X, the login of nerdctl, buildah, skopeo and
+ * helm registry, curl's -u glued to its user:password, openssl's pass
+ * phrase arguments (-passin pass:X) and a value of joined empty quotes
+ * (PGPASSWORD='''X''') were stored as written.  Each is gone; the same
+ * options that hold no secret stay. */
+static void
+test_command_clients (void)
+{
+  static const RedactCase cases[] = {
+    { "\"mysql\" -pQuotedCli1 shop", "\"mysql\" -p[REDACTED] shop", "QuotedCli1" },
+    { "'mysql' -uroot -pQuotedCli2 shop", "'mysql' -uroot -p[REDACTED] shop", "QuotedCli2" },
+    { "'/usr/bin/mariadb' -vpQuotedCli3", "'/usr/bin/mariadb' -vp[REDACTED]", "QuotedCli3" },
+    { "m'ysql' -pJoinedCli4 shop", "m'ysql' -p[REDACTED] shop", "JoinedCli4" },
+    { "'sshpass' -p QuotedSsh5 ssh h", "'sshpass' -p [REDACTED] ssh h", "QuotedSsh5" },
+    { "\"redis-cli\" -a QuotedRedis6 ping", "\"redis-cli\" -a [REDACTED] ping", "QuotedRedis6" },
+    { "\"docker\" login -p QuotedDock7 reg", "\"docker\" login -p [REDACTED] reg", "QuotedDock7" },
+    { "docker login -p=DockEq8 reg", "docker login -p=[REDACTED] reg", "DockEq8" },
+    { "docker login --password=DockEq9 reg", "docker login --password=[REDACTED] reg", "DockEq9" },
+    { "nerdctl login -u me -p Nerd10 reg", "nerdctl login -u me -p [REDACTED] reg", "Nerd10" },
+    { "buildah login -u me -pBuildah11 quay.io", "buildah login -u me -p[REDACTED] quay.io", "Buildah11" },
+    { "skopeo login -p=Skopeo12 quay.io", "skopeo login -p=[REDACTED] quay.io", "Skopeo12" },
+    { "skopeo login --password Skopeo13 quay.io", "skopeo login --password [REDACTED] quay.io", "Skopeo13" },
+    { "helm registry login -u me -p Helm14 reg", "helm registry login -u me -p [REDACTED] reg", "Helm14" },
+    { "helm registry login --password=Helm15 reg", "helm registry login --password=[REDACTED] reg", "Helm15" },
+    { "curl -uadmin:CurlGlued16 https://h", "curl -uadmin:[REDACTED] https://h", "CurlGlued16" },
+    { "curl -s -uadmin:pa:ss17 https://h", "curl -s -uadmin:[REDACTED] https://h", "ss17" },
+    { "openssl pkcs12 -in a.p12 -passin pass:Ossl18 -nokeys", "openssl pkcs12 -in a.p12 -passin pass:[REDACTED] -nokeys",
+      "Ossl18" },
+    { "openssl rsa -in k.pem -passout pass:Ossl19 -aes256", "openssl rsa -in k.pem -passout pass:[REDACTED] -aes256",
+      "Ossl19" },
+    { "openssl enc -aes256 -pass pass:Ossl20 -in f", "openssl enc -aes256 -pass pass:[REDACTED] -in f", "Ossl20" },
+    { "openssl enc -pass 'pass:Ossl 21' -in f", "openssl enc -pass 'pass:[REDACTED]' -in f", "Ossl 21" },
+    { "PGPASSWORD='''TripleQ22''' psql app", "PGPASSWORD=[REDACTED] psql app", "TripleQ22" },
+  };
+  static const char * const kept[] = {
+    "curl -u admin https://h; curl -uadmin https://h",
+    "docker run -u1000:1000 img",
+    "openssl enc -pass env:OSSL_PW -in f; openssl rsa -passin file:/run/pw -passout stdin",
+    "openssl pkcs12 -passin fd:3 -in a.p12; openssl enc -pass stdin",
+    "helm registry login --password-stdin reg; nerdctl login --password-stdin reg",
+    "skopeo login -p= reg; docker login -p $REG_PW reg",
+    "\"ssh\" -p2222 host; 'cp' -pr a b; \"ls\" -a",
+  };
+
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+  assert_kept (kept, G_N_ELEMENTS (kept));
+}
+
 /* Found (tried as an attacker would, a fourth time): a value the shell
  * joins of quoted and unquoted parts (-p"a"b, --password='a'"b",
  * PGPASSWORD=a"b c"d) was masked up to its first quote, and curl -u
@@ -785,6 +835,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/database-clients", test_database_clients);
   g_test_add_func ("/pd/redact/command-options", test_command_options);
   g_test_add_func ("/pd/redact/command-spellings", test_command_spellings);
+  g_test_add_func ("/pd/redact/command-clients", test_command_clients);
   g_test_add_func ("/pd/redact/joined-words", test_joined_words);
   g_test_add_func ("/pd/redact/pass-look-alikes", test_pass_look_alikes);
   g_test_add_func ("/pd/redact/name-rule", test_name_rule);

@@ -41,5 +41,8 @@ guint    _pd_redact_joined_word            (const char *text,
 /* Whether a joined word is a reference ($X"y") or holds what the shell
  * runs ($(…) or `…` outside single quotes): no secret to mask. */
 gboolean _pd_redact_joined_holds_no_secret (const char *value);
+/* The word as the shell reads it, its quotes and backslashes gone, in
+ * place: "mysql", 'mysql', m'ysql' and \"mysql\" are mysql. */
+void     _pd_redact_unquote_word           (char       *word);
 
 G_END_DECLS

@@ -1,11 +1,12 @@
 /* pd-redact-words.c: shell words as the redactor reads them.
  *
  * The shell joins a word of parts, quoted or not: -p"a"b is the password
- * ab, PGPASSWORD=a"b c"d the value ab cd, and '''x''' the value x.  A
- * value's parts are taken whole (pd-redact.h), the way the patterns of
- * pd-redact.c take a single quoted value: a quoted part of at most 256
- * bytes to its closing quote, never over a line break; an escape (\x)
- * always with what it escapes, so a JSON string is never cut inside one.
+ * ab, PGPASSWORD=a"b c"d the value ab cd, '''x''' the value x, and
+ * "mysql" or m'ysql' the command mysql.  A value's parts are taken whole
+ * (pd-redact.h), the way the patterns of pd-redact.c take a single quoted
+ * value: a quoted part of at most 256 bytes to its closing quote, never
+ * over a line break; an escape (\x) always with what it escapes, so a JSON
+ * string is never cut inside one.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -157,4 +158,15 @@ _pd_redact_joined_holds_no_secret (const char *value)
         }
     }
   return FALSE;
+}
+
+void
+_pd_redact_unquote_word (char *word)
+{
+  char *out = word;
+
+  for (const char *p = word; *p != '\0'; p++)
+    if (!(*p == '"' || *p == '\'' || *p == '\\' || (*p == '$' && (p[1] == '"' || p[1] == '\''))))
+      *out++ = *p;
+  *out = '\0';
 }

@@ -76,6 +76,7 @@ enum {
   RE_GLUED,
   RE_SPACED,
   RE_ASSIGN,
+  RE_PASSARG,
   N_RE
 };
 
@@ -109,10 +110,10 @@ static const char * const patterns[N_RE] = {
     "(?>(?i:basic|bearer|token|digest|negotiate|ntlm|apikey|key|sso-key|aws4-hmac-sha256)[ \\t]++)?"
     "(?<v>" VALUE_CHARS "++)",
   [RE_BEARER] = "(?i:bearer)[ \\t]++(?<v>[A-Za-z0-9\\-._~+/]{8,}+=*+)",
-  /* curl -u user:password (quoted: to its closing quote, -u 'user:a b'),
-   * the part after the first ':'. */
+  /* curl -u user:password (also glued: -uuser:password; or quoted, to
+   * its closing quote: -u 'user:a b'), the part after the first ':'. */
   [RE_CURL] =
-    "(?:-u|--user)(?:[ \\t]++|=)"
+    "(?:-u(?:[ \\t]++|=)?+|--user(?:[ \\t]++|=))"
     "(?|'" CURL_USER "(?<v>[^'\\n\\r]{1,256}+)(?=')"
     "|\"" CURL_USER "(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
     "|\\\\[\"']" CURL_USER "(?<v>[^\"'`\\\\\\[\\]\\n\\r]{1,256}+)(?=\\\\[\"'])"
@@ -133,7 +134,7 @@ static const char * const patterns[N_RE] = {
   [RE_NETRC] = "(?i:password)[ \\t]++(?<v>[^\\s\"'`]{1,256}+)",
   /* MySQL's (and sshpass's) -pPASSWORD, glued or quoted: -p'a b',
    * -p$'a b', after grouped flags: -vpPASSWORD. */
-  [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p" WORD_VALUE,
+  [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p=?+" WORD_VALUE,
   /* sshpass's -p PASSWORD, redis-cli's -a PASSWORD and --pass PASSWORD. */
   [RE_SPACED] = "(?:-[pa]|--pass)[ \\t]++" WORD_VALUE,
   /* NAME=value, NAME: value, "name": "value", NAME := value, --name value,
@@ -143,6 +144,14 @@ static const char * const patterns[N_RE] = {
     "(?(dash)(?:=|[ \\t]++(?![\\-\\s]))"
     "|(?:\\\\?[\"'])?[ \\t]*+(?::=|[=:](?![=:]))[ \\t]*+)"
     WORD_VALUE,
+  /* openssl's pass phrase arguments: -passin pass:PASSWORD, -passout
+   * pass:…, -pass pass:… (quoted too: -pass 'pass:a b'). */
+  [RE_PASSARG] =
+    "--?+pass(?:in|out)?+[ \\t]++"
+    "(?|'pass:(?<v>[^'\\n\\r]{1,256}+)(?=')"
+    "|\"pass:(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
+    "|\\\\[\"']pass:(?<v>[^\"'`\\\\\\[\\]\\n\\r]{1,256}+)(?=\\\\[\"'])"
+    "|pass:(?<v>(?:" VALUE_CHARS "|" BARE_ESCAPE ")++))",
 };
 
 /* The pattern @which, compiled once, and the numbers of its groups "s"
@@ -636,16 +645,21 @@ netrc_password_at (Redactor *r,
  * MySQL and MariaDB clients take it glued to -p (-pSECRET, -vpSECRET;
  * their -p SECRET asks, and SECRET is the database), sshpass glued or
  * not (-pSECRET, -p SECRET), redis-cli (and its forks valkey-cli and
- * keydb-cli) as -a SECRET or --pass SECRET, docker login and podman
- * login as -p SECRET (or -pSECRET).  Elsewhere -p2222, -pr, -p8080:80
- * (docker run's) and -a are no secrets.  The command is looked for back to
- * the start of its command line (; | & ( ` or a line break), at most 256
- * bytes back, so the scan stays linear; a command quoted for another shell
- * (ssh host "mysql -pX", bash -c 'mysql -pX') is found inside its quote. */
+ * keydb-cli) as -a SECRET or --pass SECRET, the login of a container
+ * registry's client (docker, podman, nerdctl, buildah, skopeo; helm
+ * registry login) as -p SECRET, -pSECRET or -p=SECRET, curl its -u
+ * user:SECRET also glued (-uuser:SECRET).  Elsewhere -p2222, -pr,
+ * -p8080:80 (docker run's), -a and -u1000:1000 are no secrets.  The
+ * command is looked for back to the start of its command line (; | & ( `
+ * or a line break), at most 256 bytes back, so the scan stays linear; its
+ * name is read as the shell reads it ("mysql", m'ysql'), and a command
+ * quoted for another shell (ssh host "mysql -pX", bash -c 'mysql -pX') is
+ * found inside its quote. */
 enum {
   PW_GLUED_P = 1 << 0,
   PW_SPACED_P = 1 << 1,
   PW_SPACED_A = 1 << 2,
+  PW_GLUED_U = 1 << 3,
 };
 
 static guint
@@ -653,6 +667,10 @@ password_options_at (Redactor *r,
                      gsize     i)
 {
   const char *t = r->text;
+  static const char * const registry_clients[] = {
+    "docker", "podman", "nerdctl", "buildah", "skopeo", "helm", NULL,
+  };
+  static const char * const redis_clients[] = { "redis-cli", "valkey-cli", "keydb-cli", NULL };
   gsize start = i;
   gboolean registry = FALSE;
 
@@ -670,16 +688,15 @@ password_options_at (Redactor *r,
       if (e > w)
         {
           g_autofree char *word = g_strndup (t + w, e - w);
-          const char *name = word;
           const char *base;
           gboolean plain = TRUE;
 
           /* A command quoted for another shell: ssh host "mysql -pX",
-           * bash -c 'mysql -pX', also escaped inside a JSON string. */
-          while (*name == '"' || *name == '\'' || *name == '\\' || *name == '$')
-            name++;
-          base = strrchr (name, '/');
-          base = base ? base + 1 : name;
+           * bash -c 'mysql -pX', also escaped inside a JSON string; or
+           * its name quoted: "mysql" -pX. */
+          _pd_redact_unquote_word (word);
+          base = strrchr (word, '/');
+          base = base ? base + 1 : word;
           for (const char *c = base; *c; c++)
             if (!(g_ascii_isalnum (*c) || *c == '-' || *c == '_' || *c == '.'))
               plain = FALSE;
@@ -687,10 +704,11 @@ password_options_at (Redactor *r,
             return PW_GLUED_P;
           if (plain && strcmp (base, "sshpass") == 0)
             return PW_GLUED_P | PW_SPACED_P;
-          if (plain && (strcmp (base, "redis-cli") == 0 || strcmp (base, "valkey-cli") == 0
-                        || strcmp (base, "keydb-cli") == 0))
+          if (plain && *base != '\0' && _pd_redact_word_in (base, redis_clients))
             return PW_SPACED_A;
-          if (plain && (strcmp (base, "docker") == 0 || strcmp (base, "podman") == 0))
+          if (plain && strcmp (base, "curl") == 0)
+            return PW_GLUED_U;
+          if (plain && *base != '\0' && _pd_redact_word_in (base, registry_clients))
             registry = TRUE;
           else if (plain && registry && strcmp (base, "login") == 0)
             return PW_GLUED_P | PW_SPACED_P;
@@ -701,7 +719,8 @@ password_options_at (Redactor *r,
 }
 
 /* A password option at @p (a word's start): which form it is (PW_*), or 0.
- * Grouped flags may come before a glued -p (mysql -vpSECRET). */
+ * Grouped flags may come before a glued -p (mysql -vpSECRET), and the
+ * glued value may follow a '=' (docker login -p=SECRET). */
 static guint
 password_option_form (const char *p)
 {
@@ -711,13 +730,54 @@ password_option_form (const char *p)
     return 0;
   while (k < 17 && p[k] != '\0' && strchr (GROUPED_FLAGS, p[k]) != NULL)
     k++;
-  if (p[k] == 'p' && p[k + 1] != '\0' && !g_ascii_isspace (p[k + 1]) && p[k + 1] != '=')
+  if (p[k] == 'p' && p[k + 1] != '\0' && !g_ascii_isspace (p[k + 1])
+      && (p[k + 1] != '=' || (p[k + 2] != '\0' && !g_ascii_isspace (p[k + 2]))))
     return PW_GLUED_P;
   if (k == 1 && (p[1] == 'p' || p[1] == 'a') && (p[2] == ' ' || p[2] == '\t'))
     return p[1] == 'p' ? PW_SPACED_P : PW_SPACED_A;
   if (strncmp (p, "--pass", 6) == 0 && (p[6] == ' ' || p[6] == '\t'))
     return PW_SPACED_A;
   return 0;
+}
+
+/* openssl's pass phrase options at @p (-passin, -passout, -pass, with
+ * one dash or two) and the blanks after them: their length, or 0. */
+static gsize
+passphrase_option_len (const char *p)
+{
+  gsize n = p[1] == '-' ? 2 : 1;
+
+  if (strncmp (p + n, "pass", 4) != 0)
+    return 0;
+  n += 4;
+  if (strncmp (p + n, "in", 2) == 0)
+    n += 2;
+  else if (strncmp (p + n, "out", 3) == 0)
+    n += 3;
+  if (p[n] != ' ' && p[n] != '\t')
+    return 0;
+  while (p[n] == ' ' || p[n] == '\t')
+    n++;
+  return n;
+}
+
+/* A pass phrase argument that says where the pass phrase is, not what:
+ * env:VAR, file:PATH, fd:N, stdin (quoted or not).  Its length, or 0. */
+static gsize
+passphrase_source_len (const char *p)
+{
+  static const char * const sources[] = { "env:", "file:", "fd:", "stdin", NULL };
+  gsize n = 0;
+
+  if (*p == '\\' && (p[1] == '"' || p[1] == '\''))
+    n = 2;
+  else if (*p == '"' || *p == '\'')
+    n = 1;
+  if (!starts_with_any (p + n, sources) || (strncmp (p + n, "stdin", 5) == 0 && is_word_char (p[n + 5])))
+    return 0;
+  while (p[n] != '\0' && !g_ascii_isspace (p[n]))
+    n++;
+  return n;
 }
 
 /* Everything that may start at @i.  Returns where the scan goes on (@i
@@ -729,7 +789,7 @@ try_at (Redactor *r,
   const char *p = r->text + i;
   gboolean word_start = i == 0 || !is_word_char (p[-1]);
   guint form;
-  gsize vs, ve;
+  gsize vs, ve, n;
 
   if (word_start && has_key_prefix (p) && match_at (r, RE_KEY, i, &vs, &ve))
     {
@@ -750,11 +810,27 @@ try_at (Redactor *r,
       return ve;
     }
   if (*p == '-' && word_start && ((p[1] == 'u' && (p[2] == ' ' || p[2] == '\t' || p[2] == '='))
-                                  || strncmp (p, "--user", 6) == 0)
+                                  || strncmp (p, "--user", 6) == 0
+                                  || (p[1] == 'u' && p[2] != '\0' && !g_ascii_isspace (p[2])
+                                      && (password_options_at (r, i) & PW_GLUED_U) != 0))
       && match_at (r, RE_CURL, i, &vs, &ve))
     {
       redact_span (r, vs, ve);
       return ve;
+    }
+  if (*p == '-' && word_start && (n = passphrase_option_len (p)) > 0)
+    {
+      gsize source;
+
+      if (match_at (r, RE_PASSARG, i, &vs, &ve))
+        {
+          if (found_value_is_secret (r, vs, ve))
+            redact_span (r, vs, ve);
+          return ve;
+        }
+      /* -pass env:VAR is no secret, nor a value for the name rule. */
+      if ((source = passphrase_source_len (p + n)) > 0)
+        return i + n + source;
     }
   if (*p == '-' && word_start && (form = password_option_form (p)) != 0
       && (password_options_at (r, i) & form) != 0
