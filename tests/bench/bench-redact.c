@@ -11,8 +11,9 @@
  *    about one line in fifty;
  *  - adversarial: texts built to make a regex backtrack (long names with no
  *    separator, assignments with no value, URLs with no '@', private key
- *    headers with no end, many "Bearer "), each at 1 MiB and 4 MiB: the
- *    ratio of their times shows whether the cost stays linear (≈ 4).
+ *    headers with no end, many "Bearer ", values joined of quoted parts),
+ *    each at 1 MiB and 4 MiB: the ratio of their times shows whether the
+ *    cost stays linear (≈ 4).
  * Times are CPU time of the thread.  Prints figures; asserts nothing.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -230,6 +231,8 @@ main (int   argc,
     { "Authorization, no value", "Authorization: " },
     { "prefixes, too short", "sk-ab ghp_x AKIA1 glpat-x npm_x xoxb-1 eyJx.y " },
     { "dotted words (JWT-like)", "eyJhbGciOiJIUzI1NiJ9." },
+    { "joined quoted parts", "password='a'\"b\"c " },
+    { "joined parts, no close", "mysql -p'a'\"b password='x'\"" },
   };
   guint mb = argc > 1 ? (guint) g_ascii_strtoull (argv[1], NULL, 10) : 16;
   g_autofree char *fixtures = g_build_filename (g_getenv ("PD_FIXTURES_DIR") ? g_getenv ("PD_FIXTURES_DIR")

@@ -1,0 +1,48 @@
+/* pd-redact-private.h: what the parts of the redactor share.
+ *
+ * pd-redact.c scans text and masks values; pd-redact-names.c holds the
+ * name rule (pd-redact.h states it) that says whose value is a secret;
+ * pd-redact-words.c reads shell words, joined of quoted parts.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <string.h>
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* g_ascii_tolower() is a call into GLib; this runs on every byte. */
+static inline char
+_pd_redact_lower (char c)
+{
+  return c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
+}
+
+static inline gboolean
+_pd_redact_word_in (const char         *word,
+                    const char * const *set)
+{
+  for (guint i = 0; set[i]; i++)
+    if (word[0] == set[i][0] && strcmp (word, set[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+gboolean _pd_redact_name_is_secret (const char *name);
+
+/* The parts of a shell word at @pos ('a'"b"c: 3), its end in *@end. */
+guint    _pd_redact_joined_word            (const char *text,
+                                            gsize       len,
+                                            gsize       pos,
+                                            gsize      *end);
+/* Whether a joined word is a reference ($X"y") or holds what the shell
+ * runs ($(…) or `…` outside single quotes): no secret to mask. */
+gboolean _pd_redact_joined_holds_no_secret (const char *value);
+/* The word as the shell reads it, its quotes and backslashes gone, in
+ * place: "mysql", 'mysql', m'ysql' and \"mysql\" are mysql. */
+void     _pd_redact_unquote_word           (char       *word);
+
+G_END_DECLS

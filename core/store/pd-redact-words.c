@@ -1,0 +1,172 @@
+/* pd-redact-words.c: shell words as the redactor reads them.
+ *
+ * The shell joins a word of parts, quoted or not: -p"a"b is the password
+ * ab, PGPASSWORD=a"b c"d the value ab cd, '''x''' the value x, and
+ * "mysql" or m'ysql' the command mysql.  A value's parts are taken whole
+ * (pd-redact.h), the way the patterns of pd-redact.c take a single quoted
+ * value: a quoted part of at most 256 bytes to its closing quote, never
+ * over a line break; an escape (\x) always with what it escapes, so a JSON
+ * string is never cut inside one.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "pd-store"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-redact-private.h"
+
+#define PART_MAX_BYTES 256
+
+/* What an unquoted value may hold (VALUE_CHARS of pd-redact.c). */
+static inline gboolean
+is_value_char (char c)
+{
+  return c != '\0' && !g_ascii_isspace (c) && strchr ("\"'`\\[]{}()<>,;&|", c) == NULL;
+}
+
+/* The first byte of a quoted part that is not empty.  Not a space or a
+ * separator: the quote after a value that closes a command quoted for
+ * another shell (ssh h "mysql -pX" && ssh h "ls") or a JSON string
+ * ("…-pX", "b") opens no part. */
+static inline gboolean
+is_part_first (char c)
+{
+  return is_value_char (c) && c != ':';
+}
+
+/* The end of the part of a word at @p, or @p when none starts there.
+ * Quoted: '…' (everything literal), $'…' and "…" (escapes taken whole),
+ * \"…\" and \'…\' (quotes escaped inside a JSON string: no quote,
+ * backslash or bracket inside).  Unquoted: value bytes and escapes of a
+ * space or a sign (not \n, \t, \u or \": a JSON string's). */
+static gsize
+part_end (const char *t,
+          gsize       len,
+          gsize       p)
+{
+  gsize open = 0, q;
+  char close = 0;
+  gboolean escapes = FALSE, json = FALSE;
+
+  if (t[p] == '\'')
+    open = 1, close = '\'';
+  else if (t[p] == '$' && p + 1 < len && t[p + 1] == '\'')
+    open = 2, close = '\'', escapes = TRUE;
+  else if (t[p] == '"' || (t[p] == '$' && p + 1 < len && t[p + 1] == '"'))
+    open = t[p] == '$' ? 2 : 1, close = '"', escapes = TRUE;
+  else if (t[p] == '\\' && p + 1 < len && (t[p + 1] == '"' || t[p + 1] == '\''))
+    open = 2, close = t[p + 1], json = TRUE;
+
+  if (open == 0)
+    {
+      for (q = p; q < len; )
+        {
+          if (is_value_char (t[q]))
+            q++;
+          else if (t[q] == '\\' && q + 1 < len && !g_ascii_isalnum (t[q + 1])
+                   && strchr ("\n\r\t\"", t[q + 1]) == NULL && t[q + 1] != '\0')
+            q += 2;
+          else
+            break;
+        }
+      return q;
+    }
+
+  q = p + open;
+  if (q < len && !(json ? t[q] == '\\' && q + 1 < len && t[q + 1] == close : t[q] == close)
+      && !is_part_first (t[q]))
+    return p;
+  while (q < len && q - (p + open) <= PART_MAX_BYTES)
+    {
+      char c = t[q];
+
+      if (json && c == '\\' && q + 1 < len && t[q + 1] == close)
+        return q + 2;
+      if (!json && c == close)
+        return q + 1;
+      if (c == '\n' || c == '\r')
+        return p;
+      if (json && strchr ("\"'`\\[]", c) != NULL)
+        return p;
+      if (escapes && c == '\\')
+        {
+          if (q + 1 >= len || t[q + 1] == '\n' || t[q + 1] == '\r')
+            return p;
+          q += 2;
+        }
+      else
+        q++;
+    }
+  return p;
+}
+
+guint
+_pd_redact_joined_word (const char *text,
+                        gsize       len,
+                        gsize       pos,
+                        gsize      *end)
+{
+  guint parts = 0;
+  gsize p = pos;
+
+  while (p < len)
+    {
+      gsize next = part_end (text, len, p);
+
+      if (next == p)
+        break;
+      p = next;
+      parts++;
+    }
+  *end = p;
+  return parts;
+}
+
+gboolean
+_pd_redact_joined_holds_no_secret (const char *value)
+{
+  /* The quote the scan is in: 0, ' , A ($'…), " or J (\"…\" in JSON). */
+  char quote = 0;
+  gboolean first = TRUE;
+
+  for (const char *p = value; *p != '\0'; p++)
+    {
+      gboolean runs = quote == 0 || quote == '"' || quote == 'J';
+
+      if (quote == 0 && (*p == '\'' || *p == '"'))
+        quote = *p;
+      else if (quote == 0 && *p == '$' && (p[1] == '\'' || p[1] == '"'))
+        quote = *++p == '\'' ? 'A' : '"';
+      else if ((quote == 0 || quote == 'J') && *p == '\\' && p[1] == '"')
+        quote = quote == 0 ? 'J' : 0, p++;
+      else if ((quote == '\'' && *p == '\'') || (quote == 'A' && *p == '\'') || (quote == '"' && *p == '"'))
+        quote = 0;
+      else if (quote != '\'' && *p == '\\' && p[1] != '\0')
+        p++, first = FALSE;
+      else
+        {
+          /* What the shell runs: shown to whoever approves the command. */
+          if (runs && ((*p == '$' && p[1] == '(') || *p == '`'))
+            return TRUE;
+          /* A reference ($TOKEN"x"), as the first thing in the word. */
+          if (first && runs && (*p == '$' || *p == '%'))
+            return TRUE;
+          first = FALSE;
+        }
+    }
+  return FALSE;
+}
+
+void
+_pd_redact_unquote_word (char *word)
+{
+  char *out = word;
+
+  for (const char *p = word; *p != '\0'; p++)
+    if (!(*p == '"' || *p == '\'' || *p == '\\' || (*p == '$' && (p[1] == '"' || p[1] == '\''))))
+      *out++ = *p;
+  *out = '\0';
+}
