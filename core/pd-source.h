@@ -82,6 +82,9 @@ typedef struct
   guint sessions_added;
   guint sessions_updated;
   guint unchanged;         /* same size and mtime as at the last read: not read again */
+  guint failed;            /* transcripts that could not be read (gone, unreadable, damaged) */
+  guint skipped;           /* files passed over, the failed ones too: a FIFO, a symbolic link,
+                            * a file of no known agent; `plandeck-agent import` names each */
 } PdImportCounts;
 
 #define PD_TYPE_SOURCE (pd_source_get_type ())

@@ -32,6 +32,7 @@
 #include <libsoup/soup.h>
 
 #include "pd-db.h"
+#include "pd-local-source.h"
 #include "pd-overview.h"
 #include "pd-remote-source.h"
 #include "pd-session-store.h"
@@ -436,6 +437,136 @@ test_questions_answered_elsewhere (Fixture       *f,
   g_assert_cmpuint (pd_overview_card_get_need (card (f)), ==, PD_OVERVIEW_NEED_RUNNING);
 }
 
+/* The real `plandeck-agent` with @argv after it; its standard output. */
+static char *
+agent_output (const char * const *argv)
+{
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+  g_autoptr(GSubprocess) agent = NULL;
+  g_autoptr(GError) error = NULL;
+  char *out = NULL;
+
+  g_assert_nonnull (g_getenv ("PLANDECK_AGENT"));
+  g_ptr_array_add (args, (gpointer) g_getenv ("PLANDECK_AGENT"));
+  for (guint i = 0; argv[i] != NULL; i++)
+    g_ptr_array_add (args, (gpointer) argv[i]);
+  g_ptr_array_add (args, NULL);
+  agent = g_subprocess_newv ((const char * const *) args->pdata, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (agent, NULL, NULL, &out, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_successful (agent));
+  return out;
+}
+
+static gboolean
+on_hang (gpointer data)
+{
+  g_error ("timed out waiting for %s", (const char *) data);
+  return G_SOURCE_REMOVE;
+}
+
+/* A Claude Code session whose transcript was written a minute ago, with an
+ * unfinished step: its Overview card said "Working" while `plandeck-agent
+ * sessions list` said "idle" (tried as a new user would).  Both read it by
+ * one rule, pd_session_info_is_working(): "working". */
+static void
+test_imported_working_agrees (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("pd-overview-working-XXXXXX", NULL);
+  g_autofree char *project = g_build_filename (dir, "claude", "projects", "-work-app", NULL);
+  g_autofree char *transcript = g_build_filename (project, "0f1e2d3c-0000-4000-8000-00000000000a.jsonl", NULL);
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autoptr(GDateTime) minute_ago = g_date_time_add_minutes (now, -1);
+  g_autofree char *stamp = g_date_time_format (minute_ago, "%Y-%m-%dT%H:%M:%SZ");
+  g_autofree char *lines = g_strdup_printf (
+    "{\"type\":\"user\",\"timestamp\":\"%s\",\"sessionId\":\"s1\",\"cwd\":\"/work/app\","
+    "\"message\":{\"role\":\"user\",\"content\":\"Fix the parser\"}}\n"
+    "{\"type\":\"assistant\",\"timestamp\":\"%s\",\"sessionId\":\"s1\",\"cwd\":\"/work/app\","
+    "\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"tu1\","
+    "\"name\":\"TodoWrite\",\"input\":{\"todos\":[{\"content\":\"Read the logs\",\"status\":\"completed\"},"
+    "{\"content\":\"Fix the parser\",\"status\":\"in_progress\"}]}}]}}\n"
+    "{\"type\":\"user\",\"timestamp\":\"%s\",\"message\":{\"role\":\"user\","
+    "\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"tu1\",\"content\":\"ok\"}]}}\n",
+    stamp, stamp, stamp);
+  const char *import_args[] = { "import", "--db", db, transcript, NULL };
+  const char *list_args[] = { "sessions", "list", "--db", db, NULL };
+  g_autofree char *imported = NULL;
+  g_autofree char *listed = NULL;
+  g_autoptr(GListStore) sources = g_list_store_new (PD_TYPE_SOURCE);
+  g_autoptr(PdLocalSource) local = NULL;
+  g_autoptr(PdOverview) overview = NULL;
+  PdOverviewCard *card = NULL;
+  guint hang;
+
+  g_assert_cmpint (g_mkdir_with_parents (project, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (transcript, lines, -1, NULL));
+  {
+    g_autoptr(PdDb) created = pd_db_open (db, PD_DB_CREATE, NULL);
+
+    g_assert_nonnull (created);
+  }
+  imported = agent_output (import_args);
+  g_assert_nonnull (strstr (imported, "1 sessions added"));
+
+  /* The CLI's list: the row of the session says "working". */
+  listed = agent_output (list_args);
+  {
+    g_auto(GStrv) rows = g_strsplit (listed, "\n", -1);
+    guint found = 0;
+
+    for (guint i = 0; rows[i] != NULL; i++)
+      if (strstr (rows[i], "Fix the parser") != NULL)
+        {
+          g_assert_nonnull (strstr (rows[i], " working "));
+          found++;
+        }
+    g_assert_cmpuint (found, ==, 1);
+  }
+
+  /* The Overview's card of the same session: "Working". */
+  local = pd_local_source_new (db, FALSE);
+  g_list_store_append (sources, local);
+  overview = pd_overview_new (G_LIST_MODEL (sources));
+  hang = g_timeout_add_seconds (90, on_hang, (gpointer) "the session's card");
+  while (card == NULL || pd_overview_card_get_need (card) != PD_OVERVIEW_NEED_RUNNING)
+    {
+      g_main_context_iteration (NULL, TRUE);
+      g_clear_object (&card);
+      if (g_list_model_get_n_items (G_LIST_MODEL (overview)) > 0)
+        card = g_list_model_get_item (G_LIST_MODEL (overview), 0);
+    }
+  g_source_remove (hang);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (overview)), ==, 1);
+  g_clear_object (&card);
+  g_clear_object (&overview);
+  g_clear_object (&local);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+
+  {
+    const char *suffixes[] = { "", "-wal", "-shm" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+      {
+        g_autofree char *path = g_strconcat (db, suffixes[i], NULL);
+
+        g_unlink (path);
+      }
+    g_unlink (transcript);
+    g_rmdir (project);
+    {
+      g_autofree char *projects = g_path_get_dirname (project);
+      g_autofree char *claude = g_path_get_dirname (projects);
+
+      g_rmdir (projects);
+      g_rmdir (claude);
+    }
+    g_rmdir (dir);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -448,5 +579,6 @@ main (int   argc,
 
   g_test_add ("/pd/overview-endpoint/questions-answered-elsewhere", Fixture, NULL, fixture_set_up,
               test_questions_answered_elsewhere, fixture_tear_down);
+  g_test_add_func ("/pd/overview-endpoint/imported-working-agrees", test_imported_working_agrees);
   return g_test_run ();
 }

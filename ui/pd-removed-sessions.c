@@ -147,17 +147,57 @@ on_restore_clicked (GtkButton *button,
   g_task_run_in_thread (task, restore_in_thread);
 }
 
+/* "A · B": the parts of a row's subtitle. */
+static char *
+joined (char       *first,
+        const char *second)
+{
+  g_autofree char *owned = first;
+
+  /* Translators: an agent's name and a session's folder, e.g. "Claude Code · ~/src/app" */
+  return g_strdup_printf (_("%s · %s"), owned, second);
+}
+
+/* A row says the session's agent, when it last changed, its folder and,
+ * when another removed session has the same title, the start of its id:
+ * two sessions of one title were two rows alike (tried as a new user
+ * would). */
+static char *
+row_subtitle (const PdSessionInfo *info,
+              GDateTime           *now,
+              gboolean             same_title)
+{
+  g_autofree char *folder = info->cwd != NULL && info->cwd[0] != '\0' ? pd_safe_text_line (info->cwd) : NULL;
+  g_autofree char *when = info->updated_at > 0 ? pd_format_relative_time (info->updated_at, now) : NULL;
+  char *subtitle = pd_safe_text_line (pd_session_source_label (info->source));
+
+  if (when != NULL && when[0] != '\0')
+    subtitle = joined (subtitle, when);
+  if (same_title && info->id != NULL)
+    {
+      /* YYYYMMDD- and 8 of its 32 hex digits */
+      g_autofree char *short_id = pd_safe_text_line (info->id);
+
+      if (g_utf8_strlen (short_id, -1) > 17)
+        *g_utf8_offset_to_pointer (short_id, 17) = '\0';
+      subtitle = joined (subtitle, short_id);
+    }
+  /* Last: the longest, wrapped rather than cut. */
+  if (folder != NULL)
+    subtitle = joined (subtitle, folder);
+  return subtitle;
+}
+
 static GtkWidget *
-make_row (const PdSessionInfo *info)
+make_row (const PdSessionInfo *info,
+          GDateTime           *now,
+          gboolean             same_title)
 {
   GtkWidget *row = gtk_list_box_row_new ();
   GtkWidget *box = _pd_row_box_new ();
   GtkWidget *text = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
   g_autofree char *title = session_title (info);
-  g_autofree char *agent = pd_safe_text_line (pd_session_source_label (info->source));
-  g_autofree char *folder = info->cwd != NULL && info->cwd[0] != '\0' ? pd_safe_text_line (info->cwd) : NULL;
-  /* Translators: an agent's name and a session's folder, e.g. "Claude Code · ~/src/app" */
-  g_autofree char *subtitle = folder != NULL ? g_strdup_printf (_("%s · %s"), agent, folder) : g_strdup (agent);
+  g_autofree char *subtitle = row_subtitle (info, now, same_title);
   GtkWidget *title_label = gtk_label_new (title);
   GtkWidget *subtitle_label = gtk_label_new (subtitle);
   GtkWidget *restore = gtk_button_new_with_mnemonic (_("_Restore"));
@@ -172,7 +212,9 @@ make_row (const PdSessionInfo *info)
   gtk_label_set_xalign (GTK_LABEL (title_label), 0);
   gtk_label_set_xalign (GTK_LABEL (subtitle_label), 0);
   gtk_label_set_ellipsize (GTK_LABEL (title_label), PANGO_ELLIPSIZE_END);
-  gtk_label_set_ellipsize (GTK_LABEL (subtitle_label), PANGO_ELLIPSIZE_MIDDLE);
+  /* Wrapped: cut in its middle, the date and the id were lost at 360 px. */
+  gtk_label_set_wrap (GTK_LABEL (subtitle_label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (subtitle_label), PANGO_WRAP_WORD_CHAR);
   gtk_widget_add_css_class (subtitle_label, "dim-label");
   gtk_widget_add_css_class (subtitle_label, "caption");
   gtk_widget_set_hexpand (text, TRUE);
@@ -214,8 +256,26 @@ on_listed (GObject      *object,
       sync_empty (self);
       return;
     }
-  for (guint i = 0; i < sessions->len; i++)
-    gtk_list_box_append (self->list, make_row (g_ptr_array_index (sessions, i)));
+  {
+    g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+    g_autoptr(GHashTable) titles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+    for (guint i = 0; i < sessions->len; i++)
+      {
+        g_autofree char *title = session_title (g_ptr_array_index (sessions, i));
+        guint seen = GPOINTER_TO_UINT (g_hash_table_lookup (titles, title));
+
+        g_hash_table_insert (titles, g_steal_pointer (&title), GUINT_TO_POINTER (seen + 1));
+      }
+    for (guint i = 0; i < sessions->len; i++)
+      {
+        const PdSessionInfo *info = g_ptr_array_index (sessions, i);
+        g_autofree char *title = session_title (info);
+
+        gtk_list_box_append (self->list,
+                             make_row (info, now, GPOINTER_TO_UINT (g_hash_table_lookup (titles, title)) > 1));
+      }
+  }
   sync_empty (self);
 }
 

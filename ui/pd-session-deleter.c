@@ -20,6 +20,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-session-deleter.h"
+#include "pd-multi-source.h"
 #include "pd-overview-view.h"
 #include "pd-session-export.h"
 #include "pd-ui-util-private.h"
@@ -86,10 +87,19 @@ pd_session_deleter_show (PdSessionDeleter *self,
   GtkRoot *root = list != NULL ? gtk_widget_get_root (GTK_WIDGET (list)) : NULL;
   GtkWidget *overview = root != NULL ? find_overview_view (GTK_WIDGET (root)) : NULL;
 
+  g_autofree char *card_id = NULL;
+  PdSource *card_source = source;
+
   if (list != NULL)
     pd_session_list_set_hidden (list, id, !shown);
-  if (overview != NULL)
-    pd_overview_view_set_hidden (PD_OVERVIEW_VIEW (overview), source, id, !shown);
+  /* A card is known by its own source and that source's id: the default
+   * window lists through its sources, under merged ids, and the card of a
+   * session removed from its list stayed until the toast had gone (tried as
+   * a new user would). */
+  if (PD_IS_MULTI_SOURCE (source))
+    card_source = pd_multi_source_resolve (PD_MULTI_SOURCE (source), id, &card_id);
+  if (overview != NULL && card_source != NULL)
+    pd_overview_view_set_hidden (PD_OVERVIEW_VIEW (overview), card_source, card_id != NULL ? card_id : id, !shown);
 }
 
 static void

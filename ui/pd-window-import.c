@@ -91,6 +91,21 @@ on_import_done (GObject      *object,
                                            "%u sessions of other agents read, %u new", found),
                                  found, counts.sessions_added);
     }
+  /* The files passed over are said, not only counted as not there: a
+   * FIFO, a file of no known agent, one that could not be read (tried as a
+   * new user would, the toast said nothing of them while `plandeck-agent
+   * import` named each). */
+  if (counts.skipped > 0)
+    {
+      g_autofree char *read = g_steal_pointer (&message);
+
+      /* Translators: %s is the sentence before (“3 sessions of other agents read, 1 new”);
+       * `plandeck-agent import` is a command, not translated */
+      message = g_strdup_printf (ngettext ("%s; %u file could not be read (`plandeck-agent import` names it and why)",
+                                           "%s; %u files could not be read (`plandeck-agent import` names them and why)",
+                                           counts.skipped),
+                                 read, counts.skipped);
+    }
   /* A title wraps: the folders were cut after the second at 1280 px,
    * after "fou…" at 360.  Plain text, never markup. */
   {
@@ -108,7 +123,7 @@ on_import_done (GObject      *object,
                                    CLAMP ((gtk_widget_get_width (GTK_WIDGET (self)) - 130) / 8, 16, 48));
     gtk_widget_add_css_class (label, "heading");
     adw_toast_set_custom_title (toast, label);
-    adw_toast_set_timeout (toast, counts.transcripts == 0 ? 10 : 5);
+    adw_toast_set_timeout (toast, counts.transcripts == 0 || counts.skipped > 0 ? 10 : 5);
     _pd_toast_add (GTK_WIDGET (self->toast_overlay), toast);
   }
 

@@ -157,7 +157,7 @@ sessions_list (PdSessionStore *store,
         const PdSessionInfo *info = g_ptr_array_index (sessions, i);
         char *row[N_COLUMNS] = {
           safe (info->id),
-          g_strdup (pd_session_status_to_string (info->status)),
+          g_strdup (pd_session_info_get_state (info, g_get_real_time ())),
           info->plan_version > 0 || info->plan_total > 0 ? g_strdup_printf ("%u/%u", info->plan_done, info->plan_total)
                                                          : g_strdup ("-"),
           format_time (info->updated_at),
@@ -287,7 +287,7 @@ sessions_show (PdSessionStore *store,
 
     printf ("%s\n", title);
     printf (_("  id        %s\n"), info->id);
-    printf (_("  status    %s\n"), pd_session_status_to_string (info->status));
+    printf (_("  status    %s\n"), pd_session_info_get_state (info, g_get_real_time ()));
     printf (_("  source    %s\n"), source);
     /* Another agent's transcript names no model we ran, and its turns and
      * tokens were never counted here: no "model  ()" and no zeros. */

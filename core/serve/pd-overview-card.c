@@ -304,7 +304,8 @@ _pd_overview_card_update_need (PdOverviewCard *self,
    * the runs done, as one the person stopped. */
   else if (self->run_ended && unfinished)
     need = PD_OVERVIEW_NEED_STOPPED;
-  else if (unfinished && now - self->changed_at >= stalled_usec)
+  /* The rule `plandeck-agent sessions` says "working" by too. */
+  else if (unfinished && !pd_session_changed_lately (self->changed_at, now, stalled_usec))
     need = PD_OVERVIEW_NEED_STALLED;
   else if (unfinished || self->status == PD_SESSION_STATUS_RUNNING)
     need = PD_OVERVIEW_NEED_RUNNING;

@@ -30,7 +30,7 @@ G_BEGIN_DECLS
 /* How long a session counts as active after its last change, by default. */
 #define PD_OVERVIEW_ACTIVE_MINUTES 30
 /* How long unfinished steps may go unchanged before a card is stalled. */
-#define PD_OVERVIEW_STALLED_MINUTES 15
+#define PD_OVERVIEW_STALLED_MINUTES PD_SESSION_WORKING_MINUTES
 /* The shortest time between two refetches of one source, by default. */
 #define PD_OVERVIEW_MIN_INTERVAL_MS 250
 

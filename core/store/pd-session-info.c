@@ -156,6 +156,67 @@ pd_session_info_is_imported (const PdSessionInfo *self)
   return FALSE;
 }
 
+/**
+ * pd_session_changed_lately:
+ * @updated_at: the last change, unix µs
+ * @now: unix µs
+ * @window: µs
+ *
+ * The one rule for "being worked on" of the Overview's cards and of
+ * `plandeck-agent sessions`: a change less than @window ago.
+ */
+gboolean
+pd_session_changed_lately (gint64 updated_at,
+                           gint64 now,
+                           gint64 window)
+{
+  return now - updated_at < window;
+}
+
+/**
+ * pd_session_info_is_working:
+ * @now: unix µs
+ *
+ * Whether the session is being worked on, as its Overview card says
+ * "Working": a run of ours goes on, or its plan has unfinished steps, none
+ * blocked, no run of ours ended or failed since, and it changed within
+ * %PD_SESSION_WORKING_MINUTES.  Another agent's session has no run of ours:
+ * its transcript written lately with steps left is this.  The list said
+ * "idle" beside a card that said "Working" (tried as a new user would).
+ */
+gboolean
+pd_session_info_is_working (const PdSessionInfo *self,
+                            gint64               now)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (self->status == PD_SESSION_STATUS_RUNNING)
+    return TRUE;
+  if (self->status == PD_SESSION_STATUS_FAILED || self->status == PD_SESSION_STATUS_INTERRUPTED ||
+      self->stopped != NULL || self->run_ended || self->plan_blocked > 0)
+    return FALSE;
+  return self->plan_done < self->plan_total &&
+         pd_session_changed_lately (self->updated_at, now, (gint64) PD_SESSION_WORKING_MINUTES * 60 * G_USEC_PER_SEC);
+}
+
+/**
+ * pd_session_info_get_state:
+ * @now: unix µs
+ *
+ * Returns: "working" when pd_session_info_is_working() says so and no run
+ *   of ours is on, else the stored status ("running", "idle", …)
+ */
+const char *
+pd_session_info_get_state (const PdSessionInfo *self,
+                           gint64               now)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (self->status != PD_SESSION_STATUS_RUNNING && pd_session_info_is_working (self, now))
+    return "working";
+  return pd_session_status_to_string (self->status);
+}
+
 void
 pd_session_info_free (PdSessionInfo *self)
 {

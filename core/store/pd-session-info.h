@@ -76,6 +76,18 @@ void           pd_session_info_free     (PdSessionInfo       *self);
 JsonObject    *pd_session_info_to_json  (const PdSessionInfo *self,
                                          gboolean             with_token);
 gboolean       pd_session_info_is_imported (const PdSessionInfo *self);
+
+/* How long unfinished steps count as worked on after the session's last
+ * change (another agent's: its transcript's last line); older, the
+ * Overview says "Stalled". */
+#define PD_SESSION_WORKING_MINUTES 15
+gboolean       pd_session_changed_lately   (gint64               updated_at,
+                                            gint64               now,
+                                            gint64               window);
+gboolean       pd_session_info_is_working  (const PdSessionInfo *self,
+                                            gint64               now);
+const char    *pd_session_info_get_state   (const PdSessionInfo *self,
+                                            gint64               now);
 char          *pd_session_time_to_string (gint64              unix_usec);
 
 #define PD_TYPE_PLAN_VERSION_INFO (pd_plan_version_info_get_type ())

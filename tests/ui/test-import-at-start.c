@@ -1,6 +1,7 @@
 /* test-import-at-start.c: the default window reads other agents' sessions
  * from their default folders by itself — no menu action — unless
  * Preferences turn it off; a folder made later is read by the menu's rescan.
+ * Such a session removed from the list leaves the Overview with its row.
  *
  * The home is the test's own, set before anything asks for it: the agents'
  * default folders (~/.claude/projects, ~/.gemini/tmp, ~/.config/Code/…,
@@ -14,7 +15,10 @@
 
 #include "pd-local-source.h"
 #include "pd-multi-source.h"
+#include "pd-overview-card.h"
+#include "pd-overview-view.h"
 #include "pd-session-list.h"
+#include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
 
 static char *home;
@@ -154,6 +158,117 @@ test_switched_off (void)
   pd_test_reset_settings ();
 }
 
+typedef struct
+{
+  PdWindow   *window;
+  const char *id;
+} CardOf;
+
+/* Whether the Overview shows the card of @data's session. */
+static gboolean
+card_shown (gpointer data)
+{
+  CardOf *of = data;
+  PdOverviewView *view = PD_OVERVIEW_VIEW (pd_test_find_widget (GTK_WIDGET (of->window), PD_TYPE_OVERVIEW_VIEW));
+  GListModel *shown = view != NULL ? pd_overview_view_get_shown (view) : NULL;
+
+  for (guint i = 0; shown != NULL && i < g_list_model_get_n_items (shown); i++)
+    {
+      g_autoptr(PdOverviewCard) card = g_list_model_get_item (shown, i);
+
+      if (g_strcmp0 (pd_overview_card_get_session_id (card), of->id) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+row_listed (gpointer data)
+{
+  CardOf *of = data;
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (of->window), PD_TYPE_SESSION_LIST));
+
+  return list != NULL && pd_session_list_select (list, of->id);
+}
+
+static gboolean
+is_undo_button (GtkWidget     *widget,
+                gconstpointer  data)
+{
+  return GTK_IS_BUTTON (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), "_Undo") == 0;
+}
+
+static gboolean
+has_undo (gpointer data)
+{
+  return pd_test_find_first (GTK_WIDGET (data), is_undo_button, NULL) != NULL;
+}
+
+static void
+check_removed_card (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  const char *id = user_data;
+  CardOf of = { window, id };
+  PdSource *listed = pd_window_get_source (window);
+  PdSource *local;
+  g_autofree char *listed_id = NULL;
+
+  pd_test_wait_until (list_loaded, window, "the session list");
+  pd_test_wait_until (card_shown, &of, "the active session's card on the Overview");
+
+  /* The default window lists through its sources: the list's id of the
+   * session is the merged one. */
+  g_assert_true (PD_IS_MULTI_SOURCE (listed));
+  local = pd_source_list_lookup (pd_multi_source_get_sources (PD_MULTI_SOURCE (listed)),
+                                 PD_SOURCE_LIST_LOCAL_ID, NULL);
+  listed_id = pd_multi_source_make_id (PD_MULTI_SOURCE (listed), local, id);
+  {
+    CardOf row = { window, listed_id };
+
+    pd_test_wait_until (row_listed, &row, "the session's row in the list");
+  }
+
+  /* Remove From List (the row's menu): the card goes at once, as the row does.  It stayed
+   * until the toast had gone (tried as a new user would): it was hidden
+   * under the merged id, and the card is known by its own source's. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.row-delete-session", "s", listed_id));
+  pd_test_wait_until (has_undo, window, "the toast's Undo");
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_false (card_shown (&of));
+
+  /* Undo: it comes back. */
+  g_signal_emit_by_name (pd_test_find_first (GTK_WIDGET (window), is_undo_button, NULL), "clicked");
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_true (card_shown (&of));
+}
+
+/* An active session of another agent, removed from the default window's
+ * list: its Overview card leaves with its row and comes back on Undo. */
+static void
+test_removed_card (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  g_autofree char *db = g_build_filename (home, ".local", "share", "plandeck", "sessions.db", NULL);
+  g_autofree char *folder = g_path_get_dirname (db);
+  g_autofree char *id = NULL;
+
+  remove_default_database ();
+  pd_test_reset_settings ();
+  /* Only the session made here: the fixtures are not read. */
+  g_settings_set_boolean (settings, "read-agent-sessions-at-start", FALSE);
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0700), ==, 0);
+  {
+    g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+
+    id = pd_test_add_session (store, "Tidy the build", "claude-code");
+  }
+  g_assert_cmpint (pd_test_run_app (NULL, check_removed_card, id, NULL), ==, 0);
+  pd_test_reset_settings ();
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -180,6 +295,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/import-at-start/switched-off", test_switched_off);
   g_test_add_func ("/pd/ui/import-at-start/read", test_read_at_start);
+  g_test_add_func ("/pd/ui/import-at-start/removed-card", test_removed_card);
 
   return g_test_run ();
 }

@@ -8,6 +8,9 @@
 
 #include <string.h>
 
+#include <sys/stat.h>
+#include <sys/types.h>
+
 #include <glib/gstdio.h>
 
 #include "pd-checklist-view.h"
@@ -278,6 +281,28 @@ check_read_counted (PdApplication *app,
   pd_test_wait_until (has_read_toast, window, "the toast with the sessions read and how many are new");
 }
 
+static gboolean
+has_unread_toast (gpointer data)
+{
+  return pd_test_find_first (GTK_WIDGET (data), is_label_starting,
+                             "1 session of other agents read, 1 new; 2 files could not be read") != NULL;
+}
+
+static void
+check_unread_said (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  GtkWidget *label;
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.import-transcripts", NULL);
+  pd_test_wait_until (has_unread_toast, window, "the toast saying two files could not be read");
+  label = pd_test_find_first (GTK_WIDGET (window), is_label_starting, "1 session of other agents read, 1 new; ");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==,
+                   "1 session of other agents read, 1 new; 2 files could not be read "
+                   "(`plandeck-agent import` names them and why)");
+}
+
 /* Main Menu → Read Other Agents' Sessions said "Reading…", then, 5 s
  * later, either counts or "No transcripts … on this computer", naming no
  * folder (tried as a new user would: it looked as if it gave no result).
@@ -285,7 +310,7 @@ check_read_counted (PdApplication *app,
 static void
 test_import_said (gconstpointer data)
 {
-  gboolean with_session = GPOINTER_TO_INT (data);
+  int with_session = GPOINTER_TO_INT (data);
   g_autofree char *home = pd_test_make_tmp_dir ();
   g_autofree char *project = g_build_filename (home, "claude", "projects", "-work-app", NULL);
   g_autofree char *db = g_build_filename (home, "sessions.db", NULL);
@@ -300,6 +325,18 @@ test_import_said (gconstpointer data)
         "\"message\":{\"role\":\"user\",\"content\":\"Tidy the build\"}}\n";
 
       g_assert_true (g_file_set_contents (transcript, lines, -1, NULL));
+    }
+  /* Files the read passes over, which root fails on too: a FIFO named
+   * like a transcript and a file of no known agent.  The toast said
+   * nothing of them (tried as a new user would); `plandeck-agent import`
+   * names both. */
+  if (with_session == 2)
+    {
+      g_autofree char *fifo = g_build_filename (project, "s2.jsonl", NULL);
+      g_autofree char *junk = g_build_filename (project, "s3.jsonl", NULL);
+
+      g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+      g_assert_true (g_file_set_contents (junk, "not a transcript\n", -1, NULL));
     }
   {
     g_autofree char *claude = g_build_filename (home, "claude", NULL);
@@ -317,7 +354,10 @@ test_import_said (gconstpointer data)
     g_assert_nonnull (created);
   }
 
-  g_assert_cmpint (pd_test_run_app (args, with_session ? check_read_counted : check_none_found, home, NULL), ==, 0);
+  g_assert_cmpint (pd_test_run_app (args,
+                                    with_session == 2 ? check_unread_said
+                                    : with_session ? check_read_counted : check_none_found,
+                                    home, NULL), ==, 0);
 }
 
 int
@@ -333,6 +373,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/import/bidi-shown", test_import_bidi);
   g_test_add_data_func ("/pd/ui/import/none-found-said", GINT_TO_POINTER (FALSE), test_import_said);
   g_test_add_data_func ("/pd/ui/import/read-counted", GINT_TO_POINTER (TRUE), test_import_said);
+  g_test_add_data_func ("/pd/ui/import/unreadable-said", GINT_TO_POINTER (2), test_import_said);
 
   return g_test_run ();
 }

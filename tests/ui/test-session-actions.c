@@ -900,6 +900,71 @@ test_about (void)
   g_assert_cmpint (pd_test_run_app (args, check_about, NULL, NULL), ==, 0);
 }
 
+static gboolean
+is_caption (GtkWidget     *widget,
+            gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "caption");
+}
+
+static void
+check_removed_alike (PdApplication *app,
+                     PdWindow      *window,
+                     gpointer       user_data)
+{
+  GtkWindow *removed;
+  GtkWidget *listbox;
+  g_autoptr(GPtrArray) subtitles = g_ptr_array_new ();
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-removed-sessions", NULL));
+  removed = pd_test_find_toplevel (PD_TYPE_REMOVED_SESSIONS);
+  g_assert_nonnull (removed);
+  pd_test_wait_until (removed_loaded, removed, "the removed sessions read");
+  pd_test_flush (GTK_WIDGET (removed));
+  listbox = pd_test_find_widget (GTK_WIDGET (removed), GTK_TYPE_LIST_BOX);
+  g_assert_nonnull (listbox);
+  for (GtkWidget *row = gtk_widget_get_first_child (listbox); row != NULL; row = gtk_widget_get_next_sibling (row))
+    {
+      GtkWidget *caption = pd_test_find_first (row, is_caption, NULL);
+
+      g_assert_nonnull (pd_test_find_first (row, is_label_text, "Tidy the build"));
+      g_assert_nonnull (caption);
+      g_ptr_array_add (subtitles, (gpointer) gtk_label_get_text (GTK_LABEL (caption)));
+    }
+  g_assert_cmpuint (subtitles->len, ==, 2);
+  /* The agent, when it changed ("just now"), and the start of the id. */
+  for (guint i = 0; i < subtitles->len; i++)
+    {
+      const char *text = g_ptr_array_index (subtitles, i);
+
+      g_assert_true (g_str_has_prefix (text, "Claude Code · just now · "));
+      g_assert_nonnull (strstr (text, " · 20"));
+    }
+  g_assert_cmpstr (g_ptr_array_index (subtitles, 0), !=, g_ptr_array_index (subtitles, 1));
+  pd_test_screenshot_sizes (removed, "removed-sessions-alike");
+  pd_test_destroy_window (removed, NULL);
+}
+
+/* Two removed sessions of one title were two rows alike in Removed
+ * Sessions (tried as a new user would): each row says its agent, when it
+ * last changed and, as the titles are the same, the start of its id. */
+static void
+test_removed_alike (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  const char *args[] = { "--db", db, NULL };
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *id = pd_test_add_session (store, "Tidy the build", "claude-code");
+
+      g_assert_true (pd_session_store_delete (store, id, NULL));
+    }
+  g_assert_cmpint (pd_test_run_app (args, check_removed_alike, NULL, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -909,6 +974,7 @@ main (int   argc,
 
 
   g_test_add_func ("/pd/ui/session-actions/delete-undo", test_delete);
+  g_test_add_func ("/pd/ui/session-actions/removed-alike", test_removed_alike);
   g_test_add_func ("/pd/ui/session-actions/row-menu-on-overview", test_row_menu_on_overview);
   g_test_add_func ("/pd/ui/session-actions/delete-bidi-toast", test_delete_bidi_toast);
   g_test_add_func ("/pd/ui/session-actions/delete-long-title", test_delete_long_title);
