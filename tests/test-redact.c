@@ -467,6 +467,8 @@ test_pass_look_alikes (void)
     { "curl -d pass=12ab3 https://h", "curl -d pass=[REDACTED] https://h", "12ab3" },
     { "redis-cli --pass 123456 ping", "redis-cli --pass [REDACTED] ping", "123456" },
     { "db_pass=4242", "db_pass=[REDACTED]", "4242" },
+    { "mysql --pass=1234 shop", "mysql --pass=[REDACTED] shop", "1234" },
+    { "pass=4711 user=root", "pass=[REDACTED] user=root", "4711" },
   };
   static const char * const kept[] = {
     "pass=12 fail=0 skip=1",

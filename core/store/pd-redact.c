@@ -223,15 +223,16 @@ value_is_json_gap (const char *value)
   return *value == ',' || *value == ':' || *value == '}' || *value == ']';
 }
 
-/* The bare name pass with a number (pass=12 fail=0, x264's --pass=2,
- * ffmpeg's -pass 1) counts or numbers steps: no password. */
+/* The bare name pass with a number of one or two digits (pass=12 fail=0,
+ * x264's --pass=2, ffmpeg's -pass 1) counts or numbers steps: no password.
+ * A longer number may be one (mysql --pass=1234, a PIN): masked. */
 static gboolean
 value_is_pass_count (const char *name,
                      const char *value)
 {
   while (*name == '-')
     name++;
-  if (g_ascii_strcasecmp (name, "pass") != 0 || *value == '\0')
+  if (g_ascii_strcasecmp (name, "pass") != 0 || *value == '\0' || strlen (value) > 2)
     return FALSE;
   for (const char *p = value; *p; p++)
     if (!g_ascii_isdigit (*p))
