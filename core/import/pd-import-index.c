@@ -687,7 +687,10 @@ index_units (PdImportIndex       *self,
     passed_over (g_ptr_array_index (job_list, i), skipped, stats);
 
   /* The rows, in order, in one transaction: one commit per import (the
-   * reads are done; what is left is the rows, quick). */
+   * reads are done; what is left is the rows, quick).  The new sessions'
+   * full-text rows are written together at its end (one statement, not
+   * one FTS5 segment each), before the commit: a session is never there
+   * without its row. */
   for (guint i = 0; ok && i < todo->len; i++)
     {
       PdImportUnit *unit = g_ptr_array_index (todo, i);
@@ -698,8 +701,13 @@ index_units (PdImportIndex       *self,
           break;
         }
       /* begin holds the connection's lock until commit or rollback. */
-      if (!in_transaction && !(ok = in_transaction = pd_db_begin (db, error)))
-        break;
+      if (!in_transaction)
+        {
+          if (!(ok = in_transaction = pd_db_begin (db, error)))
+            break;
+          if (!(ok = pd_session_store_import_batch_begin (store, error)))
+            break;
+        }
 
       if (unit->kind == PD_IMPORT_UNIT_JSONL)
         ok = finish_jsonl (self, store, g_hash_table_lookup (jobs, unit), changed_ids, skipped, stats, error);
@@ -710,7 +718,7 @@ index_units (PdImportIndex       *self,
   if (in_transaction)
     {
       if (ok)
-        ok = pd_db_commit (db, error);
+        ok = pd_session_store_import_batch_end (store, error) && pd_db_commit (db, error);
       else
         pd_db_rollback (db);
     }

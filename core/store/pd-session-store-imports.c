@@ -266,6 +266,57 @@ pd_session_store_save_import (PdSessionStore           *self,
   return TRUE;
 }
 
+/* The batch's mark is the row of pk 0 in sessions_fts_pending: while it is
+ * there the full-text triggers note a new session's pk instead of writing
+ * its row (schema v7, see pd-db-migrations.c).  FTS5 writes its pending
+ * terms out at every statement's savepoint once it was written in a
+ * transaction, so a row written with each session cost a segment each;
+ * written at the end, the rows are one statement and one segment. */
+gboolean
+pd_session_store_import_batch_begin (PdSessionStore  *self,
+                                     GError         **error)
+{
+  PdDb *db;
+  g_autoptr(PdDbLocker) locker = NULL;
+  g_autoptr(PdDbStmt) stmt = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), FALSE);
+
+  db = pd_session_store_get_db (self);
+  locker = pd_db_locker_new (db);
+  if (!(stmt = pd_db_prepare (db, "INSERT OR IGNORE INTO sessions_fts_pending (pk) VALUES (0)", error)))
+    return FALSE;
+  return pd_db_step_done (db, stmt, error);
+}
+
+/* The full-text rows of the sessions the batch added, with the titles they
+ * have now (an update in the batch changed the row only), in pk order;
+ * then the mark and the notes go. */
+gboolean
+pd_session_store_import_batch_end (PdSessionStore  *self,
+                                   GError         **error)
+{
+  PdDb *db;
+  g_autoptr(PdDbLocker) locker = NULL;
+  g_autoptr(PdDbStmt) stmt = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (self), FALSE);
+
+  db = pd_session_store_get_db (self);
+  locker = pd_db_locker_new (db);
+  if (!(stmt = pd_db_prepare (db,
+                              "INSERT INTO sessions_fts (rowid, task) "
+                              "SELECT s.pk, s.task FROM sessions_fts_pending p JOIN sessions s ON s.pk = p.pk "
+                              "WHERE p.pk != 0 ORDER BY p.pk",
+                              error))
+      || !pd_db_step_done (db, stmt, error))
+    return FALSE;
+  g_clear_pointer (&stmt, pd_db_stmt_release);
+  if (!(stmt = pd_db_prepare (db, "DELETE FROM sessions_fts_pending", error)))
+    return FALSE;
+  return pd_db_step_done (db, stmt, error);
+}
+
 GPtrArray *
 pd_session_store_list_import_paths (PdSessionStore  *self,
                                     GError         **error)

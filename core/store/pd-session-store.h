@@ -207,6 +207,14 @@ gboolean        pd_session_store_save_import         (PdSessionStore           *
                                                       const PdImportRecord     *record,
                                                       gboolean                 *added,
                                                       GError                  **error);
+/* An import's batch, inside the caller's transaction (pd_db_begin()):
+ * after _begin() the sessions pd_session_store_save_import() adds get their
+ * full-text rows when _end() runs, all in one statement, not one each.
+ * Call _end() before the commit; a rollback undoes both. */
+gboolean        pd_session_store_import_batch_begin  (PdSessionStore           *self,
+                                                      GError                  **error);
+gboolean        pd_session_store_import_batch_end    (PdSessionStore           *self,
+                                                      GError                  **error);
 GPtrArray      *pd_session_store_list_import_paths   (PdSessionStore           *self,
                                                       GError                  **error);
 /* FALSE without an error when @session_id is not an imported session. */
