@@ -839,6 +839,91 @@ test_watcher_link_not_followed (Fixture       *f,
   pd_import_watcher_stop (watcher);
 }
 
+/* The swap the check above cannot see (tried as an attacker would): a
+ * folder queued as a folder, then swapped for a link to a folder outside
+ * the roots after the watcher looked at it and before it was read (the
+ * read hook runs on the update thread at that moment).  The name was
+ * checked, then read by name, and so followed: the outside transcript came
+ * in as a session.  Now the folder is read only as the one queued, opened
+ * by descriptor without following a link. */
+typedef struct
+{
+  const char *queued;
+  const char *outside;
+  const char *moved;
+  gint        swapped;  /* atomic */
+} Swap;
+
+static void
+swap_for_link (const char *path,
+               gpointer    user_data)
+{
+  Swap *swap = user_data;
+
+  if (strcmp (path, swap->queued) != 0 || g_atomic_int_get (&swap->swapped))
+    return;
+  g_assert_cmpint (g_rename (swap->queued, swap->moved), ==, 0);
+  g_assert_cmpint (symlink (swap->outside, swap->queued), ==, 0);
+  g_atomic_int_set (&swap->swapped, 1);
+}
+
+static void
+test_watcher_swap_not_followed (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *path = write_claude (f, "s1.jsonl", TODOS_1);
+  g_autofree char *queued = g_build_filename (f->dir, "-work-new", NULL);
+  g_autofree char *moved = g_build_filename (f->dir, "-work-new.moved", NULL);
+  g_autofree char *outside = g_dir_make_tmp ("pd-import-outside-XXXXXX", NULL);
+  g_autofree char *outside_file = g_build_filename (outside, "s9.jsonl", NULL);
+  g_autofree char *call = todo_call (1, "tu1", TODOS_3);
+  g_autofree char *text = g_strconcat (prompt_line, call, NULL);
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(PdImportWatcher) watcher = NULL;
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *roots[] = { f->dir, NULL };
+  Swap swap = { queued, outside, moved, 0 };
+  PdImportIndexStats stats = { 0 };
+  gint64 deadline;
+
+  g_assert_nonnull (outside);
+  g_assert_true (g_file_set_contents (outside_file, text, -1, NULL));
+  g_assert_cmpint (g_mkdir (queued, 0700), ==, 0);
+  run_dir (f, index, NULL);
+  watcher = pd_import_watcher_new (index, f->store);
+  pd_import_watcher_set_roots (watcher, roots);
+  pd_import_watcher_start_async (watcher, NULL, started, loop);
+  g_main_loop_run (loop);
+
+  _pd_import_watcher_set_read_hook (swap_for_link, &swap);
+  _pd_import_watcher_queue_path (watcher, queued);
+  /* Until the update that swapped the name is over (a second past it for
+   * what else the swap would bring). */
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (!g_atomic_int_get (&swap.swapped) && g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (1000);
+  g_assert_true (g_atomic_int_get (&swap.swapped));
+  deadline = g_get_monotonic_time () + G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (1000);
+  _pd_import_watcher_set_read_hook (NULL, NULL);
+
+  list = pd_session_store_list (f->store, NULL, FALSE, 0, 10, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 1);
+  g_assert_cmpstr (((PdSessionInfo *) g_ptr_array_index (list, 0))->source, ==, "claude-code");
+  pd_import_watcher_get_stats (watcher, &stats);
+  g_assert_cmpuint (stats.sessions_added, ==, 0);
+  pd_import_watcher_stop (watcher);
+
+  g_assert_cmpint (g_unlink (queued), ==, 0);
+  pd_test_remove_tree (outside);
+}
+
 static void
 queue_while_disposed (gpointer  path,
                       GObject  *where_the_object_was)
@@ -1020,6 +1105,7 @@ main (int    argc,
   ADD ("/pd/import-index/watcher", test_watcher);
   ADD ("/pd/import-index/watcher-change-while-disposed", test_watcher_change_while_disposed);
   ADD ("/pd/import-index/watcher-link-not-followed", test_watcher_link_not_followed);
+  ADD ("/pd/import-index/watcher-swap-not-followed", test_watcher_swap_not_followed);
 #undef ADD
 
   return g_test_run ();

@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "pd-checklist-test.h"
+#include "pd-import-private.h"
 #include "pd-local-source.h"
 #include "pd-remote-source.h"
+#include "pd-soup-compat.h"
 
 typedef struct
 {
@@ -239,6 +241,130 @@ test_remote_read_only (void)
   g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_READ_ONLY);
 }
 
+/* A hostile endpoint's checklist (tried as an attacker would): a real
+ * SoupServer on loopback serves an imported session whose plan has
+ * @n_items items of @item_chars characters each, with a control character
+ * and a bidi override in every one.  It answered 500 items of 20 KB and
+ * held the window on "Loading…" for a minute. */
+#define HOSTILE_ID "20260101-abcdefabcdefabcdefabcdefabcdefab"
+
+typedef struct
+{
+  guint n_items;
+  guint item_chars;
+  guint plan_requests;
+} Hostile;
+
+static void
+hostile_handler (SoupServer        *server,
+                 SoupServerMessage *msg,
+                 const char        *path,
+                 GHashTable        *query,
+                 gpointer           user_data)
+{
+  Hostile *h = user_data;
+  GString *body = g_string_new (NULL);
+
+  if (strcmp (path, "/api/sessions/" HOSTILE_ID) == 0)
+    g_string_append (body, "{\"id\": \"" HOSTILE_ID "\", \"task\": \"Hostile\", \"source\": \"gemini\","
+                           " \"status\": \"idle\"}");
+  else if (g_str_has_prefix (path, "/api/sessions/" HOSTILE_ID "/plan"))
+    {
+      h->plan_requests++;
+      g_string_append (body, "{\"found\": true, \"version\": 1, \"steps\": [");
+      for (guint i = 0; i < h->n_items; i++)
+        {
+          g_string_append_printf (body, "%s{\"id\": \"%u\", \"status\": \"pending\", \"title\": \"\\u202e\\u0007",
+                                  i ? ", " : "", i);
+          for (guint j = 2; j < h->item_chars; j++)
+            g_string_append_c (body, 'a' + (i + j) % 26);
+          g_string_append (body, "\"}");
+        }
+      g_string_append (body, "]}");
+    }
+  else
+    {
+      soup_server_message_set_status (msg, 404, NULL);
+      g_string_free (body, TRUE);
+      return;
+    }
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_TAKE, body->str, body->len);
+  g_string_free (body, FALSE);
+}
+
+static PdChecklist *
+hostile_checklist (Hostile  *h,
+                   GError  **error)
+{
+  g_autoptr(SoupServer) server = soup_server_new (NULL, NULL);
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(PdRemoteSource) source = NULL;
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) local = NULL;
+  g_autofree char *url = NULL;
+  PdChecklist *checklist;
+  GSList *listeners;
+
+  /* Neither soup_server_listen_local() nor soup_server_get_uris(): libsoup
+   * 3.2 leaks an address in each (pd-test-remote-source.h does the same). */
+  pd_soup_server_plug_accept_leak (server);
+  soup_server_add_handler (server, NULL, hostile_handler, h, NULL);
+  g_assert_true (soup_server_listen (server, address, 0, &local_error));
+  g_assert_no_error (local_error);
+  listeners = soup_server_get_listeners (server);
+  local = g_socket_get_local_address (listeners->data, &local_error);
+  g_assert_no_error (local_error);
+  g_slist_free (listeners);
+  url = g_strdup_printf ("http://127.0.0.1:%u/?token=t", g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local)));
+  source = pd_remote_source_new (url, NULL, &local_error);
+  g_assert_no_error (local_error);
+
+  checklist = get_checklist (PD_SOURCE (source), HOSTILE_ID, NULL, error);
+  g_assert_cmpuint (h->plan_requests, >=, 1);
+  soup_server_disconnect (server);
+  return checklist;
+}
+
+/* More items than a local import keeps, each longer than its text: cut to
+ * the same caps, the rest counted (and so said) and never built. */
+static void
+test_remote_hostile_items (void)
+{
+  Hostile h = { .n_items = PD_IMPORT_MAX_ITEMS + 100, .item_chars = 3 * PD_IMPORT_MAX_TEXT };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdChecklist) checklist = hostile_checklist (&h, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (checklist);
+  g_assert_cmpuint (pd_checklist_get_n_agent_items (checklist), ==, PD_IMPORT_MAX_ITEMS);
+  g_assert_cmpuint (pd_checklist_get_n_hidden_agent_items (checklist), ==, 100);
+  for (guint i = 0; i < pd_checklist_get_n_agent_items (checklist); i++)
+    {
+      const char *text = pd_checklist_get_agent_item (checklist, i)->text;
+
+      g_assert_cmpint (g_utf8_strlen (text, -1), <=, PD_IMPORT_MAX_TEXT + 8);
+      /* Cleaned as a local import's: the control gone, the override shown. */
+      g_assert_true (g_str_has_prefix (text, "<U+202E>"));
+      g_assert_null (strchr (text, '\a'));
+    }
+}
+
+/* 500 items of 20 KB: a reply no serve sends for a checklist, refused once
+ * it passes the bound, with an error that says so. */
+static void
+test_remote_hostile_bytes (void)
+{
+  Hostile h = { .n_items = PD_IMPORT_MAX_ITEMS, .item_chars = 20 * 1024 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdChecklist) checklist = hostile_checklist (&h, &error);
+
+  g_assert_null (checklist);
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "too large"));
+}
+
 /* Deleting an imported session hides it from the index and leaves the
  * agent's transcript alone; the next scan of the agent's folder does not
  * bring it back.  A session of ours is deleted, rows and all. */
@@ -303,6 +429,8 @@ main (int   argc,
   g_test_add ("/pd/source/checklist/save", Fixture, NULL, fixture_setup, test_save, fixture_teardown);
   g_test_add ("/pd/source/checklist/not-imported", Fixture, NULL, fixture_setup, test_not_imported, fixture_teardown);
   g_test_add_func ("/pd/source/checklist/remote-read-only", test_remote_read_only);
+  g_test_add_func ("/pd/source/checklist/remote-hostile-items", test_remote_hostile_items);
+  g_test_add_func ("/pd/source/checklist/remote-hostile-bytes", test_remote_hostile_bytes);
   g_test_add ("/pd/source/checklist/delete-hides-imported", Fixture, NULL, fixture_setup,
               test_delete_hides_imported, fixture_teardown);
 

@@ -557,11 +557,39 @@ pd_run_controller_get_approval_preview (PdRunController *self,
  * controls as "<U+001B>", bidi controls as "<U+202E>", long padding as
  * "[600 × U+0020]").  A code block's lines read left to right, as a
  * command runs; prose keeps its own direction. */
+/* The most of a plan's markdown the review renders, in bytes.  A plan of
+ * 10 MB (a model told to write one, or an endpoint's) took 6 s and 340 MB
+ * to lay out in the dialog (tried as an attacker would); a plan a person
+ * reads is far shorter.  The rest is said, not shown, and the answer is
+ * still to the whole plan, which is what Approve saves. */
+#define PLAN_REVIEW_SHOWN_BYTES (64 * 1024)
+
+/* The length of @markdown's prefix the review shows: all of it, or up to
+ * PLAN_REVIEW_SHOWN_BYTES ending at a line's end where one is near, never
+ * inside a character. */
+static gsize
+plan_shown_length (const char *markdown,
+                   gsize       length)
+{
+  const char *cut;
+  const char *newline;
+
+  if (length <= PLAN_REVIEW_SHOWN_BYTES)
+    return length;
+  cut = g_utf8_find_prev_char (markdown, markdown + PLAN_REVIEW_SHOWN_BYTES + 1);
+  newline = g_strrstr_len (markdown, cut - markdown, "\n");
+  if (newline != NULL && cut - newline < 4096)
+    return newline - markdown;
+  return cut - markdown;
+}
+
 static void
 render_markdown (GtkTextBuffer *buffer,
-                 const char    *markdown)
+                 const char    *markdown,
+                 gsize          length)
 {
-  g_autofree char *safe = pd_safe_text_approval (markdown);
+  g_autofree char *prefix = g_strndup (markdown, length);
+  g_autofree char *safe = pd_safe_text_approval (prefix);
   g_auto(GStrv) lines = g_strsplit (safe, "\n", -1);
   gboolean in_code = FALSE;
   GtkTextIter end;
@@ -699,6 +727,9 @@ _pd_run_controller_ask_review (PdRunController *self,
   GtkWidget *view;
   GtkWidget *entry;
   GtkWidget *hint;
+  GtkWidget *cut_note = NULL;
+  gsize plan_length;
+  gsize shown_length;
 
   dialog = adw_message_dialog_new (self->parent, _("Review the Plan"),
                                    _("Approve it to leave plan mode and let the agent carry it out, or keep planning and tell the agent what to change."));
@@ -725,7 +756,9 @@ _pd_run_controller_ask_review (PdRunController *self,
   gtk_text_view_set_bottom_margin (GTK_TEXT_VIEW (view), 12);
   /* Tab leaves it for the feedback. */
   gtk_text_view_set_accepts_tab (GTK_TEXT_VIEW (view), FALSE);
-  render_markdown (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)), question->text);
+  plan_length = strlen (question->text);
+  shown_length = plan_shown_length (question->text, plan_length);
+  render_markdown (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)), question->text, shown_length);
   {
     GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
     GtkTextIter start, end;
@@ -746,6 +779,21 @@ _pd_run_controller_ask_review (PdRunController *self,
   gtk_widget_add_css_class (scroller, "card");
   gtk_widget_add_css_class (scroller, "pd-plan-review");
   gtk_box_append (GTK_BOX (box), scroller);
+
+  if (shown_length < plan_length)
+    {
+      g_autofree char *rest = g_format_size (plan_length - shown_length);
+      g_autofree char *text = NULL;
+
+      /* Translators: %s is a size, e.g. "9.9 MB" */
+      text = g_strdup_printf (_("The plan is too long to show whole: its last %s are not shown. Approve and Keep Planning answer the whole plan."),
+                              rest);
+      cut_note = gtk_label_new (text);
+      gtk_label_set_wrap (GTK_LABEL (cut_note), TRUE);
+      gtk_label_set_xalign (GTK_LABEL (cut_note), 0);
+      gtk_widget_add_css_class (cut_note, "warning");
+      gtk_box_append (GTK_BOX (box), cut_note);
+    }
 
   /* What the field is for, above it and wrapped: as its hint, at 1.5×
    * text and 360 px it read "What should change (for…" (tried as a new

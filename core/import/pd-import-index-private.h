@@ -6,16 +6,22 @@
  */
 #pragma once
 
+#include <sys/stat.h>
+
 #include "pd-import-index.h"
 
 G_BEGIN_DECLS
 
 /* Indexes one transcript file again (a file the watcher saw change, or a
  * new one in a watched folder), and adds the ids of the sessions whose rows
- * it rewrote to @changed_ids. */
+ * it rewrote to @changed_ids.  @queued is @path's lstat when the watcher
+ * queued it: a path that is no longer that file or folder, or is a link,
+ * is passed over, and a folder is opened by descriptor, never through a
+ * link. */
 gboolean _pd_import_index_update_file (PdImportIndex       *self,
                                        PdSessionStore      *store,
                                        const char          *path,
+                                       const struct stat   *queued,
                                        GPtrArray           *changed_ids,
                                        PdImportIndexStats  *stats,
                                        GCancellable        *cancellable,

@@ -729,6 +729,7 @@ static gboolean
 run_roots (PdImportIndex       *self,
            PdSessionStore      *store,
            const char * const  *roots,
+           const struct stat   *queued,
            gboolean             missing_is_error,
            GPtrArray           *changed_ids,
            PdImportIndexStats  *stats,
@@ -748,7 +749,8 @@ run_roots (PdImportIndex       *self,
 
       if (!missing_is_error && !g_file_test (path, G_FILE_TEST_EXISTS))
         continue;
-      if (_pd_import_discover_path (path, units, skipped, cancellable, &local))
+      if (queued != NULL ? _pd_import_discover_watched (path, queued, units, skipped, cancellable, &local)
+                         : _pd_import_discover_path (path, units, skipped, cancellable, &local))
         continue;
       /* A path named is read or said failing; an agent's default folder that
        * is not one (a FIFO, say) is skipped with its reason, as `import`
@@ -786,7 +788,7 @@ pd_import_index_run_paths (PdImportIndex       *self,
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
   g_return_val_if_fail (paths != NULL, FALSE);
 
-  return run_roots (self, store, paths, TRUE, NULL, stats, cancellable, error);
+  return run_roots (self, store, paths, NULL, TRUE, NULL, stats, cancellable, error);
 }
 
 static gboolean
@@ -800,7 +802,7 @@ run_scanner (PdImportIndex       *self,
   g_autoptr(PdImportScanner) own = scanner ? g_object_ref (scanner) : pd_import_scanner_new ();
   g_auto(GStrv) roots = pd_import_scanner_dup_roots (own);
 
-  return run_roots (self, store, (const char * const *) roots, FALSE, NULL, stats, cancellable, error);
+  return run_roots (self, store, (const char * const *) roots, NULL, FALSE, NULL, stats, cancellable, error);
 }
 
 gboolean
@@ -912,6 +914,7 @@ gboolean
 _pd_import_index_update_file (PdImportIndex       *self,
                               PdSessionStore      *store,
                               const char          *path,
+                              const struct stat   *queued,
                               GPtrArray           *changed_ids,
                               PdImportIndexStats  *stats,
                               GCancellable        *cancellable,
@@ -924,7 +927,7 @@ _pd_import_index_update_file (PdImportIndex       *self,
   /* Gone between the event and now: nothing to do. */
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     return TRUE;
-  return run_roots (self, store, roots, TRUE, changed_ids, stats, cancellable, error);
+  return run_roots (self, store, roots, queued, TRUE, changed_ids, stats, cancellable, error);
 }
 
 GPtrArray *

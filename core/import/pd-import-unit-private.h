@@ -7,6 +7,8 @@
  */
 #pragma once
 
+#include <sys/stat.h>
+
 #include <gio/gio.h>
 
 G_BEGIN_DECLS
@@ -43,5 +45,14 @@ gboolean  _pd_import_discover_path (const char    *path,
                                     GPtrArray     *skipped,
                                     GCancellable  *cancellable,
                                     GError       **error);
+/* The same for a path the watcher queued: read only if it is still what
+ * @queued (its lstat when queued) says, never through a link, its folder
+ * opened by descriptor and checked against @queued. */
+gboolean  _pd_import_discover_watched (const char         *path,
+                                       const struct stat  *queued,
+                                       GPtrArray          *units,
+                                       GPtrArray          *skipped,
+                                       GCancellable       *cancellable,
+                                       GError            **error);
 
 G_END_DECLS

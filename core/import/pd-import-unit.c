@@ -7,10 +7,15 @@
 
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include "pd-import-index-private.h"
 #include "pd-import-private.h"
@@ -243,14 +248,18 @@ add_unit (GPtrArray *units,
  * folders below, without symlinks; subagent folders go with their parent.
  * What is passed over is named in @skipped. */
 static gboolean
-discover_dir (const char    *dir,
-              guint          depth,
-              GPtrArray     *units,
-              GPtrArray     *skipped,
-              GCancellable  *cancellable,
-              GError       **error)
+discover_dir (const char         *dir,
+              const struct stat  *expected,
+              guint               depth,
+              GPtrArray          *units,
+              GPtrArray          *skipped,
+              GCancellable       *cancellable,
+              GError            **error)
 {
-  g_autoptr(GDir) handle = NULL;
+  DIR *handle;
+  struct dirent *dirent;
+  struct stat opened;
+  int fd;
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) jsonl = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) agents = g_ptr_array_new_with_free_func (g_free);
@@ -259,7 +268,6 @@ discover_dir (const char    *dir,
   g_autofree char *storage = g_build_filename (dir, "storage", NULL);
   g_autoptr(GError) local = NULL;
   gboolean is_storage = _pd_import_is_opencode_storage (dir);
-  const char *name;
 
   if (depth > MAX_DEPTH)
     return TRUE;
@@ -271,13 +279,42 @@ discover_dir (const char    *dir,
   else if (_pd_import_is_opencode_storage (storage))
     add_unit (units, unit_new_storage (storage));
 
-  if (!(handle = g_dir_open (dir, 0, &local)))
+  /* Opened by descriptor, never through a link, and only as the folder
+   * that was looked at (@expected, its lstat): a name swapped for a link
+   * between the look and the open (tried as an attacker would, within the
+   * watcher's settle delay) is passed over, never followed. */
+  fd = g_open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
+  if (fd < 0)
     {
-      _pd_import_skip_add_error (skipped, dir, local);
+      int saved = errno;
+
+      if (saved == ELOOP || saved == ENOTDIR)
+        _pd_import_skip_add (skipped, dir, "a symbolic link (not followed)");
+      else
+        {
+          g_set_error (&local, G_IO_ERROR, g_io_error_from_errno (saved), "Error opening directory “%s”: %s",
+                       dir, g_strerror (saved));
+          _pd_import_skip_add_error (skipped, dir, local);
+        }
       return TRUE;
     }
-  while ((name = g_dir_read_name (handle)))
-    g_ptr_array_add (names, g_strdup (name));
+  if (expected != NULL &&
+      (fstat (fd, &opened) != 0 || opened.st_dev != expected->st_dev || opened.st_ino != expected->st_ino))
+    {
+      close (fd);
+      _pd_import_skip_add (skipped, dir, "replaced while it was read (not followed)");
+      return TRUE;
+    }
+  if (!(handle = fdopendir (fd)))
+    {
+      close (fd);
+      _pd_import_skip_add (skipped, dir, "could not be read");
+      return TRUE;
+    }
+  while ((dirent = readdir (handle)))
+    if (strcmp (dirent->d_name, ".") != 0 && strcmp (dirent->d_name, ".."))
+      g_ptr_array_add (names, g_strdup (dirent->d_name));
+  closedir (handle);
   _pd_import_sort_names (names);
   for (guint i = 0; i < names->len; i++)
     g_hash_table_add (present, g_ptr_array_index (names, i));
@@ -309,7 +346,7 @@ discover_dir (const char    *dir,
         }
       if (S_ISDIR (st.st_mode))
         {
-          if (!is_storage && !discover_dir (path, depth + 1, units, skipped, cancellable, error))
+          if (!is_storage && !discover_dir (path, &st, depth + 1, units, skipped, cancellable, error))
             return FALSE;
           continue;
         }
@@ -372,7 +409,7 @@ _pd_import_discover_path (const char    *path,
       path = resolved;
     }
   if (S_ISDIR (st.st_mode))
-    return discover_dir (path, 0, units, skipped, cancellable, error);
+    return discover_dir (path, &st, 0, units, skipped, cancellable, error);
   if (S_ISREG (st.st_mode))
     {
       add_unit (units, _pd_import_is_sqlite (path) ? unit_new_database (path) : unit_new_jsonl (path, NULL, NULL, NULL));
@@ -382,6 +419,29 @@ _pd_import_discover_path (const char    *path,
                "%s is not a regular file (%s); transcripts are read from files and folders",
                path, _pd_file_kind (st.st_mode));
   return FALSE;
+}
+
+gboolean
+_pd_import_discover_watched (const char         *path,
+                             const struct stat  *queued,
+                             GPtrArray          *units,
+                             GPtrArray          *skipped,
+                             GCancellable       *cancellable,
+                             GError            **error)
+{
+  struct stat st;
+
+  /* Gone, made a link, or another file or folder since it was queued:
+   * passed over (a change to come queues it again). */
+  if (lstat (path, &st) != 0 || S_ISLNK (st.st_mode) ||
+      st.st_dev != queued->st_dev || st.st_ino != queued->st_ino)
+    return TRUE;
+  if (S_ISDIR (st.st_mode))
+    return discover_dir (path, queued, 0, units, skipped, cancellable, error);
+  /* A transcript is opened without following a link (pd-jsonl-reader.c). */
+  if (S_ISREG (st.st_mode))
+    add_unit (units, _pd_import_is_sqlite (path) ? unit_new_database (path) : unit_new_jsonl (path, NULL, NULL, NULL));
+  return TRUE;
 }
 
 /* ---------------------------------------------------------------------- */

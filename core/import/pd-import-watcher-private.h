@@ -14,4 +14,11 @@ G_BEGIN_DECLS
 void _pd_import_watcher_queue_path (PdImportWatcher *self,
                                     const char      *path);
 
+/* For the tests: @hook is called on the update thread with each queued
+ * path just before it is read (NULL: none). */
+typedef void (*PdImportWatcherReadHook) (const char *path,
+                                         gpointer    user_data);
+void _pd_import_watcher_set_read_hook (PdImportWatcherReadHook hook,
+                                       gpointer                user_data);
+
 G_END_DECLS

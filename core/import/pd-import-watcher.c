@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pd-import-index-private.h"
 #include "pd-import-private.h"
@@ -31,7 +32,7 @@ struct _PdImportWatcher
   PdSessionStore     *store;
   GCancellable       *cancellable;
   GHashTable         *monitors;   /* path → GFileMonitor (files and folders) */
-  GHashTable         *pending;    /* paths waiting to be read again (a set) */
+  GHashTable         *pending;    /* paths waiting to be read again → their lstat when queued */
   GStrv               roots;      /* the agents' root folders, followed for new folders */
   guint               n_folders;  /* folder monitors made under the roots */
   guint               settle_id;
@@ -105,7 +106,7 @@ pd_import_watcher_init (PdImportWatcher *self)
 {
   self->cancellable = g_cancellable_new ();
   self->monitors = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) monitor_free);
-  self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
 PdImportWatcher *
@@ -161,13 +162,28 @@ pd_import_watcher_get_stats (PdImportWatcher    *self,
 typedef struct
 {
   GPtrArray          *paths;
+  GHashTable         *queued;  /* path → its lstat when queued (struct stat) */
   GPtrArray          *ids;
   PdImportIndexStats  stats;
 } Update;
 
+/* For the tests: called on the update thread with each path just before it
+ * is read, where a swap of the name would land. */
+static PdImportWatcherReadHook read_hook;
+static gpointer read_hook_data;
+
+void
+_pd_import_watcher_set_read_hook (PdImportWatcherReadHook hook,
+                                  gpointer                user_data)
+{
+  read_hook = hook;
+  read_hook_data = user_data;
+}
+
 static void
 update_free (Update *update)
 {
+  g_clear_pointer (&update->queued, g_hash_table_unref);
   g_clear_pointer (&update->paths, g_ptr_array_unref);
   g_clear_pointer (&update->ids, g_ptr_array_unref);
   g_free (update);
@@ -188,12 +204,16 @@ update_thread (GTask        *task,
       PdImportIndexStats stats = { 0 };
       g_autoptr(GError) error = NULL;
 
+      if (read_hook != NULL)
+        read_hook (path, read_hook_data);
       /* A name made a link since it was queued (a folder swapped for a
        * link within the settle delay; tried as an attacker would) is
-       * passed over, as a link made at once is. */
-      if (g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-        continue;
-      if (!_pd_import_index_update_file (self->index, self->store, path, update->ids, &stats, cancellable, &error))
+       * passed over, as a link made at once is: read only as what was
+       * queued, a folder opened by descriptor without following a link
+       * and checked against it.  A check of the name here and a read of
+       * it later could be raced. */
+      if (!_pd_import_index_update_file (self->index, self->store, path, g_hash_table_lookup (update->queued, path),
+                                         update->ids, &stats, cancellable, &error))
         {
           if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
             break;
@@ -282,6 +302,7 @@ settle_cb (gpointer user_data)
   Update *update;
   GHashTableIter iter;
   gpointer key;
+  gpointer value;
 
   self->settle_id = 0;
   if (self->busy)
@@ -290,10 +311,13 @@ settle_cb (gpointer user_data)
   update = g_new0 (Update, 1);
   update->paths = g_ptr_array_new_with_free_func (g_free);
   update->ids = g_ptr_array_new_with_free_func (g_free);
+  /* The paths' names are the array's; the table only points at them. */
+  update->queued = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
   g_hash_table_iter_init (&iter, self->pending);
-  while (g_hash_table_iter_next (&iter, &key, NULL))
+  while (g_hash_table_iter_next (&iter, &key, &value))
     {
       g_ptr_array_add (update->paths, key);
+      g_hash_table_insert (update->queued, key, value);
       g_hash_table_iter_steal (&iter);
     }
   _pd_import_sort_names (update->paths);
@@ -317,12 +341,18 @@ void
 _pd_import_watcher_queue_path (PdImportWatcher *self,
                                const char      *path)
 {
+  struct stat st;
+
   g_return_if_fail (PD_IS_IMPORT_WATCHER (self));
   g_return_if_fail (path != NULL);
 
   if (g_cancellable_is_cancelled (self->cancellable))
     return;
-  g_hash_table_add (self->pending, g_strdup (path));
+  /* What the name is now, to be read as that alone; a link, or a name
+   * gone already, is not read. */
+  if (lstat (path, &st) != 0 || S_ISLNK (st.st_mode))
+    return;
+  g_hash_table_replace (self->pending, g_strdup (path), g_memdup2 (&st, sizeof st));
   schedule (self);
 }
 

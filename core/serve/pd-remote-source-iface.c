@@ -11,6 +11,7 @@
 
 #include "pd-bounded-reply.h"
 #include "pd-event-bus.h"
+#include "pd-import-private.h"
 #include "pd-plan.h"
 #include "pd-remote-source.h"
 #include "pd-remote-source-private.h"
@@ -57,18 +58,24 @@ remote_get_session_async (PdSource *source, const char *id, GCancellable *cancel
                 remote_get_session_async, cancellable, callback, user_data);
 }
 
+static Call *
+plan_call_new (PdRemoteSource *self,
+               const char     *id)
+{
+  Call *call = _pd_remote_source_call_new (OP_PLAN, "GET", id, self->has_detail == 0 ? "/api/sessions/%s/plan" : "/api/sessions/%s/plan/detail", id);
+
+  call->detail = self->has_detail != 0;
+  return call;
+}
+
 static void
 remote_get_plan_async (PdSource *source, const char *id, GCancellable *cancellable,
                        GAsyncReadyCallback callback, gpointer user_data)
 {
   PdRemoteSource *self = PD_REMOTE_SOURCE (source);
-  Call *call;
 
-  if (!_pd_remote_source_check_id (id, callback, user_data, self, remote_get_plan_async))
-    return;
-  call = _pd_remote_source_call_new (OP_PLAN, "GET", id, self->has_detail == 0 ? "/api/sessions/%s/plan" : "/api/sessions/%s/plan/detail", id);
-  call->detail = self->has_detail != 0;
-  _pd_remote_source_start_call (self, call, remote_get_plan_async, cancellable, callback, user_data);
+  if (_pd_remote_source_check_id (id, callback, user_data, self, remote_get_plan_async))
+    _pd_remote_source_start_call (self, plan_call_new (self, id), remote_get_plan_async, cancellable, callback, user_data);
 }
 
 static void
@@ -157,7 +164,19 @@ remote_delete_session_async (PdSource *source, const char *id, GCancellable *can
  * agent.  The endpoint keeps no overrides of ours, so there are none.  Every
  * imported session opened from a window on an endpoint said "This endpoint
  * does not serve agent checklists" while serve answered its plan (tried as
- * a new user would). */
+ * a new user would).
+ *
+ * What an endpoint serves is held to a local import's caps: at most
+ * PD_IMPORT_MAX_ITEMS items (the rest counted, and said, as a local
+ * import's are), each item's text cleaned and cut at PD_IMPORT_MAX_TEXT
+ * characters, and the reply itself at CHECKLIST_REPLY_MAX_BYTES.  A hostile
+ * endpoint answering with 500 items of 20 KB each held the window on
+ * "Loading…" for a minute (tried as an attacker would). */
+
+/* The most a checklist's plan reply may be: PD_IMPORT_MAX_ITEMS items of
+ * PD_IMPORT_MAX_TEXT characters, four bytes each, with room for ids,
+ * statuses and escapes.  serve never sends more for an imported session. */
+#define CHECKLIST_REPLY_MAX_BYTES ((gsize) PD_IMPORT_MAX_ITEMS * (PD_IMPORT_MAX_TEXT * 4 + 512) + 64 * 1024)
 
 typedef struct
 {
@@ -234,15 +253,18 @@ on_checklist_plan (GObject      *object,
   checklist = pd_checklist_new ();
   if (plan != NULL && plan->steps->len > 0)
     {
-      GPtrArray *items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
+      guint n_kept = MIN (plan->steps->len, PD_IMPORT_MAX_ITEMS);
+      GPtrArray *items = g_ptr_array_new_full (n_kept, (GDestroyNotify) pd_checklist_item_free);
 
-      for (guint i = 0; i < plan->steps->len; i++)
+      for (guint i = 0; i < n_kept; i++)
         {
           const PdPlanStep *step = g_ptr_array_index (plan->steps, i);
+          g_autofree char *text = _pd_import_clean_text (step->title);
+          g_autofree char *id = g_utf8_substring (step->id, 0, MIN (g_utf8_strlen (step->id, -1), PD_PLAN_MAX_ID_CHARS * 4));
 
-          g_ptr_array_add (items, pd_checklist_item_new (step->title, checklist_status_of (step->status), step->id));
+          g_ptr_array_add (items, pd_checklist_item_new (text, checklist_status_of (step->status), id));
         }
-      pd_checklist_replace_agent_items (checklist, read->origin, items);
+      pd_checklist_replace_agent_items_cut (checklist, read->origin, items, plan->steps->len - n_kept);
     }
   g_task_return_pointer (task, g_steal_pointer (&checklist), g_object_unref);
 }
@@ -253,9 +275,11 @@ on_checklist_session (GObject      *object,
                       gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
+  PdRemoteSource *self = PD_REMOTE_SOURCE (object);
   ChecklistRead *read = g_task_get_task_data (task);
   g_autoptr(PdSessionInfo) info = NULL;
   GError *error = NULL;
+  Call *call;
 
   info = pd_source_get_session_finish (PD_SOURCE (object), result, &error);
   if (info == NULL)
@@ -271,8 +295,10 @@ on_checklist_session (GObject      *object,
       return;
     }
   read->origin = origin_of_agent (info->source);
-  pd_source_get_plan_async (PD_SOURCE (object), read->id, g_task_get_cancellable (task), on_checklist_plan,
-                            g_object_ref (task));
+  call = plan_call_new (self, read->id);
+  call->max_bytes = CHECKLIST_REPLY_MAX_BYTES;
+  _pd_remote_source_start_call (self, call, remote_get_plan_async, g_task_get_cancellable (task), on_checklist_plan,
+                                g_object_ref (task));
 }
 
 static void

@@ -104,6 +104,98 @@ test_hostile_plan (void)
   g_assert_cmpint (pd_test_run_app (args, check_hostile_plan, fixture, NULL), ==, 0);
 }
 
+/* A plan of about 2 MB: 40 000 steps.  "Review the Plan" laid all of it
+ * out (10 MB took 6 s and 340 MB; tried as an attacker would); it shows a
+ * bounded beginning, says how much is not shown, and Approve still
+ * answers, and saves, the whole plan. */
+#define HUGE_STEPS 40000u
+
+static char *
+huge_replay (void)
+{
+  GString *replay = g_string_new ("{\"label\": \"test: huge plan\", \"turns\": ["
+                                  " {\"content\": \"Here is my plan.\", \"tool_calls\": [{\"name\": \"exit_plan_mode\","
+                                  " \"arguments\": {\"plan\": \"# A long plan\\n\\n");
+
+  for (guint i = 1; i <= HUGE_STEPS; i++)
+    g_string_append_printf (replay, "- step %u: carry out part %u of the work with care\\n", i, i);
+  g_string_append (replay, "\"}}]}, {\"content\": \"Carrying it out.\"}]}");
+  return g_string_free (replay, FALSE);
+}
+
+static gboolean
+is_label_containing (GtkWidget     *widget,
+                     gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget) &&
+         strstr (gtk_label_get_text (GTK_LABEL (widget)), data) != NULL;
+}
+
+static gsize
+saved_plan_size (RunFixture *fixture)
+{
+  g_autofree char *plans = g_build_filename (fixture->project, ".plandeck", "plans", NULL);
+  g_autoptr(GDir) dir = g_dir_open (plans, 0, NULL);
+  const char *name;
+  gsize size = 0;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (plans, name, NULL);
+      g_autofree char *text = NULL;
+      gsize length = 0;
+
+      g_assert_true (g_file_get_contents (path, &text, &length, NULL));
+      size = MAX (size, length);
+    }
+  return size;
+}
+
+static void
+check_huge_plan (PdApplication *app,
+                 PdWindow      *window,
+                 gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+  AdwMessageDialog *dialog;
+  g_autofree char *shown = NULL;
+  g_autofree char *last = g_strdup_printf ("step %u:", HUGE_STEPS);
+
+  start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "/plan Do it all");
+  dialog = pd_test_wait_for_dialog ("the plan review");
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Review the Plan");
+  shown = dialog_text (dialog);
+
+  /* A bounded beginning (64 KiB of the markdown: a bullet's "- " is two
+   * characters shown too), in whole lines, rendered as the rest would be. */
+  g_assert_cmpint (g_utf8_strlen (shown, -1), <=, 64 * 1024);
+  g_assert_nonnull (strstr (shown, "\xe2\x80\xa2 step 1: carry out part 1 of the work with care\n"));
+  g_assert_null (strstr (shown, last));
+  g_assert_true (g_str_has_suffix (shown, "with care"));
+  /* What is not shown is said. */
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (dialog), is_label_containing, "not shown"));
+
+  pd_test_screenshot_sizes (GTK_WINDOW (dialog), "plan-review-huge");
+
+  /* The answer is to the whole plan: all of it is saved. */
+  respond (dialog, "approve");
+  pd_test_wait_until (run_finished, fixture, "the run to finish");
+  g_assert_cmpint (fixture->status, ==, 0);
+  g_assert_cmpuint (saved_plan_size (fixture), >, (gsize) HUGE_STEPS * 50);
+}
+
+static void
+test_huge_plan (void)
+{
+  g_autofree char *replay = huge_replay ();
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay);
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_huge_plan, fixture, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -112,6 +204,7 @@ main (int   argc,
   int status;
 
   g_test_add_func ("/pd/ui/plan-review/hostile-plan", test_hostile_plan);
+  g_test_add_func ("/pd/ui/plan-review/huge-plan", test_huge_plan);
 
   status = g_test_run ();
   pd_test_runs_finish (config_home);
