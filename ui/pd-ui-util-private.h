@@ -78,6 +78,8 @@ char       *_pd_toast_quote            (GtkWidget          *overlay,
                                         const char         *rest);
 void        _pd_toast_add              (GtkWidget          *where,
                                         AdwToast           *toast);
+void        _pd_toast_add_text         (GtkWidget          *where,
+                                        const char         *text);
 void        _pd_dialog_guard_responses (GtkWidget          *dialog,
                                         const char * const *responses);
 void        _pd_dialog_arm_response_guard (GtkWidget       *dialog);
