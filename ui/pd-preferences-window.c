@@ -315,12 +315,7 @@ on_key_stored (GObject      *object,
       pd_entry_row_set_show_apply_button (key, TRUE);
     }
   if (self != NULL)
-    {
-      /* Toast titles are markup. */
-      g_autofree char *escaped = g_markup_escape_text (text, -1);
-
-      _pd_toast_add (GTK_WIDGET (self), adw_toast_new (escaped));
-    }
+    _pd_toast_add_text (GTK_WIDGET (self), text);
   g_weak_ref_clear (&store->window);
   g_weak_ref_clear (&store->key);
   g_free (store);

@@ -83,10 +83,7 @@ static void
 show_toast (PdRemovedSessions *self,
             const char        *text)
 {
-  /* Toast titles are markup; a title is anyone's text. */
-  g_autofree char *escaped = g_markup_escape_text (text, -1);
-
-  _pd_toast_add (GTK_WIDGET (self->toasts), adw_toast_new (escaped));
+  _pd_toast_add_text (GTK_WIDGET (self->toasts), text);
 }
 
 static void

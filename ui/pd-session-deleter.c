@@ -115,11 +115,10 @@ on_deleted (GObject      *object,
       g_autoptr(AdwToastOverlay) toasts = g_weak_ref_get (&pending->deleter->toasts);
       /* Translators: %s is a session's title, then why it could not be deleted */
       g_autofree char *text = g_strdup_printf (_("Could not delete “%s”: %s"), pending->title, error->message);
-      g_autofree char *escaped = g_markup_escape_text (text, -1);
 
       pd_session_deleter_show (pending->deleter, pending->source, pending->id, TRUE);
       if (toasts != NULL)
-        _pd_toast_add (GTK_WIDGET (toasts), adw_toast_new (escaped));
+        _pd_toast_add_text (GTK_WIDGET (toasts), text);
     }
   if (pending->deleter != NULL)
     g_ptr_array_remove (pending->deleter->pending, pending);

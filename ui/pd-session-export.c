@@ -885,13 +885,8 @@ on_exported (GObject      *object,
     /* Translators: %s is a file name */
     text = g_strdup_printf (_("Exported to “%s”"), data->name);
 
-  /* Toast titles are Pango markup: the name and message are text. */
   if (toasts != NULL)
-    {
-      g_autofree char *escaped = g_markup_escape_text (text, -1);
-
-      _pd_toast_add (GTK_WIDGET (toasts), adw_toast_new (escaped));
-    }
+    _pd_toast_add_text (GTK_WIDGET (toasts), text);
   choose_data_free (data);
 }
 

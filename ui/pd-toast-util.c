@@ -280,3 +280,24 @@ _pd_toast_add (GtkWidget *where,
   else
     adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (where), toast);
 }
+
+/**
+ * _pd_toast_add_text:
+ * @where: an #AdwToastOverlay, or an #AdwPreferencesWindow
+ * @text: plain text for a person to read (a title, a server's message)
+ *
+ * Shows @text in a new toast in @where, as _pd_toast_add() does.  A toast's
+ * title is Pango markup in libadwaita 1.2: @text is escaped, never read as
+ * markup.
+ */
+void
+_pd_toast_add_text (GtkWidget  *where,
+                    const char *text)
+{
+  g_autofree char *escaped = NULL;
+
+  g_return_if_fail (text != NULL);
+
+  escaped = g_markup_escape_text (text, -1);
+  _pd_toast_add (where, adw_toast_new (escaped));
+}

@@ -80,6 +80,8 @@ GtkWidget  *_pd_list_box_roving_row    (GtkWidget          *row);
 void        _pd_list_box_one_stop      (GtkListBox         *list);
 void        _pd_toast_add              (GtkWidget          *where,
                                         AdwToast           *toast);
+void        _pd_toast_add_text         (GtkWidget          *where,
+                                        const char         *text);
 void        _pd_dialog_guard_responses (GtkWidget          *dialog,
                                         const char * const *responses);
 void        _pd_dialog_arm_response_guard (GtkWidget       *dialog);

@@ -1094,12 +1094,7 @@ delete_session_action (GtkWidget  *widget,
    * once the Undo toast has gone, so it is said now. */
   if (pd_session_item_get_running (item))
     {
-      g_autofree char *title = _pd_isolated_short (pd_session_item_get_title (item), PD_TOAST_TITLE_CHARS);
-      /* Translators: %s is a session's title */
-      g_autofree char *text = g_strdup_printf (_("“%s” is running: stop the run first, then delete it"), title);
-      g_autofree char *escaped = g_markup_escape_text (text, -1);
-
-      _pd_toast_add (GTK_WIDGET (self->toast_overlay), adw_toast_new (escaped));
+      _pd_window_refuse_running_delete (self, pd_session_item_get_title (item));
       return;
     }
   pd_session_deleter_delete (self->deleter, pd_session_list_get_source (self->session_list), item);

@@ -294,6 +294,21 @@ card_export_action (GtkWidget  *widget,
                             ? PD_SESSION_EXPORT_JSON : PD_SESSION_EXPORT_MARKDOWN);
 }
 
+/* A session whose run goes on is not deleted (its run would go on
+ * unrecorded; the store refuses it too, but only once the Undo toast has
+ * gone): the window says so at once, from the session list and from a
+ * card alike. */
+void
+_pd_window_refuse_running_delete (PdWindow   *self,
+                                  const char *title)
+{
+  g_autofree char *shown = _pd_isolated_short (title, PD_TOAST_TITLE_CHARS);
+  /* Translators: %s is a session's title */
+  g_autofree char *text = g_strdup_printf (_("“%s” is running: stop the run first, then delete it"), shown);
+
+  _pd_toast_add_text (GTK_WIDGET (self->toast_overlay), text);
+}
+
 static void
 card_delete_action (GtkWidget  *widget,
                     const char *action_name,
@@ -311,12 +326,7 @@ card_delete_action (GtkWidget  *widget,
   /* Its run would go on unrecorded (as the session list's Delete says). */
   if (pd_overview_card_get_status (card) == PD_SESSION_STATUS_RUNNING)
     {
-      g_autofree char *title = _pd_isolated_short (pd_overview_card_get_title (card), PD_TOAST_TITLE_CHARS);
-      /* Translators: %s is a session's title */
-      g_autofree char *text = g_strdup_printf (_("“%s” is running: stop the run first, then delete it"), title);
-      g_autofree char *escaped = g_markup_escape_text (text, -1);
-
-      _pd_toast_add (GTK_WIDGET (self->toast_overlay), adw_toast_new (escaped));
+      _pd_window_refuse_running_delete (self, pd_overview_card_get_title (card));
       return;
     }
   info.id = (char *) pd_overview_card_get_session_id (card);
@@ -391,10 +401,8 @@ on_remote_answered (GObject      *object,
       {
         /* Translators: %s says why, from the endpoint */
         g_autofree char *text = g_strdup_printf (_("The answer could not be sent: %s"), error->message);
-        /* The endpoint's words: a toast's title is markup in libadwaita 1.2. */
-        g_autofree char *escaped = g_markup_escape_text (text, -1);
 
-        _pd_toast_add (GTK_WIDGET (answer->window->toast_overlay), adw_toast_new (escaped));
+        _pd_toast_add_text (GTK_WIDGET (answer->window->toast_overlay), text);
       }
     }
   pd_overview_refresh_source (answer->overview, answer->source);

@@ -185,6 +185,8 @@ gboolean    _pd_window_overview_update     (PdWindow        *self,
 void        _pd_window_overview_on_selection (PdWindow      *self);
 gboolean    _pd_window_overview_open_for_keys (PdWindow     *self);
 void        _pd_window_class_overview_init (GtkWidgetClass  *widget_class);
+void        _pd_window_refuse_running_delete (PdWindow      *self,
+                                            const char      *title);
 
 /* pd-window-runs.c */
 const char *_pd_window_shown_session_id    (PdWindow        *self);

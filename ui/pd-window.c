@@ -1114,14 +1114,10 @@ void
 pd_window_show_message (PdWindow   *self,
                         const char *message)
 {
-  g_autofree char *escaped = NULL;
-
   g_return_if_fail (PD_IS_WINDOW (self));
   g_return_if_fail (message != NULL);
 
-  /* AdwToast titles are Pango markup. */
-  escaped = g_markup_escape_text (message, -1);
-  _pd_toast_add (GTK_WIDGET (self->toast_overlay), adw_toast_new (escaped));
+  _pd_toast_add_text (GTK_WIDGET (self->toast_overlay), message);
 }
 
 /**

@@ -15,6 +15,7 @@
 
 #include "pd-anthropic-provider.h"
 #include "pd-http-provider-private.h"
+#include "pd-json-util.h"
 #include "pd-json.h"
 #include "pd-transcript.h"
 
@@ -114,10 +115,7 @@ in_system_prompt (JsonObject *message,
 static gboolean
 is_error (JsonObject *message)
 {
-  JsonNode *node = json_object_get_member (message, PD_MESSAGE_IS_ERROR);
-
-  return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-         json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node);
+  return pd_json_get_boolean (message, PD_MESSAGE_IS_ERROR, FALSE);
 }
 
 /* The thinking blocks stored with an assistant message, as they came:

@@ -464,10 +464,7 @@ summarize (PdTool     *tool,
     {
       const char *old_string = pd_json_get_string (args, "old_string");
       const char *new_string = pd_json_get_string (args, "new_string");
-      JsonNode *all = args ? json_object_get_member (args, "replace_all") : NULL;
-      gboolean replace_all = all != NULL && JSON_NODE_HOLDS_VALUE (all) &&
-                             json_node_get_value_type (all) == G_TYPE_BOOLEAN &&
-                             json_node_get_boolean (all);
+      gboolean replace_all = pd_json_get_boolean (args, "replace_all", FALSE);
 
       whole &= append_sanitized (out, path ? path : "(no path)", SUMMARY_MAX_CHARS);
       g_string_append_printf (out, " (replace %" G_GSIZE_FORMAT " bytes with %" G_GSIZE_FORMAT

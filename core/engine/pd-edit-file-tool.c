@@ -171,12 +171,10 @@ pd_edit_file_tool_preview (PdToolContext *context,
                            JsonObject    *args)
 {
   GString *out = _pd_tool_preview_new_file (args);
-  JsonNode *all = json_object_get_member (args, "replace_all");
   const char *old_string = pd_json_get_string (args, "old_string");
   const char *new_string = pd_json_get_string (args, "new_string");
 
-  if (all != NULL && JSON_NODE_HOLDS_VALUE (all) && json_node_get_value_type (all) == G_TYPE_BOOLEAN &&
-      json_node_get_boolean (all))
+  if (pd_json_get_boolean (args, "replace_all", FALSE))
     {
       /* Translators: under the file name in the preview of an edit */
       g_string_append (out, _("(every occurrence)"));

@@ -408,10 +408,7 @@ pd_message_new_note (const char *content)
 gboolean
 pd_message_is_record_only (JsonObject *message)
 {
-  JsonNode *node = json_object_get_member (message, PD_MESSAGE_RECORD_ONLY);
-
-  return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-         json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node);
+  return pd_json_get_boolean (message, PD_MESSAGE_RECORD_ONLY, FALSE);
 }
 
 /* An assistant message the model declined: it carries the explanation. */
