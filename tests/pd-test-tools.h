@@ -20,14 +20,7 @@
 
 #include <glib/gstdio.h>
 
-#if defined(__has_include)
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#endif
-#endif
-#ifndef RUNNING_ON_VALGRIND
-#define RUNNING_ON_VALGRIND 0
-#endif
+#include "pd-test-valgrind.h"
 
 #include "pd-edit-file-tool.h"
 #include "pd-grep-tool.h"
