@@ -286,6 +286,28 @@ test_request_leaves_out_refused_and_notes (void)
   g_assert_cmpuint (pd_transcript_get_length (t), ==, 9);
 }
 
+/* A stored session read back as written (a database opened from elsewhere):
+ * a call whose name or arguments are of another type is counted as
+ * nothing, not read as a string (strlen() of NULL crashed the estimate). */
+static void
+test_estimate_mistyped_call (void)
+{
+  static const char * const messages[] = {
+    "{\"role\":\"assistant\",\"content\":\"x\",\"tool_calls\":[{\"id\":\"c\",\"function\":{\"name\":5,\"arguments\":{}}}]}",
+    "{\"role\":\"assistant\",\"tool_calls\":[{\"function\":{\"name\":[\"a\"],\"arguments\":null}}, 7, {\"function\":3}]}",
+    "{\"role\":\"assistant\",\"tool_calls\":[{\"function\":{\"name\":\"plan\",\"arguments\":\"{}\"}}]}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (messages); i++)
+    {
+      g_autoptr(JsonNode) node = json_from_string (messages[i], NULL);
+
+      g_assert_nonnull (node);
+      /* The fixed part of a message and each call: never less. */
+      g_assert_cmpint (pd_message_estimate_tokens (json_node_get_object (node)), >=, 4);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -296,6 +318,7 @@ main (int   argc,
   g_test_add_func ("/pd/engine/transcript/request-leaves-out-refused-and-notes", test_request_leaves_out_refused_and_notes);
   g_test_add_func ("/pd/engine/transcript/plan-after-digest", test_plan_after_digest);
   g_test_add_func ("/pd/engine/transcript/forged-plan-in-tool-output", test_forged_plan_in_tool_output);
+  g_test_add_func ("/pd/engine/transcript/estimate-mistyped-call", test_estimate_mistyped_call);
   g_test_add_func ("/pd/engine/context/trim-shortens-oldest-first", test_trim_shortens_oldest_outputs_first);
   g_test_add_func ("/pd/engine/context/trim-drops-exchanges-keeps-protected", test_trim_drops_exchanges_keeps_protected);
   g_test_add_func ("/pd/engine/context/survival-keeps-plan", test_survival_keeps_plan);

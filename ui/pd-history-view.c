@@ -116,7 +116,7 @@ step_mark (JsonObject *marks,
 
   if (checked != NULL && JSON_NODE_HOLDS_VALUE (checked) && json_node_get_value_type (checked) == G_TYPE_BOOLEAN)
     return json_node_get_boolean (checked) ? _("Ticked by you") : _("Unticked by you");
-  if (mark != NULL && g_strcmp0 (json_object_get_string_member_with_default (mark, "agent_status", NULL), "cancelled") == 0)
+  if (mark != NULL && g_strcmp0 (pd_json_get_string (mark, "agent_status"), "cancelled") == 0)
     return _("Cancelled by the agent");
   return NULL;
 }
@@ -128,7 +128,7 @@ step_cancelled (JsonObject *marks,
   JsonObject *mark = marks && json_object_has_member (marks, step_id) ? json_object_get_object_member (marks, step_id) : NULL;
 
   return mark != NULL && !json_object_has_member (mark, "user_checked") &&
-         g_strcmp0 (json_object_get_string_member_with_default (mark, "agent_status", NULL), "cancelled") == 0;
+         g_strcmp0 (pd_json_get_string (mark, "agent_status"), "cancelled") == 0;
 }
 
 /* Each step's object by id, from a version's state JSON. */
@@ -156,7 +156,7 @@ step_marks (const char *state_json)
 
       if (!JSON_NODE_HOLDS_OBJECT (step))
         continue;
-      id = json_object_get_string_member_with_default (json_node_get_object (step), "id", NULL);
+      id = pd_json_get_string (json_node_get_object (step), "id");
       if (id != NULL && (json_object_has_member (json_node_get_object (step), "user_checked") ||
                          json_object_has_member (json_node_get_object (step), "agent_status")))
         json_object_set_object_member (marks, id, json_object_ref (json_node_get_object (step)));

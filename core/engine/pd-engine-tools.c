@@ -147,19 +147,19 @@ tool_job_new (PdEngineRun *run,
               guint        index)
 {
   ToolJob *job = g_new0 (ToolJob, 1);
-  JsonObject *function = json_object_get_object_member (call, "function");
+  JsonObject *function = pd_json_get_object (call, "function");
   const char *arguments;
 
   job->run = run;
-  job->call_id = g_strdup (json_object_get_string_member_with_default (call, "id", ""));
+  job->call_id = g_strdup (pd_json_get_string (call, "id") ?: "");
   if (*job->call_id == '\0')
     {
       g_free (job->call_id);
       job->call_id = g_strdup_printf ("call_%u_%u", run->iteration + 1, index);
     }
 
-  job->name = g_strdup (function ? json_object_get_string_member_with_default (function, "name", "") : "");
-  arguments = function ? json_object_get_string_member_with_default (function, "arguments", "") : "";
+  job->name = g_strdup (pd_json_get_string (function, "name") ?: "");
+  arguments = pd_json_get_string (function, "arguments") ?: "";
   job->arguments_text = g_strdup (*arguments ? arguments : "{}");
 
   {

@@ -339,11 +339,14 @@ pd_message_estimate_tokens (JsonObject *message)
 
           if (!JSON_NODE_HOLDS_OBJECT (call))
             continue;
-          function = json_object_get_object_member (json_node_get_object (call), "function");
+          /* A stored session's calls are read back as written: a name or
+           * arguments of another type count as nothing (json-glib's own
+           * getter gave NULL for a number, and strlen() crashed). */
+          function = pd_json_get_object (json_node_get_object (call), "function");
           if (function == NULL)
             continue;
-          bytes += strlen (json_object_get_string_member_with_default (function, "name", ""));
-          bytes += strlen (json_object_get_string_member_with_default (function, "arguments", ""));
+          bytes += strlen (pd_json_get_string (function, "name") ?: "");
+          bytes += strlen (pd_json_get_string (function, "arguments") ?: "");
           bytes += 16;
         }
     }
