@@ -105,20 +105,33 @@ on_question_asked (PdWindow *self)
   g_weak_ref_set (&asked->before, self->focus_run_page ? NULL : gtk_root_get_focus (GTK_ROOT (self)));
 }
 
-/* The questions closed: the focus goes back to what had it before them,
- * when that is still there and shown, else to the run's page (Stop, or
- * the message entry).  It stayed on what opened the run, or on nothing
- * once a hidden button had it (tried with a screen reader). */
+/* @widget can have the window's focus: in it, shown and sensitive. */
+static gboolean
+can_have_focus (PdWindow  *self,
+                GtkWidget *widget)
+{
+  return widget != NULL && gtk_widget_get_root (widget) == GTK_ROOT (self) && gtk_widget_is_visible (widget) &&
+         gtk_widget_get_mapped (widget) && gtk_widget_is_sensitive (widget);
+}
+
+/* The questions closed: the focus stays where the window's focus went
+ * while they were open (the run's session, listed as a question shows,
+ * moves it once; a page shown takes it), else goes back to what had it
+ * before them, when that is still there and shown, else to the run's
+ * page (Stop, or the message entry).  It stayed on what opened the run,
+ * or on nothing once a hidden button had it (tried with a screen reader). */
 static void
 on_question_closed (PdWindow *self)
 {
   QuestionFocus *closed = question_focus (self);
   g_autoptr(GtkWidget) before = g_weak_ref_get (&closed->before);
+  GtkWidget *now = gtk_root_get_focus (GTK_ROOT (self));
 
   closed->open = FALSE;
   g_weak_ref_set (&closed->before, NULL);
-  if (before != NULL && gtk_widget_get_root (before) == GTK_ROOT (self) && gtk_widget_is_visible (before) &&
-      gtk_widget_is_sensitive (before) && gtk_widget_grab_focus (before))
+  if (!self->focus_run_page && can_have_focus (self, now))
+    return;
+  if (can_have_focus (self, before) && gtk_widget_grab_focus (before))
     return;
   if (!self->focus_run_page)
     focus_run_page (self);
