@@ -823,7 +823,7 @@ test_watcher_link_not_followed (Fixture       *f,
    * within the settle delay) is passed over too.  A guard, not the proof
    * of the race found as an attacker would: it passed before the update
    * thread's check as well (the file read refuses a link on its own); the
-   * swap itself has no test. */
+   * swap itself is watcher-swap-not-followed's. */
   g_ptr_array_set_size (ids, 0);
   _pd_import_watcher_queue_path (watcher, link);
   _pd_import_watcher_queue_path (watcher, file_link);
