@@ -25,7 +25,9 @@ spellings found a third time (single-quoted $, a client quoted for another
 shell, docker and podman login -p, --pass=, pass=, escaped values) and a
 fourth (a client named in quotes, registry logins, curl -uuser:pw, openssl's
 -passin pass:…, values the shell joins of quoted parts), while counts
-(pass=12, --pass=2), nginx's proxy_pass and -pass env:VAR stay as written.
+(pass=12, --pass=2), nginx's proxy_pass and -pass env:VAR stay as written,
+and so does a value holding what the shell runs (curl -u "u:$(…)",
+Authorization: Basic $(…), single quotes inside ssh host "…'$(…)'…").
 
 Prints TAP.
 """
@@ -286,6 +288,15 @@ CMD_KEPT = (
     ": openssl enc -pass env:OSSL_PW -in f",
     ": curl -u admin https://h/",
     ": helm registry login --password-stdin registry.example.com",
+    # What the shell runs stays in sight of whoever approves the command,
+    # whatever its quoting (tried as an attacker would; $(true) runs nothing).
+    ': curl -u "deploy:$(true)" https://h/',
+    ": curl -uu:a$(true) https://h/",
+    ': curl -H "Authorization: Basic $(true)" https://h/',
+    ': curl -H "Authorization: Bearer x$(true)" https://h/',
+    ': curl -H "Authorization: Bearer $TOKEN" https://h/',
+    ': ssh host "PGPASSWORD=\'$(true)\' psql"',
+    ': bash -c "mysql -p\'$(true)\' shop"',
 )
 
 
@@ -319,7 +330,11 @@ def case_command_spellings(tap, agent, tmp):
     for kept in ("docker login -u me -p [REDACTED] registry.example.com", "curl -s -u 'admin:[REDACTED]' https://h/",
                  "openssl pkcs12 -in a.p12 -passin pass:[REDACTED] -nokeys",
                  "PGPASSWORD=[REDACTED] psql app") + CMD_KEPT:
-        tap.check(kept in export.stdout, f"commands: {kept} is in the export as written", export.stdout)
+        # the export is JSON, the call's arguments JSON text in it: a quote
+        # is escaped twice there
+        escaped = json.dumps(json.dumps(kept)[1:-1])[1:-1]
+        tap.check(kept in export.stdout or escaped in export.stdout,
+                  f"commands: {kept} is in the export as written", export.stdout)
 
 
 def main():

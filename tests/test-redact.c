@@ -592,12 +592,83 @@ test_json_gaps_and_commands (void)
 
       g_assert_cmpstr (out, ==, commands[i]);
     }
-  /* In single quotes $(…) is text the shell does not run: a secret. */
+  /* In single quotes $(…) is text the shell runs not, at the top level;
+   * but the same quotes inside a command quoted for another shell do not
+   * stop the outer shell's substitution, which the text alone does not
+   * show: kept too (test_commands_in_sight()). */
   {
     g_autofree char *out = redact ("mysql --password='a$(b)c' shop", NULL);
 
-    g_assert_cmpstr (out, ==, "mysql --password='[REDACTED]' shop");
+    g_assert_cmpstr (out, ==, "mysql --password='a$(b)c' shop");
   }
+}
+
+/* Found (tried as an attacker would): curl's user:password, an
+ * Authorization header or a bearer token holding or followed by what the
+ * shell runs was masked with it, so the approver (serve's /api/runs
+ * approval, the window's dialog) saw -u "deploy:[REDACTED]" or
+ * "Basic [REDACTED](…)" and approved a command unseen; so was a value in
+ * single quotes inside a command quoted for another shell
+ * (ssh h "PGPASSWORD='$(…)' psql", where the outer shell runs it).  A value
+ * that holds or is followed by $(…) or a backtick in its word is never
+ * masked, whatever its quoting; a backtick that closes a Markdown code
+ * span (`mysql -pX` in a model's answer) runs nothing: that value goes. */
+static void
+test_commands_in_sight (void)
+{
+  static const char * const kept[] = {
+    "curl -u \"deploy:$(touch /tmp/PWNED)\" https://h",
+    "curl -u 'deploy:$(touch /tmp/PWNED)' https://h",
+    "curl -uu:a$(touch /tmp/PWNED) https://h",
+    "curl --user u:$(touch /tmp/PWNED) https://h",
+    "curl --user=u:x`touch /tmp/PWNED` https://h",
+    "curl -u deploy:`id` https://h; curl -u \"deploy:a`id`\" https://h",
+    "curl -H \"Authorization: Bearer x$(touch /tmp/PWNED)\" https://h",
+    "curl -H \"Authorization: Basic $(printf u:p | base64)\" https://h",
+    "curl -H \"Authorization: Bearer abcdefgh$(touch /tmp/PWNED)\" https://h",
+    "curl -H \"Proxy-Authorization: Basic x`id`\" https://h",
+    "Bearer abcdefgh12345$(touch /tmp/PWNED)",
+    /* a reference: no secret, in any quotes */
+    "curl -H \"Authorization: Bearer $TOKEN\" https://h",
+    "curl -H 'Authorization: Bearer $TOKEN' https://h",
+    "curl -H \"Authorization: Bearer ${API_TOKEN}\" https://h",
+    "curl -u \"ci:$CI_PASSWORD\" https://h",
+    /* a URL's and a .netrc line's password */
+    "mysql mysql://u:x$(touch /tmp/PWNED)@db/shop",
+    "machine h login u password x$(touch /tmp/PWNED)",
+    /* single quotes inside a command quoted for another shell */
+    "ssh host \"PGPASSWORD='$(rm -rf ~)' psql\"",
+    "bash -c \"mysql -p'$(rm -rf ~)' shop\"",
+    "mysql \"-p'$(rm -rf ~)'\" shop",
+    "ssh host \"mysql --password='x$(id)y' shop\"",
+    "sh -c \"sshpass -p '`id`' ssh h\"",
+    "{\"command\": \"ssh h \\\"PGPASSWORD='$(id)' psql\\\"\"}",
+    /* followed by it in the same word */
+    "PGPASSWORD=x${y:-$(touch /tmp/PWNED)} psql",
+    "mysql -pX1`touch /tmp/PWNED` shop",
+    "mysql -p'a''`touch /tmp/PWNED`' shop",
+  };
+  static const RedactCase cases[] = {
+    /* a Markdown code span's closing backtick */
+    { "Run `PGPASSWORD=CodeSpan1 psql`", "Run `PGPASSWORD=[REDACTED] psql`", "CodeSpan1" },
+    { "Use `mysql -pCodeSpan2` now", "Use `mysql -p[REDACTED]` now", "CodeSpan2" },
+    { "set `password=CodeSpan3`.", "set `password=[REDACTED]`.", "CodeSpan3" },
+    { "then `curl -u user:CodeSpan4`", "then `curl -u user:[REDACTED]`", "CodeSpan4" },
+    { "the header `Authorization: Bearer CodeSpan5abc`", "the header `Authorization: Bearer [REDACTED]`",
+      "CodeSpan5" },
+    { "a `x` b `mysql --password='CodeSpan6'`", "a `x` b `mysql --password='[REDACTED]'`", "CodeSpan6" },
+    /* inside a substitution: the command stays in sight, its password goes */
+    { "db=`mysql -pInside7 -e 'select 1'`", "db=`mysql -p[REDACTED] -e 'select 1'`", "Inside7" },
+    /* a command in the next word or the next JSON string is no part */
+    { "curl -u deploy:Next8 $(cat body)", "curl -u deploy:[REDACTED] $(cat body)", "Next8" },
+    { "{\"password\":\"Next9\",\"cmd\":\"$(id)\"}", "{\"password\":\"[REDACTED]\",\"cmd\":\"$(id)\"}", "Next9" },
+    { "curl -H \"Authorization: Bearer Plain10abcdef\" https://h", "curl -H \"Authorization: Bearer [REDACTED]\" https://h",
+      "Plain10" },
+    { "https://u:Url11pw@h/", "https://u:[REDACTED]@h/", "Url11pw" },
+  };
+
+  assert_kept (kept, G_N_ELEMENTS (kept));
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
 }
 
 /* Redacting the text of a JSON document must leave a JSON document, with the
@@ -848,6 +919,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/idempotent", test_idempotent);
   g_test_add_func ("/pd/redact/json-stays-valid", test_json_stays_valid);
   g_test_add_func ("/pd/redact/json-gaps-and-commands", test_json_gaps_and_commands);
+  g_test_add_func ("/pd/redact/commands-in-sight", test_commands_in_sight);
   g_test_add_func ("/pd/redact/node-copy", test_node_copy);
   g_test_add_func ("/pd/redact/node-member-names", test_node_member_names);
   g_test_add_func ("/pd/redact/plan-render-parses", test_plan_render_parses);
