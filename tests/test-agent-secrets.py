@@ -297,6 +297,8 @@ CMD_KEPT = (
     ': curl -H "Authorization: Bearer $TOKEN" https://h/',
     ': ssh host "PGPASSWORD=\'$(true)\' psql"',
     ': bash -c "mysql -p\'$(true)\' shop"',
+    ': ssh host "PGPASSWORD=\'$(true)\'x psql"',
+    ': bash -c "mysql -p\'x\'\\`true\\` shop"',
 )
 
 

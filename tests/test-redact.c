@@ -671,6 +671,39 @@ test_commands_in_sight (void)
   assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
 }
 
+/* Found (tried as an attacker would, again): a value the shell joins of
+ * parts was kept in sight only when $(…) or a backtick stood outside
+ * single quotes, and never when escaped: in a command quoted for another
+ * shell the outer shell runs '$(…)' and the inner one \`…\` and \$(…)
+ * (ssh h "PGPASSWORD='$(id)'x psql", bash -c "mysql -p'x'\`id\`"), and the
+ * word was masked whole, the command with it.  Every spelling stays as
+ * written; a joined word with no command is still masked whole. */
+static void
+test_single_quotes_inside (void)
+{
+  static const char * const kept[] = {
+    "ssh h \"PGPASSWORD='$(touch /tmp/PWNED)'x psql\"",
+    "ssh h \"PGPASSWORD=x'$(touch /tmp/PWNED)' psql\"",
+    "PGPASSWORD='a'\"b\"'$(touch /tmp/PWNED)' psql",
+    "bash -c \"mysql -p'x'\\`touch /tmp/PWNED\\` shop\"",
+    "bash -c \"PGPASSWORD=x\\$(touch /tmp/PWNED) psql\"",
+    "ssh h \"mysql --password='a'\\$(touch /tmp/PWNED) shop\"",
+    "bash -c \"export DB_PASSWORD='a'\\`touch /tmp/PWNED\\`; run\"",
+    "ssh h \"sshpass -p'a'\\$(touch /tmp/PWNED) ssh g\"",
+    "ssh h \"docker login -p'a''$(touch /tmp/PWNED)' reg\"",
+    "{\"command\": \"ssh h \\\"PGPASSWORD='$(id)'x psql\\\"\"}",
+    "{\"command\": \"bash -c \\\"mysql -p'x'\\\\`id\\\\` shop\\\"\"}",
+  };
+  static const RedactCase cases[] = {
+    { "ssh h \"PGPASSWORD='a b'Joined1 psql\"", "ssh h \"PGPASSWORD=[REDACTED] psql\"", "Joined1" },
+    { "bash -c \"mysql -p'x'Joined2 shop\"", "bash -c \"mysql -p[REDACTED] shop\"", "Joined2" },
+    { "mysql -p'a'\"Joined3\" shop", "mysql -p[REDACTED] shop", "Joined3" },
+  };
+
+  assert_kept (kept, G_N_ELEMENTS (kept));
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+}
+
 /* Redacting the text of a JSON document must leave a JSON document, with the
  * secrets gone and everything else in place. */
 static void
@@ -920,6 +953,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/json-stays-valid", test_json_stays_valid);
   g_test_add_func ("/pd/redact/json-gaps-and-commands", test_json_gaps_and_commands);
   g_test_add_func ("/pd/redact/commands-in-sight", test_commands_in_sight);
+  g_test_add_func ("/pd/redact/single-quotes-inside", test_single_quotes_inside);
   g_test_add_func ("/pd/redact/node-copy", test_node_copy);
   g_test_add_func ("/pd/redact/node-member-names", test_node_member_names);
   g_test_add_func ("/pd/redact/plan-render-parses", test_plan_render_parses);

@@ -39,7 +39,7 @@ guint    _pd_redact_joined_word            (const char *text,
                                             gsize       pos,
                                             gsize      *end);
 /* Whether a joined word is a reference ($X"y") or holds what the shell
- * runs ($(…) or `…` outside single quotes): no secret to mask. */
+ * runs ($(…) or `…` in any part, quoted or escaped): no secret to mask. */
 gboolean _pd_redact_joined_holds_no_secret (const char *value);
 /* The word as the shell reads it, its quotes and backslashes gone, in
  * place: "mysql", 'mysql', m'ysql' and \"mysql\" are mysql. */

@@ -132,6 +132,13 @@ _pd_redact_joined_holds_no_secret (const char *value)
   char quote = 0;
   gboolean first = TRUE;
 
+  /* What the shell runs, in any part, quoted or escaped: single quotes
+   * inside a command quoted for another shell (ssh h "PGPASSWORD='$(…)'x"),
+   * or \` and \$( there (bash -c "…'x'\`id\`"), are run by one of the two
+   * shells, which the text alone does not show (tried as an attacker
+   * would: the word was masked whole, the command with it). */
+  if (strstr (value, "$(") != NULL || strchr (value, '`') != NULL)
+    return TRUE;
   for (const char *p = value; *p != '\0'; p++)
     {
       gboolean runs = quote == 0 || quote == '"' || quote == 'J';
@@ -148,9 +155,6 @@ _pd_redact_joined_holds_no_secret (const char *value)
         p++, first = FALSE;
       else
         {
-          /* What the shell runs: shown to whoever approves the command. */
-          if (runs && ((*p == '$' && p[1] == '(') || *p == '`'))
-            return TRUE;
           /* A reference ($TOKEN"x"), as the first thing in the word. */
           if (first && runs && (*p == '$' || *p == '%'))
             return TRUE;
