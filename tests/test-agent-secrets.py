@@ -276,6 +276,9 @@ CMD_SECRETS = {
     "PGPASSWORD=\'\'\'TripleQ20\'\'\' psql app": "TripleQ20",
     'mysql -p"a"bJoin21 shop': "bJoin21",
     "mysql --password='a'\"bJoin22\" shop": "bJoin22",
+    # A value before a no-break space: masked up to it, the text still
+    # UTF-8 (a lone byte of it was left, and reading the database failed).
+    "PGPASSWORD=Nbsp23Pw\u00a0psql app": "Nbsp23Pw",
 }
 
 # What the same commands hold no secret in: kept as written.
@@ -331,7 +334,7 @@ def case_command_spellings(tap, agent, tmp):
                   "\n".join(l for l in (stored + printed + export.stdout).splitlines() if secret in l))
     for kept in ("docker login -u me -p [REDACTED] registry.example.com", "curl -s -u 'admin:[REDACTED]' https://h/",
                  "openssl pkcs12 -in a.p12 -passin pass:[REDACTED] -nokeys",
-                 "PGPASSWORD=[REDACTED] psql app") + CMD_KEPT:
+                 "PGPASSWORD=[REDACTED] psql app", "PGPASSWORD=[REDACTED]\u00a0psql app") + CMD_KEPT:
         # the export is JSON, the call's arguments JSON text in it: a quote
         # is escaped twice there
         escaped = json.dumps(json.dumps(kept)[1:-1])[1:-1]

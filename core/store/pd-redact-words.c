@@ -64,11 +64,14 @@ part_end (const char *t,
     {
       for (q = p; q < len; )
         {
+          if (_pd_redact_unicode_space_len (t + q, len - q) > 0)
+            break;  /* a no-break space or another of Unicode's: a blank */
           if (is_value_char (t[q]))
             q++;
           else if (t[q] == '\\' && q + 1 < len && !g_ascii_isalnum (t[q + 1])
-                   && strchr ("\n\r\t\"", t[q + 1]) == NULL && t[q + 1] != '\0')
-            q += 2;
+                   && strchr ("\n\r\t\"", t[q + 1]) == NULL && t[q + 1] != '\0'
+                   && _pd_redact_unicode_space_len (t + q + 1, len - q - 1) == 0)
+            q += 2;  /* a character of UTF-8 escaped: its other bytes follow as a value's */
           else
             break;
         }

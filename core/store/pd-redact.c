@@ -24,18 +24,31 @@
 #include "pd-redact-private.h"
 #include "pd-secret-text.h"
 
+/* The patterns run on bytes: a character of UTF-8 is one to four of them,
+ * and a mask must never cut one (a value before a no-break space, C2 A0,
+ * was masked with its C2: the lone A0 left made the stored session, its
+ * export and serve's replies invalid UTF-8; tried as an attacker would).
+ * A byte of 80-FF is a value's unless it starts one of Unicode's spaces
+ * (U+0085, U+00A0, U+1680, U+2000-200A, U+2028, U+2029, U+202F, U+205F,
+ * U+3000), which end a value as a blank does: whole characters either way
+ * (PCRE2's \s on bytes matched the A0 and the 85 alone). */
+#define USPACE \
+  "(?:\\xc2[\\x85\\xa0]|\\xe1\\x9a\\x80|\\xe2\\x80[\\x80-\\x8a\\xa8\\xa9\\xaf]|\\xe2\\x81\\x9f|\\xe3\\x80\\x80)"
+#define HIGH_VALUE_BYTE "(?!" USPACE ")[\\x80-\\xff]"
 /* What a secret value may be made of: never quotes, backslashes, brackets,
  * braces, parentheses, separators or whitespace.  That is what keeps a
  * redacted JSON string or a rendered plan line intact. */
-#define VALUE_CHARS "[^\\s\"'`\\\\\\[\\]{}()<>,;&|]"
+#define VALUE_CHARS "(?:[^\\s\"'`\\\\\\[\\]{}()<>,;&|\\x80-\\xff]|" HIGH_VALUE_BYTE ")"
 /* An escape, as the shell reads one outside single quotes: a backslash and
  * the character after it, taken together (a\ b, a\"b), so a value is masked
- * whole and a JSON escape is never cut in two. */
+ * whole and a JSON escape is never cut in two.  (Of a character of UTF-8
+ * the backslash takes the first byte, the value the others.) */
 #define ESCAPE "\\\\[^\\n\\r]"
 /* Unquoted, only a backslash before a space or a sign other than " is
  * taken: \n, \t, \u0041 and \" are a JSON string's escapes far more often
- * than a value's (ssh h \"mysql -pX\" keeps its quote). */
-#define BARE_ESCAPE "\\\\[^\\n\\rA-Za-z0-9\\t\"]"
+ * than a value's (ssh h \"mysql -pX\" keeps its quote); nor one of
+ * Unicode's spaces, which ends the value. */
+#define BARE_ESCAPE "\\\\(?!" USPACE ")[^\\n\\rA-Za-z0-9\\t\"]"
 /* A quoted value, up to its closing quote: in '…' everything is literal
  * text, backslashes too; in "…" and bash's $'…' an escaped quote does not
  * close it.  Quotes escaped themselves (\"…\" inside a JSON string) hold a
@@ -131,7 +144,7 @@ static const char * const patterns[N_RE] = {
   [RE_USERTOKEN] =
     "[A-Za-z][A-Za-z0-9+.\\-]{0,30}+://(?<v>[A-Za-z0-9_\\-]{20,}+)(?=@)",
   /* A .netrc line: machine HOST login USER password SECRET. */
-  [RE_NETRC] = "(?i:password)[ \\t]++(?<v>[^\\s\"'`]{1,256}+)",
+  [RE_NETRC] = "(?i:password)[ \\t]++(?<v>(?:[^\\s\"'`\\x80-\\xff]|" HIGH_VALUE_BYTE ")++)",
   /* MySQL's (and sshpass's) -pPASSWORD, glued or quoted: -p'a b',
    * -p$'a b', after grouped flags: -vpPASSWORD. */
   [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p=?+" WORD_VALUE,
@@ -360,6 +373,16 @@ redact_span (Redactor *r,
              gsize     start,
              gsize     end)
 {
+  /* A mask starts and ends between characters, never inside one: the
+   * patterns see to it, and this makes sure of it (a bounded value, or a
+   * pattern to come, may end on a byte count), so the text stays valid
+   * UTF-8 if it was. */
+  while (start < end && ((guchar) r->text[start] & 0xc0) == 0x80)
+    start++;
+  while (end > start && end < r->len && ((guchar) r->text[end] & 0xc0) == 0x80)
+    end--;
+  if (start == end)
+    return;
   if (r->out == NULL)
     r->out = g_string_sized_new (r->len);
   g_string_append_len (r->out, r->text + r->copied, start - r->copied);

@@ -71,7 +71,10 @@
  * brace, except inside the quotes of a quoted value and a backslash with
  * the character it escapes (both taken together, never one alone), so text
  * that was valid JSON, or a rendered plan line, stays valid after
- * redaction.  Redacting twice changes nothing more.  The cost is linear in
+ * redaction.  Nor does a mask ever cut a character of UTF-8: Unicode's
+ * spaces (U+00A0, U+2003, U+3000…) end a value as a blank does, any other
+ * character is a value's, so the result is valid UTF-8 when the text is.
+ * Redacting twice changes nothing more.  The cost is linear in
  * the text (tests/bench/bench-redact.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
