@@ -25,7 +25,9 @@ spellings found a third time (single-quoted $, a client quoted for another
 shell, docker and podman login -p, --pass=, pass=, escaped values) and a
 fourth (a client named in quotes, registry logins, curl -uuser:pw, openssl's
 -passin pass:…, values the shell joins of quoted parts), while counts
-(pass=12, --pass=2), nginx's proxy_pass and -pass env:VAR stay as written.
+(pass=12, --pass=2), nginx's proxy_pass and -pass env:VAR stay as written,
+and so does a value holding what the shell runs (curl -u "u:$(…)",
+Authorization: Basic $(…), single quotes inside ssh host "…'$(…)'…").
 
 Prints TAP.
 """
@@ -274,6 +276,9 @@ CMD_SECRETS = {
     "PGPASSWORD=\'\'\'TripleQ20\'\'\' psql app": "TripleQ20",
     'mysql -p"a"bJoin21 shop': "bJoin21",
     "mysql --password='a'\"bJoin22\" shop": "bJoin22",
+    # A value before a no-break space: masked up to it, the text still
+    # UTF-8 (a lone byte of it was left, and reading the database failed).
+    "PGPASSWORD=Nbsp23Pw\u00a0psql app": "Nbsp23Pw",
 }
 
 # What the same commands hold no secret in: kept as written.
@@ -286,6 +291,17 @@ CMD_KEPT = (
     ": openssl enc -pass env:OSSL_PW -in f",
     ": curl -u admin https://h/",
     ": helm registry login --password-stdin registry.example.com",
+    # What the shell runs stays in sight of whoever approves the command,
+    # whatever its quoting (tried as an attacker would; $(true) runs nothing).
+    ': curl -u "deploy:$(true)" https://h/',
+    ": curl -uu:a$(true) https://h/",
+    ': curl -H "Authorization: Basic $(true)" https://h/',
+    ': curl -H "Authorization: Bearer x$(true)" https://h/',
+    ': curl -H "Authorization: Bearer $TOKEN" https://h/',
+    ': ssh host "PGPASSWORD=\'$(true)\' psql"',
+    ': bash -c "mysql -p\'$(true)\' shop"',
+    ': ssh host "PGPASSWORD=\'$(true)\'x psql"',
+    ': bash -c "mysql -p\'x\'\\`true\\` shop"',
 )
 
 
@@ -318,8 +334,12 @@ def case_command_spellings(tap, agent, tmp):
                   "\n".join(l for l in (stored + printed + export.stdout).splitlines() if secret in l))
     for kept in ("docker login -u me -p [REDACTED] registry.example.com", "curl -s -u 'admin:[REDACTED]' https://h/",
                  "openssl pkcs12 -in a.p12 -passin pass:[REDACTED] -nokeys",
-                 "PGPASSWORD=[REDACTED] psql app") + CMD_KEPT:
-        tap.check(kept in export.stdout, f"commands: {kept} is in the export as written", export.stdout)
+                 "PGPASSWORD=[REDACTED] psql app", "PGPASSWORD=[REDACTED]\u00a0psql app") + CMD_KEPT:
+        # the export is JSON, the call's arguments JSON text in it: a quote
+        # is escaped twice there
+        escaped = json.dumps(json.dumps(kept)[1:-1])[1:-1]
+        tap.check(kept in export.stdout or escaped in export.stdout,
+                  f"commands: {kept} is in the export as written", export.stdout)
 
 
 def main():

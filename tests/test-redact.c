@@ -592,12 +592,232 @@ test_json_gaps_and_commands (void)
 
       g_assert_cmpstr (out, ==, commands[i]);
     }
-  /* In single quotes $(…) is text the shell does not run: a secret. */
+  /* In single quotes $(…) is text the shell runs not, at the top level;
+   * but the same quotes inside a command quoted for another shell do not
+   * stop the outer shell's substitution, which the text alone does not
+   * show: kept too (test_commands_in_sight()). */
   {
     g_autofree char *out = redact ("mysql --password='a$(b)c' shop", NULL);
 
-    g_assert_cmpstr (out, ==, "mysql --password='[REDACTED]' shop");
+    g_assert_cmpstr (out, ==, "mysql --password='a$(b)c' shop");
   }
+}
+
+/* Found (tried as an attacker would): curl's user:password, an
+ * Authorization header or a bearer token holding or followed by what the
+ * shell runs was masked with it, so the approver (serve's /api/runs
+ * approval, the window's dialog) saw -u "deploy:[REDACTED]" or
+ * "Basic [REDACTED](…)" and approved a command unseen; so was a value in
+ * single quotes inside a command quoted for another shell
+ * (ssh h "PGPASSWORD='$(…)' psql", where the outer shell runs it).  A value
+ * that holds or is followed by $(…) or a backtick in its word is never
+ * masked, whatever its quoting; a backtick that closes a Markdown code
+ * span (`mysql -pX` in a model's answer) runs nothing: that value goes. */
+static void
+test_commands_in_sight (void)
+{
+  static const char * const kept[] = {
+    "curl -u \"deploy:$(touch /tmp/PWNED)\" https://h",
+    "curl -u 'deploy:$(touch /tmp/PWNED)' https://h",
+    "curl -uu:a$(touch /tmp/PWNED) https://h",
+    "curl --user u:$(touch /tmp/PWNED) https://h",
+    "curl --user=u:x`touch /tmp/PWNED` https://h",
+    "curl -u deploy:`id` https://h; curl -u \"deploy:a`id`\" https://h",
+    "curl -H \"Authorization: Bearer x$(touch /tmp/PWNED)\" https://h",
+    "curl -H \"Authorization: Basic $(printf u:p | base64)\" https://h",
+    "curl -H \"Authorization: Bearer abcdefgh$(touch /tmp/PWNED)\" https://h",
+    "curl -H \"Proxy-Authorization: Basic x`id`\" https://h",
+    "Bearer abcdefgh12345$(touch /tmp/PWNED)",
+    /* a reference: no secret, in any quotes */
+    "curl -H \"Authorization: Bearer $TOKEN\" https://h",
+    "curl -H 'Authorization: Bearer $TOKEN' https://h",
+    "curl -H \"Authorization: Bearer ${API_TOKEN}\" https://h",
+    "curl -u \"ci:$CI_PASSWORD\" https://h",
+    /* a URL's and a .netrc line's password */
+    "mysql mysql://u:x$(touch /tmp/PWNED)@db/shop",
+    "machine h login u password x$(touch /tmp/PWNED)",
+    /* single quotes inside a command quoted for another shell */
+    "ssh host \"PGPASSWORD='$(rm -rf ~)' psql\"",
+    "bash -c \"mysql -p'$(rm -rf ~)' shop\"",
+    "mysql \"-p'$(rm -rf ~)'\" shop",
+    "ssh host \"mysql --password='x$(id)y' shop\"",
+    "sh -c \"sshpass -p '`id`' ssh h\"",
+    "{\"command\": \"ssh h \\\"PGPASSWORD='$(id)' psql\\\"\"}",
+    /* followed by it in the same word */
+    "PGPASSWORD=x${y:-$(touch /tmp/PWNED)} psql",
+    "mysql -pX1`touch /tmp/PWNED` shop",
+    "mysql -p'a''`touch /tmp/PWNED`' shop",
+  };
+  static const RedactCase cases[] = {
+    /* a Markdown code span's closing backtick */
+    { "Run `PGPASSWORD=CodeSpan1 psql`", "Run `PGPASSWORD=[REDACTED] psql`", "CodeSpan1" },
+    { "Use `mysql -pCodeSpan2` now", "Use `mysql -p[REDACTED]` now", "CodeSpan2" },
+    { "set `password=CodeSpan3`.", "set `password=[REDACTED]`.", "CodeSpan3" },
+    { "then `curl -u user:CodeSpan4`", "then `curl -u user:[REDACTED]`", "CodeSpan4" },
+    { "the header `Authorization: Bearer CodeSpan5abc`", "the header `Authorization: Bearer [REDACTED]`",
+      "CodeSpan5" },
+    { "a `x` b `mysql --password='CodeSpan6'`", "a `x` b `mysql --password='[REDACTED]'`", "CodeSpan6" },
+    /* inside a substitution: the command stays in sight, its password goes */
+    { "db=`mysql -pInside7 -e 'select 1'`", "db=`mysql -p[REDACTED] -e 'select 1'`", "Inside7" },
+    /* a command in the next word or the next JSON string is no part */
+    { "curl -u deploy:Next8 $(cat body)", "curl -u deploy:[REDACTED] $(cat body)", "Next8" },
+    { "{\"password\":\"Next9\",\"cmd\":\"$(id)\"}", "{\"password\":\"[REDACTED]\",\"cmd\":\"$(id)\"}", "Next9" },
+    { "curl -H \"Authorization: Bearer Plain10abcdef\" https://h", "curl -H \"Authorization: Bearer [REDACTED]\" https://h",
+      "Plain10" },
+    { "https://u:Url11pw@h/", "https://u:[REDACTED]@h/", "Url11pw" },
+  };
+
+  assert_kept (kept, G_N_ELEMENTS (kept));
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+}
+
+/* Found (tried as an attacker would, again): a value the shell joins of
+ * parts was kept in sight only when $(…) or a backtick stood outside
+ * single quotes, and never when escaped: in a command quoted for another
+ * shell the outer shell runs '$(…)' and the inner one \`…\` and \$(…)
+ * (ssh h "PGPASSWORD='$(id)'x psql", bash -c "mysql -p'x'\`id\`"), and the
+ * word was masked whole, the command with it.  Every spelling stays as
+ * written; a joined word with no command is still masked whole. */
+static void
+test_single_quotes_inside (void)
+{
+  static const char * const kept[] = {
+    "ssh h \"PGPASSWORD='$(touch /tmp/PWNED)'x psql\"",
+    "ssh h \"PGPASSWORD=x'$(touch /tmp/PWNED)' psql\"",
+    "PGPASSWORD='a'\"b\"'$(touch /tmp/PWNED)' psql",
+    "bash -c \"mysql -p'x'\\`touch /tmp/PWNED\\` shop\"",
+    "bash -c \"PGPASSWORD=x\\$(touch /tmp/PWNED) psql\"",
+    "ssh h \"mysql --password='a'\\$(touch /tmp/PWNED) shop\"",
+    "bash -c \"export DB_PASSWORD='a'\\`touch /tmp/PWNED\\`; run\"",
+    "ssh h \"sshpass -p'a'\\$(touch /tmp/PWNED) ssh g\"",
+    "ssh h \"docker login -p'a''$(touch /tmp/PWNED)' reg\"",
+    "{\"command\": \"ssh h \\\"PGPASSWORD='$(id)'x psql\\\"\"}",
+    "{\"command\": \"bash -c \\\"mysql -p'x'\\\\`id\\\\` shop\\\"\"}",
+  };
+  static const RedactCase cases[] = {
+    { "ssh h \"PGPASSWORD='a b'Joined1 psql\"", "ssh h \"PGPASSWORD=[REDACTED] psql\"", "Joined1" },
+    { "bash -c \"mysql -p'x'Joined2 shop\"", "bash -c \"mysql -p[REDACTED] shop\"", "Joined2" },
+    { "mysql -p'a'\"Joined3\" shop", "mysql -p[REDACTED] shop", "Joined3" },
+  };
+
+  assert_kept (kept, G_N_ELEMENTS (kept));
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+}
+
+/* A template with its @V@ replaced by @value. */
+static char *
+fill (const char *template,
+      const char *value)
+{
+  g_auto(GStrv) parts = g_strsplit (template, "@V@", -1);
+
+  return g_strjoinv (value, parts);
+}
+
+/* Redacted text that is valid UTF-8, redacted again: still valid. */
+static void
+assert_valid_after (const char *text)
+{
+  g_autofree char *once = NULL;
+  g_autofree char *twice = NULL;
+
+  g_assert_true (g_utf8_validate (text, -1, NULL));
+  once = redact (text, NULL);
+  if (!g_utf8_validate (once, -1, NULL))
+    g_error ("invalid UTF-8 from \"%s\": \"%s\"", text, once);
+  twice = redact (once, NULL);
+  g_assert_true (g_utf8_validate (twice, -1, NULL));
+}
+
+/* Found (tried as an attacker would): a value followed by a no-break space
+ * (U+00A0, bytes C2 A0) was masked with the C2, and the lone A0 left made
+ * the stored session, its export and serve's replies invalid UTF-8 (the
+ * patterns run on bytes, and PCRE2's \s there took the A0 alone).  A mask
+ * starts and ends between characters; Unicode's spaces end a value whole,
+ * as a blank does; any other character of UTF-8 is a value's, masked with
+ * it.  Every pattern, with such characters right after, before and inside
+ * its value and before it, gives valid UTF-8; so do random mixes. */
+static void
+test_utf8_boundaries (void)
+{
+  static const char * const templates[] = {
+    "password=@V@ next", "export DB_PASSWORD='@V@' x", "mysql --password \"@V@\" x",
+    "PGPASSWORD=$'@V@' x", "{\"password\": \"@V@\"}", "API_KEY: @V@", "--token=@V@",
+    "mysql -p@V@ shop", "mysql -vp'a'@V@ shop", "sshpass -p @V@ ssh h", "redis-cli -a @V@ ping",
+    "docker login -p=@V@ reg", "curl -u user:@V@ h", "curl -u 'user:@V@' h", "curl -uuser:@V@ h",
+    "curl --user \"user:@V@\" h", "Authorization: Basic @V@ x", "Proxy-Authorization: @V@",
+    "Bearer @V@ x", "Bearer abcdefgh12@V@", "https://user:@V@@host/", "mysql://u:p@V@@db/x",
+    "machine h login u password @V@ x", "openssl enc -pass pass:@V@ -in f",
+    "openssl enc -pass 'pass:@V@' -in f", "https://hooks.slack.com/services/T0/B0/@V@ x",
+    "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx@V@", "ghp_0123456789abcdefghijABCDEFGHIJ@V@",
+    "https://abcdefghij0123456789abcd@V@@sentry.io/1", "PGPASSWORD=a\"b c\"@V@ psql",
+    "mysql --password=a\\@V@ shop", "{\"command\": \"mysql -p\\\"@V@\\\" shop\"}",
+  };
+  /* U+00A0, U+2003, é, an emoji, CJK, U+0085, U+3000 */
+  static const char * const chars[] = {
+    "\xc2\xa0", "\xe2\x80\x83", "\xc3\xa9", "\xf0\x9f\x94\x91", "\xe5\xaf\x86\xe7\xa0\x81",
+    "\xc2\x85", "\xe3\x80\x80",
+  };
+  static const char * const fragments[] = {
+    "password=", "PGPASSWORD=", "mysql -p", "sshpass -p ", "curl -u u:", "curl -uu:", "Bearer ",
+    "Authorization: Basic ", "https://u:", "@h/", "machine h login u password ", "pass:",
+    "-passin ", "sk-ant-api03-", "ghp_", "'", "\"", "\\", "\\\"", " ", "\t", "\n", "$(", ")", "`",
+    "$", "=", ":", ",", "abcdefgh12345678", "Secr3t", "x", "[REDACTED]",
+  };
+  static const struct { const char *input, *expected; } exact[] = {
+    { "password=Secr3t\xc2\xa0next", "password=[REDACTED]\xc2\xa0next" },
+    { "password=Secr3t\xe2\x80\x83next", "password=[REDACTED]\xe2\x80\x83next" },
+    { "password=Secr3t\xe3\x80\x80next", "password=[REDACTED]\xe3\x80\x80next" },
+    { "mysql -pSecr3t\xc2\xa0shop", "mysql -p[REDACTED]\xc2\xa0shop" },
+    { "curl -u u:Secr3t\xc2\xa0h", "curl -u u:[REDACTED]\xc2\xa0h" },
+    { "Authorization: Basic Secr3t\xc2\xa0x", "Authorization: Basic [REDACTED]\xc2\xa0x" },
+    { "machine h login u password Secr3t\xc2\xa0x", "machine h login u password [REDACTED]\xc2\xa0x" },
+    /* another character of UTF-8 is a value's: masked with it, whole */
+    { "password=S\xc3\xa9" "c\xe5\xaf\x86\xf0\x9f\x94\x91r3t next", "password=[REDACTED] next" },
+    { "mysql -p\xe5\xaf\x86\xe7\xa0\x81 shop", "mysql -p[REDACTED] shop" },
+    { "curl -u u:p\xc3\xa9w h", "curl -u u:[REDACTED] h" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (exact); i++)
+    {
+      g_autofree char *out = redact (exact[i].input, NULL);
+
+      g_assert_cmpstr (out, ==, exact[i].expected);
+    }
+  for (gsize t = 0; t < G_N_ELEMENTS (templates); t++)
+    for (gsize c = 0; c < G_N_ELEMENTS (chars); c++)
+      {
+        const char *m = chars[c];
+        g_autofree char *after = g_strconcat ("Secr3tValue1", m, "tail", NULL);
+        g_autofree char *before = g_strconcat (m, "Secr3tValue1", NULL);
+        g_autofree char *inside = g_strconcat ("Secr3t", m, "Value1", NULL);
+        g_autofree char *last = g_strconcat ("Secr3tValue1", m, NULL);
+        const char *values[] = { after, before, inside, last };
+
+        for (gsize v = 0; v < G_N_ELEMENTS (values); v++)
+          {
+            g_autofree char *text = fill (templates[t], values[v]);
+            g_autofree char *glued = g_strconcat (m, text, m, NULL);
+
+            assert_valid_after (text);
+            assert_valid_after (glued);
+          }
+      }
+  /* Random mixes (the seed is the test's: --seed repeats a run). */
+  for (guint round = 0; round < 4000; round++)
+    {
+      g_autoptr(GString) text = g_string_new (NULL);
+      guint n = (guint) g_test_rand_int_range (1, 40);
+
+      for (guint k = 0; k < n; k++)
+        {
+          if (g_test_rand_int_range (0, 3) == 0)
+            g_string_append (text, chars[g_test_rand_int_range (0, G_N_ELEMENTS (chars))]);
+          else
+            g_string_append (text, fragments[g_test_rand_int_range (0, G_N_ELEMENTS (fragments))]);
+        }
+      assert_valid_after (text->str);
+    }
 }
 
 /* Redacting the text of a JSON document must leave a JSON document, with the
@@ -848,6 +1068,9 @@ main (int   argc,
   g_test_add_func ("/pd/redact/idempotent", test_idempotent);
   g_test_add_func ("/pd/redact/json-stays-valid", test_json_stays_valid);
   g_test_add_func ("/pd/redact/json-gaps-and-commands", test_json_gaps_and_commands);
+  g_test_add_func ("/pd/redact/commands-in-sight", test_commands_in_sight);
+  g_test_add_func ("/pd/redact/single-quotes-inside", test_single_quotes_inside);
+  g_test_add_func ("/pd/redact/utf8-boundaries", test_utf8_boundaries);
   g_test_add_func ("/pd/redact/node-copy", test_node_copy);
   g_test_add_func ("/pd/redact/node-member-names", test_node_member_names);
   g_test_add_func ("/pd/redact/plan-render-parses", test_plan_render_parses);

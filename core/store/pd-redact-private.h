@@ -31,6 +31,29 @@ _pd_redact_word_in (const char         *word,
   return FALSE;
 }
 
+/* The length of one of Unicode's spaces at @p (U+0085, U+00A0, U+1680,
+ * U+2000-200A, U+2028, U+2029, U+202F, U+205F, U+3000; USPACE of
+ * pd-redact.c), or 0: they end an unquoted value as a blank does, whole,
+ * so a mask never cuts one. */
+static inline gsize
+_pd_redact_unicode_space_len (const char *p,
+                              gsize       avail)
+{
+  const guchar *u = (const guchar *) p;
+
+  if (avail >= 2 && u[0] == 0xc2 && (u[1] == 0x85 || u[1] == 0xa0))
+    return 2;
+  if (avail < 3 || u[0] < 0xe1 || u[0] > 0xe3)
+    return 0;
+  if ((u[0] == 0xe1 && u[1] == 0x9a && u[2] == 0x80)
+      || (u[0] == 0xe2 && u[1] == 0x80 && (u[2] <= 0x8a || u[2] == 0xa8 || u[2] == 0xa9 || u[2] == 0xaf)
+          && u[2] >= 0x80)
+      || (u[0] == 0xe2 && u[1] == 0x81 && u[2] == 0x9f)
+      || (u[0] == 0xe3 && u[1] == 0x80 && u[2] == 0x80))
+    return 3;
+  return 0;
+}
+
 gboolean _pd_redact_name_is_secret (const char *name);
 
 /* The parts of a shell word at @pos ('a'"b"c: 3), its end in *@end. */
@@ -39,7 +62,7 @@ guint    _pd_redact_joined_word            (const char *text,
                                             gsize       pos,
                                             gsize      *end);
 /* Whether a joined word is a reference ($X"y") or holds what the shell
- * runs ($(…) or `…` outside single quotes): no secret to mask. */
+ * runs ($(…) or `…` in any part, quoted or escaped): no secret to mask. */
 gboolean _pd_redact_joined_holds_no_secret (const char *value);
 /* The word as the shell reads it, its quotes and backslashes gone, in
  * place: "mysql", 'mysql', m'ysql' and \"mysql\" are mysql. */

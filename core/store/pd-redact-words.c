@@ -64,11 +64,14 @@ part_end (const char *t,
     {
       for (q = p; q < len; )
         {
+          if (_pd_redact_unicode_space_len (t + q, len - q) > 0)
+            break;  /* a no-break space or another of Unicode's: a blank */
           if (is_value_char (t[q]))
             q++;
           else if (t[q] == '\\' && q + 1 < len && !g_ascii_isalnum (t[q + 1])
-                   && strchr ("\n\r\t\"", t[q + 1]) == NULL && t[q + 1] != '\0')
-            q += 2;
+                   && strchr ("\n\r\t\"", t[q + 1]) == NULL && t[q + 1] != '\0'
+                   && _pd_redact_unicode_space_len (t + q + 1, len - q - 1) == 0)
+            q += 2;  /* a character of UTF-8 escaped: its other bytes follow as a value's */
           else
             break;
         }
@@ -132,6 +135,13 @@ _pd_redact_joined_holds_no_secret (const char *value)
   char quote = 0;
   gboolean first = TRUE;
 
+  /* What the shell runs, in any part, quoted or escaped: single quotes
+   * inside a command quoted for another shell (ssh h "PGPASSWORD='$(…)'x"),
+   * or \` and \$( there (bash -c "…'x'\`id\`"), are run by one of the two
+   * shells, which the text alone does not show (tried as an attacker
+   * would: the word was masked whole, the command with it). */
+  if (strstr (value, "$(") != NULL || strchr (value, '`') != NULL)
+    return TRUE;
   for (const char *p = value; *p != '\0'; p++)
     {
       gboolean runs = quote == 0 || quote == '"' || quote == 'J';
@@ -148,9 +158,6 @@ _pd_redact_joined_holds_no_secret (const char *value)
         p++, first = FALSE;
       else
         {
-          /* What the shell runs: shown to whoever approves the command. */
-          if (runs && ((*p == '$' && p[1] == '(') || *p == '`'))
-            return TRUE;
           /* A reference ($TOKEN"x"), as the first thing in the word. */
           if (first && runs && (*p == '$' || *p == '%'))
             return TRUE;

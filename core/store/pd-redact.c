@@ -24,18 +24,31 @@
 #include "pd-redact-private.h"
 #include "pd-secret-text.h"
 
+/* The patterns run on bytes: a character of UTF-8 is one to four of them,
+ * and a mask must never cut one (a value before a no-break space, C2 A0,
+ * was masked with its C2: the lone A0 left made the stored session, its
+ * export and serve's replies invalid UTF-8; tried as an attacker would).
+ * A byte of 80-FF is a value's unless it starts one of Unicode's spaces
+ * (U+0085, U+00A0, U+1680, U+2000-200A, U+2028, U+2029, U+202F, U+205F,
+ * U+3000), which end a value as a blank does: whole characters either way
+ * (PCRE2's \s on bytes matched the A0 and the 85 alone). */
+#define USPACE \
+  "(?:\\xc2[\\x85\\xa0]|\\xe1\\x9a\\x80|\\xe2\\x80[\\x80-\\x8a\\xa8\\xa9\\xaf]|\\xe2\\x81\\x9f|\\xe3\\x80\\x80)"
+#define HIGH_VALUE_BYTE "(?!" USPACE ")[\\x80-\\xff]"
 /* What a secret value may be made of: never quotes, backslashes, brackets,
  * braces, parentheses, separators or whitespace.  That is what keeps a
  * redacted JSON string or a rendered plan line intact. */
-#define VALUE_CHARS "[^\\s\"'`\\\\\\[\\]{}()<>,;&|]"
+#define VALUE_CHARS "(?:[^\\s\"'`\\\\\\[\\]{}()<>,;&|\\x80-\\xff]|" HIGH_VALUE_BYTE ")"
 /* An escape, as the shell reads one outside single quotes: a backslash and
  * the character after it, taken together (a\ b, a\"b), so a value is masked
- * whole and a JSON escape is never cut in two. */
+ * whole and a JSON escape is never cut in two.  (Of a character of UTF-8
+ * the backslash takes the first byte, the value the others.) */
 #define ESCAPE "\\\\[^\\n\\r]"
 /* Unquoted, only a backslash before a space or a sign other than " is
  * taken: \n, \t, \u0041 and \" are a JSON string's escapes far more often
- * than a value's (ssh h \"mysql -pX\" keeps its quote). */
-#define BARE_ESCAPE "\\\\[^\\n\\rA-Za-z0-9\\t\"]"
+ * than a value's (ssh h \"mysql -pX\" keeps its quote); nor one of
+ * Unicode's spaces, which ends the value. */
+#define BARE_ESCAPE "\\\\(?!" USPACE ")[^\\n\\rA-Za-z0-9\\t\"]"
 /* A quoted value, up to its closing quote: in '…' everything is literal
  * text, backslashes too; in "…" and bash's $'…' an escaped quote does not
  * close it.  Quotes escaped themselves (\"…\" inside a JSON string) hold a
@@ -131,7 +144,7 @@ static const char * const patterns[N_RE] = {
   [RE_USERTOKEN] =
     "[A-Za-z][A-Za-z0-9+.\\-]{0,30}+://(?<v>[A-Za-z0-9_\\-]{20,}+)(?=@)",
   /* A .netrc line: machine HOST login USER password SECRET. */
-  [RE_NETRC] = "(?i:password)[ \\t]++(?<v>[^\\s\"'`]{1,256}+)",
+  [RE_NETRC] = "(?i:password)[ \\t]++(?<v>(?:[^\\s\"'`\\x80-\\xff]|" HIGH_VALUE_BYTE ")++)",
   /* MySQL's (and sshpass's) -pPASSWORD, glued or quoted: -p'a b',
    * -p$'a b', after grouped flags: -vpPASSWORD. */
   [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p=?+" WORD_VALUE,
@@ -190,9 +203,20 @@ get_regex (guint  which,
 /* ---------------------------------------------------------------------- */
 /* Values                                                                 */
 
-/* Values that hold no secret: flags and nothing, and references to one
- * ($TOKEN, ${TOKEN}, %(password)s) — but not in single quotes, where the
- * shell reads $ as the text it is (--password='$ecr3t'). */
+/* What the shell runs and puts in ($(…), `…`): masked, it hid a command
+ * from whoever approves it ("x$(touch …)"; tried as an attacker would).
+ * Whatever its quoting: single quotes inside a command quoted for another
+ * shell (ssh h "PGPASSWORD='$(…)' psql", bash -c "…") do not stop the
+ * outer shell's substitution, which the text alone does not show. */
+static inline gboolean
+value_runs_command (const char *value)
+{
+  return strstr (value, "$(") != NULL || strchr (value, '`') != NULL;
+}
+
+/* Values that hold no secret: flags and nothing, what the shell runs, and
+ * references to one ($TOKEN, ${TOKEN}, %(password)s) — but not in single
+ * quotes, where the shell reads $ as the text it is (--password='$ecr3t'). */
 static gboolean
 value_is_secret (const char *value,
                  gboolean    single_quoted)
@@ -204,10 +228,7 @@ value_is_secret (const char *value,
 
   if ((value[0] == '$' && !single_quoted) || value[0] == '%' || strcmp (value, PD_REDACTED) == 0)
     return FALSE;
-  /* What the shell runs and puts in ($(…), `…`; not in single quotes):
-   * masked, it hid a command from whoever approves it ("x$(touch …)";
-   * tried as an attacker would). */
-  if (!single_quoted && (strstr (value, "$(") != NULL || strchr (value, '`') != NULL))
+  if (value_runs_command (value))
     return FALSE;
   return !_pd_redact_word_in (lower, plain);
 }
@@ -343,6 +364,8 @@ typedef struct
   gsize       copied;   /* text[0, copied) is in out */
   guint       count;
   gboolean    joined;   /* the last match_at() found a joined word */
+  gsize       tick_pos; /* backticks_before() counted the line up to here */
+  guint       ticks;    /* and found this many backticks on it */
 } Redactor;
 
 static void
@@ -350,12 +373,98 @@ redact_span (Redactor *r,
              gsize     start,
              gsize     end)
 {
+  /* A mask starts and ends between characters, never inside one: the
+   * patterns see to it, and this makes sure of it (a bounded value, or a
+   * pattern to come, may end on a byte count), so the text stays valid
+   * UTF-8 if it was. */
+  while (start < end && ((guchar) r->text[start] & 0xc0) == 0x80)
+    start++;
+  while (end > start && end < r->len && ((guchar) r->text[end] & 0xc0) == 0x80)
+    end--;
+  if (start == end)
+    return;
   if (r->out == NULL)
     r->out = g_string_sized_new (r->len);
   g_string_append_len (r->out, r->text + r->copied, start - r->copied);
   g_string_append (r->out, PD_REDACTED);
   r->copied = end;
   r->count++;
+}
+
+/* The backticks on the line of @pos before it.  Counted on from the last
+ * place asked about: the places asked about go forward, but for a step
+ * back inside one shell word (no line break), so the scan stays linear. */
+static guint
+backticks_before (Redactor *r,
+                  gsize     pos)
+{
+  const char *t = r->text;
+
+  if (pos < r->tick_pos && memchr (t + pos, '\n', r->tick_pos - pos) == NULL)
+    for (; r->tick_pos > pos; r->tick_pos--)
+      r->ticks -= t[r->tick_pos - 1] == '`';
+  else if (pos < r->tick_pos)
+    {
+      for (r->tick_pos = pos; r->tick_pos > 0 && t[r->tick_pos - 1] != '\n'; r->tick_pos--)
+        ;
+      r->ticks = 0;
+    }
+  for (; r->tick_pos < pos; r->tick_pos++)
+    {
+      if (t[r->tick_pos] == '\n')
+        r->ticks = 0;
+      else if (t[r->tick_pos] == '`')
+        r->ticks++;
+    }
+  return r->ticks;
+}
+
+/* Whether what the shell runs goes on the value [vs, ve) in its word:
+ * -p"x"$(cat f), x`…`, -p'x'`id`, -p'a''`id`', x${y:-$(id)}, or a value
+ * that ends in the $ of $(…), which a value's characters do not take.
+ * Masked, the value would hide it from whoever approves the command (the
+ * mask ate the $ of "[REDACTED](touch X)"; tried as an attacker would).
+ * The word is read up to a blank or a sign that ends a shell word or a
+ * JSON string's value (, : ] } …), at most 256 bytes.  A backtick there
+ * after an odd number of them on the line closes a Markdown code span
+ * (`mysql -pX` in a model's answer): that value is masked. */
+static gboolean
+command_follows (Redactor *r,
+                 gsize     vs,
+                 gsize     ve)
+{
+  const char *t = r->text;
+
+  if (ve > vs && t[ve - 1] == '$' && ve < r->len && (t[ve] == '(' || t[ve] == '{'))
+    return TRUE;
+  for (gsize e = ve; e < r->len && e - ve < 256; e++)
+    {
+      if (t[e] == '$' && e + 1 < r->len && t[e + 1] == '(')
+        return TRUE;
+      if (t[e] == '`')
+        return backticks_before (r, e) % 2 == 0;
+      if (g_ascii_isspace (t[e]) || strchr (";&|,:<>()[]{}", t[e]) != NULL)
+        return FALSE;
+    }
+  return FALSE;
+}
+
+/* The value [vs, ve) of curl's -u, an Authorization header, a bearer
+ * token, a URL's or a .netrc line's password: masked unless it holds or is followed by what the shell runs, or
+ * is a reference ($TOKEN, ${TOKEN}; not in single quotes, @single_quoted)
+ * — the rule of the name rule's values, but no plain word (yes, none)
+ * is let through: curl -u ci:none is a password. */
+static gboolean
+credential_is_secret (Redactor *r,
+                      gsize     vs,
+                      gsize     ve,
+                      gboolean  single_quoted)
+{
+  g_autofree char *value = g_strndup (r->text + vs, ve - vs);
+
+  if (command_follows (r, vs, ve) || value_runs_command (value))
+    return FALSE;
+  return !(value[0] == '$' && !single_quoted);
 }
 
 /* Whether the value [vs, ve) match_at() found holds a secret: a joined
@@ -366,16 +475,8 @@ found_value_is_secret (Redactor *r,
                        gsize     ve)
 {
   g_autofree char *value = g_strndup (r->text + vs, ve - vs);
-  gsize e = ve;
 
-  /* A value that a command substitution goes on (-p"x"$(cat f), x`…`,
-   * -p'x'`id`): what the shell runs stays in sight. */
-  if (!r->joined && e < r->len && r->text[e] == '\\')
-    e++;
-  if (!r->joined && e < r->len && (r->text[e] == '\'' || r->text[e] == '"'))
-    e++;  /* past a quoted value's closing quote: -p'x'`id` */
-  if (e < r->len && (r->text[e] == '`' || (r->text[e] == '$' && r->text[e + 1] == '(')
-                     || (r->text[e] == '(' && e > vs && r->text[e - 1] == '$')))
+  if (command_follows (r, vs, ve))
     return FALSE;
   if (r->joined)
     return !_pd_redact_joined_holds_no_secret (value);
@@ -619,7 +720,9 @@ try_url (Redactor *r,
       }
   if (at && (match_at (r, RE_USERINFO, start, &vs, &ve) || match_at (r, RE_USERTOKEN, start, &vs, &ve)))
     {
-      redact_span (r, vs, ve);
+      /* mysql://u:x$(id)@h: what the shell runs stays in sight. */
+      if (credential_is_secret (r, vs, ve, FALSE))
+        redact_span (r, vs, ve);
       return ve;
     }
   return i + 3;
@@ -807,13 +910,17 @@ try_at (Redactor *r,
       && (starts_with_ci (p, "authorization") || starts_with_ci (p, "proxy-authorization"))
       && match_at (r, RE_AUTH, i, &vs, &ve))
     {
-      redact_span (r, vs, ve);
+      /* Authorization: Bearer $TOKEN stays as written, single quoted
+       * too (-H '…: Bearer $TOKEN' is a placeholder, no token). */
+      if (credential_is_secret (r, vs, ve, FALSE))
+        redact_span (r, vs, ve);
       return ve;
     }
   if ((*p == 'b' || *p == 'B') && (i == 0 || !(g_ascii_isalnum (p[-1]) || p[-1] == '_'))
       && starts_with_ci (p, "bearer") && match_at (r, RE_BEARER, i, &vs, &ve))
     {
-      redact_span (r, vs, ve);
+      if (credential_is_secret (r, vs, ve, FALSE))
+        redact_span (r, vs, ve);
       return ve;
     }
   if (*p == '-' && word_start && ((p[1] == 'u' && (p[2] == ' ' || p[2] == '\t' || p[2] == '='))
@@ -822,7 +929,9 @@ try_at (Redactor *r,
                                       && (password_options_at (r, i) & PW_GLUED_U) != 0))
       && match_at (r, RE_CURL, i, &vs, &ve))
     {
-      redact_span (r, vs, ve);
+      /* -u 'user:$x' is the text $x: the shell puts nothing in. */
+      if (credential_is_secret (r, vs, ve, ve < r->len && r->text[ve] == '\''))
+        redact_span (r, vs, ve);
       return ve;
     }
   if (*p == '-' && word_start && (n = passphrase_option_len (p)) > 0)
@@ -852,7 +961,8 @@ try_at (Redactor *r,
   if ((*p == 'p' || *p == 'P') && word_start && netrc_password_at (r, i)
       && match_at (r, RE_NETRC, i, &vs, &ve))
     {
-      redact_span (r, vs, ve);
+      if (credential_is_secret (r, vs, ve, FALSE))
+        redact_span (r, vs, ve);
       return ve;
     }
   if (g_ascii_isalpha (*p) && has_name_trigger (p))

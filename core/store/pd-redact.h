@@ -60,13 +60,21 @@
  * shell's folders).  Values that hold no secret stay: true/false/null/none…,
  * references ($TOKEN, ${X}, %(x)s; not in single quotes, where the shell
  * reads '$x' as text), code (a value followed by ( or [), and what the
- * shell runs ($(…), `…`: it stays in sight of whoever approves it).
+ * shell runs: a value that holds $(…) or `…`, or is followed by it in its
+ * word (-p"x"$(cat f)), whatever its quoting, is never masked, nor is
+ * curl's, an Authorization header's, a bearer token's or a URL's password
+ * then (nor a reference there: Bearer $TOKEN), so the command stays in
+ * sight of whoever approves it.  A backtick that closes a Markdown code
+ * span (`mysql -pX`) runs nothing: the value before it goes.
  *
  * Matches never take a line break, nor a quote, backslash, bracket or
  * brace, except inside the quotes of a quoted value and a backslash with
  * the character it escapes (both taken together, never one alone), so text
  * that was valid JSON, or a rendered plan line, stays valid after
- * redaction.  Redacting twice changes nothing more.  The cost is linear in
+ * redaction.  Nor does a mask ever cut a character of UTF-8: Unicode's
+ * spaces (U+00A0, U+2003, U+3000…) end a value as a blank does, any other
+ * character is a value's, so the result is valid UTF-8 when the text is.
+ * Redacting twice changes nothing more.  The cost is linear in
  * the text (tests/bench/bench-redact.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
