@@ -342,6 +342,58 @@ def case_command_spellings(tap, agent, tmp):
                   f"commands: {kept} is in the export as written", export.stdout)
 
 
+# A quote opened in one plan step (tried as an attacker would): the plan's
+# state was redacted as one JSON text, so PGPASSWORD='… took every step up
+# to the next quote, three steps later, and the stored plan kept one step.
+# The value of an unclosed quote is its first word, as in any text.
+PLAN_STEPS = {
+    "Export PGPASSWORD='see vault": "Export PGPASSWORD='[REDACTED] vault",
+    "Connect with pass='see vault": "Connect with pass='[REDACTED] vault",
+    "Log in with mysql -p'see vault": "Log in with mysql -p'[REDACTED] vault",
+    "Send token: 'see vault": "Send token: '[REDACTED] vault",
+}
+PLAN_AFTER = ("Delete the staging database", "Run the migration", "Check it's green")
+
+
+def case_plan_steps(tap, agent, tmp):
+    env = env_for(tmp)
+    for n, (first, masked) in enumerate(PLAN_STEPS.items()):
+        db = os.path.join(tmp, f"plan{n}.db")
+        work = os.path.join(tmp, f"plan{n}")
+        os.mkdir(work)
+        steps = [first] + list(PLAN_AFTER)
+        replay = os.path.join(tmp, f"plan{n}.json")
+        with open(replay, "w") as f:
+            json.dump({"label": "plan", "turns": [
+                {"tool_calls": [{"name": "plan", "arguments": {"verb": "create", "steps": steps}}]},
+                {"content": "done"}]}, f)
+        proc = subprocess.run([agent, "run", "--db", db, "--provider", "replay", "--replay", replay,
+                               "--approve", "auto", "-C", work, "plan it"],
+                              env=env, capture_output=True, text=True, timeout=HANG_BOUND)
+        # The run ends failed (the replay has no turn left for the open
+        # steps' reminder); the plan was made before that.
+        tap.check("plan: create" in proc.stdout + proc.stderr, f"plan {n}: the run made the plan",
+                  f"{proc.stdout}\n{proc.stderr}")
+        with sqlite3.connect(db) as conn:
+            sid = conn.execute("SELECT id FROM sessions").fetchone()[0]
+            texts = [row[0] for row in conn.execute("SELECT state_json FROM plan_versions")]
+        titles = []
+        for text in texts:
+            try:
+                state = json.loads(text)
+            except ValueError as e:
+                tap.check(False, f"plan {n}: the stored plan is JSON", f"{e}\n{text}")
+                continue
+            titles = [step.get("title") for step in state.get("steps", [])]
+        tap.check(len(texts) > 0 and titles == [masked] + list(PLAN_AFTER),
+                  f"plan {n}: the stored plan keeps its 4 steps, the secret masked in its own", "\n".join(texts))
+        status = subprocess.run([agent, "plan", "status", "--db", db, sid], env=env,
+                                capture_output=True, text=True, timeout=HANG_BOUND)
+        tap.check(status.returncode == 0 and all(t in status.stdout for t in (masked,) + PLAN_AFTER)
+                  and "see vault" not in status.stdout,
+                  f"plan {n}: plan status shows the 4 steps", status.stdout + status.stderr)
+
+
 def main():
     agent = os.path.abspath(sys.argv[1])
     tap = Tap()
@@ -350,6 +402,7 @@ def main():
         case_echoed_key(tap, agent, tmp)
         case_database_spellings(tap, agent, tmp)
         case_command_spellings(tap, agent, tmp)
+        case_plan_steps(tap, agent, tmp)
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0
 

@@ -1046,6 +1046,68 @@ test_escaped_in_arguments (void)
   }
 }
 
+/* JSON text redacted a string at a time (tried as an attacker would): a
+ * plan's state redacted as one text let the quote opened in one step's
+ * title ("PGPASSWORD='see vault") take every step up to the next quote,
+ * and the plan was stored with one step.  Numbers, keys and the other
+ * strings stay as they were; text that is no JSON is redacted as text. */
+static void
+test_json_values (void)
+{
+  const char *plan =
+    "{\"version\":3,\"steps\":[{\"id\":\"s1\",\"title\":\"Export PGPASSWORD='see vault\",\"status\":\"pending\"},"
+    "{\"id\":\"s2\",\"title\":\"Delete the staging database\",\"status\":\"pending\"},"
+    "{\"id\":\"s3\",\"title\":\"Check it's green\",\"status\":\"done\",\"n\":-12,\"ok\":true,\"z\":null}]}";
+  g_autofree char *out = NULL;
+  guint n = 99;
+
+  out = pd_redact_json (plan, &n);
+  g_assert_cmpstr (out, ==,
+    "{\"version\":3,\"steps\":[{\"id\":\"s1\",\"title\":\"Export PGPASSWORD='[REDACTED] vault\",\"status\":\"pending\"},"
+    "{\"id\":\"s2\",\"title\":\"Delete the staging database\",\"status\":\"pending\"},"
+    "{\"id\":\"s3\",\"title\":\"Check it's green\",\"status\":\"done\",\"n\":-12,\"ok\":true,\"z\":null}]}");
+  g_assert_cmpuint (n, ==, 1);
+
+  /* An event quoting a call's arguments, themselves JSON in a string; a
+   * secret in a member's name and one under a secret's name: each
+   * counted once. */
+  {
+    g_autofree char *event = pd_redact_json (
+      "{\"type\":\"tool_call\",\"arguments\":\"{\\\"command\\\":\\\"PGPASSWORD=hunter2 psql app\\\"}\","
+      "\"env\":{\"DB_PASSWORD\":\"x\"},\"sk-proj-AbCdEfGhIjKlMnOpQrStUvWx_yz\":1}", &n);
+
+    g_assert_cmpstr (event, ==,
+      "{\"type\":\"tool_call\",\"arguments\":\"{\\\"command\\\":\\\"PGPASSWORD=[REDACTED] psql app\\\"}\","
+      "\"env\":{\"DB_PASSWORD\":\"[REDACTED]\"},\"[REDACTED]\":1}");
+    g_assert_cmpuint (n, ==, 3);
+  }
+
+  /* Nothing to redact: the same document, none counted. */
+  {
+    g_autofree char *same = pd_redact_json ("{\"n\":0,\"list\":[1,2.5,\"a\"]}", &n);
+
+    g_assert_cmpstr (same, ==, "{\"n\":0,\"list\":[1,2.5,\"a\"]}");
+    g_assert_cmpuint (n, ==, 0);
+  }
+
+  /* Not JSON (cut short, plain text, empty): redacted as text. */
+  {
+    const char *texts[][2] = {
+      { "{\"args\":\"Bearer abcdefghijklmnop", "{\"args\":\"Bearer [REDACTED]" },
+      { "password=hunter2 and more", "password=[REDACTED] and more" },
+      { "", "" },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+      {
+        g_autofree char *fallback = pd_redact_json (texts[i][0], &n);
+
+        g_assert_cmpstr (fallback, ==, texts[i][1]);
+        g_assert_cmpuint (n, ==, texts[i][0][0] != '\0' ? 1 : 0);
+      }
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1076,6 +1138,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/plan-render-parses", test_plan_render_parses);
   g_test_add_func ("/pd/redact/registered-secret", test_registered_secret);
   g_test_add_func ("/pd/redact/escaped-in-arguments", test_escaped_in_arguments);
+  g_test_add_func ("/pd/redact/json-values", test_json_values);
 
   return g_test_run ();
 }

@@ -550,13 +550,20 @@ pd_run_controller_get_approval_preview (PdRunController *self,
 }
 
 /* A small markdown rendering with text tags: headings, bullets and code
- * blocks.  The text is inserted as text; nothing is read as markup.  The
- * plan is the model's: every character that could make it read as
- * something else is named first, as the approval dialog and the
- * Overview's cards name them (pd_safe_text_approval(): escapes and other
- * controls as "<U+001B>", bidi controls as "<U+202E>", long padding as
- * "[600 × U+0020]").  A code block's lines read left to right, as a
- * command runs; prose keeps its own direction. */
+ * blocks.  The text is inserted as text; nothing is read as markup.  Only
+ * the markup itself is left out (a heading's "#"s, a bullet's "- ", a
+ * fence's backticks): every other character of the plan is shown, as the
+ * plan is what Approve saves.  A fence's info string is shown as its
+ * block's label line; a "#" that starts no heading ("#5") and a line of
+ * backticks that opens or closes no block (inline code, "```foo" inside a
+ * block) are text.  The rest of a fence's line was left out ("```sh — then
+ * also delete the backups", approved and saved unseen; tried as an
+ * attacker would).  The plan is the model's: every character that could
+ * make it read as something else is named first, as the approval dialog
+ * and the Overview's cards name them (pd_safe_text_approval(): escapes
+ * and other controls as "<U+001B>", bidi controls as "<U+202E>", long
+ * padding as "[600 × U+0020]").  A code block's lines read left to right,
+ * as a command runs; prose keeps its own direction. */
 /* The most of a plan's markdown the review renders, in bytes.  A plan of
  * 10 MB (a model told to write one, or an endpoint's) took 6 s and 340 MB
  * to lay out in the dialog (tried as an attacker would); a plan a person
@@ -583,6 +590,18 @@ plan_shown_length (const char *markdown,
   return cut - markdown;
 }
 
+/* The level of the heading @line starts, as CommonMark has it: one to six
+ * "#"s then a space, a tab or the line's end; 0 for none. */
+static guint
+heading_level (const char *line)
+{
+  guint level = strspn (line, "#");
+
+  if (level == 0 || level > 6)
+    return 0;
+  return line[level] == '\0' || line[level] == ' ' || line[level] == '\t' ? level : 0;
+}
+
 static void
 render_markdown (GtkTextBuffer *buffer,
                  const char    *markdown,
@@ -592,6 +611,7 @@ render_markdown (GtkTextBuffer *buffer,
   g_autofree char *safe = pd_safe_text_approval (prefix);
   g_auto(GStrv) lines = g_strsplit (safe, "\n", -1);
   gboolean in_code = FALSE;
+  gsize fence = 0;
   GtkTextIter end;
 
   gtk_text_buffer_create_tag (buffer, "h1", "weight", PANGO_WEIGHT_BOLD, "scale", 1.4,
@@ -600,6 +620,8 @@ render_markdown (GtkTextBuffer *buffer,
                               "pixels-above-lines", 6, "pixels-below-lines", 4, NULL);
   gtk_text_buffer_create_tag (buffer, "h3", "weight", PANGO_WEIGHT_BOLD, NULL);
   gtk_text_buffer_create_tag (buffer, "code", "family", "monospace", "left-margin", 12, NULL);
+  gtk_text_buffer_create_tag (buffer, "fence", "style", PANGO_STYLE_ITALIC, "left-margin", 12,
+                              NULL);
   gtk_text_buffer_create_tag (buffer, "item", "left-margin", 12, "indent", -12, NULL);
 
   for (guint i = 0; lines[i] != NULL; i++)
@@ -607,26 +629,33 @@ render_markdown (GtkTextBuffer *buffer,
       const char *line = lines[i];
       const char *tag = NULL;
       g_autofree char *shown = NULL;
+      gsize ticks = strspn (line, "`");
+      guint level;
 
       gtk_text_buffer_get_end_iter (buffer, &end);
 
-      if (g_str_has_prefix (line, "```"))
+      if (!in_code && ticks >= 3 && strchr (line + ticks, '`') == NULL)
         {
-          in_code = !in_code;
+          /* An opening fence: what follows its backticks is the label. */
+          in_code = TRUE;
+          fence = ticks;
+          shown = g_strstrip (g_strdup (line + ticks));
+          if (shown[0] == '\0')
+            continue;
+          tag = "fence";
+        }
+      else if (in_code && ticks >= fence && line[ticks + strspn (line + ticks, " \t")] == '\0')
+        {
+          in_code = FALSE;
           continue;
         }
-
-      if (in_code)
+      else if (in_code)
         {
           tag = "code";
           shown = _pd_ltr_lines (line);
         }
-      else if (line[0] == '#')
+      else if ((level = heading_level (line)) > 0)
         {
-          guint level = 0;
-
-          while (line[level] == '#')
-            level++;
           tag = level == 1 ? "h1" : level == 2 ? "h2" : "h3";
           shown = g_strdup (g_strchug ((char *) line + level));
         }

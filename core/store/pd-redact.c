@@ -1220,3 +1220,19 @@ pd_redact_node (JsonNode *node,
     *n_redacted = total;
   return copy;
 }
+
+char *
+pd_redact_json (const char *json,
+                guint      *n_redacted)
+{
+  g_autoptr(JsonNode) parsed = NULL;
+  g_autoptr(JsonNode) redacted = NULL;
+
+  g_return_val_if_fail (json != NULL, NULL);
+
+  /* Not JSON: the text is all there is to redact. */
+  if (!(parsed = pd_json_from_string_bounded (json, NULL)))
+    return pd_redact (json, n_redacted);
+  redacted = pd_redact_node (parsed, n_redacted);
+  return pd_json_to_string (redacted, FALSE);
+}

@@ -93,5 +93,11 @@ char     *pd_redact       (const char *text,
  * kept).  The input is never modified: json-glib copies share containers. */
 JsonNode *pd_redact_node  (JsonNode   *node,
                            guint      *n_redacted);
+/* JSON text redacted as pd_redact_node() does, value by value, and written
+ * again: a quoted value in one string never runs into the next one (tried
+ * as an attacker would: PGPASSWORD='x in one plan step took every step up
+ * to the next quote).  Text that is not JSON is redacted as text. */
+char     *pd_redact_json  (const char *json,
+                           guint      *n_redacted);
 
 G_END_DECLS

@@ -41,7 +41,7 @@ pd_session_store_add_event (PdSessionStore  *self,
       return -1;
     }
   /* Plan events carry counts only, but tool events may quote arguments. */
-  redacted = pd_redact (event_json, NULL);
+  redacted = pd_redact_json (event_json, NULL);
 
   locker = pd_db_locker_new (self->db);
   if (!(stmt = pd_db_prepare (self->db,

@@ -423,9 +423,11 @@ pd_session_store_save_turn (PdSessionStore  *self,
     }
   if (turn->plan != NULL)
     {
-      /* Plan titles and notes are model text like any message. */
+      /* Plan titles and notes are model text like any message, redacted
+       * a string at a time: as one text, a quote opened in one step ran
+       * over the steps after it. */
       g_autofree char *raw = pd_plan_state_to_json (turn->plan);
-      state_json = pd_redact (raw, NULL);
+      state_json = pd_redact_json (raw, NULL);
     }
 
   if (!pd_db_begin (self->db, error))

@@ -12,6 +12,14 @@
  * characters, a code block's command read left to right, and the plan's
  * words all there.  Screenshots at the default size and 360 px with
  * PD_TEST_SCREENSHOT_DIR.
+ *
+ * Found too (tried as an attacker would): the rest of a code fence's line
+ * was never shown.  "```sh — then also delete the backups" was approved
+ * and saved with its words, and the person approving saw none of them; a
+ * "#" not starting a heading ("#5") was dropped, a line of inline code
+ * ("```rm -rf ~/backups```") opened a block and vanished, and a "```foo"
+ * line inside a block closed it and vanished.  Every character of the
+ * plan but the markup itself is shown.
  */
 #define G_LOG_DOMAIN "test-plan-review"
 
@@ -102,6 +110,83 @@ test_hostile_plan (void)
 
   pd_test_reset_settings ();
   g_assert_cmpint (pd_test_run_app (args, check_hostile_plan, fixture, NULL), ==, 0);
+}
+
+/* A plan whose words sit where the markdown is: after a fence's
+ * backticks, after a "#" that starts no heading, in a line of inline code,
+ * and in a code block's line that starts with backticks but closes
+ * nothing. */
+static const char fenced_replay[] =
+  "{\"label\": \"test: fenced plan\", \"turns\": ["
+  " {\"content\": \"Here is my plan.\", \"tool_calls\": [{\"name\": \"exit_plan_mode\", \"arguments\": {\"plan\":"
+  " \"# Tidy up\\n\\n```sh \\u2014 then also delete the backups\\nrm -rf build\\n```\\n\\n"
+  "#5 is the step after that\\n\\n```rm -rf ~/backups``` as well\\n\\n"
+  "````\\n```text and the keys in ~/.ssh\\n````\\n\\n- done\\n\"}}]},"
+  " {\"content\": \"Carrying it out.\"}]}";
+
+static gboolean
+saved_plan_contains (RunFixture *fixture,
+                     const char *words)
+{
+  g_autofree char *plans = g_build_filename (fixture->project, ".plandeck", "plans", NULL);
+  g_autoptr(GDir) dir = g_dir_open (plans, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (plans, name, NULL);
+      g_autofree char *text = NULL;
+
+      g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+      if (strstr (text, words) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+check_fenced_plan (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+  AdwMessageDialog *dialog;
+  g_autofree char *shown = NULL;
+
+  start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "/plan Tidy up");
+  dialog = pd_test_wait_for_dialog ("the plan review");
+  shown = dialog_text (dialog);
+
+  /* The fence's label line: its words, not its backticks. */
+  g_assert_nonnull (strstr (shown, "sh \xe2\x80\x94 then also delete the backups\n"));
+  g_assert_null (strstr (shown, "```sh"));
+  g_assert_nonnull (strstr (shown, "rm -rf build"));
+  /* Markup only where it is markup. */
+  g_assert_nonnull (strstr (shown, "#5 is the step after that"));
+  g_assert_nonnull (strstr (shown, "```rm -rf ~/backups``` as well"));
+  g_assert_nonnull (strstr (shown, "```text and the keys in ~/.ssh"));
+  g_assert_null (strstr (shown, "````"));
+  g_assert_null (strstr (shown, "# Tidy"));
+  g_assert_nonnull (strstr (shown, "\xe2\x80\xa2 done"));
+
+  pd_test_screenshot_sizes (GTK_WINDOW (dialog), "plan-review-fenced");
+
+  /* What was shown is what Approve saves. */
+  respond (dialog, "approve");
+  pd_test_wait_until (run_finished, fixture, "the run to finish");
+  g_assert_cmpint (fixture->status, ==, 0);
+  g_assert_true (saved_plan_contains (fixture, "then also delete the backups"));
+}
+
+static void
+test_fenced_plan (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (fenced_replay);
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_fenced_plan, fixture, NULL), ==, 0);
 }
 
 /* A plan of about 2 MB: 40 000 steps.  "Review the Plan" laid all of it
@@ -205,6 +290,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/plan-review/hostile-plan", test_hostile_plan);
   g_test_add_func ("/pd/ui/plan-review/huge-plan", test_huge_plan);
+  g_test_add_func ("/pd/ui/plan-review/fenced-plan", test_fenced_plan);
 
   status = g_test_run ();
   pd_test_runs_finish (config_home);
