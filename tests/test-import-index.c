@@ -1083,6 +1083,83 @@ test_special_files (Fixture       *f,
   }
 }
 
+/* An OpenCode storage tree in a watched folder whose session's message
+ * folder, a message's part folder and a project folder are links to a
+ * tree outside holding a secret, and a second store whose storage folder
+ * is one (tried as an attacker would): the index imports nothing of the
+ * outside, and names each link once, as "a symbolic link (not followed)". */
+static void
+test_opencode_links (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *outside = pd_import_test_tmpdir ();
+  g_autofree char *storage = g_build_filename (f->dir, "oc", "storage", NULL);
+  g_autofree char *other_top = g_build_filename (f->dir, "oc2", NULL);
+  g_autofree char *other = g_build_filename (other_top, "storage", NULL);
+  g_autofree char *outside_storage = g_build_filename (outside, "storage", NULL);
+  g_autofree char *outside_msgs = g_build_filename (outside, "msgs", NULL);
+  g_autofree char *outside_parts = g_build_filename (outside, "parts", NULL);
+  g_autofree char *outside_proj = g_build_filename (outside, "proj", NULL);
+  g_autofree char *link_msgs = g_build_filename (storage, "message", "ses_a", NULL);
+  g_autofree char *link_parts = g_build_filename (storage, "part", "msg_b", NULL);
+  g_autofree char *link_proj = g_build_filename (storage, "session", "evil", NULL);
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) skipped = NULL;
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  PdImportIndexStats stats = { 0 };
+  const char *secret_part = "{\"type\":\"tool\",\"tool\":\"todowrite\",\"callID\":\"c\",\"state\":{\"status\":\"completed\","
+                            "\"input\":{\"todos\":[{\"content\":\"SECRET step\",\"status\":\"pending\",\"id\":\"1\"}]},"
+                            "\"time\":{\"start\":1767225601000,\"end\":1767225601000}}}";
+  struct { const char *root; const char *rel; const char *text; } files[] = {
+    { storage, "session/p/ses_a.json", "{\"id\":\"ses_a\",\"title\":\"A\",\"time\":{\"created\":1767225600000}}" },
+    { storage, "session/p/ses_b.json", "{\"id\":\"ses_b\",\"title\":\"B\",\"time\":{\"created\":1767225600000}}" },
+    { storage, "message/ses_b/msg_b.json", "{\"id\":\"msg_b\",\"sessionID\":\"ses_b\",\"role\":\"user\"}" },
+    { storage, "part/msg_s/prt_1.json", secret_part },
+    { outside, "msgs/msg_s.json", "{\"id\":\"msg_s\",\"sessionID\":\"ses_a\",\"role\":\"user\"}" },
+    { outside, "parts/prt_2.json", secret_part },
+    { outside, "proj/ses_secret.json", "{\"id\":\"ses_secret\",\"title\":\"SECRET\",\"time\":{\"created\":1767225600000}}" },
+    { outside, "storage/session/q/ses_far.json", "{\"id\":\"ses_far\",\"title\":\"SECRET\",\"time\":{\"created\":1767225600000}}" },
+    { outside, "storage/message/ses_far/msg_f.json", "{\"id\":\"msg_f\",\"sessionID\":\"ses_far\",\"role\":\"user\"}" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *path = g_build_filename (files[i].root, files[i].rel, NULL);
+      g_autofree char *parent = g_path_get_dirname (path);
+
+      g_assert_cmpint (g_mkdir_with_parents (parent, 0700), ==, 0);
+      g_assert_true (g_file_set_contents (path, files[i].text, -1, NULL));
+    }
+  g_assert_cmpint (symlink (outside_msgs, link_msgs), ==, 0);
+  g_assert_cmpint (symlink (outside_parts, link_parts), ==, 0);
+  g_assert_cmpint (symlink (outside_proj, link_proj), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (other_top, 0700), ==, 0);
+  g_assert_cmpint (symlink (outside_storage, other), ==, 0);
+
+  run_dir (f, index, &stats);
+  list = pd_session_store_list (f->store, NULL, FALSE, 0, 10, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 2);
+  for (guint i = 0; i < list->len; i++)
+    {
+      PdSessionInfo *info = g_ptr_array_index (list, i);
+
+      g_assert_true (g_strcmp0 (info->id, "ses_a") != 0 || info->plan_total == 0);
+      g_assert_true (g_strcmp0 (info->id, "ses_b") != 0 || info->plan_total == 0);
+      g_assert_cmpstr (info->task, !=, "SECRET");
+      g_assert_cmpstr (info->name, !=, "SECRET");
+    }
+  skipped = pd_import_index_get_skipped (index);
+  g_assert_cmpstr (reason_of (skipped, link_msgs), ==, "a symbolic link (not followed)");
+  g_assert_cmpstr (reason_of (skipped, link_parts), ==, "a symbolic link (not followed)");
+  g_assert_cmpstr (reason_of (skipped, link_proj), ==, "a symbolic link (not followed)");
+  g_assert_cmpstr (reason_of (skipped, other), ==, "a symbolic link (not followed)");
+  g_assert_cmpuint (skipped->len, ==, 4);
+
+  pd_test_remove_tree (outside);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1101,6 +1178,7 @@ main (int    argc,
   ADD ("/pd/import-index/rows-linked", test_rows_linked);
   ADD ("/pd/import-index/damaged", test_damaged);
   ADD ("/pd/import-index/special-files", test_special_files);
+  ADD ("/pd/import-index/opencode-links", test_opencode_links);
   ADD ("/pd/import-index/async-scanner", test_async_scanner);
   ADD ("/pd/import-index/watcher", test_watcher);
   ADD ("/pd/import-index/watcher-change-while-disposed", test_watcher_change_while_disposed);

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <sqlite3.h>
@@ -447,6 +448,229 @@ test_huge_times (void)
   g_assert_cmpuint (pd_imported_session_get_stats (session)->applied_updates, ==, 4);
 }
 
+/* Writes @text at @root/@rel, its folders made. */
+static char *
+write_at (const char *root,
+          const char *rel,
+          const char *text)
+{
+  char *path = g_build_filename (root, rel, NULL);
+  g_autofree char *parent = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (parent, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  return path;
+}
+
+/* Makes @root/@rel a symbolic link to @target, its folders made. */
+static char *
+link_at (const char *root,
+         const char *rel,
+         const char *target)
+{
+  char *path = g_build_filename (root, rel, NULL);
+  g_autofree char *parent = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (parent, 0700), ==, 0);
+  g_assert_cmpint (symlink (target, path), ==, 0);
+  return path;
+}
+
+static const char *
+reason_of (GPtrArray  *skipped,
+           const char *path)
+{
+  for (guint i = 0; i < skipped->len; i++)
+    {
+      const PdImportSkip *skip = g_ptr_array_index (skipped, i);
+
+      if (g_strcmp0 (skip->path, path) == 0)
+        return skip->reason;
+    }
+  return NULL;
+}
+
+#define SESSION(id) "{\"id\":\"" id "\",\"title\":\"Title of " id "\",\"directory\":\"/w\",\"time\":{\"created\":1767225600000}}"
+#define MESSAGE(id, session) "{\"id\":\"" id "\",\"sessionID\":\"" session "\",\"role\":\"user\",\"time\":{\"created\":1767225600000}}"
+#define TODO(what) PART ("completed", "1767225601000", "[{\"content\":\"" what "\",\"status\":\"pending\",\"priority\":\"high\",\"id\":\"1\"}]")
+
+/* A storage tree whose folders and files are made links to a tree outside
+ * it that holds a secret (tried as an attacker would: another user's tree,
+ * or ~/.ssh, linked into a store the import reads).  Nothing of the
+ * outside is read, by the whole-tree read, by a session read alone (the
+ * index's reader, and its pages) or by the scanner; each link is named
+ * once as "a symbolic link (not followed)".  An honest session beside them
+ * is read as ever. */
+static void
+test_links_out (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *outside = g_build_filename (dir, "outside", NULL);
+  g_autofree char *storage = g_build_filename (dir, "store", "storage", NULL);
+  g_autofree char *outside_proj = g_build_filename (outside, "proj", NULL);
+  g_autofree char *outside_msgs = g_build_filename (outside, "msgs", NULL);
+  g_autofree char *outside_parts = g_build_filename (outside, "parts", NULL);
+  g_autofree char *outside_message = g_build_filename (outside_msgs, "msg_s.json", NULL);
+  g_autofree char *store = g_build_filename (dir, "store", NULL);
+  g_autofree char *outside_part = NULL, *outside_session = NULL;
+  g_autofree char *link_project = NULL, *link_message_dir = NULL, *link_part_dir = NULL;
+  g_autofree char *link_part_file = NULL, *link_session_file = NULL, *link_message_file = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+  g_autoptr(GPtrArray) skipped = pd_import_skips_new ();
+  g_autoptr(GError) error = NULL;
+  const char * const ids[] = { "ses_a", "ses_b", "ses_c" };
+
+  /* The outside: a project of sessions, messages, parts, all secret. */
+  g_free (write_at (outside_proj, "ses_secret.json", SESSION ("ses_secret")));
+  g_free (write_at (outside_msgs, "msg_s.json", MESSAGE ("msg_s", "ses_a")));
+  g_free (write_at (outside_parts, "prt_s.json", TODO ("SECRET from a linked part folder")));
+  outside_part = write_at (outside, "part.json", TODO ("SECRET from a linked part file"));
+  outside_session = write_at (outside, "session.json", SESSION ("ses_secret_file"));
+
+  /* The honest session: read as ever. */
+  g_free (write_at (storage, "session/p/ses_d.json", SESSION ("ses_d")));
+  g_free (write_at (storage, "message/ses_d/msg_d.json", MESSAGE ("msg_d", "ses_d")));
+  g_free (write_at (storage, "part/msg_d/prt_d.json", TODO ("Honest step")));
+
+  /* session/<project> a link. */
+  link_project = link_at (storage, "session/evil", outside_proj);
+  /* message/<session> a link: its message's parts are in the tree. */
+  g_free (write_at (storage, "session/p/ses_a.json", SESSION ("ses_a")));
+  link_message_dir = link_at (storage, "message/ses_a", outside_msgs);
+  g_free (write_at (storage, "part/msg_s/prt_1.json", TODO ("SECRET through a linked message folder")));
+  /* part/<message> a link. */
+  g_free (write_at (storage, "session/p/ses_b.json", SESSION ("ses_b")));
+  g_free (write_at (storage, "message/ses_b/msg_b.json", MESSAGE ("msg_b", "ses_b")));
+  link_part_dir = link_at (storage, "part/msg_b", outside_parts);
+  /* A part file a link. */
+  g_free (write_at (storage, "session/p/ses_c.json", SESSION ("ses_c")));
+  g_free (write_at (storage, "message/ses_c/msg_c.json", MESSAGE ("msg_c", "ses_c")));
+  link_part_file = link_at (storage, "part/msg_c/prt_c.json", outside_part);
+  /* A session file a link. */
+  link_session_file = link_at (storage, "session/p/ses_f.json", outside_session);
+  /* A message file a link: not read (its parts, in the tree, are; the
+   * pages show no message of it). */
+  g_free (write_at (storage, "session/p/ses_e.json", SESSION ("ses_e")));
+  link_message_file = link_at (storage, "message/ses_e/msg_e.json", outside_message);
+  g_free (write_at (storage, "part/msg_e/prt_e.json", TODO ("A step of the tree")));
+
+  sessions = _pd_opencode_read_storage_full (storage, skipped, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sessions->len, ==, 5);
+  g_assert_null (find_session (sessions, "ses_secret"));
+  g_assert_null (find_session (sessions, "ses_secret_file"));
+  pd_import_test_assert_list (find_session (sessions, "ses_d"), "Honest step:pending");
+  pd_import_test_assert_list (find_session (sessions, "ses_e"), "A step of the tree:pending");
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      PdImportedSession *session = find_session (sessions, ids[i]);
+
+      g_assert_nonnull (session);
+      g_assert_cmpuint (pd_checklist_get_n_agent_items (pd_imported_session_get_checklist (session)), ==, 0);
+    }
+  g_assert_cmpstr (reason_of (skipped, link_project), ==, "a symbolic link (not followed)");
+  g_assert_cmpstr (reason_of (skipped, link_message_dir), ==, "a symbolic link (not followed)");
+  g_assert_cmpstr (reason_of (skipped, link_part_dir), ==, "a symbolic link (not followed)");
+  g_assert_cmpstr (reason_of (skipped, link_part_file), ==, "a symbolic link (not followed)");
+  g_assert_cmpstr (reason_of (skipped, link_session_file), ==, "a symbolic link (not followed)");
+  g_assert_cmpuint (skipped->len, ==, 5);
+  g_clear_pointer (&sessions, g_ptr_array_unref);
+
+  /* Read alone (the index's reader), pages and all: nothing of outside. */
+  for (guint i = 0; i <= G_N_ELEMENTS (ids); i++)
+    {
+      const char *id = i < G_N_ELEMENTS (ids) ? ids[i] : "ses_e";
+      g_autoptr(PdTranscriptReader) reader = pd_transcript_reader_new_for_format ("opencode-storage", storage, id,
+                                                                                  &error);
+      g_autoptr(PdTranscriptPages) pages = NULL;
+      g_autoptr(JsonArray) messages = NULL;
+      g_autoptr(JsonNode) node = json_node_new (JSON_NODE_ARRAY);
+      g_autofree char *text = NULL;
+
+      g_assert_no_error (error);
+      pages = pd_transcript_reader_read_pages (reader, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (pd_checklist_get_n_agent_items (pd_imported_session_get_checklist (
+                          pd_transcript_reader_get_session (reader))), ==, i < G_N_ELEMENTS (ids) ? 0 : 1);
+      messages = pd_transcript_pages_dup_messages (pages);
+      json_node_set_array (node, messages);
+      text = json_to_string (node, FALSE);
+      g_assert_null (strstr (text, "SECRET"));
+      g_assert_cmpuint (json_array_get_length (messages), ==, 0);
+    }
+  assert_not_there ("opencode-storage", storage, "ses_secret");
+  assert_not_there ("opencode-storage", storage, "ses_secret_file");
+
+  /* The scanner: the same. */
+  g_clear_pointer (&skipped, g_ptr_array_unref);
+  skipped = pd_import_skips_new ();
+  sessions = pd_import_read_path_full (store, skipped, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sessions->len, ==, 5);
+  g_assert_null (find_session (sessions, "ses_secret"));
+  g_assert_null (find_session (sessions, "ses_secret_file"));
+  for (guint i = 0; i < sessions->len; i++)
+    {
+      PdChecklist *list = pd_imported_session_get_checklist (g_ptr_array_index (sessions, i));
+
+      for (guint j = 0; j < pd_checklist_get_n_agent_items (list); j++)
+        g_assert_null (strstr (pd_checklist_get_agent_item (list, j)->text, "SECRET"));
+    }
+  g_assert_cmpstr (reason_of (skipped, link_message_dir), ==, "a symbolic link (not followed)");
+  g_assert_cmpstr (reason_of (skipped, link_part_dir), ==, "a symbolic link (not followed)");
+
+  pd_test_remove_tree (dir);
+}
+
+/* opencode.db a link to a database elsewhere, and the scanner's storage
+ * folder one (tried as an attacker would): neither is opened through the
+ * link, and each says why. */
+static void
+test_database_link (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *secret = g_build_filename (dir, "secret.db", NULL);
+  g_autofree char *store = g_build_filename (dir, "store", NULL);
+  g_autofree char *path = g_build_filename (store, "opencode.db", NULL);
+  g_autoptr(PdTranscriptReader) reader = NULL;
+  g_autoptr(GPtrArray) sessions = NULL;
+  g_autoptr(GPtrArray) skipped = pd_import_skips_new ();
+  g_autoptr(GError) error = NULL;
+  sqlite3 *db;
+
+  g_assert_cmpint (sqlite3_open (secret, &db), ==, SQLITE_OK);
+  exec_sql (db, "CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT, directory TEXT, title TEXT,"
+                " version TEXT, time_created INTEGER, time_updated INTEGER);"
+                "INSERT INTO session VALUES ('ses_secret', 'p', NULL, '/w', 'SECRET', '1.2', 1767225600000, 1767225600000);");
+  sqlite3_close (db);
+  /* It can be read where it is. */
+  sessions = pd_opencode_read_database (secret, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sessions->len, ==, 1);
+  g_clear_pointer (&sessions, g_ptr_array_unref);
+
+  g_assert_cmpint (g_mkdir_with_parents (store, 0700), ==, 0);
+  g_assert_cmpint (symlink (secret, path), ==, 0);
+  sessions = pd_opencode_read_database (path, NULL, &error);
+  g_assert_null (sessions);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "a symbolic link (not followed)"));
+  g_clear_error (&error);
+
+  reader = pd_transcript_reader_new_for_format ("opencode-db", path, "ses_secret", &error);
+  g_assert_no_error (error);
+  g_assert_false (pd_transcript_reader_update (reader, NULL, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+
+  sessions = pd_import_read_path_full (store, skipped, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sessions->len, ==, 0);
+  g_assert_cmpstr (reason_of (skipped, path), ==, "a symbolic link (not followed)");
+
+  pd_test_remove_tree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -462,6 +686,8 @@ main (int   argc,
   g_test_add_func ("/pd/import-opencode/huge-times", test_huge_times);
   g_test_add_func ("/pd/import-opencode/bounds", test_bounds);
   g_test_add_func ("/pd/import-opencode/unknown-format", test_unknown_format);
+  g_test_add_func ("/pd/import-opencode/links-out", test_links_out);
+  g_test_add_func ("/pd/import-opencode/database-link", test_database_link);
 
   return g_test_run ();
 }

@@ -20,6 +20,7 @@
 #include "pd-import-skip.h"
 #include "pd-jsonl-reader.h"
 #include "pd-opencode-reader.h"
+#include "pd-opencode-reader-private.h"
 #include "pd-redact.h"
 #include "pd-transcript-reader.h"
 
@@ -595,7 +596,7 @@ read_opencode_unit (PdSessionStore      *store,
   if (unit->kind == PD_IMPORT_UNIT_OPENCODE_DB)
     sessions = pd_opencode_read_database (unit->path, cancellable, &local);
   else
-    sessions = pd_opencode_read_storage (unit->path, cancellable, &local);
+    sessions = _pd_opencode_read_storage_full (unit->path, skipped, cancellable, &local);
   if (sessions == NULL)
     {
       if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))

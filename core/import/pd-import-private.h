@@ -260,6 +260,19 @@ gboolean       _pd_import_read_file            (const char  *path,
                                                 gsize       *length,
                                                 GError     **error);
 gboolean       _pd_import_is_opencode_storage  (const char  *dir);
+gboolean       _pd_import_is_storage_link      (const char  *storage,
+                                                GPtrArray   *skipped);
+GPtrArray     *_pd_import_list_beneath         (const char  *root,
+                                                const char  *rel,
+                                                const char  *suffix,
+                                                GPtrArray   *skipped,
+                                                GError     **error);
+gboolean       _pd_import_read_file_beneath    (const char  *root,
+                                                const char  *rel,
+                                                gsize        max_size,
+                                                char       **contents,
+                                                gsize       *length,
+                                                GError     **error);
 gboolean       _pd_import_is_opencode_db_name  (const char  *name);
 char          *_pd_import_safe_head            (const char  *raw,
                                                 gsize        max,

@@ -21,6 +21,7 @@
 #include "pd-import-skip.h"
 #include "pd-jsonl-reader.h"
 #include "pd-opencode-reader.h"
+#include "pd-opencode-reader-private.h"
 #include "pd-task-util.h"
 #include "pd-transcript-reader.h"
 
@@ -600,9 +601,11 @@ read_dir (const char    *dir,
     return TRUE;
 
   /* OpenCode's own layouts. */
-  if (_pd_import_is_opencode_storage (dir) || _pd_import_is_opencode_storage (storage))
+  if (_pd_import_is_opencode_storage (dir)
+      || (!_pd_import_is_storage_link (storage, skipped) && _pd_import_is_opencode_storage (storage)))
     {
-      GPtrArray *found = pd_opencode_read_storage (_pd_import_is_opencode_storage (dir) ? dir : storage, cancellable, error);
+      GPtrArray *found = _pd_opencode_read_storage_full (_pd_import_is_opencode_storage (dir) ? dir : storage, skipped,
+                                                         cancellable, error);
       if (found == NULL)
         return FALSE;
       g_ptr_array_extend_and_steal (sessions, found);

@@ -276,6 +276,8 @@ discover_dir (const char         *dir,
 
   if (is_storage)
     add_unit (units, unit_new_storage (dir));
+  else if (_pd_import_is_storage_link (storage, skipped))
+    ;
   else if (_pd_import_is_opencode_storage (storage))
     add_unit (units, unit_new_storage (storage));
 

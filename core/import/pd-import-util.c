@@ -7,7 +7,9 @@
 
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -16,6 +18,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-import-private.h"
+#include "pd-import-skip.h"
 #include "pd-jsonl-reader.h"
 #include "pd-transcript-pages-private.h"
 
@@ -958,23 +961,21 @@ _pd_import_is_sqlite (const char *path)
   return n == sizeof header && memcmp (header, "SQLite format 3", 16) == 0;
 }
 
-gboolean
-_pd_import_read_file (const char  *path,
-                      gsize        max_size,
-                      char       **contents,
-                      gsize       *length,
-                      GError     **error)
+/* What _pd_import_read_file() reads from @fd (open, a regular file), which
+ * it closes. */
+static gboolean
+read_open_file (int          fd,
+                const char  *path,
+                gsize        max_size,
+                char       **contents,
+                gsize       *length,
+                GError     **error)
 {
   g_autofree char *data = NULL;
   gsize size = 0;
   gsize room;
   struct stat st;
-  int fd = _pd_jsonl_open (path, error);
 
-  *contents = NULL;
-  *length = 0;
-  if (fd < 0)
-    return FALSE;
   if (fstat (fd, &st) != 0)
     st.st_size = 0;
   if ((guint64) st.st_size > max_size)
@@ -1027,6 +1028,172 @@ _pd_import_read_file (const char  *path,
   data[size] = '\0';
   *length = size;
   *contents = g_steal_pointer (&data);
+  return TRUE;
+}
+
+gboolean
+_pd_import_read_file (const char  *path,
+                      gsize        max_size,
+                      char       **contents,
+                      gsize       *length,
+                      GError     **error)
+{
+  int fd = _pd_jsonl_open (path, error);
+
+  *contents = NULL;
+  *length = 0;
+  if (fd < 0)
+    return FALSE;
+  return read_open_file (fd, path, max_size, contents, length, error);
+}
+
+/* @root/@rel opened with @flags (O_DIRECTORY for a folder): only @root is
+ * reached through its path; each name of @rel below it is opened from the
+ * folder above (openat) without following a symbolic link (O_NOFOLLOW),
+ * and never as "." or "..", so no part of a store made a link to elsewhere
+ * (tried as an attacker would) is read, even when it is swapped for one
+ * after a walk looked at it.  -1 with errno set when it cannot be opened;
+ * then *@link (nullable) is the path of the name that is a link, if one is. */
+static int
+open_beneath (const char  *root,
+              const char  *rel,
+              int          flags,
+              char       **link)
+{
+  g_auto(GStrv) parts = g_strsplit (rel ? rel : "", "/", -1);
+  int fd = g_open (root, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK, 0);
+  guint last = 0;
+
+  if (link != NULL)
+    *link = NULL;
+  for (guint i = 0; parts[i]; i++)
+    if (*parts[i] != '\0')
+      last = i;
+  for (guint i = 0; fd >= 0 && parts[i]; i++)
+    {
+      struct stat st;
+      int next;
+      int saved;
+
+      if (*parts[i] == '\0')
+        continue;
+      if (strcmp (parts[i], ".") == 0 || strcmp (parts[i], "..") == 0)
+        next = -1, errno = EINVAL;
+      else
+        next = openat (fd, parts[i], O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY
+                                     | (i == last ? flags : O_DIRECTORY));
+      saved = errno;
+      if (next < 0 && link != NULL && fstatat (fd, parts[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK (st.st_mode))
+        {
+          GString *path = g_string_new (root);
+
+          for (guint j = 0; j <= i; j++)
+            if (*parts[j] != '\0')
+              g_string_append_printf (path, "%s%s", g_str_has_suffix (path->str, "/") ? "" : "/", parts[j]);
+          *link = g_string_free (path, FALSE);
+          saved = ELOOP;
+        }
+      close (fd);
+      fd = next;
+      errno = saved;
+    }
+  return fd;
+}
+
+/* The names in @root/@rel that end in @suffix (all when NULL), sorted;
+ * NULL with @error when a folder cannot be opened.  No folder below @root
+ * is reached through a link (open_beneath()): when one of @rel is a link
+ * it is in @skipped (nullable) as "a symbolic link (not followed)", as the
+ * folder walks say, and no names come. */
+GPtrArray *
+_pd_import_list_beneath (const char  *root,
+                         const char  *rel,
+                         const char  *suffix,
+                         GPtrArray   *skipped,
+                         GError     **error)
+{
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *link = NULL;
+  int fd = open_beneath (root, rel, O_DIRECTORY, &link);
+  struct dirent *dirent;
+  DIR *handle;
+
+  if (fd < 0 && link != NULL)
+    {
+      _pd_import_skip_add (skipped, link, "a symbolic link (not followed)");
+      return g_steal_pointer (&names);
+    }
+  if (fd < 0 || !(handle = fdopendir (fd)))
+    {
+      int saved = errno;
+
+      if (fd >= 0)
+        close (fd);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Error opening directory “%s%s%s”: %s",
+                   root, rel && *rel ? "/" : "", rel ? rel : "", g_strerror (saved));
+      return NULL;
+    }
+  while ((dirent = readdir (handle)))
+    if (strcmp (dirent->d_name, ".") != 0 && strcmp (dirent->d_name, "..") != 0
+        && (suffix == NULL || g_str_has_suffix (dirent->d_name, suffix)))
+      g_ptr_array_add (names, g_strdup (dirent->d_name));
+  closedir (handle);
+  _pd_import_sort_names (names);
+  return g_steal_pointer (&names);
+}
+
+/* _pd_import_read_file() of @root/@rel, reached as _pd_import_list_beneath()
+ * reaches a folder: no name below @root through a link. */
+gboolean
+_pd_import_read_file_beneath (const char  *root,
+                              const char  *rel,
+                              gsize        max_size,
+                              char       **contents,
+                              gsize       *length,
+                              GError     **error)
+{
+  g_autofree char *path = g_build_filename (root, rel, NULL);
+  g_autofree char *link = NULL;
+  int fd = open_beneath (root, rel, 0, &link);
+  struct stat st;
+
+  *contents = NULL;
+  *length = 0;
+  if (fd < 0)
+    {
+      int saved = errno;
+
+      if (link != NULL)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE, "%s: a symbolic link (not followed)", link);
+      else
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: cannot be opened: %s", path,
+                     g_strerror (saved));
+      return FALSE;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE, "%s: not a regular file (%s)", path,
+                   _pd_file_kind (st.st_mode));
+      close (fd);
+      return FALSE;
+    }
+  /* As _pd_jsonl_open() leaves it: reads of a regular file never wait. */
+  fcntl (fd, F_SETFL, 0);
+  return read_open_file (fd, path, max_size, contents, length, error);
+}
+
+/* Whether @storage (a folder's "storage", where OpenCode keeps its tree)
+ * is a symbolic link: then it is not read, and is named in @skipped (tried
+ * as an attacker would: a store's storage made a link to elsewhere). */
+gboolean
+_pd_import_is_storage_link (const char *storage,
+                            GPtrArray  *skipped)
+{
+  struct stat st;
+
+  if (lstat (storage, &st) != 0 || !S_ISLNK (st.st_mode))
+    return FALSE;
+  _pd_import_skip_add (skipped, storage, "a symbolic link (not followed)");
   return TRUE;
 }
 

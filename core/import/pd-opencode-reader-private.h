@@ -4,7 +4,7 @@
  */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 #include "pd-imported-session.h"
 
@@ -14,6 +14,11 @@ void _pd_opencode_replay_part_data (PdImportedSession  *session,
                                     const char * const *data,
                                     const gsize        *lengths,
                                     guint               n);
+
+GPtrArray *_pd_opencode_read_storage_full (const char    *dir,
+                                           GPtrArray     *skipped,
+                                           GCancellable  *cancellable,
+                                           GError       **error);
 
 /* Tests only: the bounds on rows read per table and on SQLite VM steps. */
 void _pd_opencode_set_limits (guint64 max_rows,

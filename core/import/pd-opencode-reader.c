@@ -7,6 +7,7 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <sqlite3.h>
 
 #include "pd-import-private.h"
+#include "pd-import-skip.h"
 #include "pd-json.h"
 #include "pd-opencode-reader.h"
 #include "pd-opencode-reader-private.h"
@@ -194,19 +196,32 @@ _pd_opencode_replay_part_data (PdImportedSession  *session,
 /* ---------------------------------------------------------------------- */
 /* The JSON tree                                                          */
 
+/* @root/@rel, a file of the tree.  @skipped (nullable): where a file or
+ * folder on the way that is a link (not followed) is named. */
 static JsonNode *
-load_json_file (const char *path,
+load_json_file (const char *root,
+                const char *rel,
                 const char *must_contain,
-                gboolean   *bad)
+                gboolean   *bad,
+                GPtrArray  *skipped)
 {
   g_autofree char *contents = NULL;
   g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(GError) error = NULL;
   gsize length;
 
   *bad = FALSE;
-  /* Opened as transcripts are: a regular file only, never waiting. */
-  if (!_pd_import_read_file (path, MAX_FILE_SIZE, &contents, &length, NULL))
+  /* Opened as transcripts are: a regular file only, never waiting; and
+   * from @root down without following a link (tried as an attacker would:
+   * a message file made a link to a secret elsewhere). */
+  if (!_pd_import_read_file_beneath (root, rel, MAX_FILE_SIZE, &contents, &length, &error))
     {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE))
+        {
+          g_autofree char *path = g_build_filename (root, rel, NULL);
+
+          _pd_import_skip_add_error (skipped, path, error);
+        }
       *bad = TRUE;
       return NULL;
     }
@@ -224,38 +239,28 @@ load_json_file (const char *path,
   return json_node_ref (json_parser_get_root (parser));
 }
 
+/* The names in @root/@rel, none through a link (_pd_import_list_beneath(),
+ * which names one in @skipped, nullable). */
 static GPtrArray *
-list_json (const char *dir)
+list_names (const char *root,
+            const char *rel,
+            const char *suffix,
+            GPtrArray  *skipped)
 {
-  g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
-  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
+  GPtrArray *names = _pd_import_list_beneath (root, rel, suffix, skipped, NULL);
 
-  while (handle && (name = g_dir_read_name (handle)))
-    if (g_str_has_suffix (name, ".json"))
-      g_ptr_array_add (names, g_strdup (name));
-  _pd_import_sort_names (names);
-  return names;
+  return names ? names : g_ptr_array_new_with_free_func (g_free);
 }
 
-static GPtrArray *
-list_dirs (const char *dir)
-{
-  g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
-  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-
-  while (handle && (name = g_dir_read_name (handle)))
-    g_ptr_array_add (names, g_strdup (name));
-  _pd_import_sort_names (names);
-  return names;
-}
-
+/* @session_rel: the session's file, below @dir.  @skipped (nullable): the
+ * links met on the way, not followed. */
 static PdImportedSession *
 read_storage_session (const char        *dir,
-                      const char        *session_path,
-                      PdTranscriptPages *pages)
+                      const char        *session_rel,
+                      PdTranscriptPages *pages,
+                      GPtrArray         *skipped)
 {
+  g_autofree char *session_path = g_build_filename (dir, session_rel, NULL);
   PdImportedSession *session = pd_imported_session_new (source_of (session_path), session_path);
   PdImportStats *stats = pd_imported_session_get_stats (session);
   g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func ((GDestroyNotify) todo_part_free);
@@ -264,7 +269,7 @@ read_storage_session (const char        *dir,
   g_autoptr(GPtrArray) messages = NULL;
   gboolean bad;
 
-  info = load_json_file (session_path, NULL, &bad);
+  info = load_json_file (dir, session_rel, NULL, &bad, skipped);
   stats->lines++;
   if (info == NULL || !JSON_NODE_HOLDS_OBJECT (info) || !pd_json_get_string (json_node_get_object (info), "id"))
     {
@@ -273,19 +278,19 @@ read_storage_session (const char        *dir,
     }
   set_session_info (session, json_node_get_object (info));
 
-  message_dir = g_build_filename (dir, "message", pd_imported_session_get_id (session), NULL);
-  messages = list_json (message_dir);
+  message_dir = g_build_filename ("message", pd_imported_session_get_id (session), NULL);
+  messages = list_names (dir, message_dir, ".json", skipped);
   for (guint i = 0; i < messages->len; i++)
     {
       g_autofree char *message_id = g_strndup (g_ptr_array_index (messages, i),
                                                strlen (g_ptr_array_index (messages, i)) - strlen (".json"));
-      g_autofree char *part_dir = g_build_filename (dir, "part", message_id, NULL);
-      g_autoptr(GPtrArray) names = list_json (part_dir);
+      g_autofree char *part_dir = g_build_filename ("part", message_id, NULL);
+      g_autoptr(GPtrArray) names = list_names (dir, part_dir, ".json", skipped);
 
       for (guint j = 0; j < names->len; j++)
         {
           g_autofree char *path = g_build_filename (part_dir, g_ptr_array_index (names, j), NULL);
-          g_autoptr(JsonNode) node = load_json_file (path, "todowrite", &bad);
+          g_autoptr(JsonNode) node = load_json_file (dir, path, "todowrite", &bad, skipped);
           TodoPart *part;
 
           stats->lines++;
@@ -305,20 +310,31 @@ pd_opencode_read_storage (const char    *dir,
                           GCancellable  *cancellable,
                           GError       **error)
 {
+  return _pd_opencode_read_storage_full (dir, NULL, cancellable, error);
+}
+
+/* @skipped (nullable): the tree's files and folders that are links, not
+ * followed (no folder or file below @dir is reached through one), each
+ * named once. */
+GPtrArray *
+_pd_opencode_read_storage_full (const char    *dir,
+                                GPtrArray     *skipped,
+                                GCancellable  *cancellable,
+                                GError       **error)
+{
   g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
-  g_autofree char *session_root = g_build_filename (dir, "session", NULL);
-  g_autoptr(GDir) projects = NULL;
-  const char *project;
+  g_autoptr(GPtrArray) projects = NULL;
+  g_autoptr(GPtrArray) links = pd_import_skips_new ();
 
   g_return_val_if_fail (dir != NULL, NULL);
 
-  if (!(projects = g_dir_open (session_root, 0, error)))
+  if (!(projects = _pd_import_list_beneath (dir, "session", NULL, links, error)))
     return NULL;
 
-  while ((project = g_dir_read_name (projects)))
+  for (guint p = 0; p < projects->len; p++)
     {
-      g_autofree char *project_dir = g_build_filename (session_root, project, NULL);
-      g_autoptr(GPtrArray) names = list_json (project_dir);
+      g_autofree char *project_dir = g_build_filename ("session", g_ptr_array_index (projects, p), NULL);
+      g_autoptr(GPtrArray) names = list_names (dir, project_dir, ".json", links);
 
       for (guint i = 0; i < names->len; i++)
         {
@@ -327,11 +343,24 @@ pd_opencode_read_storage (const char    *dir,
 
           if (g_cancellable_set_error_if_cancelled (cancellable, error))
             return NULL;
-          if ((session = read_storage_session (dir, path, NULL)))
+          if ((session = read_storage_session (dir, path, NULL, links)))
             g_ptr_array_add (sessions, session);
         }
     }
 
+  /* A link high in the tree ("message" itself) is met once per session. */
+  if (skipped != NULL)
+    {
+      g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+      for (guint i = 0; i < links->len; i++)
+        {
+          PdImportSkip *skip = g_ptr_array_index (links, i);
+
+          if (g_hash_table_add (seen, skip->path))
+            g_ptr_array_add (skipped, pd_import_skip_copy (skip));
+        }
+    }
   return g_steal_pointer (&sessions);
 }
 
@@ -423,7 +452,9 @@ open_read_only (const char  *path,
    * the database as its journal, is never waited on. */
   pd_sqlite_guard_install ();
   {
-    int fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
+    /* Nor through a link, here or by SQLite (SQLITE_OPEN_NOFOLLOW). */
+    int fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0);
+    gboolean link = fd < 0 && errno == ELOOP;
     struct stat st;
     gboolean regular = fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode);
 
@@ -431,7 +462,8 @@ open_read_only (const char  *path,
       close (fd);
     if (!regular)
       {
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s is not a file", path);
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s: %s", path,
+                     link ? "a symbolic link (not followed)" : "not a file");
         return NULL;
       }
   }
@@ -444,7 +476,8 @@ open_read_only (const char  *path,
       sqlite3 *db = NULL;
       sqlite3_stmt *stmt = NULL;
 
-      last = sqlite3_open_v2 (uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+      last = sqlite3_open_v2 (uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
+                              | SQLITE_OPEN_NOFOLLOW, NULL);
       if (last == SQLITE_OK)
         {
           harden (db);
@@ -790,31 +823,34 @@ static char *
 find_storage_session (const char *dir,
                       const char *session_id)
 {
-  g_autofree char *session_root = g_build_filename (dir, "session", NULL);
   g_autofree char *file = g_strconcat (session_id, ".json", NULL);
-  g_autoptr(GPtrArray) projects = list_dirs (session_root);
+  g_autoptr(GPtrArray) projects = list_names (dir, "session", NULL, NULL);
+  g_autoptr(GPtrArray) listed = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   /* An id is one file name, never a path. */
   gboolean is_name = *session_id != '\0' && strchr (session_id, '/') == NULL && strcmp (session_id, "..") != 0;
 
-  for (guint i = 0; is_name && i < projects->len; i++)
-    {
-      g_autofree char *path = g_build_filename (session_root, g_ptr_array_index (projects, i), file, NULL);
-
-      if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
-        return g_steal_pointer (&path);
-    }
+  /* Each project's folder listed once, none through a link. */
   for (guint i = 0; i < projects->len; i++)
     {
-      g_autofree char *project_dir = g_build_filename (session_root, g_ptr_array_index (projects, i), NULL);
-      g_autoptr(GPtrArray) names = list_json (project_dir);
+      g_autofree char *project_dir = g_build_filename ("session", g_ptr_array_index (projects, i), NULL);
+
+      g_ptr_array_add (listed, list_names (dir, project_dir, ".json", NULL));
+    }
+  for (guint i = 0; is_name && i < projects->len; i++)
+    if (g_ptr_array_find_with_equal_func (g_ptr_array_index (listed, i), file, g_str_equal, NULL))
+      return g_build_filename ("session", g_ptr_array_index (projects, i), file, NULL);
+  for (guint i = 0; i < projects->len; i++)
+    {
+      GPtrArray *names = g_ptr_array_index (listed, i);
 
       for (guint j = 0; j < names->len; j++)
         {
-          g_autofree char *path = g_build_filename (project_dir, g_ptr_array_index (names, j), NULL);
+          g_autofree char *path = g_build_filename ("session", g_ptr_array_index (projects, i),
+                                                    g_ptr_array_index (names, j), NULL);
           g_autoptr(JsonNode) info = NULL;
           gboolean bad;
 
-          if ((info = load_json_file (path, session_id, &bad)) && JSON_NODE_HOLDS_OBJECT (info)
+          if ((info = load_json_file (dir, path, session_id, &bad, NULL)) && JSON_NODE_HOLDS_OBJECT (info)
               && g_strcmp0 (pd_json_get_string (json_node_get_object (info), "id"), session_id) == 0)
             return g_steal_pointer (&path);
         }
@@ -942,25 +978,26 @@ stored_message_new (JsonNode   *info,
   return message;
 }
 
-/* A session of the storage tree and, below the calls that started them,
- * its subagents' sessions (those in the same project naming it parent). */
+/* A session of the storage tree (@session_rel, its file below the tree)
+ * and, below the calls that started them, its subagents' sessions (those
+ * in the same project naming it parent). */
 static void
 storage_conversation (PdOpenCodeReader *self,
-                      const char       *session_path,
+                      const char       *session_rel,
                       const char       *session_id,
                       const char       *key,
                       guint             depth)
 {
   g_autofree char *message_dir = NULL;
-  g_autofree char *project_dir = g_path_get_dirname (session_path);
+  g_autofree char *project_dir = g_path_get_dirname (session_rel);
   g_autoptr(GPtrArray) names = NULL;
   g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func ((GDestroyNotify) stored_message_free);
   g_autoptr(GPtrArray) siblings = NULL;
 
   if (!is_file_name (session_id))
     return;
-  message_dir = g_build_filename (self->path, "message", session_id, NULL);
-  names = list_json (message_dir);
+  message_dir = g_build_filename ("message", session_id, NULL);
+  names = list_names (self->path, message_dir, ".json", NULL);
   for (guint i = 0; i < names->len; i++)
     {
       g_autofree char *path = g_build_filename (message_dir, g_ptr_array_index (names, i), NULL);
@@ -968,7 +1005,7 @@ storage_conversation (PdOpenCodeReader *self,
       StoredMessage *message;
       gboolean bad;
 
-      info = load_json_file (path, NULL, &bad);
+      info = load_json_file (self->path, path, NULL, &bad, NULL);
       if ((message = stored_message_new (info, g_ptr_array_index (names, i))))
         g_ptr_array_add (messages, message);
     }
@@ -983,15 +1020,15 @@ storage_conversation (PdOpenCodeReader *self,
 
       if (!is_file_name (message->id))
         continue;
-      part_dir = g_build_filename (self->path, "part", message->id, NULL);
-      part_names = list_json (part_dir);
+      part_dir = g_build_filename ("part", message->id, NULL);
+      part_names = list_names (self->path, part_dir, ".json", NULL);
       for (guint j = 0; j < part_names->len; j++)
         {
           g_autofree char *path = g_build_filename (part_dir, g_ptr_array_index (part_names, j), NULL);
           JsonNode *part;
           gboolean bad;
 
-          if ((part = load_json_file (path, NULL, &bad)))
+          if ((part = load_json_file (self->path, path, NULL, &bad, NULL)))
             g_ptr_array_add (parts, part);
         }
       conversation_message (self->pages, key, json_node_get_object (message->info), parts);
@@ -999,7 +1036,7 @@ storage_conversation (PdOpenCodeReader *self,
 
   if (depth >= MAX_SUBAGENT_DEPTH)
     return;
-  siblings = list_json (project_dir);
+  siblings = list_names (self->path, project_dir, ".json", NULL);
   for (guint i = 0; i < siblings->len; i++)
     {
       g_autofree char *path = g_build_filename (project_dir, g_ptr_array_index (siblings, i), NULL);
@@ -1007,7 +1044,7 @@ storage_conversation (PdOpenCodeReader *self,
       JsonObject *object;
       gboolean bad;
 
-      if (!(info = load_json_file (path, session_id, &bad)) || !JSON_NODE_HOLDS_OBJECT (info))
+      if (!(info = load_json_file (self->path, path, session_id, &bad, NULL)) || !JSON_NODE_HOLDS_OBJECT (info))
         continue;
       object = json_node_get_object (info);
       if (g_strcmp0 (pd_json_get_string (object, "parentID"), session_id) == 0
@@ -1111,12 +1148,12 @@ opencode_update (PdTranscriptReader  *reader,
 
   if (self->store == PD_OPENCODE_STORE_TREE)
     {
-      g_autofree char *session_path = find_storage_session (self->path, self->session_id);
+      g_autofree char *session_rel = find_storage_session (self->path, self->session_id);
 
-      if (session_path != NULL)
-        session = read_storage_session (self->path, session_path, self->pages);
+      if (session_rel != NULL)
+        session = read_storage_session (self->path, session_rel, self->pages, NULL);
       if (session != NULL && self->pages != NULL)
-        storage_conversation (self, session_path, self->session_id, NULL, 0);
+        storage_conversation (self, session_rel, self->session_id, NULL, 0);
     }
   else
     {
