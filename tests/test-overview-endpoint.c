@@ -466,20 +466,20 @@ on_hang (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* A Claude Code session whose transcript was written a minute ago, with an
- * unfinished step: its Overview card said "Working" while `plandeck-agent
- * sessions list` said "idle" (tried as a new user would).  Both read it by
- * one rule, pd_session_info_is_working(): "working". */
+/* A Claude Code session with an unfinished step, its transcript written
+ * at @written: `plandeck-agent sessions list` says @state in its row (with
+ * @updated in its time column) and its Overview card comes to @need. */
 static void
-test_imported_working_agrees (void)
+check_imported_state (GDateTime      *written,
+                      const char     *state,
+                      const char     *updated,
+                      PdOverviewNeed  need)
 {
   g_autofree char *dir = g_dir_make_tmp ("pd-overview-working-XXXXXX", NULL);
   g_autofree char *project = g_build_filename (dir, "claude", "projects", "-work-app", NULL);
   g_autofree char *transcript = g_build_filename (project, "0f1e2d3c-0000-4000-8000-00000000000a.jsonl", NULL);
   g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
-  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-  g_autoptr(GDateTime) minute_ago = g_date_time_add_minutes (now, -1);
-  g_autofree char *stamp = g_date_time_format (minute_ago, "%Y-%m-%dT%H:%M:%SZ");
+  g_autofree char *stamp = g_date_time_format (written, "%Y-%m-%dT%H:%M:%SZ");
   g_autofree char *lines = g_strdup_printf (
     "{\"type\":\"user\",\"timestamp\":\"%s\",\"sessionId\":\"s1\",\"cwd\":\"/work/app\","
     "\"message\":{\"role\":\"user\",\"content\":\"Fix the parser\"}}\n"
@@ -510,27 +510,30 @@ test_imported_working_agrees (void)
   imported = agent_output (import_args);
   g_assert_nonnull (strstr (imported, "1 sessions added"));
 
-  /* The CLI's list: the row of the session says "working". */
+  /* The CLI's list: the row of the session says @state. */
   listed = agent_output (list_args);
   {
     g_auto(GStrv) rows = g_strsplit (listed, "\n", -1);
+    g_autofree char *word = g_strdup_printf (" %s ", state);
     guint found = 0;
 
     for (guint i = 0; rows[i] != NULL; i++)
       if (strstr (rows[i], "Fix the parser") != NULL)
         {
-          g_assert_nonnull (strstr (rows[i], " working "));
+          g_assert_nonnull (strstr (rows[i], word));
+          if (updated != NULL)
+            g_assert_nonnull (strstr (rows[i], updated));
           found++;
         }
     g_assert_cmpuint (found, ==, 1);
   }
 
-  /* The Overview's card of the same session: "Working". */
+  /* The Overview's card of the same session. */
   local = pd_local_source_new (db, FALSE);
   g_list_store_append (sources, local);
   overview = pd_overview_new (G_LIST_MODEL (sources));
   hang = g_timeout_add_seconds (90, on_hang, (gpointer) "the session's card");
-  while (card == NULL || pd_overview_card_get_need (card) != PD_OVERVIEW_NEED_RUNNING)
+  while (card == NULL || pd_overview_card_get_need (card) != need)
     {
       g_main_context_iteration (NULL, TRUE);
       g_clear_object (&card);
@@ -567,6 +570,32 @@ test_imported_working_agrees (void)
   }
 }
 
+/* A Claude Code session whose transcript was written a minute ago, with an
+ * unfinished step: its Overview card said "Working" while `plandeck-agent
+ * sessions list` said "idle" (tried as a new user would).  Both read it by
+ * one rule, pd_session_info_is_working(): "working". */
+static void
+test_imported_working_agrees (void)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autoptr(GDateTime) minute_ago = g_date_time_add_minutes (now, -1);
+
+  check_imported_state (minute_ago, "working", NULL, PD_OVERVIEW_NEED_RUNNING);
+}
+
+/* The same transcript dated 2099 (tried as an attacker would: its lines'
+ * timestamps are anyone's): it said "working" in the list and on its card
+ * for ever.  More than PD_SESSION_FUTURE_MINUTES ahead of the clock, a
+ * change is no sign of work: the list says "idle" with its date, the card
+ * "Stalled". */
+static void
+test_imported_future_not_working (void)
+{
+  g_autoptr(GDateTime) far = g_date_time_new_utc (2099, 6, 15, 12, 0, 0);
+
+  check_imported_state (far, "idle", "2099-06-15", PD_OVERVIEW_NEED_STALLED);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -580,5 +609,6 @@ main (int   argc,
   g_test_add ("/pd/overview-endpoint/questions-answered-elsewhere", Fixture, NULL, fixture_set_up,
               test_questions_answered_elsewhere, fixture_tear_down);
   g_test_add_func ("/pd/overview-endpoint/imported-working-agrees", test_imported_working_agrees);
+  g_test_add_func ("/pd/overview-endpoint/imported-future-not-working", test_imported_future_not_working);
   return g_test_run ();
 }

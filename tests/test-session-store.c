@@ -1163,6 +1163,47 @@ test_interrupted (Fixture       *f,
   g_assert_cmpstr (pd_session_status_to_string (PD_SESSION_STATUS_INTERRUPTED), ==, "interrupted");
 }
 
+/* A session changed ahead of this clock (tried as an attacker would: an
+ * imported transcript dated 2099, its steps unfinished, said "working" in
+ * every list for ever).  A change up to PD_SESSION_FUTURE_MINUTES ahead is
+ * a clock a little fast and counts as now; further ahead it is no sign of
+ * work.  And a time far in the past is old, not an overflow. */
+static void
+test_working_future (void)
+{
+  const gint64 minute = 60 * G_USEC_PER_SEC;
+  const gint64 window = (gint64) PD_SESSION_WORKING_MINUTES * minute;
+  const gint64 now = (gint64) 1796300000 * G_USEC_PER_SEC;  /* 2026-12-03 */
+  g_autoptr(GDateTime) far = g_date_time_new_utc (2099, 12, 31, 23, 0, 0);
+  PdSessionInfo info = { 0 };
+
+  g_assert_true (pd_session_changed_lately (now - minute, now, window));
+  g_assert_false (pd_session_changed_lately (now - window - 1, now, window));
+  g_assert_true (pd_session_changed_lately (now + minute, now, window));
+  g_assert_true (pd_session_changed_lately (now + PD_SESSION_FUTURE_MINUTES * minute, now, window));
+  g_assert_false (pd_session_changed_lately (now + PD_SESSION_FUTURE_MINUTES * minute + 1, now, window));
+  g_assert_false (pd_session_changed_lately (g_date_time_to_unix (far) * G_USEC_PER_SEC, now, window));
+  g_assert_false (pd_session_changed_lately (G_MAXINT64, now, window));
+  g_assert_false (pd_session_changed_lately (G_MININT64, now, window));
+
+  /* Another agent's session, a step left, nothing of ours run. */
+  info.source = (char *) "claude-code";
+  info.status = PD_SESSION_STATUS_IDLE;
+  info.plan_total = 2;
+  info.plan_done = 1;
+  info.updated_at = now - minute;
+  g_assert_true (pd_session_info_is_working (&info, now));
+  g_assert_cmpstr (pd_session_info_get_state (&info, now), ==, "working");
+  info.updated_at = now + 2 * minute;
+  g_assert_cmpstr (pd_session_info_get_state (&info, now), ==, "working");
+  info.updated_at = g_date_time_to_unix (far) * G_USEC_PER_SEC;
+  g_assert_false (pd_session_info_is_working (&info, now));
+  g_assert_cmpstr (pd_session_info_get_state (&info, now), ==, "idle");
+  /* A run of ours says so whatever the clock. */
+  info.status = PD_SESSION_STATUS_RUNNING;
+  g_assert_cmpstr (pd_session_info_get_state (&info, now), ==, "running");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1171,6 +1212,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/store/session-id", test_session_id);
   g_test_add_func ("/pd/store/plan-state-json", test_plan_state_json_round_trip);
+  g_test_add_func ("/pd/store/working-future", test_working_future);
 #define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
   ADD ("/pd/store/create-get", test_create_get);
   ADD ("/pd/store/save-load", test_save_load);

@@ -405,13 +405,16 @@ need_class (PdOverviewNeed need)
 
 /* What pd_format_relative_time() says of @changed_at at @now, as a number:
  * the same number, the same words; -1 for a date, whose words are not
- * worked out here (a session a week old is not active: rare). */
+ * worked out here (a session a week old, or dated ahead of this clock, is
+ * not active: rare). */
 static gint64
 time_bucket (gint64 changed_at,
              gint64 now)
 {
   gint64 span = now - changed_at / G_USEC_PER_SEC * G_USEC_PER_SEC;
 
+  if (span < -(gint64) PD_SESSION_FUTURE_MINUTES * G_TIME_SPAN_MINUTE)
+    return -1;
   if (span < G_TIME_SPAN_MINUTE)
     return 0;
   if (span < G_TIME_SPAN_HOUR)

@@ -116,7 +116,9 @@ pd_session_source_label (const char *source)
  * @now: the present
  *
  * Returns: (transfer full): "just now", "5 min ago", "3 h ago", "yesterday",
- *   "4 days ago", or a date
+ *   "4 days ago", or a date; a date too for a moment more than
+ *   %PD_SESSION_FUTURE_MINUTES ahead of @now (a transcript dated 2099 read
+ *   "just now" for ever)
  */
 char *
 pd_format_relative_time (gint64     unix_usec,
@@ -136,6 +138,11 @@ pd_format_relative_time (gint64     unix_usec,
     return g_strdup ("");
 
   span = g_date_time_difference (now, then);
+  if (span < -(GTimeSpan) PD_SESSION_FUTURE_MINUTES * G_TIME_SPAN_MINUTE)
+    {
+      local = g_date_time_to_local (then);
+      return g_date_time_format (local, _("%e %b %Y"));
+    }
   if (span < G_TIME_SPAN_MINUTE)
     return g_strdup (_("just now"));
 

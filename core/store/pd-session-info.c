@@ -163,14 +163,20 @@ pd_session_info_is_imported (const PdSessionInfo *self)
  * @window: µs
  *
  * The one rule for "being worked on" of the Overview's cards and of
- * `plandeck-agent sessions`: a change less than @window ago.
+ * `plandeck-agent sessions`: a change less than @window ago, and not more
+ * than %PD_SESSION_FUTURE_MINUTES ahead of @now.  A transcript dated in
+ * 2099 (its lines' timestamps are anyone's) read as changed within the
+ * window for ever, "working" in every list (tried as an attacker would).
  */
 gboolean
 pd_session_changed_lately (gint64 updated_at,
                            gint64 now,
                            gint64 window)
 {
-  return now - updated_at < window;
+  if (updated_at > now)
+    return updated_at - now <= (gint64) PD_SESSION_FUTURE_MINUTES * 60 * G_USEC_PER_SEC;
+  /* Not now - updated_at: a stored time far in the past would overflow. */
+  return updated_at > now - window;
 }
 
 /**

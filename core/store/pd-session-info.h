@@ -81,6 +81,11 @@ gboolean       pd_session_info_is_imported (const PdSessionInfo *self);
  * change (another agent's: its transcript's last line); older, the
  * Overview says "Stalled". */
 #define PD_SESSION_WORKING_MINUTES 15
+/* How far ahead of this clock a change may be and still count as now: a
+ * transcript written on a machine whose clock is a little ahead.  Further
+ * ahead (a transcript dated 2099) it is no sign of work, and its date is
+ * shown as a date. */
+#define PD_SESSION_FUTURE_MINUTES 5
 gboolean       pd_session_changed_lately   (gint64               updated_at,
                                             gint64               now,
                                             gint64               window);

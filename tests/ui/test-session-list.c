@@ -1013,6 +1013,20 @@ test_relative_time (void)
 
     g_assert_nonnull (strstr (old, "2026"));
   }
+
+  /* Ahead of the clock: a clock a little fast is now; a transcript dated
+   * 2099 read "just now" for ever (tried as an attacker would), it says
+   * its date. */
+  {
+    g_autofree char *ahead = pd_format_relative_time (now_us + 2 * 60 * G_USEC_PER_SEC, now);
+    g_autofree char *far = pd_format_relative_time (now_us + (gint64) 6 * 60 * G_USEC_PER_SEC, now);
+    g_autoptr(GDateTime) year = g_date_time_new_utc (2099, 6, 15, 12, 0, 0);
+    g_autofree char *later = pd_format_relative_time (g_date_time_to_unix (year) * G_USEC_PER_SEC, now);
+
+    g_assert_cmpstr (ahead, ==, "just now");
+    g_assert_nonnull (strstr (far, "2026"));
+    g_assert_nonnull (strstr (later, "2099"));
+  }
 }
 
 int
