@@ -48,6 +48,8 @@ typedef struct
   gboolean        odek_trickle;     /* answer /trickle with a body that never ends nor grows */
   guint           odek_generation;  /* > 0: /api/events ends with an event of this second */
   guint           redirected_with_token;  /* requests that followed it, token and all */
+  GBytes         *odek_plan;        /* when set: the answer to ODEK_ID's …/plan and …/plan/detail */
+  GBytes         *odek_export;      /* when set: the answer to ODEK_ID's …/export */
 } Fixture;
 
 static inline GAsyncResult *
@@ -201,6 +203,20 @@ odek_handler (SoupServer        *server,
   if (f->odek_endless && strcmp (path, "/api/events/stream") == 0)
     {
       endless_stream_start (f, msg);
+      return;
+    }
+  if (f->odek_plan != NULL && g_str_has_prefix (path, "/api/sessions/" ODEK_ID "/plan"))
+    {
+      soup_server_message_set_status (msg, 200, NULL);
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY,
+                                        g_bytes_get_data (f->odek_plan, NULL), g_bytes_get_size (f->odek_plan));
+      return;
+    }
+  if (f->odek_export != NULL && strcmp (path, "/api/sessions/" ODEK_ID "/export") == 0)
+    {
+      soup_server_message_set_status (msg, 200, NULL);
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY,
+                                        g_bytes_get_data (f->odek_export, NULL), g_bytes_get_size (f->odek_export));
       return;
     }
   if (f->odek_endless && strcmp (path, "/api/health") == 0)
@@ -362,6 +378,8 @@ fixture_tear_down (Fixture       *f,
   g_free (f->db_path);
   g_free (f->id);
   g_free (f->odek_url);
+  g_clear_pointer (&f->odek_plan, g_bytes_unref);
+  g_clear_pointer (&f->odek_export, g_bytes_unref);
 }
 
 static inline PdSource *

@@ -10,6 +10,8 @@
 
 #include "config.h"
 
+#include <time.h>
+
 #include "pd-import-index.h"
 #include "pd-test-remote-source.h"
 
@@ -514,6 +516,163 @@ test_reply_deadline (Fixture       *f,
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
 }
 
+/* A plan of @size bytes or about: two steps, and a member no reader
+ * knows holding an array of small objects (what makes a parse long). */
+static GBytes *
+padded_plan (gsize size)
+{
+  GString *text = g_string_sized_new (size + 256);
+
+  g_string_append (text, "{\"session_id\":\"" ODEK_ID "\",\"version\":3,\"found\":true,\"steps\":["
+                         "{\"id\":\"s1\",\"title\":\"Read\",\"status\":\"done\"},"
+                         "{\"id\":\"s2\",\"title\":\"Write\",\"status\":\"in_progress\"}],\"padding\":[{\"a\":1}");
+  while (text->len < size)
+    g_string_append (text, ",{\"a\":1}");
+  g_string_append (text, "]}");
+  return g_string_free_to_bytes (text);
+}
+
+/* The CPU time of the calling thread, in µs: what it spent, whatever the
+ * machine's load (the wall time between ticks grows with it). */
+static gint64
+thread_cpu_us (void)
+{
+  struct timespec ts;
+
+  g_assert_cmpint (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts), ==, 0);
+  return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
+typedef struct
+{
+  gint64 last;      /* the main thread's CPU µs at the last tick, or at the start */
+  gint64 max_gap;   /* the most it spent between two ticks */
+  guint  ticks;
+} Ticks;
+
+static gboolean
+tick (gpointer data)
+{
+  Ticks *ticks = data;
+  gint64 now = thread_cpu_us ();
+
+  ticks->max_gap = MAX (ticks->max_gap, now - ticks->last);
+  ticks->last = now;
+  ticks->ticks++;
+  return G_SOURCE_CONTINUE;
+}
+
+/* A hostile endpoint answering a plan with 16 MB (under the 64 MiB of any
+ * reply) held the window 6.4 s and 1.6 GB while it was parsed on the main
+ * context (tried as an attacker would).  A plan's reply is bounded to fit
+ * a plan: 16 MB is refused unread, with an error that says so, and the
+ * source answers the next request as usual. */
+static void
+test_plan_too_large (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL, r2 = NULL;
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+
+  f->odek_plan = padded_plan (16 * 1000 * 1000);
+  pd_source_get_plan_async (source, ODEK_ID, NULL, store_result, &r1);
+  g_assert_false (pd_source_get_plan_finish (source, wait_result (&r1), &plan, &error));
+  g_assert_null (plan);
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "too large"));
+  g_test_message ("%s", error->message);
+  g_clear_error (&error);
+
+  pd_source_get_session_async (source, ODEK_ID, NULL, store_result, &r2);
+  info = pd_source_get_session_finish (source, wait_result (&r2), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (info->id, ==, ODEK_ID);
+}
+
+/* A large plan reply the bound lets through is parsed off the main
+ * context: a timeout of 1 ms keeps ticking meanwhile, and the most CPU
+ * time the main thread spent between two ticks is far under what the same
+ * parse (and the free of its tree) takes on it.  CPU time, not wall time:
+ * the test runs beside others on a loaded machine. */
+static void
+test_large_plan_off_main (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL;
+  g_autoptr(PdPlanState) plan = NULL;
+  Ticks ticks = { 0 };
+  gint64 inline_us;
+  guint id;
+
+  f->odek_plan = padded_plan (3 * 1024 * 1024);
+  g_assert_cmpuint (g_bytes_get_size (f->odek_plan), <, PD_PLAN_REPLY_MAX_BYTES);
+
+  /* What the parse costs on the main context. */
+  {
+    g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+    gint64 start = thread_cpu_us ();
+
+    g_assert_true (json_parser_load_from_data (parser, g_bytes_get_data (f->odek_plan, NULL),
+                                               (gssize) g_bytes_get_size (f->odek_plan), NULL));
+    g_clear_object (&parser);
+    inline_us = thread_cpu_us () - start;
+  }
+
+  ticks.last = thread_cpu_us ();
+  id = g_timeout_add (1, tick, &ticks);
+  pd_source_get_plan_async (source, ODEK_ID, NULL, store_result, &r1);
+  g_assert_true (pd_source_get_plan_finish (source, wait_result (&r1), &plan, &error));
+  tick (&ticks);
+  g_source_remove (id);
+  g_assert_no_error (error);
+  g_assert_nonnull (plan);
+  g_assert_cmpuint (plan->steps->len, ==, 2);
+  g_test_message ("parse on the main thread: %" G_GINT64_FORMAT " ms of CPU; while the source's ran: %u ticks, "
+                  "at most %" G_GINT64_FORMAT " ms of the main thread's CPU between two",
+                  inline_us / 1000, ticks.ticks, ticks.max_gap / 1000);
+  g_assert_cmpuint (ticks.ticks, >, 10);
+  g_assert_cmpint (ticks.max_gap, <, inline_us / 4);
+}
+
+/* An export over the size parsed in place: parsed on a worker, it
+ * answers the plan history and the messages asked at once (one request),
+ * the messages a part of its tree, kept after the answer. */
+static void
+test_large_export (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL, r2 = NULL;
+  g_autoptr(GPtrArray) history = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  GString *text = g_string_new ("{\"id\":\"" ODEK_ID "\",\"messages\":[");
+  guint n = 4000;
+
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (text, "%s{\"role\":\"user\",\"content\":\"Message %u of a long session\"}", i ? "," : "", i);
+  g_string_append (text, "],\"plan_versions\":[{\"version\":1,\"created_at\":\"2026-01-01T10:00:00Z\",\"state\":"
+                         "{\"version\":1,\"steps\":[{\"id\":\"s1\",\"title\":\"Read\",\"status\":\"in_progress\"}]}}]}");
+  f->odek_export = g_string_free_to_bytes (text);
+  g_assert_cmpuint (g_bytes_get_size (f->odek_export), >, PD_REMOTE_REPLY_INLINE_BYTES);
+
+  pd_source_get_plan_history_async (source, ODEK_ID, NULL, store_result, &r1);
+  pd_source_get_messages_async (source, ODEK_ID, NULL, store_result, &r2);
+  history = pd_source_get_plan_history_finish (source, wait_result (&r1), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (history->len, ==, 1);
+  messages = pd_source_get_messages_finish (source, wait_result (&r2), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (messages), ==, n);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, n - 1), "content"), ==,
+                   "Message 3999 of a long session");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -528,6 +687,9 @@ main (int   argc,
   g_test_add ("/pd/remote-source/reply-deadline", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_reply_deadline, fixture_tear_down);
   g_test_add ("/pd/remote-source/odek-shapes", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_odek_shapes, fixture_tear_down);
   g_test_add ("/pd/remote-source/mistyped-elements", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_mistyped_elements, fixture_tear_down);
+  g_test_add ("/pd/remote-source/plan-too-large", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_plan_too_large, fixture_tear_down);
+  g_test_add ("/pd/remote-source/large-plan-off-main", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_large_plan_off_main, fixture_tear_down);
+  g_test_add ("/pd/remote-source/large-export", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_large_export, fixture_tear_down);
   g_test_add ("/pd/remote-source/runs-unsupported", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_runs_unsupported, fixture_tear_down);
 
   return g_test_run ();

@@ -19,6 +19,21 @@ G_BEGIN_DECLS
 #define PD_LIST_REPLY_ROW_BYTES       (32 * 1024)
 #define PD_LIST_REPLY_MIN_BYTES       (2 * 1024 * 1024)
 #define PD_BOUNDED_REPLY_MAX_SECONDS  120
+/* The other replies are small, each bounded to fit it (a hostile endpoint
+ * sent 16 MB in place of a plan, tried as an attacker would):
+ * - a session's record, a run's (with its approval's preview, at most
+ *   256 KB): PD_SESSION_REPLY_MAX_BYTES;
+ * - a plan: PD_PLAN_REPLY_MAX_BYTES, above the checklist's 4.3 MB bound
+ *   (500 items of 2 000 characters of four bytes) and a plan of
+ *   PD_REMOTE_MAX_STEPS steps of a few hundred bytes;
+ * - a page of events (at most 500), the run list: PD_EVENTS_REPLY_MAX_BYTES;
+ * - usage, health, the answer to a change: PD_SMALL_REPLY_MAX_BYTES. */
+#define PD_SESSION_REPLY_MAX_BYTES    (2 * 1024 * 1024)
+#define PD_PLAN_REPLY_MAX_BYTES       (6 * 1024 * 1024)
+#define PD_EVENTS_REPLY_MAX_BYTES     (4 * 1024 * 1024)
+#define PD_SMALL_REPLY_MAX_BYTES      (1024 * 1024)
+/* A reply longer than this is parsed on a worker thread. */
+#define PD_REMOTE_REPLY_INLINE_BYTES  (64 * 1024)
 
 void    pd_bounded_reply_send_async  (SoupSession         *session,
                                       SoupMessage         *msg,

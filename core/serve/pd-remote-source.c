@@ -431,18 +431,19 @@ finish_call (GTask    *task,
     }
 }
 
-/* Answers @task (taken) with the reply to its request. */
+/* Answers @task (taken) with the reply to its request: @bytes, parsed as
+ * @root (NULL when it is empty or not JSON; parse_reply()). */
 static void
 handle_reply (GTask       *task_,
               SoupMessage *msg,
               GBytes      *bytes,
+              JsonNode    *root,
               const GError *send_error)
 {
   g_autoptr(GTask) task = task_;
   PdRemoteSource *self = g_task_get_source_object (task);
   Call *call = g_task_get_task_data (task);
   g_autoptr(GError) error = send_error ? g_error_copy (send_error) : NULL;
-  g_autoptr(JsonNode) root = NULL;
   const char *token;
   guint status;
 
@@ -481,19 +482,10 @@ handle_reply (GTask       *task_,
   if (token != NULL && *token && call->id != NULL)
     g_hash_table_replace (self->session_tokens, g_strdup (call->id), g_strdup (token));
 
-  if (g_bytes_get_size (bytes) > 0)
+  if (g_bytes_get_size (bytes) > 0 && root == NULL && SOUP_STATUS_IS_SUCCESSFUL (status))
     {
-      g_autoptr(JsonParser) parser = json_parser_new_immutable ();
-
-      if (!pd_json_nesting_exceeds (g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes),
-                                    PD_JSON_FOREIGN_MAX_DEPTH)
-          && json_parser_load_from_data (parser, g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes), NULL))
-        root = json_parser_steal_root (parser);
-      else if (SOUP_STATUS_IS_SUCCESSFUL (status))
-        {
-          g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a reply that is not JSON"), self->base);
-          return;
-        }
+      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a reply that is not JSON"), self->base);
+      return;
     }
 
   /* An older server (odek) has no …/plan/detail: its 404 names the path as
@@ -546,24 +538,162 @@ handle_reply (GTask       *task_,
   finish_call (task, root);
 }
 
+/* A reply's JSON, or NULL when it is not JSON (or nests deeper than a
+ * foreign document may).  Any thread. */
+static JsonNode *
+parse_reply (GBytes *bytes)
+{
+  gsize size = 0;
+  const char *data = g_bytes_get_data (bytes, &size);
+  g_autoptr(JsonParser) parser = NULL;
+
+  if (size == 0 || pd_json_nesting_exceeds (data, (gssize) size, PD_JSON_FOREIGN_MAX_DEPTH))
+    return NULL;
+  parser = json_parser_new_immutable ();
+  if (!json_parser_load_from_data (parser, data, (gssize) size, NULL))
+    return NULL;
+  return json_parser_steal_root (parser);
+}
+
+/* Answers @task (taken), and the lookups merged into it, with the reply. */
+static void
+answer_call (GTask        *task,
+             SoupMessage  *msg,
+             GBytes       *bytes,
+             JsonNode     *root,
+             const GError *error)
+{
+  g_autoptr(GPtrArray) followers = steal_followers (task);
+  Call *call = g_task_get_task_data (task);
+
+  if (call->shares_export)
+    export_answered (g_task_get_source_object (task), task, msg, bytes);
+  handle_reply (task, msg, bytes, root, error);
+  /* The lookups merged into this one get the same, newest answer. */
+  for (guint i = 0; followers != NULL && i < followers->len; i++)
+    handle_reply (g_object_ref (g_ptr_array_index (followers, i)), msg, bytes, root, error);
+}
+
+/* A reply being parsed on a worker thread. */
+typedef struct
+{
+  GTask       *task;   /* the call's, taken */
+  SoupMessage *msg;
+  GBytes      *bytes;
+} Parse;
+
+static void
+parse_free (Parse *parse)
+{
+  g_clear_object (&parse->task);
+  g_clear_object (&parse->msg);
+  g_clear_pointer (&parse->bytes, g_bytes_unref);
+  g_free (parse);
+}
+
+static void
+parse_thread (GTask        *task,
+              gpointer      source_object,
+              gpointer      task_data,
+              GCancellable *cancellable)
+{
+  Parse *parse = task_data;
+  JsonNode *root = parse_reply (parse->bytes);
+
+  /* NULL is an answer too: the reply is not JSON. */
+  g_task_return_pointer (task, root, (GDestroyNotify) json_node_unref);
+}
+
+static void
+release_thread (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  JsonNode **root = task_data;
+
+  g_clear_pointer (root, json_node_unref);
+  g_task_return_boolean (task, TRUE);
+}
+
+/* Whether an answer of @call hands out a part of the reply's tree (a
+ * JsonArray or JsonObject of it): their reference counts are not atomic,
+ * so such a tree is freed on the thread its parts are used on. */
+static gboolean
+answer_keeps_tree (const Call *call)
+{
+  return call->kind == OP_MESSAGES || call->kind == OP_USAGE;
+}
+
+static void
+on_parsed (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  Parse *parse = g_task_get_task_data (G_TASK (result));
+  g_autoptr(JsonNode) root = g_task_propagate_pointer (G_TASK (result), NULL);
+  Call *call = g_task_get_task_data (parse->task);
+  gboolean kept = answer_keeps_tree (call);
+  g_autoptr(GTask) release = NULL;
+
+  for (guint i = 0; call->followers != NULL && i < call->followers->len; i++)
+    kept |= answer_keeps_tree (g_task_get_task_data (g_ptr_array_index (call->followers, i)));
+  answer_call (g_steal_pointer (&parse->task), parse->msg, parse->bytes, root, NULL);
+  if (root == NULL || kept)
+    return;
+  /* Else the tree is freed on a worker too: its million nodes took as long
+   * to free as to parse.  Nothing of it is used here any more (the answers
+   * were built from it, none keeps a part of it). */
+  release = g_task_new (NULL, NULL, NULL, NULL);
+  g_task_set_source_tag (release, release_thread);
+  g_task_set_task_data (release, g_memdup2 (&root, sizeof root), g_free);
+  root = NULL;
+  g_task_run_in_thread (release, release_thread);
+}
+
+/* Answers @task (taken) with @bytes, the reply to @msg (NULL with @error
+ * when none came).  A reply of more than PD_REMOTE_REPLY_INLINE_BYTES is
+ * parsed on a worker thread: a hostile endpoint's 16 MB reply held the
+ * window 6.4 s when parsed on the main context (tried as an attacker
+ * would).  A smaller one, what a refetch usually brings, is parsed here:
+ * the hop to a worker and back costs more than such a parse (c7fc059). */
+static void
+answer_reply (GTask        *task,
+              SoupMessage  *msg,
+              GBytes       *bytes,
+              const GError *error)
+{
+  g_autoptr(JsonNode) root = NULL;
+
+  if (bytes != NULL && g_bytes_get_size (bytes) > PD_REMOTE_REPLY_INLINE_BYTES)
+    {
+      Parse *parse = g_new0 (Parse, 1);
+      g_autoptr(GTask) worker = g_task_new (NULL, NULL, on_parsed, NULL);
+
+      parse->task = task;
+      parse->msg = g_object_ref (msg);
+      parse->bytes = g_bytes_ref (bytes);
+      g_task_set_source_tag (worker, parse_thread);
+      g_task_set_task_data (worker, parse, (GDestroyNotify) parse_free);
+      g_task_run_in_thread (worker, parse_thread);
+      return;
+    }
+  if (bytes != NULL)
+    root = parse_reply (bytes);
+  answer_call (task, msg, bytes, root, error);
+}
+
 static void
 on_sent (GObject      *object,
          GAsyncResult *result,
          gpointer      user_data)
 {
   GTask *task = user_data;
-  g_autoptr(GPtrArray) followers = steal_followers (task);
   SoupMessage *msg = SOUP_MESSAGE (object);
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = pd_bounded_reply_send_finish (msg, result, &error);
-  Call *call = g_task_get_task_data (task);
 
-  if (call->shares_export)
-    export_answered (g_task_get_source_object (task), task, msg, bytes);
-  handle_reply (task, msg, bytes, error);
-  /* The lookups merged into this one get the same, newest answer. */
-  for (guint i = 0; followers != NULL && i < followers->len; i++)
-    handle_reply (g_object_ref (g_ptr_array_index (followers, i)), msg, bytes, error);
+  answer_reply (task, msg, bytes, error);
 }
 
 static gboolean
@@ -588,6 +718,40 @@ on_bootstrapped (GObject      *object,
       return;
     }
   send_call (g_steal_pointer (&task));
+}
+
+/* The most a reply of @kind may be.  Only a session's export (its
+ * history and messages) is large; the rest are a session's record, a
+ * plan, a page of events, a count: an endpoint sending 16 MB in place of a
+ * plan held the window 6.4 s and 1.6 GB (tried as an attacker would).
+ * What is over is refused unread, with an error that says so. */
+static gsize
+reply_bound (OpKind kind)
+{
+  switch (kind)
+    {
+    case OP_HISTORY:
+    case OP_MESSAGES:
+      return PD_BOUNDED_REPLY_MAX_BYTES;
+    case OP_LIST:
+      return PD_LIST_REPLY_MIN_BYTES;
+    case OP_GET:
+    case OP_PROMPT:
+    case OP_RUN:
+      return PD_SESSION_REPLY_MAX_BYTES;
+    case OP_PLAN:
+      return PD_PLAN_REPLY_MAX_BYTES;
+    case OP_EVENTS:
+    case OP_RUNS:
+      return PD_EVENTS_REPLY_MAX_BYTES;
+    case OP_USAGE:
+    case OP_UPDATE:
+    case OP_DELETE:
+    case OP_ANSWER:
+    case OP_CANCEL:
+    default:
+      return PD_SMALL_REPLY_MAX_BYTES;
+    }
 }
 
 /* Takes the task's reference. */
@@ -729,7 +893,7 @@ send_call (GTask *task)
   /* One merged lookup answers several callers: one caller's cancellable
    * must not cancel it for the others (an export is shared with callers
    * that may come after it is sent). */
-  pd_bounded_reply_send_async (self->session, msg, call->max_bytes != 0 ? call->max_bytes : PD_BOUNDED_REPLY_MAX_BYTES,
+  pd_bounded_reply_send_async (self->session, msg, call->max_bytes != 0 ? call->max_bytes : reply_bound (call->kind),
                                PD_BOUNDED_REPLY_MAX_SECONDS,
                                call->followers != NULL || call->shares_export ? NULL : g_task_get_cancellable (task),
                                on_sent, task);
@@ -836,7 +1000,7 @@ _pd_remote_source_get_export (PdRemoteSource      *self,
     }
   if (export_reusable (self, id))
     {
-      handle_reply (task, self->last_export->msg, self->last_export->bytes, NULL);
+      answer_reply (task, self->last_export->msg, self->last_export->bytes, NULL);
       return;
     }
 
