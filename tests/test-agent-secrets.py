@@ -279,6 +279,12 @@ CMD_SECRETS = {
     # A value before a no-break space: masked up to it, the text still
     # UTF-8 (a lone byte of it was left, and reading the database failed).
     "PGPASSWORD=Nbsp23Pw\u00a0psql app": "Nbsp23Pw",
+    # A fifth time: curl's grouped flags and proxy user, openssl's quoted
+    # pass: and -passin=.
+    "curl -fsSu deploy:Grouped24 https://h/": "Grouped24",
+    "curl -x http://p:3128 --proxy-user u:Proxy25 https://h/": "Proxy25",
+    "openssl enc -pass pass:'two Ossl26' -in f": "Ossl26",
+    "openssl enc -passin=pass:Ossl27 -in f": "Ossl27",
 }
 
 # What the same commands hold no secret in: kept as written.

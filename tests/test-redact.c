@@ -704,6 +704,44 @@ test_single_quotes_inside (void)
   assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
 }
 
+/* Found (tried as an attacker would, a fifth time): curl's password after
+ * grouped flags (-fsSu user:X), quoted after the user (-u user:'a b'),
+ * with no user (-u :X), the proxy's (--proxy-user u:X, -U u:X), and
+ * openssl's pass:'a b', pass:"a b" and -passin=pass:X were stored as
+ * written (pass:'a b' of -pass took the pass: with it).  Each is masked
+ * after its user or its pass:; -U and grouped flags only of curl. */
+static void
+test_curl_openssl_spellings (void)
+{
+  static const RedactCase cases[] = {
+    { "curl -fsSu user:Grouped1 https://h", "curl -fsSu user:[REDACTED] https://h", "Grouped1" },
+    { "curl -sSLuuser:Grouped2 https://h", "curl -sSLuuser:[REDACTED] https://h", "Grouped2" },
+    { "curl -u user:'Quoted 3' https://h", "curl -u user:'[REDACTED]' https://h", "Quoted 3" },
+    { "curl --user user:\"Quoted 4\" https://h", "curl --user user:\"[REDACTED]\" https://h", "Quoted 4" },
+    { "curl -u :NoUser5 https://h", "curl -u :[REDACTED] https://h", "NoUser5" },
+    { "curl --proxy-user u:Proxy6 -x http://p:3128 https://h", "curl --proxy-user u:[REDACTED] -x http://p:3128 https://h",
+      "Proxy6" },
+    { "curl -x http://p:3128 -U u:Proxy7 https://h", "curl -x http://p:3128 -U u:[REDACTED] https://h", "Proxy7" },
+    { "curl --proxy-user='u:Proxy 8' https://h", "curl --proxy-user='u:[REDACTED]' https://h", "Proxy 8" },
+    { "openssl enc -pass pass:'Ossl 9' -in f", "openssl enc -pass pass:'[REDACTED]' -in f", "Ossl 9" },
+    { "openssl rsa -passin pass:\"Ossl 10\" -in k", "openssl rsa -passin pass:\"[REDACTED]\" -in k", "Ossl 10" },
+    { "openssl enc -passin=pass:Ossl11 -in f", "openssl enc -passin=pass:[REDACTED] -in f", "Ossl11" },
+    { "openssl pkcs12 -passout=pass:Ossl12 -export", "openssl pkcs12 -passout=pass:[REDACTED] -export", "Ossl12" },
+  };
+  static const char * const kept[] = {
+    "curl -fsSL https://example.com/install.sh | sh",
+    "curl -u admin https://h; curl -U proxyuser https://h; curl -u : --negotiate https://h",
+    "curl --user-agent a:b https://h; docker run -u1000:1000 img; sort -u -k1,1 f",
+    "rsync -U a:b c; tar -U x:y",
+    "curl -fsSu \"deploy:$(cat pw)\" https://h",
+    "openssl enc -pass=env:OSSL_PW -in f; openssl rsa -passin=file:/run/pw -in k",
+    "openssl enc -pass pass:'$(cat pw)' -in f",
+  };
+
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+  assert_kept (kept, G_N_ELEMENTS (kept));
+}
+
 /* A template with its @V@ replaced by @value. */
 static char *
 fill (const char *template,
@@ -1071,6 +1109,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/commands-in-sight", test_commands_in_sight);
   g_test_add_func ("/pd/redact/single-quotes-inside", test_single_quotes_inside);
   g_test_add_func ("/pd/redact/utf8-boundaries", test_utf8_boundaries);
+  g_test_add_func ("/pd/redact/curl-openssl-spellings", test_curl_openssl_spellings);
   g_test_add_func ("/pd/redact/node-copy", test_node_copy);
   g_test_add_func ("/pd/redact/node-member-names", test_node_member_names);
   g_test_add_func ("/pd/redact/plan-render-parses", test_plan_render_parses);

@@ -72,8 +72,11 @@
  * Not u, h, P, S, D, e, r, w, T…: those take one (-uprod is the user
  * "prod", no password). */
 #define GROUPED_FLAGS "vsNBEtnqXHCfiAbcGxlKQRFdYyV"
-/* curl's user before the ':' of user:password. */
-#define CURL_USER "[^\\s:\"'`\\\\/]{1,256}+:"
+/* curl's user before the ':' of user:password (none: -u :PASSWORD). */
+#define CURL_USER "[^\\s:\"'`\\\\/]{0,256}+:"
+/* The short options curl takes without an argument, which may stand
+ * grouped before its -u or -U: curl -fsSu user:PASSWORD. */
+#define CURL_FLAGS "0123456#BfGgIiJjkLlMNnOpqRSsvZ"
 
 /* Each pattern is tried anchored where the scan found its start; group
  * "v" is what is replaced (the whole match when there is none). */
@@ -123,13 +126,17 @@ static const char * const patterns[N_RE] = {
     "(?>(?i:basic|bearer|token|digest|negotiate|ntlm|apikey|key|sso-key|aws4-hmac-sha256)[ \\t]++)?"
     "(?<v>" VALUE_CHARS "++)",
   [RE_BEARER] = "(?i:bearer)[ \\t]++(?<v>[A-Za-z0-9\\-._~+/]{8,}+=*+)",
-  /* curl -u user:password (also glued: -uuser:password; or quoted, to
-   * its closing quote: -u 'user:a b'), the part after the first ':'. */
+  /* curl -u user:password (also glued: -uuser:password; after grouped
+   * flags: -fsSu user:password; the proxy's: -U, --proxy-user; or quoted,
+   * to its closing quote: -u 'user:a b', -u user:'a b'), the part after
+   * the first ':'. */
   [RE_CURL] =
-    "(?:-u(?:[ \\t]++|=)?+|--user(?:[ \\t]++|=))"
+    "(?:-[" CURL_FLAGS "]{0,16}+[uU](?:[ \\t]++|=)?+|--(?:proxy-)?user(?:[ \\t]++|=))"
     "(?|'" CURL_USER "(?<v>[^'\\n\\r]{1,256}+)(?=')"
     "|\"" CURL_USER "(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
     "|\\\\[\"']" CURL_USER "(?<v>[^\"'`\\\\\\[\\]\\n\\r]{1,256}+)(?=\\\\[\"'])"
+    "|" CURL_USER "'(?<v>[^'\\n\\r]{1,256}+)(?=')"
+    "|" CURL_USER "\"(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
     "|" CURL_USER "(?<v>" VALUE_CHARS "++))",
   /* Webhook URLs: whoever has the path may post. */
   [RE_HOOK] =
@@ -158,10 +165,13 @@ static const char * const patterns[N_RE] = {
     "|(?:\\\\?[\"'])?[ \\t]*+(?::=|[=:](?![=:]))[ \\t]*+)"
     WORD_VALUE,
   /* openssl's pass phrase arguments: -passin pass:PASSWORD, -passout
-   * pass:…, -pass pass:… (quoted too: -pass 'pass:a b'). */
+   * pass:…, -pass pass:… (quoted too: -pass 'pass:a b', pass:'a b'; after
+   * '=': -passin=pass:…). */
   [RE_PASSARG] =
-    "--?+pass(?:in|out)?+[ \\t]++"
+    "--?+pass(?:in|out)?+(?:[ \\t]++|=)"
     "(?|'pass:(?<v>[^'\\n\\r]{1,256}+)(?=')"
+    "|pass:'(?<v>[^'\\n\\r]{1,256}+)(?=')"
+    "|pass:\"(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
     "|\"pass:(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
     "|\\\\[\"']pass:(?<v>[^\"'`\\\\\\[\\]\\n\\r]{1,256}+)(?=\\\\[\"'])"
     "|pass:(?<v>(?:" VALUE_CHARS "|" BARE_ESCAPE ")++))",
@@ -828,6 +838,22 @@ password_options_at (Redactor *r,
   return 0;
 }
 
+/* curl's -u glued to its value (-uuser:PASSWORD), after grouped flags
+ * (-fsSu user:PASSWORD, -sSuuser:PASSWORD), or its proxy's -U, at @i when
+ * the command is curl: elsewhere -u1000:1000 and -U are no password's. */
+static gboolean
+curl_user_option_at (Redactor *r,
+                     gsize     i)
+{
+  const char *p = r->text + i;
+  gsize k = 1;
+
+  while (k < 17 && p[k] != '\0' && strchr (CURL_FLAGS, p[k]) != NULL)
+    k++;
+  return (p[k] == 'u' || p[k] == 'U') && p[k + 1] != '\0' && (k > 1 || p[k] == 'U' || !g_ascii_isspace (p[k + 1]))
+         && (password_options_at (r, i) & PW_GLUED_U) != 0;
+}
+
 /* A password option at @p (a word's start): which form it is (PW_*), or 0.
  * Grouped flags may come before a glued -p (mysql -vpSECRET), and the
  * glued value may follow a '=' (docker login -p=SECRET). */
@@ -851,7 +877,8 @@ password_option_form (const char *p)
 }
 
 /* openssl's pass phrase options at @p (-passin, -passout, -pass, with
- * one dash or two) and the blanks after them: their length, or 0. */
+ * one dash or two) and the blanks or the '=' after them: their length,
+ * or 0. */
 static gsize
 passphrase_option_len (const char *p)
 {
@@ -864,6 +891,8 @@ passphrase_option_len (const char *p)
     n += 2;
   else if (strncmp (p + n, "out", 3) == 0)
     n += 3;
+  if (p[n] == '=')
+    return n + 1;
   if (p[n] != ' ' && p[n] != '\t')
     return 0;
   while (p[n] == ' ' || p[n] == '\t')
@@ -924,9 +953,8 @@ try_at (Redactor *r,
       return ve;
     }
   if (*p == '-' && word_start && ((p[1] == 'u' && (p[2] == ' ' || p[2] == '\t' || p[2] == '='))
-                                  || strncmp (p, "--user", 6) == 0
-                                  || (p[1] == 'u' && p[2] != '\0' && !g_ascii_isspace (p[2])
-                                      && (password_options_at (r, i) & PW_GLUED_U) != 0))
+                                  || strncmp (p, "--user", 6) == 0 || strncmp (p, "--proxy-user", 12) == 0
+                                  || curl_user_option_at (r, i))
       && match_at (r, RE_CURL, i, &vs, &ve))
     {
       /* -u 'user:$x' is the text $x: the shell puts nothing in. */

@@ -9,8 +9,10 @@
  *  - the credentials of an Authorization or Proxy-Authorization header (the
  *    scheme stays), the token after "Bearer ", the password of URL userinfo
  *    (scheme://user:[REDACTED]@host) and of curl -u user:password (after
- *    the first ':'; curl's also glued, -uuser:[REDACTED], and quoted to its
- *    closing quote, -u 'user:[REDACTED]'), the password glued to -p of a
+ *    the first ':'; curl's also glued, -uuser:[REDACTED], after grouped
+ *    flags, -fsSu user:[REDACTED], its proxy's, -U and --proxy-user, with
+ *    no user, -u :[REDACTED], and quoted to its closing quote,
+ *    -u 'user:[REDACTED]', -u user:'[REDACTED]'), the password glued to -p of a
  *    MySQL or MariaDB client or sshpass, also after flags grouped before it
  *    (mysql -p[REDACTED], -p'[REDACTED]', -vp[REDACTED]), sshpass's
  *    -p [REDACTED], redis-cli's (valkey-cli's, keydb-cli's) -a [REDACTED]
@@ -19,8 +21,9 @@
  *    also when the client is named in quotes ("mysql" -p[REDACTED],
  *    m'ysql') or quoted for another shell (ssh host "mysql -p[REDACTED]",
  *    bash -c '…'), openssl's pass phrase arguments (-passin pass:[REDACTED],
- *    -passout pass:…, -pass pass:…; env:VAR, file:PATH, fd:N and stdin
- *    stay), and the path of Slack and Discord webhook URLs;
+ *    -passout pass:…, -pass pass:…, -passin=pass:…, pass:'[REDACTED]';
+ *    env:VAR, file:PATH, fd:N and stdin stay), and the path of Slack and
+ *    Discord webhook URLs;
  *  - the value of an assignment whose name says secret, in the forms people
  *    write: NAME=v, NAME: v, "name": "v", export NAME=v, NAME := v,
  *    --name v, --name=v, and in JSON objects {"name": "v"};
