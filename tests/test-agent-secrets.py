@@ -285,6 +285,10 @@ CMD_SECRETS = {
     "curl -x http://p:3128 --proxy-user u:Proxy25 https://h/": "Proxy25",
     "openssl enc -pass pass:'two Ossl26' -in f": "Ossl26",
     "openssl enc -passin=pass:Ossl27 -in f": "Ossl27",
+    "PROXY_PASS=ProxyEnv28 ./run": "ProxyEnv28",
+    "PGPASSWORD=Brack29[2x] psql app": "Brack29",
+    "mysql -uroot -p\\Escaped30 shop": "Escaped30",
+    "curl -d pass=12,Count31x https://h/": "Count31x",
 }
 
 # What the same commands hold no secret in: kept as written.

@@ -495,7 +495,7 @@ test_name_rule (void)
     "credentials", "GOOGLE_CREDENTIALS", "creds", "token", "access_token", "GITLAB_TOKEN",
     "authToken", "X-Auth-Token", "auth", "basic_auth", "api_key", "apiKey", "APIKey", "apikey",
     "API-KEY", "x-api-key", "OPENAI_API_KEY", "private_key", "signing_key", "license_key",
-    "csrf_token", "db_pass", "SMTP_PASS", "userPass",
+    "csrf_token", "db_pass", "SMTP_PASS", "userPass", "PROXY_PASS", "GRPC_PASS",
   };
   static const char * const not_secret[] = {
     "key", "keyboard", "KEYBOARD_LAYOUT", "monkey", "hotkey", "author", "authority", "oauth",
@@ -736,6 +736,40 @@ test_curl_openssl_spellings (void)
     "curl -fsSu \"deploy:$(cat pw)\" https://h",
     "openssl enc -pass=env:OSSL_PW -in f; openssl rsa -passin=file:/run/pw -in k",
     "openssl enc -pass pass:'$(cat pw)' -in f",
+  };
+
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+  assert_kept (kept, G_N_ELEMENTS (kept));
+}
+
+/* Found (tried as an attacker would, a fifth time): a proxy's password
+ * in an environment variable (PROXY_PASS=X: nginx's proxy_pass was spared
+ * whatever its case), a password after a count's comma (pass=12,X kept
+ * whole as the count 12), a shell assignment's brackets (PGPASSWORD=
+ * Hunter[2x] read as code, env["X"]) and a backslash the shell drops
+ * before a glued password (mysql -p\X) were stored as written.  Each is
+ * masked whole; nginx's lower-case directives, a test summary's
+ * pass=12,fail=0, code's env['X'] and JSON's \n stay. */
+static void
+test_shell_values (void)
+{
+  static const RedactCase cases[] = {
+    { "PROXY_PASS=ProxyEnv1 ./run", "PROXY_PASS=[REDACTED] ./run", "ProxyEnv1" },
+    { "export HTTP_PROXY_PASS=ProxyEnv2", "export HTTP_PROXY_PASS=[REDACTED]", "ProxyEnv2" },
+    { "pass=12,Count3x", "pass=[REDACTED]", "Count3x" },
+    { "curl -d pass=12,Count4x https://h", "curl -d pass=[REDACTED] https://h", "Count4x" },
+    { "PGPASSWORD=Hunter[2x] psql app", "PGPASSWORD=[REDACTED] psql app", "Hunter" },
+    { "DB_PASSWORD=a[1]Bracket6 ./run", "DB_PASSWORD=[REDACTED] ./run", "Bracket6" },
+    { "mysql -uroot -p\\Escaped7 shop", "mysql -uroot -p\\[REDACTED] shop", "Escaped7" },
+    { "mysql -p\\PEscaped8", "mysql -p\\[REDACTED]", "PEscaped8" },
+  };
+  static const char * const kept[] = {
+    "proxy_pass=http://backend; location / { proxy_pass http://127.0.0.1:8080; }",
+    "pass=12,fail=0,skip=1; pass=12, fail=0; pass=1,2,3",
+    "SECRET_KEY=config['x']; password=env[\"X\"]; API_KEY = os.environ[\"X\"]",
+    "PGPASSWORD=x[ ] y",
+    "DB_PASSWORD=$(cat f)[1]",
+    "{\"command\": \"mysql -p\\nshop\"}",
   };
 
   assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
@@ -1110,6 +1144,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/single-quotes-inside", test_single_quotes_inside);
   g_test_add_func ("/pd/redact/utf8-boundaries", test_utf8_boundaries);
   g_test_add_func ("/pd/redact/curl-openssl-spellings", test_curl_openssl_spellings);
+  g_test_add_func ("/pd/redact/shell-values", test_shell_values);
   g_test_add_func ("/pd/redact/node-copy", test_node_copy);
   g_test_add_func ("/pd/redact/node-member-names", test_node_member_names);
   g_test_add_func ("/pd/redact/plan-render-parses", test_plan_render_parses);

@@ -153,8 +153,9 @@ static const char * const patterns[N_RE] = {
   /* A .netrc line: machine HOST login USER password SECRET. */
   [RE_NETRC] = "(?i:password)[ \\t]++(?<v>(?:[^\\s\"'`\\x80-\\xff]|" HIGH_VALUE_BYTE ")++)",
   /* MySQL's (and sshpass's) -pPASSWORD, glued or quoted: -p'a b',
-   * -p$'a b', after grouped flags: -vpPASSWORD. */
-  [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p=?+" WORD_VALUE,
+   * -p$'a b', after grouped flags: -vpPASSWORD, after a backslash the
+   * shell drops: -p\PASSWORD (not \n, \t, \u…: a JSON string's). */
+  [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p=?+(?:\\\\(?![nrtbfu])(?=[A-Za-z0-9]))?+" WORD_VALUE,
   /* sshpass's -p PASSWORD, redis-cli's -a PASSWORD and --pass PASSWORD. */
   [RE_SPACED] = "(?:-[pa]|--pass)[ \\t]++" WORD_VALUE,
   /* NAME=value, NAME: value, "name": "value", NAME := value, --name value,
@@ -648,6 +649,64 @@ has_name_trigger (const char *p)
     }
 }
 
+/* Whether @name is an environment variable's (upper case, digits and
+ * _ only: PGPASSWORD, PROXY_PASS), its value given to the shell right
+ * after its '=' at @name_end (NAME=value, not NAME = value). */
+static gboolean
+shell_assignment (Redactor   *r,
+                  const char *name,
+                  gsize       name_end,
+                  gsize       vs)
+{
+  for (const char *c = name; *c; c++)
+    if (!(g_ascii_isupper (*c) || g_ascii_isdigit (*c) || *c == '_'))
+      return FALSE;
+  return r->text[name_end] == '=' && vs == name_end + 1;
+}
+
+/* Where the value [vs, ve) of @name really ends when the pattern stopped
+ * short of it (ve when it did not), tried as an attacker would:
+ *  - a shell assignment's value holds brackets as text (the shell does not
+ *    glob an assignment: PGPASSWORD=Hunter[2x] is the password
+ *    Hunter[2x]): the word to its end, when a ] closes the [ in it and no
+ *    quote opens it (env['X'] is code);
+ *  - pass=12,X: a count (pass=12) with more after its comma that is no
+ *    other field (pass=12,fail=0) nor more numbers (pass=1,2) is a
+ *    password of its own, 12,X.
+ * At most 256 bytes more, to the next blank. */
+static gsize
+value_goes_on (Redactor   *r,
+               const char *name,
+               gsize       name_end,
+               gsize       vs,
+               gsize       ve)
+{
+  const char *t = r->text;
+  gsize e = ve;
+
+  if (ve + 1 < r->len && t[ve] == '[' && t[ve + 1] != '"' && t[ve + 1] != '\''
+      && shell_assignment (r, name, name_end, vs))
+    {
+      while (e < r->len && e - ve < 256 && !g_ascii_isspace (t[e]) && strchr ("\"'`\\{}()<>,;&|", t[e]) == NULL)
+        e++;
+      return memchr (t + ve, ']', e - ve) != NULL ? e : ve;
+    }
+  if (ve < r->len && t[ve] == ',' && g_ascii_strcasecmp (name + strspn (name, "-"), "pass") == 0)
+    {
+      gboolean numbers = TRUE;
+
+      while (e < r->len && e - ve < 256 && !g_ascii_isspace (t[e]) && strchr ("\"'`\\[]{}()<>;&|=", t[e]) == NULL)
+        {
+          numbers = numbers && (g_ascii_isdigit (t[e]) || t[e] == ',');
+          e++;
+        }
+      if (e < r->len && t[e] == '=')
+        return ve;  /* pass=12,fail=0: fields */
+      return numbers || e == ve + 1 ? ve : e;
+    }
+  return ve;
+}
+
 /* A name holding a secret-like word at @i: judged whole (back to its
  * start, at most 64 bytes, dashes of a flag included), and its value tried
  * only when the name says secret.  Returns where the scan goes on. */
@@ -686,14 +745,17 @@ try_assignment (Redactor *r,
   if (match_at (r, RE_ASSIGN, start, &vs, &ve))
     {
       g_autofree char *value = g_strndup (t + vs, ve - vs);
+      gsize whole = r->joined ? ve : value_goes_on (r, name, end, vs, ve);
 
       /* A value followed by ( or [ is code (get_key(), env["X"]), not a
-       * secret.  Either way the scan goes on after the value, never into
-       * it again: each byte is looked at a bounded number of times. */
-      if (!(ve < r->len && (t[ve] == '(' || t[ve] == '[')) && !value_is_pass_count (name, value)
-          && found_value_is_secret (r, vs, ve))
-        redact_span (r, vs, ve);
-      return ve;
+       * secret, unless value_goes_on() took it.  Either way the scan goes
+       * on after the value, never into it again: each byte is looked at a
+       * bounded number of times. */
+      if (whole == ve && (ve < r->len && (t[ve] == '(' || t[ve] == '[')))
+        return ve;
+      if ((whole > ve || !value_is_pass_count (name, value)) && found_value_is_secret (r, vs, whole))
+        redact_span (r, vs, whole);
+      return whole;
     }
   return end;
 }

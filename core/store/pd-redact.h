@@ -47,9 +47,11 @@
  *    lookup word (sort_key, primary_key, public_key, cache_key…), not TOKEN
  *    after a counting or tokenizer word (max_token, next_token, eos_token…),
  *    not PASS after a step's word (first_pass, render_pass…) or an nginx
- *    upstream's (proxy_pass, fastcgi_pass, uwsgi_pass, grpc_pass…; db_pass
- *    and smtp_pass are secrets), and a bare pass (-pass, --pass) with a
- *    number is a count or a step (pass=12 fail=0, x264's --pass=2);
+ *    upstream's in lower case, as nginx writes them (proxy_pass,
+ *    fastcgi_pass, uwsgi_pass, grpc_pass…; PROXY_PASS, db_pass and
+ *    smtp_pass are secrets), and a bare pass (-pass, --pass) with a
+ *    number is a count or a step (pass=12 fail=0, x264's --pass=2; not
+ *    pass=12,X, whose word is the password);
  *  - or any word is secret, password, passwd, passphrase, pwd, credential(s),
  *    creds (or fused: apikey, accesstoken, clientsecret…, or a word ending
  *    in password, passwd or passphrase: PGPASSWORD, not sudo's NOPASSWD),
@@ -62,7 +64,8 @@
  * max_tokens (plural: a count) are left alone, as are PWD and OLDPWD (the
  * shell's folders).  Values that hold no secret stay: true/false/null/none…,
  * references ($TOKEN, ${X}, %(x)s; not in single quotes, where the shell
- * reads '$x' as text), code (a value followed by ( or [), and what the
+ * reads '$x' as text), code (a value followed by ( or [; not in a shell
+ * assignment, PGPASSWORD=Hunter[2x], where brackets are text), and what the
  * shell runs: a value that holds $(…) or `…`, or is followed by it in its
  * word (-p"x"$(cat f)), whatever its quoting, is never masked, nor is
  * curl's, an Authorization header's, a bearer token's or a URL's password
