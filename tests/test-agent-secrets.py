@@ -289,6 +289,9 @@ CMD_SECRETS = {
     "PGPASSWORD=Brack29[2x] psql app": "Brack29",
     "mysql -uroot -p\\Escaped30 shop": "Escaped30",
     "curl -d pass=12,Count31x https://h/": "Count31x",
+    "az acr login -n reg -u me -p Azure32": "Azure32",
+    "ldapsearch -x -D cn=admin -w Ldap33 -b dc=x": "Ldap33",
+    "smbclient //h/share -U u%Smb34 -c ls": "Smb34",
 }
 
 # What the same commands hold no secret in: kept as written.

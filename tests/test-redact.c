@@ -776,6 +776,45 @@ test_shell_values (void)
   assert_kept (kept, G_N_ELEMENTS (kept));
 }
 
+/* Found (tried as an attacker would, a fifth time): the passwords of more
+ * clients were stored as written: crane auth login -p, oras login -p,
+ * az acr login -p (and az login), mongosh -p, ldapsearch -w, sqlcmd -P,
+ * smbclient -U user%X, and a JSON member "pass": "X" in text (a bare pass
+ * was a name only before '=', so that "PASS: test" lines stay).  Each is
+ * masked; the same options of other commands, and references, stay. */
+static void
+test_more_clients (void)
+{
+  static const RedactCase cases[] = {
+    { "crane auth login reg.io -u me -p Crane1", "crane auth login reg.io -u me -p [REDACTED]", "Crane1" },
+    { "oras login reg.io -u me -p Oras2", "oras login reg.io -u me -p [REDACTED]", "Oras2" },
+    { "az acr login -n reg -u me -p Azure3", "az acr login -n reg -u me -p [REDACTED]", "Azure3" },
+    { "az login -u me@x.org -p Azure4", "az login -u me@x.org -p [REDACTED]", "Azure4" },
+    { "mongosh -u admin -p Mongo5 mongodb://h/db", "mongosh -u admin -p [REDACTED] mongodb://h/db", "Mongo5" },
+    { "mongodump -u admin -p 'Mongo 6' --db shop", "mongodump -u admin -p '[REDACTED]' --db shop", "Mongo 6" },
+    { "ldapsearch -x -D cn=admin,dc=x -w Ldap7 -b dc=x", "ldapsearch -x -D cn=admin,dc=x -w [REDACTED] -b dc=x",
+      "Ldap7" },
+    { "sqlcmd -S db -U sa -P Sql8 -Q 'select 1'", "sqlcmd -S db -U sa -P [REDACTED] -Q 'select 1'", "Sql8" },
+    { "smbclient //h/share -U u%Smb9 -c ls", "smbclient //h/share -U u%[REDACTED] -c ls", "Smb9" },
+    { "smbclient //h/share -U 'DOM\\u%Smb 10'", "smbclient //h/share -U 'DOM\\u%[REDACTED]'", "Smb 10" },
+    { "rpcclient h --user=u%Smb11 -c srvinfo", "rpcclient h --user=u%[REDACTED] -c srvinfo", "Smb11" },
+    { "{\"user\": \"me\", \"pass\": \"Json12\"}", "{\"user\": \"me\", \"pass\": \"[REDACTED]\"}", "Json12" },
+    { "{\"body\": \"{\\\"pass\\\": \\\"Json13\\\"}\"}", "{\"body\": \"{\\\"pass\\\": \\\"[REDACTED]\\\"}\"}",
+      "Json13" },
+  };
+  static const char * const kept[] = {
+    "mongosh --port 27017 mongodb://h; mongosh -u admin -p $MONGO_PW",
+    "ls -w 80; grep -P 'x+' f; psql -w -P pager=off; ldapsearch -x -w $LDAP_PW",
+    "sqlcmd -S db -U sa -P; smbclient //h/share -U u; smbclient -U u%$SMB_PW //h/s",
+    "crane copy a b; az group list -o table; oras push reg/a:b f",
+    "PASS: test-redact 1 /pd/redact/name-rule",
+    "{\"PASS\": 12, \"pass\": true}",
+  };
+
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+  assert_kept (kept, G_N_ELEMENTS (kept));
+}
+
 /* A template with its @V@ replaced by @value. */
 static char *
 fill (const char *template,
@@ -1145,6 +1184,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/utf8-boundaries", test_utf8_boundaries);
   g_test_add_func ("/pd/redact/curl-openssl-spellings", test_curl_openssl_spellings);
   g_test_add_func ("/pd/redact/shell-values", test_shell_values);
+  g_test_add_func ("/pd/redact/more-clients", test_more_clients);
   g_test_add_func ("/pd/redact/node-copy", test_node_copy);
   g_test_add_func ("/pd/redact/node-member-names", test_node_member_names);
   g_test_add_func ("/pd/redact/plan-render-parses", test_plan_render_parses);

@@ -91,6 +91,7 @@ enum {
   RE_NETRC,
   RE_GLUED,
   RE_SPACED,
+  RE_SMB,
   RE_ASSIGN,
   RE_PASSARG,
   N_RE
@@ -156,8 +157,17 @@ static const char * const patterns[N_RE] = {
    * -p$'a b', after grouped flags: -vpPASSWORD, after a backslash the
    * shell drops: -p\PASSWORD (not \n, \t, \u…: a JSON string's). */
   [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p=?+(?:\\\\(?![nrtbfu])(?=[A-Za-z0-9]))?+" WORD_VALUE,
-  /* sshpass's -p PASSWORD, redis-cli's -a PASSWORD and --pass PASSWORD. */
-  [RE_SPACED] = "(?:-[pa]|--pass)[ \\t]++" WORD_VALUE,
+  /* sshpass's -p PASSWORD, redis-cli's -a PASSWORD and --pass PASSWORD,
+   * the MongoDB tools' -p PASSWORD, OpenLDAP's -w PASSWORD, sqlcmd's and
+   * bcp's -P PASSWORD. */
+  [RE_SPACED] = "(?:-[paPw]|--pass)[ \\t]++" WORD_VALUE,
+  /* Samba's -U user%PASSWORD, --user=user%PASSWORD (the user may be
+   * DOMAIN\user), also quoted: -U 'user%a b'. */
+  [RE_SMB] =
+    "(?:-U[ \\t]*+|--user(?:=|[ \\t]++))"
+    "(?|'[^\\s%'\"]{1,256}+%(?<v>[^'\\n\\r]{1,256}+)(?=')"
+    "|\"[^\\s%'\"]{1,256}+%(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
+    "|[^\\s%'\"]{1,256}+%(?<v>(?:" VALUE_CHARS "|" BARE_ESCAPE ")++))",
   /* NAME=value, NAME: value, "name": "value", NAME := value, --name value,
    * --name=value. */
   [RE_ASSIGN] =
@@ -707,6 +717,28 @@ value_goes_on (Redactor   *r,
   return ve;
 }
 
+/* Whether the name [start, end) is a JSON member's, "pass": (also
+ * escaped inside a JSON string, \"pass\":): a name, not a test log's
+ * "PASS: test" line. */
+static gboolean
+json_member_name (Redactor *r,
+                  gsize     start,
+                  gsize     end)
+{
+  const char *t = r->text;
+  gsize e = end;
+
+  if (start == 0 || t[start - 1] != '"')
+    return FALSE;
+  if (e < r->len && t[e] == '\\' && start >= 2 && t[start - 2] == '\\')
+    e++;
+  if (e >= r->len || t[e] != '"')
+    return FALSE;
+  for (e++; e < r->len && (t[e] == ' ' || t[e] == '\t'); e++)
+    ;
+  return e < r->len && t[e] == ':';
+}
+
 /* A name holding a secret-like word at @i: judged whole (back to its
  * start, at most 64 bytes, dashes of a flag included), and its value tried
  * only when the name says secret.  Returns where the scan goes on. */
@@ -739,7 +771,7 @@ try_assignment (Redactor *r,
     return end;
   /* "PASS: test-x" is a test log's line: a bare pass is a name only
    * before '=' (curl -d pass=x) or as an option (--pass=x). */
-  if (bare == name && g_ascii_strcasecmp (bare, "pass") == 0 && t[end] != '=')
+  if (bare == name && g_ascii_strcasecmp (bare, "pass") == 0 && t[end] != '=' && !json_member_name (r, start, end))
     return end;
 
   if (match_at (r, RE_ASSIGN, start, &vs, &ve))
@@ -828,9 +860,12 @@ netrc_password_at (Redactor *r,
  * their -p SECRET asks, and SECRET is the database), sshpass glued or
  * not (-pSECRET, -p SECRET), redis-cli (and its forks valkey-cli and
  * keydb-cli) as -a SECRET or --pass SECRET, the login of a container
- * registry's client (docker, podman, nerdctl, buildah, skopeo; helm
- * registry login) as -p SECRET, -pSECRET or -p=SECRET, curl its -u
- * user:SECRET also glued (-uuser:SECRET).  Elsewhere -p2222, -pr,
+ * registry's client (docker, podman, nerdctl, buildah, skopeo, crane,
+ * oras, az; helm registry login, crane auth login, az acr login) as
+ * -p SECRET, -pSECRET or -p=SECRET, curl its -u user:SECRET also glued
+ * (-uuser:SECRET), the MongoDB tools (mongosh, mongodump…) -p SECRET,
+ * OpenLDAP's (ldapsearch…) -w SECRET, sqlcmd and bcp -P SECRET, Samba's
+ * clients -U user%SECRET.  Elsewhere -p2222, -pr,
  * -p8080:80 (docker run's), -a and -u1000:1000 are no secrets.  The
  * command is looked for back to the start of its command line (; | & ( `
  * or a line break), at most 256 bytes back, so the scan stays linear; its
@@ -842,6 +877,9 @@ enum {
   PW_SPACED_P = 1 << 1,
   PW_SPACED_A = 1 << 2,
   PW_GLUED_U = 1 << 3,
+  PW_SPACED_W = 1 << 4,
+  PW_SPACED_CAP_P = 1 << 5,
+  PW_SMB_U = 1 << 6,
 };
 
 static guint
@@ -850,9 +888,11 @@ password_options_at (Redactor *r,
 {
   const char *t = r->text;
   static const char * const registry_clients[] = {
-    "docker", "podman", "nerdctl", "buildah", "skopeo", "helm", NULL,
+    "docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "crane", "oras", "az", NULL,
   };
   static const char * const redis_clients[] = { "redis-cli", "valkey-cli", "keydb-cli", NULL };
+  static const char * const sql_server_clients[] = { "sqlcmd", "bcp", NULL };
+  static const char * const samba_clients[] = { "smbclient", "rpcclient", "smbcacls", "smbget", "smbtree", NULL };
   gsize start = i;
   gboolean registry = FALSE;
 
@@ -890,6 +930,14 @@ password_options_at (Redactor *r,
             return PW_SPACED_A;
           if (plain && strcmp (base, "curl") == 0)
             return PW_GLUED_U;
+          if (plain && g_str_has_prefix (base, "mongo"))
+            return PW_GLUED_P | PW_SPACED_P;
+          if (plain && g_str_has_prefix (base, "ldap"))
+            return PW_SPACED_W;
+          if (plain && *base != '\0' && _pd_redact_word_in (base, sql_server_clients))
+            return PW_SPACED_CAP_P;
+          if (plain && *base != '\0' && _pd_redact_word_in (base, samba_clients))
+            return PW_SMB_U;
           if (plain && *base != '\0' && _pd_redact_word_in (base, registry_clients))
             registry = TRUE;
           else if (plain && registry && strcmp (base, "login") == 0)
@@ -933,6 +981,8 @@ password_option_form (const char *p)
     return PW_GLUED_P;
   if (k == 1 && (p[1] == 'p' || p[1] == 'a') && (p[2] == ' ' || p[2] == '\t'))
     return p[1] == 'p' ? PW_SPACED_P : PW_SPACED_A;
+  if (k == 1 && (p[1] == 'w' || p[1] == 'P') && (p[2] == ' ' || p[2] == '\t'))
+    return p[1] == 'w' ? PW_SPACED_W : PW_SPACED_CAP_P;
   if (strncmp (p, "--pass", 6) == 0 && (p[6] == ' ' || p[6] == '\t'))
     return PW_SPACED_A;
   return 0;
@@ -1011,6 +1061,13 @@ try_at (Redactor *r,
       && starts_with_ci (p, "bearer") && match_at (r, RE_BEARER, i, &vs, &ve))
     {
       if (credential_is_secret (r, vs, ve, FALSE))
+        redact_span (r, vs, ve);
+      return ve;
+    }
+  if (*p == '-' && word_start && (p[1] == 'U' || strncmp (p, "--user", 6) == 0)
+      && (password_options_at (r, i) & PW_SMB_U) != 0 && match_at (r, RE_SMB, i, &vs, &ve))
+    {
+      if (credential_is_secret (r, vs, ve, ve < r->len && r->text[ve] == '\''))
         redact_span (r, vs, ve);
       return ve;
     }

@@ -16,8 +16,10 @@
  *    MySQL or MariaDB client or sshpass, also after flags grouped before it
  *    (mysql -p[REDACTED], -p'[REDACTED]', -vp[REDACTED]), sshpass's
  *    -p [REDACTED], redis-cli's (valkey-cli's, keydb-cli's) -a [REDACTED]
- *    and --pass [REDACTED], the login of docker, podman, nerdctl, buildah,
- *    skopeo and helm registry: -p [REDACTED], -p[REDACTED], -p=[REDACTED],
+ *    and --pass [REDACTED], the MongoDB tools' -p [REDACTED], OpenLDAP's
+ *    -w [REDACTED], sqlcmd's and bcp's -P [REDACTED], Samba's clients'
+ *    -U user%[REDACTED], the login of docker, podman, nerdctl, buildah,
+ *    skopeo, crane, oras, az and helm registry: -p [REDACTED], -p[REDACTED], -p=[REDACTED],
  *    also when the client is named in quotes ("mysql" -p[REDACTED],
  *    m'ysql') or quoted for another shell (ssh host "mysql -p[REDACTED]",
  *    bash -c '…'), openssl's pass phrase arguments (-passin pass:[REDACTED],
@@ -42,7 +44,8 @@
  * a secret's name when
  *  - its last word is key, token, auth or pass (GITLAB_TOKEN, api_key,
  *    X-Auth, SMTP_PASS, --pass; a bare pass only before '=', as in
- *    curl -d pass=x: "PASS: test" is a test log's line) —
+ *    curl -d pass=x, or as a JSON member's name, "pass": "x": "PASS: test"
+ *    is a test log's line) —
  *    but not a bare "key" (a map's key far more often), not KEY after a
  *    lookup word (sort_key, primary_key, public_key, cache_key…), not TOKEN
  *    after a counting or tokenizer word (max_token, next_token, eos_token…),
