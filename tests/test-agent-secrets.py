@@ -279,6 +279,19 @@ CMD_SECRETS = {
     # A value before a no-break space: masked up to it, the text still
     # UTF-8 (a lone byte of it was left, and reading the database failed).
     "PGPASSWORD=Nbsp23Pw\u00a0psql app": "Nbsp23Pw",
+    # A fifth time: curl's grouped flags and proxy user, openssl's quoted
+    # pass: and -passin=.
+    "curl -fsSu deploy:Grouped24 https://h/": "Grouped24",
+    "curl -x http://p:3128 --proxy-user u:Proxy25 https://h/": "Proxy25",
+    "openssl enc -pass pass:'two Ossl26' -in f": "Ossl26",
+    "openssl enc -passin=pass:Ossl27 -in f": "Ossl27",
+    "PROXY_PASS=ProxyEnv28 ./run": "ProxyEnv28",
+    "PGPASSWORD=Brack29[2x] psql app": "Brack29",
+    "mysql -uroot -p\\Escaped30 shop": "Escaped30",
+    "curl -d pass=12,Count31x https://h/": "Count31x",
+    "az acr login -n reg -u me -p Azure32": "Azure32",
+    "ldapsearch -x -D cn=admin -w Ldap33 -b dc=x": "Ldap33",
+    "smbclient //h/share -U u%Smb34 -c ls": "Smb34",
 }
 
 # What the same commands hold no secret in: kept as written.

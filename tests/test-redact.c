@@ -495,7 +495,7 @@ test_name_rule (void)
     "credentials", "GOOGLE_CREDENTIALS", "creds", "token", "access_token", "GITLAB_TOKEN",
     "authToken", "X-Auth-Token", "auth", "basic_auth", "api_key", "apiKey", "APIKey", "apikey",
     "API-KEY", "x-api-key", "OPENAI_API_KEY", "private_key", "signing_key", "license_key",
-    "csrf_token", "db_pass", "SMTP_PASS", "userPass",
+    "csrf_token", "db_pass", "SMTP_PASS", "userPass", "PROXY_PASS", "GRPC_PASS",
   };
   static const char * const not_secret[] = {
     "key", "keyboard", "KEYBOARD_LAYOUT", "monkey", "hotkey", "author", "authority", "oauth",
@@ -702,6 +702,117 @@ test_single_quotes_inside (void)
 
   assert_kept (kept, G_N_ELEMENTS (kept));
   assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+}
+
+/* Found (tried as an attacker would, a fifth time): curl's password after
+ * grouped flags (-fsSu user:X), quoted after the user (-u user:'a b'),
+ * with no user (-u :X), the proxy's (--proxy-user u:X, -U u:X), and
+ * openssl's pass:'a b', pass:"a b" and -passin=pass:X were stored as
+ * written (pass:'a b' of -pass took the pass: with it).  Each is masked
+ * after its user or its pass:; -U and grouped flags only of curl. */
+static void
+test_curl_openssl_spellings (void)
+{
+  static const RedactCase cases[] = {
+    { "curl -fsSu user:Grouped1 https://h", "curl -fsSu user:[REDACTED] https://h", "Grouped1" },
+    { "curl -sSLuuser:Grouped2 https://h", "curl -sSLuuser:[REDACTED] https://h", "Grouped2" },
+    { "curl -u user:'Quoted 3' https://h", "curl -u user:'[REDACTED]' https://h", "Quoted 3" },
+    { "curl --user user:\"Quoted 4\" https://h", "curl --user user:\"[REDACTED]\" https://h", "Quoted 4" },
+    { "curl -u :NoUser5 https://h", "curl -u :[REDACTED] https://h", "NoUser5" },
+    { "curl --proxy-user u:Proxy6 -x http://p:3128 https://h", "curl --proxy-user u:[REDACTED] -x http://p:3128 https://h",
+      "Proxy6" },
+    { "curl -x http://p:3128 -U u:Proxy7 https://h", "curl -x http://p:3128 -U u:[REDACTED] https://h", "Proxy7" },
+    { "curl --proxy-user='u:Proxy 8' https://h", "curl --proxy-user='u:[REDACTED]' https://h", "Proxy 8" },
+    { "openssl enc -pass pass:'Ossl 9' -in f", "openssl enc -pass pass:'[REDACTED]' -in f", "Ossl 9" },
+    { "openssl rsa -passin pass:\"Ossl 10\" -in k", "openssl rsa -passin pass:\"[REDACTED]\" -in k", "Ossl 10" },
+    { "openssl enc -passin=pass:Ossl11 -in f", "openssl enc -passin=pass:[REDACTED] -in f", "Ossl11" },
+    { "openssl pkcs12 -passout=pass:Ossl12 -export", "openssl pkcs12 -passout=pass:[REDACTED] -export", "Ossl12" },
+  };
+  static const char * const kept[] = {
+    "curl -fsSL https://example.com/install.sh | sh",
+    "curl -u admin https://h; curl -U proxyuser https://h; curl -u : --negotiate https://h",
+    "curl --user-agent a:b https://h; docker run -u1000:1000 img; sort -u -k1,1 f",
+    "rsync -U a:b c; tar -U x:y",
+    "curl -fsSu \"deploy:$(cat pw)\" https://h",
+    "openssl enc -pass=env:OSSL_PW -in f; openssl rsa -passin=file:/run/pw -in k",
+    "openssl enc -pass pass:'$(cat pw)' -in f",
+  };
+
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+  assert_kept (kept, G_N_ELEMENTS (kept));
+}
+
+/* Found (tried as an attacker would, a fifth time): a proxy's password
+ * in an environment variable (PROXY_PASS=X: nginx's proxy_pass was spared
+ * whatever its case), a password after a count's comma (pass=12,X kept
+ * whole as the count 12), a shell assignment's brackets (PGPASSWORD=
+ * Hunter[2x] read as code, env["X"]) and a backslash the shell drops
+ * before a glued password (mysql -p\X) were stored as written.  Each is
+ * masked whole; nginx's lower-case directives, a test summary's
+ * pass=12,fail=0, code's env['X'] and JSON's \n stay. */
+static void
+test_shell_values (void)
+{
+  static const RedactCase cases[] = {
+    { "PROXY_PASS=ProxyEnv1 ./run", "PROXY_PASS=[REDACTED] ./run", "ProxyEnv1" },
+    { "export HTTP_PROXY_PASS=ProxyEnv2", "export HTTP_PROXY_PASS=[REDACTED]", "ProxyEnv2" },
+    { "pass=12,Count3x", "pass=[REDACTED]", "Count3x" },
+    { "curl -d pass=12,Count4x https://h", "curl -d pass=[REDACTED] https://h", "Count4x" },
+    { "PGPASSWORD=Hunter[2x] psql app", "PGPASSWORD=[REDACTED] psql app", "Hunter" },
+    { "DB_PASSWORD=a[1]Bracket6 ./run", "DB_PASSWORD=[REDACTED] ./run", "Bracket6" },
+    { "mysql -uroot -p\\Escaped7 shop", "mysql -uroot -p\\[REDACTED] shop", "Escaped7" },
+    { "mysql -p\\PEscaped8", "mysql -p\\[REDACTED]", "PEscaped8" },
+  };
+  static const char * const kept[] = {
+    "proxy_pass=http://backend; location / { proxy_pass http://127.0.0.1:8080; }",
+    "pass=12,fail=0,skip=1; pass=12, fail=0; pass=1,2,3",
+    "SECRET_KEY=config['x']; password=env[\"X\"]; API_KEY = os.environ[\"X\"]",
+    "PGPASSWORD=x[ ] y",
+    "DB_PASSWORD=$(cat f)[1]",
+    "{\"command\": \"mysql -p\\nshop\"}",
+  };
+
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+  assert_kept (kept, G_N_ELEMENTS (kept));
+}
+
+/* Found (tried as an attacker would, a fifth time): the passwords of more
+ * clients were stored as written: crane auth login -p, oras login -p,
+ * az acr login -p (and az login), mongosh -p, ldapsearch -w, sqlcmd -P,
+ * smbclient -U user%X, and a JSON member "pass": "X" in text (a bare pass
+ * was a name only before '=', so that "PASS: test" lines stay).  Each is
+ * masked; the same options of other commands, and references, stay. */
+static void
+test_more_clients (void)
+{
+  static const RedactCase cases[] = {
+    { "crane auth login reg.io -u me -p Crane1", "crane auth login reg.io -u me -p [REDACTED]", "Crane1" },
+    { "oras login reg.io -u me -p Oras2", "oras login reg.io -u me -p [REDACTED]", "Oras2" },
+    { "az acr login -n reg -u me -p Azure3", "az acr login -n reg -u me -p [REDACTED]", "Azure3" },
+    { "az login -u me@x.org -p Azure4", "az login -u me@x.org -p [REDACTED]", "Azure4" },
+    { "mongosh -u admin -p Mongo5 mongodb://h/db", "mongosh -u admin -p [REDACTED] mongodb://h/db", "Mongo5" },
+    { "mongodump -u admin -p 'Mongo 6' --db shop", "mongodump -u admin -p '[REDACTED]' --db shop", "Mongo 6" },
+    { "ldapsearch -x -D cn=admin,dc=x -w Ldap7 -b dc=x", "ldapsearch -x -D cn=admin,dc=x -w [REDACTED] -b dc=x",
+      "Ldap7" },
+    { "sqlcmd -S db -U sa -P Sql8 -Q 'select 1'", "sqlcmd -S db -U sa -P [REDACTED] -Q 'select 1'", "Sql8" },
+    { "smbclient //h/share -U u%Smb9 -c ls", "smbclient //h/share -U u%[REDACTED] -c ls", "Smb9" },
+    { "smbclient //h/share -U 'DOM\\u%Smb 10'", "smbclient //h/share -U 'DOM\\u%[REDACTED]'", "Smb 10" },
+    { "rpcclient h --user=u%Smb11 -c srvinfo", "rpcclient h --user=u%[REDACTED] -c srvinfo", "Smb11" },
+    { "{\"user\": \"me\", \"pass\": \"Json12\"}", "{\"user\": \"me\", \"pass\": \"[REDACTED]\"}", "Json12" },
+    { "{\"body\": \"{\\\"pass\\\": \\\"Json13\\\"}\"}", "{\"body\": \"{\\\"pass\\\": \\\"[REDACTED]\\\"}\"}",
+      "Json13" },
+  };
+  static const char * const kept[] = {
+    "mongosh --port 27017 mongodb://h; mongosh -u admin -p $MONGO_PW",
+    "ls -w 80; grep -P 'x+' f; psql -w -P pager=off; ldapsearch -x -w $LDAP_PW",
+    "sqlcmd -S db -U sa -P; smbclient //h/share -U u; smbclient -U u%$SMB_PW //h/s",
+    "crane copy a b; az group list -o table; oras push reg/a:b f",
+    "PASS: test-redact 1 /pd/redact/name-rule",
+    "{\"PASS\": 12, \"pass\": true}",
+  };
+
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+  assert_kept (kept, G_N_ELEMENTS (kept));
 }
 
 /* A template with its @V@ replaced by @value. */
@@ -1133,6 +1244,9 @@ main (int   argc,
   g_test_add_func ("/pd/redact/commands-in-sight", test_commands_in_sight);
   g_test_add_func ("/pd/redact/single-quotes-inside", test_single_quotes_inside);
   g_test_add_func ("/pd/redact/utf8-boundaries", test_utf8_boundaries);
+  g_test_add_func ("/pd/redact/curl-openssl-spellings", test_curl_openssl_spellings);
+  g_test_add_func ("/pd/redact/shell-values", test_shell_values);
+  g_test_add_func ("/pd/redact/more-clients", test_more_clients);
   g_test_add_func ("/pd/redact/node-copy", test_node_copy);
   g_test_add_func ("/pd/redact/node-member-names", test_node_member_names);
   g_test_add_func ("/pd/redact/plan-render-parses", test_plan_render_parses);

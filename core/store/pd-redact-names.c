@@ -120,8 +120,13 @@ _pd_redact_name_is_secret (const char *name)
   /* PASS after these is a step of a process (a compiler's, a renderer's). */
   static const char * const pass_words[] = {
     "first", "second", "third", "final", "last", "next", "single", "multi", "one", "two", "each",
-    "render", "shadow", "depth", "compile", "compiler", "optimization", "test", "skip", "by",
-    /* nginx's proxy_pass and its kin name the upstream a request goes on to */
+    "render", "shadow", "depth", "compile", "compiler", "optimization", "test", "skip", "by", NULL,
+  };
+  /* nginx's proxy_pass and its kin name the upstream a request goes on to;
+   * nginx writes them in lower case, and PROXY_PASS=…, an environment
+   * variable's spelling, is a proxy's password (tried as an attacker
+   * would: it was stored as written). */
+  static const char * const upstream_words[] = {
     "proxy", "fastcgi", "uwsgi", "scgi", "grpc", "memcached", NULL,
   };
   NameWords w;
@@ -144,6 +149,12 @@ _pd_redact_name_is_secret (const char *name)
         return FALSE;
       if (strcmp (last, "pass") == 0 && prev != NULL && _pd_redact_word_in (prev, pass_words))
         return FALSE;
+      if (strcmp (last, "pass") == 0 && prev != NULL && _pd_redact_word_in (prev, upstream_words))
+        {
+          for (const char *c = name; *c; c++)
+            if (g_ascii_islower (*c))
+              return FALSE;
+        }
       return TRUE;
     }
   for (guint i = 0; i < w.n; i++)

@@ -72,8 +72,11 @@
  * Not u, h, P, S, D, e, r, w, T…: those take one (-uprod is the user
  * "prod", no password). */
 #define GROUPED_FLAGS "vsNBEtnqXHCfiAbcGxlKQRFdYyV"
-/* curl's user before the ':' of user:password. */
-#define CURL_USER "[^\\s:\"'`\\\\/]{1,256}+:"
+/* curl's user before the ':' of user:password (none: -u :PASSWORD). */
+#define CURL_USER "[^\\s:\"'`\\\\/]{0,256}+:"
+/* The short options curl takes without an argument, which may stand
+ * grouped before its -u or -U: curl -fsSu user:PASSWORD. */
+#define CURL_FLAGS "0123456#BfGgIiJjkLlMNnOpqRSsvZ"
 
 /* Each pattern is tried anchored where the scan found its start; group
  * "v" is what is replaced (the whole match when there is none). */
@@ -88,6 +91,7 @@ enum {
   RE_NETRC,
   RE_GLUED,
   RE_SPACED,
+  RE_SMB,
   RE_ASSIGN,
   RE_PASSARG,
   N_RE
@@ -123,13 +127,17 @@ static const char * const patterns[N_RE] = {
     "(?>(?i:basic|bearer|token|digest|negotiate|ntlm|apikey|key|sso-key|aws4-hmac-sha256)[ \\t]++)?"
     "(?<v>" VALUE_CHARS "++)",
   [RE_BEARER] = "(?i:bearer)[ \\t]++(?<v>[A-Za-z0-9\\-._~+/]{8,}+=*+)",
-  /* curl -u user:password (also glued: -uuser:password; or quoted, to
-   * its closing quote: -u 'user:a b'), the part after the first ':'. */
+  /* curl -u user:password (also glued: -uuser:password; after grouped
+   * flags: -fsSu user:password; the proxy's: -U, --proxy-user; or quoted,
+   * to its closing quote: -u 'user:a b', -u user:'a b'), the part after
+   * the first ':'. */
   [RE_CURL] =
-    "(?:-u(?:[ \\t]++|=)?+|--user(?:[ \\t]++|=))"
+    "(?:-[" CURL_FLAGS "]{0,16}+[uU](?:[ \\t]++|=)?+|--(?:proxy-)?user(?:[ \\t]++|=))"
     "(?|'" CURL_USER "(?<v>[^'\\n\\r]{1,256}+)(?=')"
     "|\"" CURL_USER "(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
     "|\\\\[\"']" CURL_USER "(?<v>[^\"'`\\\\\\[\\]\\n\\r]{1,256}+)(?=\\\\[\"'])"
+    "|" CURL_USER "'(?<v>[^'\\n\\r]{1,256}+)(?=')"
+    "|" CURL_USER "\"(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
     "|" CURL_USER "(?<v>" VALUE_CHARS "++))",
   /* Webhook URLs: whoever has the path may post. */
   [RE_HOOK] =
@@ -146,10 +154,20 @@ static const char * const patterns[N_RE] = {
   /* A .netrc line: machine HOST login USER password SECRET. */
   [RE_NETRC] = "(?i:password)[ \\t]++(?<v>(?:[^\\s\"'`\\x80-\\xff]|" HIGH_VALUE_BYTE ")++)",
   /* MySQL's (and sshpass's) -pPASSWORD, glued or quoted: -p'a b',
-   * -p$'a b', after grouped flags: -vpPASSWORD. */
-  [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p=?+" WORD_VALUE,
-  /* sshpass's -p PASSWORD, redis-cli's -a PASSWORD and --pass PASSWORD. */
-  [RE_SPACED] = "(?:-[pa]|--pass)[ \\t]++" WORD_VALUE,
+   * -p$'a b', after grouped flags: -vpPASSWORD, after a backslash the
+   * shell drops: -p\PASSWORD (not \n, \t, \u…: a JSON string's). */
+  [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p=?+(?:\\\\(?![nrtbfu])(?=[A-Za-z0-9]))?+" WORD_VALUE,
+  /* sshpass's -p PASSWORD, redis-cli's -a PASSWORD and --pass PASSWORD,
+   * the MongoDB tools' -p PASSWORD, OpenLDAP's -w PASSWORD, sqlcmd's and
+   * bcp's -P PASSWORD. */
+  [RE_SPACED] = "(?:-[paPw]|--pass)[ \\t]++" WORD_VALUE,
+  /* Samba's -U user%PASSWORD, --user=user%PASSWORD (the user may be
+   * DOMAIN\user), also quoted: -U 'user%a b'. */
+  [RE_SMB] =
+    "(?:-U[ \\t]*+|--user(?:=|[ \\t]++))"
+    "(?|'[^\\s%'\"]{1,256}+%(?<v>[^'\\n\\r]{1,256}+)(?=')"
+    "|\"[^\\s%'\"]{1,256}+%(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
+    "|[^\\s%'\"]{1,256}+%(?<v>(?:" VALUE_CHARS "|" BARE_ESCAPE ")++))",
   /* NAME=value, NAME: value, "name": "value", NAME := value, --name value,
    * --name=value. */
   [RE_ASSIGN] =
@@ -158,10 +176,13 @@ static const char * const patterns[N_RE] = {
     "|(?:\\\\?[\"'])?[ \\t]*+(?::=|[=:](?![=:]))[ \\t]*+)"
     WORD_VALUE,
   /* openssl's pass phrase arguments: -passin pass:PASSWORD, -passout
-   * pass:…, -pass pass:… (quoted too: -pass 'pass:a b'). */
+   * pass:…, -pass pass:… (quoted too: -pass 'pass:a b', pass:'a b'; after
+   * '=': -passin=pass:…). */
   [RE_PASSARG] =
-    "--?+pass(?:in|out)?+[ \\t]++"
+    "--?+pass(?:in|out)?+(?:[ \\t]++|=)"
     "(?|'pass:(?<v>[^'\\n\\r]{1,256}+)(?=')"
+    "|pass:'(?<v>[^'\\n\\r]{1,256}+)(?=')"
+    "|pass:\"(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
     "|\"pass:(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
     "|\\\\[\"']pass:(?<v>[^\"'`\\\\\\[\\]\\n\\r]{1,256}+)(?=\\\\[\"'])"
     "|pass:(?<v>(?:" VALUE_CHARS "|" BARE_ESCAPE ")++))",
@@ -638,6 +659,86 @@ has_name_trigger (const char *p)
     }
 }
 
+/* Whether @name is an environment variable's (upper case, digits and
+ * _ only: PGPASSWORD, PROXY_PASS), its value given to the shell right
+ * after its '=' at @name_end (NAME=value, not NAME = value). */
+static gboolean
+shell_assignment (Redactor   *r,
+                  const char *name,
+                  gsize       name_end,
+                  gsize       vs)
+{
+  for (const char *c = name; *c; c++)
+    if (!(g_ascii_isupper (*c) || g_ascii_isdigit (*c) || *c == '_'))
+      return FALSE;
+  return r->text[name_end] == '=' && vs == name_end + 1;
+}
+
+/* Where the value [vs, ve) of @name really ends when the pattern stopped
+ * short of it (ve when it did not), tried as an attacker would:
+ *  - a shell assignment's value holds brackets as text (the shell does not
+ *    glob an assignment: PGPASSWORD=Hunter[2x] is the password
+ *    Hunter[2x]): the word to its end, when a ] closes the [ in it and no
+ *    quote opens it (env['X'] is code);
+ *  - pass=12,X: a count (pass=12) with more after its comma that is no
+ *    other field (pass=12,fail=0) nor more numbers (pass=1,2) is a
+ *    password of its own, 12,X.
+ * At most 256 bytes more, to the next blank. */
+static gsize
+value_goes_on (Redactor   *r,
+               const char *name,
+               gsize       name_end,
+               gsize       vs,
+               gsize       ve)
+{
+  const char *t = r->text;
+  gsize e = ve;
+
+  if (ve + 1 < r->len && t[ve] == '[' && t[ve + 1] != '"' && t[ve + 1] != '\''
+      && shell_assignment (r, name, name_end, vs))
+    {
+      while (e < r->len && e - ve < 256 && !g_ascii_isspace (t[e]) && strchr ("\"'`\\{}()<>,;&|", t[e]) == NULL)
+        e++;
+      return memchr (t + ve, ']', e - ve) != NULL ? e : ve;
+    }
+  if (ve < r->len && t[ve] == ',' && g_ascii_strcasecmp (name + strspn (name, "-"), "pass") == 0)
+    {
+      gboolean numbers = TRUE;
+
+      while (e < r->len && e - ve < 256 && !g_ascii_isspace (t[e]) && strchr ("\"'`\\[]{}()<>;&|=", t[e]) == NULL)
+        {
+          numbers = numbers && (g_ascii_isdigit (t[e]) || t[e] == ',');
+          e++;
+        }
+      if (e < r->len && t[e] == '=')
+        return ve;  /* pass=12,fail=0: fields */
+      return numbers || e == ve + 1 ? ve : e;
+    }
+  return ve;
+}
+
+/* Whether the name [start, end) is a JSON member's, "pass": (also
+ * escaped inside a JSON string, \"pass\":): a name, not a test log's
+ * "PASS: test" line. */
+static gboolean
+json_member_name (Redactor *r,
+                  gsize     start,
+                  gsize     end)
+{
+  const char *t = r->text;
+  gsize e = end;
+
+  if (start == 0 || t[start - 1] != '"')
+    return FALSE;
+  if (e < r->len && t[e] == '\\' && start >= 2 && t[start - 2] == '\\')
+    e++;
+  if (e >= r->len || t[e] != '"')
+    return FALSE;
+  for (e++; e < r->len && (t[e] == ' ' || t[e] == '\t'); e++)
+    ;
+  return e < r->len && t[e] == ':';
+}
+
 /* A name holding a secret-like word at @i: judged whole (back to its
  * start, at most 64 bytes, dashes of a flag included), and its value tried
  * only when the name says secret.  Returns where the scan goes on. */
@@ -670,20 +771,23 @@ try_assignment (Redactor *r,
     return end;
   /* "PASS: test-x" is a test log's line: a bare pass is a name only
    * before '=' (curl -d pass=x) or as an option (--pass=x). */
-  if (bare == name && g_ascii_strcasecmp (bare, "pass") == 0 && t[end] != '=')
+  if (bare == name && g_ascii_strcasecmp (bare, "pass") == 0 && t[end] != '=' && !json_member_name (r, start, end))
     return end;
 
   if (match_at (r, RE_ASSIGN, start, &vs, &ve))
     {
       g_autofree char *value = g_strndup (t + vs, ve - vs);
+      gsize whole = r->joined ? ve : value_goes_on (r, name, end, vs, ve);
 
       /* A value followed by ( or [ is code (get_key(), env["X"]), not a
-       * secret.  Either way the scan goes on after the value, never into
-       * it again: each byte is looked at a bounded number of times. */
-      if (!(ve < r->len && (t[ve] == '(' || t[ve] == '[')) && !value_is_pass_count (name, value)
-          && found_value_is_secret (r, vs, ve))
-        redact_span (r, vs, ve);
-      return ve;
+       * secret, unless value_goes_on() took it.  Either way the scan goes
+       * on after the value, never into it again: each byte is looked at a
+       * bounded number of times. */
+      if (whole == ve && (ve < r->len && (t[ve] == '(' || t[ve] == '[')))
+        return ve;
+      if ((whole > ve || !value_is_pass_count (name, value)) && found_value_is_secret (r, vs, whole))
+        redact_span (r, vs, whole);
+      return whole;
     }
   return end;
 }
@@ -756,9 +860,12 @@ netrc_password_at (Redactor *r,
  * their -p SECRET asks, and SECRET is the database), sshpass glued or
  * not (-pSECRET, -p SECRET), redis-cli (and its forks valkey-cli and
  * keydb-cli) as -a SECRET or --pass SECRET, the login of a container
- * registry's client (docker, podman, nerdctl, buildah, skopeo; helm
- * registry login) as -p SECRET, -pSECRET or -p=SECRET, curl its -u
- * user:SECRET also glued (-uuser:SECRET).  Elsewhere -p2222, -pr,
+ * registry's client (docker, podman, nerdctl, buildah, skopeo, crane,
+ * oras, az; helm registry login, crane auth login, az acr login) as
+ * -p SECRET, -pSECRET or -p=SECRET, curl its -u user:SECRET also glued
+ * (-uuser:SECRET), the MongoDB tools (mongosh, mongodump…) -p SECRET,
+ * OpenLDAP's (ldapsearch…) -w SECRET, sqlcmd and bcp -P SECRET, Samba's
+ * clients -U user%SECRET.  Elsewhere -p2222, -pr,
  * -p8080:80 (docker run's), -a and -u1000:1000 are no secrets.  The
  * command is looked for back to the start of its command line (; | & ( `
  * or a line break), at most 256 bytes back, so the scan stays linear; its
@@ -770,6 +877,9 @@ enum {
   PW_SPACED_P = 1 << 1,
   PW_SPACED_A = 1 << 2,
   PW_GLUED_U = 1 << 3,
+  PW_SPACED_W = 1 << 4,
+  PW_SPACED_CAP_P = 1 << 5,
+  PW_SMB_U = 1 << 6,
 };
 
 static guint
@@ -778,9 +888,11 @@ password_options_at (Redactor *r,
 {
   const char *t = r->text;
   static const char * const registry_clients[] = {
-    "docker", "podman", "nerdctl", "buildah", "skopeo", "helm", NULL,
+    "docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "crane", "oras", "az", NULL,
   };
   static const char * const redis_clients[] = { "redis-cli", "valkey-cli", "keydb-cli", NULL };
+  static const char * const sql_server_clients[] = { "sqlcmd", "bcp", NULL };
+  static const char * const samba_clients[] = { "smbclient", "rpcclient", "smbcacls", "smbget", "smbtree", NULL };
   gsize start = i;
   gboolean registry = FALSE;
 
@@ -818,6 +930,14 @@ password_options_at (Redactor *r,
             return PW_SPACED_A;
           if (plain && strcmp (base, "curl") == 0)
             return PW_GLUED_U;
+          if (plain && g_str_has_prefix (base, "mongo"))
+            return PW_GLUED_P | PW_SPACED_P;
+          if (plain && g_str_has_prefix (base, "ldap"))
+            return PW_SPACED_W;
+          if (plain && *base != '\0' && _pd_redact_word_in (base, sql_server_clients))
+            return PW_SPACED_CAP_P;
+          if (plain && *base != '\0' && _pd_redact_word_in (base, samba_clients))
+            return PW_SMB_U;
           if (plain && *base != '\0' && _pd_redact_word_in (base, registry_clients))
             registry = TRUE;
           else if (plain && registry && strcmp (base, "login") == 0)
@@ -826,6 +946,22 @@ password_options_at (Redactor *r,
       w = e + 1;
     }
   return 0;
+}
+
+/* curl's -u glued to its value (-uuser:PASSWORD), after grouped flags
+ * (-fsSu user:PASSWORD, -sSuuser:PASSWORD), or its proxy's -U, at @i when
+ * the command is curl: elsewhere -u1000:1000 and -U are no password's. */
+static gboolean
+curl_user_option_at (Redactor *r,
+                     gsize     i)
+{
+  const char *p = r->text + i;
+  gsize k = 1;
+
+  while (k < 17 && p[k] != '\0' && strchr (CURL_FLAGS, p[k]) != NULL)
+    k++;
+  return (p[k] == 'u' || p[k] == 'U') && p[k + 1] != '\0' && (k > 1 || p[k] == 'U' || !g_ascii_isspace (p[k + 1]))
+         && (password_options_at (r, i) & PW_GLUED_U) != 0;
 }
 
 /* A password option at @p (a word's start): which form it is (PW_*), or 0.
@@ -845,13 +981,16 @@ password_option_form (const char *p)
     return PW_GLUED_P;
   if (k == 1 && (p[1] == 'p' || p[1] == 'a') && (p[2] == ' ' || p[2] == '\t'))
     return p[1] == 'p' ? PW_SPACED_P : PW_SPACED_A;
+  if (k == 1 && (p[1] == 'w' || p[1] == 'P') && (p[2] == ' ' || p[2] == '\t'))
+    return p[1] == 'w' ? PW_SPACED_W : PW_SPACED_CAP_P;
   if (strncmp (p, "--pass", 6) == 0 && (p[6] == ' ' || p[6] == '\t'))
     return PW_SPACED_A;
   return 0;
 }
 
 /* openssl's pass phrase options at @p (-passin, -passout, -pass, with
- * one dash or two) and the blanks after them: their length, or 0. */
+ * one dash or two) and the blanks or the '=' after them: their length,
+ * or 0. */
 static gsize
 passphrase_option_len (const char *p)
 {
@@ -864,6 +1003,8 @@ passphrase_option_len (const char *p)
     n += 2;
   else if (strncmp (p + n, "out", 3) == 0)
     n += 3;
+  if (p[n] == '=')
+    return n + 1;
   if (p[n] != ' ' && p[n] != '\t')
     return 0;
   while (p[n] == ' ' || p[n] == '\t')
@@ -923,10 +1064,16 @@ try_at (Redactor *r,
         redact_span (r, vs, ve);
       return ve;
     }
+  if (*p == '-' && word_start && (p[1] == 'U' || strncmp (p, "--user", 6) == 0)
+      && (password_options_at (r, i) & PW_SMB_U) != 0 && match_at (r, RE_SMB, i, &vs, &ve))
+    {
+      if (credential_is_secret (r, vs, ve, ve < r->len && r->text[ve] == '\''))
+        redact_span (r, vs, ve);
+      return ve;
+    }
   if (*p == '-' && word_start && ((p[1] == 'u' && (p[2] == ' ' || p[2] == '\t' || p[2] == '='))
-                                  || strncmp (p, "--user", 6) == 0
-                                  || (p[1] == 'u' && p[2] != '\0' && !g_ascii_isspace (p[2])
-                                      && (password_options_at (r, i) & PW_GLUED_U) != 0))
+                                  || strncmp (p, "--user", 6) == 0 || strncmp (p, "--proxy-user", 12) == 0
+                                  || curl_user_option_at (r, i))
       && match_at (r, RE_CURL, i, &vs, &ve))
     {
       /* -u 'user:$x' is the text $x: the shell puts nothing in. */

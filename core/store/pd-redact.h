@@ -9,18 +9,23 @@
  *  - the credentials of an Authorization or Proxy-Authorization header (the
  *    scheme stays), the token after "Bearer ", the password of URL userinfo
  *    (scheme://user:[REDACTED]@host) and of curl -u user:password (after
- *    the first ':'; curl's also glued, -uuser:[REDACTED], and quoted to its
- *    closing quote, -u 'user:[REDACTED]'), the password glued to -p of a
+ *    the first ':'; curl's also glued, -uuser:[REDACTED], after grouped
+ *    flags, -fsSu user:[REDACTED], its proxy's, -U and --proxy-user, with
+ *    no user, -u :[REDACTED], and quoted to its closing quote,
+ *    -u 'user:[REDACTED]', -u user:'[REDACTED]'), the password glued to -p of a
  *    MySQL or MariaDB client or sshpass, also after flags grouped before it
  *    (mysql -p[REDACTED], -p'[REDACTED]', -vp[REDACTED]), sshpass's
  *    -p [REDACTED], redis-cli's (valkey-cli's, keydb-cli's) -a [REDACTED]
- *    and --pass [REDACTED], the login of docker, podman, nerdctl, buildah,
- *    skopeo and helm registry: -p [REDACTED], -p[REDACTED], -p=[REDACTED],
+ *    and --pass [REDACTED], the MongoDB tools' -p [REDACTED], OpenLDAP's
+ *    -w [REDACTED], sqlcmd's and bcp's -P [REDACTED], Samba's clients'
+ *    -U user%[REDACTED], the login of docker, podman, nerdctl, buildah,
+ *    skopeo, crane, oras, az and helm registry: -p [REDACTED], -p[REDACTED], -p=[REDACTED],
  *    also when the client is named in quotes ("mysql" -p[REDACTED],
  *    m'ysql') or quoted for another shell (ssh host "mysql -p[REDACTED]",
  *    bash -c '…'), openssl's pass phrase arguments (-passin pass:[REDACTED],
- *    -passout pass:…, -pass pass:…; env:VAR, file:PATH, fd:N and stdin
- *    stay), and the path of Slack and Discord webhook URLs;
+ *    -passout pass:…, -pass pass:…, -passin=pass:…, pass:'[REDACTED]';
+ *    env:VAR, file:PATH, fd:N and stdin stay), and the path of Slack and
+ *    Discord webhook URLs;
  *  - the value of an assignment whose name says secret, in the forms people
  *    write: NAME=v, NAME: v, "name": "v", export NAME=v, NAME := v,
  *    --name v, --name=v, and in JSON objects {"name": "v"};
@@ -39,14 +44,17 @@
  * a secret's name when
  *  - its last word is key, token, auth or pass (GITLAB_TOKEN, api_key,
  *    X-Auth, SMTP_PASS, --pass; a bare pass only before '=', as in
- *    curl -d pass=x: "PASS: test" is a test log's line) —
+ *    curl -d pass=x, or as a JSON member's name, "pass": "x": "PASS: test"
+ *    is a test log's line) —
  *    but not a bare "key" (a map's key far more often), not KEY after a
  *    lookup word (sort_key, primary_key, public_key, cache_key…), not TOKEN
  *    after a counting or tokenizer word (max_token, next_token, eos_token…),
  *    not PASS after a step's word (first_pass, render_pass…) or an nginx
- *    upstream's (proxy_pass, fastcgi_pass, uwsgi_pass, grpc_pass…; db_pass
- *    and smtp_pass are secrets), and a bare pass (-pass, --pass) with a
- *    number is a count or a step (pass=12 fail=0, x264's --pass=2);
+ *    upstream's in lower case, as nginx writes them (proxy_pass,
+ *    fastcgi_pass, uwsgi_pass, grpc_pass…; PROXY_PASS, db_pass and
+ *    smtp_pass are secrets), and a bare pass (-pass, --pass) with a
+ *    number is a count or a step (pass=12 fail=0, x264's --pass=2; not
+ *    pass=12,X, whose word is the password);
  *  - or any word is secret, password, passwd, passphrase, pwd, credential(s),
  *    creds (or fused: apikey, accesstoken, clientsecret…, or a word ending
  *    in password, passwd or passphrase: PGPASSWORD, not sudo's NOPASSWD),
@@ -59,7 +67,8 @@
  * max_tokens (plural: a count) are left alone, as are PWD and OLDPWD (the
  * shell's folders).  Values that hold no secret stay: true/false/null/none…,
  * references ($TOKEN, ${X}, %(x)s; not in single quotes, where the shell
- * reads '$x' as text), code (a value followed by ( or [), and what the
+ * reads '$x' as text), code (a value followed by ( or [; not in a shell
+ * assignment, PGPASSWORD=Hunter[2x], where brackets are text), and what the
  * shell runs: a value that holds $(…) or `…`, or is followed by it in its
  * word (-p"x"$(cat f)), whatever its quoting, is never masked, nor is
  * curl's, an Authorization header's, a bearer token's or a URL's password
