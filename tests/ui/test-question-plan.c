@@ -63,6 +63,8 @@ now_shows_one_done (gpointer data)
   return header != NULL && gtk_widget_get_mapped (header);
 }
 
+/* The run's card, alone: the default database is this test's own
+ * (tests/ui/meson.build), so no other test's session has a card there. */
 static gboolean
 card_one_done (gpointer data)
 {
