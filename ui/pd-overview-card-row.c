@@ -512,6 +512,22 @@ tell_name (PdOverviewCardRow *self)
 }
 
 /* Everything the card shows, told again (the time: when its words change). */
+/* A title the card cuts is whole in its tooltip, and only then (a tooltip
+ * on every card repeated what it showed).  Plain text: a model's. */
+static gboolean
+on_title_query_tooltip (GtkLabel   *title,
+                        int         x,
+                        int         y,
+                        gboolean    keyboard,
+                        GtkTooltip *tooltip,
+                        gpointer    user_data)
+{
+  if (!pango_layout_is_ellipsized (gtk_label_get_layout (title)))
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, gtk_label_get_text (title));
+  return TRUE;
+}
+
 static void
 row_update (PdOverviewCardRow *self)
 {
@@ -928,6 +944,8 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
    * rest of the card grew with a larger font (tried as a new user would). */
   self->title = plain_label ("pd-card-title", FALSE);
   gtk_box_append (GTK_BOX (texts), self->title);
+  gtk_widget_set_has_tooltip (self->title, TRUE);
+  g_signal_connect (self->title, "query-tooltip", G_CALLBACK (on_title_query_tooltip), NULL);
   self->origin = plain_label ("pd-card-caption", FALSE);
   gtk_widget_add_css_class (self->origin, "dim-label");
   gtk_box_append (GTK_BOX (texts), self->origin);

@@ -7,7 +7,8 @@
  * whole (left to right, padding named) or with Review…, which shows it
  * whole; an edit or write whose change was not sent is never approved here;
  * the time since the last change is told on a card shown, when its words
- * change, and on a card kept aside as it is shown again.
+ * change, and on a card kept aside as it is shown again; a title cut at
+ * 360 px is whole in its tooltip.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -177,6 +178,45 @@ test_card_hostile_text (void)
   g_assert_cmpint (gtk_widget_get_width (title), <=, gtk_widget_get_width (alone.row));
   g_assert_cmpint (gtk_widget_get_width (alone.row), <=, gtk_widget_get_width (alone.window));
   g_assert_null (pd_test_find_first (alone.row, label_has_raw_bidi, &labels));
+  alone_close (&alone);
+}
+
+static gboolean
+title_tooltip_answered (GtkWidget *title)
+{
+  g_autoptr(GtkTooltip) query = g_object_new (GTK_TYPE_TOOLTIP, NULL);
+  gboolean answered = FALSE;
+
+  g_signal_emit_by_name (title, "query-tooltip", 1, 1, FALSE, query, &answered);
+  return answered;
+}
+
+/* A title cut at 360 px is whole in its tooltip (it had none, and the
+ * end of a long title could be read nowhere but in its session, tried as
+ * a new user would); a title shown whole has none. */
+static void
+test_card_title_tooltip (void)
+{
+  const char *long_title = "Move the billing service to the new queue, keep the retries and tell the on-call team";
+  g_autoptr(PdOverviewCard) card = card_new (long_title, "plandeck", "Endpoint A");
+  Alone alone = { 0 };
+  GtkWidget *title;
+
+  alone_show (&alone, card, 360);
+  title = pd_test_find_first (alone.row, is_heading_label, NULL);
+  g_assert_nonnull (title);
+  g_assert_true (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (title))));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (title)), long_title));
+  g_assert_true (gtk_widget_get_has_tooltip (title));
+  g_assert_true (title_tooltip_answered (title));
+  alone_close (&alone);
+
+  g_clear_object (&card);
+  card = card_new ("Fix", "plandeck", "Endpoint A");
+  alone_show (&alone, card, 360);
+  title = pd_test_find_first (alone.row, is_heading_label, NULL);
+  g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (title))));
+  g_assert_false (title_tooltip_answered (title));
   alone_close (&alone);
 }
 
@@ -697,6 +737,7 @@ main (int   argc,
   int status;
 
   g_test_add_func ("/pd/ui/overview/card-hostile-text", test_card_hostile_text);
+  g_test_add_func ("/pd/ui/overview/card-title-tooltip", test_card_title_tooltip);
   g_test_add_func ("/pd/ui/overview/card-agent-spoof", test_card_agent_spoof);
   g_test_add_func ("/pd/ui/overview/card-answer-shown", test_card_answer_shown);
   g_test_add_func ("/pd/ui/overview/card-command-whole", test_card_command_whole);
