@@ -210,6 +210,10 @@ need_text (PdOverviewCard *card)
     case PD_OVERVIEW_NEED_STOPPED:
       /* Its run completed with steps left: it ended, and how far it got
        * (it read "Working" while nothing ran). */
+      if (pd_overview_card_get_stopped (card) == NULL &&
+          pd_overview_card_get_status (card) == PD_SESSION_STATUS_INTERRUPTED)
+        /* Translators: on an Overview card, the process that ran the agent's run stopped without ending it */
+        return g_strdup (C_("overview card", "Interrupted"));
       if (pd_overview_card_get_stopped (card) == NULL)
         /* Translators: on an Overview card, the agent's run ended with plan steps left; %u/%u are steps done and all steps */
         return g_strdup_printf (C_("overview card", "Run ended · %u/%u done"),

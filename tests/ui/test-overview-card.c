@@ -18,6 +18,9 @@
 
 #include "pd-overview-card-row.h"
 #include "pd-overview-private.h"
+#include "pd-plan-pie.h"
+#include "pd-session-item.h"
+#include "pd-ui-util-private.h"
 #include "pd-test-a11y.h"
 #include "pd-test-runs.h"
 
@@ -729,6 +732,61 @@ test_card_time_shown (void)
   alone_close (&alone);
 }
 
+static gboolean
+is_pie (GtkWidget     *widget,
+        gconstpointer  data)
+{
+  return PD_IS_PLAN_PIE (widget);
+}
+
+/* A run whose endpoint was killed (kill -9): serve, started again, finds
+ * its session left running and reads it interrupted, with no word of how
+ * the run ended.  Neutral as a run its endpoint stopped (SIGTERM): with
+ * the runs done, its pie shown, no warning sign in the session list, and
+ * its Now page says what is known.  It read red "Interrupted" among the
+ * failures, its pie gone, a warning sign beside it, and "Last run:
+ * Interrupted" alone (tried as a new user would). */
+static void
+test_card_interrupted_killed (void)
+{
+  g_autoptr(PdOverviewCard) card = card_new ("Work on B", "plandeck", "build-box");
+  g_autoptr(PdSessionItem) item = NULL;
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *ended = NULL;
+  PdSessionInfo info = { 0 };
+  Alone alone = { 0 };
+  GtkWidget *status, *pie;
+
+  info.id = (char *) "20260402-96aca9fa885c03da29d4f8c5e78be75c";
+  info.task = (char *) "Work on B";
+  info.source = (char *) "plandeck";
+  info.status = PD_SESSION_STATUS_INTERRUPTED;
+  info.updated_at = g_get_real_time ();
+  info.plan_done = 2;
+  info.plan_total = 4;
+  _pd_overview_card_set_info (card, &info);
+  _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
+  alone_show (&alone, card, 360);
+  status = pd_test_find_first (alone.row, is_status_label, NULL);
+  g_assert_nonnull (status);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "Interrupted");
+  g_assert_false (gtk_widget_has_css_class (status, "error"));
+  g_assert_false (gtk_widget_has_css_class (status, "warning"));
+  pie = pd_test_find_first (alone.row, is_pie, NULL);
+  g_assert_nonnull (pie);
+  g_assert_true (gtk_widget_get_visible (pie));
+  alone_close (&alone);
+
+  item = pd_session_item_new (&info, now);
+  g_assert_cmpstr (pd_session_item_get_status_icon (item), !=, "dialog-warning-symbolic");
+  g_assert_cmpstr (pd_session_item_get_status_icon (item), !=, "dialog-error-symbolic");
+
+  ended = _pd_run_ended_short_text (info.status, NULL, NULL, 200);
+  g_assert_nonnull (strstr (ended, "Interrupted"));
+  g_assert_nonnull (strstr (ended, "stopped without ending it"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -744,6 +802,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/overview/card-change-unsent", test_card_change_unsent);
   g_test_add_func ("/pd/ui/overview/card-plan-review", test_card_plan_review);
   g_test_add_func ("/pd/ui/overview/card-stopped", test_card_stopped);
+  g_test_add_func ("/pd/ui/overview/card-interrupted-killed", test_card_interrupted_killed);
   g_test_add_func ("/pd/ui/overview/card-time-shown", test_card_time_shown);
   status = g_test_run ();
   pd_test_runs_finish (config_home);
