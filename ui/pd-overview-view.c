@@ -47,6 +47,8 @@ struct _PdOverviewView
   gboolean       top_on_map;    /* cards came first while the list was not shown */
   gboolean       pinned;        /* at its top, or moved from there by GTK alone */
   gboolean       user_input;    /* a person scrolled, clicked or typed since the list was last kept at its top */
+  gboolean       in_frame;      /* between a frame's before-paint and after-paint: GTK lays the list out */
+  GdkFrameClock *frame_clock;   /* (nullable) (unowned) the one watched, while the list is realized */
 
   GtkStack      *stack;
   AdwStatusPage *empty_page;
@@ -136,6 +138,35 @@ arm_keep_at_top (PdOverviewView *self)
   self->user_input = FALSE;
   if (self->to_top == 0)
     self->to_top = gtk_widget_add_tick_callback (GTK_WIDGET (self->list_view), keep_at_top, self, NULL);
+}
+
+static void
+on_frame_start (PdOverviewView *self)
+{
+  self->in_frame = TRUE;
+}
+
+static void
+on_frame_end (PdOverviewView *self)
+{
+  self->in_frame = FALSE;
+}
+
+static void
+on_list_realize (PdOverviewView *self)
+{
+  self->frame_clock = gtk_widget_get_frame_clock (GTK_WIDGET (self->list_view));
+  g_signal_connect_object (self->frame_clock, "before-paint", G_CALLBACK (on_frame_start), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->frame_clock, "after-paint", G_CALLBACK (on_frame_end), self, G_CONNECT_SWAPPED);
+}
+
+static void
+on_list_unrealize (PdOverviewView *self)
+{
+  if (self->frame_clock != NULL)
+    g_signal_handlers_disconnect_by_data (self->frame_clock, self);
+  self->frame_clock = NULL;
+  self->in_frame = FALSE;
 }
 
 /* A scroll, a click, a key: what moves the list next is a person, not GTK
@@ -259,13 +290,14 @@ on_scrolled (PdOverviewView *self)
   GtkAdjustment *adjustment = vadjustment (self);
   gboolean at_top = gtk_adjustment_get_value (adjustment) <= gtk_adjustment_get_lower (adjustment);
 
-  /* Moved down while it is kept at its top and no person touched it: GTK
-   * keeps a card in place as cards come above it; the list is still the
-   * one a person left at its top.  Any other move is a person's (or
-   * their keys'). */
+  /* Moved down in a frame while it is kept at its top and no person
+   * touched it: GTK keeps a card in place as it lays the list out with
+   * cards come above; the list is still the one a person left at its top.
+   * Any other move is a person's (or their keys', or a program's set
+   * between frames). */
   if (at_top)
     self->pinned = TRUE;
-  else if (self->to_top == 0 || self->user_input)
+  else if (self->to_top == 0 || !self->in_frame || self->user_input)
     self->pinned = FALSE;
   if (self->n_new > 0 && at_top)
     hide_new_requests (self);
@@ -955,6 +987,8 @@ pd_overview_view_init (PdOverviewView *self)
   self->shown = gtk_filter_list_model_new (NULL, GTK_FILTER (g_object_ref (self->filter)));
   g_signal_connect_swapped (self->shown, "items-changed", G_CALLBACK (on_shown_changed), self);
   g_signal_connect_swapped (self->list_view, "map", G_CALLBACK (on_list_mapped), self);
+  g_signal_connect_swapped (self->list_view, "realize", G_CALLBACK (on_list_realize), self);
+  g_signal_connect_swapped (self->list_view, "unrealize", G_CALLBACK (on_list_unrealize), self);
   gtk_list_view_set_model (self->list_view,
                            GTK_SELECTION_MODEL (gtk_no_selection_new (G_LIST_MODEL (g_object_ref (self->shown)))));
   g_signal_connect (factory, "setup", G_CALLBACK (on_setup), self);
