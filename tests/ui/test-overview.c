@@ -8,7 +8,8 @@
  * show an endpoint's question and answer it in place (the run goes on),
  * show one source's cards alone when it is chosen in the sidebar, keep an
  * endpoint's cards with its state in words while it is away (killed, then
- * back with a new token), and open their session; every card and control
+ * back with a new token; a run waiting on a question when its endpoint was
+ * killed reads "Interrupted", neutral), and open their session; every card and control
  * is named (GTK_A11Y=test, as the a11y test reads them).  (A card alone is
  * tested in test-overview-card.c.)  A question that comes above the cards shown, with
  * the list scrolled, says so at the top ("1 New Request"); a list at its
@@ -363,6 +364,26 @@ check_overview (PdApplication *app,
   wait_card_says (window, "Work on B", "Token refused", "B's card to say its token is refused");
   g_assert_true (pd_window_set_endpoint_token (window, c->served[1].serve.base, c->served[1].serve.token));
   wait_card (window, "Work on B", "2/3", G_MAXUINT, FALSE, "B's card back");
+
+  /* A's run waiting on a question, its endpoint killed (kill -9) and
+   * started again: serve finds the session left running, no word of how
+   * its run ended.  The card says "Interrupted", neutral, with the runs
+   * done and its pie (it read red among the failures, tried as a new user
+   * would). */
+  start_run_elsewhere (c->served[0].serve.url, c->served[0].id, "Write two files");
+  wait_card (window, "Work on A", "Waiting for Approval", 0, FALSE, "A's question once more");
+  pd_test_served_stop (&c->served[0].serve);
+  wait_card_says (window, "Work on A", "Unreachable", "A's card to say its endpoint is unreachable");
+  pd_test_served_start (&c->served[0].serve);
+  wait_card_says (window, "Work on A", "Token refused", "A's card to say its token is refused");
+  g_assert_true (pd_window_set_endpoint_token (window, c->served[0].serve.base, c->served[0].serve.token));
+  wait_card (window, "Work on A", "Interrupted", G_MAXUINT, FALSE, "A's card to say its run was interrupted");
+  card = pd_overview_card_row_get_card (PD_OVERVIEW_CARD_ROW (row_of (window, "Work on A")));
+  g_assert_cmpint (pd_overview_card_get_status (card), ==, PD_SESSION_STATUS_INTERRUPTED);
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
+  g_assert_false (gtk_widget_has_css_class (pd_test_find_first (row_of (window, "Work on A"), label_contains,
+                                                                 "Interrupted"), "error"));
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "overview-interrupted");
 
   /* A click on a card opens its session, from its own source. */
   list = GTK_LIST_VIEW (pd_test_find_widget (GTK_WIDGET (overview_view (window)), GTK_TYPE_LIST_VIEW));
