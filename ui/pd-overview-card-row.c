@@ -210,6 +210,10 @@ need_text (PdOverviewCard *card)
     case PD_OVERVIEW_NEED_STOPPED:
       /* Its run completed with steps left: it ended, and how far it got
        * (it read "Working" while nothing ran). */
+      if (pd_overview_card_get_stopped (card) == NULL &&
+          pd_overview_card_get_status (card) == PD_SESSION_STATUS_INTERRUPTED)
+        /* Translators: on an Overview card, the process that ran the agent's run stopped without ending it */
+        return g_strdup (C_("overview card", "Interrupted"));
       if (pd_overview_card_get_stopped (card) == NULL)
         /* Translators: on an Overview card, the agent's run ended with plan steps left; %u/%u are steps done and all steps */
         return g_strdup_printf (C_("overview card", "Run ended · %u/%u done"),
@@ -515,6 +519,22 @@ tell_name (PdOverviewCardRow *self)
 }
 
 /* Everything the card shows, told again (the time: when its words change). */
+/* A title the card cuts is whole in its tooltip, and only then (a tooltip
+ * on every card repeated what it showed).  Plain text: a model's. */
+static gboolean
+on_title_query_tooltip (GtkLabel   *title,
+                        int         x,
+                        int         y,
+                        gboolean    keyboard,
+                        GtkTooltip *tooltip,
+                        gpointer    user_data)
+{
+  if (!pango_layout_is_ellipsized (gtk_label_get_layout (title)))
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, gtk_label_get_text (title));
+  return TRUE;
+}
+
 static void
 row_update (PdOverviewCardRow *self)
 {
@@ -931,6 +951,8 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
    * rest of the card grew with a larger font (tried as a new user would). */
   self->title = plain_label ("pd-card-title", FALSE);
   gtk_box_append (GTK_BOX (texts), self->title);
+  gtk_widget_set_has_tooltip (self->title, TRUE);
+  g_signal_connect (self->title, "query-tooltip", G_CALLBACK (on_title_query_tooltip), NULL);
   self->origin = plain_label ("pd-card-caption", FALSE);
   gtk_widget_add_css_class (self->origin, "dim-label");
   gtk_box_append (GTK_BOX (texts), self->origin);

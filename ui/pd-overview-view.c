@@ -45,6 +45,10 @@ struct _PdOverviewView
   guint          to_top;        /* a tick callback that keeps the list at its top */
   guint          to_top_frames;
   gboolean       top_on_map;    /* cards came first while the list was not shown */
+  gboolean       pinned;        /* at its top, or moved from there by GTK alone */
+  gboolean       user_input;    /* a person scrolled, clicked or typed since the list was last kept at its top */
+  gboolean       in_frame;      /* between a frame's before-paint and after-paint: GTK lays the list out */
+  GdkFrameClock *frame_clock;   /* (nullable) (unowned) the one watched, while the list is realized */
 
   GtkStack      *stack;
   AdwStatusPage *empty_page;
@@ -117,13 +121,61 @@ keep_at_top (GtkWidget     *widget,
   if (self->to_top_frames++ == 0)
     return G_SOURCE_CONTINUE;
   self->to_top = 0;
-  /* GTK keeps the old first card in place, a few cards below the top; a
-   * list more than a page below its top was scrolled there meanwhile, by
-   * a person, and stays (the list jumped back to its top under them). */
-  if (gtk_adjustment_get_value (adjustment) - gtk_adjustment_get_lower (adjustment) <=
-      gtk_adjustment_get_page_size (adjustment))
+  /* GTK keeps the old first card in place, cards or pages below the top
+   * (at start-up, this computer's card under every endpoint's).  A list a
+   * person scrolled meanwhile stays where they took it (it jumped back to
+   * its top under them). */
+  if (self->pinned)
     gtk_adjustment_set_value (adjustment, gtk_adjustment_get_lower (adjustment));
   return G_SOURCE_REMOVE;
+}
+
+/* Keeps the list at its top a frame after it is laid out. */
+static void
+arm_keep_at_top (PdOverviewView *self)
+{
+  self->to_top_frames = 0;
+  self->user_input = FALSE;
+  if (self->to_top == 0)
+    self->to_top = gtk_widget_add_tick_callback (GTK_WIDGET (self->list_view), keep_at_top, self, NULL);
+}
+
+static void
+on_frame_start (PdOverviewView *self)
+{
+  self->in_frame = TRUE;
+}
+
+static void
+on_frame_end (PdOverviewView *self)
+{
+  self->in_frame = FALSE;
+}
+
+static void
+on_list_realize (PdOverviewView *self)
+{
+  self->frame_clock = gtk_widget_get_frame_clock (GTK_WIDGET (self->list_view));
+  g_signal_connect_object (self->frame_clock, "before-paint", G_CALLBACK (on_frame_start), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->frame_clock, "after-paint", G_CALLBACK (on_frame_end), self, G_CONNECT_SWAPPED);
+}
+
+static void
+on_list_unrealize (PdOverviewView *self)
+{
+  if (self->frame_clock != NULL)
+    g_signal_handlers_disconnect_by_data (self->frame_clock, self);
+  self->frame_clock = NULL;
+  self->in_frame = FALSE;
+}
+
+/* A scroll, a click, a key: what moves the list next is a person, not GTK
+ * keeping a card in place. */
+static gboolean
+on_user_input (PdOverviewView *self)
+{
+  self->user_input = TRUE;
+  return FALSE;  /* the event goes on to the list */
 }
 
 /* The position of the first card a person sees, of those not in @fresh;
@@ -169,7 +221,6 @@ check_new_requests (PdOverviewView *self)
   g_autoptr(GHashTable) asking = g_hash_table_new_full (g_direct_hash, g_direct_equal, g_object_unref, NULL);
   g_autoptr(GHashTable) fresh = g_hash_table_new (g_direct_hash, g_direct_equal);
   guint first_fresh = G_MAXUINT;
-  GtkAdjustment *adjustment = vadjustment (self);
 
   for (guint i = 0; i < g_list_model_get_n_items (shown); i++)
     {
@@ -192,12 +243,10 @@ check_new_requests (PdOverviewView *self)
 
   if (g_hash_table_size (fresh) == 0 || !gtk_widget_get_mapped (GTK_WIDGET (self)))
     return;
-  if (gtk_adjustment_get_value (adjustment) <= gtk_adjustment_get_lower (adjustment))
+  if (self->pinned)
     {
       /* At the top: it stays there, where the question shows. */
-      self->to_top_frames = 0;
-      if (self->to_top == 0)
-        self->to_top = gtk_widget_add_tick_callback (GTK_WIDGET (self->list_view), keep_at_top, self, NULL);
+      arm_keep_at_top (self);
       return;
     }
   if (first_fresh < first_visible (self, fresh))
@@ -221,9 +270,8 @@ on_list_mapped (PdOverviewView *self)
   if (!self->top_on_map)
     return;
   self->top_on_map = FALSE;
-  self->to_top_frames = 0;
-  if (self->to_top == 0)
-    self->to_top = gtk_widget_add_tick_callback (GTK_WIDGET (self->list_view), keep_at_top, self, NULL);
+  self->pinned = TRUE;
+  arm_keep_at_top (self);
 }
 
 static void
@@ -240,8 +288,18 @@ static void
 on_scrolled (PdOverviewView *self)
 {
   GtkAdjustment *adjustment = vadjustment (self);
+  gboolean at_top = gtk_adjustment_get_value (adjustment) <= gtk_adjustment_get_lower (adjustment);
 
-  if (self->n_new > 0 && gtk_adjustment_get_value (adjustment) <= gtk_adjustment_get_lower (adjustment))
+  /* Moved down in a frame while it is kept at its top and no person
+   * touched it: GTK keeps a card in place as it lays the list out with
+   * cards come above; the list is still the one a person left at its top.
+   * Any other move is a person's (or their keys', or a program's set
+   * between frames). */
+  if (at_top)
+    self->pinned = TRUE;
+  else if (self->to_top == 0 || !self->in_frame || self->user_input)
+    self->pinned = FALSE;
+  if (self->n_new > 0 && at_top)
     hide_new_requests (self);
 }
 
@@ -251,24 +309,21 @@ on_shown_changed (PdOverviewView *self,
                   guint           removed,
                   guint           added)
 {
-  GtkAdjustment *adjustment = vadjustment (self);
-
   update_page (self);
   /* A card that comes first while the list is at its top shows there: the
    * window opened with its first card half out of sight above, and cards
    * that came first went there too (tried as a new user would).  So does
    * any change of a list at its top: cards placed again below the first
    * moved the list with a row GTK 4.8 kept in place, and the first card
-   * went out of sight above. */
+   * went out of sight above.  "At its top" is where a person left it:
+   * cards that come while GTK still holds the old first card in place,
+   * a frame below the top (at start-up, every endpoint's after this
+   * computer's), keep it there too (tried as a new user would: 5 of 9
+   * start-ups opened on this computer's card, pages down). */
   if (added > 0 && position == 0 && !gtk_widget_get_mapped (GTK_WIDGET (self->list_view)))
     self->top_on_map = TRUE;
-  else if ((added > 0 || removed > 0) &&
-           gtk_adjustment_get_value (adjustment) <= gtk_adjustment_get_lower (adjustment))
-    {
-      self->to_top_frames = 0;
-      if (self->to_top == 0)
-        self->to_top = gtk_widget_add_tick_callback (GTK_WIDGET (self->list_view), keep_at_top, self, NULL);
-    }
+  else if ((added > 0 || removed > 0) && self->pinned)
+    arm_keep_at_top (self);
   check_new_requests (self);
 }
 
@@ -903,17 +958,37 @@ static void
 pd_overview_view_init (PdOverviewView *self)
 {
   g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
+  GtkEventController *scroll, *keys;
+  GtkGesture *click;
 
   self->rows = g_ptr_array_new ();
   self->requests = g_hash_table_new_full (g_direct_hash, g_direct_equal, g_object_unref, NULL);
   gtk_widget_init_template (GTK_WIDGET (self));
   _pd_stack_tab_shown_only (self->stack);
   g_signal_connect_object (vadjustment (self), "value-changed", G_CALLBACK (on_scrolled), self, G_CONNECT_SWAPPED);
+  self->pinned = TRUE;
+  /* What a person does to the list, seen before the list sees it. */
+  scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
+  gtk_event_controller_set_propagation_phase (scroll, GTK_PHASE_CAPTURE);
+  g_signal_connect_swapped (scroll, "scroll-begin", G_CALLBACK (on_user_input), self);
+  g_signal_connect_swapped (scroll, "scroll", G_CALLBACK (on_user_input), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->scroller), scroll);
+  click = gtk_gesture_click_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), 0);
+  gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (click), GTK_PHASE_CAPTURE);
+  g_signal_connect_swapped (click, "pressed", G_CALLBACK (on_user_input), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->scroller), GTK_EVENT_CONTROLLER (click));
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect_swapped (keys, "key-pressed", G_CALLBACK (on_user_input), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->scroller), keys);
   self->hidden = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->filter = gtk_custom_filter_new (card_is_shown, self, NULL);
   self->shown = gtk_filter_list_model_new (NULL, GTK_FILTER (g_object_ref (self->filter)));
   g_signal_connect_swapped (self->shown, "items-changed", G_CALLBACK (on_shown_changed), self);
   g_signal_connect_swapped (self->list_view, "map", G_CALLBACK (on_list_mapped), self);
+  g_signal_connect_swapped (self->list_view, "realize", G_CALLBACK (on_list_realize), self);
+  g_signal_connect_swapped (self->list_view, "unrealize", G_CALLBACK (on_list_unrealize), self);
   gtk_list_view_set_model (self->list_view,
                            GTK_SELECTION_MODEL (gtk_no_selection_new (G_LIST_MODEL (g_object_ref (self->shown)))));
   g_signal_connect (factory, "setup", G_CALLBACK (on_setup), self);

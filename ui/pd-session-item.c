@@ -446,8 +446,10 @@ pd_session_item_get_status_icon (PdSessionItem *self)
       return "media-playback-start-symbolic";
     case PD_SESSION_STATUS_FAILED:
       return "dialog-error-symbolic";
+    /* Interrupted (its process killed) is no failure: neutral, as a run
+     * its endpoint stopped (a warning sign beside it, tried as a new user
+     * would). */
     case PD_SESSION_STATUS_INTERRUPTED:
-      return "dialog-warning-symbolic";
     case PD_SESSION_STATUS_IDLE:
     default:
       /* Nothing runs: a finished plan says so with a tick, anything else

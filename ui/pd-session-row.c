@@ -56,7 +56,7 @@ static GParamSpec *properties[N_PROPS];
 static void
 pd_session_row_sync_status (PdSessionRow *self)
 {
-  static const char * const classes[] = { "running", "failed", "idle", "interrupted" };
+  static const char * const classes[] = { "running", "failed", "idle" };
   GtkWidget *icon = GTK_WIDGET (self->status_icon);
   const char *label = NULL;
   const char *wanted = NULL;
@@ -68,8 +68,7 @@ pd_session_row_sync_status (PdSessionRow *self)
       label = pd_session_item_get_status_label (self->item);
       gtk_image_set_from_icon_name (self->status_icon, pd_session_item_get_status_icon (self->item));
       wanted = info->status == PD_SESSION_STATUS_RUNNING ? "running"
-             : info->status == PD_SESSION_STATUS_FAILED ? "failed"
-             : info->status == PD_SESSION_STATUS_INTERRUPTED ? "interrupted" : "idle";
+             : info->status == PD_SESSION_STATUS_FAILED ? "failed" : "idle";
     }
 
   for (guint i = 0; i < G_N_ELEMENTS (classes); i++)

@@ -1069,6 +1069,10 @@ _pd_run_ended_short_text (PdSessionStatus  status,
                           const char      *error,
                           guint            max_chars)
 {
+  /* Its process ended without ending the run (killed): what is known of
+   * it, as a run its endpoint stopped says by what. */
+  if (status == PD_SESSION_STATUS_INTERRUPTED && stopped == NULL)
+    return g_strdup (_("Interrupted — the process running it stopped without ending it"));
   if (status == PD_SESSION_STATUS_INTERRUPTED)
     return g_strdup (_("Interrupted"));
   if (status == PD_SESSION_STATUS_RUNNING || (stopped == NULL && status != PD_SESSION_STATUS_FAILED))

@@ -20,6 +20,7 @@
 static void pd_window_on_listed     (PdWindow     *self);
 static void on_chosen_load_failed   (PdWindow     *self,
                                      const GError *error);
+static void on_chosen_loaded        (PdWindow     *self);
 
 /* How often a remote source polls when the server has no event stream. */
 #define REMOTE_WATCH_MS PD_REMOTE_SOURCE_WATCH_MS
@@ -580,6 +581,8 @@ _pd_window_open_source (PdWindow *self)
                                  G_CONNECT_SWAPPED | G_CONNECT_AFTER);
         g_signal_connect_object (self->session_list, "load-failed", G_CALLBACK (on_chosen_load_failed), self,
                                  G_CONNECT_SWAPPED | G_CONNECT_AFTER);
+        g_signal_connect_object (self->session_list, "notify::loaded", G_CALLBACK (on_chosen_loaded), self,
+                                 G_CONNECT_SWAPPED);
         _pd_window_sync_endpoints (self);
       }
     else
@@ -798,6 +801,19 @@ pd_window_chosen_endpoint (PdWindow *self)
   return chosen != NULL && PD_IS_REMOTE_SOURCE (chosen) ? PD_REMOTE_SOURCE (chosen) : NULL;
 }
 
+/* What became of the token given on the page ("" for nothing). */
+static void
+pd_window_endpoint_note (PdWindow   *self,
+                         const char *text)
+{
+  GtkLabel *note = g_object_get_data (G_OBJECT (self), "pd-endpoint-note");
+
+  if (note == NULL)
+    return;
+  gtk_label_set_text (note, text);
+  gtk_widget_set_visible (GTK_WIDGET (note), *text != '\0');
+}
+
 static void
 on_endpoint_connect (PdWindow *self)
 {
@@ -810,6 +826,11 @@ on_endpoint_connect (PdWindow *self)
   pd_sources_give_token (pd_remote_source_get_base_url (remote), token);
   explicit_bzero (token, strlen (token));
   gtk_editable_set_text (entry, "");
+  /* Said while it is tried, and after: the entry emptied and nothing
+   * else, a refused token looked like no try at all (tried as a new user
+   * would). */
+  pd_window_endpoint_note (self, _("Connecting…"));
+  g_object_set_data (G_OBJECT (self), "pd-endpoint-connecting", GINT_TO_POINTER (TRUE));
   pd_session_list_refresh (self->session_list);
 }
 
@@ -829,6 +850,7 @@ pd_window_endpoint_box (PdWindow *self)
 {
   GtkWidget *box = g_object_get_data (G_OBJECT (self), "pd-endpoint-box");
   GtkWidget *token_box;
+  GtkWidget *note;
   GtkWidget *entry;
   GtkWidget *connect;
   GtkWidget *edit;
@@ -854,6 +876,11 @@ pd_window_endpoint_box (PdWindow *self)
   gtk_box_append (GTK_BOX (token_box), entry);
   gtk_box_append (GTK_BOX (token_box), connect);
   gtk_box_append (GTK_BOX (box), token_box);
+  note = gtk_label_new (NULL);
+  gtk_label_set_wrap (GTK_LABEL (note), TRUE);
+  gtk_label_set_justify (GTK_LABEL (note), GTK_JUSTIFY_CENTER);
+  gtk_widget_set_visible (note, FALSE);
+  gtk_box_append (GTK_BOX (box), note);
   gtk_box_append (GTK_BOX (box), edit);
   gtk_widget_set_size_request (token_box, _pd_text_width (token_box, 28), -1);
   g_signal_connect_swapped (entry, "activate", G_CALLBACK (on_endpoint_connect), self);
@@ -865,6 +892,7 @@ pd_window_endpoint_box (PdWindow *self)
   g_object_set_data (G_OBJECT (self), "pd-endpoint-box", box);
   g_object_set_data (G_OBJECT (self), "pd-endpoint-token", entry);
   g_object_set_data (G_OBJECT (self), "pd-endpoint-token-box", token_box);
+  g_object_set_data (G_OBJECT (self), "pd-endpoint-note", note);
   return box;
 }
 
@@ -897,6 +925,21 @@ on_chosen_load_failed (PdWindow     *self,
   gtk_widget_set_visible (g_object_get_data (G_OBJECT (self), "pd-endpoint-token-box"),
                           pd_remote_source_get_state (remote) == PD_REMOTE_DENIED);
   gtk_widget_set_visible (GTK_WIDGET (self->error_retry), pd_remote_source_get_state (remote) != PD_REMOTE_DENIED);
+  if (g_object_get_data (G_OBJECT (self), "pd-endpoint-connecting") != NULL)
+    pd_window_endpoint_note (self, pd_remote_source_get_state (remote) == PD_REMOTE_DENIED
+                                   ? _("Token refused again. Enter the token the server printed when it started.")
+                                   : "");
+  g_object_set_data (G_OBJECT (self), "pd-endpoint-connecting", NULL);
+}
+
+/* Listed: a token given on the page was taken, and the note goes. */
+static void
+on_chosen_loaded (PdWindow *self)
+{
+  if (!pd_session_list_get_loaded (self->session_list))
+    return;
+  pd_window_endpoint_note (self, "");
+  g_object_set_data (G_OBJECT (self), "pd-endpoint-connecting", NULL);
 }
 
 /* A source chosen in the sidebar: its sessions alone, or all again; the
@@ -908,6 +951,9 @@ _pd_window_on_source_chosen (PdWindow *self)
 
   if (self->source == NULL)
     return;
+  /* What became of a token given to another endpoint's page. */
+  pd_window_endpoint_note (self, "");
+  g_object_set_data (G_OBJECT (self), "pd-endpoint-connecting", NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->error_button), TRUE);
   pd_session_list_set_source (self->session_list, chosen != NULL ? chosen : self->source);
   adw_view_switcher_title_set_subtitle (self->switcher_title,

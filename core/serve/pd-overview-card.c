@@ -288,6 +288,12 @@ _pd_overview_card_update_need (PdOverviewCard *self,
   else if (self->status != PD_SESSION_STATUS_INTERRUPTED && self->status != PD_SESSION_STATUS_RUNNING &&
            g_strcmp0 (self->stopped, "cancelled") == 0)
     need = PD_OVERVIEW_NEED_STOPPED;
+  /* Its run's process ended without ending the run (serve killed, then
+   * started again, found the session left running): no one's failure,
+   * as a run its endpoint stopped is not.  It read red "Interrupted"
+   * among the failures, its pie gone (tried as a new user would). */
+  else if (self->status == PD_SESSION_STATUS_INTERRUPTED && self->stopped == NULL)
+    need = PD_OVERVIEW_NEED_STOPPED;
   /* A run that failed, was refused, or ran out of its budget left the
    * session idle: it is over, not working, and says so above the running. */
   else if (self->status == PD_SESSION_STATUS_FAILED || self->status == PD_SESSION_STATUS_INTERRUPTED ||

@@ -7,7 +7,8 @@
  * whole (left to right, padding named) or with Review…, which shows it
  * whole; an edit or write whose change was not sent is never approved here;
  * the time since the last change is told on a card shown, when its words
- * change, and on a card kept aside as it is shown again.
+ * change, and on a card kept aside as it is shown again; a title cut at
+ * 360 px is whole in its tooltip.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -17,6 +18,9 @@
 
 #include "pd-overview-card-row.h"
 #include "pd-overview-private.h"
+#include "pd-plan-pie.h"
+#include "pd-session-item.h"
+#include "pd-ui-util-private.h"
 #include "pd-test-a11y.h"
 #include "pd-test-runs.h"
 
@@ -177,6 +181,45 @@ test_card_hostile_text (void)
   g_assert_cmpint (gtk_widget_get_width (title), <=, gtk_widget_get_width (alone.row));
   g_assert_cmpint (gtk_widget_get_width (alone.row), <=, gtk_widget_get_width (alone.window));
   g_assert_null (pd_test_find_first (alone.row, label_has_raw_bidi, &labels));
+  alone_close (&alone);
+}
+
+static gboolean
+title_tooltip_answered (GtkWidget *title)
+{
+  g_autoptr(GtkTooltip) query = g_object_new (GTK_TYPE_TOOLTIP, NULL);
+  gboolean answered = FALSE;
+
+  g_signal_emit_by_name (title, "query-tooltip", 1, 1, FALSE, query, &answered);
+  return answered;
+}
+
+/* A title cut at 360 px is whole in its tooltip (it had none, and the
+ * end of a long title could be read nowhere but in its session, tried as
+ * a new user would); a title shown whole has none. */
+static void
+test_card_title_tooltip (void)
+{
+  const char *long_title = "Move the billing service to the new queue, keep the retries and tell the on-call team";
+  g_autoptr(PdOverviewCard) card = card_new (long_title, "plandeck", "Endpoint A");
+  Alone alone = { 0 };
+  GtkWidget *title;
+
+  alone_show (&alone, card, 360);
+  title = pd_test_find_first (alone.row, is_heading_label, NULL);
+  g_assert_nonnull (title);
+  g_assert_true (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (title))));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (title)), long_title));
+  g_assert_true (gtk_widget_get_has_tooltip (title));
+  g_assert_true (title_tooltip_answered (title));
+  alone_close (&alone);
+
+  g_clear_object (&card);
+  card = card_new ("Fix", "plandeck", "Endpoint A");
+  alone_show (&alone, card, 360);
+  title = pd_test_find_first (alone.row, is_heading_label, NULL);
+  g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (title))));
+  g_assert_false (title_tooltip_answered (title));
   alone_close (&alone);
 }
 
@@ -689,6 +732,61 @@ test_card_time_shown (void)
   alone_close (&alone);
 }
 
+static gboolean
+is_pie (GtkWidget     *widget,
+        gconstpointer  data)
+{
+  return PD_IS_PLAN_PIE (widget);
+}
+
+/* A run whose endpoint was killed (kill -9): serve, started again, finds
+ * its session left running and reads it interrupted, with no word of how
+ * the run ended.  Neutral as a run its endpoint stopped (SIGTERM): with
+ * the runs done, its pie shown, no warning sign in the session list, and
+ * its Now page says what is known.  It read red "Interrupted" among the
+ * failures, its pie gone, a warning sign beside it, and "Last run:
+ * Interrupted" alone (tried as a new user would). */
+static void
+test_card_interrupted_killed (void)
+{
+  g_autoptr(PdOverviewCard) card = card_new ("Work on B", "plandeck", "build-box");
+  g_autoptr(PdSessionItem) item = NULL;
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *ended = NULL;
+  PdSessionInfo info = { 0 };
+  Alone alone = { 0 };
+  GtkWidget *status, *pie;
+
+  info.id = (char *) "20260402-96aca9fa885c03da29d4f8c5e78be75c";
+  info.task = (char *) "Work on B";
+  info.source = (char *) "plandeck";
+  info.status = PD_SESSION_STATUS_INTERRUPTED;
+  info.updated_at = g_get_real_time ();
+  info.plan_done = 2;
+  info.plan_total = 4;
+  _pd_overview_card_set_info (card, &info);
+  _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
+  alone_show (&alone, card, 360);
+  status = pd_test_find_first (alone.row, is_status_label, NULL);
+  g_assert_nonnull (status);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "Interrupted");
+  g_assert_false (gtk_widget_has_css_class (status, "error"));
+  g_assert_false (gtk_widget_has_css_class (status, "warning"));
+  pie = pd_test_find_first (alone.row, is_pie, NULL);
+  g_assert_nonnull (pie);
+  g_assert_true (gtk_widget_get_visible (pie));
+  alone_close (&alone);
+
+  item = pd_session_item_new (&info, now);
+  g_assert_cmpstr (pd_session_item_get_status_icon (item), !=, "dialog-warning-symbolic");
+  g_assert_cmpstr (pd_session_item_get_status_icon (item), !=, "dialog-error-symbolic");
+
+  ended = _pd_run_ended_short_text (info.status, NULL, NULL, 200);
+  g_assert_nonnull (strstr (ended, "Interrupted"));
+  g_assert_nonnull (strstr (ended, "stopped without ending it"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -697,12 +795,14 @@ main (int   argc,
   int status;
 
   g_test_add_func ("/pd/ui/overview/card-hostile-text", test_card_hostile_text);
+  g_test_add_func ("/pd/ui/overview/card-title-tooltip", test_card_title_tooltip);
   g_test_add_func ("/pd/ui/overview/card-agent-spoof", test_card_agent_spoof);
   g_test_add_func ("/pd/ui/overview/card-answer-shown", test_card_answer_shown);
   g_test_add_func ("/pd/ui/overview/card-command-whole", test_card_command_whole);
   g_test_add_func ("/pd/ui/overview/card-change-unsent", test_card_change_unsent);
   g_test_add_func ("/pd/ui/overview/card-plan-review", test_card_plan_review);
   g_test_add_func ("/pd/ui/overview/card-stopped", test_card_stopped);
+  g_test_add_func ("/pd/ui/overview/card-interrupted-killed", test_card_interrupted_killed);
   g_test_add_func ("/pd/ui/overview/card-time-shown", test_card_time_shown);
   status = g_test_run ();
   pd_test_runs_finish (config_home);

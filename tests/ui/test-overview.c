@@ -8,13 +8,16 @@
  * show an endpoint's question and answer it in place (the run goes on),
  * show one source's cards alone when it is chosen in the sidebar, keep an
  * endpoint's cards with its state in words while it is away (killed, then
- * back with a new token), and open their session; every card and control
+ * back with a new token; a run waiting on a question when its endpoint was
+ * killed reads "Interrupted", neutral), and open their session; every card and control
  * is named (GTK_A11Y=test, as the a11y test reads them).  (A card alone is
  * tested in test-overview-card.c.)  A question that comes above the cards shown, with
  * the list scrolled, says so at the top ("1 New Request"); a list at its
  * top stays there, the question in sight, as cards are placed under it.
  * An endpoint of 3,000 sessions added to the page, scrolled through while
- * its sessions change and removed, with no warning of GTK's.  Endpoints added
+ * its sessions change and removed, with no warning of GTK's.  At start-up,
+ * endpoints' cards that come after this computer's, above it, leave the list
+ * at its top.  Endpoints added
  * while the window runs (as Preferences adds them) keep their cards when
  * the next is added and while one is killed, and follow it when it is
  * back.
@@ -362,6 +365,26 @@ check_overview (PdApplication *app,
   g_assert_true (pd_window_set_endpoint_token (window, c->served[1].serve.base, c->served[1].serve.token));
   wait_card (window, "Work on B", "2/3", G_MAXUINT, FALSE, "B's card back");
 
+  /* A's run waiting on a question, its endpoint killed (kill -9) and
+   * started again: serve finds the session left running, no word of how
+   * its run ended.  The card says "Interrupted", neutral, with the runs
+   * done and its pie (it read red among the failures, tried as a new user
+   * would). */
+  start_run_elsewhere (c->served[0].serve.url, c->served[0].id, "Write two files");
+  wait_card (window, "Work on A", "Waiting for Approval", 0, FALSE, "A's question once more");
+  pd_test_served_stop (&c->served[0].serve);
+  wait_card_says (window, "Work on A", "Unreachable", "A's card to say its endpoint is unreachable");
+  pd_test_served_start (&c->served[0].serve);
+  wait_card_says (window, "Work on A", "Token refused", "A's card to say its token is refused");
+  g_assert_true (pd_window_set_endpoint_token (window, c->served[0].serve.base, c->served[0].serve.token));
+  wait_card (window, "Work on A", "Interrupted", G_MAXUINT, FALSE, "A's card to say its run was interrupted");
+  card = pd_overview_card_row_get_card (PD_OVERVIEW_CARD_ROW (row_of (window, "Work on A")));
+  g_assert_cmpint (pd_overview_card_get_status (card), ==, PD_SESSION_STATUS_INTERRUPTED);
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
+  g_assert_false (gtk_widget_has_css_class (pd_test_find_first (row_of (window, "Work on A"), label_contains,
+                                                                 "Interrupted"), "error"));
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "overview-interrupted");
+
   /* A click on a card opens its session, from its own source. */
   list = GTK_LIST_VIEW (pd_test_find_widget (GTK_WIDGET (overview_view (window)), GTK_TYPE_LIST_VIEW));
   for (guint i = 0; i < g_list_model_get_n_items (pd_overview_view_get_shown (overview_view (window))); i++)
@@ -697,6 +720,118 @@ test_first_card_stays (void)
   pd_local_source_watch (source, 0);
   gtk_window_destroy (window);
   g_clear_object (&pill.overview);
+}
+
+/* A source of @n sessions on a database of its own in @dir, their plans
+ * @statuses. */
+static PdLocalSource *
+source_of (const char             *dir,
+           const char             *name,
+           guint                   n,
+           const PdPlanStepStatus *statuses,
+           guint                   n_statuses,
+           char                  **first_id)
+{
+  g_autofree char *db = g_strdup_printf ("%s/%s.db", dir, name);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  PdLocalSource *source;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *title = g_strdup_printf ("%s %u", name, i);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PdSessionInfo) info = pd_session_store_create (store, title, "m", "replay", "plandeck", dir, &error);
+
+      g_assert_no_error (error);
+      save_plan (store, info->id, title, 1, statuses, n_statuses);
+      if (i == 0 && first_id != NULL)
+        *first_id = g_strdup (info->id);
+    }
+  source = pd_local_source_new (db, FALSE);
+  pd_local_source_watch (source, 50);
+  return source;
+}
+
+static const PdPlanStepStatus all_done[] = { PD_PLAN_STEP_DONE, PD_PLAN_STEP_DONE, PD_PLAN_STEP_DONE };
+
+/* At start-up this computer's card shows first, alone; the endpoints'
+ * cards come after it, one endpoint after another, all of them above it.
+ * The list was never scrolled: it is at its top when they are all there,
+ * the question first and in sight.  It stayed on this computer's card, a
+ * page and more below (5 of 9 start-ups with four endpoints, tried as a
+ * new user would). */
+static void
+start_up_once (guint first_gap,
+               guint gap)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autoptr(GListStore) sources = g_list_store_new (PD_TYPE_SOURCE);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  g_autoptr(PdLocalSource) local = source_of (dir, "Here", 1, all_done, G_N_ELEMENTS (all_done), NULL);
+  PdLocalSource *endpoints[8];
+  g_autofree char *asking_id = NULL;
+  g_autoptr(PdOverviewCard) first = NULL;
+  GtkWindow *window;
+  GtkAdjustment *adjustment;
+  Pill pill = { 0 };
+
+  g_list_store_append (sources, local);
+  pill.overview = pd_overview_new (G_LIST_MODEL (sources));
+  pill.n = 1;
+  pill.view = PD_OVERVIEW_VIEW (pd_overview_view_new ());
+  pd_overview_view_set_overview (pill.view, pill.overview);
+  window = pd_test_present (GTK_WIDGET (pill.view), 600, 500);
+  pd_test_wait_until (overview_has_cards, &pill, "this computer's card");
+  pd_test_flush (GTK_WIDGET (window));
+
+  /* The window's focus is on this computer's card, as after a click. */
+  pd_test_collect (GTK_WIDGET (pill.view), PD_TYPE_OVERVIEW_CARD_ROW, rows);
+  g_assert_cmpuint (rows->len, ==, 1);
+  gtk_widget_grab_focus (gtk_widget_get_parent (g_ptr_array_index (rows, 0)));
+  pd_test_flush (GTK_WIDGET (window));
+
+  for (guint i = 0; i < G_N_ELEMENTS (endpoints); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("Endpoint%u", i);
+
+      endpoints[i] = source_of (dir, name, 5, i == 0 ? working : blocked, 3, i == 0 ? &asking_id : NULL);
+      g_list_store_append (sources, endpoints[i]);
+      if (i == 0)
+        pd_overview_set_local_approval (pill.overview, PD_SOURCE (endpoints[i]), asking_id, "shell", "make", NULL, 1);
+      pill.n += 5;
+      /* Each a little later than the one before: one of them comes while
+       * GTK still holds the first card in place, a frame below the top. */
+      pd_test_spin (first_gap + gap * i);
+    }
+  pd_test_wait_until (overview_has_cards, &pill, "the endpoints' cards");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_flush (GTK_WIDGET (window));
+
+  adjustment = overview_adjustment (pill.view);
+  first = g_list_model_get_item (G_LIST_MODEL (pill.overview), 0);
+  g_assert_true (pd_overview_card_has_approval (first));
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
+  g_assert_true (card_in_sight (pill.view, first));
+
+  for (guint i = 0; i < G_N_ELEMENTS (endpoints); i++)
+    {
+      pd_local_source_watch (endpoints[i], 0);
+      g_object_unref (endpoints[i]);
+    }
+  pd_local_source_watch (local, 0);
+  gtk_window_destroy (window);
+  g_clear_object (&pill.overview);
+}
+
+static void
+test_start_up_top (void)
+{
+  /* Start-ups with the endpoints a little faster or slower each. */
+  start_up_once (4, 7);
+  start_up_once (2, 5);
+  start_up_once (9, 11);
+  start_up_once (1, 3);
 }
 
 /* --- an endpoint of 3,000 sessions ---------------------------------------- */
@@ -1172,6 +1307,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/overview/cards", test_overview);
   g_test_add_func ("/pd/ui/overview/new-request-pill", test_new_request_pill);
   g_test_add_func ("/pd/ui/overview/first-card-stays", test_first_card_stays);
+  g_test_add_func ("/pd/ui/overview/start-up-top", test_start_up_top);
   g_test_add_func ("/pd/ui/overview/big-endpoint", test_big_endpoint);
   g_test_add_func ("/pd/ui/overview/moved-cards-hold-clicks", test_moved_cards_hold_clicks);
   g_test_add_func ("/pd/ui/overview/card-menu", test_card_menu);

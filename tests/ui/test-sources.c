@@ -9,7 +9,8 @@
  * killed reads "Unreachable" and keeps its sessions in the list, dimmed and
  * saying so, while the others keep working; restarted (with
  * a new token) it reads "Token refused", and chosen shows its page, where
- * the token is given in place; then "Connected" again.  Preferences adds (refusing a bad address), renames and
+ * the token is given in place (a wrong one says "Connecting…", then
+ * "Token refused again"); then "Connected" again.  Preferences adds (refusing a bad address), renames and
  * removes an endpoint; the token goes to the secret store, never to
  * GSettings.  Endpoints added one at a time while the window runs, at the
  * addresses `serve` prints, stay the sources they were as the setting
@@ -452,6 +453,12 @@ is_true (gpointer data)
   return *(gboolean *) data;
 }
 
+static gboolean
+token_refused_again (gpointer data)
+{
+  return pd_test_count_shown_labels (GTK_WIDGET (data), "Token refused again", FALSE) == 1;
+}
+
 static void
 check_sources (PdApplication *app,
                PdWindow      *window,
@@ -611,9 +618,19 @@ check_sources (PdApplication *app,
   g_assert_cmpstr (adw_view_switcher_title_get_subtitle (switcher_title (window)), ==, "Alpha box");
   pd_test_screenshot_sizes (GTK_WINDOW (window), "sources-endpoint-token");
   pd_test_a11y_assert_named (GTK_WIDGET (window), "the page of an endpoint refusing its token");
+  /* A wrong token first: the page says it is tried, then that it was
+   * refused (the entry emptied and nothing else, tried as a new user
+   * would). */
+  gtk_editable_set_text (g_object_get_data (G_OBJECT (window), "pd-endpoint-token"), "not-the-token");
+  g_signal_emit_by_name (g_object_get_data (G_OBJECT (window), "pd-endpoint-token"), "activate");
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Connecting…", FALSE), ==, 1);
+  pd_test_wait_until (token_refused_again, window, "the page saying the token was refused again");
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Connecting…", FALSE), ==, 0);
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "sources-endpoint-token-again");
   gtk_editable_set_text (g_object_get_data (G_OBJECT (window), "pd-endpoint-token"), alpha->token);
   g_signal_emit_by_name (g_object_get_data (G_OBJECT (window), "pd-endpoint-token"), "activate");
   wait_listed (window, 2, "Alpha build two", "its sessions alone, from the token given in place");
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Token refused again", FALSE), ==, 0);
   /* Online, its row says so at once, while it is chosen: it said "Bad
    * reply" of the old token's refusal until all sources were listed again,
    * a minute later (tried as a new user would). */
