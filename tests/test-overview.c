@@ -200,6 +200,21 @@ fixture_follow (Fixture *f)
   g_signal_connect (f->overview, "items-changed", G_CALLBACK (on_items_changed), f);
 }
 
+/* Every remote source follows its endpoint's event stream. */
+static gboolean
+all_streaming (Fixture       *f,
+               gconstpointer  data)
+{
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (f->sources)); i++)
+    {
+      g_autoptr(GObject) source = g_list_model_get_item (G_LIST_MODEL (f->sources), i);
+
+      if (PD_IS_REMOTE_SOURCE (source) && !pd_remote_source_is_streaming (PD_REMOTE_SOURCE (source)))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
@@ -429,6 +444,7 @@ test_pushed (Fixture       *f,
   save_plan (f, &f->places[1], b_id, three, steps[0]);
   fixture_follow (f);
   wait_until (f, has_n_cards, GUINT_TO_POINTER (2), "two cards");
+  wait_until (f, all_streaming, NULL, "the streams open");
   save_plan (f, &f->places[1], b_id, three, steps[0]);
   wait_until (f, card_is, &b_first, "B's card");
 
@@ -438,12 +454,17 @@ test_pushed (Fixture       *f,
       Expect expect = { 1, a_id, done[i], blocked[i], FALSE, G_MAXUINT, current[i] };
       g_autofree char *what = g_strdup_printf ("A's card at its version %u", i + 1);
 
+      /* Counted from the version after the first pushed: the list read as
+       * a stream opens (handed over from the streams' thread once the
+       * first list came back) may fall in the first. */
+      if (i == 2)
+        refetches = pd_overview_get_n_refetches (f->overview);
       save_plan (f, &f->places[1], a_id, three, steps[i]);
       wait_until (f, card_is, &expect, what);
       g_assert_cmpstr (pd_overview_card_get_current_step (pd_overview_find (f->overview, source_at (f, 1), a_id)),
                        ==, current[i]);
     }
-  /* Five versions, each shown before the next was written: before the
+  /* Four versions, each shown before the next was written: before the
    * pushes, each was a list and a plan request. */
   g_assert_cmpuint (pd_overview_get_n_refetches (f->overview) - refetches, <=, 1);
 

@@ -337,6 +337,87 @@ test_redirect_not_followed (Fixture       *f,
   g_assert_cmpuint (f->redirected_with_token, ==, 0);
 }
 
+/* The stream's lines are read on the streams' thread and handed over in
+ * one batch: a burst of plan events comes as every event, in order, and
+ * few changes (each was a change, and each change a list read, before). */
+typedef struct
+{
+  GPtrArray *types;
+  guint      changes;
+  gboolean   heard;    /* an event (of the warm-up) came */
+} Burst;
+
+static void
+on_burst_event (PdRemoteSource *source,
+                PdEvent        *event,
+                gpointer        user_data)
+{
+  Burst *burst = user_data;
+
+  burst->heard = TRUE;
+  if (g_strcmp0 (pd_event_get_event_type (event), PD_EVENT_SESSION_SAVED) != 0)
+    g_ptr_array_add (burst->types, g_strdup (pd_event_get_event_type (event)));
+}
+
+static void
+on_burst_changed (PdSource *source,
+                  gpointer  user_data)
+{
+  ((Burst *) user_data)->changes++;
+}
+
+static void
+test_watch_batched (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(PdSource) source = our_source (f);
+  g_autoptr(GPtrArray) types = g_ptr_array_new_with_free_func (g_free);
+  Burst burst = { types, 0, FALSE };
+  gint64 deadline;
+
+  g_signal_connect (source, "event", G_CALLBACK (on_burst_event), &burst);
+  g_signal_connect (source, "changed", G_CALLBACK (on_burst_changed), &burst);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 60000);
+  g_assert_true (is_streaming (PD_REMOTE_SOURCE (source)));
+
+  /* Once an event came through, the stream is open on the server. */
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (!burst.heard && g_get_monotonic_time () < deadline)
+    {
+      PdEvent *event = pd_event_new (PD_EVENT_SESSION_SAVED);
+
+      pd_event_set_session_id (event, f->id);
+      pd_event_bus_emit (pd_server_get_bus (f->server), event);
+      pd_event_unref (event);
+      for (guint i = 0; i < 20; i++)
+        g_main_context_iteration (NULL, FALSE);
+      g_usleep (20000);
+    }
+  g_assert_true (burst.heard);
+  burst.changes = 0;
+
+  for (guint i = 0; i < 41; i++)
+    {
+      PdEvent *event = pd_event_new (i < 40 ? PD_EVENT_PLAN_UPDATED : PD_EVENT_APPROVAL_REQUESTED);
+
+      pd_event_set_session_id (event, f->id);
+      pd_event_bus_emit (pd_server_get_bus (f->server), event);
+      pd_event_unref (event);
+    }
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (types->len < 41 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_test_message ("41 events, %u changes", burst.changes);
+  g_assert_cmpuint (types->len, ==, 41);
+  for (guint i = 0; i < 40; i++)
+    g_assert_cmpstr (g_ptr_array_index (types, i), ==, PD_EVENT_PLAN_UPDATED);
+  g_assert_cmpstr (g_ptr_array_index (types, 40), ==, PD_EVENT_APPROVAL_REQUESTED);
+  g_assert_cmpuint (burst.changes, >, 0);
+  g_assert_cmpuint (burst.changes, <, 40);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
+  g_signal_handlers_disconnect_by_data (source, &burst);
+}
+
 /* The window refetches a session on every change; a run that commits
  * quickly pushes many.  The source keeps its lookups within its budget
  * (serve allows 60 a minute per client, as odek does): merged, delayed,
@@ -439,6 +520,11 @@ test_lookup_budget (Fixture       *f,
       pd_event_set_session_id (event, f->id);
       pd_event_bus_emit (pd_server_get_bus (f->server), event);
       pd_event_unref (event);
+      /* The stream's changes come at most every PD_REMOTE_STREAM_BATCH_MS
+       * (its lines are read on a thread and handed over in one batch): a
+       * window that told each commit (a page of its own, a CLI's note)
+       * refetches on each all the same. */
+      pd_source_emit_changed (source);
       while (g_main_context_iteration (NULL, FALSE))
         ;
       g_usleep (2000);
@@ -539,6 +625,8 @@ main (int   argc,
   g_test_add ("/pd/remote-source/watch-other-writer", Fixture, GUINT_TO_POINTER (0), set_up_slow_poll,
               test_watch_other_writer, fixture_tear_down);
   g_test_add ("/pd/remote-source/export-shared", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_export_shared, fixture_tear_down);
+  g_test_add ("/pd/remote-source/watch-batched", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_batched,
+              fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-poll", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_poll, fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-endless-line", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_endless_line,
               fixture_tear_down);

@@ -20,12 +20,16 @@
 #include "pd-remote-source.h"
 #include "pd-remote-records-private.h"
 #include "pd-remote-source-private.h"
+#include "pd-remote-stream-private.h"
 
 /* ---------------------------------------------------------------------- */
 /* Live updates                                                            */
 
 static void watch_schedule (PdRemoteSource *self, guint delay_ms);
 static void watch_poll (PdRemoteSource *self);
+static void stream_drop (PdRemoteSource *self);
+static void stream_heard (PdRemoteSource *self,
+                          gint64          heard);
 
 /* The watch's next request, if one is scheduled, is not sent. */
 static void
@@ -58,16 +62,6 @@ watch_heard (PdRemoteSource *self,
   self->waiting_since = await_more ? self->last_heard : 0;
 }
 
-static gboolean
-event_changes_sessions (const char *type)
-{
-  return pd_event_type_is_plan (type) ||
-         g_strcmp0 (type, PD_EVENT_SESSION_SAVED) == 0 ||
-         g_strcmp0 (type, PD_EVENT_RUN_STARTED) == 0 ||
-         g_strcmp0 (type, PD_EVENT_RUN_COMPLETED) == 0 ||
-         g_strcmp0 (type, PD_EVENT_RUN_FAILED) == 0;
-}
-
 static void
 pd_remote_source_set_state (PdRemoteSource *self,
                             PdRemoteState   state,
@@ -97,7 +91,7 @@ watch_reconnect_later (PdRemoteSource *self)
 {
   guint delay = self->reconnect_ms;
 
-  g_clear_object (&self->stream);
+  stream_drop (self);
   self->streaming = FALSE;
   self->waiting_since = 0;
   self->reconnect_ms = self->reconnect_ms == 0 ? RECONNECT_FIRST_MS : MIN (self->reconnect_ms * 2, RECONNECT_MAX_MS);
@@ -121,22 +115,16 @@ _pd_remote_source_note_failure (PdRemoteSource *self,
   pd_remote_source_set_state (self, PD_REMOTE_OFFLINE, error->message);
 }
 
-/* The longest line of the event stream kept while its newline is awaited.
- * GDataInputStream's read_line doubles its buffer until a newline comes: a
- * server sending one endless line (or a chunk of gigabytes) grew the
- * window's memory by about 100 MB a second, with the window still showing
- * the server as online.  Our serve's lines are an event as one line of
- * JSON, far below this. */
-#define STREAM_LINE_MAX (4 * 1024 * 1024)
-/* The lines read from the buffer in one turn of the loop, at most. */
-#define STREAM_LINES_AT_ONCE 32
-
-static void stream_read_next (PdRemoteSource *self);
+static void
+stream_drop (PdRemoteSource *self)
+{
+  if (self->stream != NULL)
+    _pd_remote_stream_stop (g_steal_pointer (&self->stream));
+}
 
 /* The stream ended or broke: the server went away, or restarted.  Ask at
  * once whether it is there (the first wait is none after a stream that
- * worked), then wait longer and longer.  Takes the reference the read
- * held. */
+ * worked), then wait longer and longer. */
 static void
 stream_ended (PdRemoteSource *self)
 {
@@ -144,242 +132,53 @@ stream_ended (PdRemoteSource *self)
     self->reconnect_ms = 0;
   self->stream_spoke = FALSE;
   watch_reconnect_later (self);
-  g_object_unref (self);
 }
 
-/* What another connection changed, as our serve pushes it (its
- * pd-server-push.c): told to ::sessions-pushed, then as a change.  What is
- * not of the shape is a change alone, which reads the list again. */
+/* A line of the stream was read (on the streams' thread) at @heard. */
 static void
-stream_pushed (PdRemoteSource *self,
-               const char     *data,
-               gsize           len)
+stream_heard (PdRemoteSource *self,
+              gint64          heard)
 {
-  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
-  g_autoptr(GPtrArray) pushed = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_remote_pushed_session_free);
-  JsonNode *root;
-  JsonArray *sessions;
-
-  if (!pd_json_nesting_exceeds (data, (gssize) len, PD_JSON_FOREIGN_MAX_DEPTH) &&
-      json_parser_load_from_data (parser, data, (gssize) len, NULL) &&
-      (root = json_parser_get_root (parser)) != NULL && JSON_NODE_HOLDS_OBJECT (root) &&
-      (sessions = pd_json_get_array (json_node_get_object (root), "sessions")) != NULL)
-    for (guint i = 0; i < json_array_get_length (sessions); i++)
-      {
-        JsonNode *node = json_array_get_element (sessions, i);
-        JsonObject *object = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-        PdSessionInfo *info = object != NULL ? _pd_remote_session_from_json (object) : NULL;
-        PdRemotePushedSession *session;
-        gint64 unpassed;
-
-        if (info == NULL)
-          continue;
-        session = g_new0 (PdRemotePushedSession, 1);
-        session->info = info;
-        unpassed = pd_json_get_int (object, "unpassed_checks", -1);
-        if (unpassed >= 0)
-          {
-            session->has_step = TRUE;
-            session->unpassed_checks = (guint) MIN (unpassed, PD_REMOTE_MAX_STEPS);
-            session->current_step = g_strdup (pd_json_get_string (object, "current_step"));
-            session->failed_check = g_strdup (pd_json_get_string (object, "failed_check"));
-          }
-        g_ptr_array_add (pushed, session);
-      }
-  if (pushed->len > 0)
-    _pd_remote_source_emit_sessions_pushed (self, pushed);
-  pd_source_emit_changed (PD_SOURCE (self));
-}
-
-/* One line of the stream, read. */
-static void
-stream_handle_line (PdRemoteSource *self,
-                    const char     *line,
-                    gsize           len)
-{
+  if (heard == 0)
+    return;
   self->stream_spoke = TRUE;
-  watch_heard (self, self->keepalive_ms > 0);
-  /* Our serve names a commit of another connection (a CLI run) so. */
-  if (g_strcmp0 (line, ": store_changed") == 0)
-    pd_source_emit_changed (PD_SOURCE (self));
-  else if (g_str_has_prefix (line, "event: "))
-    {
-      g_free (self->stream_event);
-      self->stream_event = g_strdup (line + strlen ("event: "));
-    }
-  else if (*line == '\0')
-    g_clear_pointer (&self->stream_event, g_free);
-  else if (self->stream_pushes && g_strcmp0 (self->stream_event, "sessions") == 0 &&
-           g_str_has_prefix (line, "data: "))
-    stream_pushed (self, line + strlen ("data: "), len - strlen ("data: "));
-  else if (g_str_has_prefix (line, "data: "))
-    {
-      g_autoptr(PdEvent) event = pd_event_new_from_json (line + strlen ("data: "), NULL);
-
-      if (event != NULL)
-        {
-          _pd_remote_source_emit_event (self, event);
-          if (event_changes_sessions (pd_event_get_event_type (event)))
-            pd_source_emit_changed (PD_SOURCE (self));
-        }
-    }
+  if (heard <= self->last_heard)
+    return;
+  self->last_heard = heard;
+  self->waiting_since = self->keepalive_ms > 0 ? heard : 0;
 }
 
+/* The server answered the stream's request. */
 static void
-on_stream_line (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
+stream_opened (PdRemoteSource            *self,
+               const PdRemoteStreamBatch *batch)
 {
-  PdRemoteSource *self = user_data;
-  g_autoptr(GError) error = NULL;
-  gsize len;
-  g_autofree char *line = g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (object), result, &len, &error);
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || (gpointer) object != (gpointer) self->stream)
-    {
-      g_object_unref (self);
-      return;
-    }
-
-  if (line == NULL)
-    {
-      stream_ended (self);
-      return;
-    }
-
-  stream_handle_line (self, line, len);
-  if ((gpointer) object != (gpointer) self->stream || g_cancellable_is_cancelled (self->watch_cancellable))
-    {
-      g_object_unref (self);
-      return;
-    }
-  stream_read_next (self);
-}
-
-static void
-on_stream_fill (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  PdRemoteSource *self = user_data;
-  g_autoptr(GError) error = NULL;
-  gssize n = g_buffered_input_stream_fill_finish (G_BUFFERED_INPUT_STREAM (object), result, &error);
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || (gpointer) object != (gpointer) self->stream)
-    {
-      g_object_unref (self);
-      return;
-    }
-  if (n <= 0)
-    {
-      stream_ended (self);
-      return;
-    }
-  stream_read_next (self);
-}
-
-/* Reads the stream's next line once its newline is in the buffer, which
- * grows up to STREAM_LINE_MAX and no further: a longer line ends the
- * stream (and the watch reconnects).  Carries the reference the reads
- * hold. */
-static void
-stream_read_next (PdRemoteSource *self)
-{
-  GBufferedInputStream *buffered = G_BUFFERED_INPUT_STREAM (self->stream);
-  gsize available = 0;
-  const void *data = g_buffered_input_stream_peek_buffer (buffered, &available);
-  gsize size = g_buffered_input_stream_get_buffer_size (buffered);
-
-  /* The lines already whole in the buffer are read here, no I/O and no
-   * turn of the loop each (an event of our serve is three lines and a
-   * chunk; fifty endpoints pushing every second made it most of the
-   * window's turns, bench-overview); a few at a time, so that a stream
-   * with much in its buffer lets the rest of the window run between. */
-  for (guint n = 0; available > 0 && memchr (data, '\n', available) != NULL && n < STREAM_LINES_AT_ONCE; n++)
-    {
-      g_autoptr(GDataInputStream) stream = g_object_ref (self->stream);
-      g_autoptr(GError) error = NULL;
-      gsize len;
-      g_autofree char *line = g_data_input_stream_read_line_utf8 (stream, &len, self->watch_cancellable, &error);
-
-      if (line == NULL)
-        {
-          if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-            g_object_unref (self);
-          else
-            stream_ended (self);
-          return;
-        }
-      stream_handle_line (self, line, len);
-      if (stream != self->stream || g_cancellable_is_cancelled (self->watch_cancellable))
-        {
-          g_object_unref (self);
-          return;
-        }
-      data = g_buffered_input_stream_peek_buffer (buffered, &available);
-    }
-  if (available > 0 && memchr (data, '\n', available) != NULL)
-    {
-      /* Whole: read from the buffer, no I/O, at the next turn. */
-      g_data_input_stream_read_line_async (self->stream, G_PRIORITY_DEFAULT, self->watch_cancellable, on_stream_line, self);
-      return;
-    }
-  if (available >= size)
-    {
-      if (size >= STREAM_LINE_MAX)
-        {
-          g_debug ("%s: a line of its event stream passed %d bytes; reconnecting", self->base, STREAM_LINE_MAX);
-          stream_ended (self);
-          return;
-        }
-      g_buffered_input_stream_set_buffer_size (buffered, MIN (size * 2, STREAM_LINE_MAX));
-    }
-  g_buffered_input_stream_fill_async (buffered, -1, G_PRIORITY_DEFAULT, self->watch_cancellable, on_stream_fill, self);
-}
-
-static void
-on_stream_open (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  PdRemoteSource *self = user_data;
-  g_autoptr(GError) error = NULL;
-  SoupMessage *msg = soup_session_get_async_result_message (SOUP_SESSION (object), result);
-  g_autoptr(GInputStream) stream = soup_session_send_finish (SOUP_SESSION (object), result, &error);
-  guint status = msg != NULL ? soup_message_get_status (msg) : 0;
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      g_object_unref (self);
-      return;
-    }
   self->waiting_since = 0;
-  if (status == 401 || status == 403)
+  if (batch->status == 401 || batch->status == 403)
     {
       g_autoptr(GError) denied = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED,
-                                              _("%s refused the token (HTTP %u)"), self->base, status);
+                                              _("%s refused the token (HTTP %u)"), self->base, batch->status);
 
+      stream_drop (self);
       _pd_remote_source_note_failure (self, denied);
-      g_object_unref (self);
       return;
     }
-  if (stream == NULL)
+  if (batch->open_error != NULL)
     {
       g_autoptr(GError) unavailable = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE,
-                                                   _("Could not reach %s: %s"), self->base, error->message);
+                                                   _("Could not reach %s: %s"), self->base, batch->open_error->message);
 
       _pd_remote_source_note_failure (self, unavailable);
       watch_reconnect_later (self);
-      g_object_unref (self);
       return;
     }
-  if (status != 200)
+  if (batch->status != 200)
     {
       /* No stream here (odek): poll. */
+      stream_drop (self);
       watch_heard (self, FALSE);
       self->streaming = FALSE;
       watch_poll (self);
-      g_object_unref (self);
       return;
     }
 
@@ -387,9 +186,56 @@ on_stream_open (GObject      *object,
   self->stream_spoke = FALSE;
   watch_heard (self, self->keepalive_ms > 0);
   pd_remote_source_set_state (self, PD_REMOTE_ONLINE, NULL);
-  g_clear_object (&self->stream);
-  self->stream = g_data_input_stream_new (stream);
-  stream_read_next (self);
+}
+
+/* What the stream said since the last batch (pd-remote-stream.c), handed
+ * over from the streams' thread: the events in their order, then the
+ * sessions pushed (the latest of each) and the changes. */
+void
+_pd_remote_source_stream_batch (PdRemoteSource      *self,
+                                PdRemoteStream      *stream,
+                                PdRemoteStreamBatch *batch)
+{
+  g_autoptr(PdRemoteSource) hold = g_object_ref (self);
+
+#define STREAM_GONE() (stream != self->stream || self->watch_cancellable == NULL || \
+                       g_cancellable_is_cancelled (self->watch_cancellable))
+  if (STREAM_GONE ())
+    return;
+  if (batch->opened)
+    {
+      stream_opened (self, batch);
+      if (STREAM_GONE ())
+        return;
+    }
+  stream_heard (self, _pd_remote_stream_heard (stream));
+  for (guint i = 0; i < batch->events->len; i++)
+    {
+      _pd_remote_source_emit_event (self, g_ptr_array_index (batch->events, i));
+      if (STREAM_GONE ())
+        return;
+    }
+  if (batch->pushed->len > 0)
+    {
+      _pd_remote_source_emit_sessions_pushed (self, batch->pushed);
+      if (STREAM_GONE ())
+        return;
+    }
+  if (batch->pushes_changed)
+    {
+      pd_source_emit_changed (PD_SOURCE (self));
+      if (STREAM_GONE ())
+        return;
+    }
+  if (batch->changed && !(batch->pushes_changed && batch->pushed->len == 0))
+    {
+      pd_source_emit_changed (PD_SOURCE (self));
+      if (STREAM_GONE ())
+        return;
+    }
+  if (batch->ended)
+    stream_ended (self);
+#undef STREAM_GONE
 }
 
 static void
@@ -486,19 +332,13 @@ on_health (GObject      *object,
       /* Ours pushes what other connections change, when asked. */
       gboolean pushes = pd_json_get_boolean (health, "sessions_push", FALSE) && self->token != NULL;
       g_autofree char *url = g_strconcat (self->base, "/api/events/stream", pushes ? "?sessions=1" : "", NULL);
-      g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
 
       if (pd_json_get_boolean (health, "plan_detail", FALSE))
         self->has_detail = 1;
-      soup_message_add_flags (msg, SOUP_MESSAGE_NO_REDIRECT);  /* the token goes nowhere else */
-      if (self->token != NULL)
-        soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Odek-Ws-Token", self->token);
-      soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", "text/event-stream");
       self->stream_pushes = pushes;
-      g_clear_pointer (&self->stream_event, g_free);
       watch_waiting (self);
-      soup_session_send_async (self->session, msg, G_PRIORITY_DEFAULT, self->watch_cancellable, on_stream_open,
-                               g_object_ref (self));
+      stream_drop (self);
+      self->stream = _pd_remote_stream_open (self, url, self->token, pushes);
       return;
     }
 
@@ -609,6 +449,9 @@ on_watchdog_tick (gpointer user_data)
   gboolean late = self->last_tick != 0 && now - self->last_tick > 4 * WATCHDOG_TICK_MS * 1000;
 
   self->last_tick = now;
+  /* The streams' thread reads the lines: when it last heard one. */
+  if (self->streaming && self->stream != NULL)
+    stream_heard (self, _pd_remote_stream_heard (self->stream));
   /* This loop itself was held up (the machine or the process was busy):
    * what the server sent meanwhile waits unread.  Read it first.  A server
    * that refused the token waits for a new one, hung or not. */
@@ -682,7 +525,7 @@ pd_remote_source_watch (PdRemoteSource *self,
   if (self->watch_cancellable != NULL)
     g_cancellable_cancel (self->watch_cancellable);
   g_clear_object (&self->watch_cancellable);
-  g_clear_object (&self->stream);
+  stream_drop (self);
   self->streaming = FALSE;
   self->reconnect_ms = 0;
   watchdog_stop (self);

@@ -113,9 +113,8 @@ struct _PdRemoteSource
   gboolean      streaming;
   gboolean      stream_spoke;    /* the open stream delivered a line */
   gboolean      stream_pushes;   /* the open stream pushes sessions (?sessions=1) */
-  char         *stream_event;    /* the name of the event being read, if it had one */
   char         *last_event_key;
-  GDataInputStream *stream;
+  struct _PdRemoteStream *stream; /* (nullable) its event stream, read on the streams' thread */
 
   guint         keepalive_ms;    /* announced by /api/health; 0 when not */
   gint64        lookup_limit;    /* announced by /api/health: a minute, 0 none; -1 when not */

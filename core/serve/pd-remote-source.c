@@ -1038,7 +1038,6 @@ pd_remote_source_finalize (GObject *object)
   g_free (self->base);
   g_free (self->token);
   g_free (self->last_event_key);
-  g_free (self->stream_event);
   g_free (self->state_message);
 
   G_OBJECT_CLASS (pd_remote_source_parent_class)->finalize (object);
@@ -1128,11 +1127,13 @@ pd_remote_source_init (PdRemoteSource *self)
   /* First of the handlers: before any view reloads on it. */
   g_signal_connect (self, "changed", G_CALLBACK (on_changed), NULL);
   self->context = g_main_context_ref_thread_default ();
-  /* The event stream holds one connection; requests share one more, kept
-   * while they come and closed after REQUEST_IDLE_SECONDS without one: an
+  /* The event stream holds one connection (the streams' session's, on
+   * their thread: pd-remote-stream.c); requests share one more, kept while
+   * they come and closed after REQUEST_IDLE_SECONDS without one: an
    * endpoint that pushes what changes is asked seldom, and stays on one
    * connection between. */
-  self->session = soup_session_new_with_options ("timeout", 30, "idle-timeout", REQUEST_IDLE_SECONDS, NULL);
+  self->session = soup_session_new_with_options ("timeout", 30, "idle-timeout", REQUEST_IDLE_SECONDS,
+                                                 "max-conns-per-host", 1, NULL);
 }
 
 /**
