@@ -23,12 +23,18 @@ typedef struct
   GPtrArray  *events;         /* (element-type PdEvent) in the order read */
   GPtrArray  *pushed;         /* (element-type PdRemotePushedSession) the latest push of each session */
   gboolean    pushes_changed; /* a push came: PdSource::changed after ::sessions-pushed */
-  gboolean    changed;        /* a store_changed, or an event that changes sessions */
+  gboolean    changed;        /* a store_changed, or an event that changes sessions, or
+                               * events dropped past the bound: list again */
+  guint       dropped;        /* events dropped past the bounds */
   gboolean    ended;          /* the stream ended or broke, or a line passed the bound */
   gboolean    spoke;          /* a line was read */
 } PdRemoteStreamBatch;
 
 #define PD_REMOTE_STREAM_BATCH_MS 500
+/* The events a batch keeps, at most; what comes past it is dropped and
+ * the sessions listed again.  A stream flooding valid events filled one
+ * batch without end (1.2 GB in 40 s). */
+#define PD_REMOTE_STREAM_BATCH_EVENTS_MAX 1000
 
 typedef struct _PdRemoteStream PdRemoteStream;
 

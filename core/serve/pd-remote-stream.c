@@ -233,7 +233,10 @@ stream_queue (PdRemoteStream *stream,
       if (streams.flush != NULL)
         g_source_destroy (streams.flush);
       g_clear_pointer (&streams.flush, g_source_unref);
-      streams.flush = g_idle_source_new ();
+      /* At the priority of the reads, not an idle: while any stream had
+       * bytes to read (one flooding endpoint is enough) an idle never ran,
+       * and no stream was handed over again. */
+      streams.flush = g_timeout_source_new (0);
       streams.flush_now = TRUE;
     }
   else if (streams.flush == NULL)
@@ -378,8 +381,14 @@ stream_handle_line (PdRemoteStream *stream,
           batch->pushes_changed = TRUE;
           batch_merge_pushed (batch, pushed);
         }
-      if (event != NULL)
+      if (event != NULL && batch->events->len < PD_REMOTE_STREAM_BATCH_EVENTS_MAX)
         g_ptr_array_add (batch->events, g_steal_pointer (&event));
+      else if (event != NULL)
+        {
+          /* What the dropped events said is read again from the list. */
+          batch->dropped++;
+          batch->changed = TRUE;
+        }
       stream_queue (stream, now);
     }
   g_mutex_unlock (&streams.lock);
