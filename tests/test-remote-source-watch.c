@@ -632,6 +632,17 @@ on_hostile_event (PdRemoteSource *source,
 }
 
 static void
+on_hostile_pushed (PdRemoteSource *source,
+                   GPtrArray      *sessions,
+                   gpointer        user_data)
+{
+  Hostility *hostility = user_data;
+
+  hostility->pushed += sessions->len;
+  hostility->pushed_peak = MAX (hostility->pushed_peak, sessions->len);
+}
+
+static void
 on_hostile_changed (PdSource *source,
                     gpointer  user_data)
 {
@@ -764,6 +775,48 @@ test_watch_flood (Fixture       *f,
   hostile_stop (hostile);
 }
 
+/* A flood of pushes of new sessions: a batch keeps a bounded number of
+ * them (found by id), and asks for the list again past it.  Each pushed
+ * session scanned the whole batch (minutes for a megabyte of pushes),
+ * and the window then merged fifty thousand sessions in one go. */
+static void
+test_watch_push_flood (Fixture       *f,
+                       gconstpointer  data)
+{
+  Hostile *hostile = hostile_start (HOSTILE_PUSH_FLOOD);
+  g_autoptr(PdSource) good = our_source (f);
+  g_autoptr(PdSource) bad = hostile_source (hostile);
+  Hostility hostility = { 0 };
+  gint64 deadline;
+
+  good_warm_up (f, good, &hostility);
+  g_signal_connect (bad, "sessions-pushed", G_CALLBACK (on_hostile_pushed), &hostility);
+  g_signal_connect (bad, "changed", G_CALLBACK (on_hostile_changed), &hostility);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (bad), 60000);
+
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (g_atomic_pointer_get (&hostile->sent) < 8 * 1024 * 1024 && g_get_monotonic_time () < deadline)
+    hostile_iterate (&hostility, FALSE);
+  g_assert_cmpuint (g_atomic_pointer_get (&hostile->sent), >=, 8 * 1024 * 1024);
+
+  good_event_in_time (f, &hostility);
+  deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < deadline)
+    hostile_iterate (&hostility, FALSE);
+  g_test_message ("push flood: %" G_GSIZE_FORMAT " bytes sent, %u sessions handed over, at most %u at once, %u changes",
+                  (gsize) g_atomic_pointer_get (&hostile->sent), hostility.pushed, hostility.pushed_peak,
+                  hostility.changes);
+  g_assert_cmpuint (hostility.pushed, >, 0);
+  g_assert_cmpuint (hostility.pushed_peak, <=, PD_REMOTE_STREAM_BATCH_PUSHED_MAX);
+  g_assert_cmpuint (hostility.changes, >, 0);
+
+  pd_remote_source_watch (PD_REMOTE_SOURCE (bad), 0);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (good), 0);
+  g_signal_handlers_disconnect_by_data (good, &hostility);
+  g_signal_handlers_disconnect_by_data (bad, &hostility);
+  hostile_stop (hostile);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -792,6 +845,8 @@ main (int   argc,
 
   g_test_add ("/pd/remote-source/watch-flood", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_flood,
               fixture_tear_down);
+  g_test_add ("/pd/remote-source/watch-push-flood", Fixture, GUINT_TO_POINTER (0), fixture_set_up,
+              test_watch_push_flood, fixture_tear_down);
 
   return g_test_run ();
 }

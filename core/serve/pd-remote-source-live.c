@@ -210,7 +210,8 @@ _pd_remote_source_stream_batch (PdRemoteSource      *self,
     }
   stream_heard (self, _pd_remote_stream_heard (stream));
   if (batch->dropped > 0)
-    g_debug ("%s: %u events past the bound of a batch; listing again", self->base, batch->dropped);
+    g_debug ("%s: %u events or pushed sessions past the bounds of a batch; listing again",
+             self->base, batch->dropped);
   for (guint i = 0; i < batch->events->len; i++)
     {
       _pd_remote_source_emit_event (self, g_ptr_array_index (batch->events, i));
