@@ -817,6 +817,31 @@ test_watch_push_flood (Fixture       *f,
   hostile_stop (hostile);
 }
 
+/* An endpoint that says one comment line and closes, each time, is
+ * reconnected to with a growing wait: 0, 0.5, 1, 2 s… so a handful of
+ * times in four seconds.  Any line put the wait back to none: about 240
+ * reconnects a second. */
+static void
+test_watch_close_loop (Fixture       *f,
+                       gconstpointer  data)
+{
+  Hostile *hostile = hostile_start (HOSTILE_CLOSE_LOOP);
+  g_autoptr(PdSource) bad = hostile_source (hostile);
+  gint64 deadline;
+  guint streams;
+
+  pd_remote_source_watch (PD_REMOTE_SOURCE (bad), 60000);
+  deadline = g_get_monotonic_time () + 4 * G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  streams = (guint) g_atomic_int_get (&hostile->streams);
+  g_test_message ("close loop: %u streams in 4 s", streams);
+  g_assert_cmpuint (streams, >=, 2);
+  g_assert_cmpuint (streams, <=, 8);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (bad), 0);
+  hostile_stop (hostile);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -847,6 +872,8 @@ main (int   argc,
               fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-push-flood", Fixture, GUINT_TO_POINTER (0), fixture_set_up,
               test_watch_push_flood, fixture_tear_down);
+  g_test_add ("/pd/remote-source/watch-close-loop", Fixture, GUINT_TO_POINTER (0), fixture_set_up,
+              test_watch_close_loop, fixture_tear_down);
 
   return g_test_run ();
 }
