@@ -414,3 +414,172 @@ pd_test_remote_source_init (int    *argc,
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     g_unsetenv (names[i]);
 }
+
+/* --- a hostile endpoint ------------------------------------------------ */
+
+/* A raw endpoint on loopback, each connection served on a thread of its
+ * own, answering /api/health as our serve does and its event stream as
+ * one that misbehaves would: HOSTILE_FLOOD sends valid events without a
+ * pause, HOSTILE_PUSH_FLOOD pushes new sessions without a pause, and
+ * HOSTILE_CLOSE_LOOP says one comment line and closes. */
+typedef enum
+{
+  HOSTILE_FLOOD,
+  HOSTILE_PUSH_FLOOD,
+  HOSTILE_CLOSE_LOOP,
+} HostileMode;
+
+typedef struct
+{
+  GSocketService *service;
+  char           *url;
+  HostileMode     mode;
+  gint            stop;     /* atomic */
+  gint            streams;  /* atomic: streams opened */
+  gint            running;  /* atomic: connections being served */
+  gsize           sent;     /* atomic: bytes of streams sent */
+} Hostile;
+
+static inline gboolean
+hostile_write (Hostile       *hostile,
+               GOutputStream *out,
+               const char    *data,
+               gsize          len)
+{
+  if (g_atomic_int_get (&hostile->stop))
+    return FALSE;
+  if (!g_output_stream_write_all (out, data, len, NULL, NULL, NULL))
+    return FALSE;
+  g_atomic_pointer_add (&hostile->sent, (gssize) len);
+  return TRUE;
+}
+
+static inline void
+hostile_stream (Hostile       *hostile,
+                GOutputStream *out)
+{
+  const char *head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+                     "Connection: close\r\n\r\n: plandeck event stream\n\n";
+  g_autoptr(GString) block = g_string_new (NULL);
+  guint next = 0;
+
+  g_atomic_int_inc (&hostile->streams);
+  if (!hostile_write (hostile, out, head, strlen (head)))
+    return;
+  switch (hostile->mode)
+    {
+    case HOSTILE_CLOSE_LOOP:
+      return;
+    case HOSTILE_FLOOD:
+      for (guint i = 0; i < 200; i++)
+        g_string_append (block, "data: {\"schema\":\"plandeck.event/v1\",\"type\":\"session_saved\","
+                                "\"run_id\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\","
+                                "\"session_id\":\"20261203-0000000000000000000000000abc0000\","
+                                "\"timestamp\":\"2026-12-03T17:00:00.000000Z\",\"data\":{\"messages\":2}}\n\n");
+      while (hostile_write (hostile, out, block->str, block->len))
+        ;
+      return;
+    case HOSTILE_PUSH_FLOOD:
+      for (;;)
+        {
+          g_string_truncate (block, 0);
+          for (guint k = 0; k < 100; k++, next++)
+            g_string_append_printf (block, "event: sessions\ndata: {\"sessions\":[{\"id\":\"20261203-%032x\","
+                                           "\"title\":\"t%u\",\"updated_at\":\"2026-12-03T17:00:00.000Z\","
+                                           "\"unpassed_checks\":0,\"plan\":{\"total\":3,\"done\":1}}]}\n\n",
+                                    0xabc0000 + next, next);
+          if (!hostile_write (hostile, out, block->str, block->len))
+            return;
+        }
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static inline gboolean
+on_hostile_run (GThreadedSocketService *service,
+                GSocketConnection      *connection,
+                GObject                *source_object,
+                gpointer                user_data)
+{
+  Hostile *hostile = user_data;
+  GInputStream *in = g_io_stream_get_input_stream (G_IO_STREAM (connection));
+  GOutputStream *out = g_io_stream_get_output_stream (G_IO_STREAM (connection));
+  g_autoptr(GString) request = g_string_new (NULL);
+  char buffer[4096];
+  const char *body = "{}";
+  g_autofree char *answer = NULL;
+
+  g_atomic_int_inc (&hostile->running);
+  g_socket_set_timeout (g_socket_connection_get_socket (connection), 5);
+  while (strstr (request->str, "\r\n\r\n") == NULL && request->len < 65536)
+    {
+      gssize n = g_input_stream_read (in, buffer, sizeof buffer, NULL, NULL);
+
+      if (n <= 0)
+        goto out;
+      g_string_append_len (request, buffer, n);
+    }
+  if (g_str_has_prefix (request->str, "GET /api/events/stream"))
+    {
+      hostile_stream (hostile, out);
+      goto out;
+    }
+  if (g_str_has_prefix (request->str, "GET /api/health"))
+    body = "{\"status\":\"ok\",\"server\":\"plandeck\",\"events_stream\":true,\"keepalive_ms\":1000,"
+           "\"sessions_push\":true,\"plan_detail\":true}";
+  else if (g_str_has_prefix (request->str, "GET /api/sessions"))
+    body = "[]";
+  answer = g_strdup_printf ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+                            "Connection: close\r\n\r\n%s", strlen (body), body);
+  g_output_stream_write_all (out, answer, strlen (answer), NULL, NULL, NULL);
+out:
+  g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
+  g_atomic_int_dec_and_test (&hostile->running);
+  return TRUE;
+}
+
+static inline Hostile *
+hostile_start (HostileMode mode)
+{
+  Hostile *hostile = g_new0 (Hostile, 1);
+  g_autoptr(GError) error = NULL;
+  guint16 port;
+
+  hostile->mode = mode;
+  hostile->service = g_threaded_socket_service_new (32);
+  g_signal_connect (hostile->service, "run", G_CALLBACK (on_hostile_run), hostile);
+  port = g_socket_listener_add_any_inet_port (G_SOCKET_LISTENER (hostile->service), NULL, &error);
+  g_assert_no_error (error);
+  hostile->url = g_strdup_printf ("http://127.0.0.1:%u/?token=%s", port, TOKEN);
+  g_socket_service_start (hostile->service);
+  return hostile;
+}
+
+/* Stops it once its connections are done (a stream ends at the next
+ * write once told to stop). */
+static inline void
+hostile_stop (Hostile *hostile)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  g_atomic_int_set (&hostile->stop, 1);
+  g_socket_service_stop (hostile->service);
+  g_socket_listener_close (G_SOCKET_LISTENER (hostile->service));
+  while (g_atomic_int_get (&hostile->running) > 0 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_cmpint (g_atomic_int_get (&hostile->running), ==, 0);
+  g_object_unref (hostile->service);
+  g_free (hostile->url);
+  g_free (hostile);
+}
+
+static inline PdSource *
+hostile_source (Hostile *hostile)
+{
+  g_autoptr(GError) error = NULL;
+  PdRemoteSource *source = pd_remote_source_new (hostile->url, NULL, &error);
+
+  g_assert_no_error (error);
+  return PD_SOURCE (source);
+}

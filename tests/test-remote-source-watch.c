@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "pd-remote-source-private.h"
+#include "pd-remote-stream-private.h"
 #include "pd-test-remote-source.h"
 
 static void
@@ -609,6 +610,238 @@ test_lookup_budget_announced (Fixture       *f,
   pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
 }
 
+/* Endpoints that misbehave, tried as an attacker would, beside a good
+ * one (our serve) whose event must still reach the window in time. */
+typedef struct
+{
+  guint    events;       /* the hostile endpoint's events */
+  guint    peak;         /* the most of them handed over in one turn of the loop */
+  guint    pushed;       /* sessions it pushed, handed over */
+  guint    pushed_peak;  /* the most of them in one ::sessions-pushed */
+  guint    changes;      /* its ::changed (a list read again) */
+  gboolean good;         /* the good endpoint's plan event came */
+  gboolean good_warm;    /* an event of the good endpoint's warm-up came */
+} Hostility;
+
+static void
+on_hostile_event (PdRemoteSource *source,
+                  PdEvent        *event,
+                  gpointer        user_data)
+{
+  ((Hostility *) user_data)->events++;
+}
+
+static void
+on_hostile_pushed (PdRemoteSource *source,
+                   GPtrArray      *sessions,
+                   gpointer        user_data)
+{
+  Hostility *hostility = user_data;
+
+  hostility->pushed += sessions->len;
+  hostility->pushed_peak = MAX (hostility->pushed_peak, sessions->len);
+}
+
+static void
+on_hostile_changed (PdSource *source,
+                    gpointer  user_data)
+{
+  ((Hostility *) user_data)->changes++;
+}
+
+static void
+on_good_event (PdRemoteSource *source,
+               PdEvent        *event,
+               gpointer        user_data)
+{
+  Hostility *hostility = user_data;
+
+  hostility->good_warm = TRUE;
+  if (g_strcmp0 (pd_event_get_event_type (event), PD_EVENT_PLAN_UPDATED) == 0)
+    hostility->good = TRUE;
+}
+
+/* One turn of the loop, noting the most events handed over in one. */
+static void
+hostile_iterate (Hostility *hostility,
+                 gboolean   may_block)
+{
+  guint before = hostility->events;
+
+  g_main_context_iteration (NULL, may_block);
+  hostility->peak = MAX (hostility->peak, hostility->events - before);
+}
+
+/* The good endpoint streams, and an event of it came through. */
+static void
+good_warm_up (Fixture   *f,
+              PdSource  *good,
+              Hostility *hostility)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  g_signal_connect (good, "event", G_CALLBACK (on_good_event), hostility);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (good), 60000);
+  g_assert_true (is_streaming (PD_REMOTE_SOURCE (good)));
+  while (!hostility->good_warm && g_get_monotonic_time () < deadline)
+    {
+      PdEvent *event = pd_event_new (PD_EVENT_SESSION_SAVED);
+
+      pd_event_set_session_id (event, f->id);
+      pd_event_bus_emit (pd_server_get_bus (f->server), event);
+      pd_event_unref (event);
+      for (guint i = 0; i < 20; i++)
+        g_main_context_iteration (NULL, FALSE);
+      g_usleep (20000);
+    }
+  g_assert_true (hostility->good_warm);
+}
+
+/* While the hostile endpoint floods, the good one's event reaches the
+ * window within two seconds. */
+static void
+good_event_in_time (Fixture   *f,
+                    Hostility *hostility)
+{
+  PdEvent *event = pd_event_new (PD_EVENT_PLAN_UPDATED);
+  gint64 sent = g_get_monotonic_time ();
+  gint64 deadline = sent + 10 * G_USEC_PER_SEC;
+
+  pd_event_set_session_id (event, f->id);
+  pd_event_bus_emit (pd_server_get_bus (f->server), event);
+  pd_event_unref (event);
+  while (!hostility->good && g_get_monotonic_time () < deadline)
+    hostile_iterate (hostility, FALSE);
+  g_test_message ("the good endpoint's event: %s after %" G_GINT64_FORMAT " ms",
+                  hostility->good ? "came" : "had not come", (g_get_monotonic_time () - sent) / 1000);
+  g_assert_true (hostility->good);
+  g_assert_cmpint (g_get_monotonic_time () - sent, <, 2 * G_USEC_PER_SEC);
+}
+
+/* An endpoint that floods valid events leaves the others alone: their
+ * events are handed to the window at least every half second, and a
+ * batch is bounded (what it drops is listed again).  The hand-over waited
+ * for an idle that never ran while a socket had bytes: no endpoint's
+ * event came, and the window grew past a gigabyte. */
+static void
+test_watch_flood (Fixture       *f,
+                  gconstpointer  data)
+{
+  Hostile *hostile = hostile_start (HOSTILE_FLOOD);
+  g_autoptr(PdSource) good = our_source (f);
+  g_autoptr(PdSource) bad = hostile_source (hostile);
+  Hostility hostility = { 0 };
+  gint64 deadline;
+
+  good_warm_up (f, good, &hostility);
+  g_signal_connect (bad, "event", G_CALLBACK (on_hostile_event), &hostility);
+  g_signal_connect (bad, "changed", G_CALLBACK (on_hostile_changed), &hostility);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (bad), 60000);
+
+  /* The flood is on: megabytes of events went out. */
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (g_atomic_pointer_get (&hostile->sent) < 16 * 1024 * 1024 && g_get_monotonic_time () < deadline)
+    hostile_iterate (&hostility, FALSE);
+  g_assert_cmpuint (g_atomic_pointer_get (&hostile->sent), >=, 16 * 1024 * 1024);
+
+  /* Its events are handed over… */
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (hostility.events == 0 && g_get_monotonic_time () < deadline)
+    hostile_iterate (&hostility, FALSE);
+  g_assert_cmpuint (hostility.events, >, 0);
+  /* …the good endpoint's too… */
+  good_event_in_time (f, &hostility);
+  /* …and the flood's again in each second that follows. */
+  for (guint second = 0; second < 3; second++)
+    {
+      guint before = hostility.events;
+
+      deadline = g_get_monotonic_time () + G_USEC_PER_SEC;
+      while (g_get_monotonic_time () < deadline)
+        hostile_iterate (&hostility, FALSE);
+      g_assert_cmpuint (hostility.events, >, before);
+    }
+  g_test_message ("flood: %" G_GSIZE_FORMAT " bytes sent, %u events handed over, at most %u in a turn, %u changes",
+                  (gsize) g_atomic_pointer_get (&hostile->sent), hostility.events, hostility.peak, hostility.changes);
+  /* A turn of the loop may run two hand-overs, no more. */
+  g_assert_cmpuint (hostility.peak, <=, 2 * PD_REMOTE_STREAM_BATCH_EVENTS_MAX);
+  /* What was dropped is read again from the list. */
+  g_assert_cmpuint (hostility.changes, >, 0);
+
+  pd_remote_source_watch (PD_REMOTE_SOURCE (bad), 0);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (good), 0);
+  g_signal_handlers_disconnect_by_data (good, &hostility);
+  g_signal_handlers_disconnect_by_data (bad, &hostility);
+  hostile_stop (hostile);
+}
+
+/* A flood of pushes of new sessions: a batch keeps a bounded number of
+ * them (found by id), and asks for the list again past it.  Each pushed
+ * session scanned the whole batch (minutes for a megabyte of pushes),
+ * and the window then merged fifty thousand sessions in one go. */
+static void
+test_watch_push_flood (Fixture       *f,
+                       gconstpointer  data)
+{
+  Hostile *hostile = hostile_start (HOSTILE_PUSH_FLOOD);
+  g_autoptr(PdSource) good = our_source (f);
+  g_autoptr(PdSource) bad = hostile_source (hostile);
+  Hostility hostility = { 0 };
+  gint64 deadline;
+
+  good_warm_up (f, good, &hostility);
+  g_signal_connect (bad, "sessions-pushed", G_CALLBACK (on_hostile_pushed), &hostility);
+  g_signal_connect (bad, "changed", G_CALLBACK (on_hostile_changed), &hostility);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (bad), 60000);
+
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (g_atomic_pointer_get (&hostile->sent) < 8 * 1024 * 1024 && g_get_monotonic_time () < deadline)
+    hostile_iterate (&hostility, FALSE);
+  g_assert_cmpuint (g_atomic_pointer_get (&hostile->sent), >=, 8 * 1024 * 1024);
+
+  good_event_in_time (f, &hostility);
+  deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < deadline)
+    hostile_iterate (&hostility, FALSE);
+  g_test_message ("push flood: %" G_GSIZE_FORMAT " bytes sent, %u sessions handed over, at most %u at once, %u changes",
+                  (gsize) g_atomic_pointer_get (&hostile->sent), hostility.pushed, hostility.pushed_peak,
+                  hostility.changes);
+  g_assert_cmpuint (hostility.pushed, >, 0);
+  g_assert_cmpuint (hostility.pushed_peak, <=, PD_REMOTE_STREAM_BATCH_PUSHED_MAX);
+  g_assert_cmpuint (hostility.changes, >, 0);
+
+  pd_remote_source_watch (PD_REMOTE_SOURCE (bad), 0);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (good), 0);
+  g_signal_handlers_disconnect_by_data (good, &hostility);
+  g_signal_handlers_disconnect_by_data (bad, &hostility);
+  hostile_stop (hostile);
+}
+
+/* An endpoint that says one comment line and closes, each time, is
+ * reconnected to with a growing wait: 0, 0.5, 1, 2 s… so a handful of
+ * times in four seconds.  Any line put the wait back to none: about 240
+ * reconnects a second. */
+static void
+test_watch_close_loop (Fixture       *f,
+                       gconstpointer  data)
+{
+  Hostile *hostile = hostile_start (HOSTILE_CLOSE_LOOP);
+  g_autoptr(PdSource) bad = hostile_source (hostile);
+  gint64 deadline;
+  guint streams;
+
+  pd_remote_source_watch (PD_REMOTE_SOURCE (bad), 60000);
+  deadline = g_get_monotonic_time () + 4 * G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  streams = (guint) g_atomic_int_get (&hostile->streams);
+  g_test_message ("close loop: %u streams in 4 s", streams);
+  g_assert_cmpuint (streams, >=, 2);
+  g_assert_cmpuint (streams, <=, 8);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (bad), 0);
+  hostile_stop (hostile);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -634,6 +867,13 @@ main (int   argc,
               fixture_tear_down);
   g_test_add ("/pd/remote-source/redirect-not-followed", Fixture, GUINT_TO_POINTER (0), fixture_set_up,
               test_redirect_not_followed, fixture_tear_down);
+
+  g_test_add ("/pd/remote-source/watch-flood", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_flood,
+              fixture_tear_down);
+  g_test_add ("/pd/remote-source/watch-push-flood", Fixture, GUINT_TO_POINTER (0), fixture_set_up,
+              test_watch_push_flood, fixture_tear_down);
+  g_test_add ("/pd/remote-source/watch-close-loop", Fixture, GUINT_TO_POINTER (0), fixture_set_up,
+              test_watch_close_loop, fixture_tear_down);
 
   return g_test_run ();
 }

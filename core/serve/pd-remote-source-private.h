@@ -18,6 +18,10 @@ G_BEGIN_DECLS
 /* Reconnecting after the server went away: 0.5 s, 1 s, 2 s … at most 30 s. */
 #define RECONNECT_FIRST_MS  500
 #define RECONNECT_MAX_MS    30000
+/* A stream that lived this long and said something real puts the back-off
+ * back to none when it ends; a shorter one, or one of comments alone,
+ * grows it. */
+#define RECONNECT_RESET_MS  5000
 
 /* A server that stops answering (hung, or the network cut) sends no error:
  * the watchdog takes it for gone when nothing came for WATCHDOG_FACTOR
@@ -111,7 +115,8 @@ struct _PdRemoteSource
   GCancellable *watch_cancellable;
   guint         watch_source;
   gboolean      streaming;
-  gboolean      stream_spoke;    /* the open stream delivered a line */
+  gboolean      stream_spoke;    /* the open stream delivered an event, a push or a change */
+  gint64        stream_since;    /* monotonic µs at which the open stream was answered */
   gboolean      stream_pushes;   /* the open stream pushes sessions (?sessions=1) */
   char         *last_event_key;
   struct _PdRemoteStream *stream; /* (nullable) its event stream, read on the streams' thread */

@@ -22,13 +22,23 @@ typedef struct
   GError     *open_error;     /*   (nullable) why it failed */
   GPtrArray  *events;         /* (element-type PdEvent) in the order read */
   GPtrArray  *pushed;         /* (element-type PdRemotePushedSession) the latest push of each session */
+  GHashTable *pushed_at;      /* the streams' thread's: session id → its index in pushed, plus one */
   gboolean    pushes_changed; /* a push came: PdSource::changed after ::sessions-pushed */
-  gboolean    changed;        /* a store_changed, or an event that changes sessions */
+  gboolean    changed;        /* a store_changed, or an event that changes sessions, or
+                               * events or pushes dropped past the bounds: list again */
+  guint       dropped;        /* events and pushed sessions dropped past the bounds */
   gboolean    ended;          /* the stream ended or broke, or a line passed the bound */
   gboolean    spoke;          /* a line was read */
 } PdRemoteStreamBatch;
 
 #define PD_REMOTE_STREAM_BATCH_MS 500
+/* The events a batch keeps, at most; what comes past it is dropped and
+ * the sessions listed again.  A stream flooding valid events filled one
+ * batch without end (1.2 GB in 40 s). */
+#define PD_REMOTE_STREAM_BATCH_EVENTS_MAX 1000
+/* The sessions pushed a batch keeps, at most (a list is of 200); a push of
+ * a session past them is dropped and the sessions listed again. */
+#define PD_REMOTE_STREAM_BATCH_PUSHED_MAX 200
 
 typedef struct _PdRemoteStream PdRemoteStream;
 

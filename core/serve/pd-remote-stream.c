@@ -82,6 +82,7 @@ batch_free (PdRemoteStreamBatch *batch)
   g_clear_error (&batch->open_error);
   g_ptr_array_unref (batch->events);
   g_ptr_array_unref (batch->pushed);
+  g_clear_pointer (&batch->pushed_at, g_hash_table_unref);
   g_free (batch);
 }
 
@@ -208,6 +209,8 @@ stream_batch (PdRemoteStream *stream)
       stream->batch = g_new0 (PdRemoteStreamBatch, 1);
       stream->batch->events = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_event_unref);
       stream->batch->pushed = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_remote_pushed_session_free);
+      /* Keys are the ids of the sessions in pushed, which outlive them. */
+      stream->batch->pushed_at = g_hash_table_new (g_str_hash, g_str_equal);
     }
   return stream->batch;
 }
@@ -233,7 +236,10 @@ stream_queue (PdRemoteStream *stream,
       if (streams.flush != NULL)
         g_source_destroy (streams.flush);
       g_clear_pointer (&streams.flush, g_source_unref);
-      streams.flush = g_idle_source_new ();
+      /* At the priority of the reads, not an idle: while any stream had
+       * bytes to read (one flooding endpoint is enough) an idle never ran,
+       * and no stream was handed over again. */
+      streams.flush = g_timeout_source_new (0);
       streams.flush_now = TRUE;
     }
   else if (streams.flush == NULL)
@@ -301,7 +307,9 @@ parse_pushed (const char *data,
 }
 
 /* Under the lock: @pushed's sessions (taken) into @batch, each in place
- * of the one it had of the same session. */
+ * of the one it had of the same session (found by its id: a scan of the
+ * batch for each took minutes for a flood of pushes); a session past
+ * PD_REMOTE_STREAM_BATCH_PUSHED_MAX is dropped and the list read again. */
 static void
 batch_merge_pushed (PdRemoteStreamBatch *batch,
                     GPtrArray           *pushed)
@@ -309,22 +317,27 @@ batch_merge_pushed (PdRemoteStreamBatch *batch,
   for (guint i = 0; i < pushed->len; i++)
     {
       PdRemotePushedSession *session = g_ptr_array_index (pushed, i);
-      guint j;
+      guint at = GPOINTER_TO_UINT (g_hash_table_lookup (batch->pushed_at, session->info->id));
 
-      for (j = 0; j < batch->pushed->len; j++)
+      if (at > 0)
         {
-          PdRemotePushedSession *had = g_ptr_array_index (batch->pushed, j);
-
-          if (g_strcmp0 (had->info->id, session->info->id) == 0)
-            break;
+          /* The key is the id of the session replaced: it goes with it. */
+          g_hash_table_remove (batch->pushed_at, session->info->id);
+          pd_remote_pushed_session_free (g_ptr_array_index (batch->pushed, at - 1));
+          g_ptr_array_index (batch->pushed, at - 1) = session;
+          g_hash_table_insert (batch->pushed_at, session->info->id, GUINT_TO_POINTER (at));
         }
-      if (j < batch->pushed->len)
+      else if (batch->pushed->len < PD_REMOTE_STREAM_BATCH_PUSHED_MAX)
         {
-          pd_remote_pushed_session_free (g_ptr_array_index (batch->pushed, j));
-          g_ptr_array_index (batch->pushed, j) = g_ptr_array_index (pushed, i);
+          g_ptr_array_add (batch->pushed, session);
+          g_hash_table_insert (batch->pushed_at, session->info->id, GUINT_TO_POINTER (batch->pushed->len));
         }
       else
-        g_ptr_array_add (batch->pushed, g_ptr_array_index (pushed, i));
+        {
+          pd_remote_pushed_session_free (session);
+          batch->dropped++;
+          batch->changed = TRUE;
+        }
     }
   g_ptr_array_set_free_func (pushed, NULL);
 }
@@ -378,8 +391,14 @@ stream_handle_line (PdRemoteStream *stream,
           batch->pushes_changed = TRUE;
           batch_merge_pushed (batch, pushed);
         }
-      if (event != NULL)
+      if (event != NULL && batch->events->len < PD_REMOTE_STREAM_BATCH_EVENTS_MAX)
         g_ptr_array_add (batch->events, g_steal_pointer (&event));
+      else if (event != NULL)
+        {
+          /* What the dropped events said is read again from the list. */
+          batch->dropped++;
+          batch->changed = TRUE;
+        }
       stream_queue (stream, now);
     }
   g_mutex_unlock (&streams.lock);
