@@ -1,14 +1,46 @@
 /* pd-opencode-reader-private.h: the part replay, without files or SQLite.
  *
+ * pd-opencode-parts.c replays the parts; pd-opencode-reader.c reads them
+ * from the JSON tree or opencode.db.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 
 #include <gio/gio.h>
 
+#include <json-glib/json-glib.h>
+
 #include "pd-imported-session.h"
+#include "pd-transcript-pages.h"
 
 G_BEGIN_DECLS
+
+typedef struct
+{
+  gint64    time;   /* state.time.start, ms */
+  char     *id;
+  JsonNode *part;
+} PdOpenCodeTodoPart;
+
+/* OpenCode times are in ms; ours in µs.  0 (unknown) for what is not a
+ * time at all, rather than an overflowing multiplication. */
+static inline gint64
+_pd_opencode_ms_to_us (gint64 ms)
+{
+  return ms > 0 && ms <= G_MAXINT64 / 1000 ? ms * 1000 : 0;
+}
+
+void                _pd_opencode_todo_part_free   (PdOpenCodeTodoPart *part);
+/* A part, if it is a todowrite tool part. */
+PdOpenCodeTodoPart *_pd_opencode_todo_part_new    (JsonNode           *node,
+                                                   const char         *fallback_id);
+PdImportSource      _pd_opencode_source_of        (const char         *path);
+void                _pd_opencode_replay_parts     (PdImportedSession  *session,
+                                                   GPtrArray          *parts,
+                                                   PdTranscriptPages  *pages);
+void                _pd_opencode_set_session_info (PdImportedSession  *session,
+                                                   JsonObject         *info);
 
 void _pd_opencode_replay_part_data (PdImportedSession  *session,
                                     const char * const *data,

@@ -25,174 +25,6 @@
 
 #define MAX_FILE_SIZE (8 * 1024 * 1024)
 
-typedef struct
-{
-  gint64    time;   /* state.time.start, ms */
-  char     *id;
-  JsonNode *part;
-} TodoPart;
-
-static void
-todo_part_free (TodoPart *part)
-{
-  g_free (part->id);
-  json_node_unref (part->part);
-  g_free (part);
-}
-
-static int
-compare_parts (gconstpointer a,
-               gconstpointer b)
-{
-  const TodoPart *pa = *(TodoPart * const *) a;
-  const TodoPart *pb = *(TodoPart * const *) b;
-
-  if (pa->time != pb->time)
-    return pa->time < pb->time ? -1 : 1;
-  return g_strcmp0 (pa->id, pb->id);
-}
-
-/* OpenCode times are in ms; ours in µs.  0 (unknown) for what is not a
- * time at all, rather than an overflowing multiplication. */
-static gint64
-ms_to_us (gint64 ms)
-{
-  return ms > 0 && ms <= G_MAXINT64 / 1000 ? ms * 1000 : 0;
-}
-
-/* Kilo Code's CLI keeps OpenCode's storage in its own folder
- * (~/.local/share/kilo, kilo.db): the same reader, its own name. */
-static PdImportSource
-source_of (const char *path)
-{
-  g_autofree char *base = g_path_get_basename (path);
-
-  if (strcmp (base, "kilo.db") == 0 || strstr (path, "/kilo/storage/") != NULL)
-    return PD_IMPORT_SOURCE_KILO_CLI;
-  return PD_IMPORT_SOURCE_OPENCODE;
-}
-
-static const char * const todo_members[] = { "content", NULL };
-
-/* A part, if it is a todowrite tool part. */
-static TodoPart *
-todo_part_new (JsonNode   *node,
-               const char *fallback_id)
-{
-  JsonObject *object, *state;
-  TodoPart *part;
-
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-    return NULL;
-  object = json_node_get_object (node);
-  if (g_strcmp0 (pd_json_get_string (object, "type"), "tool") != 0
-      || g_strcmp0 (pd_json_get_string (object, "tool"), "todowrite") != 0)
-    return NULL;
-  state = pd_json_get_object (object, "state");
-
-  part = g_new0 (TodoPart, 1);
-  part->time = pd_json_get_int (pd_json_get_object (state, "time"), "start", 0);
-  part->id = g_strdup (pd_json_get_string (object, "id") ? pd_json_get_string (object, "id") : fallback_id);
-  part->part = json_node_ref (node);
-  return part;
-}
-
-/* @pages (nullable): each applied list is a version of the plan there. */
-static void
-replay_parts (PdImportedSession *session,
-              GPtrArray         *parts,
-              PdTranscriptPages *pages)
-{
-  PdImportStats *stats = pd_imported_session_get_stats (session);
-
-  g_ptr_array_sort (parts, compare_parts);
-  for (guint i = 0; i < parts->len; i++)
-    {
-      TodoPart *part = g_ptr_array_index (parts, i);
-      JsonObject *state = pd_json_get_object (json_node_get_object (part->part), "state");
-      const char *status = pd_json_get_string (state, "status");
-      JsonArray *todos;
-      GPtrArray *items;
-
-      if (part->time > 0)
-        pd_imported_session_note_time (session, ms_to_us (part->time));
-      /* Only a completed call changes the list; pending and running ones
-       * have not happened yet. */
-      if (g_strcmp0 (status, "completed") != 0)
-        {
-          if (g_strcmp0 (status, "error") == 0)
-            stats->ignored_updates++;
-          continue;
-        }
-      todos = pd_json_get_array (pd_json_get_object (state, "input"), "todos");
-      if (todos == NULL)
-        todos = pd_json_get_array (pd_json_get_object (state, "metadata"), "todos");
-      if (!(items = _pd_import_items_from_array (todos, todo_members, "id")))
-        {
-          stats->ignored_updates++;
-          continue;
-        }
-      pd_checklist_replace_agent_items (pd_imported_session_get_checklist (session),
-                                        pd_imported_session_get_source (session) == PD_IMPORT_SOURCE_KILO_CLI
-                                        ? PD_CHECKLIST_ORIGIN_KILO_CLI_TODOS : PD_CHECKLIST_ORIGIN_OPENCODE_TODOS,
-                                        items);
-      _pd_import_applied_update (session, pages, ms_to_us (part->time));
-    }
-}
-
-static void
-set_session_info (PdImportedSession *session,
-                  JsonObject        *info)
-{
-  JsonObject *time = pd_json_get_object (info, "time");
-  const char *value;
-
-  if ((value = pd_json_get_string (info, "id")))
-    pd_imported_session_set_id (session, value);
-  if ((value = pd_json_get_string (info, "title")))
-    {
-      g_autofree char *clean = _pd_import_clean_text (value);
-      pd_imported_session_set_title (session, clean);
-    }
-  if ((value = pd_json_get_string (info, "directory")))
-    pd_imported_session_set_cwd (session, value);
-  pd_imported_session_note_time (session, ms_to_us (pd_json_get_int (time, "created", 0)));
-  pd_imported_session_note_time (session, ms_to_us (pd_json_get_int (time, "updated", 0)));
-}
-
-/* Parts as stored (one JSON document each), replayed into @session: what
- * both storage generations do with the parts they found.  For the fuzz
- * target fuzz/fuzz-opencode-part.c and tests. */
-void
-_pd_opencode_replay_part_data (PdImportedSession  *session,
-                               const char * const *data,
-                               const gsize        *lengths,
-                               guint               n)
-{
-  PdImportStats *stats = pd_imported_session_get_stats (session);
-  g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func ((GDestroyNotify) todo_part_free);
-
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(JsonParser) parser = json_parser_new_immutable ();
-      g_autofree char *fallback = g_strdup_printf ("prt_%u", i);
-      TodoPart *part;
-
-      stats->lines++;
-      if (!g_utf8_validate (data[i], (gssize) lengths[i], NULL)
-          || pd_json_nesting_exceeds (data[i], (gssize) lengths[i], PD_JSON_FOREIGN_MAX_DEPTH)
-          || !json_parser_load_from_data (parser, data[i], (gssize) lengths[i], NULL)
-          || json_parser_get_root (parser) == NULL)
-        {
-          stats->skipped_lines++;
-          continue;
-        }
-      if ((part = todo_part_new (json_parser_get_root (parser), fallback)))
-        g_ptr_array_add (parts, part);
-    }
-  replay_parts (session, parts, NULL);
-}
-
 /* ---------------------------------------------------------------------- */
 /* The JSON tree                                                          */
 
@@ -261,9 +93,9 @@ read_storage_session (const char        *dir,
                       GPtrArray         *skipped)
 {
   g_autofree char *session_path = g_build_filename (dir, session_rel, NULL);
-  PdImportedSession *session = pd_imported_session_new (source_of (session_path), session_path);
+  PdImportedSession *session = pd_imported_session_new (_pd_opencode_source_of (session_path), session_path);
   PdImportStats *stats = pd_imported_session_get_stats (session);
-  g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func ((GDestroyNotify) todo_part_free);
+  g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func ((GDestroyNotify) _pd_opencode_todo_part_free);
   g_autoptr(JsonNode) info = NULL;
   g_autofree char *message_dir = NULL;
   g_autoptr(GPtrArray) messages = NULL;
@@ -276,7 +108,7 @@ read_storage_session (const char        *dir,
       g_object_unref (session);
       return NULL;
     }
-  set_session_info (session, json_node_get_object (info));
+  _pd_opencode_set_session_info (session, json_node_get_object (info));
 
   message_dir = g_build_filename ("message", pd_imported_session_get_id (session), NULL);
   messages = list_names (dir, message_dir, ".json", skipped);
@@ -291,17 +123,17 @@ read_storage_session (const char        *dir,
         {
           g_autofree char *path = g_build_filename (part_dir, g_ptr_array_index (names, j), NULL);
           g_autoptr(JsonNode) node = load_json_file (dir, path, "todowrite", &bad, skipped);
-          TodoPart *part;
+          PdOpenCodeTodoPart *part;
 
           stats->lines++;
           if (bad)
             stats->skipped_lines++;
-          if ((part = todo_part_new (node, g_ptr_array_index (names, j))))
+          if ((part = _pd_opencode_todo_part_new (node, g_ptr_array_index (names, j))))
             g_ptr_array_add (parts, part);
         }
     }
 
-  replay_parts (session, parts, pages);
+  _pd_opencode_replay_parts (session, parts, pages);
   return session;
 }
 
@@ -632,7 +464,7 @@ read_database (const char         *path,
   while (rc != SQLITE_ERROR && stmt != NULL && (rc = sqlite3_step (stmt)) == SQLITE_ROW
          && ++rows <= opencode_max_rows)
     {
-      g_autoptr(PdImportedSession) session = pd_imported_session_new (source_of (path), path);
+      g_autoptr(PdImportedSession) session = pd_imported_session_new (_pd_opencode_source_of (path), path);
 
       for (int c = 0; c < sqlite3_column_count (stmt); c++)
         {
@@ -651,7 +483,7 @@ read_database (const char         *path,
           else if (strcmp (name, "directory") == 0)
             pd_imported_session_set_cwd (session, text);
           else if (strcmp (name, "time_created") == 0 || strcmp (name, "time_updated") == 0)
-            pd_imported_session_note_time (session, ms_to_us (sqlite3_column_int64 (stmt, c)));
+            pd_imported_session_note_time (session, _pd_opencode_ms_to_us (sqlite3_column_int64 (stmt, c)));
         }
       if (pd_imported_session_get_id (session) == NULL
           || g_hash_table_contains (by_id, pd_imported_session_get_id (session)))
@@ -688,7 +520,7 @@ read_database (const char         *path,
       const char *data = column_text (stmt, 2);
       PdImportedSession *session;
       GPtrArray *parts;
-      TodoPart *part;
+      PdOpenCodeTodoPart *part;
       JsonNode *root;
 
       if (session_id == NULL || data == NULL || !(session = g_hash_table_lookup (by_id, session_id)))
@@ -701,11 +533,11 @@ read_database (const char         *path,
           pd_imported_session_get_stats (session)->skipped_lines++;
           continue;
         }
-      if (!(part = todo_part_new (root, column_text (stmt, 1))))
+      if (!(part = _pd_opencode_todo_part_new (root, column_text (stmt, 1))))
         continue;
       if (!(parts = g_hash_table_lookup (parts_by_id, pd_imported_session_get_id (session))))
         {
-          parts = g_ptr_array_new_with_free_func ((GDestroyNotify) todo_part_free);
+          parts = g_ptr_array_new_with_free_func ((GDestroyNotify) _pd_opencode_todo_part_free);
           g_hash_table_insert (parts_by_id, (gpointer) pd_imported_session_get_id (session), parts);
         }
       g_ptr_array_add (parts, part);
@@ -732,7 +564,7 @@ read_database (const char         *path,
       GPtrArray *parts = g_hash_table_lookup (parts_by_id, pd_imported_session_get_id (session));
 
       if (parts)
-        replay_parts (session, parts, pages);
+        _pd_opencode_replay_parts (session, parts, pages);
     }
 
   return g_steal_pointer (&sessions);
@@ -811,7 +643,7 @@ pd_opencode_reader_new (const char      *path,
   self->path = g_strdup (path);
   self->store = store;
   self->session_id = g_strdup (session_id ? session_id : "");
-  self->session = pd_imported_session_new (source_of (path), path);
+  self->session = pd_imported_session_new (_pd_opencode_source_of (path), path);
   pd_imported_session_set_id (self->session, self->session_id);
   return self;
 }
@@ -880,7 +712,7 @@ conversation_message (PdTranscriptPages *pages,
 {
   const char *message_id = pd_json_get_string (info, "id");
   const char *role = g_strcmp0 (pd_json_get_string (info, "role"), "assistant") == 0 ? "assistant" : "user";
-  gint64 time = ms_to_us (pd_json_get_int (pd_json_get_object (info, "time"), "created", 0));
+  gint64 time = _pd_opencode_ms_to_us (pd_json_get_int (pd_json_get_object (info, "time"), "created", 0));
 
   for (guint i = 0; i < parts->len; i++)
     {
@@ -909,8 +741,8 @@ conversation_message (PdTranscriptPages *pages,
           call_id = pd_json_get_string (part, "callID");
           tool = pd_json_get_string (part, "tool");
           status = pd_json_get_string (state, "status");
-          start = ms_to_us (pd_json_get_int (pd_json_get_object (state, "time"), "start", 0));
-          end = ms_to_us (pd_json_get_int (pd_json_get_object (state, "time"), "end", 0));
+          start = _pd_opencode_ms_to_us (pd_json_get_int (pd_json_get_object (state, "time"), "start", 0));
+          end = _pd_opencode_ms_to_us (pd_json_get_int (pd_json_get_object (state, "time"), "end", 0));
           if (input != NULL)
             {
               g_autoptr(JsonNode) copy = json_node_init_object (json_node_alloc (), input);

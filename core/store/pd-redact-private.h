@@ -2,7 +2,9 @@
  *
  * pd-redact.c scans text and masks values; pd-redact-names.c holds the
  * name rule (pd-redact.h states it) that says whose value is a secret;
- * pd-redact-words.c reads shell words, joined of quoted parts.
+ * pd-redact-words.c reads shell words, joined of quoted parts;
+ * pd-redact-values.c says which values hold no secret; pd-redact-json.c
+ * walks JSON documents and redacts their strings and member names.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -55,6 +57,24 @@ _pd_redact_unicode_space_len (const char *p,
 }
 
 gboolean _pd_redact_name_is_secret (const char *name);
+
+/* What the shell runs and puts in ($(…), `…`): masked, it hid a command
+ * from whoever approves it ("x$(touch …)"; tried as an attacker would).
+ * Whatever its quoting: single quotes inside a command quoted for another
+ * shell (ssh h "PGPASSWORD='$(…)' psql", bash -c "…") do not stop the
+ * outer shell's substitution, which the text alone does not show. */
+static inline gboolean
+_pd_redact_value_runs_command (const char *value)
+{
+  return strstr (value, "$(") != NULL || strchr (value, '`') != NULL;
+}
+
+/* Of pd-redact-values.c. */
+gboolean _pd_redact_value_is_secret        (const char *value,
+                                            gboolean    single_quoted);
+gboolean _pd_redact_value_is_json_gap      (const char *value);
+gboolean _pd_redact_value_is_pass_count    (const char *name,
+                                            const char *value);
 
 /* The parts of a shell word at @pos ('a'"b"c: 3), its end in *@end. */
 guint    _pd_redact_joined_word            (const char *text,

@@ -10,6 +10,8 @@
  * and the patterns run on bytes (G_REGEX_RAW: no UTF-8 check of the whole
  * text per try), so the cost stays linear in the text —
  * tests/bench/bench-redact.c measures texts built to make a regex backtrack.
+ * Which values hold no secret is pd-redact-values.c's; JSON documents are
+ * walked in pd-redact-json.c.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -19,7 +21,6 @@
 
 #include <string.h>
 
-#include "pd-json.h"
 #include "pd-redact.h"
 #include "pd-redact-private.h"
 #include "pd-secret-text.h"
@@ -219,67 +220,6 @@ get_regex (guint  which,
   *s_group = s_groups[which];
   *v_group = v_groups[which];
   return regexes[which];
-}
-
-/* ---------------------------------------------------------------------- */
-/* Values                                                                 */
-
-/* What the shell runs and puts in ($(…), `…`): masked, it hid a command
- * from whoever approves it ("x$(touch …)"; tried as an attacker would).
- * Whatever its quoting: single quotes inside a command quoted for another
- * shell (ssh h "PGPASSWORD='$(…)' psql", bash -c "…") do not stop the
- * outer shell's substitution, which the text alone does not show. */
-static inline gboolean
-value_runs_command (const char *value)
-{
-  return strstr (value, "$(") != NULL || strchr (value, '`') != NULL;
-}
-
-/* Values that hold no secret: flags and nothing, what the shell runs, and
- * references to one ($TOKEN, ${TOKEN}, %(password)s) — but not in single
- * quotes, where the shell reads $ as the text it is (--password='$ecr3t'). */
-static gboolean
-value_is_secret (const char *value,
-                 gboolean    single_quoted)
-{
-  static const char * const plain[] = {
-    "true", "false", "null", "none", "nil", "undefined", "yes", "no", "on", "off", NULL,
-  };
-  g_autofree char *lower = g_ascii_strdown (value, -1);
-
-  if ((value[0] == '$' && !single_quoted) || value[0] == '%' || strcmp (value, PD_REDACTED) == 0)
-    return FALSE;
-  if (value_runs_command (value))
-    return FALSE;
-  return !_pd_redact_word_in (lower, plain);
-}
-
-/* In JSON text, the quote that ends a string ("…token:", "next") read as
- * a value's opening quote: the "value" is the gap between two strings, and
- * masking it joined them (a plan step titled "Rotate the token:" was
- * stored as invalid JSON and lost its steps; tried as an attacker would). */
-static gboolean
-value_is_json_gap (const char *value)
-{
-  value += strspn (value, " \t\r\n");
-  return *value == ',' || *value == ':' || *value == '}' || *value == ']';
-}
-
-/* The bare name pass with a number of one or two digits (pass=12 fail=0,
- * x264's --pass=2, ffmpeg's -pass 1) counts or numbers steps: no password.
- * A longer number may be one (mysql --pass=1234, a PIN): masked. */
-static gboolean
-value_is_pass_count (const char *name,
-                     const char *value)
-{
-  while (*name == '-')
-    name++;
-  if (g_ascii_strcasecmp (name, "pass") != 0 || *value == '\0' || strlen (value) > 2)
-    return FALSE;
-  for (const char *p = value; *p; p++)
-    if (!g_ascii_isdigit (*p))
-      return FALSE;
-  return TRUE;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -483,13 +423,13 @@ credential_is_secret (Redactor *r,
 {
   g_autofree char *value = g_strndup (r->text + vs, ve - vs);
 
-  if (command_follows (r, vs, ve) || value_runs_command (value))
+  if (command_follows (r, vs, ve) || _pd_redact_value_runs_command (value))
     return FALSE;
   return !(value[0] == '$' && !single_quoted);
 }
 
 /* Whether the value [vs, ve) match_at() found holds a secret: a joined
- * word as a whole, another as value_is_secret() says. */
+ * word as a whole, another as _pd_redact_value_is_secret() says. */
 static gboolean
 found_value_is_secret (Redactor *r,
                        gsize     vs,
@@ -501,7 +441,8 @@ found_value_is_secret (Redactor *r,
     return FALSE;
   if (r->joined)
     return !_pd_redact_joined_holds_no_secret (value);
-  return !value_is_json_gap (value) && value_is_secret (value, vs > 0 && r->text[vs - 1] == '\'');
+  return !_pd_redact_value_is_json_gap (value)
+         && _pd_redact_value_is_secret (value, vs > 0 && r->text[vs - 1] == '\'');
 }
 
 /* Whether another part of a shell word may follow the value [vs, ve)
@@ -785,7 +726,7 @@ try_assignment (Redactor *r,
        * bounded number of times. */
       if (whole == ve && (ve < r->len && (t[ve] == '(' || t[ve] == '[')))
         return ve;
-      if ((whole > ve || !value_is_pass_count (name, value)) && found_value_is_secret (r, vs, whole))
+      if ((whole > ve || !_pd_redact_value_is_pass_count (name, value)) && found_value_is_secret (r, vs, whole))
         redact_span (r, vs, whole);
       return whole;
     }
@@ -1179,207 +1120,4 @@ pd_redact (const char *text,
     return g_strdup (r.text);
   g_string_append_len (r.out, r.text + r.copied, r.len - r.copied);
   return g_string_free (r.out, FALSE);
-}
-
-static JsonNode *redact_copy (JsonNode *node, guint *total);
-
-/* Text with \uXXXX escapes that is no JSON document (a call's arguments
- * cut short, or with trailing data): a key spelled in escapes there passed
- * every redaction (tried as an attacker would).  The escapes of printable
- * characters other than a quote or a backslash are read as their
- * characters, and the text redacted so; it replaces the text only when
- * something was masked.  NULL otherwise. */
-static char *
-redact_unescaped (const char *text,
-                  guint      *n)
-{
-  g_autoptr(GString) plain = NULL;
-  const char *p;
-
-  if (strstr (text, "\\u") == NULL && strstr (text, "\\U") == NULL)
-    return NULL;
-  plain = g_string_sized_new (strlen (text));
-  for (p = text; *p != '\0'; p++)
-    {
-      gunichar c = 0;
-      gboolean hex = p[0] == '\\' && (p[1] == 'u' || p[1] == 'U');
-
-      for (guint i = 2; hex && i < 6; i++)
-        {
-          if (!g_ascii_isxdigit (p[i]))
-            hex = FALSE;
-          else
-            c = (c << 4) | (gunichar) g_ascii_xdigit_value (p[i]);
-        }
-      if (hex && c >= 0x20 && c != 0x7f && c != '"' && c != '\\' && g_unichar_validate (c) &&
-          !(c >= 0xd800 && c <= 0xdfff))
-        {
-          g_string_append_unichar (plain, c);
-          p += 5;
-        }
-      else
-        g_string_append_c (plain, *p);
-    }
-  {
-    guint found = 0;
-    g_autofree char *redacted = pd_redact (plain->str, &found);
-
-    if (found == 0)
-      return NULL;
-    *n = found;
-    return g_steal_pointer (&redacted);
-  }
-}
-
-/* A string that holds a JSON document (a tool call's arguments are one):
- * its text may spell a secret in \u escapes ("\u0073k-proj-…"), which the
- * text alone does not show (tried as an attacker would: a model that had
- * seen the key wrote it so into a call, and it was stored so).  The
- * document is redacted as values, and written again only when something
- * was; NULL when it holds no document or nothing to redact. */
-static JsonNode *
-redact_json_in_string (const char *text,
-                       guint      *n)
-{
-  g_autoptr(JsonNode) inner = NULL;
-  g_autoptr(JsonNode) cleaned = NULL;
-  const char *p = text;
-
-  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-    p++;
-  if (*p != '{' && *p != '[')
-    return NULL;
-  inner = pd_json_from_string_bounded (text, NULL);
-  if (inner == NULL || !(JSON_NODE_HOLDS_OBJECT (inner) || JSON_NODE_HOLDS_ARRAY (inner)))
-    return NULL;
-  *n = 0;
-  cleaned = redact_copy (inner, n);
-  if (*n == 0)
-    return NULL;
-  {
-    g_autofree char *written = pd_json_to_string (cleaned, FALSE);
-
-    return json_node_init_string (json_node_alloc (), written);
-  }
-}
-
-static JsonNode *
-redact_copy (JsonNode *node,
-             guint    *total)
-{
-  switch (JSON_NODE_TYPE (node))
-    {
-    case JSON_NODE_ARRAY:
-      {
-        JsonArray *array = json_node_get_array (node);
-        guint len = json_array_get_length (array);
-        g_autoptr(JsonArray) copy = json_array_sized_new (len);
-
-        for (guint i = 0; i < len; i++)
-          json_array_add_element (copy, redact_copy (json_array_get_element (array, i), total));
-        return json_node_init_array (json_node_alloc (), copy);
-      }
-
-    case JSON_NODE_OBJECT:
-      {
-        g_autoptr(JsonObject) copy = json_object_new ();
-        JsonObject *object = json_node_get_object (node);
-        /* get_members keeps the document order; the iterator does not. */
-        g_autoptr(GList) names = json_object_get_members (object);
-
-        for (GList *l = names; l; l = l->next)
-          {
-            JsonNode *member = json_object_get_member (object, l->data);
-
-            /* {"DB_PASSWORD": "x"}: the member name is the assignment's
-             * name, which the text of the value alone does not show. */
-            if (JSON_NODE_HOLDS_VALUE (member) && json_node_get_value_type (member) == G_TYPE_STRING
-                && json_node_get_string (member)[0] != '\0'
-                && _pd_redact_name_is_secret (l->data) && value_is_secret (json_node_get_string (member), FALSE)
-                && !value_is_pass_count (l->data, json_node_get_string (member)))
-              {
-                json_object_set_string_member (copy, l->data, PD_REDACTED);
-                (*total)++;
-                continue;
-              }
-            {
-              guint n_name = 0;
-              /* A member's name is anyone's text too: {"sk-proj-…": 1}. */
-              g_autofree char *name = pd_redact (l->data, &n_name);
-
-              *total += n_name;
-              json_object_set_member (copy, name, redact_copy (member, total));
-            }
-          }
-        return json_node_init_object (json_node_alloc (), copy);
-      }
-
-    case JSON_NODE_VALUE:
-      if (json_node_get_value_type (node) == G_TYPE_STRING)
-        {
-          guint n = 0;
-          g_autofree char *redacted = NULL;
-          JsonNode *inner_redacted = redact_json_in_string (json_node_get_string (node), &n);
-
-          if (inner_redacted != NULL)
-            {
-              *total += n;
-              return inner_redacted;
-            }
-          redacted = pd_redact (json_node_get_string (node), &n);
-          if (n == 0)
-            {
-              g_autofree char *unescaped = redact_unescaped (json_node_get_string (node), &n);
-
-              if (unescaped != NULL)
-                {
-                  g_free (redacted);
-                  redacted = g_steal_pointer (&unescaped);
-                }
-            }
-
-          *total += n;
-          return json_node_init_string (json_node_alloc (), redacted);
-        }
-      return json_node_copy (node);
-
-    case JSON_NODE_NULL:
-    default:
-      return json_node_copy (node);
-    }
-}
-
-JsonNode *
-pd_redact_node (JsonNode *node,
-                guint    *n_redacted)
-{
-  guint total = 0;
-  JsonNode *copy;
-
-  if (node == NULL)
-    {
-      if (n_redacted)
-        *n_redacted = 0;
-      return NULL;
-    }
-  copy = redact_copy (node, &total);
-  if (n_redacted)
-    *n_redacted = total;
-  return copy;
-}
-
-char *
-pd_redact_json (const char *json,
-                guint      *n_redacted)
-{
-  g_autoptr(JsonNode) parsed = NULL;
-  g_autoptr(JsonNode) redacted = NULL;
-
-  g_return_val_if_fail (json != NULL, NULL);
-
-  /* Not JSON: the text is all there is to redact. */
-  if (!(parsed = pd_json_from_string_bounded (json, NULL)))
-    return pd_redact (json, n_redacted);
-  redacted = pd_redact_node (parsed, n_redacted);
-  return pd_json_to_string (redacted, FALSE);
 }

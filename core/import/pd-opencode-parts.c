@@ -1,0 +1,172 @@
+/* pd-opencode-parts.c: the part replay, without files or SQLite.
+ *
+ * OpenCode keeps a to-do list as the todowrite tool parts of a session;
+ * both storage generations (the JSON tree and opencode.db) find them, and
+ * this replays them, in order, into the session's checklist.
+ * pd-opencode-reader.c reads the storage; pd-opencode-reader-private.h
+ * declares what the two share.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "pd-import"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-import-private.h"
+#include "pd-json.h"
+#include "pd-opencode-reader-private.h"
+
+void
+_pd_opencode_todo_part_free (PdOpenCodeTodoPart *part)
+{
+  g_free (part->id);
+  json_node_unref (part->part);
+  g_free (part);
+}
+
+static int
+compare_parts (gconstpointer a,
+               gconstpointer b)
+{
+  const PdOpenCodeTodoPart *pa = *(PdOpenCodeTodoPart * const *) a;
+  const PdOpenCodeTodoPart *pb = *(PdOpenCodeTodoPart * const *) b;
+
+  if (pa->time != pb->time)
+    return pa->time < pb->time ? -1 : 1;
+  return g_strcmp0 (pa->id, pb->id);
+}
+
+/* Kilo Code's CLI keeps OpenCode's storage in its own folder
+ * (~/.local/share/kilo, kilo.db): the same reader, its own name. */
+PdImportSource
+_pd_opencode_source_of (const char *path)
+{
+  g_autofree char *base = g_path_get_basename (path);
+
+  if (strcmp (base, "kilo.db") == 0 || strstr (path, "/kilo/storage/") != NULL)
+    return PD_IMPORT_SOURCE_KILO_CLI;
+  return PD_IMPORT_SOURCE_OPENCODE;
+}
+
+static const char * const todo_members[] = { "content", NULL };
+
+/* A part, if it is a todowrite tool part. */
+PdOpenCodeTodoPart *
+_pd_opencode_todo_part_new (JsonNode   *node,
+                            const char *fallback_id)
+{
+  JsonObject *object, *state;
+  PdOpenCodeTodoPart *part;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+  object = json_node_get_object (node);
+  if (g_strcmp0 (pd_json_get_string (object, "type"), "tool") != 0
+      || g_strcmp0 (pd_json_get_string (object, "tool"), "todowrite") != 0)
+    return NULL;
+  state = pd_json_get_object (object, "state");
+
+  part = g_new0 (PdOpenCodeTodoPart, 1);
+  part->time = pd_json_get_int (pd_json_get_object (state, "time"), "start", 0);
+  part->id = g_strdup (pd_json_get_string (object, "id") ? pd_json_get_string (object, "id") : fallback_id);
+  part->part = json_node_ref (node);
+  return part;
+}
+
+/* @pages (nullable): each applied list is a version of the plan there. */
+void
+_pd_opencode_replay_parts (PdImportedSession *session,
+                           GPtrArray         *parts,
+                           PdTranscriptPages *pages)
+{
+  PdImportStats *stats = pd_imported_session_get_stats (session);
+
+  g_ptr_array_sort (parts, compare_parts);
+  for (guint i = 0; i < parts->len; i++)
+    {
+      PdOpenCodeTodoPart *part = g_ptr_array_index (parts, i);
+      JsonObject *state = pd_json_get_object (json_node_get_object (part->part), "state");
+      const char *status = pd_json_get_string (state, "status");
+      JsonArray *todos;
+      GPtrArray *items;
+
+      if (part->time > 0)
+        pd_imported_session_note_time (session, _pd_opencode_ms_to_us (part->time));
+      /* Only a completed call changes the list; pending and running ones
+       * have not happened yet. */
+      if (g_strcmp0 (status, "completed") != 0)
+        {
+          if (g_strcmp0 (status, "error") == 0)
+            stats->ignored_updates++;
+          continue;
+        }
+      todos = pd_json_get_array (pd_json_get_object (state, "input"), "todos");
+      if (todos == NULL)
+        todos = pd_json_get_array (pd_json_get_object (state, "metadata"), "todos");
+      if (!(items = _pd_import_items_from_array (todos, todo_members, "id")))
+        {
+          stats->ignored_updates++;
+          continue;
+        }
+      pd_checklist_replace_agent_items (pd_imported_session_get_checklist (session),
+                                        pd_imported_session_get_source (session) == PD_IMPORT_SOURCE_KILO_CLI
+                                        ? PD_CHECKLIST_ORIGIN_KILO_CLI_TODOS : PD_CHECKLIST_ORIGIN_OPENCODE_TODOS,
+                                        items);
+      _pd_import_applied_update (session, pages, _pd_opencode_ms_to_us (part->time));
+    }
+}
+
+void
+_pd_opencode_set_session_info (PdImportedSession *session,
+                               JsonObject        *info)
+{
+  JsonObject *time = pd_json_get_object (info, "time");
+  const char *value;
+
+  if ((value = pd_json_get_string (info, "id")))
+    pd_imported_session_set_id (session, value);
+  if ((value = pd_json_get_string (info, "title")))
+    {
+      g_autofree char *clean = _pd_import_clean_text (value);
+      pd_imported_session_set_title (session, clean);
+    }
+  if ((value = pd_json_get_string (info, "directory")))
+    pd_imported_session_set_cwd (session, value);
+  pd_imported_session_note_time (session, _pd_opencode_ms_to_us (pd_json_get_int (time, "created", 0)));
+  pd_imported_session_note_time (session, _pd_opencode_ms_to_us (pd_json_get_int (time, "updated", 0)));
+}
+
+/* Parts as stored (one JSON document each), replayed into @session: what
+ * both storage generations do with the parts they found.  For the fuzz
+ * target fuzz/fuzz-opencode-part.c and tests. */
+void
+_pd_opencode_replay_part_data (PdImportedSession  *session,
+                               const char * const *data,
+                               const gsize        *lengths,
+                               guint               n)
+{
+  PdImportStats *stats = pd_imported_session_get_stats (session);
+  g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func ((GDestroyNotify) _pd_opencode_todo_part_free);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+      g_autofree char *fallback = g_strdup_printf ("prt_%u", i);
+      PdOpenCodeTodoPart *part;
+
+      stats->lines++;
+      if (!g_utf8_validate (data[i], (gssize) lengths[i], NULL)
+          || pd_json_nesting_exceeds (data[i], (gssize) lengths[i], PD_JSON_FOREIGN_MAX_DEPTH)
+          || !json_parser_load_from_data (parser, data[i], (gssize) lengths[i], NULL)
+          || json_parser_get_root (parser) == NULL)
+        {
+          stats->skipped_lines++;
+          continue;
+        }
+      if ((part = _pd_opencode_todo_part_new (json_parser_get_root (parser), fallback)))
+        g_ptr_array_add (parts, part);
+    }
+  _pd_opencode_replay_parts (session, parts, NULL);
+}
