@@ -36,6 +36,7 @@ typedef struct
   char           *odek_url;
   guint           odek_429;
   gboolean        odek_mistyped;  /* answer with elements of every type */
+  char           *odek_plan;      /* (nullable) the body of every …/plan */
   gboolean        odek_hung;      /* answer nothing, keep the requests */
   GPtrArray      *odek_held;      /* the requests held meanwhile */
   guint           odek_polls;     /* GET /api/events answered */
@@ -203,6 +204,12 @@ odek_handler (SoupServer        *server,
       endless_stream_start (f, msg);
       return;
     }
+  if (f->odek_plan != NULL && g_str_has_suffix (path, "/plan"))
+    {
+      soup_server_message_set_status (msg, 200, NULL);
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, f->odek_plan, strlen (f->odek_plan));
+      return;
+    }
   if (f->odek_endless && strcmp (path, "/api/health") == 0)
     body = "{\"status\":\"ok\",\"events_stream\":true,\"keepalive_ms\":1000}";
   else if (f->odek_mistyped && strcmp (path, "/api/sessions") == 0)
@@ -362,6 +369,7 @@ fixture_tear_down (Fixture       *f,
   g_free (f->db_path);
   g_free (f->id);
   g_free (f->odek_url);
+  g_free (f->odek_plan);
 }
 
 static inline PdSource *
