@@ -512,6 +512,37 @@ test_now_bidi_isolates (Fixture       *f,
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view), "Last revision: " FSI "undo <U+202E>it" PDI));
 }
 
+/* A step's title, note and check as an endpoint or a model wrote them, with
+ * a right-to-left override and a NUL's stand-in: each row text shows the
+ * override by name, as cards and session rows do (tried as an attacker
+ * would: "Hostile … evil" showed reversed on the Now page). */
+static void
+test_now_bidi_plan_rows (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(PdPlanState) plan = pd_plan_state_new ();
+  PdPlanStep *step = pd_test_step ("s1", "Ship " RLO "exe.txt", PD_PLAN_STEP_DONE, "note " RLO "cod.sh");
+  GtkWidget *row;
+  const char *name;
+
+  pd_test_step_add_check (step, "c1", "check " RLO "gnp.exe", "shell", "{}", PD_PLAN_CHECK_FAILED);
+  g_ptr_array_add (plan->steps, step);
+  plan->version = 1;
+
+  pd_test_save_plan (f->store, f->id, plan, PD_SESSION_STATUS_IDLE);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->id);
+  wait_for_reply (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+  row = GTK_WIDGET (row_widget (f, 0));
+
+  g_assert_nonnull (pd_test_find_label (row, "Ship <U+202E>exe.txt"));
+  g_assert_nonnull (pd_test_find_label (row, "note <U+202E>cod.sh"));
+  g_assert_nonnull (pd_test_find_label (row, "check <U+202E>gnp.exe"));
+  g_assert_nonnull (pd_test_find_label (row, "Unverified: check “check <U+202E>gnp.exe”: failed"));
+  name = gtk_widget_get_tooltip_text (GTK_WIDGET (pd_test_find_label (row, "note <U+202E>cod.sh")));
+  g_assert_cmpstr (name, ==, "note <U+202E>cod.sh");
+}
+
 /* --- no plan ---------------------------------------------------------------- */
 
 static void
@@ -861,6 +892,7 @@ main (int   argc,
   ADD ("polling-cadence", test_now_polling_cadence);
   ADD ("explains-regressions", test_now_explains_regressions);
   ADD ("bidi-isolates", test_now_bidi_isolates);
+  ADD ("bidi-plan-rows", test_now_bidi_plan_rows);
   ADD ("reads-notices", test_now_reads_notices);
   ADD ("approval-padding", test_now_approval_padding);
   ADD ("done-unverified", test_now_done_unverified);
