@@ -443,6 +443,29 @@ test_plan_bounded (Fixture       *f,
   g_assert_cmpstr (step->title, ==, "Step");
 }
 
+/* A NUL in an endpoint's text (hostile.py HNUL=1): json-glib ends a string
+ * at it, and "before\u0000after" showed "before" alone; it shows as "␀"
+ * with the rest kept.  An escaped backslash before "u0000" is no NUL. */
+static void
+test_plan_nul (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL;
+  g_autoptr(PdPlanState) plan = NULL;
+  PdPlanStep *step;
+
+  f->odek_plan = g_strdup ("{\"found\":true,\"version\":1,\"steps\":[{\"id\":\"s1\",\"title\":\"before\\u0000after\","
+                           "\"note\":\"a\\\\u0000b \\\\\\u0000c\"}]}");
+  pd_source_get_plan_async (source, ODEK_ID, NULL, store_result, &r1);
+  g_assert_true (pd_source_get_plan_finish (source, wait_result (&r1), &plan, &error));
+  g_assert_no_error (error);
+  step = g_ptr_array_index (plan->steps, 0);
+  g_assert_cmpstr (step->title, ==, "before␀after");
+  g_assert_cmpstr (step->note, ==, "a\\u0000b \\␀c");
+}
+
 /* An endpoint without runs says so, in words a person can act on: odek's
  * HEAD (no /api/prompt, no /api/runs: its mux answers 404 in plain text)
  * and a serve with no engine (501). */
@@ -580,6 +603,7 @@ main (int   argc,
   g_test_add ("/pd/remote-source/odek-shapes", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_odek_shapes, fixture_tear_down);
   g_test_add ("/pd/remote-source/mistyped-elements", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_mistyped_elements, fixture_tear_down);
   g_test_add ("/pd/remote-source/plan-bounded", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_plan_bounded, fixture_tear_down);
+  g_test_add ("/pd/remote-source/plan-nul", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_plan_nul, fixture_tear_down);
   g_test_add ("/pd/remote-source/runs-unsupported", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_runs_unsupported, fixture_tear_down);
 
   return g_test_run ();

@@ -33,6 +33,14 @@ G_BEGIN_DECLS
 #define PD_REMOTE_PLAN_MAX_STEPS 500
 #define PD_REMOTE_PLAN_MAX_CHECKS PD_PLAN_MAX_CHECKS
 
+/* A copy of @json's @length bytes with each \u0000 escape written as
+ * \u2400 ("␀"); NULL when there is none.  json-glib keeps a string as a C string: the
+ * NUL ended it and the rest was silently lost ("before\u0000after" showed
+ * "before"; tried as an attacker would); the mark keeps the rest and shows
+ * where the NUL was. */
+char          *_pd_remote_mark_nul               (const char  *json,
+                                                  gsize        length);
+
 /* Our session record or odek's (a Session or an IndexEntry); NULL without
  * a valid id.  Its plan counts are clamped as read: none negative, total
  * at most PD_REMOTE_MAX_STEPS, done at most total, blocked at most the

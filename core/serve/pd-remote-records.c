@@ -7,10 +7,39 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n-lib.h>
 
 #include "pd-json-util.h"
 #include "pd-remote-records-private.h"
+
+/* See pd-remote-records-private.h. */
+char *
+_pd_remote_mark_nul (const char *json,
+                     gsize       length)
+{
+  char *marked = NULL;
+
+  for (gsize i = 0; i + 6 <= length; i++)
+    {
+      gsize backslashes = 0;
+
+      if (json[i] != '\\' || memcmp (json + i, "\\u0000", 6) != 0)
+        continue;
+      /* An escape only after an even run of backslashes before it
+       * ("\\u0000" in JSON is a backslash, then the text u0000). */
+      while (backslashes < i && json[i - 1 - backslashes] == '\\')
+        backslashes++;
+      if (backslashes % 2 != 0)
+        continue;
+      if (marked == NULL)
+        marked = g_memdup2 (json, length);
+      memcpy (marked + i, "\\u2400", 6);
+      i += 5;
+    }
+  return marked;
+}
 
 static gint64
 get_time (JsonObject *object,

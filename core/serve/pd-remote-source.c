@@ -485,9 +485,11 @@ handle_reply (GTask       *task_,
     {
       g_autoptr(JsonParser) parser = json_parser_new_immutable ();
 
-      if (!pd_json_nesting_exceeds (g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes),
-                                    PD_JSON_FOREIGN_MAX_DEPTH)
-          && json_parser_load_from_data (parser, g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes), NULL))
+      g_autofree char *marked = _pd_remote_mark_nul (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
+      const char *data = marked != NULL ? marked : g_bytes_get_data (bytes, NULL);
+
+      if (!pd_json_nesting_exceeds (data, (gssize) g_bytes_get_size (bytes), PD_JSON_FOREIGN_MAX_DEPTH)
+          && json_parser_load_from_data (parser, data, (gssize) g_bytes_get_size (bytes), NULL))
         root = json_parser_steal_root (parser);
       else if (SOUP_STATUS_IS_SUCCESSFUL (status))
         {
