@@ -394,6 +394,85 @@ test_mistyped_elements (Fixture       *f,
   g_assert_cmpint (((PdStoredEvent *) g_ptr_array_index (events, 1))->seq, ==, 9);
 }
 
+/* An endpoint's plan of 20 000 steps, each with six checks and long
+ * texts: what is kept is bounded (500 steps, four checks, texts the plan
+ * engine's lengths) and the rest is counted, not built (tried as an
+ * attacker would: the window froze for minutes on it). */
+static void
+test_plan_bounded (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL;
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autoptr(GString) body = g_string_new ("{\"found\":true,\"version\":3,\"revision\":{\"reason\":\"");
+  g_autofree char *long_text = g_strnfill (5000, 'x');
+  PdPlanStep *step;
+
+  g_string_append_printf (body, "%s\",\"summary\":[", long_text);
+  for (guint i = 0; i < 20; i++)
+    g_string_append_printf (body, "%s\"%s\"", i ? "," : "", long_text);
+  g_string_append (body, "]},\"steps\":[");
+  /* 5 000 steps: about 2.3 MB, within a plan reply's bound (6 MiB). */
+  for (guint i = 0; i < 5000; i++)
+    {
+      g_string_append_printf (body, "%s{\"id\":\"s%u\",\"title\":\"%s\",\"note\":\"%s\",\"status\":\"done\",\"checks\":[",
+                              i ? "," : "", i, i == 0 ? long_text : "Step", i == 0 ? long_text : "n");
+      for (guint j = 0; j < 6; j++)
+        g_string_append_printf (body, "%s{\"id\":\"c%u\",\"description\":\"%s\",\"status\":\"passed\"}",
+                                j ? "," : "", j, i == 0 ? long_text : "d");
+      g_string_append (body, "]}");
+    }
+  g_string_append (body, "]}");
+  f->odek_plan = g_string_free_to_bytes (g_steal_pointer (&body));
+
+  pd_source_get_plan_async (source, ODEK_ID, NULL, store_result, &r1);
+  g_assert_true (pd_source_get_plan_finish (source, wait_result (&r1), &plan, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->steps->len, ==, 500);   /* PD_REMOTE_PLAN_MAX_STEPS */
+  g_assert_cmpuint (plan->n_hidden, ==, 5000 - 500);
+  step = g_ptr_array_index (plan->steps, 0);
+  g_assert_cmpuint (step->checks->len, ==, PD_PLAN_MAX_CHECKS);
+  g_assert_cmpint (g_utf8_strlen (step->title, -1), ==, PD_PLAN_MAX_TITLE_CHARS);
+  g_assert_true (g_str_has_suffix (step->title, "…"));
+  g_assert_cmpint (g_utf8_strlen (step->note, -1), ==, PD_PLAN_MAX_NOTE_CHARS);
+  g_assert_cmpint (g_utf8_strlen (((PdPlanCheck *) g_ptr_array_index (step->checks, 0))->description, -1), ==,
+                   PD_PLAN_MAX_PERSISTED_DESC_CHARS);
+  g_assert_cmpint (g_utf8_strlen (plan->revision->reason, -1), ==, PD_PLAN_MAX_REVISION_REASON);
+  g_assert_cmpuint (plan->revision->summary->len, ==, PD_PLAN_MAX_REVISION_SUMMARY);
+  step = g_ptr_array_index (plan->steps, 500 - 1);
+  g_assert_cmpstr (step->id, ==, "s499");
+  g_assert_cmpstr (step->title, ==, "Step");
+}
+
+/* A NUL in an endpoint's text (hostile.py HNUL=1): json-glib ends a string
+ * at it, and "before\u0000after" showed "before" alone; it shows as "␀"
+ * with the rest kept.  An escaped backslash before "u0000" is no NUL. */
+static void
+test_plan_nul (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL;
+  g_autoptr(PdPlanState) plan = NULL;
+  PdPlanStep *step;
+
+  {
+    static const char body[] = "{\"found\":true,\"version\":1,\"steps\":[{\"id\":\"s1\",\"title\":\"before\\u0000after\","
+                               "\"note\":\"a\\\\u0000b \\\\\\u0000c\"}]}";
+
+    f->odek_plan = g_bytes_new_static (body, sizeof body - 1);
+  }
+  pd_source_get_plan_async (source, ODEK_ID, NULL, store_result, &r1);
+  g_assert_true (pd_source_get_plan_finish (source, wait_result (&r1), &plan, &error));
+  g_assert_no_error (error);
+  step = g_ptr_array_index (plan->steps, 0);
+  g_assert_cmpstr (step->title, ==, "before␀after");
+  g_assert_cmpstr (step->note, ==, "a\\u0000b \\␀c");
+}
+
 /* An endpoint without runs says so, in words a person can act on: odek's
  * HEAD (no /api/prompt, no /api/runs: its mux answers 404 in plain text)
  * and a serve with no engine (501). */
@@ -690,6 +769,8 @@ main (int   argc,
   g_test_add ("/pd/remote-source/plan-too-large", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_plan_too_large, fixture_tear_down);
   g_test_add ("/pd/remote-source/large-plan-off-main", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_large_plan_off_main, fixture_tear_down);
   g_test_add ("/pd/remote-source/large-export", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_large_export, fixture_tear_down);
+  g_test_add ("/pd/remote-source/plan-bounded", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_plan_bounded, fixture_tear_down);
+  g_test_add ("/pd/remote-source/plan-nul", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_plan_nul, fixture_tear_down);
   g_test_add ("/pd/remote-source/runs-unsupported", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_runs_unsupported, fixture_tear_down);
 
   return g_test_run ();

@@ -193,7 +193,7 @@ step_row (const PdPlanStep *step,
   g_autofree char *status_class = g_strdup_printf ("pd-step-%s", pd_plan_step_status_to_string (step->status));
   GtkWidget *id;
   GtkWidget *title;
-
+  g_autofree char *safe_title = NULL;
 
   gtk_widget_set_valign (icon, GTK_ALIGN_START);
   gtk_widget_add_css_class (icon, status_class);
@@ -205,12 +205,17 @@ step_row (const PdPlanStep *step,
    * ids are Plandeck's own hashes, which say nothing: not shown. */
   if (!imported)
     {
-      id = _pd_plain_label (step->id, "dim-label");
+      g_autofree char *safe_id = pd_safe_text_line (step->id);
+
+      id = _pd_plain_label (safe_id, "dim-label");
       gtk_label_set_wrap (GTK_LABEL (id), FALSE);
       gtk_widget_set_valign (id, GTK_ALIGN_START);
       gtk_box_append (GTK_BOX (line), id);
     }
-  title = _pd_plain_label (step->title, NULL);
+  /* Model or endpoint text: a bidi override shown by name, as on the
+   * Now page, not reversing what follows. */
+  safe_title = pd_safe_text_line (step->title);
+  title = _pd_plain_label (safe_title, NULL);
   gtk_widget_set_hexpand (title, TRUE);
   gtk_box_append (GTK_BOX (line), title);
   gtk_box_append (GTK_BOX (text), line);
@@ -226,7 +231,8 @@ step_row (const PdPlanStep *step,
 
   if (step->note != NULL && step->note[0] != '\0')
     {
-      GtkWidget *note = _pd_plain_label (step->note, "dim-label");
+      g_autofree char *safe_note = pd_safe_text_block (step->note);
+      GtkWidget *note = _pd_plain_label (safe_note, "dim-label");
 
       gtk_widget_add_css_class (note, "caption");
       gtk_box_append (GTK_BOX (text), note);
@@ -250,9 +256,10 @@ step_row (const PdPlanStep *step,
   /* Spoken as "s2: Port to GKeyFile", the status in words as its
    * description (an imported agent's hashed id is left out, as on screen). */
   {
-    g_autofree char *name = imported ? g_strdup (step->title)
+    g_autofree char *safe_id = pd_safe_text_line (step->id);
+    g_autofree char *name = imported ? g_strdup (safe_title)
                                      /* Translators: a plan step's spoken name: "s2: Port to GKeyFile" */
-                                     : g_strdup_printf (_("%s: %s"), step->id, step->title);
+                                     : g_strdup_printf (_("%s: %s"), safe_id, safe_title);
 
     return named_row (row, name, pd_plan_step_status_label (step->status));
   }

@@ -109,6 +109,18 @@ pd_now_view_show_header (PdNowView         *self,
   else
     /* Translators: the Now header; %s is the plan version, then done/total steps */
     header = g_strdup_printf (_("Plan — v%s · %u/%u done"), version, counts.done, counts.steps);
+  /* An endpoint's plan past what is kept: said, so "500 steps" is not
+   * read as the whole plan. */
+  if (plan->n_hidden > 0)
+    {
+      g_autofree char *hidden = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u more step is not shown",
+                                                              "%u more steps are not shown", plan->n_hidden),
+                                                 plan->n_hidden);
+      char *both = g_strdup_printf ("%s · %s", header, hidden);
+
+      g_free (header);
+      header = both;
+    }
 
   gtk_label_set_text (self->header_label, header);
   gtk_progress_bar_set_fraction (self->progress,

@@ -4,8 +4,11 @@
  *
  * Status glyph (a symbolic icon with an accessible name), id, title, note,
  * and one chip per acceptance check.  Everything here comes from the
- * model, so every text is set as plain text, never as markup.  The row is
- * read-only: nothing in it changes the plan.
+ * model or an endpoint, so every text is set as plain text, never as
+ * markup, and through pd_safe_text_line() (pd_safe_text_block() for the
+ * note): a bidi override shows as "<U+202E>" instead of reversing what
+ * follows, as on the cards and session rows.  The row is read-only:
+ * nothing in it changes the plan.
  */
 #define G_LOG_DOMAIN "pd-plan-row"
 
@@ -14,6 +17,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-plan-row.h"
+#include "pd-safe-text.h"
 #include "pd-ui-util-private.h"
 #include "pd-wrap-box.h"
 
@@ -38,22 +42,37 @@ G_DEFINE_FINAL_TYPE (PdPlanRow, pd_plan_row, GTK_TYPE_LIST_BOX_ROW)
 static const char * const step_classes[] = { "pending", "in-progress", "done", "blocked" };
 static const char * const check_classes[] = { "pending", "passed", "failed", "blocked" };
 
+/* What a check is called where it is shown: its description, else its id,
+ * made safe to show (the caller frees it). */
+static char *
+check_what (const PdPlanCheck *check)
+{
+  return pd_safe_text_line (check->description != NULL && check->description[0] != '\0'
+                            ? check->description : check->id);
+}
+
 static char *
 check_tooltip (const PdPlanCheck *check)
 {
   GString *text = g_string_new (NULL);
+  g_autofree char *id = pd_safe_text_line (check->id);
+  g_autofree char *tool = pd_safe_text_line (check->tool != NULL ? check->tool : "");
+  g_autofree char *arguments = pd_safe_text_line (check->arguments != NULL ? check->arguments : "{}");
 
   if (check->description != NULL && check->description[0] != '\0')
-    g_string_append_printf (text, "%s\n", check->description);
+    {
+      g_autofree char *description = pd_safe_text_line (check->description);
+
+      g_string_append_printf (text, "%s\n", description);
+    }
   /* Translators: a line of an acceptance check's tooltip */
-  g_string_append_printf (text, _("Check: %s"), check->id);
+  g_string_append_printf (text, _("Check: %s"), id);
   g_string_append_c (text, '\n');
   g_string_append_printf (text, _("State: %s"), pd_plan_check_status_label (check->status));
   g_string_append_c (text, '\n');
-  g_string_append_printf (text, _("Tool: %s"), check->tool != NULL ? check->tool : "");
+  g_string_append_printf (text, _("Tool: %s"), tool);
   g_string_append_c (text, '\n');
-  g_string_append_printf (text, _("Arguments: %s"),
-                          check->arguments != NULL ? check->arguments : "{}");
+  g_string_append_printf (text, _("Arguments: %s"), arguments);
 
   return g_string_free (text, FALSE);
 }
@@ -62,6 +81,7 @@ static GtkWidget *
 check_chip_new (const PdPlanCheck *check)
 {
   g_autofree char *tooltip = check_tooltip (check);
+  g_autofree char *what = check_what (check);
   const char *state = pd_plan_check_status_label (check->status);
   GtkWidget *chip = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
   GtkWidget *icon = gtk_image_new_from_icon_name (pd_plan_check_status_icon_name (check->status));
@@ -77,9 +97,7 @@ check_chip_new (const PdPlanCheck *check)
   _pd_accessible_set_text (GTK_WIDGET (icon), state, NULL);
 
   gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
-  gtk_label_set_text (GTK_LABEL (label),
-                      check->description != NULL && check->description[0] != '\0'
-                      ? check->description : check->id);
+  gtk_label_set_text (GTK_LABEL (label), what);
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
   gtk_label_set_max_width_chars (GTK_LABEL (label), 32);
   gtk_label_set_width_chars (GTK_LABEL (label), MIN (6, (int) g_utf8_strlen (gtk_label_get_text (GTK_LABEL (label)), -1)));
@@ -107,30 +125,39 @@ pd_plan_row_sync_accessible (PdPlanRow        *self,
                              const char       *unverified)
 {
   g_autofree char *name = NULL;
+  g_autofree char *id = pd_safe_text_line (step->id);
+  g_autofree char *title = pd_safe_text_line (step->title);
   g_autoptr(GString) description = g_string_new (pd_plan_step_status_label (step->status));
 
   /* Translators: a plan step's spoken name: "s2: Port to GKeyFile" */
-  name = g_strdup_printf (_("%s: %s"), step->id, step->title);
+  name = g_strdup_printf (_("%s: %s"), id, title);
   if (unverified[0] != '\0')
     g_string_append_printf (description, ". %s", unverified);
   if (step->note != NULL && step->note[0] != '\0')
-    /* Translators: appended to a step's spoken status: its note */
-    g_string_append_printf (description, _(". Note: %s"), step->note);
+    {
+      g_autofree char *note = pd_safe_text_line (step->note);
+
+      /* Translators: appended to a step's spoken status: its note */
+      g_string_append_printf (description, _(". Note: %s"), note);
+    }
   for (guint i = 0; i < step->checks->len; i++)
     {
       const PdPlanCheck *check = g_ptr_array_index (step->checks, i);
-      const char *what = check->description != NULL && check->description[0] != '\0'
-                         ? check->description : check->id;
+      g_autofree char *what = check_what (check);
+      g_autofree char *tool = pd_safe_text_line (check->tool != NULL ? check->tool : "");
+      g_autofree char *arguments = pd_safe_text_line (check->arguments != NULL ? check->arguments : "{}");
 
       /* Translators: one acceptance check in a step's spoken description:
        * "Check tests pass: passed, tool shell, arguments {…}" */
       g_string_append_printf (description, _(". Check %s: %s, tool %s, arguments %s"), what,
-                              pd_plan_check_status_label (check->status),
-                              check->tool != NULL ? check->tool : "",
-                              check->arguments != NULL ? check->arguments : "{}");
+                              pd_plan_check_status_label (check->status), tool, arguments);
       if (check->call_id != NULL)
-        /* Translators: the tool call whose result is a check's evidence */
-        g_string_append_printf (description, _(", evidence from %s"), check->call_id);
+        {
+          g_autofree char *call_id = pd_safe_text_line (check->call_id);
+
+          /* Translators: the tool call whose result is a check's evidence */
+          g_string_append_printf (description, _(", evidence from %s"), call_id);
+        }
     }
   _pd_accessible_set_text (GTK_WIDGET (self), name, description->str);
 }
@@ -141,6 +168,9 @@ pd_plan_row_sync (PdPlanRow *self)
   const PdPlanStep *step = pd_plan_row_item_get_step (self->item);
   const char *status = pd_plan_step_status_label (step->status);
   g_autoptr(GString) unverified = g_string_new (NULL);
+  g_autofree char *id = pd_safe_text_line (step->id);
+  g_autofree char *title = pd_safe_text_line (step->title);
+  g_autofree char *note = pd_safe_text_block (step->note != NULL ? step->note : "");
   GtkWidget *child;
 
   gtk_image_set_from_icon_name (self->status_icon, pd_plan_step_status_icon_name (step->status));
@@ -150,12 +180,12 @@ pd_plan_row_sync (PdPlanRow *self)
     gtk_widget_remove_css_class (GTK_WIDGET (self), step_classes[i]);
   gtk_widget_add_css_class (GTK_WIDGET (self), step_classes[step->status]);
 
-  gtk_label_set_text (self->id_label, step->id);
-  gtk_label_set_text (self->title_label, step->title);
+  gtk_label_set_text (self->id_label, id);
+  gtk_label_set_text (self->title_label, title);
 
-  gtk_label_set_text (self->note_label, step->note != NULL ? step->note : "");
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->note_label), step->note);
-  gtk_widget_set_visible (GTK_WIDGET (self->note_label), step->note != NULL && step->note[0] != '\0');
+  gtk_label_set_text (self->note_label, note);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->note_label), note[0] != '\0' ? note : NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->note_label), note[0] != '\0');
 
   /* A step marked done whose checks did not all pass is the model's word
    * only (a denied test run, say): said in words, as `plan status` says
@@ -164,11 +194,11 @@ pd_plan_row_sync (PdPlanRow *self)
   for (guint i = 0; step->status == PD_PLAN_STEP_DONE && i < step->checks->len; i++)
     {
       const PdPlanCheck *check = g_ptr_array_index (step->checks, i);
-      const char *what = check->description != NULL && check->description[0] != '\0'
-                         ? check->description : check->id;
+      g_autofree char *what = NULL;
 
       if (check->status == PD_PLAN_CHECK_PASSED)
         continue;
+      what = check_what (check);
       /* Translators: a done step's check that did not pass: “the tests pass”: blocked */
       g_string_append_printf (unverified, unverified->len ? _(", “%s”: %s") : _("Unverified: check “%s”: %s"),
                               what, _pd_check_status_label (check->status));

@@ -31,6 +31,7 @@ pd_plan_state_copy (const PdPlanState *self)
   PdPlanState *copy = pd_plan_state_new ();
 
   copy->version = self->version;
+  copy->n_hidden = self->n_hidden;
   for (guint i = 0; i < self->steps->len; i++)
     g_ptr_array_add (copy->steps, pd_plan_step_copy (g_ptr_array_index (self->steps, i)));
   if (self->revision)
@@ -56,7 +57,7 @@ gboolean
 pd_plan_state_same_content (const PdPlanState *a,
                             const PdPlanState *b)
 {
-  if (a->steps->len != b->steps->len)
+  if (a->steps->len != b->steps->len || a->n_hidden != b->n_hidden)
     return FALSE;
 
   for (guint i = 0; i < a->steps->len; i++)

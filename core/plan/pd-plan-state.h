@@ -18,6 +18,8 @@ typedef struct
   gint64          version;   /* bumps on every effective mutation; 0 before the first */
   GPtrArray      *steps;     /* (element-type PdPlanStep), never NULL */
   PdPlanRevision *revision;  /* (nullable) */
+  guint           n_hidden;  /* steps of another program's plan not kept (an
+                              * endpoint's past PD_REMOTE_PLAN_MAX_STEPS); 0 for ours */
 } PdPlanState;
 
 typedef struct

@@ -24,6 +24,23 @@ G_BEGIN_DECLS
  * below it); more is taken as this many. */
 #define PD_REMOTE_MAX_STEPS 10000
 
+/* What is kept of an endpoint's plan: as many steps as an imported
+ * checklist keeps (the rest counted in PdPlanState.n_hidden, never built),
+ * the checks per step the plan engine allows, and each text at most the
+ * longest the plan engine writes, cut with "…".  A plan of 20 000 steps
+ * froze the window for minutes while every row was built and measured
+ * (tried as an attacker would). */
+#define PD_REMOTE_PLAN_MAX_STEPS 500
+#define PD_REMOTE_PLAN_MAX_CHECKS PD_PLAN_MAX_CHECKS
+
+/* A copy of @json's @length bytes with each \u0000 escape written as
+ * \u2400 ("␀"); NULL when there is none.  json-glib keeps a string as a C string: the
+ * NUL ended it and the rest was silently lost ("before\u0000after" showed
+ * "before"; tried as an attacker would); the mark keeps the rest and shows
+ * where the NUL was. */
+char          *_pd_remote_mark_nul               (const char  *json,
+                                                  gsize        length);
+
 /* Our session record or odek's (a Session or an IndexEntry); NULL without
  * a valid id.  Its plan counts are clamped as read: none negative, total
  * at most PD_REMOTE_MAX_STEPS, done at most total, blocked at most the
@@ -32,8 +49,8 @@ PdSessionInfo *_pd_remote_session_from_json      (JsonObject  *object);
 /* A listing: an array of records, or {sessions, total}. */
 PdSessionPage *_pd_remote_session_page_from_json (JsonNode    *root);
 /* {session_id, version, steps, found} with, from /plan/detail, checks and
- * a revision.  NULL when found is false, or with @error set for a step
- * without an id or title. */
+ * a revision, cut to the bounds above.  NULL when found is false, or with
+ * @error set for a step without an id or title. */
 PdPlanState   *_pd_remote_plan_from_json         (JsonObject  *object,
                                                   GError     **error);
 /* …/export's plan_versions: PdPlanVersionInfo, never NULL. */

@@ -7,10 +7,39 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n-lib.h>
 
 #include "pd-json-util.h"
 #include "pd-remote-records-private.h"
+
+/* See pd-remote-records-private.h. */
+char *
+_pd_remote_mark_nul (const char *json,
+                     gsize       length)
+{
+  char *marked = NULL;
+
+  for (gsize i = 0; i + 6 <= length; i++)
+    {
+      gsize backslashes = 0;
+
+      if (json[i] != '\\' || memcmp (json + i, "\\u0000", 6) != 0)
+        continue;
+      /* An escape only after an even run of backslashes before it
+       * ("\\u0000" in JSON is a backslash, then the text u0000). */
+      while (backslashes < i && json[i - 1 - backslashes] == '\\')
+        backslashes++;
+      if (backslashes % 2 != 0)
+        continue;
+      if (marked == NULL)
+        marked = g_memdup2 (json, length);
+      memcpy (marked + i, "\\u2400", 6);
+      i += 5;
+    }
+  return marked;
+}
 
 static gint64
 get_time (JsonObject *object,
@@ -86,6 +115,21 @@ _pd_remote_session_from_json (JsonObject *object)
   return info;
 }
 
+/* @text cut to @max characters, "…" ending what was cut; NULL for NULL. */
+static char *
+bounded_text (const char *text,
+              guint       max)
+{
+  const char *end;
+
+  if (text == NULL)
+    return NULL;
+  if (g_utf8_strlen (text, -1) <= (glong) max)
+    return g_strdup (text);
+  end = g_utf8_offset_to_pointer (text, max - 1);
+  return g_strdup_printf ("%.*s…", (int) (end - text), text);
+}
+
 PdPlanState *
 _pd_remote_plan_from_json (JsonObject  *object,
                            GError     **error)
@@ -104,6 +148,7 @@ _pd_remote_plan_from_json (JsonObject  *object,
       JsonObject *row = pd_json_array_get_object (steps, i);
       JsonArray *checks = pd_json_get_array (row, "checks");
       const char *id = pd_json_get_string (row, "id"), *title = pd_json_get_string (row, "title");
+      g_autofree char *kept_id = NULL, *kept_title = NULL, *kept_note = NULL;
       PdPlanStep *step;
 
       if (row == NULL || id == NULL || title == NULL)
@@ -111,25 +156,38 @@ _pd_remote_plan_from_json (JsonObject  *object,
           g_set_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("The server sent a plan step without an id or title"));
           return NULL;
         }
-      step = pd_plan_step_new (id, title);
+      /* Counted past the bound, never built. */
+      if (state->steps->len >= PD_REMOTE_PLAN_MAX_STEPS)
+        {
+          state->n_hidden++;
+          continue;
+        }
+      /* An id is cut longer than the plan engine's: two long ids that
+       * differ late must stay two rows. */
+      kept_id = bounded_text (id, PD_PLAN_MAX_TITLE_CHARS);
+      kept_title = bounded_text (title, PD_PLAN_MAX_TITLE_CHARS);
+      step = pd_plan_step_new (kept_id, kept_title);
       /* serve's word for an imported agent's cancelled item, which a plan
        * holds as blocked (not pending: it will not be done). */
       if (g_strcmp0 (pd_json_get_string (row, "status"), "cancelled") == 0)
         step->status = PD_PLAN_STEP_BLOCKED;
       else if (!pd_plan_step_status_from_string (pd_json_get_string (row, "status"), &step->status))
         step->status = PD_PLAN_STEP_PENDING;
-      if (pd_json_get_string (row, "note"))
-        pd_plan_step_set_note (step, pd_json_get_string (row, "note"));
-      for (guint j = 0; checks && j < json_array_get_length (checks); j++)
+      if ((kept_note = bounded_text (pd_json_get_string (row, "note"), PD_PLAN_MAX_NOTE_CHARS)))
+        pd_plan_step_set_note (step, kept_note);
+      for (guint j = 0; checks && j < json_array_get_length (checks) && step->checks->len < PD_REMOTE_PLAN_MAX_CHECKS; j++)
         {
           JsonObject *c = pd_json_array_get_object (checks, j);
+          g_autofree char *check_id = NULL, *description = NULL, *tool = NULL;
           PdPlanCheck *check;
 
           if (c == NULL || pd_json_get_string (c, "id") == NULL)
             continue;
-          check = pd_plan_check_new (pd_json_get_string (c, "id"),
-                                     pd_json_get_string (c, "description") ? pd_json_get_string (c, "description") : "",
-                                     pd_json_get_string (c, "tool") ? pd_json_get_string (c, "tool") : "", "{}");
+          check_id = bounded_text (pd_json_get_string (c, "id"), PD_PLAN_MAX_TITLE_CHARS);
+          description = bounded_text (pd_json_get_string (c, "description") ? pd_json_get_string (c, "description") : "",
+                                      PD_PLAN_MAX_PERSISTED_DESC_CHARS);
+          tool = bounded_text (pd_json_get_string (c, "tool") ? pd_json_get_string (c, "tool") : "", PD_PLAN_MAX_CHECK_TOOL_CHARS);
+          check = pd_plan_check_new (check_id, description, tool, "{}");
           if (!pd_plan_check_status_from_string (pd_json_get_string (c, "status"), &check->status))
             check->status = PD_PLAN_CHECK_PENDING;
           g_ptr_array_add (step->checks, check);
@@ -140,11 +198,13 @@ _pd_remote_plan_from_json (JsonObject  *object,
   if (revision != NULL && pd_json_get_string (revision, "reason"))
     {
       JsonArray *summary = pd_json_get_array (revision, "summary");
+      g_autofree char *reason = bounded_text (pd_json_get_string (revision, "reason"), PD_PLAN_MAX_REVISION_REASON);
 
-      state->revision = pd_plan_revision_new (pd_json_get_string (revision, "reason"));
-      for (guint i = 0; summary && i < json_array_get_length (summary); i++)
+      state->revision = pd_plan_revision_new (reason);
+      for (guint i = 0; summary && i < json_array_get_length (summary) && i < PD_PLAN_MAX_REVISION_SUMMARY; i++)
         {
-          const char *item = pd_json_node_get_string (json_array_get_element (summary, i));
+          g_autofree char *item = bounded_text (pd_json_node_get_string (json_array_get_element (summary, i)),
+                                                PD_PLAN_MAX_REVISION_SUMMARY_ITEM);
 
           if (item != NULL)
             pd_plan_revision_add (state->revision, item);

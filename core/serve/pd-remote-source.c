@@ -546,9 +546,13 @@ parse_reply (GBytes *bytes)
   gsize size = 0;
   const char *data = g_bytes_get_data (bytes, &size);
   g_autoptr(JsonParser) parser = NULL;
+  g_autofree char *marked = NULL;
 
   if (size == 0 || pd_json_nesting_exceeds (data, (gssize) size, PD_JSON_FOREIGN_MAX_DEPTH))
     return NULL;
+  /* json-glib ends a string at an escaped NUL: marked first, the rest kept. */
+  if ((marked = _pd_remote_mark_nul (data, size)) != NULL)
+    data = marked;
   parser = json_parser_new_immutable ();
   if (!json_parser_load_from_data (parser, data, (gssize) size, NULL))
     return NULL;

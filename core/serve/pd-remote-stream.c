@@ -276,7 +276,11 @@ parse_pushed (const char *data,
   GPtrArray *pushed = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_remote_pushed_session_free);
   JsonNode *root;
   JsonArray *sessions;
+  /* An escaped NUL marked, as in any reply: json-glib ends a string there. */
+  g_autofree char *marked = _pd_remote_mark_nul (data, len);
 
+  if (marked != NULL)
+    data = marked;
   if (!pd_json_nesting_exceeds (data, (gssize) len, PD_JSON_FOREIGN_MAX_DEPTH) &&
       json_parser_load_from_data (parser, data, (gssize) len, NULL) &&
       (root = json_parser_get_root (parser)) != NULL && JSON_NODE_HOLDS_OBJECT (root) &&

@@ -290,6 +290,10 @@ test_history_bidi_isolates (void)
   g_assert_nonnull (pd_test_find_label (view, ISO ("s1") " note: “" ISO ("see <U+202E>it") "”"));
   g_assert_nonnull (pd_test_find_label (view, "Revised: " ISO ("undo <U+202E>it")));
   g_assert_nonnull (pd_test_find_label (view, "Revision reason: " ISO ("undo <U+202E>it")));
+  /* The version's steps as they are: the title and note shown by name too
+   * (tried as an attacker would: they reversed what followed). */
+  g_assert_nonnull (pd_test_find_label (view, "Ship <U+202E>fdp.exe"));
+  g_assert_nonnull (pd_test_find_label (view, "see <U+202E>it"));
 
   pd_test_destroy_window (window, view);
 }

@@ -11,7 +11,10 @@
 
 #include <string.h>
 
+#include <libsoup/soup.h>
+
 #include "pd-local-source.h"
+#include "pd-remote-source.h"
 #include "pd-now-view-private.h"
 #include "pd-plan-row.h"
 #include "pd-test-db.h"
@@ -509,6 +512,37 @@ test_now_bidi_isolates (Fixture       *f,
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view), "Last revision: " FSI "undo <U+202E>it" PDI));
 }
 
+/* A step's title, note and check as an endpoint or a model wrote them, with
+ * a right-to-left override and a NUL's stand-in: each row text shows the
+ * override by name, as cards and session rows do (tried as an attacker
+ * would: "Hostile … evil" showed reversed on the Now page). */
+static void
+test_now_bidi_plan_rows (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(PdPlanState) plan = pd_plan_state_new ();
+  PdPlanStep *step = pd_test_step ("s1", "Ship " RLO "exe.txt", PD_PLAN_STEP_DONE, "note " RLO "cod.sh");
+  GtkWidget *row;
+  const char *name;
+
+  pd_test_step_add_check (step, "c1", "check " RLO "gnp.exe", "shell", "{}", PD_PLAN_CHECK_FAILED);
+  g_ptr_array_add (plan->steps, step);
+  plan->version = 1;
+
+  pd_test_save_plan (f->store, f->id, plan, PD_SESSION_STATUS_IDLE);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->id);
+  wait_for_reply (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+  row = GTK_WIDGET (row_widget (f, 0));
+
+  g_assert_nonnull (pd_test_find_label (row, "Ship <U+202E>exe.txt"));
+  g_assert_nonnull (pd_test_find_label (row, "note <U+202E>cod.sh"));
+  g_assert_nonnull (pd_test_find_label (row, "check <U+202E>gnp.exe"));
+  g_assert_nonnull (pd_test_find_label (row, "Unverified: check “check <U+202E>gnp.exe”: failed"));
+  name = gtk_widget_get_tooltip_text (GTK_WIDGET (pd_test_find_label (row, "note <U+202E>cod.sh")));
+  g_assert_cmpstr (name, ==, "note <U+202E>cod.sh");
+}
+
 /* --- no plan ---------------------------------------------------------------- */
 
 static void
@@ -761,6 +795,85 @@ test_now_run_interrupted (Fixture       *f,
   g_assert_cmpstr (notices[0], ==, "The run was interrupted: " FSI "the endpoint (serve) stopped" PDI);
 }
 
+/* --- an endpoint's huge plan --------------------------------------------- */
+
+#define REMOTE_ID "20261203-00000000000000000000000000abc000"
+
+static void
+huge_plan_handler (SoupServer        *server,
+                   SoupServerMessage *msg,
+                   const char        *path,
+                   GHashTable        *query,
+                   gpointer           user_data)
+{
+  const char *plan = user_data;
+
+  if (g_str_has_suffix (path, "/plan") || g_str_has_suffix (path, "/plan/detail"))
+    soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC, plan, strlen (plan));
+  else if (g_str_has_prefix (path, "/api/events"))
+    soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC, "{\"events\":[]}", 13);
+  else
+    {
+      soup_server_message_set_status (msg, 404, NULL);
+      return;
+    }
+  soup_server_message_set_status (msg, 200, NULL);
+}
+
+/* A real loopback endpoint sends a plan of 20 000 steps (4.6 MB, as
+ * hostile.py's HSTEPS=20000): the Now page shows the first 500 and says how
+ * many more there are, promptly (tried as an attacker would: the window
+ * froze for minutes and grew by 370 MB). */
+static void
+test_now_remote_huge_plan (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(SoupServer) server = soup_server_new (NULL, NULL);
+  g_autoptr(GString) body = g_string_new ("{\"found\":true,\"version\":3,\"revision\":{\"reason\":\"<i>why</i>\"},\"steps\":[");
+  g_autofree char *plan = NULL;
+  g_autoptr(GSList) uris = NULL;
+  g_autofree char *url = NULL;
+  g_autoptr(PdRemoteSource) remote = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 start;
+  double seconds;
+
+  for (guint i = 0; i < 20000; i++)
+    g_string_append_printf (body, "%s{\"id\":\"s%u\",\"title\":\"Hostile <b>bold</b> &amp; evil %u\",\"status\":\"pending\","
+                            "\"note\":\"n\",\"checks\":[{\"id\":\"c\",\"description\":\"<b>x</b>\",\"status\":\"passed\"}]}",
+                            i ? "," : "", i, i);
+  g_string_append (body, "]}");
+  plan = g_string_free (g_steal_pointer (&body), FALSE);
+
+  soup_server_add_handler (server, NULL, huge_plan_handler, plan, NULL);
+  g_assert_true (soup_server_listen_local (server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
+  g_assert_no_error (error);
+  uris = soup_server_get_uris (server);
+  url = g_uri_to_string (uris->data);
+  g_slist_free_full (g_steal_pointer (&uris), (GDestroyNotify) g_uri_unref);
+  remote = pd_remote_source_new (url, NULL, &error);
+  g_assert_no_error (error);
+
+  pd_session_view_set_source (PD_SESSION_VIEW (f->view), PD_SOURCE (remote));
+  start = g_get_monotonic_time ();
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), REMOTE_ID);
+  wait_for_reply (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+  seconds = (g_get_monotonic_time () - start) / (double) G_USEC_PER_SEC;
+  g_test_message ("20 000 steps sent: the page shown in %.2f s", seconds);
+
+  g_assert_cmpuint (g_list_model_get_n_items (_pd_now_view_get_rows (f->view)), ==, 500);
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view),
+                                        "Plan — v3 · 0/500 done · 19500 more steps are not shown"));
+  g_assert_cmpuint (pd_now_view_get_plan (f->view)->n_hidden, ==, 19500);
+  /* Generous for a loaded machine: it took minutes. */
+  g_assert_cmpfloat (seconds, <, 60.0);
+
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), NULL);
+  pd_session_view_set_source (PD_SESSION_VIEW (f->view), f->source);
+  pd_test_flush (GTK_WIDGET (f->window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -779,11 +892,13 @@ main (int   argc,
   ADD ("polling-cadence", test_now_polling_cadence);
   ADD ("explains-regressions", test_now_explains_regressions);
   ADD ("bidi-isolates", test_now_bidi_isolates);
+  ADD ("bidi-plan-rows", test_now_bidi_plan_rows);
   ADD ("reads-notices", test_now_reads_notices);
   ADD ("approval-padding", test_now_approval_padding);
   ADD ("done-unverified", test_now_done_unverified);
   ADD ("run-end-with-plan", test_now_run_end_with_plan);
   ADD ("run-interrupted", test_now_run_interrupted);
+  ADD ("remote-huge-plan", test_now_remote_huge_plan);
 
   return g_test_run ();
 }
