@@ -23,6 +23,7 @@
 #include <glib/gi18n.h>
 #include <adwaita.h>
 
+#include "pd-history-changes-private.h"
 #include "pd-history-view.h"
 #include "pd-markdown.h"
 #include "pd-paned-fit.h"
@@ -265,205 +266,19 @@ step_row (const PdPlanStep *step,
   }
 }
 
-static char *
-quoted (const char *text)
-{
-  /* Translators: quotes a plan title or note inside a change line */
-  return g_strdup_printf (_("“%s”"), text ? text : "");
-}
-
-/* A status token of the plan ("in_progress") as a person reads it. */
-static const char *
-step_status_word (const char *token)
-{
-  PdPlanStepStatus status;
-
-  if (token != NULL && pd_plan_step_status_from_string (token, &status))
-    return pd_plan_step_status_label (status);
-  return token ? token : "";
-}
-
-static const char *
-check_status_word (const char *token)
-{
-  PdPlanCheckStatus status;
-
-  if (token != NULL && pd_plan_check_status_from_string (token, &status))
-    return _pd_check_status_label (status);
-  return token ? token : "";
-}
-
-/* Anyone's text inside one of our sentences: on one line, its controls
- * shown, in an isolate (see _pd_isolated_line()); "" for none. */
-static char *
-iso (const char *text)
-{
-  return _pd_isolated_line (text != NULL ? text : "");
-}
-
-/* How a person reads one change; plain text.  Every id, title, note,
- * check and reason comes from a model or an agent: each is isolated, so a
- * right-to-left override in one cannot reorder the sentence around it. */
-static char *
-change_text (const PdPlanDiffEntry *entry,
-             const char            *step_name)   /* isolated already */
-{
-  g_autofree char *step = iso (entry->step_id);
-  g_autofree char *check = iso (entry->check_id);
-  g_autofree char *old_value = iso (entry->old_value);
-  g_autofree char *new_value = iso (entry->new_value);
-  g_autofree char *new_detail = iso (entry->new_detail);
-
-  switch (entry->kind)
-    {
-    /* An imported agent's step is named by its text (@step_name, not its
-     * id): the id is Plandeck's, a hash of the text when the agent gave
-     * none ("Added f8f8d714: Log each reload", tried as a new user would). */
-    case PD_PLAN_DIFF_STEP_ADDED:
-      if (g_strcmp0 (step_name, step) != 0)
-        /* Translators: an agent's item added to its list: "Added “Write tests”" */
-        return g_strdup_printf (_("Added %s"), step_name);
-      /* Translators: a step added to the plan: "Added s4: Write tests" */
-      return g_strdup_printf (_("Added %s: %s"), step, new_value);
-
-    case PD_PLAN_DIFF_STEP_REMOVED:
-      if (g_strcmp0 (step_name, step) != 0)
-        return g_strdup_printf (_("Removed %s"), step_name);
-      return g_strdup_printf (_("Removed %s: %s"), step, old_value);
-
-    case PD_PLAN_DIFF_STEP_TITLE:
-      {
-        g_autofree char *from = quoted (old_value);
-        g_autofree char *to = quoted (new_value);
-
-        return g_strdup_printf (_("%s renamed: %s → %s"), step, from, to);
-      }
-
-    case PD_PLAN_DIFF_STEP_STATUS:
-      /* Translators: a step's status changed: "s2: Pending → In progress" */
-      return g_strdup_printf (_("%s: %s → %s"), step_name, step_status_word (entry->old_value),
-                              step_status_word (entry->new_value));
-
-    case PD_PLAN_DIFF_STEP_NOTE:
-      {
-        g_autofree char *to = quoted (new_value);
-
-        if (entry->new_value == NULL || entry->new_value[0] == '\0')
-          return g_strdup_printf (_("%s note cleared"), step);
-        return g_strdup_printf (_("%s note: %s"), step, to);
-      }
-
-    case PD_PLAN_DIFF_CHECK_ADDED:
-      return g_strdup_printf (_("%s check %s added: %s"), step, check, new_detail);
-
-    case PD_PLAN_DIFF_CHECK_REMOVED:
-      return g_strdup_printf (_("%s check %s removed"), step, check);
-
-    case PD_PLAN_DIFF_CHECK_REQUIREMENT:
-      return g_strdup_printf (_("%s check %s now requires %s"), step, check, new_value);
-
-    case PD_PLAN_DIFF_CHECK_EVIDENCE:
-      /* The status stayed and only the evidence changed: a status change
-       * "blocked → blocked" said nothing (tried as a new user would). */
-      if (g_strcmp0 (entry->old_value, entry->new_value) == 0)
-        {
-          if (entry->new_detail != NULL)
-            /* Translators: a check's status stayed, its evidence is now another
-             * tool call: "c1: still passed, evidence now from call_y" */
-            return g_strdup_printf (_("%s: still %s, evidence now from %s"), check,
-                                    check_status_word (entry->new_value), new_detail);
-          /* Translators: a check's status stayed, its evidence was dropped */
-          return g_strdup_printf (_("%s: still %s, its evidence was cleared"), check,
-                                  check_status_word (entry->new_value));
-        }
-      /* "c1: pending → passed (call_x)" */
-      if (entry->new_detail != NULL)
-        return g_strdup_printf (_("%s: %s → %s (%s)"), check, check_status_word (entry->old_value),
-                                check_status_word (entry->new_value), new_detail);
-      return g_strdup_printf (_("%s: %s → %s"), check, check_status_word (entry->old_value),
-                              check_status_word (entry->new_value));
-
-    case PD_PLAN_DIFF_REVISION:
-      if (entry->new_detail != NULL && entry->new_detail[0] != '\0')
-        /* Translators: the reason a plan was revised, then what changed */
-        return g_strdup_printf (_("Revised: %s — %s"), new_value, new_detail);
-      return g_strdup_printf (_("Revised: %s"), new_value);
-
-    default:
-      return g_strdup ("");
-    }
-}
-
-static const char *
-change_icon_name (PdPlanDiffKind kind)
-{
-  switch (kind)
-    {
-    case PD_PLAN_DIFF_STEP_ADDED:
-    case PD_PLAN_DIFF_CHECK_ADDED:
-      return "list-add-symbolic";
-    case PD_PLAN_DIFF_STEP_REMOVED:
-    case PD_PLAN_DIFF_CHECK_REMOVED:
-      return "list-remove-symbolic";
-    case PD_PLAN_DIFF_STEP_STATUS:
-      return "media-playback-start-symbolic";
-    case PD_PLAN_DIFF_CHECK_EVIDENCE:
-      return "emblem-ok-symbolic";
-    case PD_PLAN_DIFF_REVISION:
-      return "emblem-synchronizing-symbolic";
-    case PD_PLAN_DIFF_STEP_TITLE:
-    case PD_PLAN_DIFF_STEP_NOTE:
-    case PD_PLAN_DIFF_CHECK_REQUIREMENT:
-    default:
-      return "document-edit-symbolic";
-    }
-}
-
-/* What a change's icon says, in words (never the diff's "check_evidence"). */
-static const char *
-change_kind_label (PdPlanDiffKind kind)
-{
-  switch (kind)
-    {
-    case PD_PLAN_DIFF_STEP_ADDED:
-      return _("Step added");
-    case PD_PLAN_DIFF_STEP_REMOVED:
-      return _("Step removed");
-    case PD_PLAN_DIFF_STEP_TITLE:
-      return _("Step renamed");
-    case PD_PLAN_DIFF_STEP_STATUS:
-      return _("Step status changed");
-    case PD_PLAN_DIFF_STEP_NOTE:
-      return _("Step note changed");
-    case PD_PLAN_DIFF_CHECK_ADDED:
-      return _("Check added");
-    case PD_PLAN_DIFF_CHECK_REMOVED:
-      return _("Check removed");
-    case PD_PLAN_DIFF_CHECK_REQUIREMENT:
-      return _("Check requirement changed");
-    case PD_PLAN_DIFF_CHECK_EVIDENCE:
-      return _("Check evidence");
-    case PD_PLAN_DIFF_REVISION:
-      return _("Plan revised");
-    default:
-      return _("Change");
-    }
-}
-
-/* @said: what the change says, or %NULL for change_text()'s */
 static GtkWidget *
 change_row (const PdPlanDiffEntry *entry,
             const char            *step_name,
             const char            *said)
 {
   GtkWidget *row = _pd_row_box_new ();
-  GtkWidget *icon = gtk_image_new_from_icon_name (change_icon_name (entry->kind));
-  g_autofree char *text = said != NULL ? g_strdup (said) : change_text (entry, step_name);
+  GtkWidget *icon = gtk_image_new_from_icon_name (_pd_history_change_icon_name (entry->kind));
+  g_autofree char *text = said != NULL ? g_strdup (said) : _pd_history_change_text (entry, step_name);
   GtkWidget *label = _pd_plain_label (text, NULL);
 
   gtk_widget_set_valign (icon, GTK_ALIGN_START);
   gtk_widget_add_css_class (icon, "dim-label");
-  _pd_accessible_set_text (GTK_WIDGET (icon), change_kind_label (entry->kind), NULL);
+  _pd_accessible_set_text (GTK_WIDGET (icon), _pd_history_change_kind_label (entry->kind), NULL);
   gtk_widget_set_hexpand (label, TRUE);
   /* Selectable with the mouse, no Tab stop: the row says it all. */
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
@@ -471,7 +286,7 @@ change_row (const PdPlanDiffEntry *entry,
   gtk_box_append (GTK_BOX (row), icon);
   gtk_box_append (GTK_BOX (row), label);
 
-  return named_row (row, text, change_kind_label (entry->kind));
+  return named_row (row, text, _pd_history_change_kind_label (entry->kind));
 }
 
 static void
@@ -550,7 +365,7 @@ pd_history_view_show_selected (PdHistoryView *self)
 
   if (state->revision != NULL)
     {
-      g_autofree char *reason = iso (state->revision->reason);
+      g_autofree char *reason = _pd_history_iso (state->revision->reason);
       g_autofree char *revision = g_strdup_printf (_("Revision reason: %s"), reason);
 
       gtk_label_set_text (self->revision_label, revision);
@@ -596,25 +411,25 @@ pd_history_view_show_selected (PdHistoryView *self)
 
             if (g_strcmp0 (step->id, entry->step_id) == 0)
               {
-                g_autofree char *step_title = iso (step->title);
+                g_autofree char *step_title = _pd_history_iso (step->title);
 
-                name = quoted (step_title);
+                name = _pd_history_quoted (step_title);
               }
           }
       if (imported && name == NULL && entry->kind == PD_PLAN_DIFF_STEP_REMOVED)
         {
-          g_autofree char *step_title = iso (entry->old_value);
+          g_autofree char *step_title = _pd_history_iso (entry->old_value);
 
-          name = quoted (step_title);
+          name = _pd_history_quoted (step_title);
         }
       if (name == NULL)
-        name = iso (entry->step_id);
+        name = _pd_history_iso (entry->step_id);
       /* "Blocked" is how the pages write an agent's cancelled item. */
       if (entry->kind == PD_PLAN_DIFF_STEP_STATUS && g_strcmp0 (entry->new_value, "blocked") == 0 &&
           step_cancelled (marks, entry->step_id))
         {
           g_autofree char *text = g_strdup_printf (_("%s: %s → %s"), name,
-                                                   step_status_word (entry->old_value), _("Cancelled"));
+                                                   _pd_history_step_status_word (entry->old_value), _("Cancelled"));
           gtk_list_box_append (self->changes_list, _pd_list_box_roving_row (change_row (entry, name, text)));
           continue;
         }
@@ -820,7 +635,7 @@ static GtkWidget *
 document_row (const PdArtifactPlan *plan)
 {
   g_autofree char *title = pd_plan_artifact_title (plan->markdown ? plan->markdown : "");
-  g_autofree char *isolated = iso (title);
+  g_autofree char *isolated = _pd_history_iso (title);
   g_autofree char *when = plan->time > 0 ? _pd_format_local_time (plan->time) : g_strdup ("");
   g_autofree char *heading = NULL;
   GtkWidget *expander = gtk_expander_new (NULL);
