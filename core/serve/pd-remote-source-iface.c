@@ -264,7 +264,9 @@ on_checklist_plan (GObject      *object,
 
           g_ptr_array_add (items, pd_checklist_item_new (text, checklist_status_of (step->status), id));
         }
-      pd_checklist_replace_agent_items_cut (checklist, read->origin, items, plan->steps->len - n_kept);
+      /* The steps past the reply's own bound were counted, never built. */
+      pd_checklist_replace_agent_items_cut (checklist, read->origin, items,
+                                            plan->steps->len - n_kept + plan->n_hidden);
     }
   g_task_return_pointer (task, g_steal_pointer (&checklist), g_object_unref);
 }
