@@ -692,7 +692,11 @@ pd_now_view_show_notices (PdNowView *self)
           /* Translators: %s is how the run ended, e.g. "Failed — HTTP 500" or "Interrupted" */
           g_autofree char *text = g_strdup_printf (_("Last run: %s"), ended);
 
-          add_notice (self, "dialog-warning-symbolic", _("Run ended"), text, NULL);
+          /* A failure warns; a run stopped or interrupted is neutral, as
+           * its card and list row are. */
+          add_notice (self, self->status == PD_SESSION_STATUS_FAILED ? "dialog-warning-symbolic"
+                                                                    : "dialog-information-symbolic",
+                      _("Run ended"), text, NULL);
         }
     }
 

@@ -786,6 +786,16 @@ test_now_run_interrupted (Fixture       *f,
   wait_for_reply (f);
   pd_test_flush (GTK_WIDGET (f->window));
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (f->view), said));
+  /* Neutral, as its card and list row are: no warning sign (the notice
+   * had one, where a SIGTERM's stream notice had none; tried as a new user
+   * would). */
+  {
+    GtkWidget *notice = gtk_widget_get_parent (pd_test_find_label (GTK_WIDGET (f->view), said));
+    GtkWidget *icon = pd_test_find_widget (notice, GTK_TYPE_IMAGE);
+
+    g_assert_nonnull (icon);
+    g_assert_cmpstr (gtk_image_get_icon_name (GTK_IMAGE (icon)), !=, "dialog-warning-symbolic");
+  }
 
   add_event (f, PD_EVENT_RUN_FAILED,
              "{\"error_class\":\"cancelled\",\"interrupted\":true,\"error\":\"the endpoint (serve) stopped\"}");
