@@ -75,6 +75,20 @@ gboolean _pd_redact_value_is_secret        (const char *value,
 gboolean _pd_redact_value_is_json_gap      (const char *value);
 gboolean _pd_redact_value_is_pass_count    (const char *name,
                                             const char *value);
+/* Whether the value @value (@len bytes; a joined word with its quotes)
+ * holds what ends or joins a command, so that masking it could hide a
+ * command from whoever approves it, whatever quoting reading found it:
+ * ; & | < > or a line break, raw or as a JSON escape (\n, \u000a,
+ * \u003b…), more than 4 blank-separated words, a word that looks like an
+ * option ( -x, --x), or a blank at its start or end inside its quotes.
+ * Such a value is never masked (its cost: a password holding those signs
+ * is shown). */
+gboolean _pd_redact_value_hides_syntax     (const char *value,
+                                            gsize       len);
+/* Whether a sign that ends or joins a command is at @p (before @end):
+ * ; & | < > or a line break, raw or as a JSON escape. */
+gboolean _pd_redact_syntax_at              (const char *p,
+                                            const char *end);
 
 /* The parts of a shell word at @pos ('a'"b"c: 3), its end in *@end. */
 guint    _pd_redact_joined_word            (const char *text,

@@ -327,12 +327,69 @@ typedef struct
   gboolean    joined;   /* the last match_at() found a joined word */
   gsize       tick_pos; /* backticks_before() counted the line up to here */
   guint       ticks;    /* and found this many backticks on it */
+  gsize       name_start;   /* where the name or option of the value tried starts */
+  gsize       refused_from; /* a value redact_span() refused starts here (G_MAXSIZE: none) */
+  gsize       refused_end;  /* inside [.., refused_end) only known token shapes are tried */
 } Redactor;
 
+/* Whether the quote that opens the value at @vs (before it, or the first
+ * of a joined word) closes the quote the name's word opened: in
+ * echo "PGPASSWORD="reboot "x" no quoted value starts there, the shell's
+ * word ends.  Counted from the quote just before the name to the value's
+ * (no blank between): an odd number closes.  Escaped quotes (\" inside a
+ * JSON string) are counted apart from the others, so JSON's own
+ * "password":"x" and "{\"pass\":\"x\"}" open their values. */
+static gboolean
+quote_closes_name_word (Redactor *r,
+                        gsize     vs)
+{
+  const char *t = r->text;
+  gsize q, w = r->name_start;
+  gboolean escaped;
+  guint n = 0;
+
+  if (vs > 0 && (t[vs - 1] == '"' || t[vs - 1] == '\''))
+    q = vs - 1;
+  else if (vs < r->len && (t[vs] == '"' || t[vs] == '\''))
+    q = vs;
+  else
+    return FALSE;
+  if (w >= q || q - w > 320)
+    return FALSE;
+  escaped = q > 0 && t[q - 1] == '\\';
+  if (w > 0 && t[w - 1] == t[q])
+    w--;
+  for (gsize k = w; k < q; k++)
+    {
+      if (g_ascii_isspace (t[k]))
+        return FALSE;  /* the quote opens a word of its own: --password "x" */
+      n += t[k] == t[q] && (k > 0 && t[k - 1] == '\\') == escaped;
+    }
+  return n % 2 == 1;
+}
+
+/* Whether the value [vs, ve) opened by a quote stops short of its closing
+ * quote at a line break (raw, or a JSON string's \n or \u000a) or a sign
+ * that ends a command (raw, or spelled \u003b…): the shell's value goes
+ * on across it, "a\nrm -rf /", whatever the reading took. */
+static gboolean
+quoted_value_stops_short (Redactor *r,
+                          gsize     vs,
+                          gsize     ve)
+{
+  const char *t = r->text;
+
+  if (vs == 0 || ve >= r->len || (t[vs - 1] != '"' && t[vs - 1] != '\''))
+    return FALSE;
+  return _pd_redact_syntax_at (t + ve, t + r->len);
+}
+
+/* Replaces [start, end) with the mask: a known token's shape, or a value
+ * redact_span() let through. */
 static void
-redact_span (Redactor *r,
-             gsize     start,
-             gsize     end)
+mask_span (Redactor *r,
+           gsize     start,
+           gsize     end)
 {
   /* A mask starts and ends between characters, never inside one: the
    * patterns see to it, and this makes sure of it (a bounded value, or a
@@ -350,6 +407,30 @@ redact_span (Redactor *r,
   g_string_append (r->out, PD_REDACTED);
   r->copied = end;
   r->count++;
+}
+
+/* Masks the value [start, end) of a name or an option.  Masking must
+ * never hide what a command runs from whoever approves it, whatever
+ * reading of the quotes found the value (tried as an attacker would:
+ * PGPASSWORD="x; rm -rf ~; echo " psql was shown as
+ * PGPASSWORD="[REDACTED]" psql): a value that holds shell syntax
+ * (_pd_redact_value_hides_syntax()), follows a quote that closes its
+ * name's word or stops short of its closing quote stays as written, and
+ * the scan goes on inside it for known token shapes only. */
+static void
+redact_span (Redactor *r,
+             gsize     start,
+             gsize     end)
+{
+  if (end > start
+      && (_pd_redact_value_hides_syntax (r->text + start, end - start) || quote_closes_name_word (r, start)
+          || quoted_value_stops_short (r, start, end)))
+    {
+      r->refused_from = start;
+      r->refused_end = MAX (r->refused_end, end);
+      return;
+    }
+  mask_span (r, start, end);
 }
 
 /* The backticks on the line of @pos before it.  Counted on from the last
@@ -694,6 +775,7 @@ try_assignment (Redactor *r,
 
   while (start > r->copied && is_name_char (t[start - 1]) && i - start < 64)
     start--;
+  r->name_start = start;
   while (end < r->len && is_name_char (t[end]) && end - start < 68)
     end++;
   if ((start > 0 && is_name_char (t[start - 1])) || end - start >= 68)
@@ -983,11 +1065,14 @@ try_at (Redactor *r,
   guint form;
   gsize vs, ve, n;
 
+  r->name_start = i;
   if (word_start && has_key_prefix (p) && match_at (r, RE_KEY, i, &vs, &ve))
     {
-      redact_span (r, vs, ve);
+      mask_span (r, vs, ve);
       return ve;
     }
+  if (i < r->refused_end)
+    return i;  /* inside a value left in sight: known token shapes only */
   if (word_start && (*p == 'a' || *p == 'A' || *p == 'p' || *p == 'P')
       && (starts_with_ci (p, "authorization") || starts_with_ci (p, "proxy-authorization"))
       && match_at (r, RE_AUTH, i, &vs, &ve))
@@ -1098,6 +1183,7 @@ pd_redact (const char *text,
 
   r.text = without_keys ? without_keys : text;
   r.len = strlen (r.text);
+  r.refused_from = G_MAXSIZE;
   for (gsize i = 0; i < r.len; )
     {
       guchar c = (guchar) r.text[i];
@@ -1111,6 +1197,13 @@ pd_redact (const char *text,
           continue;
         }
       next = try_at (&r, i);
+      /* A value refused by redact_span() is scanned again, from its start
+       * to its end, for known token shapes only: once, so linear. */
+      if (r.refused_from != G_MAXSIZE)
+        {
+          next = MIN (next, r.refused_from);
+          r.refused_from = G_MAXSIZE;
+        }
       i = next > i ? next : i + 1;
     }
 
