@@ -142,6 +142,40 @@ test_commands_never_hidden (void)
   g_assert_cmpuint (n, ==, 1);
 }
 
+/* Finding: Authorization: Basic '$(id)' was shown as
+ * Authorization: [REDACTED] '$(id)': the scheme was taken for the
+ * credentials when the credentials were quoted, and quoted credentials
+ * were stored as written.  The scheme stays, only credentials go. */
+static void
+test_authorization_schemes (void)
+{
+  static const char * const kept[] = {
+    "Authorization: Basic '$(id)'",
+    "Authorization: Basic \"$(id)\"",
+    "Authorization: Bearer '`id`'",
+    "Authorization: Basic",
+    "Authorization: Bearer",
+    "Authorization:Bearer",
+    "curl -H \"Authorization:Basic\" https://x.example",
+    "curl -H 'Authorization: Bearer $TOKEN' https://x.example",
+  };
+  static const RedactCase masked[] = {
+    { "Authorization: Basic 'dXNlcjpwYXNz'", "Authorization: Basic '[REDACTED]'", "dXNlcjpwYXNz" },
+    { "Authorization: Bearer \"abc123def\"", "Authorization: Bearer \"[REDACTED]\"", "abc123def" },
+    { "Authorization:Basic dXNlcjpwYXNz", "Authorization:Basic [REDACTED]", "dXNlcjpwYXNz" },
+    { "Authorization:\tBasic\tdXNlcjpwYXNz", "Authorization:\tBasic\t[REDACTED]", "dXNlcjpwYXNz" },
+    { "Authorization :  Basic   dXNlcjpwYXNz", "Authorization :  Basic   [REDACTED]", "dXNlcjpwYXNz" },
+    { "authorization = bearer abc123def", "authorization = bearer [REDACTED]", "abc123def" },
+    { "Proxy-Authorization: Basic dXNlcjpwYXNz", "Proxy-Authorization: Basic [REDACTED]", "dXNlcjpwYXNz" },
+    { "Authorization: tokenABC123def", "Authorization: [REDACTED]", "ABC123def" },
+    { "{\"Authorization\": \"Bearer abc123def\"}", "{\"Authorization\": \"Bearer [REDACTED]\"}", "abc123def" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (kept); i++)
+    assert_command_kept (kept[i]);
+  assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -149,6 +183,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/pd/redact/commands-never-hidden", test_commands_never_hidden);
+  g_test_add_func ("/pd/redact/authorization-schemes", test_authorization_schemes);
 
   return g_test_run ();
 }

@@ -79,6 +79,9 @@
  * grouped before its -u or -U: curl -fsSu user:PASSWORD. */
 #define CURL_FLAGS "0123456#BfGgIiJjkLlMNnOpqRSsvZ"
 
+/* The schemes of an Authorization header. */
+#define AUTH_SCHEMES "(?i:basic|bearer|token|digest|negotiate|ntlm|apikey|key|sso-key|aws4-hmac-sha256)"
+
 /* Each pattern is tried anchored where the scan found its start; group
  * "v" is what is replaced (the whole match when there is none). */
 enum {
@@ -122,10 +125,13 @@ static const char * const patterns[N_RE] = {
     "|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"
     "|eyJ[A-Za-z0-9_\\-]{8,}+\\.eyJ[A-Za-z0-9_\\-]{8,}+\\.[A-Za-z0-9_\\-]*+"
     ")" WORD_END,
-  /* Authorization: [scheme] credentials (the scheme stays). */
+  /* Authorization: [scheme] credentials, the credentials quoted or not
+   * (the scheme stays, and is never taken for the credentials: in
+   * Authorization: Basic '$(id)' the mask took Basic). */
   [RE_AUTH] =
     "(?i:(?:proxy-)?authorization)(?:\\\\?[\"'])?[ \\t]*+[:=][ \\t]*+(?:\\\\?[\"'])?"
-    "(?>(?i:basic|bearer|token|digest|negotiate|ntlm|apikey|key|sso-key|aws4-hmac-sha256)[ \\t]++)?"
+    "(?>" AUTH_SCHEMES "[ \\t]++)?(?:\\\\?[\"'])?+"
+    "(?!" AUTH_SCHEMES "(?!" VALUE_CHARS "))"
     "(?<v>" VALUE_CHARS "++)",
   [RE_BEARER] = "(?i:bearer)[ \\t]++(?<v>[A-Za-z0-9\\-._~+/]{8,}+=*+)",
   /* curl -u user:password (also glued: -uuser:password; after grouped
