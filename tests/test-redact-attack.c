@@ -176,6 +176,45 @@ test_authorization_schemes (void)
   assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
 }
 
+/* Finding: the command an option belongs to was looked for back to its
+ * line's start for every option (4 MiB of "-p -p …" took seconds, and
+ * more under load), at most 256 bytes back, so a client named further
+ * back was not found.  The line is now read forward as the scan goes:
+ * the client is found however long its line is. */
+static void
+test_long_command_lines (void)
+{
+  g_autoptr(GString) mysql = g_string_new ("mysql -u app");
+  g_autoptr(GString) ldap = g_string_new ("ldapsearch -x");
+  g_autoptr(GString) other = g_string_new ("ls");
+  g_autofree char *out = NULL;
+  guint n = 0;
+
+  for (guint i = 0; i < 100; i++)
+    {
+      g_string_append (mysql, " -v");
+      g_string_append (ldap, " -v");
+      g_string_append (other, " -v");
+    }
+  g_string_append (mysql, " -pS3cretPass shop");
+  g_string_append (ldap, " -w S3cretPass -b dc=x");
+  g_string_append (other, " -pS3cretPass; mysql -v -p shop");
+
+  out = pd_redact (mysql->str, &n);
+  g_assert_nonnull (strstr (out, " -p[REDACTED] shop"));
+  g_assert_null (strstr (out, "S3cretPass"));
+  g_assert_cmpuint (n, ==, 1);
+  g_clear_pointer (&out, g_free);
+  out = pd_redact (ldap->str, &n);
+  g_assert_nonnull (strstr (out, " -w [REDACTED] -b dc=x"));
+  g_assert_cmpuint (n, ==, 1);
+  g_clear_pointer (&out, g_free);
+  /* Another command's line: ls -pX is no password, nor mysql -p shop. */
+  assert_redacted (other->str, other->str, 0);
+  assert_redacted ("mysql -v; ls -pS3cret", "mysql -v; ls -pS3cret", 0);
+  assert_redacted ("echo x\\nmysql -pS3cret", "echo x\\nmysql -p[REDACTED]", 1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -184,6 +223,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/redact/commands-never-hidden", test_commands_never_hidden);
   g_test_add_func ("/pd/redact/authorization-schemes", test_authorization_schemes);
+  g_test_add_func ("/pd/redact/long-command-lines", test_long_command_lines);
 
   return g_test_run ();
 }

@@ -333,6 +333,10 @@ typedef struct
   gboolean    joined;   /* the last match_at() found a joined word */
   gsize       tick_pos; /* backticks_before() counted the line up to here */
   guint       ticks;    /* and found this many backticks on it */
+  gsize       cmd_pos;      /* password_options_at() read the command line up to here, */
+  gsize       cmd_word;     /* in a word that starts here (G_MAXSIZE: between words), */
+  guint       cmd_forms;    /* and found a command with these password options (PW_*) */
+  gboolean    cmd_registry; /* or a registry client, whose login comes next */
   gsize       name_start;   /* where the name or option of the value tried starts */
   gsize       refused_from; /* a value redact_span() refused starts here (G_MAXSIZE: none) */
   gsize       refused_end;  /* inside [.., refused_end) only known token shapes are tried */
@@ -893,11 +897,12 @@ netrc_password_at (Redactor *r,
  * oras, az; helm registry login, crane auth login, az acr login) as
  * -p SECRET, -pSECRET or -p=SECRET, curl its -u user:SECRET also glued
  * (-uuser:SECRET), the MongoDB tools (mongosh, mongodump…) -p SECRET,
- * OpenLDAP's (ldapsearch…) -w SECRET, sqlcmd and bcp -P SECRET, Samba's
- * clients -U user%SECRET.  Elsewhere -p2222, -pr,
- * -p8080:80 (docker run's), -a and -u1000:1000 are no secrets.  The
- * command is looked for back to the start of its command line (; | & ( `
- * or a line break), at most 256 bytes back, so the scan stays linear; its
+ * OpenLDAP's (ldapsearch…) -w SECRET or -wSECRET, sqlcmd and bcp
+ * -P SECRET or -PSECRET, Samba's clients -U user%SECRET.  Elsewhere
+ * -p2222, -pr, -p8080:80 (docker run's), -a and -u1000:1000 are no
+ * secrets.  The command is the first client named since the start of its
+ * command line (; | & ( ` or a line break), read forward as the scan
+ * goes (each byte once: linear, however many options follow); its
  * name is read as the shell reads it ("mysql", m'ysql'), and a command
  * quoted for another shell (ssh host "mysql -pX", bash -c 'mysql -pX') is
  * found inside its quote. */
@@ -909,72 +914,122 @@ enum {
   PW_SPACED_W = 1 << 4,
   PW_SPACED_CAP_P = 1 << 5,
   PW_SMB_U = 1 << 6,
+  PW_GLUED_W = 1 << 7,
+  PW_GLUED_CAP_P = 1 << 8,
 };
 
+/* What the word [w, e) says as a command: its PW_* forms, or 0; a
+ * registry client (docker, podman…) sets *@registry, and "login" after
+ * one is its login. */
 static guint
-password_options_at (Redactor *r,
-                     gsize     i)
+command_word_forms (Redactor *r,
+                    gsize     w,
+                    gsize     e,
+                    gboolean *registry)
 {
-  const char *t = r->text;
   static const char * const registry_clients[] = {
     "docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "crane", "oras", "az", NULL,
   };
   static const char * const redis_clients[] = { "redis-cli", "valkey-cli", "keydb-cli", NULL };
   static const char * const sql_server_clients[] = { "sqlcmd", "bcp", NULL };
   static const char * const samba_clients[] = { "smbclient", "rpcclient", "smbcacls", "smbget", "smbtree", NULL };
-  gsize start = i;
-  gboolean registry = FALSE;
+  g_autofree char *word = NULL;
+  const char *base;
 
-  /* A line break escaped in a JSON string (\n) ends a command line too:
-   * a tool call's arguments are redacted as their JSON text. */
-  while (start > 0 && i - start < 256 && !strchr (";|&(`\n", t[start - 1])
-         && !(start >= 2 && t[start - 1] == 'n' && t[start - 2] == '\\'))
-    start--;
-  for (gsize w = start; w < i; )
-    {
-      gsize e = w;
-
-      while (e < i && !g_ascii_isspace (t[e]))
-        e++;
-      if (e > w)
-        {
-          g_autofree char *word = g_strndup (t + w, e - w);
-          const char *base;
-          gboolean plain = TRUE;
-
-          /* A command quoted for another shell: ssh host "mysql -pX",
-           * bash -c 'mysql -pX', also escaped inside a JSON string; or
-           * its name quoted: "mysql" -pX. */
-          _pd_redact_unquote_word (word);
-          base = strrchr (word, '/');
-          base = base ? base + 1 : word;
-          for (const char *c = base; *c; c++)
-            if (!(g_ascii_isalnum (*c) || *c == '-' || *c == '_' || *c == '.'))
-              plain = FALSE;
-          if (plain && (g_str_has_prefix (base, "mysql") || g_str_has_prefix (base, "mariadb")))
-            return PW_GLUED_P;
-          if (plain && strcmp (base, "sshpass") == 0)
-            return PW_GLUED_P | PW_SPACED_P;
-          if (plain && *base != '\0' && _pd_redact_word_in (base, redis_clients))
-            return PW_SPACED_A;
-          if (plain && strcmp (base, "curl") == 0)
-            return PW_GLUED_U;
-          if (plain && g_str_has_prefix (base, "mongo"))
-            return PW_GLUED_P | PW_SPACED_P;
-          if (plain && g_str_has_prefix (base, "ldap"))
-            return PW_SPACED_W;
-          if (plain && *base != '\0' && _pd_redact_word_in (base, sql_server_clients))
-            return PW_SPACED_CAP_P;
-          if (plain && *base != '\0' && _pd_redact_word_in (base, samba_clients))
-            return PW_SMB_U;
-          if (plain && *base != '\0' && _pd_redact_word_in (base, registry_clients))
-            registry = TRUE;
-          else if (plain && registry && strcmp (base, "login") == 0)
-            return PW_GLUED_P | PW_SPACED_P;
-        }
-      w = e + 1;
-    }
+  /* Longer than any client's path: no command name (and no copy of it). */
+  if (e <= w || e - w > 256)
+    return 0;
+  word = g_strndup (r->text + w, e - w);
+  /* A command quoted for another shell: ssh host "mysql -pX",
+   * bash -c 'mysql -pX', also escaped inside a JSON string; or
+   * its name quoted: "mysql" -pX. */
+  _pd_redact_unquote_word (word);
+  base = strrchr (word, '/');
+  base = base ? base + 1 : word;
+  if (*base == '\0')
+    return 0;
+  for (const char *c = base; *c; c++)
+    if (!(g_ascii_isalnum (*c) || *c == '-' || *c == '_' || *c == '.'))
+      return 0;
+  if (g_str_has_prefix (base, "mysql") || g_str_has_prefix (base, "mariadb"))
+    return PW_GLUED_P;
+  if (strcmp (base, "sshpass") == 0)
+    return PW_GLUED_P | PW_SPACED_P;
+  if (_pd_redact_word_in (base, redis_clients))
+    return PW_SPACED_A;
+  if (strcmp (base, "curl") == 0)
+    return PW_GLUED_U;
+  if (g_str_has_prefix (base, "mongo"))
+    return PW_GLUED_P | PW_SPACED_P;
+  if (g_str_has_prefix (base, "ldap"))
+    return PW_SPACED_W | PW_GLUED_W;
+  if (_pd_redact_word_in (base, sql_server_clients))
+    return PW_SPACED_CAP_P | PW_GLUED_CAP_P;
+  if (_pd_redact_word_in (base, samba_clients))
+    return PW_SMB_U;
+  if (_pd_redact_word_in (base, registry_clients))
+    *registry = TRUE;
+  else if (*registry && strcmp (base, "login") == 0)
+    return PW_GLUED_P | PW_SPACED_P;
   return 0;
+}
+
+/* Whether @k starts a command line: after ; | & ( ` or a line break, or
+ * a line break escaped in a JSON string (\n): a tool call's arguments are
+ * redacted as their JSON text. */
+static inline gboolean
+ends_command_line (const char *t,
+                   gsize       k)
+{
+  return strchr (";|&(`\n", t[k]) != NULL || (t[k] == 'n' && k > 0 && t[k - 1] == '\\');
+}
+
+static guint
+password_options_at (Redactor *r,
+                     gsize     i)
+{
+  const char *t = r->text;
+  gboolean registry;
+
+  /* Read forward from where the last question left off: each byte of a
+   * command line is read once, however many options it has (4 MiB of
+   * "-p -p …" read the line back for each: quadratic).  A question
+   * behind that place (the scan stepped back) starts the line again. */
+  if (i < r->cmd_pos)
+    {
+      gsize start = i;
+
+      while (start > 0 && i - start < 256 && !ends_command_line (t, start - 1))
+        start--;
+      r->cmd_pos = start;
+      r->cmd_word = G_MAXSIZE;
+      r->cmd_forms = 0;
+      r->cmd_registry = FALSE;
+    }
+  for (; r->cmd_pos < i; r->cmd_pos++)
+    {
+      gsize k = r->cmd_pos;
+
+      if (ends_command_line (t, k))
+        {
+          r->cmd_word = G_MAXSIZE;
+          r->cmd_forms = 0;
+          r->cmd_registry = FALSE;
+        }
+      else if (g_ascii_isspace (t[k]))
+        {
+          if (r->cmd_word != G_MAXSIZE && r->cmd_forms == 0)
+            r->cmd_forms = command_word_forms (r, r->cmd_word, k, &r->cmd_registry);
+          r->cmd_word = G_MAXSIZE;
+        }
+      else if (r->cmd_word == G_MAXSIZE)
+        r->cmd_word = k;
+    }
+  if (r->cmd_forms != 0 || r->cmd_word == G_MAXSIZE)
+    return r->cmd_forms;
+  /* A word cut at @i ("mysql"-p…): read, not kept. */
+  registry = r->cmd_registry;
+  return command_word_forms (r, r->cmd_word, i, &registry);
 }
 
 /* curl's -u glued to its value (-uuser:PASSWORD), after grouped flags
@@ -1190,6 +1245,7 @@ pd_redact (const char *text,
   r.text = without_keys ? without_keys : text;
   r.len = strlen (r.text);
   r.refused_from = G_MAXSIZE;
+  r.cmd_word = G_MAXSIZE;
   for (gsize i = 0; i < r.len; )
     {
       guchar c = (guchar) r.text[i];
@@ -1209,6 +1265,7 @@ pd_redact (const char *text,
         {
           next = MIN (next, r.refused_from);
           r.refused_from = G_MAXSIZE;
+  r.cmd_word = G_MAXSIZE;
         }
       i = next > i ? next : i + 1;
     }
