@@ -215,6 +215,36 @@ test_long_command_lines (void)
   assert_redacted ("echo x\\nmysql -pS3cret", "echo x\\nmysql -p[REDACTED]", 1);
 }
 
+/* Finding: spellings stored as written or masked only in part. */
+static void
+test_leftover_spellings (void)
+{
+  static const RedactCase cases[] = {
+    { "ldapsearch -x -wS3cret -b dc=x", "ldapsearch -x -w[REDACTED] -b dc=x", "S3cret" },
+    { "ldapsearch -x -w'a b' -b dc=x", "ldapsearch -x -w'[REDACTED]' -b dc=x", "a b" },
+    { "sqlcmd -S h -U sa -PS3cret", "sqlcmd -S h -U sa -P[REDACTED]", "S3cret" },
+    { "bcp t out f -S h -PS3cret", "bcp t out f -S h -P[REDACTED]", "S3cret" },
+    { "mysql --password \\\nS3cret shop", "mysql --password \\\n[REDACTED] shop", "S3cret" },
+    { "sshpass -p \\\nS3cret ssh h", "sshpass -p \\\n[REDACTED] ssh h", "S3cret" },
+    { "PGPASSWORD=abc,S3cret psql", "PGPASSWORD=[REDACTED] psql", "S3cret" },
+    { "--password=abc]S3cret", "--password=[REDACTED]", "S3cret" },
+    { "--password=abc{S3cret", "--password=[REDACTED]", "S3cret" },
+    { "--password=abc\vS3cret", "--password=[REDACTED]", "S3cret" },
+    { "--password=abc\fS3cret", "--password=[REDACTED]", "S3cret" },
+    { "--password\u00a0S3cret", "--password\u00a0[REDACTED]", "S3cret" },
+    { "--password=\xe2\x80\x83S3cret", "--password=\xe2\x80\x83[REDACTED]", "S3cret" },
+    { "mysql --password \xe3\x80\x80S3cret shop", "mysql --password \xe3\x80\x80[REDACTED] shop", "S3cret" },
+    { "redis-cli -a\xc2\xa0S3cret", "redis-cli -a\xc2\xa0[REDACTED]", "S3cret" },
+  };
+  static const char * const kept[] = {
+    "ls -wS3cret", "ldapsearch -W -x", "sqlcmd -P-x", "pass=12,fail=0",
+    "SECRET_KEY=config['x']",
+  };
+
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+  assert_kept (kept, G_N_ELEMENTS (kept));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -224,6 +254,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/commands-never-hidden", test_commands_never_hidden);
   g_test_add_func ("/pd/redact/authorization-schemes", test_authorization_schemes);
   g_test_add_func ("/pd/redact/long-command-lines", test_long_command_lines);
+  g_test_add_func ("/pd/redact/leftover-spellings", test_leftover_spellings);
 
   return g_test_run ();
 }

@@ -35,6 +35,10 @@
  * (PCRE2's \s on bytes matched the A0 and the 85 alone). */
 #define USPACE \
   "(?:\\xc2[\\x85\\xa0]|\\xe1\\x9a\\x80|\\xe2\\x80[\\x80-\\x8a\\xa8\\xa9\\xaf]|\\xe2\\x81\\x9f|\\xe3\\x80\\x80)"
+/* The blanks between an option and its value: a space or a tab, one of
+ * Unicode's spaces, or a line break escaped for the shell (\ and a line
+ * break: --password \<newline> X). */
+#define BLANK "(?:[ \\t]|" USPACE "|\\\\\\r?\\n)"
 #define HIGH_VALUE_BYTE "(?!" USPACE ")[\\x80-\\xff]"
 /* What a secret value may be made of: never quotes, backslashes, brackets,
  * braces, parentheses, separators or whitespace.  That is what keeps a
@@ -95,6 +99,7 @@ enum {
   RE_NETRC,
   RE_GLUED,
   RE_SPACED,
+  RE_GLUED_WP,
   RE_SMB,
   RE_ASSIGN,
   RE_PASSARG,
@@ -167,7 +172,9 @@ static const char * const patterns[N_RE] = {
   /* sshpass's -p PASSWORD, redis-cli's -a PASSWORD and --pass PASSWORD,
    * the MongoDB tools' -p PASSWORD, OpenLDAP's -w PASSWORD, sqlcmd's and
    * bcp's -P PASSWORD. */
-  [RE_SPACED] = "(?:-[paPw]|--pass)[ \\t]++" WORD_VALUE,
+  [RE_SPACED] = "(?:-[paPw]|--pass)" BLANK "++" WORD_VALUE,
+  /* OpenLDAP's -wPASSWORD, sqlcmd's and bcp's -PPASSWORD, glued. */
+  [RE_GLUED_WP] = "-[wP]" WORD_VALUE,
   /* Samba's -U user%PASSWORD, --user=user%PASSWORD (the user may be
    * DOMAIN\user), also quoted: -U 'user%a b'. */
   [RE_SMB] =
@@ -179,7 +186,7 @@ static const char * const patterns[N_RE] = {
    * --name=value. */
   [RE_ASSIGN] =
     "(?<dash>--?)?[A-Za-z_][A-Za-z0-9_.\\-]{0,63}+"
-    "(?(dash)(?:=|[ \\t]++(?![\\-\\s]))"
+    "(?(dash)(?:=" USPACE "*+|" BLANK "++(?![\\-\\s]))"
     "|(?:\\\\?[\"'])?[ \\t]*+(?::=|[=:](?![=:]))[ \\t]*+)"
     WORD_VALUE,
   /* openssl's pass phrase arguments: -passin pass:PASSWORD, -passout
@@ -746,6 +753,18 @@ value_goes_on (Redactor   *r,
         return ve;  /* pass=12,fail=0: fields */
       return numbers || e == ve + 1 ? ve : e;
     }
+  /* Signs a value's characters do not take, with more of the word after
+   * them (password=abc,def, abc]def, abc{def, a vertical tab or a form
+   * feed inside): the word to its end, not its first part only. */
+  if (ve + 1 < r->len && strchr (",]{}\v\f", t[ve]) != NULL && t[ve] != '\0'
+      && !g_ascii_isspace (t[ve + 1]) && strchr ("\"'`\\[]{}()<>,;&|", t[ve + 1]) == NULL)
+    {
+      while (e < r->len && e - ve < 256 && (t[e] == '\v' || t[e] == '\f' || !g_ascii_isspace (t[e]))
+             && strchr ("\"'`\\()<>;&|", t[e]) == NULL
+             && _pd_redact_unicode_space_len (t + e, r->len - e) == 0)
+        e++;
+      return e;
+    }
   return ve;
 }
 
@@ -1048,6 +1067,15 @@ curl_user_option_at (Redactor *r,
          && (password_options_at (r, i) & PW_GLUED_U) != 0;
 }
 
+/* Whether a blank (BLANK: a space, a tab, one of Unicode's spaces, or \
+ * and a line break) is at @p. */
+static gboolean
+option_blank (const char *p)
+{
+  return *p == ' ' || *p == '\t' || _pd_redact_unicode_space_len (p, strnlen (p, 4)) > 0
+         || (p[0] == '\\' && (p[1] == '\n' || (p[1] == '\r' && p[2] == '\n')));
+}
+
 /* A password option at @p (a word's start): which form it is (PW_*), or 0.
  * Grouped flags may come before a glued -p (mysql -vpSECRET), and the
  * glued value may follow a '=' (docker login -p=SECRET). */
@@ -1063,11 +1091,14 @@ password_option_form (const char *p)
   if (p[k] == 'p' && p[k + 1] != '\0' && !g_ascii_isspace (p[k + 1])
       && (p[k + 1] != '=' || (p[k + 2] != '\0' && !g_ascii_isspace (p[k + 2]))))
     return PW_GLUED_P;
-  if (k == 1 && (p[1] == 'p' || p[1] == 'a') && (p[2] == ' ' || p[2] == '\t'))
+  if (k == 1 && (p[1] == 'p' || p[1] == 'a') && option_blank (p + 2))
     return p[1] == 'p' ? PW_SPACED_P : PW_SPACED_A;
-  if (k == 1 && (p[1] == 'w' || p[1] == 'P') && (p[2] == ' ' || p[2] == '\t'))
+  if (k == 1 && (p[1] == 'w' || p[1] == 'P') && option_blank (p + 2))
     return p[1] == 'w' ? PW_SPACED_W : PW_SPACED_CAP_P;
-  if (strncmp (p, "--pass", 6) == 0 && (p[6] == ' ' || p[6] == '\t'))
+  /* OpenLDAP's -wSECRET, sqlcmd's and bcp's -PSECRET. */
+  if (k == 1 && (p[1] == 'w' || p[1] == 'P') && p[2] != '\0' && !g_ascii_isspace (p[2]) && p[2] != '-')
+    return p[1] == 'w' ? PW_GLUED_W : PW_GLUED_CAP_P;
+  if (strncmp (p, "--pass", 6) == 0 && option_blank (p + 6))
     return PW_SPACED_A;
   return 0;
 }
@@ -1184,7 +1215,8 @@ try_at (Redactor *r,
     }
   if (*p == '-' && word_start && (form = password_option_form (p)) != 0
       && (password_options_at (r, i) & form) != 0
-      && match_at (r, form == PW_GLUED_P ? RE_GLUED : RE_SPACED, i, &vs, &ve)
+      && match_at (r, form == PW_GLUED_P ? RE_GLUED : (form == PW_GLUED_W || form == PW_GLUED_CAP_P) ? RE_GLUED_WP : RE_SPACED,
+                   i, &vs, &ve)
       && found_value_is_secret (r, vs, ve))
     {
       redact_span (r, vs, ve);
