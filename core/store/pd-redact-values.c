@@ -26,12 +26,19 @@ _pd_redact_value_is_secret (const char *value,
   static const char * const plain[] = {
     "true", "false", "null", "none", "nil", "undefined", "yes", "no", "on", "off", NULL,
   };
-  g_autofree char *lower = g_ascii_strdown (value, -1);
+  char lower[16];
+  gsize len;
 
   if ((value[0] == '$' && !single_quoted) || value[0] == '%' || strcmp (value, PD_REDACTED) == 0)
     return FALSE;
   if (_pd_redact_value_runs_command (value))
     return FALSE;
+  /* The plain words are short: a longer value is none (and not copied). */
+  len = strnlen (value, sizeof lower);
+  if (len >= sizeof lower)
+    return TRUE;
+  for (gsize i = 0; i <= len; i++)
+    lower[i] = _pd_redact_lower (value[i]);
   return !_pd_redact_word_in (lower, plain);
 }
 

@@ -828,7 +828,9 @@ try_assignment (Redactor *r,
 
   if (match_at (r, RE_ASSIGN, start, &vs, &ve))
     {
-      g_autofree char *value = g_strndup (t + vs, ve - vs);
+      /* A count is two digits at most: three bytes tell it, and a long
+       * value is not copied for it. */
+      g_autofree char *value = g_strndup (t + vs, MIN (ve - vs, 3));
       gsize whole = r->joined ? ve : value_goes_on (r, name, end, vs, ve);
 
       /* A value followed by ( or [ is code (get_key(), env["X"]), not a
