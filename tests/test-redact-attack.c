@@ -245,6 +245,25 @@ test_leftover_spellings (void)
   assert_kept (kept, G_N_ELEMENTS (kept));
 }
 
+/* Inputs fuzz-redact found: each redacted twice gives what once did. */
+static void
+test_fuzz_found (void)
+{
+  static const char * const inputs[] = {
+    /* A ( inside a masked quoted part ended the command line the first
+     * time, so the second -p was no mysql's; the second time it was. */
+    "mysql -p'a'\"PGPASSWORD='''x'''( echo \"PGPASSWl -p'a'\"b\"\x9d\xd7PGPASSWORD='''x'''x'''( echo",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (inputs); i++)
+    {
+      g_autofree char *once = pd_redact (inputs[i], NULL);
+      g_autofree char *twice = pd_redact (once, NULL);
+
+      g_assert_cmpstr (twice, ==, once);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -255,6 +274,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/authorization-schemes", test_authorization_schemes);
   g_test_add_func ("/pd/redact/long-command-lines", test_long_command_lines);
   g_test_add_func ("/pd/redact/leftover-spellings", test_leftover_spellings);
+  g_test_add_func ("/pd/redact/fuzz-found", test_fuzz_found);
 
   return g_test_run ();
 }

@@ -344,6 +344,7 @@ typedef struct
   gsize       cmd_word;     /* in a word that starts here (G_MAXSIZE: between words), */
   guint       cmd_forms;    /* and found a command with these password options (PW_*) */
   gboolean    cmd_registry; /* or a registry client, whose login comes next */
+  gboolean    cmd_word_masked; /* a mask is in the word at cmd_word */
   gsize       name_start;   /* where the name or option of the value tried starts */
   gsize       refused_from; /* a value redact_span() refused starts here (G_MAXSIZE: none) */
   gsize       refused_end;  /* inside [.., refused_end) only known token shapes are tried */
@@ -401,6 +402,8 @@ quoted_value_stops_short (Redactor *r,
   return _pd_redact_syntax_at (t + ve, t + r->len);
 }
 
+static void command_line_masked (Redactor *r, gsize start, gsize end);
+
 /* Replaces [start, end) with the mask: a known token's shape, or a value
  * redact_span() let through. */
 static void
@@ -424,6 +427,7 @@ mask_span (Redactor *r,
   g_string_append (r->out, PD_REDACTED);
   r->copied = end;
   r->count++;
+  command_line_masked (r, start, end);
 }
 
 /* Masks the value [start, end) of a name or an option.  Masking must
@@ -1005,6 +1009,55 @@ ends_command_line (const char *t,
   return strchr (";|&(`\n", t[k]) != NULL || (t[k] == 'n' && k > 0 && t[k - 1] == '\\');
 }
 
+/* Reads the command line forward up to @upto (password_options_at()). */
+static void
+read_command_line (Redactor *r,
+                   gsize     upto)
+{
+  const char *t = r->text;
+
+  for (; r->cmd_pos < upto; r->cmd_pos++)
+    {
+      gsize k = r->cmd_pos;
+
+      if (ends_command_line (t, k))
+        {
+          r->cmd_word = G_MAXSIZE;
+          r->cmd_forms = 0;
+          r->cmd_registry = FALSE;
+        }
+      else if (g_ascii_isspace (t[k]))
+        {
+          if (r->cmd_word != G_MAXSIZE && r->cmd_forms == 0 && !r->cmd_word_masked)
+            r->cmd_forms = command_word_forms (r, r->cmd_word, k, &r->cmd_registry);
+          r->cmd_word = G_MAXSIZE;
+        }
+      else if (r->cmd_word == G_MAXSIZE)
+        {
+          r->cmd_word = k;
+          r->cmd_word_masked = FALSE;
+        }
+    }
+}
+
+/* A mask over [start, end): to the command line it is part of a word, as
+ * [REDACTED] is when the text is redacted again (a ( inside a masked
+ * quoted part ended the line the first time, not the second: found by
+ * fuzz-redact). */
+static void
+command_line_masked (Redactor *r,
+                     gsize     start,
+                     gsize     end)
+{
+  if (start < r->cmd_pos)
+    return;
+  read_command_line (r, start);
+  if (r->cmd_word == G_MAXSIZE)
+    r->cmd_word = start;
+  r->cmd_word_masked = TRUE;
+  r->cmd_pos = end;
+}
+
 static guint
 password_options_at (Redactor *r,
                      gsize     i)
@@ -1027,26 +1080,8 @@ password_options_at (Redactor *r,
       r->cmd_forms = 0;
       r->cmd_registry = FALSE;
     }
-  for (; r->cmd_pos < i; r->cmd_pos++)
-    {
-      gsize k = r->cmd_pos;
-
-      if (ends_command_line (t, k))
-        {
-          r->cmd_word = G_MAXSIZE;
-          r->cmd_forms = 0;
-          r->cmd_registry = FALSE;
-        }
-      else if (g_ascii_isspace (t[k]))
-        {
-          if (r->cmd_word != G_MAXSIZE && r->cmd_forms == 0)
-            r->cmd_forms = command_word_forms (r, r->cmd_word, k, &r->cmd_registry);
-          r->cmd_word = G_MAXSIZE;
-        }
-      else if (r->cmd_word == G_MAXSIZE)
-        r->cmd_word = k;
-    }
-  if (r->cmd_forms != 0 || r->cmd_word == G_MAXSIZE)
+  read_command_line (r, i);
+  if (r->cmd_forms != 0 || r->cmd_word == G_MAXSIZE || r->cmd_word_masked)
     return r->cmd_forms;
   /* A word cut at @i ("mysql"-p…): read, not kept. */
   registry = r->cmd_registry;
