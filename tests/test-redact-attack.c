@@ -253,6 +253,16 @@ test_fuzz_found (void)
     /* A ( inside a masked quoted part ended the command line the first
      * time, so the second -p was no mysql's; the second time it was. */
     "mysql -p'a'\"PGPASSWORD='''x'''( echo \"PGPASSWl -p'a'\"b\"\x9d\xd7PGPASSWORD='''x'''x'''( echo",
+    /* A quoted part over 256 bytes the first time fitted the second,
+     * once the masks inside it had made it shorter. */
+    "{\"env\":{\"password\" r m-fr ~\"000a},\"arg/gs\":\"{\\\"token\\\":\\ \"ab"
+    "c125\x98\x9a\x99\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f"
+    "\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f=secret=secret=secret=secre\xf4="
+    "secret=secret=secret=secret=secret=secret=scretdefault secre"
+    "t=secret=secret=secret=secret=secret\xffsecret=secret=secret=se"
+    "cret=secret=secret=secret=sec%et=s[cret=secret=secret=secret"
+    "=secret==secret=secret=secret=secret=secret=secrecret=s\x9f\x9f\x9f\x9f\x9f"
+    "\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\xa3\"}\"}",
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (inputs); i++)

@@ -443,9 +443,14 @@ redact_span (Redactor *r,
              gsize     start,
              gsize     end)
 {
+  /* A value that holds a mask already is what an earlier redaction left:
+   * masked again it changed a second redaction (a quoted part of 256 bytes
+   * at most fits once masks inside it made the text shorter; found by
+   * fuzz-redact). */
   if (end > start
       && (_pd_redact_value_hides_syntax (r->text + start, end - start) || quote_closes_name_word (r, start)
-          || quoted_value_stops_short (r, start, end)))
+          || quoted_value_stops_short (r, start, end)
+          || g_strstr_len (r->text + start, end - start, PD_REDACTED) != NULL))
     {
       r->refused_from = start;
       r->refused_end = MAX (r->refused_end, end);
