@@ -72,11 +72,6 @@
 /* Where a value starts (group "s": a value the shell joins of parts,
  * -p"a"b, is found from there by _pd_redact_joined_word()), and the value. */
 #define WORD_VALUE "(?<s>)(?:" OPEN_QUOTE VALUE ")?+"
-/* The short options a MySQL or MariaDB client (or sshpass) takes without
- * an argument, which may stand grouped before its -p: mysql -vpSECRET.
- * Not u, h, P, S, D, e, r, w, T…: those take one (-uprod is the user
- * "prod", no password). */
-#define GROUPED_FLAGS "vsNBEtnqXHCfiAbcGxlKQRFdYyV"
 /* curl's user before the ':' of user:password (none: -u :PASSWORD). */
 #define CURL_USER "[^\\s:\"'`\\\\/]{0,256}+:"
 /* The short options curl takes without an argument, which may stand
@@ -340,11 +335,7 @@ typedef struct
   gboolean    joined;   /* the last match_at() found a joined word */
   gsize       tick_pos; /* backticks_before() counted the line up to here */
   guint       ticks;    /* and found this many backticks on it */
-  gsize       cmd_pos;      /* password_options_at() read the command line up to here, */
-  gsize       cmd_word;     /* in a word that starts here (G_MAXSIZE: between words), */
-  guint       cmd_forms;    /* and found a command with these password options (PW_*) */
-  gboolean    cmd_registry; /* or a registry client, whose login comes next */
-  gboolean    cmd_word_masked; /* a mask is in the word at cmd_word */
+  PdRedactCommandLine line; /* the command line read forward (pd-redact-commands.c) */
   gsize       name_start;   /* where the name or option of the value tried starts */
   gsize       refused_from; /* a value redact_span() refused starts here (G_MAXSIZE: none) */
   gsize       refused_end;  /* inside [.., refused_end) only known token shapes are tried */
@@ -402,8 +393,6 @@ quoted_value_stops_short (Redactor *r,
   return _pd_redact_syntax_at (t + ve, t + r->len);
 }
 
-static void command_line_masked (Redactor *r, gsize start, gsize end);
-
 /* Replaces [start, end) with the mask: a known token's shape, or a value
  * redact_span() let through. */
 static void
@@ -427,7 +416,7 @@ mask_span (Redactor *r,
   g_string_append (r->out, PD_REDACTED);
   r->copied = end;
   r->count++;
-  command_line_masked (r, start, end);
+  _pd_redact_command_line_masked (&r->line, r->text, start, end);
 }
 
 /* Masks the value [start, end) of a name or an option.  Masking must
@@ -918,181 +907,6 @@ netrc_password_at (Redactor *r,
   }
 }
 
-/* The password options of the command an option at @i belongs to:
- * MySQL and MariaDB clients take it glued to -p (-pSECRET, -vpSECRET;
- * their -p SECRET asks, and SECRET is the database), sshpass glued or
- * not (-pSECRET, -p SECRET), redis-cli (and its forks valkey-cli and
- * keydb-cli) as -a SECRET or --pass SECRET, the login of a container
- * registry's client (docker, podman, nerdctl, buildah, skopeo, crane,
- * oras, az; helm registry login, crane auth login, az acr login) as
- * -p SECRET, -pSECRET or -p=SECRET, curl its -u user:SECRET also glued
- * (-uuser:SECRET), the MongoDB tools (mongosh, mongodump…) -p SECRET,
- * OpenLDAP's (ldapsearch…) -w SECRET or -wSECRET, sqlcmd and bcp
- * -P SECRET or -PSECRET, Samba's clients -U user%SECRET.  Elsewhere
- * -p2222, -pr, -p8080:80 (docker run's), -a and -u1000:1000 are no
- * secrets.  The command is the first client named since the start of its
- * command line (; | & ( ` or a line break), read forward as the scan
- * goes (each byte once: linear, however many options follow); its
- * name is read as the shell reads it ("mysql", m'ysql'), and a command
- * quoted for another shell (ssh host "mysql -pX", bash -c 'mysql -pX') is
- * found inside its quote. */
-enum {
-  PW_GLUED_P = 1 << 0,
-  PW_SPACED_P = 1 << 1,
-  PW_SPACED_A = 1 << 2,
-  PW_GLUED_U = 1 << 3,
-  PW_SPACED_W = 1 << 4,
-  PW_SPACED_CAP_P = 1 << 5,
-  PW_SMB_U = 1 << 6,
-  PW_GLUED_W = 1 << 7,
-  PW_GLUED_CAP_P = 1 << 8,
-};
-
-/* What the word [w, e) says as a command: its PW_* forms, or 0; a
- * registry client (docker, podman…) sets *@registry, and "login" after
- * one is its login. */
-static guint
-command_word_forms (Redactor *r,
-                    gsize     w,
-                    gsize     e,
-                    gboolean *registry)
-{
-  static const char * const registry_clients[] = {
-    "docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "crane", "oras", "az", NULL,
-  };
-  static const char * const redis_clients[] = { "redis-cli", "valkey-cli", "keydb-cli", NULL };
-  static const char * const sql_server_clients[] = { "sqlcmd", "bcp", NULL };
-  static const char * const samba_clients[] = { "smbclient", "rpcclient", "smbcacls", "smbget", "smbtree", NULL };
-  g_autofree char *word = NULL;
-  const char *base;
-
-  /* Longer than any client's path: no command name (and no copy of it). */
-  if (e <= w || e - w > 256)
-    return 0;
-  word = g_strndup (r->text + w, e - w);
-  /* A command quoted for another shell: ssh host "mysql -pX",
-   * bash -c 'mysql -pX', also escaped inside a JSON string; or
-   * its name quoted: "mysql" -pX. */
-  _pd_redact_unquote_word (word);
-  base = strrchr (word, '/');
-  base = base ? base + 1 : word;
-  if (*base == '\0')
-    return 0;
-  for (const char *c = base; *c; c++)
-    if (!(g_ascii_isalnum (*c) || *c == '-' || *c == '_' || *c == '.'))
-      return 0;
-  if (g_str_has_prefix (base, "mysql") || g_str_has_prefix (base, "mariadb"))
-    return PW_GLUED_P;
-  if (strcmp (base, "sshpass") == 0)
-    return PW_GLUED_P | PW_SPACED_P;
-  if (_pd_redact_word_in (base, redis_clients))
-    return PW_SPACED_A;
-  if (strcmp (base, "curl") == 0)
-    return PW_GLUED_U;
-  if (g_str_has_prefix (base, "mongo"))
-    return PW_GLUED_P | PW_SPACED_P;
-  if (g_str_has_prefix (base, "ldap"))
-    return PW_SPACED_W | PW_GLUED_W;
-  if (_pd_redact_word_in (base, sql_server_clients))
-    return PW_SPACED_CAP_P | PW_GLUED_CAP_P;
-  if (_pd_redact_word_in (base, samba_clients))
-    return PW_SMB_U;
-  if (_pd_redact_word_in (base, registry_clients))
-    *registry = TRUE;
-  else if (*registry && strcmp (base, "login") == 0)
-    return PW_GLUED_P | PW_SPACED_P;
-  return 0;
-}
-
-/* Whether @k starts a command line: after ; | & ( ` or a line break, or
- * a line break escaped in a JSON string (\n): a tool call's arguments are
- * redacted as their JSON text. */
-static inline gboolean
-ends_command_line (const char *t,
-                   gsize       k)
-{
-  return strchr (";|&(`\n", t[k]) != NULL || (t[k] == 'n' && k > 0 && t[k - 1] == '\\');
-}
-
-/* Reads the command line forward up to @upto (password_options_at()). */
-static void
-read_command_line (Redactor *r,
-                   gsize     upto)
-{
-  const char *t = r->text;
-
-  for (; r->cmd_pos < upto; r->cmd_pos++)
-    {
-      gsize k = r->cmd_pos;
-
-      if (ends_command_line (t, k))
-        {
-          r->cmd_word = G_MAXSIZE;
-          r->cmd_forms = 0;
-          r->cmd_registry = FALSE;
-        }
-      else if (g_ascii_isspace (t[k]))
-        {
-          if (r->cmd_word != G_MAXSIZE && r->cmd_forms == 0 && !r->cmd_word_masked)
-            r->cmd_forms = command_word_forms (r, r->cmd_word, k, &r->cmd_registry);
-          r->cmd_word = G_MAXSIZE;
-        }
-      else if (r->cmd_word == G_MAXSIZE)
-        {
-          r->cmd_word = k;
-          r->cmd_word_masked = FALSE;
-        }
-    }
-}
-
-/* A mask over [start, end): to the command line it is part of a word, as
- * [REDACTED] is when the text is redacted again (a ( inside a masked
- * quoted part ended the line the first time, not the second: found by
- * fuzz-redact). */
-static void
-command_line_masked (Redactor *r,
-                     gsize     start,
-                     gsize     end)
-{
-  if (start < r->cmd_pos)
-    return;
-  read_command_line (r, start);
-  if (r->cmd_word == G_MAXSIZE)
-    r->cmd_word = start;
-  r->cmd_word_masked = TRUE;
-  r->cmd_pos = end;
-}
-
-static guint
-password_options_at (Redactor *r,
-                     gsize     i)
-{
-  const char *t = r->text;
-  gboolean registry;
-
-  /* Read forward from where the last question left off: each byte of a
-   * command line is read once, however many options it has (4 MiB of
-   * "-p -p …" read the line back for each: quadratic).  A question
-   * behind that place (the scan stepped back) starts the line again. */
-  if (i < r->cmd_pos)
-    {
-      gsize start = i;
-
-      while (start > 0 && i - start < 256 && !ends_command_line (t, start - 1))
-        start--;
-      r->cmd_pos = start;
-      r->cmd_word = G_MAXSIZE;
-      r->cmd_forms = 0;
-      r->cmd_registry = FALSE;
-    }
-  read_command_line (r, i);
-  if (r->cmd_forms != 0 || r->cmd_word == G_MAXSIZE || r->cmd_word_masked)
-    return r->cmd_forms;
-  /* A word cut at @i ("mysql"-p…): read, not kept. */
-  registry = r->cmd_registry;
-  return command_word_forms (r, r->cmd_word, i, &registry);
-}
-
 /* curl's -u glued to its value (-uuser:PASSWORD), after grouped flags
  * (-fsSu user:PASSWORD, -sSuuser:PASSWORD), or its proxy's -U, at @i when
  * the command is curl: elsewhere -u1000:1000 and -U are no password's. */
@@ -1106,43 +920,7 @@ curl_user_option_at (Redactor *r,
   while (k < 17 && p[k] != '\0' && strchr (CURL_FLAGS, p[k]) != NULL)
     k++;
   return (p[k] == 'u' || p[k] == 'U') && p[k + 1] != '\0' && (k > 1 || p[k] == 'U' || !g_ascii_isspace (p[k + 1]))
-         && (password_options_at (r, i) & PW_GLUED_U) != 0;
-}
-
-/* Whether a blank (BLANK: a space, a tab, one of Unicode's spaces, or \
- * and a line break) is at @p. */
-static gboolean
-option_blank (const char *p)
-{
-  return *p == ' ' || *p == '\t' || _pd_redact_unicode_space_len (p, strnlen (p, 4)) > 0
-         || (p[0] == '\\' && (p[1] == '\n' || (p[1] == '\r' && p[2] == '\n')));
-}
-
-/* A password option at @p (a word's start): which form it is (PW_*), or 0.
- * Grouped flags may come before a glued -p (mysql -vpSECRET), and the
- * glued value may follow a '=' (docker login -p=SECRET). */
-static guint
-password_option_form (const char *p)
-{
-  guint k = 1;
-
-  if (p[0] != '-')
-    return 0;
-  while (k < 17 && p[k] != '\0' && strchr (GROUPED_FLAGS, p[k]) != NULL)
-    k++;
-  if (p[k] == 'p' && p[k + 1] != '\0' && !g_ascii_isspace (p[k + 1])
-      && (p[k + 1] != '=' || (p[k + 2] != '\0' && !g_ascii_isspace (p[k + 2]))))
-    return PW_GLUED_P;
-  if (k == 1 && (p[1] == 'p' || p[1] == 'a') && option_blank (p + 2))
-    return p[1] == 'p' ? PW_SPACED_P : PW_SPACED_A;
-  if (k == 1 && (p[1] == 'w' || p[1] == 'P') && option_blank (p + 2))
-    return p[1] == 'w' ? PW_SPACED_W : PW_SPACED_CAP_P;
-  /* OpenLDAP's -wSECRET, sqlcmd's and bcp's -PSECRET. */
-  if (k == 1 && (p[1] == 'w' || p[1] == 'P') && p[2] != '\0' && !g_ascii_isspace (p[2]) && p[2] != '-')
-    return p[1] == 'w' ? PW_GLUED_W : PW_GLUED_CAP_P;
-  if (strncmp (p, "--pass", 6) == 0 && option_blank (p + 6))
-    return PW_SPACED_A;
-  return 0;
+         && (_pd_redact_password_options_at (&r->line, r->text, i) & PW_GLUED_U) != 0;
 }
 
 /* openssl's pass phrase options at @p (-passin, -passout, -pass, with
@@ -1225,7 +1003,7 @@ try_at (Redactor *r,
       return ve;
     }
   if (*p == '-' && word_start && (p[1] == 'U' || strncmp (p, "--user", 6) == 0)
-      && (password_options_at (r, i) & PW_SMB_U) != 0 && match_at (r, RE_SMB, i, &vs, &ve))
+      && (_pd_redact_password_options_at (&r->line, r->text, i) & PW_SMB_U) != 0 && match_at (r, RE_SMB, i, &vs, &ve))
     {
       if (credential_is_secret (r, vs, ve, ve < r->len && r->text[ve] == '\''))
         redact_span (r, vs, ve);
@@ -1255,8 +1033,8 @@ try_at (Redactor *r,
       if ((source = passphrase_source_len (p + n)) > 0)
         return i + n + source;
     }
-  if (*p == '-' && word_start && (form = password_option_form (p)) != 0
-      && (password_options_at (r, i) & form) != 0
+  if (*p == '-' && word_start && (form = _pd_redact_password_option_form (p)) != 0
+      && (_pd_redact_password_options_at (&r->line, r->text, i) & form) != 0
       && match_at (r, form == PW_GLUED_P ? RE_GLUED : (form == PW_GLUED_W || form == PW_GLUED_CAP_P) ? RE_GLUED_WP : RE_SPACED,
                    i, &vs, &ve)
       && found_value_is_secret (r, vs, ve))
@@ -1319,7 +1097,7 @@ pd_redact (const char *text,
   r.text = without_keys ? without_keys : text;
   r.len = strlen (r.text);
   r.refused_from = G_MAXSIZE;
-  r.cmd_word = G_MAXSIZE;
+  _pd_redact_command_line_init (&r.line);
   for (gsize i = 0; i < r.len; )
     {
       guchar c = (guchar) r.text[i];
@@ -1339,7 +1117,7 @@ pd_redact (const char *text,
         {
           next = MIN (next, r.refused_from);
           r.refused_from = G_MAXSIZE;
-  r.cmd_word = G_MAXSIZE;
+  _pd_redact_command_line_init (&r.line);
         }
       i = next > i ? next : i + 1;
     }
