@@ -9,7 +9,7 @@
 # leaves its input in _build-fuzz/artifacts/TARGET/ and fails the script.
 # Prints one line of figures per target.  Targets: plan-args plan-parse
 # claude-line codex-line opencode-part qwen-line gemini-line cline-doc rest-request
-# sse-openai sse-anthropic.
+# sse-openai sse-anthropic redact.
 # The targets run as many at once as there are cores (PLANDECK_FUZZ_JOBS
 # sets another number): each fuzzer is one process on one core, and each
 # still gets its SECONDS.
@@ -18,7 +18,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
 builddir="$root/_build-fuzz"
-all_targets=(plan-args plan-parse claude-line codex-line opencode-part qwen-line gemini-line cline-doc rest-request sse-openai sse-anthropic)
+all_targets=(plan-args plan-parse claude-line codex-line opencode-part qwen-line gemini-line cline-doc rest-request sse-openai sse-anthropic redact)
 
 if [ $# -lt 2 ] || ! [[ "$2" =~ ^[0-9]+$ ]]; then
   sed -n '2,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2

@@ -132,7 +132,8 @@ redact_copy (JsonNode *node,
             if (JSON_NODE_HOLDS_VALUE (member) && json_node_get_value_type (member) == G_TYPE_STRING
                 && json_node_get_string (member)[0] != '\0'
                 && _pd_redact_name_is_secret (l->data) && _pd_redact_value_is_secret (json_node_get_string (member), FALSE)
-                && !_pd_redact_value_is_pass_count (l->data, json_node_get_string (member)))
+                && !_pd_redact_value_is_pass_count (l->data, json_node_get_string (member))
+                && !_pd_redact_value_hides_syntax (json_node_get_string (member), strlen (json_node_get_string (member))))
               {
                 json_object_set_string_member (copy, l->data, PD_REDACTED);
                 (*total)++;

