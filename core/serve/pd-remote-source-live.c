@@ -265,9 +265,12 @@ on_poll_events (GObject      *object,
   if (error != NULL && (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE) ||
                         g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED)))
     {
-      /* The failure was noted when it came; reconnect through health. */
+      /* Noted (a 5xx here), then reconnect through health. */
       if (self->state != PD_REMOTE_DENIED)
-        watch_reconnect_later (self);
+        {
+          _pd_remote_source_note_failure (self, error);
+          watch_reconnect_later (self);
+        }
       return;
     }
 
@@ -320,6 +323,10 @@ on_health (GObject      *object,
     return;   /* noted; waits for a new token */
   if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE))
     {
+      /* A 5xx too: the endpoint is down, and said so, so the watchdog's
+       * probes (sent while it is online) wait with the rest.  Left online,
+       * one that answered 503 was asked every second past the back-off. */
+      _pd_remote_source_note_failure (self, error);
       watch_reconnect_later (self);
       return;
     }
@@ -429,7 +436,10 @@ on_probe (GObject      *object,
     self->last_heard = g_get_monotonic_time ();
   /* A failure was noted (offline or denied) as it came; reconnect. */
   else if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE))
-    watch_restart (self);
+    {
+      _pd_remote_source_note_failure (self, error);
+      watch_restart (self);
+    }
 }
 
 /* Nothing came in time: the banner says so and the watch reconnects with
