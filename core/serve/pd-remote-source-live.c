@@ -20,6 +20,7 @@
 #include "pd-remote-source.h"
 #include "pd-remote-records-private.h"
 #include "pd-remote-source-private.h"
+#include "pd-remote-url.h"
 #include "pd-remote-stream-private.h"
 
 /* ---------------------------------------------------------------------- */
@@ -346,7 +347,8 @@ on_health (GObject      *object,
     {
       /* Ours pushes what other connections change, when asked. */
       gboolean pushes = pd_json_get_boolean (health, "sessions_push", FALSE) && self->token != NULL;
-      g_autofree char *url = g_strconcat (self->base, "/api/events/stream", pushes ? "?sessions=1" : "", NULL);
+      g_autofree char *url = pd_remote_url_join (self->base, self->base_query,
+                                                pushes ? "/api/events/stream?sessions=1" : "/api/events/stream");
 
       if (pd_json_get_boolean (health, "plan_detail", FALSE))
         self->has_detail = 1;

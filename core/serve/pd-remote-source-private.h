@@ -96,7 +96,9 @@ struct _PdRemoteSource
 {
   GObject       parent_instance;
 
-  char         *base;            /* scheme://host:port, no trailing slash */
+  char         *base;            /* scheme://host:port and its path, no trailing slash */
+  char         *base_query;      /* (nullable) the address's query, without its token */
+  char         *base_url;        /* both, as the endpoint is known */
   char         *token;
   SoupSession  *session;
   GMainContext *context;
