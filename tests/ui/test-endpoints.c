@@ -1,0 +1,227 @@
+/* test-endpoints.c: endpoints as a person adds and reaches them
+ *
+ * The window of the default database with one endpoint configured, a real
+ * `plandeck-agent serve` on loopback: another spelling of its address
+ * (localhost for 127.0.0.1, [::1], 0.0.0.0, a slash, upper case, the
+ * default port) is refused in Preferences with a message naming the
+ * endpoint it is, the typed text kept; and `plandeck --remote` at such a
+ * spelling chooses it in the sidebar.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "test-endpoints"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-application.h"
+#include "pd-preferences-window.h"
+#include "pd-remote-source.h"
+#include "pd-secrets.h"
+#include "pd-source-sidebar.h"
+#include "pd-sources-page.h"
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+#include "pd-window-private.h"
+
+typedef struct
+{
+  char        *dir;
+  char        *db;
+  GSubprocess *serve;
+  char        *base;
+  char        *token;
+  guint        port;
+} Endpoint;
+
+static void
+endpoint_start (Endpoint   *endpoint,
+                const char *listen)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GUri) uri = NULL;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autofree char *url = NULL;
+
+  endpoint->dir = pd_test_make_tmp_dir ();
+  endpoint->db = g_build_filename (endpoint->dir, "sessions.db", NULL);
+  store = pd_test_open_store (endpoint->db);
+  g_free (pd_test_add_session (store, "Alpha build one", "plandeck"));
+  g_clear_object (&store);
+  endpoint->serve = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
+                                      g_getenv ("PLANDECK_AGENT"), "serve", "--db", endpoint->db,
+                                      "--listen", listen, "--rate-limit", "0", NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (endpoint->serve));
+  url = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (url);
+  uri = g_uri_parse (url, G_URI_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  endpoint->port = g_uri_get_port (uri);
+  endpoint->base = g_strdup_printf ("http://%s:%u", g_uri_get_host (uri), endpoint->port);
+  g_free (pd_window_split_endpoint_url (url, &endpoint->token));
+  g_assert_nonnull (endpoint->token);
+}
+
+static void
+endpoint_stop (Endpoint *endpoint)
+{
+  if (endpoint->serve != NULL)
+    {
+      g_subprocess_force_exit (endpoint->serve);
+      g_subprocess_wait (endpoint->serve, NULL, NULL);
+      g_clear_object (&endpoint->serve);
+    }
+  pd_secrets_keep_for_session (endpoint->base, NULL);
+  g_free (endpoint->dir);
+  g_free (endpoint->db);
+  g_free (endpoint->base);
+  g_free (endpoint->token);
+}
+
+/* The setting lists @endpoint alone, as "Alpha box". */
+static void
+configure (Endpoint *endpoint)
+{
+  g_autoptr(GSettings) settings = NULL;
+  GVariantBuilder builder;
+
+  pd_test_reset_settings ();
+  pd_secrets_keep_for_session (endpoint->base, endpoint->token);
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+  g_variant_builder_add (&builder, "(sss)", "alpha-id", "Alpha box", endpoint->base);
+  settings = g_settings_new (APP_ID);
+  g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+}
+
+static PdSource *
+source_at (PdWindow *window,
+           guint     position)
+{
+  g_autoptr(PdSource) source = g_list_model_get_item (_pd_window_get_sources (window), position);
+
+  return source;
+}
+
+static PdSourceSidebar *
+sidebar (PdWindow *window)
+{
+  return window->source_sidebar;
+}
+
+static gboolean
+first_online (gpointer data)
+{
+  PdSource *source = source_at (data, 1);
+
+  return source != NULL && pd_remote_source_get_state (PD_REMOTE_SOURCE (source)) == PD_REMOTE_ONLINE;
+}
+
+static gboolean
+has_title (GtkWidget     *widget,
+           gconstpointer  data)
+{
+  return ADW_IS_PREFERENCES_ROW (widget) &&
+         g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), data) == 0;
+}
+
+static gboolean
+is_button_labelled (GtkWidget     *widget,
+                    gconstpointer  data)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), data) == 0;
+}
+
+/* --- one endpoint, another spelling -------------------------------------- */
+
+static void
+check_spellings (PdApplication *app,
+                 PdWindow      *window,
+                 gpointer       user_data)
+{
+  Endpoint *alpha = user_data;
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  PdPreferencesWindow *prefs;
+  PdSourcesPage *page;
+  GtkWidget *url_row;
+  GtkWidget *add;
+  GtkWidget *said;
+  g_autofree char *typed = NULL;
+  const char *forms[] = { "http://localhost:", "http://localhost:/", "http://[::1]:", "http://0.0.0.0:/",
+                          "HTTP://LOCALHOST:/", "http://127.0.0.2:", "http://127.0.0.1:/?token=x" };
+
+  pd_test_wait_until (first_online, window, "the endpoint connected");
+  prefs = pd_preferences_window_new (GTK_WINDOW (window));
+  gtk_window_present (GTK_WINDOW (prefs));
+  page = PD_SOURCES_PAGE (pd_test_find_widget (GTK_WIDGET (prefs), PD_TYPE_SOURCES_PAGE));
+  g_assert_nonnull (page);
+
+  for (guint i = 0; i < G_N_ELEMENTS (forms); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      const char *colon = strrchr (forms[i], ':');
+      g_autofree char *url = g_strdup_printf ("%.*s%u%s", (int) (colon + 1 - forms[i]), forms[i], alpha->port, colon + 1);
+      g_autofree char *id = pd_sources_page_add (page, url, NULL, NULL, &error);
+      g_autoptr(GVariant) configured = g_settings_get_value (settings, "sources");
+
+      g_test_message ("%s: %s", url, error != NULL ? error->message : "added");
+      g_assert_null (id);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
+      g_assert_nonnull (strstr (error->message, "Alpha box"));
+      g_assert_nonnull (strstr (error->message, alpha->base));
+      g_assert_cmpuint (g_variant_n_children (configured), ==, 1);
+    }
+
+  /* Typed and added with the button: said under the fields, naming the
+   * endpoint, the typed address kept to be corrected. */
+  url_row = pd_test_find_first (GTK_WIDGET (page), has_title, "Address");
+  add = pd_test_find_first (GTK_WIDGET (page), is_button_labelled, "_Add Endpoint");
+  typed = g_strdup_printf ("http://LocalHost:%u/", alpha->port);
+  gtk_editable_set_text (GTK_EDITABLE (url_row), typed);
+  g_signal_emit_by_name (add, "clicked");
+  said = pd_test_find_label_containing (GTK_WIDGET (page), "in the list already");
+  g_assert_nonnull (said);
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (said)), "Alpha box"));
+  g_assert_true (gtk_widget_get_visible (said));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (url_row)), ==, typed);
+  pd_test_flush (GTK_WIDGET (prefs));
+  pd_test_screenshot (GTK_WIDGET (prefs), "preferences-sources-same-endpoint");
+  gtk_window_destroy (GTK_WINDOW (prefs));
+
+  /* `plandeck --remote http://localhost:PORT` with the window open: that
+   * endpoint chosen in its sidebar, no second connection. */
+  {
+    g_autofree char *url = g_strdup_printf ("http://localhost:%u/", alpha->port);
+
+    g_assert_null (pd_source_sidebar_get_selected (sidebar (window)));
+    g_assert_true (pd_window_choose_endpoint (window, url, NULL));
+    g_assert_true (pd_source_sidebar_get_selected (sidebar (window)) == source_at (window, 1));
+    g_assert_false (pd_window_choose_endpoint (window, "http://localhost:9/", NULL));
+  }
+}
+
+static void
+test_spellings (void)
+{
+  Endpoint alpha = { 0 };
+
+  endpoint_start (&alpha, "127.0.0.1:0");
+  configure (&alpha);
+  g_assert_cmpint (pd_test_run_app (NULL, check_spellings, &alpha, NULL), ==, 0);
+  endpoint_stop (&alpha);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pd/ui/endpoints/spellings", test_spellings);
+  return g_test_run ();
+}
