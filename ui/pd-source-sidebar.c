@@ -93,6 +93,13 @@ pd_source_sidebar_dup_state (PdSourceSidebar *self,
           break;
         case PD_REMOTE_DENIED:
         default:
+          /* Its Host refused: no token helps (it read "Token refused"). */
+          if (pd_remote_source_get_host_refused (PD_REMOTE_SOURCE (source)))
+            {
+              icon = "dialog-warning-symbolic";
+              state = g_strdup (_("Address refused"));
+              break;
+            }
           icon = "dialog-password-symbolic";
           state = g_strdup (_("Token refused"));
           break;

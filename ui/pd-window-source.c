@@ -474,7 +474,9 @@ pd_window_update_connection (PdWindow *self)
       break;
     case PD_REMOTE_DENIED:
       /* Translators: %s says why, e.g. "http://… refused the token (HTTP 403)" */
-      text = g_strdup_printf (_("%s. A restarted server prints a new token: enter it here."), reason ? reason : "");
+      text = pd_remote_source_get_host_refused (remote)
+             ? g_strdup (reason ? reason : "")
+             : g_strdup_printf (_("%s. A restarted server prints a new token: enter it here."), reason ? reason : "");
       gtk_image_set_from_icon_name (self->connection_icon, "dialog-password-symbolic");
       gtk_widget_add_css_class (gtk_revealer_get_child (self->connection_banner), "denied");
       break;
@@ -489,7 +491,8 @@ pd_window_update_connection (PdWindow *self)
   if (text != NULL)
     gtk_label_set_text (self->connection_label, text);
   gtk_widget_set_visible (GTK_WIDGET (self->connection_retry), state == PD_REMOTE_OFFLINE);
-  gtk_widget_set_visible (GTK_WIDGET (self->token_box), state == PD_REMOTE_DENIED);
+  gtk_widget_set_visible (GTK_WIDGET (self->token_box),
+                          state == PD_REMOTE_DENIED && !pd_remote_source_get_host_refused (remote));
   gtk_revealer_set_reveal_child (self->connection_banner, state == PD_REMOTE_OFFLINE || state == PD_REMOTE_DENIED);
   _pd_window_update_error_page (self);
 }
@@ -976,8 +979,10 @@ on_chosen_load_failed (PdWindow     *self,
   pd_window_endpoint_box (self);
   gtk_widget_set_visible (GTK_WIDGET (self->error_button), FALSE);
   gtk_widget_set_visible (g_object_get_data (G_OBJECT (self), "pd-endpoint-token-box"),
-                          pd_remote_source_get_state (remote) == PD_REMOTE_DENIED);
-  gtk_widget_set_visible (GTK_WIDGET (self->error_retry), pd_remote_source_get_state (remote) != PD_REMOTE_DENIED);
+                          pd_remote_source_get_state (remote) == PD_REMOTE_DENIED &&
+                          !pd_remote_source_get_host_refused (remote));
+  gtk_widget_set_visible (GTK_WIDGET (self->error_retry), pd_remote_source_get_state (remote) != PD_REMOTE_DENIED ||
+                                                         pd_remote_source_get_host_refused (remote));
   if (g_object_get_data (G_OBJECT (self), "pd-endpoint-connecting") != NULL)
     pd_window_endpoint_note (self, pd_remote_source_get_state (remote) == PD_REMOTE_DENIED
                                    ? _("Token refused again. Enter the token the server printed when it started.")

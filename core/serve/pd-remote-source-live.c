@@ -99,6 +99,40 @@ watch_reconnect_later (PdRemoteSource *self)
   watch_schedule (self, delay);
 }
 
+/* A 401 or 403, its body's "error" @why.  serve refuses a Host header it
+ * does not know ("Host not allowed": reached at 127.0.0.2, a LAN name, a
+ * proxy's) as it refuses a token, with a 403: that one said "Token
+ * refused", and no token helps.  Said as what it is, and what to do. */
+GError *
+_pd_remote_source_denied_error (PdRemoteSource *self,
+                                guint           status,
+                                const char     *why)
+{
+  g_autoptr(GUri) uri = g_uri_parse (self->base, G_URI_FLAGS_NONE, NULL);
+
+  self->host_refused = why != NULL && g_ascii_strncasecmp (why, "Host not allowed", 16) == 0;
+  if (self->host_refused)
+    return g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED,
+                        _("%s refused the address it was reached at (HTTP %u: Host not allowed). serve answers "
+                          "loopback addresses (127.0.0.1, localhost, [::1]) alone unless started with "
+                          "--allow-host %s: connect at one of those, or start serve with that option"),
+                        self->base, status, uri != NULL && g_uri_get_host (uri) ? g_uri_get_host (uri) : "HOST");
+  return g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED, _("%s refused the token (HTTP %u)"), self->base, status);
+}
+
+/**
+ * pd_remote_source_get_host_refused:
+ *
+ * Returns: %TRUE when the endpoint, %PD_REMOTE_DENIED, refused the address
+ *   it was reached at (its Host), not the token: a new token cannot help
+ */
+gboolean
+pd_remote_source_get_host_refused (PdRemoteSource *self)
+{
+  g_return_val_if_fail (PD_IS_REMOTE_SOURCE (self), FALSE);
+  return self->state == PD_REMOTE_DENIED && self->host_refused;
+}
+
 /* A request failed for a reason that concerns the whole endpoint. */
 void
 _pd_remote_source_note_failure (PdRemoteSource *self,
@@ -159,8 +193,7 @@ stream_opened (PdRemoteSource            *self,
   self->waiting_since = 0;
   if (batch->status == 401 || batch->status == 403)
     {
-      g_autoptr(GError) denied = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED,
-                                              _("%s refused the token (HTTP %u)"), self->base, batch->status);
+      g_autoptr(GError) denied = _pd_remote_source_denied_error (self, batch->status, NULL);
 
       stream_drop (self);
       _pd_remote_source_note_failure (self, denied);

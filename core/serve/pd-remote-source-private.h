@@ -133,6 +133,7 @@ struct _PdRemoteSource
 
   PdRemoteState state;
   char         *state_message;   /* why it is offline or denied */
+  gboolean      host_refused;    /* the last 401/403 refused the Host, not the token */
   guint         reconnect_ms;    /* the next wait before reconnecting */
 };
 
@@ -164,6 +165,10 @@ void  _pd_remote_source_start_get    (PdRemoteSource      *self,
                                       GCancellable        *cancellable,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data);
+/* The DENIED error of a 401 or 403 whose body said @why (nullable). */
+GError *_pd_remote_source_denied_error (PdRemoteSource *self,
+                                        guint           status,
+                                        const char     *why);
 /* The server answered with a failure: offline or denied, and reconnect. */
 void  _pd_remote_source_note_failure (PdRemoteSource      *self,
                                       const GError        *error);

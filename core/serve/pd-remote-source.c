@@ -228,8 +228,7 @@ return_http_error (GTask      *task,
     {
     case 401:
     case 403:
-      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED,
-                               _("%s refused the request (HTTP %u: %s); check the token"), self->base, status, message);
+      g_task_return_error (task, _pd_remote_source_denied_error (self, status, message));
       break;
     case 404:
       g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND, _("Not found on %s: %s"), self->base, message);
@@ -525,8 +524,8 @@ handle_reply (GTask       *task_,
     {
       if (status == 401 || status == 403)
         {
-          g_autoptr(GError) denied = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED,
-                                                  _("%s refused the token (HTTP %u)"), self->base, status);
+          const char *why = root && JSON_NODE_HOLDS_OBJECT (root) ? pd_json_get_string (json_node_get_object (root), "error") : NULL;
+          g_autoptr(GError) denied = _pd_remote_source_denied_error (self, status, why);
 
           _pd_remote_source_note_failure (self, denied);
         }

@@ -5,7 +5,9 @@
  * (localhost for 127.0.0.1, [::1], 0.0.0.0, a slash, upper case, the
  * default port) is refused in Preferences with a message naming the
  * endpoint it is, the typed text kept; and `plandeck --remote` at such a
- * spelling chooses it in the sidebar.
+ * spelling chooses it in the sidebar.  serve reached at an address it does
+ * not answer (127.0.0.2, its Host refused) reads "Address refused" and says
+ * --allow-host, never "Token refused".
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -217,11 +219,74 @@ test_spellings (void)
   endpoint_stop (&alpha);
 }
 
+/* --- an address serve does not answer ----------------------------------- */
+
+static gboolean
+first_denied (gpointer data)
+{
+  PdSource *source = source_at (data, 1);
+
+  return source != NULL && pd_remote_source_get_state (PD_REMOTE_SOURCE (source)) == PD_REMOTE_DENIED;
+}
+
+static gboolean
+endpoint_page_shown (gpointer data)
+{
+  return pd_test_count_shown_labels (GTK_WIDGET (data), "--allow-host", FALSE) >= 1;
+}
+
+/* serve at 127.0.0.2, reached there: it refuses the Host (not a loopback
+ * name it knows) with a 403, which read "Token refused" and asked for a
+ * token none could help.  Now "Address refused", saying --allow-host. */
+static void
+check_host_refused (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  PdSource *source;
+  g_autofree char *state = NULL;
+  g_autofree char *expected = NULL;
+  const char *message;
+
+  pd_test_wait_until (first_denied, window, "the endpoint refusing its Host");
+  source = source_at (window, 1);
+  state = pd_source_sidebar_dup_state (sidebar (window), source, NULL);
+  message = pd_remote_source_get_state_message (PD_REMOTE_SOURCE (source));
+  g_test_message ("%s: %s", state, message);
+  g_assert_cmpstr (state, ==, "Address refused");
+  expected = g_strdup_printf ("--allow-host %s", "127.0.0.2");
+  g_assert_nonnull (strstr (message, expected));
+  g_assert_nonnull (strstr (message, "Host not allowed"));
+  g_assert_true (pd_remote_source_get_host_refused (PD_REMOTE_SOURCE (source)));
+
+  /* Chosen: its page says why, and offers no token entry. */
+  pd_source_sidebar_select (sidebar (window), source);
+  pd_test_wait_until (endpoint_page_shown, window, "the endpoint's page saying --allow-host");
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Token refused", FALSE), ==, 0);
+  g_assert_false (gtk_widget_get_mapped (g_object_get_data (G_OBJECT (window), "pd-endpoint-token-box")));
+  pd_test_screenshot (GTK_WIDGET (window), "endpoint-host-refused");
+  pd_source_sidebar_select (sidebar (window), NULL);
+}
+
+static void
+test_host_refused (void)
+{
+  Endpoint alpha = { 0 };
+
+  endpoint_start (&alpha, "127.0.0.2:0");
+  g_assert_true (g_str_has_prefix (alpha.base, "http://127.0.0.2:"));
+  configure (&alpha);
+  g_assert_cmpint (pd_test_run_app (NULL, check_host_refused, &alpha, NULL), ==, 0);
+  endpoint_stop (&alpha);
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   gtk_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pd/ui/endpoints/spellings", test_spellings);
+  g_test_add_func ("/pd/ui/endpoints/host-refused", test_host_refused);
   return g_test_run ();
 }
