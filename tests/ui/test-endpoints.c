@@ -7,7 +7,8 @@
  * endpoint it is, the typed text kept; and `plandeck --remote` at such a
  * spelling chooses it in the sidebar.  serve reached at an address it does
  * not answer (127.0.0.2, its Host refused) reads "Address refused" and says
- * --allow-host, never "Token refused".
+ * --allow-host, never "Token refused".  Fifty sources scroll in the
+ * sidebar, the window shrinking below them.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -281,6 +282,82 @@ test_host_refused (void)
   endpoint_stop (&alpha);
 }
 
+/* --- fifty sources ------------------------------------------------------- */
+
+static gboolean
+fifty_listed (gpointer data)
+{
+  return g_list_model_get_n_items (_pd_window_get_sources (data)) == 51;
+}
+
+/* Fifty endpoints: the sidebar's sources scroll, so the window shrinks and
+ * the last one is reached (the list grew the window past the screen, its
+ * last sources out of reach). */
+static void
+check_fifty (PdApplication *app,
+             PdWindow      *window,
+             gpointer       user_data)
+{
+  GtkWidget *side = GTK_WIDGET (sidebar (window));
+  GtkWidget *last_row = NULL;
+  GtkWidget *scroller;
+  GtkAdjustment *adjustment;
+  int side_min = 0;
+  int window_min = 0;
+  int row_height = 0;
+  graphene_rect_t bounds;
+
+  pd_test_wait_until (fifty_listed, window, "fifty endpoints beside this computer");
+  pd_test_flush (GTK_WIDGET (window));
+  for (GtkWidget *row = gtk_widget_get_first_child (pd_test_find_widget (side, GTK_TYPE_LIST_BOX)); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    if (GTK_IS_LIST_BOX_ROW (row))
+      last_row = row;
+  gtk_widget_measure (side, GTK_ORIENTATION_VERTICAL, -1, &side_min, NULL, NULL, NULL);
+  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_VERTICAL, -1, &window_min, NULL, NULL, NULL);
+  if (last_row != NULL)
+    gtk_widget_measure (last_row, GTK_ORIENTATION_VERTICAL, -1, &row_height, NULL, NULL, NULL);
+  g_test_message ("fifty sources: the sidebar at least %d px high, the window %d px, a row %d px",
+                  side_min, window_min, row_height);
+  g_assert_nonnull (last_row);
+  g_assert_cmpint (side_min, <, 5 * row_height);
+  g_assert_cmpint (window_min, <, 600);
+
+  /* The last one scrolled to: in sight, inside the sidebar. */
+  scroller = gtk_widget_get_ancestor (last_row, GTK_TYPE_SCROLLED_WINDOW);
+  g_assert_true (gtk_widget_is_ancestor (scroller, side));
+  adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+  g_assert_cmpfloat (gtk_adjustment_get_upper (adjustment), >, gtk_adjustment_get_page_size (adjustment));
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_true (gtk_widget_compute_bounds (last_row, scroller, &bounds));
+  g_assert_cmpfloat (bounds.origin.y, >=, 0);
+  g_assert_cmpfloat (bounds.origin.y + bounds.size.height, <=, gtk_widget_get_height (scroller) + 1);
+  pd_test_screenshot (GTK_WIDGET (window), "sources-fifty");
+}
+
+static void
+test_fifty (void)
+{
+  g_autoptr(GSettings) settings = NULL;
+  GVariantBuilder builder;
+
+  pd_test_reset_settings ();
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+  for (guint i = 0; i < 50; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("e%u", i);
+      g_autofree char *name = g_strdup_printf ("Box %u", i + 1);
+      g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u", i + 1);
+
+      g_variant_builder_add (&builder, "(sss)", id, name, url);
+    }
+  settings = g_settings_new (APP_ID);
+  g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+  g_assert_cmpint (pd_test_run_app (NULL, check_fifty, NULL, NULL), ==, 0);
+  g_settings_reset (settings, "sources");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -288,5 +365,6 @@ main (int   argc,
   gtk_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pd/ui/endpoints/spellings", test_spellings);
   g_test_add_func ("/pd/ui/endpoints/host-refused", test_host_refused);
+  g_test_add_func ("/pd/ui/endpoints/fifty", test_fifty);
   return g_test_run ();
 }
