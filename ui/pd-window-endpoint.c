@@ -56,6 +56,38 @@ on_endpoint_response (AdwMessageDialog *dialog,
   gtk_widget_activate_action (GTK_WIDGET (self), "app.open-remote", "s", url);
 }
 
+/* As the address is typed: Connect waits for one, and an address that
+ * is none says why under it (its token, if typed in it, left out). */
+static void
+on_endpoint_url_changed (GtkEditable      *entry,
+                         AdwMessageDialog *dialog)
+{
+  GtkWidget *error_label = g_object_get_data (G_OBJECT (dialog), "url-error");
+  g_autofree char *url = g_strstrip (g_strdup (gtk_editable_get_text (entry)));
+  gboolean valid = url[0] != '\0' && pd_remote_url_split (url, NULL, NULL, NULL, NULL);
+
+  adw_message_dialog_set_response_enabled (dialog, "connect", valid);
+  if (valid || url[0] == '\0')
+    {
+      gtk_widget_remove_css_class (GTK_WIDGET (entry), "error");
+      gtk_widget_set_visible (error_label, FALSE);
+      gtk_accessible_reset_state (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_STATE_INVALID);
+      return;
+    }
+  {
+    g_autofree char *shown = pd_window_split_endpoint_url (url, NULL);
+    g_autofree char *safe = _pd_isolated_short (shown, 200);
+    /* Translators: %s is what the user typed */
+    g_autofree char *message = g_strdup_printf (_("“%s” is not an endpoint address: it must start with http:// or "
+                                                  "https:// and name a host"), safe);
+
+    gtk_label_set_text (GTK_LABEL (error_label), message);
+  }
+  gtk_widget_add_css_class (GTK_WIDGET (entry), "error");
+  gtk_widget_set_visible (error_label, TRUE);
+  gtk_accessible_update_state (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_STATE_INVALID, GTK_ACCESSIBLE_INVALID_TRUE, -1);
+}
+
 static void
 on_remembered_token (GObject      *object,
                      GAsyncResult *result,
@@ -84,6 +116,7 @@ _pd_window_connect_endpoint_action (GtkWidget  *widget,
   GtkWidget *entry;
   GtkWidget *token_entry;
   GtkWidget *token_label;
+  GtkWidget *error_label;
 
   dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Connect to Endpoint"),
                                    _("The address of a plandeck-agent serve or odek serve endpoint."));
@@ -103,6 +136,16 @@ _pd_window_connect_endpoint_action (GtkWidget  *widget,
   gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
   _pd_accessible_set_text (GTK_WIDGET (entry), _("Endpoint URL"), NULL);
   gtk_box_append (GTK_BOX (box), entry);
+  error_label = gtk_label_new (NULL);
+  gtk_label_set_wrap (GTK_LABEL (error_label), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (error_label), 0);
+  gtk_widget_add_css_class (error_label, "error");
+  gtk_widget_set_visible (error_label, FALSE);
+  gtk_accessible_update_relation (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_RELATION_DESCRIBED_BY, error_label, NULL, -1);
+  gtk_box_append (GTK_BOX (box), error_label);
+  g_object_set_data (G_OBJECT (dialog), "url-error", error_label);
+  g_signal_connect_object (entry, "changed", G_CALLBACK (on_endpoint_url_changed), dialog, 0);
+  on_endpoint_url_changed (GTK_EDITABLE (entry), ADW_MESSAGE_DIALOG (dialog));
 
   /* What the token field is for, above it and wrapped: as its hint, at
    * 1.5× text and 360 px it read "Token (unless the URL has ?t…" (tried

@@ -8,7 +8,8 @@
  * spelling chooses it in the sidebar.  serve reached at an address it does
  * not answer (127.0.0.2, its Host refused) reads "Address refused" and says
  * --allow-host, never "Token refused".  Fifty sources scroll in the
- * sidebar, the window shrinking below them.
+ * sidebar, the window shrinking below them.  Connect to Endpoint keeps
+ * an address that is none as typed, and says why.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -358,6 +359,56 @@ test_fifty (void)
   g_settings_reset (settings, "sources");
 }
 
+/* --- Connect to Endpoint ------------------------------------------------- */
+
+/* An address that is none, typed in Connect to Endpoint: said under the
+ * field as it is typed, Connect waiting, the typed text kept.  Connect
+ * closed the dialog with a toast, and the dialog opened again showed the
+ * address remembered before: what was typed was lost. */
+static void
+check_connect_dialog (PdApplication *app,
+                      PdWindow      *window,
+                      gpointer       user_data)
+{
+  AdwMessageDialog *dialog;
+  GtkWidget *entry;
+  GtkWidget *said;
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.connect-endpoint", NULL);
+  dialog = pd_test_wait_for_dialog ("Connect to Endpoint");
+  entry = pd_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_ENTRY);
+  g_assert_nonnull (entry);
+
+  gtk_editable_set_text (GTK_EDITABLE (entry), "build-box:8080/?token=typed-secret");
+  pd_test_flush (GTK_WIDGET (dialog));
+  g_assert_false (adw_message_dialog_get_response_enabled (dialog, "connect"));
+  said = pd_test_find_label_containing (GTK_WIDGET (dialog), "is not an endpoint address");
+  g_assert_nonnull (said);
+  g_assert_true (gtk_widget_get_mapped (said));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (said)), "build-box:8080"));
+  g_assert_null (strstr (gtk_label_get_text (GTK_LABEL (said)), "typed-secret"));
+  pd_test_screenshot (GTK_WIDGET (dialog), "connect-endpoint-not-an-address");
+  /* Enter: the dialog stays, with what was typed. */
+  gtk_widget_activate (entry);
+  pd_test_flush (GTK_WIDGET (dialog));
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (dialog)));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, "build-box:8080/?token=typed-secret");
+
+  /* Corrected: Connect can be pressed, nothing said. */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "http://build-box:8080/");
+  pd_test_flush (GTK_WIDGET (dialog));
+  g_assert_true (adw_message_dialog_get_response_enabled (dialog, "connect"));
+  g_assert_false (gtk_widget_get_mapped (said));
+  gtk_window_close (GTK_WINDOW (dialog));
+}
+
+static void
+test_connect_dialog (void)
+{
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (NULL, check_connect_dialog, NULL, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -366,5 +417,6 @@ main (int   argc,
   g_test_add_func ("/pd/ui/endpoints/spellings", test_spellings);
   g_test_add_func ("/pd/ui/endpoints/host-refused", test_host_refused);
   g_test_add_func ("/pd/ui/endpoints/fifty", test_fifty);
+  g_test_add_func ("/pd/ui/endpoints/connect-dialog", test_connect_dialog);
   return g_test_run ();
 }
