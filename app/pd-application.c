@@ -16,6 +16,7 @@
 #include "pd-application.h"
 #include "pd-argv-secrets.h"
 #include "pd-notifier.h"
+#include "pd-remote-url.h"
 #include "pd-secrets.h"
 #include "pd-ui-util-private.h"
 #include "pd-window.h"
@@ -164,6 +165,17 @@ on_token_migrated (GObject      *object,
     g_settings_reset (settings, "endpoint-token");
 }
 
+/* @a and @b are one endpoint, whatever their spellings. */
+static gboolean
+pd_application_same_endpoint (const char *a,
+                              const char *b)
+{
+  g_autofree char *key_a = a != NULL ? pd_remote_url_dup_key (a) : NULL;
+  g_autofree char *key_b = b != NULL ? pd_remote_url_dup_key (b) : NULL;
+
+  return g_strcmp0 (a, b) == 0 || (key_a != NULL && g_strcmp0 (key_a, key_b) == 0);
+}
+
 /* Presents the window already showing this source, or a new one;
  * @token is the endpoint's, known now. */
 static void
@@ -193,13 +205,23 @@ pd_application_open_source_now (PdApplication *self,
 
       candidate = PD_WINDOW (l->data);
       if (remote_url != NULL
-          ? g_strcmp0 (pd_window_get_remote_url (candidate), remote_url) == 0
+          ? pd_application_same_endpoint (pd_window_get_remote_url (candidate), remote_url)
           : g_strcmp0 (pd_window_get_database_path (candidate), database_path) == 0)
         {
           window = candidate;
           break;
         }
     }
+
+  /* An endpoint the sidebar of a window lists already, in any spelling:
+   * that one, chosen there, not a second connection to it. */
+  if (window == NULL && remote_url != NULL)
+    for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l; l = l->next)
+      if (PD_IS_WINDOW (l->data) && pd_window_choose_endpoint (PD_WINDOW (l->data), remote_url, token))
+        {
+          gtk_window_present (GTK_WINDOW (l->data));
+          return;
+        }
 
   if (window == NULL && remote_url == NULL && create_database)
     {

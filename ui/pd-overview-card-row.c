@@ -290,6 +290,9 @@ source_state_text (PdOverviewCard *card)
         /* Translators: an endpoint's state, then why, from the endpoint */
         return g_strdup_printf (_("Unreachable — %s"), safe);
       case PD_REMOTE_DENIED:
+        if (pd_remote_source_get_host_refused (PD_REMOTE_SOURCE (source)))
+          /* Translators: an endpoint's state, then why, from the endpoint */
+          return g_strdup_printf (_("Address refused — %s"), safe);
         /* Translators: an endpoint's state, then why, from the endpoint */
         return g_strdup_printf (_("Token refused — %s"), safe);
       case PD_REMOTE_CONNECTING:

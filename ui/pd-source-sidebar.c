@@ -27,6 +27,7 @@ struct _PdSourceSidebar
   PdMultiSource *multi;
   PdSourceList  *sources;
   GtkListBox    *list_box;
+  GtkWidget     *scroller;    /* the list box's: 50 sources kept the window from shrinking */
   GtkWidget     *separator;
   GPtrArray     *watched;     /* (element-type PdRemoteSource) */
   GHashTable    *errors;      /* PdSource → its last listing's GError */
@@ -93,6 +94,13 @@ pd_source_sidebar_dup_state (PdSourceSidebar *self,
           break;
         case PD_REMOTE_DENIED:
         default:
+          /* Its Host refused: no token helps (it read "Token refused"). */
+          if (pd_remote_source_get_host_refused (PD_REMOTE_SOURCE (source)))
+            {
+              icon = "dialog-warning-symbolic";
+              state = g_strdup (_("Address refused"));
+              break;
+            }
           icon = "dialog-password-symbolic";
           state = g_strdup (_("Token refused"));
           break;
@@ -409,8 +417,7 @@ pd_source_sidebar_dispose (GObject *object)
   if (self->watched != NULL)
     pd_source_sidebar_unwatch (self);
   g_clear_object (&self->selected);
-  if (self->list_box != NULL)
-    gtk_widget_unparent (GTK_WIDGET (self->list_box));
+  g_clear_pointer (&self->scroller, gtk_widget_unparent);
   self->list_box = NULL;
   g_clear_pointer (&self->separator, gtk_widget_unparent);
 
@@ -489,7 +496,22 @@ pd_source_sidebar_init (PdSourceSidebar *self)
   _pd_accessible_set_text (GTK_WIDGET (self->list_box), _("Sources"), NULL);
   gtk_orientable_set_orientation (GTK_ORIENTABLE (gtk_widget_get_layout_manager (GTK_WIDGET (self))),
                                   GTK_ORIENTATION_VERTICAL);
-  gtk_widget_set_parent (GTK_WIDGET (self->list_box), GTK_WIDGET (self));
+  /* The sources scroll, at most about five rows high and as small as one:
+   * with 50 of them the window could not shrink, and the last ones lay
+   * past its bottom, out of reach (tried as a new user would). */
+  self->scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (self->scroller), TRUE);
+  {
+    PangoContext *context = gtk_widget_get_pango_context (GTK_WIDGET (self));
+    PangoFontMetrics *metrics = pango_context_get_metrics (context, NULL, NULL);
+    int line = (pango_font_metrics_get_ascent (metrics) + pango_font_metrics_get_descent (metrics)) / PANGO_SCALE;
+
+    pango_font_metrics_unref (metrics);
+    gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (self->scroller), MAX (line, 10) * 14);
+  }
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->scroller), GTK_WIDGET (self->list_box));
+  gtk_widget_set_parent (self->scroller, GTK_WIDGET (self));
   /* Apart from the sessions under it. */
   self->separator = gtk_separator_new (GTK_ORIENTATION_HORIZONTAL);
   gtk_widget_set_parent (self->separator, GTK_WIDGET (self));

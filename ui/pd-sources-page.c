@@ -27,6 +27,7 @@
 
 #include "pd-entry-row.h"
 #include "pd-remote-source.h"
+#include "pd-remote-url.h"
 #include "pd-secrets.h"
 #include "pd-sources-page.h"
 #include "pd-ui-util-private.h"
@@ -323,7 +324,9 @@ pd_sources_page_add (PdSourcesPage *self,
   g_autofree char *id = NULL;
   g_autofree char *clean_name = NULL;
   g_autoptr(GVariant) configured = NULL;
+  g_autofree char *key = NULL;
   GVariantIter iter;
+  const char *other_name;
   const char *other_url;
 
   g_return_val_if_fail (PD_IS_SOURCES_PAGE (self), NULL);
@@ -332,16 +335,26 @@ pd_sources_page_add (PdSourcesPage *self,
   if (base == NULL)
     return NULL;
 
+  /* One endpoint under two spellings (localhost beside 127.0.0.1, [::1],
+   * a slash, the default port) showed every session and card twice. */
+  key = pd_remote_url_dup_key (base);
   configured = g_settings_get_value (self->settings, "sources");
   g_variant_iter_init (&iter, configured);
-  while (g_variant_iter_next (&iter, "(&s&s&s)", NULL, NULL, &other_url))
-    if (g_strcmp0 (other_url, base) == 0)
-      {
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                     /* Translators: %s is an endpoint's address */
-                     _("%s is in the list already"), base);
-        return NULL;
-      }
+  while (g_variant_iter_next (&iter, "(&s&s&s)", NULL, &other_name, &other_url))
+    {
+      g_autofree char *other_key = pd_remote_url_dup_key (other_url);
+
+      if (g_strcmp0 (other_url, base) == 0 || (key != NULL && g_strcmp0 (other_key, key) == 0))
+        {
+          g_autofree char *safe_name = _pd_isolated_short (other_name[0] != '\0' ? other_name : other_url, 80);
+
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                       /* Translators: the address typed, then the name and address of the endpoint in the list */
+                       _("%s is the endpoint “%s” (%s), which is in the list already"),
+                       base, safe_name, other_url);
+          return NULL;
+        }
+    }
 
   clean_name = g_strstrip (g_strdup (name != NULL ? name : ""));
   if (clean_name[0] == '\0')

@@ -140,6 +140,9 @@ void        _pd_window_show_session_title  (PdWindow        *self,
                                             const char      *title);
 void        _pd_window_title_tooltip       (PdWindow        *self);
 void        _pd_window_update_error_page   (PdWindow        *self);
+void        _pd_window_connect_endpoint_action (GtkWidget   *widget,
+                                                const char  *action_name,
+                                                GVariant    *parameter);
 void        _pd_window_try_select_pending  (PdWindow        *self);
 void        _pd_window_set_source          (PdWindow        *self,
                                             PdSource        *source);

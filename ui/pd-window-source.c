@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-preferences-window.h"
+#include "pd-remote-url.h"
 #include "pd-secrets.h"
 #include "pd-sources-page.h"
 #include "pd-ui-util-private.h"
@@ -358,6 +359,58 @@ pd_window_set_endpoint_token (PdWindow   *self,
   return FALSE;
 }
 
+/**
+ * pd_window_choose_endpoint:
+ * @url: an endpoint's address in any spelling (`localhost` for
+ *   `127.0.0.1`, a slash, the default port), without its token
+ * @token: (nullable): a token given with it
+ *
+ * Chooses in the sidebar the endpoint of the window's at @url, so that
+ * `plandeck --remote` for an endpoint in the sidebar opens that one, not
+ * a second connection to it.  A new @token goes to it.
+ *
+ * Returns: whether the window lists that endpoint beside its database
+ */
+gboolean
+pd_window_choose_endpoint (PdWindow   *self,
+                           const char *url,
+                           const char *token)
+{
+  g_autofree char *key = NULL;
+  guint n;
+
+  g_return_val_if_fail (PD_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (url != NULL, FALSE);
+
+  key = pd_remote_url_dup_key (url);
+  if (key == NULL || self->remote_url != NULL || self->sources == NULL || self->source == NULL ||
+      !PD_IS_MULTI_SOURCE (self->source))
+    return FALSE;
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->sources));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(PdSource) source = g_list_model_get_item (G_LIST_MODEL (self->sources), i);
+      g_autofree char *source_key = NULL;
+      PdRemoteSource *remote;
+
+      if (!PD_IS_REMOTE_SOURCE (source))
+        continue;
+      remote = PD_REMOTE_SOURCE (source);
+      source_key = pd_remote_url_dup_key (pd_remote_source_get_base_url (remote));
+      if (g_strcmp0 (source_key, key) != 0)
+        continue;
+      if (token != NULL && token[0] != '\0' && g_strcmp0 (token, pd_remote_source_get_token (remote)) != 0)
+        {
+          pd_sources_give_token (pd_remote_source_get_base_url (remote), token);
+          pd_remote_source_set_token (remote, token);
+          pd_source_emit_changed (self->source);
+        }
+      pd_source_sidebar_select (self->source_sidebar, source);
+      return TRUE;
+    }
+  return FALSE;
+}
+
 /* Retry's answer.  Pressed, the buttons say "Connecting…" until the
  * endpoint answers or fails again; then a toast says which.  A refused
  * connection fails at once with the same words as before, so the page and
@@ -421,7 +474,9 @@ pd_window_update_connection (PdWindow *self)
       break;
     case PD_REMOTE_DENIED:
       /* Translators: %s says why, e.g. "http://… refused the token (HTTP 403)" */
-      text = g_strdup_printf (_("%s. A restarted server prints a new token: enter it here."), reason ? reason : "");
+      text = pd_remote_source_get_host_refused (remote)
+             ? g_strdup (reason ? reason : "")
+             : g_strdup_printf (_("%s. A restarted server prints a new token: enter it here."), reason ? reason : "");
       gtk_image_set_from_icon_name (self->connection_icon, "dialog-password-symbolic");
       gtk_widget_add_css_class (gtk_revealer_get_child (self->connection_banner), "denied");
       break;
@@ -436,7 +491,8 @@ pd_window_update_connection (PdWindow *self)
   if (text != NULL)
     gtk_label_set_text (self->connection_label, text);
   gtk_widget_set_visible (GTK_WIDGET (self->connection_retry), state == PD_REMOTE_OFFLINE);
-  gtk_widget_set_visible (GTK_WIDGET (self->token_box), state == PD_REMOTE_DENIED);
+  gtk_widget_set_visible (GTK_WIDGET (self->token_box),
+                          state == PD_REMOTE_DENIED && !pd_remote_source_get_host_refused (remote));
   gtk_revealer_set_reveal_child (self->connection_banner, state == PD_REMOTE_OFFLINE || state == PD_REMOTE_DENIED);
   _pd_window_update_error_page (self);
 }
@@ -923,8 +979,10 @@ on_chosen_load_failed (PdWindow     *self,
   pd_window_endpoint_box (self);
   gtk_widget_set_visible (GTK_WIDGET (self->error_button), FALSE);
   gtk_widget_set_visible (g_object_get_data (G_OBJECT (self), "pd-endpoint-token-box"),
-                          pd_remote_source_get_state (remote) == PD_REMOTE_DENIED);
-  gtk_widget_set_visible (GTK_WIDGET (self->error_retry), pd_remote_source_get_state (remote) != PD_REMOTE_DENIED);
+                          pd_remote_source_get_state (remote) == PD_REMOTE_DENIED &&
+                          !pd_remote_source_get_host_refused (remote));
+  gtk_widget_set_visible (GTK_WIDGET (self->error_retry), pd_remote_source_get_state (remote) != PD_REMOTE_DENIED ||
+                                                         pd_remote_source_get_host_refused (remote));
   if (g_object_get_data (G_OBJECT (self), "pd-endpoint-connecting") != NULL)
     pd_window_endpoint_note (self, pd_remote_source_get_state (remote) == PD_REMOTE_DENIED
                                    ? _("Token refused again. Enter the token the server printed when it started.")
@@ -947,10 +1005,12 @@ on_chosen_loaded (PdWindow *self)
 void
 _pd_window_on_source_chosen (PdWindow *self)
 {
-  PdSource *chosen = pd_source_sidebar_get_selected (self->source_sidebar);
+  PdSource *chosen;
 
-  if (self->source == NULL)
+  /* Closed with an endpoint chosen: the sidebar went first. */
+  if (self->source == NULL || self->source_sidebar == NULL)
     return;
+  chosen = pd_source_sidebar_get_selected (self->source_sidebar);
   /* What became of a token given to another endpoint's page. */
   pd_window_endpoint_note (self, "");
   g_object_set_data (G_OBJECT (self), "pd-endpoint-connecting", NULL);

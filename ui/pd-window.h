@@ -42,6 +42,9 @@ void             pd_window_set_remote_token   (PdWindow       *self,
 gboolean         pd_window_set_endpoint_token (PdWindow       *self,
                                                const char     *url,
                                                const char     *token);
+gboolean         pd_window_choose_endpoint    (PdWindow       *self,
+                                               const char     *url,
+                                               const char     *token);
 PdNotifier      *pd_window_get_notifier       (PdWindow       *self);
 PdOverview      *pd_window_get_overview       (PdWindow       *self);
 gboolean         pd_window_get_overview_shown (PdWindow       *self);

@@ -20,6 +20,7 @@
 #include "pd-remote-source.h"
 #include "pd-remote-records-private.h"
 #include "pd-remote-source-private.h"
+#include "pd-remote-url.h"
 #include "pd-remote-stream-private.h"
 
 /* ---------------------------------------------------------------------- */
@@ -98,6 +99,40 @@ watch_reconnect_later (PdRemoteSource *self)
   watch_schedule (self, delay);
 }
 
+/* A 401 or 403, its body's "error" @why.  serve refuses a Host header it
+ * does not know ("Host not allowed": reached at 127.0.0.2, a LAN name, a
+ * proxy's) as it refuses a token, with a 403: that one said "Token
+ * refused", and no token helps.  Said as what it is, and what to do. */
+GError *
+_pd_remote_source_denied_error (PdRemoteSource *self,
+                                guint           status,
+                                const char     *why)
+{
+  g_autoptr(GUri) uri = g_uri_parse (self->base, G_URI_FLAGS_NONE, NULL);
+
+  self->host_refused = why != NULL && g_ascii_strncasecmp (why, "Host not allowed", 16) == 0;
+  if (self->host_refused)
+    return g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED,
+                        _("%s refused the address it was reached at (HTTP %u: Host not allowed). serve answers "
+                          "loopback addresses (127.0.0.1, localhost, [::1]) alone unless started with "
+                          "--allow-host %s: connect at one of those, or start serve with that option"),
+                        self->base, status, uri != NULL && g_uri_get_host (uri) ? g_uri_get_host (uri) : "HOST");
+  return g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED, _("%s refused the token (HTTP %u)"), self->base, status);
+}
+
+/**
+ * pd_remote_source_get_host_refused:
+ *
+ * Returns: %TRUE when the endpoint, %PD_REMOTE_DENIED, refused the address
+ *   it was reached at (its Host), not the token: a new token cannot help
+ */
+gboolean
+pd_remote_source_get_host_refused (PdRemoteSource *self)
+{
+  g_return_val_if_fail (PD_IS_REMOTE_SOURCE (self), FALSE);
+  return self->state == PD_REMOTE_DENIED && self->host_refused;
+}
+
 /* A request failed for a reason that concerns the whole endpoint. */
 void
 _pd_remote_source_note_failure (PdRemoteSource *self,
@@ -158,8 +193,7 @@ stream_opened (PdRemoteSource            *self,
   self->waiting_since = 0;
   if (batch->status == 401 || batch->status == 403)
     {
-      g_autoptr(GError) denied = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED,
-                                              _("%s refused the token (HTTP %u)"), self->base, batch->status);
+      g_autoptr(GError) denied = _pd_remote_source_denied_error (self, batch->status, NULL);
 
       stream_drop (self);
       _pd_remote_source_note_failure (self, denied);
@@ -265,9 +299,12 @@ on_poll_events (GObject      *object,
   if (error != NULL && (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE) ||
                         g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED)))
     {
-      /* The failure was noted when it came; reconnect through health. */
+      /* Noted (a 5xx here), then reconnect through health. */
       if (self->state != PD_REMOTE_DENIED)
-        watch_reconnect_later (self);
+        {
+          _pd_remote_source_note_failure (self, error);
+          watch_reconnect_later (self);
+        }
       return;
     }
 
@@ -320,6 +357,10 @@ on_health (GObject      *object,
     return;   /* noted; waits for a new token */
   if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE))
     {
+      /* A 5xx too: the endpoint is down, and said so, so the watchdog's
+       * probes (sent while it is online) wait with the rest.  Left online,
+       * one that answered 503 was asked every second past the back-off. */
+      _pd_remote_source_note_failure (self, error);
       watch_reconnect_later (self);
       return;
     }
@@ -339,7 +380,8 @@ on_health (GObject      *object,
     {
       /* Ours pushes what other connections change, when asked. */
       gboolean pushes = pd_json_get_boolean (health, "sessions_push", FALSE) && self->token != NULL;
-      g_autofree char *url = g_strconcat (self->base, "/api/events/stream", pushes ? "?sessions=1" : "", NULL);
+      g_autofree char *url = pd_remote_url_join (self->base, self->base_query,
+                                                pushes ? "/api/events/stream?sessions=1" : "/api/events/stream");
 
       if (pd_json_get_boolean (health, "plan_detail", FALSE))
         self->has_detail = 1;
@@ -429,7 +471,10 @@ on_probe (GObject      *object,
     self->last_heard = g_get_monotonic_time ();
   /* A failure was noted (offline or denied) as it came; reconnect. */
   else if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE))
-    watch_restart (self);
+    {
+      _pd_remote_source_note_failure (self, error);
+      watch_restart (self);
+    }
 }
 
 /* Nothing came in time: the banner says so and the watch reconnects with

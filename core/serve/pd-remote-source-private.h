@@ -96,7 +96,9 @@ struct _PdRemoteSource
 {
   GObject       parent_instance;
 
-  char         *base;            /* scheme://host:port, no trailing slash */
+  char         *base;            /* scheme://host:port and its path, no trailing slash */
+  char         *base_query;      /* (nullable) the address's query, without its token */
+  char         *base_url;        /* both, as the endpoint is known */
   char         *token;
   SoupSession  *session;
   GMainContext *context;
@@ -131,6 +133,7 @@ struct _PdRemoteSource
 
   PdRemoteState state;
   char         *state_message;   /* why it is offline or denied */
+  gboolean      host_refused;    /* the last 401/403 refused the Host, not the token */
   guint         reconnect_ms;    /* the next wait before reconnecting */
 };
 
@@ -162,6 +165,10 @@ void  _pd_remote_source_start_get    (PdRemoteSource      *self,
                                       GCancellable        *cancellable,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data);
+/* The DENIED error of a 401 or 403 whose body said @why (nullable). */
+GError *_pd_remote_source_denied_error (PdRemoteSource *self,
+                                        guint           status,
+                                        const char     *why);
 /* The server answered with a failure: offline or denied, and reconnect. */
 void  _pd_remote_source_note_failure (PdRemoteSource      *self,
                                       const GError        *error);

@@ -26,6 +26,7 @@
 #include "pd-remote-run.h"
 #include "pd-remote-source.h"
 #include "pd-remote-source-private.h"
+#include "pd-remote-url.h"
 
 #define BACKOFF_MAX_SECONDS 60
 #define REQUEST_IDLE_SECONDS 15
@@ -227,8 +228,7 @@ return_http_error (GTask      *task,
     {
     case 401:
     case 403:
-      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED,
-                               _("%s refused the request (HTTP %u: %s); check the token"), self->base, status, message);
+      g_task_return_error (task, _pd_remote_source_denied_error (self, status, message));
       break;
     case 404:
       g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND, _("Not found on %s: %s"), self->base, message);
@@ -524,8 +524,8 @@ handle_reply (GTask       *task_,
     {
       if (status == 401 || status == 403)
         {
-          g_autoptr(GError) denied = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED,
-                                                  _("%s refused the token (HTTP %u)"), self->base, status);
+          const char *why = root && JSON_NODE_HOLDS_OBJECT (root) ? pd_json_get_string (json_node_get_object (root), "error") : NULL;
+          g_autoptr(GError) denied = _pd_remote_source_denied_error (self, status, why);
 
           _pd_remote_source_note_failure (self, denied);
         }
@@ -865,7 +865,7 @@ send_call (GTask *task)
       return;
     }
 
-  url = g_strconcat (self->base, call->path, NULL);
+  url = pd_remote_url_join (self->base, self->base_query, call->path);
   msg = soup_message_new (call->method, url);
   if (msg == NULL)
     {
@@ -1040,6 +1040,8 @@ pd_remote_source_finalize (GObject *object)
   g_hash_table_unref (self->exports_asked);
   g_clear_pointer (&self->last_export, export_answer_free);
   g_free (self->base);
+  g_free (self->base_query);
+  g_free (self->base_url);
   g_free (self->token);
   g_free (self->last_event_key);
   g_free (self->state_message);
@@ -1151,33 +1153,20 @@ pd_remote_source_new (const char  *url,
                       const char  *token,
                       GError     **error)
 {
-  g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_ENCODED_QUERY, NULL);
   g_autofree char *from_query = NULL;
-  PdRemoteSource *self;
+  PdRemoteSource *self = g_object_new (PD_TYPE_REMOTE_SOURCE, NULL);
 
-  if (uri == NULL || g_uri_get_host (uri) == NULL ||
-      (g_strcmp0 (g_uri_get_scheme (uri), "http") != 0 && g_strcmp0 (g_uri_get_scheme (uri), "https") != 0))
+  /* A path and a query (a proxy's) stay; the API paths go after them. */
+  if (!pd_remote_url_split (url, &self->base, &self->base_query, &from_query, error))
     {
-      g_set_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("“%s” is not an http:// or https:// URL"), url);
+      g_object_unref (self);
       return NULL;
     }
-
-  if (g_uri_get_query (uri) != NULL)
-    {
-      g_autoptr(GHashTable) params = g_uri_parse_params (g_uri_get_query (uri), -1, "&",
-                                                            G_URI_PARAMS_CASE_INSENSITIVE, NULL);
-
-      if (params != NULL)
-        from_query = g_strdup (g_hash_table_lookup (params, "token"));
-    }
+  self->base_url = self->base_query ? g_strconcat (self->base, "?", self->base_query, NULL) : g_strdup (self->base);
   /* Without a token the endpoint is still asked: whether it is there at
    * all is what a person needs to know first; it then refuses access. */
   if (token == NULL)
     token = from_query;
-
-  self = g_object_new (PD_TYPE_REMOTE_SOURCE, NULL);
-  self->base = g_uri_join (G_URI_FLAGS_NONE, g_uri_get_scheme (uri), NULL, g_uri_get_host (uri),
-                           g_uri_get_port (uri), "", NULL, NULL);
   self->token = token != NULL && *token != '\0' ? g_strdup (token) : NULL;
   return self;
 }
@@ -1186,7 +1175,7 @@ const char *
 pd_remote_source_get_base_url (PdRemoteSource *self)
 {
   g_return_val_if_fail (PD_IS_REMOTE_SOURCE (self), NULL);
-  return self->base;
+  return self->base_url;
 }
 
 void

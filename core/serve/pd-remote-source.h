@@ -74,6 +74,7 @@ void            pd_remote_source_watch        (PdRemoteSource *self,
 gboolean        pd_remote_source_is_streaming (PdRemoteSource *self);
 PdRemoteState   pd_remote_source_get_state    (PdRemoteSource *self);
 const char     *pd_remote_source_get_state_message (PdRemoteSource *self);
+gboolean        pd_remote_source_get_host_refused  (PdRemoteSource *self);
 void            pd_remote_source_reconnect    (PdRemoteSource *self);
 const char     *pd_remote_source_get_token    (PdRemoteSource *self);
 void            pd_remote_source_set_token    (PdRemoteSource *self,

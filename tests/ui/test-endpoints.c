@@ -1,0 +1,422 @@
+/* test-endpoints.c: endpoints as a person adds and reaches them
+ *
+ * The window of the default database with one endpoint configured, a real
+ * `plandeck-agent serve` on loopback: another spelling of its address
+ * (localhost for 127.0.0.1, [::1], 0.0.0.0, a slash, upper case, the
+ * default port) is refused in Preferences with a message naming the
+ * endpoint it is, the typed text kept; and `plandeck --remote` at such a
+ * spelling chooses it in the sidebar.  serve reached at an address it does
+ * not answer (127.0.0.2, its Host refused) reads "Address refused" and says
+ * --allow-host, never "Token refused".  Fifty sources scroll in the
+ * sidebar, the window shrinking below them.  Connect to Endpoint keeps
+ * an address that is none as typed, and says why.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "test-endpoints"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-application.h"
+#include "pd-preferences-window.h"
+#include "pd-remote-source.h"
+#include "pd-secrets.h"
+#include "pd-source-sidebar.h"
+#include "pd-sources-page.h"
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+#include "pd-window-private.h"
+
+typedef struct
+{
+  char        *dir;
+  char        *db;
+  GSubprocess *serve;
+  char        *base;
+  char        *token;
+  guint        port;
+} Endpoint;
+
+static void
+endpoint_start (Endpoint   *endpoint,
+                const char *listen)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GUri) uri = NULL;
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autofree char *url = NULL;
+
+  endpoint->dir = pd_test_make_tmp_dir ();
+  endpoint->db = g_build_filename (endpoint->dir, "sessions.db", NULL);
+  store = pd_test_open_store (endpoint->db);
+  g_free (pd_test_add_session (store, "Alpha build one", "plandeck"));
+  g_clear_object (&store);
+  endpoint->serve = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
+                                      g_getenv ("PLANDECK_AGENT"), "serve", "--db", endpoint->db,
+                                      "--listen", listen, "--rate-limit", "0", NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (endpoint->serve));
+  url = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (url);
+  uri = g_uri_parse (url, G_URI_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  endpoint->port = g_uri_get_port (uri);
+  endpoint->base = g_strdup_printf ("http://%s:%u", g_uri_get_host (uri), endpoint->port);
+  g_free (pd_window_split_endpoint_url (url, &endpoint->token));
+  g_assert_nonnull (endpoint->token);
+}
+
+static void
+endpoint_stop (Endpoint *endpoint)
+{
+  if (endpoint->serve != NULL)
+    {
+      g_subprocess_force_exit (endpoint->serve);
+      g_subprocess_wait (endpoint->serve, NULL, NULL);
+      g_clear_object (&endpoint->serve);
+    }
+  pd_secrets_keep_for_session (endpoint->base, NULL);
+  g_free (endpoint->dir);
+  g_free (endpoint->db);
+  g_free (endpoint->base);
+  g_free (endpoint->token);
+}
+
+/* The setting lists @endpoint alone, as "Alpha box". */
+static void
+configure (Endpoint *endpoint)
+{
+  g_autoptr(GSettings) settings = NULL;
+  GVariantBuilder builder;
+
+  pd_test_reset_settings ();
+  pd_secrets_keep_for_session (endpoint->base, endpoint->token);
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+  g_variant_builder_add (&builder, "(sss)", "alpha-id", "Alpha box", endpoint->base);
+  settings = g_settings_new (APP_ID);
+  g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+}
+
+static PdSource *
+source_at (PdWindow *window,
+           guint     position)
+{
+  g_autoptr(PdSource) source = g_list_model_get_item (_pd_window_get_sources (window), position);
+
+  return source;
+}
+
+static PdSourceSidebar *
+sidebar (PdWindow *window)
+{
+  return window->source_sidebar;
+}
+
+static gboolean
+first_online (gpointer data)
+{
+  PdSource *source = source_at (data, 1);
+
+  return source != NULL && pd_remote_source_get_state (PD_REMOTE_SOURCE (source)) == PD_REMOTE_ONLINE;
+}
+
+static gboolean
+has_title (GtkWidget     *widget,
+           gconstpointer  data)
+{
+  return ADW_IS_PREFERENCES_ROW (widget) &&
+         g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), data) == 0;
+}
+
+static gboolean
+is_button_labelled (GtkWidget     *widget,
+                    gconstpointer  data)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), data) == 0;
+}
+
+/* --- one endpoint, another spelling -------------------------------------- */
+
+static void
+check_spellings (PdApplication *app,
+                 PdWindow      *window,
+                 gpointer       user_data)
+{
+  Endpoint *alpha = user_data;
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  PdPreferencesWindow *prefs;
+  PdSourcesPage *page;
+  GtkWidget *url_row;
+  GtkWidget *add;
+  GtkWidget *said;
+  g_autofree char *typed = NULL;
+  const char *forms[] = { "http://localhost:", "http://localhost:/", "http://[::1]:", "http://0.0.0.0:/",
+                          "HTTP://LOCALHOST:/", "http://127.0.0.2:", "http://127.0.0.1:/?token=x" };
+
+  pd_test_wait_until (first_online, window, "the endpoint connected");
+  prefs = pd_preferences_window_new (GTK_WINDOW (window));
+  gtk_window_present (GTK_WINDOW (prefs));
+  page = PD_SOURCES_PAGE (pd_test_find_widget (GTK_WIDGET (prefs), PD_TYPE_SOURCES_PAGE));
+  g_assert_nonnull (page);
+
+  for (guint i = 0; i < G_N_ELEMENTS (forms); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      const char *colon = strrchr (forms[i], ':');
+      g_autofree char *url = g_strdup_printf ("%.*s%u%s", (int) (colon + 1 - forms[i]), forms[i], alpha->port, colon + 1);
+      g_autofree char *id = pd_sources_page_add (page, url, NULL, NULL, &error);
+      g_autoptr(GVariant) configured = g_settings_get_value (settings, "sources");
+
+      g_test_message ("%s: %s", url, error != NULL ? error->message : "added");
+      g_assert_null (id);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
+      g_assert_nonnull (strstr (error->message, "Alpha box"));
+      g_assert_nonnull (strstr (error->message, alpha->base));
+      g_assert_cmpuint (g_variant_n_children (configured), ==, 1);
+    }
+
+  /* Typed and added with the button: said under the fields, naming the
+   * endpoint, the typed address kept to be corrected. */
+  url_row = pd_test_find_first (GTK_WIDGET (page), has_title, "Address");
+  add = pd_test_find_first (GTK_WIDGET (page), is_button_labelled, "_Add Endpoint");
+  typed = g_strdup_printf ("http://LocalHost:%u/", alpha->port);
+  gtk_editable_set_text (GTK_EDITABLE (url_row), typed);
+  g_signal_emit_by_name (add, "clicked");
+  said = pd_test_find_label_containing (GTK_WIDGET (page), "in the list already");
+  g_assert_nonnull (said);
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (said)), "Alpha box"));
+  g_assert_true (gtk_widget_get_visible (said));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (url_row)), ==, typed);
+  pd_test_flush (GTK_WIDGET (prefs));
+  pd_test_screenshot (GTK_WIDGET (prefs), "preferences-sources-same-endpoint");
+  gtk_window_destroy (GTK_WINDOW (prefs));
+
+  /* `plandeck --remote http://localhost:PORT` with the window open: that
+   * endpoint chosen in its sidebar, no second connection. */
+  {
+    g_autofree char *url = g_strdup_printf ("http://localhost:%u/", alpha->port);
+
+    g_assert_null (pd_source_sidebar_get_selected (sidebar (window)));
+    g_assert_true (pd_window_choose_endpoint (window, url, NULL));
+    g_assert_true (pd_source_sidebar_get_selected (sidebar (window)) == source_at (window, 1));
+    g_assert_false (pd_window_choose_endpoint (window, "http://localhost:9/", NULL));
+  }
+}
+
+static void
+test_spellings (void)
+{
+  Endpoint alpha = { 0 };
+
+  endpoint_start (&alpha, "127.0.0.1:0");
+  configure (&alpha);
+  g_assert_cmpint (pd_test_run_app (NULL, check_spellings, &alpha, NULL), ==, 0);
+  endpoint_stop (&alpha);
+}
+
+/* --- an address serve does not answer ----------------------------------- */
+
+static gboolean
+first_denied (gpointer data)
+{
+  PdSource *source = source_at (data, 1);
+
+  return source != NULL && pd_remote_source_get_state (PD_REMOTE_SOURCE (source)) == PD_REMOTE_DENIED;
+}
+
+static gboolean
+endpoint_page_shown (gpointer data)
+{
+  return pd_test_count_shown_labels (GTK_WIDGET (data), "--allow-host", FALSE) >= 1;
+}
+
+/* serve at 127.0.0.2, reached there: it refuses the Host (not a loopback
+ * name it knows) with a 403, which read "Token refused" and asked for a
+ * token none could help.  Now "Address refused", saying --allow-host. */
+static void
+check_host_refused (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  PdSource *source;
+  g_autofree char *state = NULL;
+  g_autofree char *expected = NULL;
+  const char *message;
+
+  pd_test_wait_until (first_denied, window, "the endpoint refusing its Host");
+  source = source_at (window, 1);
+  state = pd_source_sidebar_dup_state (sidebar (window), source, NULL);
+  message = pd_remote_source_get_state_message (PD_REMOTE_SOURCE (source));
+  g_test_message ("%s: %s", state, message);
+  g_assert_cmpstr (state, ==, "Address refused");
+  expected = g_strdup_printf ("--allow-host %s", "127.0.0.2");
+  g_assert_nonnull (strstr (message, expected));
+  g_assert_nonnull (strstr (message, "Host not allowed"));
+  g_assert_true (pd_remote_source_get_host_refused (PD_REMOTE_SOURCE (source)));
+
+  /* Chosen: its page says why, and offers no token entry. */
+  pd_source_sidebar_select (sidebar (window), source);
+  pd_test_wait_until (endpoint_page_shown, window, "the endpoint's page saying --allow-host");
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Token refused", FALSE), ==, 0);
+  g_assert_false (gtk_widget_get_mapped (g_object_get_data (G_OBJECT (window), "pd-endpoint-token-box")));
+  pd_test_screenshot (GTK_WIDGET (window), "endpoint-host-refused");
+  pd_source_sidebar_select (sidebar (window), NULL);
+}
+
+static void
+test_host_refused (void)
+{
+  Endpoint alpha = { 0 };
+
+  endpoint_start (&alpha, "127.0.0.2:0");
+  g_assert_true (g_str_has_prefix (alpha.base, "http://127.0.0.2:"));
+  configure (&alpha);
+  g_assert_cmpint (pd_test_run_app (NULL, check_host_refused, &alpha, NULL), ==, 0);
+  endpoint_stop (&alpha);
+}
+
+/* --- fifty sources ------------------------------------------------------- */
+
+static gboolean
+fifty_listed (gpointer data)
+{
+  return g_list_model_get_n_items (_pd_window_get_sources (data)) == 51;
+}
+
+/* Fifty endpoints: the sidebar's sources scroll, so the window shrinks and
+ * the last one is reached (the list grew the window past the screen, its
+ * last sources out of reach). */
+static void
+check_fifty (PdApplication *app,
+             PdWindow      *window,
+             gpointer       user_data)
+{
+  GtkWidget *side = GTK_WIDGET (sidebar (window));
+  GtkWidget *last_row = NULL;
+  GtkWidget *scroller;
+  GtkAdjustment *adjustment;
+  int side_min = 0;
+  int window_min = 0;
+  int row_height = 0;
+  graphene_rect_t bounds;
+
+  pd_test_wait_until (fifty_listed, window, "fifty endpoints beside this computer");
+  pd_test_flush (GTK_WIDGET (window));
+  for (GtkWidget *row = gtk_widget_get_first_child (pd_test_find_widget (side, GTK_TYPE_LIST_BOX)); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    if (GTK_IS_LIST_BOX_ROW (row))
+      last_row = row;
+  gtk_widget_measure (side, GTK_ORIENTATION_VERTICAL, -1, &side_min, NULL, NULL, NULL);
+  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_VERTICAL, -1, &window_min, NULL, NULL, NULL);
+  if (last_row != NULL)
+    gtk_widget_measure (last_row, GTK_ORIENTATION_VERTICAL, -1, &row_height, NULL, NULL, NULL);
+  g_test_message ("fifty sources: the sidebar at least %d px high, the window %d px, a row %d px",
+                  side_min, window_min, row_height);
+  g_assert_nonnull (last_row);
+  g_assert_cmpint (side_min, <, 5 * row_height);
+  g_assert_cmpint (window_min, <, 600);
+
+  /* The last one scrolled to: in sight, inside the sidebar. */
+  scroller = gtk_widget_get_ancestor (last_row, GTK_TYPE_SCROLLED_WINDOW);
+  g_assert_true (gtk_widget_is_ancestor (scroller, side));
+  adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+  g_assert_cmpfloat (gtk_adjustment_get_upper (adjustment), >, gtk_adjustment_get_page_size (adjustment));
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_true (gtk_widget_compute_bounds (last_row, scroller, &bounds));
+  g_assert_cmpfloat (bounds.origin.y, >=, 0);
+  g_assert_cmpfloat (bounds.origin.y + bounds.size.height, <=, gtk_widget_get_height (scroller) + 1);
+  pd_test_screenshot (GTK_WIDGET (window), "sources-fifty");
+}
+
+static void
+test_fifty (void)
+{
+  g_autoptr(GSettings) settings = NULL;
+  GVariantBuilder builder;
+
+  pd_test_reset_settings ();
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+  for (guint i = 0; i < 50; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("e%u", i);
+      g_autofree char *name = g_strdup_printf ("Box %u", i + 1);
+      g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u", i + 1);
+
+      g_variant_builder_add (&builder, "(sss)", id, name, url);
+    }
+  settings = g_settings_new (APP_ID);
+  g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+  g_assert_cmpint (pd_test_run_app (NULL, check_fifty, NULL, NULL), ==, 0);
+  g_settings_reset (settings, "sources");
+}
+
+/* --- Connect to Endpoint ------------------------------------------------- */
+
+/* An address that is none, typed in Connect to Endpoint: said under the
+ * field as it is typed, Connect waiting, the typed text kept.  Connect
+ * closed the dialog with a toast, and the dialog opened again showed the
+ * address remembered before: what was typed was lost. */
+static void
+check_connect_dialog (PdApplication *app,
+                      PdWindow      *window,
+                      gpointer       user_data)
+{
+  AdwMessageDialog *dialog;
+  GtkWidget *entry;
+  GtkWidget *said;
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.connect-endpoint", NULL);
+  dialog = pd_test_wait_for_dialog ("Connect to Endpoint");
+  entry = pd_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_ENTRY);
+  g_assert_nonnull (entry);
+
+  gtk_editable_set_text (GTK_EDITABLE (entry), "build-box:8080/?token=typed-secret");
+  pd_test_flush (GTK_WIDGET (dialog));
+  g_assert_false (adw_message_dialog_get_response_enabled (dialog, "connect"));
+  said = pd_test_find_label_containing (GTK_WIDGET (dialog), "is not an endpoint address");
+  g_assert_nonnull (said);
+  g_assert_true (gtk_widget_get_mapped (said));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (said)), "build-box:8080"));
+  g_assert_null (strstr (gtk_label_get_text (GTK_LABEL (said)), "typed-secret"));
+  pd_test_screenshot (GTK_WIDGET (dialog), "connect-endpoint-not-an-address");
+  /* Enter: the dialog stays, with what was typed. */
+  gtk_widget_activate (entry);
+  pd_test_flush (GTK_WIDGET (dialog));
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (dialog)));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, "build-box:8080/?token=typed-secret");
+
+  /* Corrected: Connect can be pressed, nothing said. */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "http://build-box:8080/");
+  pd_test_flush (GTK_WIDGET (dialog));
+  g_assert_true (adw_message_dialog_get_response_enabled (dialog, "connect"));
+  g_assert_false (gtk_widget_get_mapped (said));
+  gtk_window_close (GTK_WINDOW (dialog));
+}
+
+static void
+test_connect_dialog (void)
+{
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (NULL, check_connect_dialog, NULL, NULL), ==, 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pd/ui/endpoints/spellings", test_spellings);
+  g_test_add_func ("/pd/ui/endpoints/host-refused", test_host_refused);
+  g_test_add_func ("/pd/ui/endpoints/fifty", test_fifty);
+  g_test_add_func ("/pd/ui/endpoints/connect-dialog", test_connect_dialog);
+  return g_test_run ();
+}
