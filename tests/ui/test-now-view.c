@@ -954,6 +954,7 @@ test_now_many_steps (Fixture       *f,
   g_assert_cmpuint (n_labels, <, 100);
   g_assert_true (_pd_now_view_row_is_made (f->view, 0));
   g_assert_false (_pd_now_view_row_is_made (f->view, 499));
+  pd_test_screenshot (GTK_WIDGET (f->window), "now-many-steps");
 
   /* The title of 100 KB is shown cut, more of it in its tooltip. */
   pd_test_collect (GTK_WIDGET (_pd_now_view_get_row_widget (f->view, 0)), GTK_TYPE_LABEL, labels);
@@ -979,6 +980,7 @@ test_now_many_steps (Fixture       *f,
   g_assert_nonnull (strstr (description, "Check the tests pass: Pending"));
   pd_test_wait_until (row_made_in_sight, wait, "the last step made and in sight");
   g_assert_nonnull (pd_test_find_label (focus, "Tag the release"));
+  pd_test_screenshot (GTK_WIDGET (f->window), "now-many-steps-end");
 
   /* Home goes back to the first, Page Down past the rows made so far. */
   g_assert_true (pd_test_a11y_press (rows, GDK_KEY_Home, 0));
