@@ -24,6 +24,9 @@ PdPollTimer *_pd_now_view_get_poll_timer   (PdNowView         *self);
 GListModel  *_pd_now_view_get_rows         (PdNowView         *self);
 GtkWidget   *_pd_now_view_get_row_widget   (PdNowView         *self,
                                             guint              position);
+gboolean     _pd_now_view_row_is_made      (PdNowView         *self,
+                                            guint              position);
+GtkWidget   *_pd_now_view_get_rows_box     (PdNowView         *self);
 guint        _pd_now_view_get_n_replies    (PdNowView         *self);
 gboolean     _pd_now_view_get_page_visible (PdNowView         *self);
 char        *_pd_now_view_explain_regression (const PdPlanState *old_plan,

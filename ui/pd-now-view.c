@@ -32,6 +32,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <time.h>
 
 #include <glib/gi18n.h>
 
@@ -71,7 +72,17 @@ struct _PdNowView
   GtkProgressBar *progress;
   GtkLabel      *revision_label;
   GtkBox        *notices_box;
+  GtkScrolledWindow *scroller;
   GtkListBox    *rows_box;
+
+  gboolean       fill_pending;  /* rows in sight may not be made */
+  gulong         layout_handler; /* on the frame clock, while realized */
+  gint64         fill_frame;    /* the frame rows were last made in */
+  gulong         paint_handler;  /* after-paint on the frame clock */
+  gint64         fill_cpu;      /* the thread's CPU as rows were made, in µs */
+  guint          fill_made;     /* rows made in this frame */
+  gint64         row_cost;      /* what a row made cost to its frame, in µs */
+  guint          fill_tick;     /* the rows go on in the next frame, or 0 */
 };
 
 G_DEFINE_FINAL_TYPE (PdNowView, pd_now_view, PD_TYPE_SESSION_VIEW)
@@ -89,6 +100,7 @@ static void pd_now_view_show_notices (PdNowView *self);
  * has it whole. */
 #define ENDED_TEXT_CHARS 600
 static void pd_now_view_show_empty   (PdNowView *self);
+static void pd_now_view_fill_soon    (PdNowView *self);
 
 /* --- showing a plan ----------------------------------------------------- */
 
@@ -368,6 +380,7 @@ _pd_now_view_apply_plan (PdNowView         *self,
   pd_now_view_show_header (self, plan);
   pd_plan_rows_merge (self->rows, plan);
   gtk_stack_set_visible_child_name (self->stack, "plan");
+  pd_now_view_fill_soon (self);
   g_signal_emit (self, signals[PLAN_SHOWN], 0);
 
   return PD_NOW_APPLIED;
@@ -506,13 +519,175 @@ pd_now_view_refresh (PdNowView *self)
   pd_session_view_reload (PD_SESSION_VIEW (self));
 }
 
+/* --- rows made as they come into sight ------------------------------------ */
+
+/* A plan may have 500 steps: made whole, their rows took 6–13 s of the
+ * main thread on a loaded machine, 36 s with long texts.  Every step has a
+ * light row at once (its name, description and about its height: the
+ * list's keys, Home, End and Page Down, reach every step, and a screen
+ * reader names each), and what a row shows is made once it comes within
+ * half a page of sight, at most FILL_BUDGET_USEC of each frame, the rows
+ * in sight first.  A row not made yet has about the height it will have
+ * (pd_plan_row_new_lazy()), so the page moves little as rows are made. */
+#define FILL_BUDGET_USEC 8000
+/* What a row is taken to cost before one was measured, in µs. */
+#define ROW_COST_USEC    2000
+
+/* The main thread's CPU time, in µs: a loaded machine's waits for a core
+ * are not the page's cost. */
+static gint64
+thread_cpu_usec (void)
+{
+  struct timespec now;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &now);
+  return (gint64) now.tv_sec * G_USEC_PER_SEC + now.tv_nsec / 1000;
+}
+
+/* The rows from @top to @bottom (the list's own coordinates), clamped to
+ * the list. */
+static void
+rows_between (GtkListBox *list,
+              double      top,
+              double      bottom,
+              guint       n_rows,
+              guint      *first,
+              guint      *last)
+{
+  double height = gtk_widget_get_height (GTK_WIDGET (list));
+  GtkListBoxRow *row;
+
+  row = gtk_list_box_get_row_at_y (list, (int) CLAMP (top, 0, height - 1));
+  *first = row != NULL ? (guint) gtk_list_box_row_get_index (row) : 0;
+  row = gtk_list_box_get_row_at_y (list, (int) CLAMP (bottom, 0, height - 1));
+  *last = row != NULL ? (guint) gtk_list_box_row_get_index (row) : n_rows - 1;
+}
+
+/* Makes the rows in sight, as many as FILL_BUDGET_USEC of a frame allows:
+ * what a row costs is mostly its layout, later in the frame, so each is
+ * counted at what the last ones cost their frame (row_cost, measured
+ * after the paint).  One at least.  Returns %TRUE when they all are made. */
+static gboolean
+fill_rows (PdNowView *self)
+{
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->scroller);
+  GtkWidget *viewport = gtk_scrolled_window_get_child (self->scroller);
+  guint n_rows = g_list_model_get_n_items (G_LIST_MODEL (self->rows));
+  double page = gtk_adjustment_get_page_size (adjustment);
+  graphene_point_t top;
+  guint first, last;
+
+  if (n_rows == 0 || page <= 0 || !gtk_widget_get_mapped (GTK_WIDGET (self->rows_box)) ||
+      !gtk_widget_compute_point (viewport, GTK_WIDGET (self->rows_box), &GRAPHENE_POINT_INIT (0, 0), &top))
+    return TRUE;
+
+  /* In sight, then half a page below (where a scroll goes on); none
+   * above, whose change of height would move what is in sight. */
+  rows_between (self->rows_box, top.y, top.y + page * 3 / 2, n_rows, &first, &last);
+  self->fill_cpu = thread_cpu_usec ();
+  self->fill_made = 0;
+  for (guint i = first; i <= last && i < n_rows; i++)
+    {
+      if (self->fill_made > 0 &&
+          thread_cpu_usec () - self->fill_cpu + (self->fill_made + 1) * self->row_cost > FILL_BUDGET_USEC)
+        return FALSE;
+      if (pd_plan_row_ensure_content (PD_PLAN_ROW (gtk_list_box_get_row_at_index (self->rows_box, i))))
+        self->fill_made++;
+    }
+  return TRUE;
+}
+
+/* The next frame goes on with the rows. */
+static gboolean
+fill_tick (GtkWidget     *widget,
+           GdkFrameClock *clock,
+           gpointer       user_data)
+{
+  PD_NOW_VIEW (widget)->fill_tick = 0;
+  gdk_frame_clock_request_phase (clock, GDK_FRAME_CLOCK_PHASE_LAYOUT);
+  return G_SOURCE_REMOVE;
+}
+
+/* After the window's layout: the rows are where they are drawn, and what
+ * is made now is laid out in the same frame (the frame clock lays out
+ * again), so the first frame of a plan shows its rows in sight.  Once a
+ * frame: the layout made again must not make more. */
+static void
+on_frame_layout (GdkFrameClock *clock,
+                 PdNowView     *self)
+{
+  gint64 frame = gdk_frame_clock_get_frame_counter (clock);
+
+  if (!self->fill_pending)
+    return;
+  if (frame != self->fill_frame)
+    {
+      self->fill_frame = frame;
+      if (fill_rows (self))
+        {
+          self->fill_pending = FALSE;
+          return;
+        }
+    }
+  if (self->fill_tick == 0)
+    self->fill_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), fill_tick, NULL, NULL);
+}
+
+/* What the rows made in this frame cost it, laid out and drawn: the
+ * next frame makes as many as its budget allows at that cost. */
+static void
+on_frame_paint (GdkFrameClock *clock,
+                PdNowView     *self)
+{
+  if (self->fill_made == 0)
+    return;
+  self->row_cost = MAX ((thread_cpu_usec () - self->fill_cpu) / self->fill_made, 100);
+  self->fill_made = 0;
+}
+
+/* The rows in sight are made after the next layout (rows added, a scroll,
+ * a new size and the page shown all lay out). */
+static void
+pd_now_view_fill_soon (PdNowView *self)
+{
+  self->fill_pending = TRUE;
+}
+
+static void
+on_realize (PdNowView *self)
+{
+  self->layout_handler = g_signal_connect_object (gtk_widget_get_frame_clock (GTK_WIDGET (self)), "layout",
+                                                  G_CALLBACK (on_frame_layout), self,
+                                                  G_CONNECT_AFTER);
+  self->paint_handler = g_signal_connect_object (gtk_widget_get_frame_clock (GTK_WIDGET (self)), "after-paint",
+                                                 G_CALLBACK (on_frame_paint), self, 0);
+  pd_now_view_fill_soon (self);
+}
+
+static void
+on_unrealize (PdNowView *self)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
+
+  if (clock != NULL && self->layout_handler != 0)
+    g_signal_handler_disconnect (clock, self->layout_handler);
+  if (clock != NULL && self->paint_handler != 0)
+    g_signal_handler_disconnect (clock, self->paint_handler);
+  self->layout_handler = 0;
+  self->paint_handler = 0;
+  self->fill_made = 0;
+  if (self->fill_tick != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->fill_tick);
+  self->fill_tick = 0;
+}
+
 /* --- GObject ------------------------------------------------------------ */
 
 static GtkWidget *
 create_row (gpointer item,
             gpointer user_data)
 {
-  return pd_plan_row_new (PD_PLAN_ROW_ITEM (item));
+  return pd_plan_row_new_lazy (PD_PLAN_ROW_ITEM (item));
 }
 
 static void
@@ -579,6 +754,7 @@ pd_now_view_class_init (PdNowViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdNowView, progress);
   gtk_widget_class_bind_template_child (widget_class, PdNowView, revision_label);
   gtk_widget_class_bind_template_child (widget_class, PdNowView, notices_box);
+  gtk_widget_class_bind_template_child (widget_class, PdNowView, scroller);
   gtk_widget_class_bind_template_child (widget_class, PdNowView, rows_box);
   gtk_widget_class_set_css_name (widget_class, "now-view");
 }
@@ -587,6 +763,7 @@ static void
 pd_now_view_init (PdNowView *self)
 {
   self->event_notices = pd_event_notices_new ();
+  self->row_cost = ROW_COST_USEC;
   gtk_widget_init_template (GTK_WIDGET (self));
   /* Plan text: wrapped with no hyphen it does not have. */
   _pd_label_no_hyphens (GTK_WIDGET (self->header_label));
@@ -598,6 +775,14 @@ pd_now_view_init (PdNowView *self)
   /* The steps are one Tab stop, as the session list is: Up and Down move
    * between them (each step was a stop of its own). */
   _pd_list_one_tab_stop (GTK_WIDGET (self->rows_box));
+  /* Scrolled, resized, shown: the rows now in sight are made. */
+  g_signal_connect_object (gtk_scrolled_window_get_vadjustment (self->scroller), "value-changed",
+                           G_CALLBACK (pd_now_view_fill_soon), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (gtk_scrolled_window_get_vadjustment (self->scroller), "changed",
+                           G_CALLBACK (pd_now_view_fill_soon), self, G_CONNECT_SWAPPED);
+  g_signal_connect_swapped (self->rows_box, "map", G_CALLBACK (pd_now_view_fill_soon), self);
+  g_signal_connect (self, "realize", G_CALLBACK (on_realize), NULL);
+  g_signal_connect (self, "unrealize", G_CALLBACK (on_unrealize), NULL);
 }
 
 GtkWidget *
@@ -937,11 +1122,32 @@ _pd_now_view_get_rows (PdNowView *self)
   return G_LIST_MODEL (self->rows);
 }
 
+/* The row at @position, made as it shows when in sight (NULL when none);
+ * _pd_now_view_row_is_made() tells whether it was made without that. */
 GtkWidget *
 _pd_now_view_get_row_widget (PdNowView *self,
                              guint      position)
 {
-  return GTK_WIDGET (gtk_list_box_get_row_at_index (self->rows_box, position));
+  GtkListBoxRow *row = gtk_list_box_get_row_at_index (self->rows_box, position);
+
+  if (row != NULL)
+    pd_plan_row_ensure_content (PD_PLAN_ROW (row));
+  return GTK_WIDGET (row);
+}
+
+gboolean
+_pd_now_view_row_is_made (PdNowView *self,
+                          guint      position)
+{
+  GtkListBoxRow *row = gtk_list_box_get_row_at_index (self->rows_box, position);
+
+  return row != NULL && pd_plan_row_has_content (PD_PLAN_ROW (row));
+}
+
+GtkWidget *
+_pd_now_view_get_rows_box (PdNowView *self)
+{
+  return GTK_WIDGET (self->rows_box);
 }
 
 guint

@@ -14,7 +14,10 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (PdPlanRow, pd_plan_row, PD, PLAN_ROW, GtkListBoxRow)
 
-GtkWidget     *pd_plan_row_new      (PdPlanRowItem *item);
-PdPlanRowItem *pd_plan_row_get_item (PdPlanRow     *self);
+GtkWidget     *pd_plan_row_new            (PdPlanRowItem *item);
+GtkWidget     *pd_plan_row_new_lazy       (PdPlanRowItem *item);
+gboolean       pd_plan_row_ensure_content (PdPlanRow     *self);
+gboolean       pd_plan_row_has_content    (PdPlanRow     *self);
+PdPlanRowItem *pd_plan_row_get_item       (PdPlanRow     *self);
 
 G_END_DECLS

@@ -17,6 +17,7 @@
 #include "pd-remote-source.h"
 #include "pd-now-view-private.h"
 #include "pd-plan-row.h"
+#include "pd-test-a11y.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
@@ -884,6 +885,113 @@ test_now_remote_huge_plan (Fixture       *f,
   pd_test_flush (GTK_WIDGET (f->window));
 }
 
+/* --- a plan of 500 steps ----------------------------------------------------- */
+
+static guint
+count_labels (GtkWidget *root)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+
+  pd_test_collect (root, GTK_TYPE_LABEL, labels);
+  return labels->len;
+}
+
+static gboolean
+row_made_in_sight (gpointer data)
+{
+  Fixture *f = ((gpointer *) data)[0];
+  guint position = GPOINTER_TO_UINT (((gpointer *) data)[1]);
+  GtkWidget *row = gtk_widget_get_focus_child (_pd_now_view_get_rows_box (f->view));
+  GtkWidget *scroller = gtk_widget_get_ancestor (_pd_now_view_get_rows_box (f->view), GTK_TYPE_SCROLLED_WINDOW);
+  graphene_rect_t bounds;
+
+  if (!_pd_now_view_row_is_made (f->view, position) || row == NULL ||
+      !gtk_widget_compute_bounds (row, scroller, &bounds))
+    return FALSE;
+  return bounds.origin.y >= 0 && bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scroller) + 1;
+}
+
+/* A plan of 500 steps, the first with a title of 100 KB: the page makes
+ * the rows in sight, not 500 (6–13 s of the main thread, 36 s with long
+ * texts), shows the title cut to what a row shows, and every step is
+ * still reached by the keyboard and named: End goes to the last one. */
+static void
+test_now_many_steps (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(PdPlanState) plan = pd_plan_state_new ();
+  g_autoptr(GString) long_title = g_string_new (NULL);
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+  g_autofree char *name = NULL;
+  g_autofree char *description = NULL;
+  GtkWidget *rows, *focus, *title = NULL;
+  gpointer wait[2] = { f, GUINT_TO_POINTER (499) };
+  guint n_labels;
+
+  while (long_title->len < 100 * 1024)
+    g_string_append (long_title, "Rewrite the importer so that it streams ");
+  for (guint i = 0; i < 500; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("s%u", i + 1);
+      g_autofree char *text = g_strdup_printf ("Port part %u of the settings", i + 1);
+      PdPlanStep *step = pd_test_step (id, i == 0 ? long_title->str : i == 499 ? "Tag the release" : text,
+                                       i == 499 ? PD_PLAN_STEP_BLOCKED : PD_PLAN_STEP_PENDING, "a note");
+
+      pd_test_step_add_check (step, "c1", "the tests pass", "shell", "{}", PD_PLAN_CHECK_PENDING);
+      g_ptr_array_add (plan->steps, step);
+    }
+  plan->version = 1;
+  pd_test_save_plan (f->store, f->id, plan, PD_SESSION_STATUS_IDLE);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->id);
+  wait_for_reply (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+  pd_test_spin (300);
+  rows = _pd_now_view_get_rows_box (f->view);
+
+  /* Rows made for what is in sight (a page of 300 px), not for 500 steps. */
+  n_labels = count_labels (rows);
+  g_test_message ("500 steps: %u labels made", n_labels);
+  g_assert_cmpuint (n_labels, <, 100);
+  g_assert_true (_pd_now_view_row_is_made (f->view, 0));
+  g_assert_false (_pd_now_view_row_is_made (f->view, 499));
+  pd_test_screenshot (GTK_WIDGET (f->window), "now-many-steps");
+
+  /* The title of 100 KB is shown cut, more of it in its tooltip. */
+  pd_test_collect (GTK_WIDGET (_pd_now_view_get_row_widget (f->view, 0)), GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    if (g_str_has_prefix (gtk_label_get_text (g_ptr_array_index (labels, i)), "Rewrite the importer"))
+      title = g_ptr_array_index (labels, i);
+  g_assert_nonnull (title);
+  g_assert_cmpint (g_utf8_strlen (gtk_label_get_text (GTK_LABEL (title)), -1), <=, 201);
+  g_assert_true (g_str_has_suffix (gtk_label_get_text (GTK_LABEL (title)), "…"));
+  g_assert_cmpint (strlen (gtk_widget_get_tooltip_text (title)), >, 1000);
+  g_assert_cmpint (g_utf8_strlen (gtk_widget_get_tooltip_text (title), -1), <=, 2001);
+
+  /* One Tab stop; End reaches the last step, named and in sight. */
+  gtk_root_set_focus (GTK_ROOT (f->window), NULL);
+  g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
+  g_assert_true (pd_test_a11y_press (rows, GDK_KEY_End, 0));
+  focus = gtk_root_get_focus (GTK_ROOT (f->window));
+  g_assert_true (focus == GTK_WIDGET (gtk_list_box_get_row_at_index (GTK_LIST_BOX (rows), 499)));
+  name = pd_test_a11y_name (focus);
+  description = pd_test_a11y_description (focus);
+  g_assert_cmpstr (name, ==, "s500: Tag the release");
+  g_assert_true (g_str_has_prefix (description, "Blocked"));
+  g_assert_nonnull (strstr (description, "Check the tests pass: Pending"));
+  pd_test_wait_until (row_made_in_sight, wait, "the last step made and in sight");
+  g_assert_nonnull (pd_test_find_label (focus, "Tag the release"));
+  pd_test_screenshot (GTK_WIDGET (f->window), "now-many-steps-end");
+
+  /* Home goes back to the first, Page Down past the rows made so far. */
+  g_assert_true (pd_test_a11y_press (rows, GDK_KEY_Home, 0));
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (f->window)) ==
+                 GTK_WIDGET (gtk_list_box_get_row_at_index (GTK_LIST_BOX (rows), 0)));
+  wait[1] = GUINT_TO_POINTER (0);
+  pd_test_wait_until (row_made_in_sight, wait, "the first step in sight again");
+  g_assert_true (pd_test_a11y_press (rows, GDK_KEY_Page_Down, 0));
+  g_assert_cmpint (gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (gtk_root_get_focus (GTK_ROOT (f->window)))), >, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -909,6 +1017,7 @@ main (int   argc,
   ADD ("run-end-with-plan", test_now_run_end_with_plan);
   ADD ("run-interrupted", test_now_run_interrupted);
   ADD ("remote-huge-plan", test_now_remote_huge_plan);
+  ADD ("many-steps", test_now_many_steps);
 
   return g_test_run ();
 }
