@@ -974,14 +974,15 @@ pd_events_view_new (void)
 /**
  * pd_events_view_refresh:
  *
- * Reads the events after the last one listed and appends them.
+ * Reads the events after the last one listed and appends them; hidden,
+ * the view reads nothing until it is shown, and then once.
  */
 void
 pd_events_view_refresh (PdEventsView *self)
 {
   g_return_if_fail (PD_IS_EVENTS_VIEW (self));
 
-  pd_session_view_reload (PD_SESSION_VIEW (self));
+  pd_session_view_queue_reload (PD_SESSION_VIEW (self));
 }
 
 gboolean
@@ -997,6 +998,7 @@ pd_events_view_get_live (PdEventsView *self)
  *
  * New events arrive through the source's ::changed; while live and
  * visible the view also polls every %PD_EVENTS_VIEW_POLL_MS as a fallback.
+ * A hidden view reads nothing: it catches up once when shown.
  */
 void
 pd_events_view_set_live (PdEventsView *self,
@@ -1009,8 +1011,11 @@ pd_events_view_set_live (PdEventsView *self,
     return;
 
   pd_session_view_set_running (PD_SESSION_VIEW (self), live);
+  /* Not while hidden: a read started then (the window marks the shown
+   * session live while the Now page is up) raced the one the page starts
+   * when it is shown. */
   if (live)
-    pd_session_view_reload (PD_SESSION_VIEW (self));
+    pd_session_view_queue_reload (PD_SESSION_VIEW (self));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LIVE]);
 }
 
