@@ -16,6 +16,13 @@
  * while hidden for the Now page's notices, took the window past 1.7 GB
  * with nobody looking; the Now page reads its notices itself
  * (PdEventNotices).
+ *
+ * And it keeps a bounded window: following, the newest
+ * PD_EVENTS_VIEW_KEEP_MAX events, the older let go of and read back with
+ * "Show Earlier Events"; scrolled up, the list does not grow past that
+ * bound under the person reading it, and starts again from the newest
+ * when they follow again.  Following a run of hours kept every event
+ * (its JSON, its texts): the window's heap grew without bound.
  */
 #define G_LOG_DOMAIN "pd-events-view"
 
@@ -45,12 +52,16 @@ struct _PdEventsView
   gint64              first_seq;     /* the oldest listed, 0 when none */
   gboolean            more_earlier;  /* the last read from the end was full */
   GCancellable       *earlier;       /* "Show Earlier Events" in flight */
+  gboolean            held;          /* scrolled up and full: newer left unread */
+  gboolean            to_newest;     /* the next read starts from the newest */
+  guint               n_read;        /* events read by the reload going on */
 
   /* Tailing: follow the newest while the person is at the bottom. */
   gboolean            following;
   double              last_upper;
   double              last_page_size;
   gboolean            reconfigured;  /* "changed" came; its value-changed is no scroll */
+  gboolean            trimmed;       /* rows let go of: no scroll until the idle */
   guint               follow_idle;   /* a pending move to the newest */
   /* Rows not yet shown at their newest: the list is drawn once it is
    * there, so that it opens at the newest instead of at the oldest and
@@ -107,6 +118,8 @@ static GParamSpec *properties[N_PROPS];
 
 static void pd_events_view_fetch (PdEventsView         *self,
                                   PdSessionViewRequest *request);
+static void pd_events_view_reload (PdSessionView        *view,
+                                   PdSessionViewRequest *request);
 static void pd_events_view_set_following (PdEventsView *self,
                                           gboolean      following);
 static void pd_events_view_check_settled (PdEventsView *self);
@@ -157,12 +170,37 @@ pd_events_view_item_new (PdEventsView  *self,
   return item;
 }
 
+static void pd_events_view_update_earlier (PdEventsView *self);
+static void pd_events_view_queue_follow (PdEventsView *self);
+
+/* Following, the newest PD_EVENTS_VIEW_KEEP_MAX stay listed: the older are
+ * let go of, and read back with "Show Earlier Events". */
+static void
+pd_events_view_trim (PdEventsView *self)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->events));
+  g_autoptr(PdEventItem) first = NULL;
+
+  if (!self->following || n <= PD_EVENTS_VIEW_KEEP_MAX)
+    return;
+  /* The list moves its value before its bounds: not the person. */
+  self->trimmed = TRUE;
+  pd_events_view_queue_follow (self);
+  g_list_store_splice (self->events, 0, n - PD_EVENTS_VIEW_KEEP_MAX, NULL, 0);
+  first = g_list_model_get_item (G_LIST_MODEL (self->events), 0);
+  self->first_seq = pd_event_item_get_seq (first);
+  self->more_earlier = TRUE;
+  pd_events_view_update_earlier (self);
+}
+
 static void
 pd_events_view_append (PdEventsView *self,
                        GPtrArray    *stored)
 {
   g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+  guint n_listed = g_list_model_get_n_items (G_LIST_MODEL (self->events));
 
+  self->n_read += stored->len;
   for (guint i = 0; i < stored->len; i++)
     {
       PdStoredEvent *event = g_ptr_array_index (stored, i);
@@ -170,6 +208,13 @@ pd_events_view_append (PdEventsView *self,
       /* Only ever forward: an event already listed is never listed twice. */
       if (event->seq <= self->last_seq)
         continue;
+      /* Scrolled up, the list does not grow past its bound under the
+       * person reading it: the newer are read once they follow again. */
+      if (!self->following && n_listed + items->len >= PD_EVENTS_VIEW_KEEP_MAX)
+        {
+          self->held = TRUE;
+          break;
+        }
       self->last_seq = event->seq;
       if (self->first_seq == 0)
         self->first_seq = event->seq;
@@ -179,6 +224,21 @@ pd_events_view_append (PdEventsView *self,
   if (items->len > 0)
     g_list_store_splice (self->events, g_list_model_get_n_items (G_LIST_MODEL (self->events)), 0,
                          items->pdata, items->len);
+  pd_events_view_trim (self);
+}
+
+/* What is listed goes: the next read starts from the newest. */
+static void
+pd_events_view_forget (PdEventsView *self)
+{
+  self->last_seq = 0;
+  self->first_seq = 0;
+  self->more_earlier = FALSE;
+  self->held = FALSE;
+  self->to_newest = FALSE;
+  self->trimmed = TRUE;
+  pd_events_view_queue_follow (self);
+  g_list_store_remove_all (self->events);
 }
 
 /* Earlier events not listed: said, with the button that reads them. */
@@ -243,7 +303,16 @@ on_events_loaded (GObject      *object,
   pd_events_view_append (self, stored);
   pd_events_view_update_state (self);
 
-  if (stored->len >= PD_EVENTS_VIEW_PAGE_SIZE)
+  /* Far behind while following (shown after hours hidden): the newest,
+   * not every page up to them, each listed and let go of. */
+  if (stored->len >= PD_EVENTS_VIEW_PAGE_SIZE && self->following &&
+      self->n_read > PD_EVENTS_VIEW_KEEP_MAX)
+    {
+      pd_events_view_forget (self);
+      pd_events_view_reload (PD_SESSION_VIEW (self), g_steal_pointer (&request));
+      return;
+    }
+  if (stored->len >= PD_EVENTS_VIEW_PAGE_SIZE && !self->held)
     {
       pd_events_view_fetch (self, g_steal_pointer (&request));
       return;
@@ -293,6 +362,17 @@ pd_events_view_reload (PdSessionView        *view,
 {
   PdEventsView *self = PD_EVENTS_VIEW (view);
 
+  self->n_read = 0;
+  if (self->to_newest)
+    pd_events_view_forget (self);
+  /* Held for the person scrolled up: nothing to read until they follow. */
+  if (self->held)
+    {
+      self->loaded = TRUE;
+      pd_session_view_reload_done (request, NULL);
+      pd_session_view_request_free (request);
+      return;
+    }
   if (self->last_seq == 0)
     pd_source_get_latest_events_async (request->source, request->session_id, -1, NULL,
                                        PD_EVENTS_VIEW_LATEST_MAX, request->cancellable,
@@ -366,6 +446,8 @@ pd_events_view_clear (PdSessionView *view)
   self->last_seq = 0;
   self->first_seq = 0;
   self->more_earlier = FALSE;
+  self->held = FALSE;
+  self->to_newest = FALSE;
   self->loaded = FALSE;
   g_cancellable_cancel (self->earlier);
   g_clear_object (&self->earlier);
@@ -505,6 +587,14 @@ pd_events_view_follow_idle (gpointer user_data)
 
   self->follow_idle = 0;
   self->reconfigured = FALSE;
+  self->trimmed = FALSE;
+  /* Following again after the list was held: from the newest, once. */
+  if (self->following && self->held)
+    {
+      self->held = FALSE;
+      self->to_newest = TRUE;
+      pd_session_view_queue_reload (PD_SESSION_VIEW (self));
+    }
   if (self->following && !at_bottom (gtk_scrolled_window_get_vadjustment (self->scroller)))
     pd_events_view_scroll_to_newest (self);
   pd_events_view_check_settled (self);
@@ -528,6 +618,8 @@ pd_events_view_set_following (PdEventsView *self,
   if (self->following == following)
     return;
   self->following = following;
+  if (following && self->held)
+    pd_events_view_queue_follow (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FOLLOWING]);
 }
 
@@ -541,7 +633,7 @@ on_adjustment_value_changed (PdEventsView  *self,
   double upper = gtk_adjustment_get_upper (adjustment);
   double page_size = gtk_adjustment_get_page_size (adjustment);
   gboolean resized = upper != self->last_upper || page_size != self->last_page_size ||
-                     self->reconfigured;
+                     self->reconfigured || self->trimmed;
 
   self->last_upper = upper;
   self->last_page_size = page_size;
