@@ -34,6 +34,7 @@
 #include "pd-choice-factory.h"
 #include "pd-event-item.h"
 #include "pd-events-view.h"
+#include "pd-events-view-private.h"
 #include "pd-json-util.h"
 #include "pd-row-name.h"
 #include "pd-ui-util-private.h"
@@ -52,6 +53,7 @@ struct _PdEventsView
   gint64              first_seq;     /* the oldest listed, 0 when none */
   gboolean            more_earlier;  /* the last read from the end was full */
   GCancellable       *earlier;       /* "Show Earlier Events" in flight */
+  guint               keep;          /* listed at most: KEEP_MAX and those read back */
   gboolean            held;          /* scrolled up and full: newer left unread */
   gboolean            to_newest;     /* the next read starts from the newest */
   guint               n_read;        /* events read by the reload going on */
@@ -173,20 +175,21 @@ pd_events_view_item_new (PdEventsView  *self,
 static void pd_events_view_update_earlier (PdEventsView *self);
 static void pd_events_view_queue_follow (PdEventsView *self);
 
-/* Following, the newest PD_EVENTS_VIEW_KEEP_MAX stay listed: the older are
- * let go of, and read back with "Show Earlier Events". */
+/* Following, the newest PD_EVENTS_VIEW_KEEP_MAX stay listed (and those the
+ * person read back): the older are let go of, read back with "Show Earlier
+ * Events". */
 static void
 pd_events_view_trim (PdEventsView *self)
 {
   guint n = g_list_model_get_n_items (G_LIST_MODEL (self->events));
   g_autoptr(PdEventItem) first = NULL;
 
-  if (!self->following || n <= PD_EVENTS_VIEW_KEEP_MAX)
+  if (!self->following || n <= self->keep)
     return;
   /* The list moves its value before its bounds: not the person. */
   self->trimmed = TRUE;
   pd_events_view_queue_follow (self);
-  g_list_store_splice (self->events, 0, n - PD_EVENTS_VIEW_KEEP_MAX, NULL, 0);
+  g_list_store_splice (self->events, 0, n - self->keep, NULL, 0);
   first = g_list_model_get_item (G_LIST_MODEL (self->events), 0);
   self->first_seq = pd_event_item_get_seq (first);
   self->more_earlier = TRUE;
@@ -210,7 +213,7 @@ pd_events_view_append (PdEventsView *self,
         continue;
       /* Scrolled up, the list does not grow past its bound under the
        * person reading it: the newer are read once they follow again. */
-      if (!self->following && n_listed + items->len >= PD_EVENTS_VIEW_KEEP_MAX)
+      if (!self->following && n_listed + items->len >= self->keep)
         {
           self->held = TRUE;
           break;
@@ -236,6 +239,7 @@ pd_events_view_forget (PdEventsView *self)
   self->more_earlier = FALSE;
   self->held = FALSE;
   self->to_newest = FALSE;
+  self->keep = PD_EVENTS_VIEW_KEEP_MAX;
   self->trimmed = TRUE;
   pd_events_view_queue_follow (self);
   g_list_store_remove_all (self->events);
@@ -415,6 +419,8 @@ on_earlier_loaded (GObject      *object,
   if (items->len > 0)
     {
       self->first_seq = pd_event_item_get_seq (g_ptr_array_index (items, 0));
+      /* Asked for: kept while following, until the list starts again. */
+      self->keep += items->len;
       /* Reading earlier rows is no scroll: the person stays where they are. */
       g_list_store_splice (self->events, 0, 0, items->pdata, items->len);
     }
@@ -443,11 +449,7 @@ pd_events_view_clear (PdSessionView *view)
 {
   PdEventsView *self = PD_EVENTS_VIEW (view);
 
-  self->last_seq = 0;
-  self->first_seq = 0;
-  self->more_earlier = FALSE;
-  self->held = FALSE;
-  self->to_newest = FALSE;
+  pd_events_view_forget (self);
   self->loaded = FALSE;
   g_cancellable_cancel (self->earlier);
   g_clear_object (&self->earlier);
@@ -455,7 +457,6 @@ pd_events_view_clear (PdSessionView *view)
   pd_events_view_update_earlier (self);
 
   gtk_drop_down_set_selected (self->type_dropdown, 0);
-  g_list_store_remove_all (self->events);
   gtk_string_list_splice (self->types, 1,
                           g_list_model_get_n_items (G_LIST_MODEL (self->types)) - 1, NULL);
   g_hash_table_remove_all (self->seen_types);
@@ -845,30 +846,6 @@ pd_events_view_apply_compact (gpointer data)
   gtk_widget_set_visible (gtk_widget_get_first_child (GTK_WIDGET (self->column_view)), !compact);
 }
 
-/* The table's header row: GTK 4.8 gives it no name, so a screen reader
- * said only "row" before the column titles; it is named by them. */
-static void
-pd_events_view_name_header (PdEventsView *self)
-{
-  GtkWidget *header = gtk_widget_get_first_child (GTK_WIDGET (self->column_view));
-  GtkColumnViewColumn *columns[] = { self->time_column, self->type_column, self->iteration_column,
-                                     self->tool_column, self->summary_column };
-  g_autoptr(GString) titles = g_string_new (NULL);
-  g_autofree char *name = NULL;
-
-  for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
-    {
-      if (titles->len > 0)
-        /* Translators: between two column titles in the spoken header row */
-        g_string_append (titles, _(", "));
-      g_string_append (titles, gtk_column_view_column_get_title (columns[i]));
-    }
-  /* Translators: the spoken name of the Events table's header row:
-   * "Column titles: Time, Type, Iteration, Tool, Summary" */
-  name = g_strdup_printf (_("Column titles: %s"), titles->str);
-  _pd_accessible_set_text (GTK_WIDGET (header), name, NULL);
-}
-
 /* The scroller's width (its page) decides: a widget with a layout
  * manager gets no size_allocate call of its own to decide in.  Columns
  * change after this allocation, never during it. */
@@ -970,39 +947,13 @@ pd_events_view_class_init (PdEventsViewClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_earlier_clicked_cb);
 }
 
-/* The type filter lists event types by their words, not their tokens. */
-static void
-on_type_setup (GtkSignalListItemFactory *factory,
-               GtkListItem              *list_item)
-{
-  GtkWidget *label = gtk_label_new (NULL);
-
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
-  gtk_list_item_set_child (list_item, label);
-}
-
-static void
-on_type_bind (GtkSignalListItemFactory *factory,
-              GtkListItem              *list_item)
-{
-  GtkStringObject *item = gtk_list_item_get_item (list_item);
-  GtkWidget *label = gtk_list_item_get_child (list_item);
-  const char *text = _pd_event_type_label (gtk_string_object_get_string (item));
-
-  gtk_label_set_text (GTK_LABEL (label), text);
-  /* The item the drop-down's button shows takes the focus: GTK 4.8 named
-   * it "GtkListItemWidget" to a reader browsing to it. */
-  if (gtk_widget_get_parent (label) != NULL)
-    _pd_accessible_set_text (gtk_widget_get_parent (label), text, NULL);
-}
-
 static void
 pd_events_view_init (PdEventsView *self)
 {
   const char * const all[] = { _("All Types"), NULL };
 
   self->seen_types = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->keep = PD_EVENTS_VIEW_KEEP_MAX;
   self->types = gtk_string_list_new (all);
 
   gtk_widget_init_template (GTK_WIDGET (self));
@@ -1013,10 +964,8 @@ pd_events_view_init (PdEventsView *self)
 
   gtk_drop_down_set_model (self->type_dropdown, G_LIST_MODEL (self->types));
   {
-    g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
+    g_autoptr(GtkListItemFactory) factory = _pd_events_view_type_factory ();
 
-    g_signal_connect (factory, "setup", G_CALLBACK (on_type_setup), NULL);
-    g_signal_connect (factory, "bind", G_CALLBACK (on_type_bind), NULL);
     gtk_drop_down_set_factory (self->type_dropdown, factory);
   }
   /* In the open list a name is shown whole: "Tool call …" three times could
@@ -1028,7 +977,12 @@ pd_events_view_init (PdEventsView *self)
   _pd_list_one_tab_stop (GTK_WIDGET (self->column_view));
   /* Its rows' list, inside the column view, was "GtkColumnListView". */
   _pd_list_views_name (GTK_WIDGET (self->column_view), _("Events"));
-  pd_events_view_name_header (self);
+  {
+    GtkColumnViewColumn *columns[] = { self->time_column, self->type_column, self->iteration_column,
+                                       self->tool_column, self->summary_column };
+
+    _pd_events_view_name_header (self->column_view, columns, G_N_ELEMENTS (columns));
+  }
 
   self->events = g_list_store_new (PD_TYPE_EVENT_ITEM);
   self->filter = gtk_custom_filter_new (filter_by_type, self, NULL);
