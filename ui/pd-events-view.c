@@ -16,6 +16,13 @@
  * while hidden for the Now page's notices, took the window past 1.7 GB
  * with nobody looking; the Now page reads its notices itself
  * (PdEventNotices).
+ *
+ * And it keeps a bounded window: following, the newest
+ * PD_EVENTS_VIEW_KEEP_MAX events, the older let go of and read back with
+ * "Show Earlier Events"; scrolled up, the list does not grow past that
+ * bound under the person reading it, and starts again from the newest
+ * when they follow again.  Following a run of hours kept every event
+ * (its JSON, its texts): the window's heap grew without bound.
  */
 #define G_LOG_DOMAIN "pd-events-view"
 
@@ -27,6 +34,7 @@
 #include "pd-choice-factory.h"
 #include "pd-event-item.h"
 #include "pd-events-view.h"
+#include "pd-events-view-private.h"
 #include "pd-json-util.h"
 #include "pd-row-name.h"
 #include "pd-ui-util-private.h"
@@ -45,12 +53,17 @@ struct _PdEventsView
   gint64              first_seq;     /* the oldest listed, 0 when none */
   gboolean            more_earlier;  /* the last read from the end was full */
   GCancellable       *earlier;       /* "Show Earlier Events" in flight */
+  guint               keep;          /* listed at most: KEEP_MAX and those read back */
+  gboolean            held;          /* scrolled up and full: newer left unread */
+  gboolean            to_newest;     /* the next read starts from the newest */
+  guint               n_read;        /* events read by the reload going on */
 
   /* Tailing: follow the newest while the person is at the bottom. */
   gboolean            following;
   double              last_upper;
   double              last_page_size;
   gboolean            reconfigured;  /* "changed" came; its value-changed is no scroll */
+  gboolean            trimmed;       /* rows let go of: no scroll until the idle */
   guint               follow_idle;   /* a pending move to the newest */
   /* Rows not yet shown at their newest: the list is drawn once it is
    * there, so that it opens at the newest instead of at the oldest and
@@ -107,6 +120,8 @@ static GParamSpec *properties[N_PROPS];
 
 static void pd_events_view_fetch (PdEventsView         *self,
                                   PdSessionViewRequest *request);
+static void pd_events_view_reload (PdSessionView        *view,
+                                   PdSessionViewRequest *request);
 static void pd_events_view_set_following (PdEventsView *self,
                                           gboolean      following);
 static void pd_events_view_check_settled (PdEventsView *self);
@@ -157,12 +172,38 @@ pd_events_view_item_new (PdEventsView  *self,
   return item;
 }
 
+static void pd_events_view_update_earlier (PdEventsView *self);
+static void pd_events_view_queue_follow (PdEventsView *self);
+
+/* Following, the newest PD_EVENTS_VIEW_KEEP_MAX stay listed (and those the
+ * person read back): the older are let go of, read back with "Show Earlier
+ * Events". */
+static void
+pd_events_view_trim (PdEventsView *self)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->events));
+  g_autoptr(PdEventItem) first = NULL;
+
+  if (!self->following || n <= self->keep)
+    return;
+  /* The list moves its value before its bounds: not the person. */
+  self->trimmed = TRUE;
+  pd_events_view_queue_follow (self);
+  g_list_store_splice (self->events, 0, n - self->keep, NULL, 0);
+  first = g_list_model_get_item (G_LIST_MODEL (self->events), 0);
+  self->first_seq = pd_event_item_get_seq (first);
+  self->more_earlier = TRUE;
+  pd_events_view_update_earlier (self);
+}
+
 static void
 pd_events_view_append (PdEventsView *self,
                        GPtrArray    *stored)
 {
   g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+  guint n_listed = g_list_model_get_n_items (G_LIST_MODEL (self->events));
 
+  self->n_read += stored->len;
   for (guint i = 0; i < stored->len; i++)
     {
       PdStoredEvent *event = g_ptr_array_index (stored, i);
@@ -170,6 +211,13 @@ pd_events_view_append (PdEventsView *self,
       /* Only ever forward: an event already listed is never listed twice. */
       if (event->seq <= self->last_seq)
         continue;
+      /* Scrolled up, the list does not grow past its bound under the
+       * person reading it: the newer are read once they follow again. */
+      if (!self->following && n_listed + items->len >= self->keep)
+        {
+          self->held = TRUE;
+          break;
+        }
       self->last_seq = event->seq;
       if (self->first_seq == 0)
         self->first_seq = event->seq;
@@ -179,6 +227,22 @@ pd_events_view_append (PdEventsView *self,
   if (items->len > 0)
     g_list_store_splice (self->events, g_list_model_get_n_items (G_LIST_MODEL (self->events)), 0,
                          items->pdata, items->len);
+  pd_events_view_trim (self);
+}
+
+/* What is listed goes: the next read starts from the newest. */
+static void
+pd_events_view_forget (PdEventsView *self)
+{
+  self->last_seq = 0;
+  self->first_seq = 0;
+  self->more_earlier = FALSE;
+  self->held = FALSE;
+  self->to_newest = FALSE;
+  self->keep = PD_EVENTS_VIEW_KEEP_MAX;
+  self->trimmed = TRUE;
+  pd_events_view_queue_follow (self);
+  g_list_store_remove_all (self->events);
 }
 
 /* Earlier events not listed: said, with the button that reads them. */
@@ -243,7 +307,16 @@ on_events_loaded (GObject      *object,
   pd_events_view_append (self, stored);
   pd_events_view_update_state (self);
 
-  if (stored->len >= PD_EVENTS_VIEW_PAGE_SIZE)
+  /* Far behind while following (shown after hours hidden): the newest,
+   * not every page up to them, each listed and let go of. */
+  if (stored->len >= PD_EVENTS_VIEW_PAGE_SIZE && self->following &&
+      self->n_read > PD_EVENTS_VIEW_KEEP_MAX)
+    {
+      pd_events_view_forget (self);
+      pd_events_view_reload (PD_SESSION_VIEW (self), g_steal_pointer (&request));
+      return;
+    }
+  if (stored->len >= PD_EVENTS_VIEW_PAGE_SIZE && !self->held)
     {
       pd_events_view_fetch (self, g_steal_pointer (&request));
       return;
@@ -293,6 +366,17 @@ pd_events_view_reload (PdSessionView        *view,
 {
   PdEventsView *self = PD_EVENTS_VIEW (view);
 
+  self->n_read = 0;
+  if (self->to_newest)
+    pd_events_view_forget (self);
+  /* Held for the person scrolled up: nothing to read until they follow. */
+  if (self->held)
+    {
+      self->loaded = TRUE;
+      pd_session_view_reload_done (request, NULL);
+      pd_session_view_request_free (request);
+      return;
+    }
   if (self->last_seq == 0)
     pd_source_get_latest_events_async (request->source, request->session_id, -1, NULL,
                                        PD_EVENTS_VIEW_LATEST_MAX, request->cancellable,
@@ -335,6 +419,8 @@ on_earlier_loaded (GObject      *object,
   if (items->len > 0)
     {
       self->first_seq = pd_event_item_get_seq (g_ptr_array_index (items, 0));
+      /* Asked for: kept while following, until the list starts again. */
+      self->keep += items->len;
       /* Reading earlier rows is no scroll: the person stays where they are. */
       g_list_store_splice (self->events, 0, 0, items->pdata, items->len);
     }
@@ -363,9 +449,7 @@ pd_events_view_clear (PdSessionView *view)
 {
   PdEventsView *self = PD_EVENTS_VIEW (view);
 
-  self->last_seq = 0;
-  self->first_seq = 0;
-  self->more_earlier = FALSE;
+  pd_events_view_forget (self);
   self->loaded = FALSE;
   g_cancellable_cancel (self->earlier);
   g_clear_object (&self->earlier);
@@ -373,7 +457,6 @@ pd_events_view_clear (PdSessionView *view)
   pd_events_view_update_earlier (self);
 
   gtk_drop_down_set_selected (self->type_dropdown, 0);
-  g_list_store_remove_all (self->events);
   gtk_string_list_splice (self->types, 1,
                           g_list_model_get_n_items (G_LIST_MODEL (self->types)) - 1, NULL);
   g_hash_table_remove_all (self->seen_types);
@@ -505,6 +588,14 @@ pd_events_view_follow_idle (gpointer user_data)
 
   self->follow_idle = 0;
   self->reconfigured = FALSE;
+  self->trimmed = FALSE;
+  /* Following again after the list was held: from the newest, once. */
+  if (self->following && self->held)
+    {
+      self->held = FALSE;
+      self->to_newest = TRUE;
+      pd_session_view_queue_reload (PD_SESSION_VIEW (self));
+    }
   if (self->following && !at_bottom (gtk_scrolled_window_get_vadjustment (self->scroller)))
     pd_events_view_scroll_to_newest (self);
   pd_events_view_check_settled (self);
@@ -528,6 +619,8 @@ pd_events_view_set_following (PdEventsView *self,
   if (self->following == following)
     return;
   self->following = following;
+  if (following && self->held)
+    pd_events_view_queue_follow (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FOLLOWING]);
 }
 
@@ -541,7 +634,7 @@ on_adjustment_value_changed (PdEventsView  *self,
   double upper = gtk_adjustment_get_upper (adjustment);
   double page_size = gtk_adjustment_get_page_size (adjustment);
   gboolean resized = upper != self->last_upper || page_size != self->last_page_size ||
-                     self->reconfigured;
+                     self->reconfigured || self->trimmed;
 
   self->last_upper = upper;
   self->last_page_size = page_size;
@@ -753,30 +846,6 @@ pd_events_view_apply_compact (gpointer data)
   gtk_widget_set_visible (gtk_widget_get_first_child (GTK_WIDGET (self->column_view)), !compact);
 }
 
-/* The table's header row: GTK 4.8 gives it no name, so a screen reader
- * said only "row" before the column titles; it is named by them. */
-static void
-pd_events_view_name_header (PdEventsView *self)
-{
-  GtkWidget *header = gtk_widget_get_first_child (GTK_WIDGET (self->column_view));
-  GtkColumnViewColumn *columns[] = { self->time_column, self->type_column, self->iteration_column,
-                                     self->tool_column, self->summary_column };
-  g_autoptr(GString) titles = g_string_new (NULL);
-  g_autofree char *name = NULL;
-
-  for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
-    {
-      if (titles->len > 0)
-        /* Translators: between two column titles in the spoken header row */
-        g_string_append (titles, _(", "));
-      g_string_append (titles, gtk_column_view_column_get_title (columns[i]));
-    }
-  /* Translators: the spoken name of the Events table's header row:
-   * "Column titles: Time, Type, Iteration, Tool, Summary" */
-  name = g_strdup_printf (_("Column titles: %s"), titles->str);
-  _pd_accessible_set_text (GTK_WIDGET (header), name, NULL);
-}
-
 /* The scroller's width (its page) decides: a widget with a layout
  * manager gets no size_allocate call of its own to decide in.  Columns
  * change after this allocation, never during it. */
@@ -878,39 +947,13 @@ pd_events_view_class_init (PdEventsViewClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_earlier_clicked_cb);
 }
 
-/* The type filter lists event types by their words, not their tokens. */
-static void
-on_type_setup (GtkSignalListItemFactory *factory,
-               GtkListItem              *list_item)
-{
-  GtkWidget *label = gtk_label_new (NULL);
-
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
-  gtk_list_item_set_child (list_item, label);
-}
-
-static void
-on_type_bind (GtkSignalListItemFactory *factory,
-              GtkListItem              *list_item)
-{
-  GtkStringObject *item = gtk_list_item_get_item (list_item);
-  GtkWidget *label = gtk_list_item_get_child (list_item);
-  const char *text = _pd_event_type_label (gtk_string_object_get_string (item));
-
-  gtk_label_set_text (GTK_LABEL (label), text);
-  /* The item the drop-down's button shows takes the focus: GTK 4.8 named
-   * it "GtkListItemWidget" to a reader browsing to it. */
-  if (gtk_widget_get_parent (label) != NULL)
-    _pd_accessible_set_text (gtk_widget_get_parent (label), text, NULL);
-}
-
 static void
 pd_events_view_init (PdEventsView *self)
 {
   const char * const all[] = { _("All Types"), NULL };
 
   self->seen_types = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->keep = PD_EVENTS_VIEW_KEEP_MAX;
   self->types = gtk_string_list_new (all);
 
   gtk_widget_init_template (GTK_WIDGET (self));
@@ -921,10 +964,8 @@ pd_events_view_init (PdEventsView *self)
 
   gtk_drop_down_set_model (self->type_dropdown, G_LIST_MODEL (self->types));
   {
-    g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
+    g_autoptr(GtkListItemFactory) factory = _pd_events_view_type_factory ();
 
-    g_signal_connect (factory, "setup", G_CALLBACK (on_type_setup), NULL);
-    g_signal_connect (factory, "bind", G_CALLBACK (on_type_bind), NULL);
     gtk_drop_down_set_factory (self->type_dropdown, factory);
   }
   /* In the open list a name is shown whole: "Tool call …" three times could
@@ -936,7 +977,12 @@ pd_events_view_init (PdEventsView *self)
   _pd_list_one_tab_stop (GTK_WIDGET (self->column_view));
   /* Its rows' list, inside the column view, was "GtkColumnListView". */
   _pd_list_views_name (GTK_WIDGET (self->column_view), _("Events"));
-  pd_events_view_name_header (self);
+  {
+    GtkColumnViewColumn *columns[] = { self->time_column, self->type_column, self->iteration_column,
+                                       self->tool_column, self->summary_column };
+
+    _pd_events_view_name_header (self->column_view, columns, G_N_ELEMENTS (columns));
+  }
 
   self->events = g_list_store_new (PD_TYPE_EVENT_ITEM);
   self->filter = gtk_custom_filter_new (filter_by_type, self, NULL);
@@ -974,14 +1020,15 @@ pd_events_view_new (void)
 /**
  * pd_events_view_refresh:
  *
- * Reads the events after the last one listed and appends them.
+ * Reads the events after the last one listed and appends them; hidden,
+ * the view reads nothing until it is shown, and then once.
  */
 void
 pd_events_view_refresh (PdEventsView *self)
 {
   g_return_if_fail (PD_IS_EVENTS_VIEW (self));
 
-  pd_session_view_reload (PD_SESSION_VIEW (self));
+  pd_session_view_queue_reload (PD_SESSION_VIEW (self));
 }
 
 gboolean
@@ -997,6 +1044,7 @@ pd_events_view_get_live (PdEventsView *self)
  *
  * New events arrive through the source's ::changed; while live and
  * visible the view also polls every %PD_EVENTS_VIEW_POLL_MS as a fallback.
+ * A hidden view reads nothing: it catches up once when shown.
  */
 void
 pd_events_view_set_live (PdEventsView *self,
@@ -1009,8 +1057,11 @@ pd_events_view_set_live (PdEventsView *self,
     return;
 
   pd_session_view_set_running (PD_SESSION_VIEW (self), live);
+  /* Not while hidden: a read started then (the window marks the shown
+   * session live while the Now page is up) raced the one the page starts
+   * when it is shown. */
   if (live)
-    pd_session_view_reload (PD_SESSION_VIEW (self));
+    pd_session_view_queue_reload (PD_SESSION_VIEW (self));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LIVE]);
 }
 

@@ -17,6 +17,9 @@ G_BEGIN_DECLS
 /* The newest events read first, and as many more with each "Show Earlier
  * Events". */
 #define PD_EVENTS_VIEW_LATEST_MAX 200
+/* Following the newest, the view keeps at most this many events listed:
+ * the older are read back with "Show Earlier Events". */
+#define PD_EVENTS_VIEW_KEEP_MAX   1000
 
 #define PD_TYPE_EVENTS_VIEW (pd_events_view_get_type ())
 

@@ -504,6 +504,20 @@ on_tick (PdSessionView *self)
     pd_session_view_start (self);
 }
 
+/**
+ * pd_session_view_queue_reload:
+ *
+ * Reads again now when the view is in sight (merged with a reload in
+ * flight); a hidden view reads nothing and reads once when shown again.
+ */
+void
+pd_session_view_queue_reload (PdSessionView *self)
+{
+  g_return_if_fail (PD_IS_SESSION_VIEW (self));
+
+  on_source_changed (self);
+}
+
 /* --- when the view is seen ----------------------------------------------- */
 
 static gboolean

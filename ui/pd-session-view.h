@@ -58,6 +58,7 @@ gboolean    pd_session_view_get_running     (PdSessionView        *self);
 void        pd_session_view_set_running     (PdSessionView        *self,
                                              gboolean              running);
 void        pd_session_view_reload          (PdSessionView        *self);
+void        pd_session_view_queue_reload    (PdSessionView        *self);
 gboolean    pd_session_view_get_busy        (PdSessionView        *self);
 gboolean    pd_session_view_get_visible_now (PdSessionView        *self);
 const char *pd_session_view_get_error       (PdSessionView        *self);

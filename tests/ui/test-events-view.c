@@ -571,13 +571,15 @@ test_events_follow_newest (void)
   g_assert_true (pd_test_wait_for (has_n_items, &wait));
   assert_newest_shown (view, 84);
 
-  /* Hidden while the rows arrive, then shown again. */
+  /* Hidden while the rows arrive (read once shown), then shown again. */
   gtk_widget_set_visible (view, FALSE);
   add_tool_calls (db, id, 85, 60);
   pd_events_view_refresh (PD_EVENTS_VIEW (view));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, 88);
+  gtk_widget_set_visible (view, TRUE);
   wait.n = 148;
   g_assert_true (pd_test_wait_for (has_n_items, &wait));
-  gtk_widget_set_visible (view, TRUE);
   assert_newest_shown (view, 144);
 
   /* Scrolled up by the person: it stays there while rows arrive; the jump
@@ -900,6 +902,217 @@ test_events_long_imported (void)
   pd_test_remove_tree (dir);
 }
 
+/* --- a hidden page reads nothing ---------------------------------------------- */
+
+/* The Events page read while another page was shown: the window marks the
+ * shown session live while its Now page is up, and that read raced the one
+ * the page started when shown (a flaky live test).  Behind another page of
+ * a stack, as in the window: made live, asked to refresh, events committed
+ * meanwhile, it reads nothing; shown, it reads once and lists them all. */
+static void
+test_events_hidden_reads_nothing (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "A long run");
+  GtkWidget *stack = gtk_stack_new ();
+  GtkWidget *view;
+  PdSessionView *session_view;
+  GListModel *model;
+  GtkWindow *window;
+  CountWait wait;
+  guint reads;
+
+  /* The fallback poll ticks while the page is shown, never hidden: every
+   * read counted while hidden is one too many. */
+  view = pd_events_view_new ();
+  session_view = PD_SESSION_VIEW (view);
+  gtk_stack_add_named (GTK_STACK (stack), gtk_label_new ("Now"), "now");
+  gtk_stack_add_named (GTK_STACK (stack), view, "events");
+  gtk_stack_set_visible_child_name (GTK_STACK (stack), "now");
+  add_first_events (db, id);
+  window = pd_test_present (stack, 900, 500);
+  model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
+
+  pd_session_view_set_source (session_view, PD_SOURCE (db->source));
+  pd_session_view_set_session_id (session_view, id);
+  pd_events_view_set_live (PD_EVENTS_VIEW (view), TRUE);
+  add_tool_calls (db, id, 0, 40);
+  pd_events_view_refresh (PD_EVENTS_VIEW (view));
+  pd_test_flush (GTK_WIDGET (window));
+  g_test_message ("hidden: %u reads, %u rows", pd_session_view_get_n_reloads (session_view),
+                  g_list_model_get_n_items (model));
+  g_assert_cmpuint (pd_session_view_get_n_reloads (session_view), ==, 0);
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, 0);
+
+  gtk_stack_set_visible_child_name (GTK_STACK (stack), "events");
+  wait.model = model;
+  wait.n = 43;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_test_wait_for (view_is_idle, view));
+  reads = pd_session_view_get_n_reloads (session_view);
+  g_assert_cmpuint (reads, >=, 1);
+
+  /* Hidden again while the run goes on: shown, it catches up once. */
+  gtk_stack_set_visible_child_name (GTK_STACK (stack), "now");
+  pd_test_flush (GTK_WIDGET (window));
+  add_tool_calls (db, id, 40, 10);
+  pd_events_view_refresh (PD_EVENTS_VIEW (view));
+  pd_events_view_set_live (PD_EVENTS_VIEW (view), FALSE);
+  pd_events_view_set_live (PD_EVENTS_VIEW (view), TRUE);
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpuint (pd_session_view_get_n_reloads (session_view), ==, reads);
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, 43);
+  gtk_stack_set_visible_child_name (GTK_STACK (stack), "events");
+  wait.n = 53;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_test_wait_for (view_is_idle, view));
+  g_assert_cmpuint (pd_session_view_get_n_reloads (session_view), >, reads);
+
+  pd_test_destroy_window (window, view);
+}
+
+/* --- a long run followed: a bounded window ------------------------------------ */
+
+typedef struct
+{
+  PdEventsView *view;
+  gint64        seq;
+} SeqWait;
+
+static gboolean
+has_read_to (gpointer data)
+{
+  SeqWait *wait = data;
+
+  return pd_events_view_get_last_seq (wait->view) >= wait->seq &&
+         !pd_session_view_get_busy (PD_SESSION_VIEW (wait->view));
+}
+
+/* The newest stored event of @id. */
+static gint64
+newest_seq (PdTestDb   *db,
+            const char *id)
+{
+  g_autoptr(GPtrArray) latest = pd_session_store_list_latest_events (db->store, id, -1, NULL, 1, NULL);
+
+  g_assert_nonnull (latest);
+  g_assert_cmpuint (latest->len, ==, 1);
+  return ((PdStoredEvent *) g_ptr_array_index (latest, 0))->seq;
+}
+
+/* Following, and the list at its end (the rows' summaries of calls over
+ * a second repeat: "shell · 2.6 s"). */
+static void
+assert_at_newest (GtkWidget *view)
+{
+  GtkWidget *columns = pd_test_find_widget (view, GTK_TYPE_COLUMN_VIEW);
+  GtkScrolledWindow *scroller = GTK_SCROLLED_WINDOW (gtk_widget_get_ancestor (columns, GTK_TYPE_SCROLLED_WINDOW));
+
+  pd_test_flush (view);
+  g_assert_true (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
+  g_assert_true (pd_test_wait_for (adjustment_at_end, gtk_scrolled_window_get_vadjustment (scroller)));
+  g_assert_true (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
+}
+
+static void
+assert_in_order (GListModel *model)
+{
+  for (guint i = 1; i < g_list_model_get_n_items (model); i++)
+    g_assert_cmpint (seq_at (model, i - 1), <, seq_at (model, i));
+}
+
+/* Following a run of hours, the Events page kept every event it had read
+ * (its JSON and texts): the window's heap grew without bound.  Following,
+ * it keeps the newest PD_EVENTS_VIEW_KEEP_MAX, the older read back with
+ * "Show Earlier Events"; scrolled up, the list does not grow under the
+ * person, and the jump to the newest starts again from the newest. */
+static void
+test_events_bounded_window (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "A run of hours");
+  GtkWidget *view = pd_events_view_new ();
+  GtkAdjustment *adjustment;
+  GListModel *model;
+  GtkWindow *window;
+  GtkWidget *earlier;
+  SeqWait wait = { PD_EVENTS_VIEW (view), 0 };
+  gint64 first;
+  double value;
+
+  add_first_events (db, id);
+  window = pd_test_present (view, 900, 500);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  pd_events_view_set_live (PD_EVENTS_VIEW (view), TRUE);
+  model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
+
+  /* 2 500 events in bursts, followed. */
+  for (guint round = 0; round < 5; round++)
+    {
+      add_tool_calls (db, id, round * 500, 500);
+      pd_events_view_refresh (PD_EVENTS_VIEW (view));
+      wait.seq = newest_seq (db, id);
+      g_assert_true (pd_test_wait_for (has_read_to, &wait));
+    }
+  g_test_message ("following 2 503 events: %u listed", g_list_model_get_n_items (model));
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, PD_EVENTS_VIEW_KEEP_MAX);
+  g_assert_cmpint (seq_at (model, PD_EVENTS_VIEW_KEEP_MAX - 1), ==, wait.seq);
+  assert_in_order (model);
+  assert_at_newest (view);
+  earlier = find_button (view, "Show Earlier Events");
+  g_assert_true (gtk_widget_get_mapped (earlier));
+
+  /* The ones let go of are read back, just before the first listed. */
+  first = seq_at (model, 0);
+  g_signal_emit_by_name (earlier, "clicked");
+  {
+    CountWait count = { model, PD_EVENTS_VIEW_KEEP_MAX + PD_EVENTS_VIEW_LATEST_MAX };
+
+    g_assert_true (pd_test_wait_for (has_n_items, &count));
+  }
+  g_assert_cmpint (seq_at (model, PD_EVENTS_VIEW_LATEST_MAX), ==, first);
+  g_assert_cmpint (seq_at (model, PD_EVENTS_VIEW_LATEST_MAX - 1), ==, first - 1);
+  assert_in_order (model);
+  /* What the person asked for stays while the run goes on: only as many
+   * go as come. */
+  add_tool_calls (db, id, 2500, 5);
+  pd_events_view_refresh (PD_EVENTS_VIEW (view));
+  wait.seq = newest_seq (db, id);
+  g_assert_true (pd_test_wait_for (has_read_to, &wait));
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, PD_EVENTS_VIEW_KEEP_MAX + PD_EVENTS_VIEW_LATEST_MAX);
+  first = seq_at (model, 0);
+
+  /* Scrolled up: 1 500 more are not listed under the person reading. */
+  adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (
+    gtk_widget_get_ancestor (pd_test_find_widget (view, GTK_TYPE_COLUMN_VIEW), GTK_TYPE_SCROLLED_WINDOW)));
+  pd_test_flush (view);
+  gtk_adjustment_set_value (adjustment, 0);
+  pd_test_flush (view);
+  g_assert_false (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
+  value = gtk_adjustment_get_value (adjustment);
+  add_tool_calls (db, id, 2505, 1500);
+  pd_events_view_refresh (PD_EVENTS_VIEW (view));
+  pd_test_flush (view);
+  g_assert_true (pd_test_wait_for (view_is_idle, view));
+  g_test_message ("scrolled up, 1 500 more: %u listed", g_list_model_get_n_items (model));
+  g_assert_cmpuint (g_list_model_get_n_items (model), <=, PD_EVENTS_VIEW_KEEP_MAX + PD_EVENTS_VIEW_LATEST_MAX);
+  g_assert_cmpint (seq_at (model, 0), ==, first);
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, value);
+  g_assert_false (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
+
+  /* Following again: from the newest, within the bound. */
+  pd_events_view_jump_to_newest (PD_EVENTS_VIEW (view));
+  wait.seq = newest_seq (db, id);
+  g_assert_true (pd_test_wait_for (has_read_to, &wait));
+  assert_at_newest (view);
+  g_assert_cmpuint (g_list_model_get_n_items (model), <=, PD_EVENTS_VIEW_KEEP_MAX);
+  g_assert_cmpint (seq_at (model, g_list_model_get_n_items (model) - 1), ==, wait.seq);
+  assert_in_order (model);
+
+  pd_test_destroy_window (window, view);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -915,6 +1128,8 @@ main (int   argc,
   g_test_add_func ("/pd/ui/events-view/newest-first", test_events_newest_first);
   g_test_add_func ("/pd/ui/events-view/open-at-newest", test_events_open_at_newest);
   g_test_add_func ("/pd/ui/events-view/long-imported", test_events_long_imported);
+  g_test_add_func ("/pd/ui/events-view/hidden-reads-nothing", test_events_hidden_reads_nothing);
+  g_test_add_func ("/pd/ui/events-view/bounded-window", test_events_bounded_window);
 
   return g_test_run ();
 }

@@ -1,0 +1,85 @@
+/* pd-events-view-parts.c: the Events page's header name and type filter items
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * What the Events page builds once and never changes: the spoken name of
+ * its table's header row and the items of its type filter.
+ */
+#define G_LOG_DOMAIN "pd-events-view"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "pd-events-view-private.h"
+#include "pd-ui-util-private.h"
+
+/**
+ * _pd_events_view_name_header:
+ *
+ * Names the table's header row by its column titles: GTK 4.8 gives it no
+ * name, so a screen reader said only "row" before them.
+ */
+void
+_pd_events_view_name_header (GtkColumnView        *column_view,
+                             GtkColumnViewColumn **columns,
+                             guint                 n_columns)
+{
+  GtkWidget *header = gtk_widget_get_first_child (GTK_WIDGET (column_view));
+  g_autoptr(GString) titles = g_string_new (NULL);
+  g_autofree char *name = NULL;
+
+  for (guint i = 0; i < n_columns; i++)
+    {
+      if (titles->len > 0)
+        /* Translators: between two column titles in the spoken header row */
+        g_string_append (titles, _(", "));
+      g_string_append (titles, gtk_column_view_column_get_title (columns[i]));
+    }
+  /* Translators: the spoken name of the Events table's header row:
+   * "Column titles: Time, Type, Iteration, Tool, Summary" */
+  name = g_strdup_printf (_("Column titles: %s"), titles->str);
+  _pd_accessible_set_text (GTK_WIDGET (header), name, NULL);
+}
+
+/* The type filter lists event types by their words, not their tokens. */
+static void
+on_type_setup (GtkSignalListItemFactory *factory,
+               GtkListItem              *list_item)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_list_item_set_child (list_item, label);
+}
+
+static void
+on_type_bind (GtkSignalListItemFactory *factory,
+              GtkListItem              *list_item)
+{
+  GtkStringObject *item = gtk_list_item_get_item (list_item);
+  GtkWidget *label = gtk_list_item_get_child (list_item);
+  const char *text = _pd_event_type_label (gtk_string_object_get_string (item));
+
+  gtk_label_set_text (GTK_LABEL (label), text);
+  /* The item the drop-down's button shows takes the focus: GTK 4.8 named
+   * it "GtkListItemWidget" to a reader browsing to it. */
+  if (gtk_widget_get_parent (label) != NULL)
+    _pd_accessible_set_text (gtk_widget_get_parent (label), text, NULL);
+}
+
+/**
+ * _pd_events_view_type_factory:
+ *
+ * Returns: (transfer full): the factory of the type filter's items
+ */
+GtkListItemFactory *
+_pd_events_view_type_factory (void)
+{
+  GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+
+  g_signal_connect (factory, "setup", G_CALLBACK (on_type_setup), NULL);
+  g_signal_connect (factory, "bind", G_CALLBACK (on_type_bind), NULL);
+  return factory;
+}

@@ -1,0 +1,16 @@
+/* pd-events-view-private.h: parts of the Events page kept apart from its view
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+void                _pd_events_view_name_header  (GtkColumnView        *column_view,
+                                                  GtkColumnViewColumn **columns,
+                                                  guint                 n_columns);
+GtkListItemFactory *_pd_events_view_type_factory (void);
+
+G_END_DECLS
