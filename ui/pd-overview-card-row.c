@@ -518,6 +518,29 @@ tell_name (PdOverviewCardRow *self)
   self->description_shown = g_string_free (g_steal_pointer (&description), FALSE);
 }
 
+/* The step the plan stands at: "Now: …" while the session goes on; where
+ * a run that failed or stopped left it, once it is over.  A failed or
+ * stopped card said "Now: …" as if the step were still being worked on
+ * (tried as a new user would). */
+static char *
+step_text (PdOverviewCard *card)
+{
+  g_autofree char *safe = card_text (pd_overview_card_get_current_step (card));
+
+  switch (pd_overview_card_get_need (card))
+    {
+    case PD_OVERVIEW_NEED_FAILED:
+      /* Translators: %s is the title of the plan step where the agent's run failed */
+      return g_strdup_printf (_("Failed at: %s"), safe);
+    case PD_OVERVIEW_NEED_STOPPED:
+      /* Translators: %s is the title of the plan step where the agent's run stopped */
+      return g_strdup_printf (_("Stopped at: %s"), safe);
+    default:
+      /* Translators: %s is the title of the plan step the agent works on */
+      return g_strdup_printf (_("Now: %s"), safe);
+    }
+}
+
 /* Everything the card shows, told again (the time: when its words change). */
 /* A title the card cuts is whole in its tooltip, and only then (a tooltip
  * on every card repeated what it showed).  Plain text: a model's. */
@@ -593,12 +616,7 @@ row_update (PdOverviewCardRow *self)
     }
 
   if (pd_overview_card_get_current_step (card) != NULL)
-    {
-      g_autofree char *safe = card_text (pd_overview_card_get_current_step (card));
-
-      /* Translators: %s is the title of the plan step the agent works on */
-      step = g_strdup_printf (_("Now: %s"), safe);
-    }
+    step = step_text (card);
   told |= set_label (self->step, step != NULL ? step : "");
   gtk_widget_set_visible (self->step, step != NULL);
 
