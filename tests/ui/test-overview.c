@@ -232,8 +232,12 @@ check_overview (PdApplication *app,
   pd_overview_card_row_set_answer_guard (PD_OVERVIEW_CARD_ROW (row), 0);
   gtk_widget_activate (button);
   pd_test_wait_until (has_file, one, "the approved write on endpoint A");
-  /* Its next question: denied from the card, the run ends. */
+  /* Its next question: denied from the card, the run ends.  The card
+   * may still show the first question, answered, a moment: the second is
+   * the one about two.txt (Deny on the first answered nothing, and the
+   * second waited until serve stopped). */
   wait_card (window, "Work on A", "Waiting for Approval", 0, FALSE, "A's second question");
+  wait_card_says (window, "Work on A", "two.txt", "A's second question, about two.txt");
   pd_test_screenshot_sizes (GTK_WINDOW (window), "overview-approval");
   pd_test_a11y_assert_named (row_of (window, "Work on A"), "a card with a question");
   pd_overview_card_row_set_answer_guard (PD_OVERVIEW_CARD_ROW (row_of (window, "Work on A")), 0);
