@@ -468,7 +468,8 @@ on_hang (gpointer data)
 
 /* A Claude Code session with an unfinished step, its transcript written
  * at @written: `plandeck-agent sessions list` says @state in its row (with
- * @updated in its time column) and its Overview card comes to @need. */
+ * @updated in its time column) and its Overview card comes to @need (-1:
+ * it has none, the session not active). */
 static void
 check_imported_state (GDateTime      *written,
                       const char     *state,
@@ -533,7 +534,10 @@ check_imported_state (GDateTime      *written,
   g_list_store_append (sources, local);
   overview = pd_overview_new (G_LIST_MODEL (sources));
   hang = g_timeout_add_seconds (90, on_hang, (gpointer) "the session's card");
-  while (card == NULL || pd_overview_card_get_need (card) != need)
+  /* No card (@need -1): none once the source's sessions are read. */
+  while ((int) need < 0 && !pd_overview_get_loaded (overview))
+    g_main_context_iteration (NULL, TRUE);
+  while ((int) need >= 0 && (card == NULL || pd_overview_card_get_need (card) != need))
     {
       g_main_context_iteration (NULL, TRUE);
       g_clear_object (&card);
@@ -541,7 +545,7 @@ check_imported_state (GDateTime      *written,
         card = g_list_model_get_item (G_LIST_MODEL (overview), 0);
     }
   g_source_remove (hang);
-  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (overview)), ==, 1);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (overview)), ==, (int) need < 0 ? 0 : 1);
   g_clear_object (&card);
   g_clear_object (&overview);
   g_clear_object (&local);
@@ -586,14 +590,22 @@ test_imported_working_agrees (void)
 /* The same transcript dated 2099 (tried as an attacker would: its lines'
  * timestamps are anyone's): it said "working" in the list and on its card
  * for ever.  More than PD_SESSION_FUTURE_MINUTES ahead of the clock, a
- * change is no sign of work: the list says "idle" with its date, the card
- * "Stalled". */
+ * change is no sign of work: the list says "idle" with its date, and the
+ * session is not active, so it has no card (its card said "Stalled" and
+ * never left the Overview, where a card unchanged for the Overview's
+ * minutes leaves).  Ten minutes ahead is as far; four minutes ahead is a
+ * clock a little fast: working. */
 static void
 test_imported_future_not_working (void)
 {
   g_autoptr(GDateTime) far = g_date_time_new_utc (2099, 6, 15, 12, 0, 0);
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autoptr(GDateTime) ahead = g_date_time_add_minutes (now, 10);
+  g_autoptr(GDateTime) fast = g_date_time_add_minutes (now, 4);
 
-  check_imported_state (far, "idle", "2099-06-15", PD_OVERVIEW_NEED_STALLED);
+  check_imported_state (far, "idle", "2099-06-15", (PdOverviewNeed) -1);
+  check_imported_state (ahead, "idle", NULL, (PdOverviewNeed) -1);
+  check_imported_state (fast, "working", NULL, PD_OVERVIEW_NEED_RUNNING);
 }
 
 int

@@ -419,6 +419,65 @@ test_watch_batched (Fixture       *f,
   g_signal_handlers_disconnect_by_data (source, &burst);
 }
 
+/* An endpoint's lines, each written a moment after the last (as fifty
+ * endpoints' pushes come, spread over each second): the streams' thread
+ * woke for each line, and each turn of its loop looked at every stream's
+ * sources (3–3.5 % of a core for fifty endpoints, bench-overview --view).
+ * It rests after a turn: the lines that came meanwhile are read in one.
+ * All 40 come, in order. */
+static void
+test_watch_wakes (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(PdSource) source = our_source (f);
+  g_autoptr(GPtrArray) types = g_ptr_array_new_with_free_func (g_free);
+  Burst burst = { types, 0, FALSE };
+  gint64 deadline;
+  guint wakes;
+
+  g_signal_connect (source, "event", G_CALLBACK (on_burst_event), &burst);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 60000);
+  g_assert_true (is_streaming (PD_REMOTE_SOURCE (source)));
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (!burst.heard && g_get_monotonic_time () < deadline)
+    {
+      PdEvent *event = pd_event_new (PD_EVENT_SESSION_SAVED);
+
+      pd_event_set_session_id (event, f->id);
+      pd_event_bus_emit (pd_server_get_bus (f->server), event);
+      pd_event_unref (event);
+      for (guint i = 0; i < 20; i++)
+        g_main_context_iteration (NULL, FALSE);
+      g_usleep (20000);
+    }
+  g_assert_true (burst.heard);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_ptr_array_set_size (types, 0);
+
+  wakes = _pd_remote_stream_get_wakes ();
+  for (guint i = 0; i < 40; i++)
+    {
+      PdEvent *event = pd_event_new (PD_EVENT_PLAN_UPDATED);
+
+      pd_event_set_session_id (event, f->id);
+      pd_event_bus_emit (pd_server_get_bus (f->server), event);
+      pd_event_unref (event);
+      g_usleep (4000);
+    }
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (types->len < 40 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  wakes = _pd_remote_stream_get_wakes () - wakes;
+  g_test_message ("40 lines, one each 4 ms: the streams' thread woke %u times", wakes);
+  g_assert_cmpuint (types->len, ==, 40);
+  for (guint i = 0; i < 40; i++)
+    g_assert_cmpstr (g_ptr_array_index (types, i), ==, PD_EVENT_PLAN_UPDATED);
+  g_assert_cmpuint (wakes, <, 20);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
+  g_signal_handlers_disconnect_by_data (source, &burst);
+}
+
 /* The window refetches a session on every change; a run that commits
  * quickly pushes many.  The source keeps its lookups within its budget
  * (serve allows 60 a minute per client, as odek does): merged, delayed,
@@ -858,6 +917,8 @@ main (int   argc,
   g_test_add ("/pd/remote-source/watch-other-writer", Fixture, GUINT_TO_POINTER (0), set_up_slow_poll,
               test_watch_other_writer, fixture_tear_down);
   g_test_add ("/pd/remote-source/export-shared", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_export_shared, fixture_tear_down);
+  g_test_add ("/pd/remote-source/watch-wakes", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_wakes,
+              fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-batched", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_batched,
               fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-poll", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_poll, fixture_tear_down);

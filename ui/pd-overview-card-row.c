@@ -78,6 +78,8 @@ struct _PdOverviewCardRow
   GtkWidget      *approval_command;
   GtkWidget      *approval_command_scroller;
   GtkWidget      *approval_unseen;
+  GtkWidget      *approval_deadline;
+  guint           deadline_timer;   /* while a deadline is shown: its next second */
   GtkWidget      *deny;
   GtkWidget      *approve;
   GtkWidget      *open;
@@ -459,6 +461,60 @@ row_update_time (PdOverviewCardRow *self)
   return set_label (self->time, when);
 }
 
+/* How long until the endpoint denies the question by itself. */
+static char *
+deadline_text (gint64 left_usec)
+{
+  guint seconds = (guint) MIN ((left_usec + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC, G_MAXUINT / 2);
+
+  if (seconds == 0)
+    /* Translators: on an Overview card's question: no one answered in time */
+    return g_strdup (_("The endpoint denies it by itself now"));
+  if (seconds < 120)
+    /* Translators: on an Overview card's question: unanswered, the endpoint denies it after %u seconds */
+    return g_strdup_printf (ngettext ("The endpoint denies it by itself in %u second",
+                                      "The endpoint denies it by itself in %u seconds", seconds), seconds);
+  /* Translators: on an Overview card's question: unanswered, the endpoint denies it after %u minutes */
+  return g_strdup_printf (ngettext ("The endpoint denies it by itself in %u minute",
+                                    "The endpoint denies it by itself in %u minutes", (seconds + 59) / 60),
+                          (seconds + 59) / 60);
+}
+
+static gboolean on_deadline_timer (gpointer data);
+
+/* The time an endpoint's question has left, on a row shown, told again at
+ * each second it counts: the endpoint denies a question no one answers in
+ * its time (60 s), and the card said nothing of it (tried as a new user
+ * would).  A question of this window's own run waits: none shown. */
+static void
+row_update_deadline (PdOverviewCardRow *self)
+{
+  gint64 deadline = 0, left;
+  g_autofree char *text = NULL;
+
+  g_clear_handle_id (&self->deadline_timer, g_source_remove);
+  if (self->card != NULL && pd_overview_card_has_approval (self->card))
+    deadline = pd_overview_card_get_approval_deadline (self->card);
+  gtk_widget_set_visible (self->approval_deadline, deadline != 0);
+  if (deadline == 0 || !gtk_widget_get_mapped (GTK_WIDGET (self)))
+    return;
+  left = MAX (deadline - g_get_monotonic_time (), 0);
+  text = deadline_text (left);
+  set_label (self->approval_deadline, text);
+  if (left > 0)
+    self->deadline_timer = g_timeout_add ((guint) ((left - 1) % G_USEC_PER_SEC / 1000) + 1, on_deadline_timer, self);
+}
+
+static gboolean
+on_deadline_timer (gpointer data)
+{
+  PdOverviewCardRow *self = data;
+
+  self->deadline_timer = 0;
+  row_update_deadline (self);
+  return G_SOURCE_REMOVE;
+}
+
 /* @text, then @part after a comma, when @part says something. */
 static void
 add_part (GString    *text,
@@ -519,6 +575,29 @@ tell_name (PdOverviewCardRow *self)
   self->name_shown = g_string_free (g_steal_pointer (&name), FALSE);
   g_free (self->description_shown);
   self->description_shown = g_string_free (g_steal_pointer (&description), FALSE);
+}
+
+/* The step the plan stands at: "Now: …" while the session goes on; where
+ * a run that failed or stopped left it, once it is over.  A failed or
+ * stopped card said "Now: …" as if the step were still being worked on
+ * (tried as a new user would). */
+static char *
+step_text (PdOverviewCard *card)
+{
+  g_autofree char *safe = card_text (pd_overview_card_get_current_step (card));
+
+  switch (pd_overview_card_get_need (card))
+    {
+    case PD_OVERVIEW_NEED_FAILED:
+      /* Translators: %s is the title of the plan step where the agent's run failed */
+      return g_strdup_printf (_("Failed at: %s"), safe);
+    case PD_OVERVIEW_NEED_STOPPED:
+      /* Translators: %s is the title of the plan step where the agent's run stopped */
+      return g_strdup_printf (_("Stopped at: %s"), safe);
+    default:
+      /* Translators: %s is the title of the plan step the agent works on */
+      return g_strdup_printf (_("Now: %s"), safe);
+    }
 }
 
 /* Everything the card shows, told again (the time: when its words change). */
@@ -596,12 +675,7 @@ row_update (PdOverviewCardRow *self)
     }
 
   if (pd_overview_card_get_current_step (card) != NULL)
-    {
-      g_autofree char *safe = card_text (pd_overview_card_get_current_step (card));
-
-      /* Translators: %s is the title of the plan step the agent works on */
-      step = g_strdup_printf (_("Now: %s"), safe);
-    }
+    step = step_text (card);
   told |= set_label (self->step, step != NULL ? step : "");
   gtk_widget_set_visible (self->step, step != NULL);
 
@@ -634,6 +708,7 @@ row_update (PdOverviewCardRow *self)
   gtk_widget_set_visible (self->approval_unseen, !whole);
   gtk_widget_set_visible (self->approve, whole);
   gtk_widget_set_visible (self->open, !whole);
+  row_update_deadline (self);
 
   if (told)
     tell_name (self);
@@ -873,6 +948,15 @@ pd_overview_card_row_map (GtkWidget *widget)
   GTK_WIDGET_CLASS (pd_overview_card_row_parent_class)->map (widget);
   if (row_update_time (PD_OVERVIEW_CARD_ROW (widget)))
     tell_name (PD_OVERVIEW_CARD_ROW (widget));
+  row_update_deadline (PD_OVERVIEW_CARD_ROW (widget));
+}
+
+/* Its question's time counts on a row shown alone. */
+static void
+pd_overview_card_row_unmap (GtkWidget *widget)
+{
+  g_clear_handle_id (&PD_OVERVIEW_CARD_ROW (widget)->deadline_timer, g_source_remove);
+  GTK_WIDGET_CLASS (pd_overview_card_row_parent_class)->unmap (widget);
 }
 
 static void
@@ -881,6 +965,7 @@ pd_overview_card_row_dispose (GObject *object)
   PdOverviewCardRow *self = PD_OVERVIEW_CARD_ROW (object);
 
   pd_overview_card_row_set_card (self, NULL);
+  g_clear_handle_id (&self->deadline_timer, g_source_remove);
   close_review (self);
   g_clear_pointer (&self->command_shown, g_free);
   g_clear_pointer (&self->name_shown, g_free);
@@ -899,6 +984,7 @@ pd_overview_card_row_class_init (PdOverviewCardRowClass *klass)
 
   object_class->dispose = pd_overview_card_row_dispose;
   widget_class->map = pd_overview_card_row_map;
+  widget_class->unmap = pd_overview_card_row_unmap;
 
   /**
    * PdOverviewCardRow::answer:
@@ -1014,6 +1100,9 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   gtk_label_set_ellipsize (GTK_LABEL (self->approval_unseen), PANGO_ELLIPSIZE_NONE);
   gtk_widget_set_visible (self->approval_unseen, FALSE);
   gtk_box_append (GTK_BOX (self->approval), self->approval_unseen);
+  self->approval_deadline = plain_label ("pd-card-deadline", TRUE);
+  gtk_widget_set_visible (self->approval_deadline, FALSE);
+  gtk_box_append (GTK_BOX (self->approval), self->approval_deadline);
   buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   gtk_widget_set_halign (buttons, GTK_ALIGN_END);
   gtk_box_append (GTK_BOX (self->approval), buttons);

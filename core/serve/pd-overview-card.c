@@ -550,6 +550,20 @@ pd_overview_card_has_approval (PdOverviewCard *self)
   return self->remote_run != NULL || self->local_tool != NULL;
 }
 
+/**
+ * pd_overview_card_get_approval_deadline:
+ *
+ * Returns: when the endpoint denies the question by itself, in monotonic
+ *   µs (g_get_monotonic_time()); 0 when it did not say (a question of this
+ *   window's own run waits for its answer)
+ */
+gint64
+pd_overview_card_get_approval_deadline (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), 0);
+  return self->remote_run != NULL ? self->remote_run->approval_expires_at : 0;
+}
+
 /* The tool a waiting run wants to use, or NULL. */
 const char *
 pd_overview_card_get_approval_tool (PdOverviewCard *self)

@@ -61,6 +61,7 @@ gboolean           pd_overview_card_get_approval_whole (PdOverviewCard *self);
 const PdRemoteRun *pd_overview_card_get_remote_run    (PdOverviewCard *self);
 guint              pd_overview_card_get_approval_serial (PdOverviewCard *self);
 gboolean           pd_overview_card_has_approval      (PdOverviewCard *self);
+gint64             pd_overview_card_get_approval_deadline (PdOverviewCard *self);
 guint              pd_overview_card_get_unpassed_checks (PdOverviewCard *self);
 const char        *pd_overview_card_get_failed_check  (PdOverviewCard *self);
 

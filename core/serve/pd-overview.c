@@ -260,8 +260,11 @@ is_active (PdOverview          *self,
 {
   gint64 window = (gint64) self->active_minutes * 60 * G_USEC_PER_SEC;
 
+  /* A change dated far ahead of the clock (a transcript of 2099: its
+   * lines' times are anyone's) is no sign of work, as for "Working": its
+   * card stayed for ever, "Stalled" (tried as an attacker would). */
   return info->status == PD_SESSION_STATUS_RUNNING ||
-         now - info->updated_at <= window ||
+         pd_session_changed_lately (info->updated_at, now, window) ||
          g_hash_table_contains (entry->approvals, info->id);
 }
 
@@ -807,7 +810,7 @@ recheck_cards (PdOverview *self)
 
           if (pd_overview_card_get_status (card) != PD_SESSION_STATUS_RUNNING &&
               !pd_overview_card_has_approval (card) &&
-              now - pd_overview_card_get_changed_at (card) > window)
+              !pd_session_changed_lately (pd_overview_card_get_changed_at (card), now, window))
             entry_remove_card (entry, card);
           else if (_pd_overview_card_update_need (card, now, stalled_usec (self)))
             card_changed (self, card, TRUE);

@@ -23,6 +23,7 @@ pd_remote_run_new_from_json (JsonObject *object)
 {
   PdRemoteRun *self;
   JsonObject *approval;
+  gint64 expires_in;
   char *run_id;
 
   if (object == NULL)
@@ -48,6 +49,10 @@ pd_remote_run_new_from_json (JsonObject *object)
       self->approval_tool = nonempty (approval, "tool");
       self->approval_command = nonempty (approval, "command");
       self->approval_preview = nonempty (approval, "preview");
+      expires_in = pd_json_get_int (approval, "expires_in_ms", -1);
+      /* An endpoint's number: a day at most. */
+      if (expires_in >= 0)
+        self->approval_expires_at = g_get_monotonic_time () + MIN (expires_in, (gint64) 24 * 3600 * 1000) * 1000;
       if (self->approval_tool == NULL)
         self->approval_tool = g_strdup ("");
       if (self->approval_command == NULL)
@@ -70,6 +75,7 @@ pd_remote_run_copy (const PdRemoteRun *self)
   copy->approval_tool = g_strdup (self->approval_tool);
   copy->approval_command = g_strdup (self->approval_command);
   copy->approval_preview = g_strdup (self->approval_preview);
+  copy->approval_expires_at = self->approval_expires_at;
   return copy;
 }
 

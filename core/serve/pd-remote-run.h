@@ -28,11 +28,14 @@ typedef struct
   char *approval_tool;
   char *approval_command;
   char *approval_preview;  /* (nullable) what the call changes, several lines */
+  /* When the endpoint denies the question by itself, in this process's
+   * monotonic µs (from its "expires_in_ms" as read); 0: not told. */
+  gint64 approval_expires_at;
 } PdRemoteRun;
 
 GType        pd_remote_run_get_type  (void) G_GNUC_CONST;
 /* From {id|run_id, session_id, status, error, result, approval: {id, tool,
- * command}}; NULL when it names no run. */
+ * command, preview, expires_in_ms}}; NULL when it names no run. */
 PdRemoteRun *pd_remote_run_new_from_json (JsonObject        *object);
 PdRemoteRun *pd_remote_run_copy      (const PdRemoteRun *self);
 void         pd_remote_run_free      (PdRemoteRun       *self);

@@ -32,6 +32,9 @@ typedef struct
 } PdRemoteStreamBatch;
 
 #define PD_REMOTE_STREAM_BATCH_MS 500
+/* The streams' thread's rest after each turn of its loop (see
+ * streams_thread()): what the streams say is read up to this much later. */
+#define PD_REMOTE_STREAM_REST_MS 50
 /* The events a batch keeps, at most; what comes past it is dropped and
  * the sessions listed again.  A stream flooding valid events filled one
  * batch without end (1.2 GB in 40 s). */
@@ -53,6 +56,8 @@ PdRemoteStream *_pd_remote_stream_open   (PdRemoteSource *source,
 void            _pd_remote_stream_stop   (PdRemoteStream *stream);
 /* The monotonic µs at which a line of it was last read; 0 none yet. */
 gint64          _pd_remote_stream_heard  (PdRemoteStream *stream);
+/* How many times the streams' thread woke (for tests). */
+guint           _pd_remote_stream_get_wakes (void);
 
 /* In pd-remote-source-live.c: a batch of @stream handed to its source. */
 void  _pd_remote_source_stream_batch (PdRemoteSource      *self,

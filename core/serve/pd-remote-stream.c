@@ -113,12 +113,37 @@ stream_unref (gpointer stream)
   g_atomic_rc_box_release_full (stream, stream_clear);
 }
 
+static guint streams_wakes;
+
+guint
+_pd_remote_stream_get_wakes (void)
+{
+  return (guint) g_atomic_int_get (&streams_wakes);
+}
+
+/* The streams' lines come as each endpoint writes: fifty endpoints, each
+ * pushing its sessions every second, woke the thread hundreds of times a
+ * second (3 wakes a line for lines 4 ms apart), and each turn of its loop
+ * prepared, polled and checked every stream's sources
+ * (g_main_context_prepare(), check(), g_source_ref(), poll(): about a
+ * quarter of the thread's samples under perf, the thread itself 3–3.5 % of
+ * a core in bench-overview --view).  After a turn, what is ready at once
+ * is read too, then the thread rests PD_REMOTE_STREAM_REST_MS: the lines
+ * that came meanwhile, of every stream, are read in one turn.  A stream
+ * with more to read (a flood, a long reply) keeps the thread going
+ * without a rest. */
 static gpointer
 streams_thread (gpointer data)
 {
   g_main_context_push_thread_default (streams.context);
   for (;;)
-    g_main_context_iteration (streams.context, TRUE);
+    {
+      g_main_context_iteration (streams.context, TRUE);
+      g_atomic_int_inc (&streams_wakes);
+      while (g_main_context_iteration (streams.context, FALSE))
+        ;
+      g_usleep (PD_REMOTE_STREAM_REST_MS * 1000);
+    }
   return NULL;
 }
 
@@ -133,7 +158,9 @@ streams_init (void)
       streams.context = g_main_context_new ();
       streams.ready = g_ptr_array_new ();
       /* It lives as long as the process: no join. */
-      g_thread_unref (g_thread_new ("pd-remote-streams", streams_thread, NULL));
+      /* A thread's name is 15 bytes at most: "pd-remote-streams" was
+       * refused, and the thread went by the program's name. */
+      g_thread_unref (g_thread_new ("pd-streams", streams_thread, NULL));
       g_once_init_leave (&started, 1);
     }
 }

@@ -44,6 +44,7 @@ struct _Approval
   GMutex           mutex;
   GCond            cond;
   ApprovalAnswer   answer;        /* APPROVAL_PENDING until answered, once */
+  gint64           deadline;      /* monotonic µs: no answer by then is a denial; 0 until asked */
   char            *feedback;      /* (nullable) what came with the answer */
 };
 
@@ -238,12 +239,29 @@ on_cancelled (GCancellable *cancellable,
  * On the engine's worker thread: blocks until @approval is answered, @cancellable
  * is cancelled, or the time is up (APPROVAL_TIMEOUT).
  */
+/**
+ * _pd_server_approval_start_clock:
+ * @timeout_usec: how long a person has to answer
+ *
+ * The time to answer starts: the question tells what is left of it
+ * (_pd_server_approval_to_json()), and _pd_server_approval_wait() ends
+ * then.  Any thread, before the question is told.
+ */
+void
+_pd_server_approval_start_clock (Approval *approval,
+                                 gint64    timeout_usec)
+{
+  g_mutex_lock (&approval->mutex);
+  approval->deadline = g_get_monotonic_time () + timeout_usec;
+  g_mutex_unlock (&approval->mutex);
+}
+
 ApprovalAnswer
 _pd_server_approval_wait (Approval     *approval,
                           GCancellable *cancellable,
                           gint64        timeout_usec)
 {
-  gint64 deadline = g_get_monotonic_time () + timeout_usec;
+  gint64 deadline;
   gulong handler = 0;
   ApprovalAnswer answer;
 
@@ -252,6 +270,9 @@ _pd_server_approval_wait (Approval     *approval,
     handler = g_cancellable_connect (cancellable, G_CALLBACK (on_cancelled), approval, NULL);
 
   g_mutex_lock (&approval->mutex);
+  if (approval->deadline == 0)
+    approval->deadline = g_get_monotonic_time () + timeout_usec;
+  deadline = approval->deadline;
   while (approval->answer == APPROVAL_PENDING)
     if (!g_cond_wait_until (&approval->cond, &approval->mutex, deadline))
       {
@@ -296,6 +317,15 @@ _pd_server_approval_to_json (Approval *approval)
     json_object_set_string_member (object, "preview", approval->preview);
   json_object_set_boolean_member (object, "is_operation", FALSE);
   json_object_set_boolean_member (object, "allow_trust", approval->allow_trust);
+  /* Plandeck's own: how long until no answer is a denial, as a span (the
+   * endpoint's clock and the app's need not agree).  A card said nothing
+   * of it, and the question went away by itself (tried as a new user
+   * would). */
+  g_mutex_lock (&approval->mutex);
+  if (approval->deadline != 0 && approval->answer == APPROVAL_PENDING)
+    json_object_set_int_member (object, "expires_in_ms",
+                                MAX (approval->deadline - g_get_monotonic_time (), 0) / 1000);
+  g_mutex_unlock (&approval->mutex);
   return object;
 }
 

@@ -255,6 +255,8 @@ gboolean    _pd_server_approval_allows_trust (Approval       *approval);
 ApprovalAnswer _pd_server_approval_get_answer (Approval       *approval);
 gboolean    _pd_server_approval_answer    (Approval          *approval,
                                            ApprovalAnswer     answer);
+void        _pd_server_approval_start_clock (Approval        *approval,
+                                             gint64           timeout_usec);
 ApprovalAnswer _pd_server_approval_wait   (Approval          *approval,
                                            GCancellable      *cancellable,
                                            gint64             timeout_usec);

@@ -475,6 +475,7 @@ ask_and_wait (Run         *run,
   ApprovalAnswer answer;
   Note *note;
 
+  _pd_server_approval_start_clock (approval, timeout);
   note = g_new0 (Note, 1);
   note->kind = NOTE_APPROVAL_OPEN;
   note->approval = _pd_server_approval_ref (approval);

@@ -1,6 +1,6 @@
 /* bench-overview.c: the Overview following many endpoints at once
  *
- *   bench-overview [SECONDS [ENDPOINTS]] [--view]   (default 30 s, 50 endpoints)
+ *   bench-overview [SECONDS [ENDPOINTS]] [--view [--no-tick]]   (default 30 s, 50 endpoints)
  *
  * A child process runs ENDPOINTS real PdServer instances on loopback, each
  * over its own session database with 10 sessions, and writers that give
@@ -29,9 +29,21 @@
  * outside a frame, the rest), the card rows the list made and how many of
  * them are shown, the window's size and how far the list is below its top
  * at the end; and for each dispatch over 16 ms of CPU, what it held.
+ * And the frames: the window's frame clock is kept ticking (a tick
+ * callback, as any animation on screen keeps it), and for every frame of
+ * the measured seconds it prints p50, p99, max and the count over 16 ms
+ * of the frame's own CPU on the main thread (its dispatch: events, update,
+ * layout, paint), of the main thread's CPU from one frame's start to the
+ * next (all the work that frame waited for), and of the wall time between
+ * frames (with the frames missed: a gap over 1.5 refresh intervals).  The
+ * baseline (1 endpoint, its 10 cards) prints the same in the same run,
+ * and each gap over 16 ms of CPU is printed with what its dispatches held.
+ * The ticking costs CPU of its own (the baseline's): --no-tick leaves the
+ * clock to GTK, as the window has it with nothing moving, for the CPU
+ * figure alone (its frames are then only those the changes draw).
  *
- * Goal: under 5 % of a core and no dispatch over 16 ms.  It prints figures
- * and asserts nothing about time.
+ * Goal: under 5 % of a core and no frame over 16 ms of the main thread's
+ * work.  It prints figures and asserts nothing about time.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -76,6 +88,7 @@
 #define ADVANCE_EVERY 10
 
 static gboolean with_view;
+static gboolean no_tick;
 
 /* --- the child: endpoints and writers ----------------------------------- */
 
@@ -239,6 +252,22 @@ typedef struct
   guint    total_count[N_PARTS];
   gint64   total_dispatch_cpu;
   GString *long_ones;     /* the dispatches over 16 ms of CPU, what they held */
+  /* The frames of the window's frame clock (--view), kept ticking as an
+   * animation on screen keeps it: each frame's CPU on the main thread
+   * (its dispatch's start to its after-paint), the main thread's CPU from one
+   * frame's start to the next (all the work a frame waited for), and the
+   * wall time between frames' starts. */
+  GArray  *frame_cpu;
+  GArray  *frame_gap_cpu;
+  GArray  *frame_gap_wall;
+  gint64   dispatch_wall;     /* the monotonic time as the dispatch began */
+  gint64   last_frame_cpu;    /* 0: no frame yet in the measured time */
+  gint64   last_frame_wall;
+  gint64   refresh_us;        /* the frame clock's refresh interval */
+  gint64   gap_part_cpu[N_PARTS];  /* the dispatches since the last frame's start, by part */
+  gint64   gap_dispatch_cpu;
+  guint    gap_dispatches;
+  GString *long_gaps;         /* the gaps between frames over 16 ms of CPU, what they held */
 } Stats;
 
 static const char *part_names[N_PARTS] = { "pushes merged", "list changes", "frame update", "frame layout", "frame paint",
@@ -340,6 +369,65 @@ count_rows (GtkWidget  *widget,
     count_rows (child, made, mapped, scroller);
 }
 
+/* A frame painted.  Its start is the start of the dispatch it ran in (the
+ * frame clock's own source: its flush of events, its update, layout and
+ * paint); the span since the last frame's start is the gap. */
+static void
+frame_painted (GdkFrameClock *clock,
+               Stats         *stats)
+{
+  gint64 refresh = 0;
+
+  gdk_frame_clock_get_refresh_info (clock, g_get_monotonic_time (), &refresh, NULL);
+  if (refresh > 0)
+    stats->refresh_us = refresh;
+  if (!stats->measuring)
+    return;
+  {
+    gint64 cpu = thread_cpu_us () - stats->dispatch_start;
+
+    g_array_append_val (stats->frame_cpu, cpu);
+  }
+  if (stats->last_frame_wall != 0)
+    {
+      gint64 gap_cpu = stats->dispatch_start - stats->last_frame_cpu;
+      gint64 gap_wall = stats->dispatch_wall - stats->last_frame_wall;
+
+      g_array_append_val (stats->frame_gap_cpu, gap_cpu);
+      g_array_append_val (stats->frame_gap_wall, gap_wall);
+      if (gap_cpu > 16000)
+        {
+          gint64 rest = stats->gap_dispatch_cpu;
+
+          g_string_append_printf (stats->long_gaps, "    %.1f ms of CPU, %.1f ms wall, %u dispatches (%.1f ms of CPU):",
+                                  gap_cpu / 1000.0, gap_wall / 1000.0, stats->gap_dispatches,
+                                  stats->gap_dispatch_cpu / 1000.0);
+          for (guint p = 0; p < N_PARTS; p++)
+            {
+              if (stats->gap_part_cpu[p] > 0)
+                g_string_append_printf (stats->long_gaps, " %s %.1f ms,", part_names[p], stats->gap_part_cpu[p] / 1000.0);
+              rest -= stats->gap_part_cpu[p];
+            }
+          g_string_append_printf (stats->long_gaps, " the rest %.1f ms\n", rest / 1000.0);
+        }
+    }
+  memset (stats->gap_part_cpu, 0, sizeof stats->gap_part_cpu);
+  stats->gap_dispatch_cpu = 0;
+  stats->gap_dispatches = 0;
+  stats->last_frame_cpu = stats->dispatch_start;
+  stats->last_frame_wall = stats->dispatch_wall;
+}
+
+/* Keeps the frame clock ticking every frame, as a spinner or any
+ * animation on screen does: the frames a person would see stutter. */
+static gboolean
+keep_ticking (GtkWidget     *widget,
+              GdkFrameClock *clock,
+              gpointer       user_data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
 static void update_done (GdkFrameClock *clock, Stats *stats) { phase_done (stats, PART_UPDATE); }
 static void layout_done (GdkFrameClock *clock, Stats *stats) { phase_done (stats, PART_LAYOUT); }
 static void paint_done (GdkFrameClock *clock, Stats *stats) { phase_done (stats, PART_PAINT); }
@@ -400,6 +488,7 @@ iterate (GMainContext *context,
   memset (stats->part_count, 0, sizeof stats->part_count);
   cpu_start = thread_cpu_us ();
   stats->dispatch_start = cpu_start;
+  stats->dispatch_wall = start;
   stats->in_frame = FALSE;
   g_main_context_dispatch (context);
   if (stats->measuring)
@@ -410,10 +499,13 @@ iterate (GMainContext *context,
       g_array_append_val (stats->dispatch_us, took);
       g_array_append_val (stats->dispatch_cpu, cpu);
       stats->total_dispatch_cpu += cpu;
+      stats->gap_dispatch_cpu += cpu;
+      stats->gap_dispatches++;
       for (guint p = 0; p < N_PARTS; p++)
         {
           stats->total_cpu[p] += stats->part_cpu[p];
           stats->total_count[p] += stats->part_count[p];
+          stats->gap_part_cpu[p] += stats->part_cpu[p];
         }
       if (cpu > 16000)
         {
@@ -443,6 +535,29 @@ compare_gint64 (gconstpointer a,
   return x < y ? -1 : x > y;
 }
 
+/* p50, p99 and max of @values (µs, sorted here), and how many are over
+ * @over_us. */
+static void
+print_spread (const char *what,
+              GArray     *values,
+              gint64      over_us)
+{
+  gint64 p50 = 0, p99 = 0, max = 0;
+  guint over = 0;
+
+  g_array_sort (values, compare_gint64);
+  if (values->len > 0)
+    {
+      p50 = g_array_index (values, gint64, values->len / 2);
+      p99 = g_array_index (values, gint64, MIN (values->len - 1, values->len * 99 / 100));
+      max = g_array_index (values, gint64, values->len - 1);
+    }
+  for (guint i = 0; i < values->len; i++)
+    over += g_array_index (values, gint64, i) > over_us;
+  printf ("    %s: p50 %.2f ms, p99 %.2f ms, max %.2f ms, %u of %u over %.1f ms\n", what, p50 / 1000.0,
+          p99 / 1000.0, max / 1000.0, over, values->len, over_us / 1000.0);
+}
+
 static double
 cpu_seconds (void)
 {
@@ -450,6 +565,38 @@ cpu_seconds (void)
 
   getrusage (RUSAGE_SELF, &usage);
   return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+}
+
+/* Each thread of this process: its name → its CPU so far in clock ticks
+ * (utime + stime of /proc/self/task/TID/stat), the threads of one name
+ * summed. */
+static GHashTable *
+thread_ticks (void)
+{
+  GHashTable *ticks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GDir) tasks = g_dir_open ("/proc/self/task", 0, NULL);
+  const char *tid;
+
+  while (tasks != NULL && (tid = g_dir_read_name (tasks)) != NULL)
+    {
+      g_autofree char *path = g_build_filename ("/proc/self/task", tid, "stat", NULL);
+      g_autofree char *stat = NULL;
+      const char *open_paren, *close_paren;
+      g_auto(GStrv) fields = NULL;
+      g_autofree char *name = NULL;
+
+      if (!g_file_get_contents (path, &stat, NULL, NULL) || (open_paren = strchr (stat, '(')) == NULL ||
+          (close_paren = strrchr (stat, ')')) == NULL)
+        continue;
+      name = atoi (tid) == getpid () ? g_strdup ("main") : g_strndup (open_paren + 1, close_paren - open_paren - 1);
+      fields = g_strsplit (close_paren + 2, " ", -1);
+      if (g_strv_length (fields) < 13)
+        continue;
+      g_hash_table_insert (ticks, g_strdup (name),
+                           GSIZE_TO_POINTER (GPOINTER_TO_SIZE (g_hash_table_lookup (ticks, name)) +
+                                             strtoull (fields[11], NULL, 10) + strtoull (fields[12], NULL, 10)));
+    }
+  return ticks;
 }
 
 /* This process's established TCP connections to @port. */
@@ -540,6 +687,8 @@ run_phase (const char *label,
   gboolean dead_seen = FALSE;   /* the dead endpoint's cards showed its error */
   gint64 next_look = 0;
   gpointer window = NULL;
+  g_autoptr(GHashTable) ticks_start = NULL;
+  g_autoptr(GHashTable) ticks_end = NULL;
 
   for (guint e = 0; e < n_endpoints + (hung_port ? 1 : 0); e++)
     {
@@ -555,6 +704,10 @@ run_phase (const char *label,
       g_list_store_append (sources, source);
     }
   stats.long_ones = g_string_new (NULL);
+  stats.long_gaps = g_string_new (NULL);
+  stats.frame_cpu = g_array_new (FALSE, FALSE, sizeof (gint64));
+  stats.frame_gap_cpu = g_array_new (FALSE, FALSE, sizeof (gint64));
+  stats.frame_gap_wall = g_array_new (FALSE, FALSE, sizeof (gint64));
   overview = pd_overview_new (G_LIST_MODEL (sources));
   g_signal_connect (overview, "items-changed", G_CALLBACK (on_items_changed), &stats);
   g_signal_connect (overview, "items-changed", G_CALLBACK (model_begin), &stats);
@@ -572,12 +725,15 @@ run_phase (const char *label,
       {
         GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
 
+        g_signal_connect_after (clock, "after-paint", G_CALLBACK (frame_painted), &stats);
         g_signal_connect_after (clock, "before-paint", G_CALLBACK (frame_begun), &stats);
         g_signal_connect_after (clock, "update", G_CALLBACK (update_done), &stats);
         g_signal_connect_after (clock, "layout", G_CALLBACK (layout_done), &stats);
         g_signal_connect_after (clock, "paint", G_CALLBACK (paint_done), &stats);
         g_signal_connect_after (gtk_native_get_surface (GTK_NATIVE (window)), "compute-size", G_CALLBACK (size_done),
                                 &stats);
+        if (!no_tick)
+          gtk_widget_add_tick_callback (window, keep_ticking, NULL, NULL);
       }
     }
 #endif
@@ -591,6 +747,7 @@ run_phase (const char *label,
           g_list_model_get_n_items (G_LIST_MODEL (overview)), expected);
 
   refetches = pd_overview_get_n_refetches (overview);
+  ticks_start = thread_ticks ();
   stats.measuring = TRUE;
   cpu_start = cpu_seconds ();
   start = g_get_monotonic_time ();
@@ -630,6 +787,7 @@ run_phase (const char *label,
     }
   cpu = cpu_seconds () - cpu_start;
   stats.measuring = FALSE;
+  ticks_end = thread_ticks ();
 
   /* Of the endpoints still there (the dead one has none). */
   for (guint e = 0; e < n_endpoints; e++)
@@ -678,6 +836,21 @@ run_phase (const char *label,
           "(endpoints with 0: %u, 1: %u, 2: %u, more: %u)\n",
           100.0 * cpu / seconds, min_conns, max_conns, n_conns[0], n_conns[1], n_conns[2], n_conns[3]);
   {
+    GHashTableIter iter;
+    gpointer name, value;
+
+    printf ("  CPU by thread, %% of a core:");
+    g_hash_table_iter_init (&iter, ticks_end);
+    while (g_hash_table_iter_next (&iter, &name, &value))
+      {
+        gsize used = GPOINTER_TO_SIZE (value) - GPOINTER_TO_SIZE (g_hash_table_lookup (ticks_start, name));
+
+        if (used > 0)
+          printf (" %s %.1f,", (const char *) name, 100.0 * used / sysconf (_SC_CLK_TCK) / seconds);
+      }
+    printf ("\n");
+  }
+  {
     gint64 rest = stats.total_dispatch_cpu;
 
     printf ("  the main thread's CPU in dispatches, %.0f ms in all:", stats.total_dispatch_cpu / 1000.0);
@@ -703,10 +876,20 @@ run_phase (const char *label,
         printf ("; the list %.0f px below its top", gtk_adjustment_get_value (
                   gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller))));
       printf ("\n");
+      printf ("  frames (%s; refresh interval %.1f ms):\n",
+              no_tick ? "only those GTK draws for the changes (--no-tick)" : "the frame clock kept ticking",
+              stats.refresh_us / 1000.0);
+      print_spread ("each frame's CPU on the main thread", stats.frame_cpu, 16000);
+      print_spread ("the main thread's CPU from a frame's start to the next (all a frame waited for)",
+                    stats.frame_gap_cpu, 16000);
+      print_spread ("wall time between frames (a frame missed: over 1.5 refresh intervals)", stats.frame_gap_wall,
+                    stats.refresh_us * 3 / 2);
     }
 #endif
   if (stats.long_ones->len > 0)
     printf ("  the dispatches over 16 ms of CPU, what they held:\n%s", stats.long_ones->str);
+  if (stats.long_gaps->len > 0)
+    printf ("  the gaps between frames over 16 ms of the main thread's CPU, what they held:\n%s", stats.long_gaps->str);
   if (killed)
     printf ("  endpoint 2 died halfway: its cards kept with its error: %s; the other %u endpoints' cards "
             "moved on after it: %u\n", errored_dead ? "yes" : "no", n_endpoints - 1, moved);
@@ -734,6 +917,10 @@ run_phase (const char *label,
   g_array_unref (stats.dispatch_us);
   g_array_unref (stats.dispatch_cpu);
   g_string_free (stats.long_ones, TRUE);
+  g_string_free (stats.long_gaps, TRUE);
+  g_array_unref (stats.frame_cpu);
+  g_array_unref (stats.frame_gap_cpu);
+  g_array_unref (stats.frame_gap_wall);
 }
 
 int
@@ -757,6 +944,8 @@ main (int   argc,
   for (int i = 1; i < argc; i++)
     if (g_str_equal (argv[i], "--view"))
       with_view = TRUE;
+    else if (g_str_equal (argv[i], "--no-tick"))
+      no_tick = TRUE;
     else if (n_numbers++ == 0)
       seconds = (guint) atoi (argv[i]);
     else

@@ -6,6 +6,7 @@
  * showed, and no click right after the question changed; a command is shown
  * whole (left to right, padding named) or with Review…, which shows it
  * whole; an edit or write whose change was not sent is never approved here;
+ * a failed or stopped card says where its run ended ("Failed at: …");
  * the time since the last change is told on a card shown, when its words
  * change, and on a card kept aside as it is shown again; a title cut at
  * 360 px is whole in its tooltip.
@@ -678,6 +679,70 @@ test_card_stopped (void)
   alone_close (&alone);
 }
 
+/* The card's line of the current step, its text. */
+static const char *
+step_line (GtkWidget *row)
+{
+  GtkWidget *label = pd_test_find_first (row, label_contains, "Write the tests");
+
+  g_assert_nonnull (label);
+  return gtk_label_get_text (GTK_LABEL (label));
+}
+
+static void
+card_set_run (PdOverviewCard *card,
+              PdSessionInfo  *info,
+              PdSessionStatus status,
+              const char     *stopped,
+              const char     *stopped_error)
+{
+  info->status = status;
+  info->stopped = (char *) stopped;
+  info->stopped_error = (char *) stopped_error;
+  _pd_overview_card_set_info (card, info);
+  _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
+  _pd_overview_card_emit_changed (card);
+}
+
+/* A run that failed or was stopped says where it ended: "Failed at: …",
+ * "Stopped at: …"; it said "Now: …" as if the step were still worked on
+ * (tried as a new user would).  A run on again says "Now: …". */
+static void
+test_card_step_ended (void)
+{
+  g_autoptr(PdOverviewCard) card = card_new ("Work on C", "plandeck", "build-box");
+  PdSessionInfo info = { 0 };
+  Alone alone = { 0 };
+
+  info.id = (char *) "20260402-96aca9fa885c03da29d4f8c5e78be75c";
+  info.task = (char *) "Work on C";
+  info.source = (char *) "plandeck";
+  info.updated_at = g_get_real_time ();
+  info.plan_done = 1;
+  info.plan_total = 3;
+  _pd_overview_card_set_current_step (card, 2, "Write the tests", 0, NULL);
+  card_set_run (card, &info, PD_SESSION_STATUS_RUNNING, NULL, NULL);
+  alone_show (&alone, card, 600);
+  g_assert_cmpstr (step_line (alone.row), ==, "Now: \u2068Write the tests\u2069");
+
+  card_set_run (card, &info, PD_SESSION_STATUS_FAILED, "failed", "HTTP 500");
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_FAILED);
+  g_assert_cmpstr (step_line (alone.row), ==, "Failed at: \u2068Write the tests\u2069");
+
+  card_set_run (card, &info, PD_SESSION_STATUS_IDLE, "cancelled", NULL);
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
+  g_assert_cmpstr (step_line (alone.row), ==, "Stopped at: \u2068Write the tests\u2069");
+
+  /* Its process killed, the run left unended: stopped there too. */
+  card_set_run (card, &info, PD_SESSION_STATUS_INTERRUPTED, NULL, NULL);
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
+  g_assert_cmpstr (step_line (alone.row), ==, "Stopped at: \u2068Write the tests\u2069");
+
+  card_set_run (card, &info, PD_SESSION_STATUS_RUNNING, NULL, NULL);
+  g_assert_cmpstr (step_line (alone.row), ==, "Now: \u2068Write the tests\u2069");
+  alone_close (&alone);
+}
+
 static void
 card_set_changed_at (PdOverviewCard *card,
                      gint64          changed_at)
@@ -802,6 +867,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/overview/card-change-unsent", test_card_change_unsent);
   g_test_add_func ("/pd/ui/overview/card-plan-review", test_card_plan_review);
   g_test_add_func ("/pd/ui/overview/card-stopped", test_card_stopped);
+  g_test_add_func ("/pd/ui/overview/card-step-ended", test_card_step_ended);
   g_test_add_func ("/pd/ui/overview/card-interrupted-killed", test_card_interrupted_killed);
   g_test_add_func ("/pd/ui/overview/card-time-shown", test_card_time_shown);
   status = g_test_run ();

@@ -87,6 +87,30 @@ card_says (gpointer data)
   return row != NULL && pd_test_find_first (row, label_contains, wait->part) != NULL;
 }
 
+/* The card of @title says its question's time left, other than @text. */
+typedef struct
+{
+  PdWindow   *window;
+  const char *text;
+} DeadlineWait;
+
+static GtkWidget *
+deadline_label (PdWindow *window)
+{
+  GtkWidget *row = row_of (window, "Work on A");
+
+  return row != NULL ? pd_test_find_first (row, label_contains, "The endpoint denies it by itself") : NULL;
+}
+
+static gboolean
+deadline_moved (gpointer data)
+{
+  DeadlineWait *wait = data;
+  GtkWidget *label = deadline_label (wait->window);
+
+  return label != NULL && g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), wait->text) != 0;
+}
+
 static void
 wait_card_says (PdWindow   *window,
                 const char *title,
@@ -184,6 +208,19 @@ check_overview (PdApplication *app,
   wait_card (window, "Work on A", "Waiting for Approval", 0, FALSE, "A's question on its card");
   row = row_of (window, "Work on A");
   g_assert_nonnull (pd_test_find_label (row, "The agent wants to write a file."));
+  /* The endpoint denies a question no one answers in its time (60 s): the
+   * card says how long is left, and counts it down (tried as a new user
+   * would: the question went away by itself, with no word of why). */
+  wait_card_says (window, "Work on A", "The endpoint denies it by itself in ", "the time A's question has left");
+  {
+    g_autofree char *first = g_strdup (gtk_label_get_text (GTK_LABEL (deadline_label (window))));
+    guint left = (guint) atoi (first + strlen ("The endpoint denies it by itself in "));
+
+    g_assert_cmpuint (left, >, 0);
+    g_assert_cmpuint (left, <=, PD_SERVER_APPROVAL_TIMEOUT);
+    g_assert_true (g_str_has_suffix (first, " seconds") || g_str_has_suffix (first, " second"));
+    pd_test_wait_until (deadline_moved, &(DeadlineWait) { window, first }, "A's question's time to count down");
+  }
   /* What it writes, as the dialog shows it: the card showed only
    * "one.txt (2 bytes)" beside Approve Once (tried as an attacker would). */
   wait_card_says (window, "Work on A", "+ 1", "the content A's run would write");
@@ -195,8 +232,12 @@ check_overview (PdApplication *app,
   pd_overview_card_row_set_answer_guard (PD_OVERVIEW_CARD_ROW (row), 0);
   gtk_widget_activate (button);
   pd_test_wait_until (has_file, one, "the approved write on endpoint A");
-  /* Its next question: denied from the card, the run ends. */
+  /* Its next question: denied from the card, the run ends.  The card
+   * may still show the first question, answered, a moment: the second is
+   * the one about two.txt (Deny on the first answered nothing, and the
+   * second waited until serve stopped). */
   wait_card (window, "Work on A", "Waiting for Approval", 0, FALSE, "A's second question");
+  wait_card_says (window, "Work on A", "two.txt", "A's second question, about two.txt");
   pd_test_screenshot_sizes (GTK_WINDOW (window), "overview-approval");
   pd_test_a11y_assert_named (row_of (window, "Work on A"), "a card with a question");
   pd_overview_card_row_set_answer_guard (PD_OVERVIEW_CARD_ROW (row_of (window, "Work on A")), 0);
