@@ -565,8 +565,9 @@ setup_menu (PdOverviewView *self)
  * gave the focus to its buttons, or to no widget one could see (tried as a
  * new user would).  The cards are one stop: the arrows move between cards,
  * each card takes the focus whole (its buttons are out of the arrows'
- * way), Enter opens its session; Tab goes from a card to its buttons, and
- * from the last of them (or a card with none) out of the list.
+ * way), Enter opens its session; Tab goes from a card to the command it
+ * asks about (selectable text, so a screen reader reads it) and its
+ * buttons, and from the last of them (or a card with none) out of the list.
  */
 
 static void
@@ -579,7 +580,7 @@ collect_buttons (GtkWidget *widget,
     {
       if (!gtk_widget_get_visible (child))
         continue;
-      if (GTK_IS_BUTTON (child))
+      if (GTK_IS_BUTTON (child) || (GTK_IS_LABEL (child) && gtk_label_get_selectable (GTK_LABEL (child))))
         {
           if (gtk_widget_is_sensitive (child) && gtk_widget_get_focusable (child))
             g_ptr_array_add (buttons, child);

@@ -241,6 +241,12 @@ _pd_unwrapped_scroller (GtkWidget *label)
    * sign it was there. */
   gtk_scrolled_window_set_overlay_scrolling (GTK_SCROLLED_WINDOW (scroller), FALSE);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), label);
+  /* The text from its start when it takes the focus: a selectable label
+   * given the focus had its viewport scroll to the end of its longest
+   * line, and a card's or dialog's command opened on its tail (tried with
+   * the keyboard alone). */
+  gtk_viewport_set_scroll_to_focus (GTK_VIEWPORT (gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scroller))),
+                                    FALSE);
   return scroller;
 }
 
