@@ -1117,6 +1117,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/keyboard/overview-cards", test_overview_cards);
   g_test_add_func ("/pd/ui/a11y/keyboard/overview-new-on-top", test_overview_new_on_top);
   g_test_add_data_func ("/pd/ui/a11y/keyboard/overview-command", GINT_TO_POINTER (FALSE), test_overview_asking);
+  g_test_add_data_func ("/pd/ui/a11y/keyboard/overview-answered", GINT_TO_POINTER (TRUE), test_overview_asking);
   pd_test_a11y_keyboard_add_landing ();
 
   return g_test_run ();
