@@ -14,6 +14,8 @@
 
 #include "pd-events-view.h"
 #include "pd-now-view.h"
+#include "pd-overview-card-row.h"
+#include "pd-overview-view.h"
 #include "pd-session-item.h"
 #include "pd-session-list.h"
 #include "pd-session-list-model.h"
@@ -622,6 +624,67 @@ test_page_keys_folded (void)
   g_assert_cmpint (pd_test_run_showcase (360, 720, check_page_keys, NULL), ==, 0);
 }
 
+/* --- the Overview ------------------------------------------------------------ */
+
+/* The focus is on an Overview card one sees. */
+static gboolean
+focus_on_card (gpointer data)
+{
+  PdWindow *window = data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_OVERVIEW_VIEW);
+
+  return focus != NULL && gtk_widget_is_ancestor (focus, view) && why_unseen (focus) == NULL &&
+         (PD_IS_OVERVIEW_CARD_ROW (focus) || gtk_widget_get_ancestor (focus, PD_TYPE_OVERVIEW_CARD_ROW) != NULL);
+}
+
+/* Ctrl+Shift+O from a session's page: the focus on the Overview's first
+ * card; Enter there opens its session with the focus in its page.  The
+ * Overview took the focus to nothing, or left it in the page it hid, and
+ * Enter then did nothing (tried with the keyboard alone). */
+static void
+check_overview_keys (PdApplication *app,
+                     PdWindow      *window,
+                     gpointer       user_data)
+{
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  GtkWidget *rows = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_LIST_VIEW);
+  GtkWidget *focus;
+  g_autofree char *path = NULL;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+  pd_test_flush (GTK_WIDGET (window));
+  arrow_to (window, rows, "Migrate the config loader to GKeyFile");
+  g_assert_true (key (window, GDK_KEY_Return, 0));
+  pd_test_wait_until (focus_in_page, window, "the focus in the opened session's page");
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL);
+  pd_test_wait_until (focus_on_card, window, "the focus on an Overview card after Ctrl+Shift+O");
+  focus = gtk_root_get_focus (GTK_ROOT (window));
+  path = describe (focus);
+  g_test_message ("Ctrl+Shift+O: the focus on %s", path);
+
+  g_assert_true (key (window, GDK_KEY_Return, 0));
+  pd_test_wait_until (focus_in_page, window, "the focus in the page of the card's session");
+  g_clear_pointer (&path, g_free);
+  path = describe (gtk_root_get_focus (GTK_ROOT (window)));
+  g_test_message ("Enter on the card: the focus on %s", path);
+}
+
+static void
+test_overview_keys (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_overview_keys, NULL), ==, 0);
+}
+
+static void
+test_overview_keys_folded (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (360, 720, check_overview_keys, NULL), ==, 0);
+}
+
 /* --- the sources sidebar ----------------------------------------------------- */
 
 typedef struct
@@ -779,4 +842,6 @@ pd_test_a11y_keyboard_add_landing (void)
   g_test_add_func ("/pd/ui/a11y/keyboard/f6-events", test_f6_events);
   g_test_add_func ("/pd/ui/a11y/keyboard/f6-events-folded", test_f6_events_folded);
   g_test_add_func ("/pd/ui/a11y/keyboard/sidebar", test_sidebar_keys);
+  g_test_add_func ("/pd/ui/a11y/keyboard/overview-keys", test_overview_keys);
+  g_test_add_func ("/pd/ui/a11y/keyboard/overview-keys-folded", test_overview_keys_folded);
 }
