@@ -56,6 +56,7 @@ struct _PdOverviewView
   GtkListView   *list_view;
   GtkWidget     *new_requests;
   GtkWidget     *menu;          /* (nullable) a card's menu, made on first use */
+  PdOverviewCard *menu_card;    /* (nullable) the card whose menu is open */
 
   PdOverviewCard *answered;     /* (nullable) a card answered with the focus in it */
   gulong         answered_changed;
@@ -535,6 +536,26 @@ card_row_of (GtkWidget *widget)
   return NULL;
 }
 
+/* A card's menu closed (Escape, an item chosen): the focus back on its
+ * card, or on the first card when it went (deleted).  GTK put it on a
+ * header's first button (tried with the keyboard alone). */
+static void
+on_menu_closed (PdOverviewView *self)
+{
+  g_autoptr(PdOverviewCard) card = g_steal_pointer (&self->menu_card);
+  GtkWidget *row = NULL;
+
+  if (!gtk_widget_get_mapped (GTK_WIDGET (self)))
+    return;
+  for (guint i = 0; card != NULL && i < self->rows->len && row == NULL; i++)
+    if (pd_overview_card_row_get_card (g_ptr_array_index (self->rows, i)) == card)
+      row = g_ptr_array_index (self->rows, i);
+  if (row == NULL || !gtk_widget_get_mapped (row))
+    row = card_row_at (self, 0);
+  if (row != NULL && gtk_widget_get_mapped (row))
+    gtk_widget_grab_focus (row);
+}
+
 /**
  * pd_overview_view_popup_card_menu:
  * @card: a card shown
@@ -562,6 +583,7 @@ pd_overview_view_popup_card_menu (PdOverviewView *self,
   if (self->menu == NULL)
     {
       self->menu = gtk_popover_menu_new_from_model (NULL);
+      g_signal_connect_object (self->menu, "closed", G_CALLBACK (on_menu_closed), self, G_CONNECT_SWAPPED);
       gtk_widget_set_parent (self->menu, GTK_WIDGET (self));
       /* Named, not "GtkPopoverMenu" (tried with a screen reader). */
       gtk_accessible_update_property (GTK_ACCESSIBLE (self->menu), GTK_ACCESSIBLE_PROPERTY_LABEL,
@@ -576,6 +598,7 @@ pd_overview_view_popup_card_menu (PdOverviewView *self,
   if (row != NULL && gtk_widget_get_mapped (row) && gtk_widget_compute_bounds (row, GTK_WIDGET (self), &bounds))
     rect = (GdkRectangle) { (int) bounds.origin.x + 24, (int) bounds.origin.y + 24, 1, 1 };
   gtk_popover_set_pointing_to (GTK_POPOVER (self->menu), &rect);
+  g_set_object (&self->menu_card, card);
   gtk_popover_popup (GTK_POPOVER (self->menu));
   return TRUE;
 }
@@ -934,6 +957,7 @@ pd_overview_view_dispose (GObject *object)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self->list_view), self->to_top);
   self->to_top = 0;
   g_clear_pointer (&self->menu, gtk_widget_unparent);
+  g_clear_object (&self->menu_card);
   pd_overview_view_set_overview (self, NULL);
   g_clear_object (&self->source);
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_OVERVIEW_VIEW);

@@ -638,10 +638,17 @@ focus_on_card (gpointer data)
          (PD_IS_OVERVIEW_CARD_ROW (focus) || gtk_widget_get_ancestor (focus, PD_TYPE_OVERVIEW_CARD_ROW) != NULL);
 }
 
+static gboolean
+popover_shown (gpointer data)
+{
+  return gtk_widget_get_mapped (data);
+}
+
 /* Ctrl+Shift+O from a session's page: the focus on the Overview's first
- * card; Enter there opens its session with the focus in its page.  The
- * Overview took the focus to nothing, or left it in the page it hid, and
- * Enter then did nothing (tried with the keyboard alone). */
+ * card; its menu (the Menu key) closed puts the focus back on it; Enter
+ * there opens its session with the focus in its page.  The Overview left
+ * the focus in the page it hid, and Enter then did nothing; the menu
+ * closed put it on a header's button (tried with the keyboard alone). */
 static void
 check_overview_keys (PdApplication *app,
                      PdWindow      *window,
@@ -649,7 +656,8 @@ check_overview_keys (PdApplication *app,
 {
   PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
   GtkWidget *rows = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_LIST_VIEW);
-  GtkWidget *focus;
+  GtkWidget *focus, *menu;
+  PdOverviewView *view;
   g_autofree char *path = NULL;
 
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
@@ -665,6 +673,17 @@ check_overview_keys (PdApplication *app,
   focus = gtk_root_get_focus (GTK_ROOT (window));
   path = describe (focus);
   g_test_message ("Ctrl+Shift+O: the focus on %s", path);
+
+  /* The card's menu (what the Menu key opens), closed: the focus back on
+   * the card. */
+  view = PD_OVERVIEW_VIEW (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_OVERVIEW_VIEW));
+  g_assert_true (pd_overview_view_popup_card_menu (view, pd_overview_card_row_get_card (PD_OVERVIEW_CARD_ROW (focus))));
+  menu = pd_overview_view_get_card_menu (view);
+  g_assert_nonnull (menu);
+  pd_test_wait_until (popover_shown, menu, "the card's menu");
+  gtk_popover_popdown (GTK_POPOVER (menu));
+  pd_test_wait_until (focus_on_card, window, "the focus back on the card once its menu closed");
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == focus);
 
   g_assert_true (key (window, GDK_KEY_Return, 0));
   pd_test_wait_until (focus_in_page, window, "the focus in the page of the card's session");
