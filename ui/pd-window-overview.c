@@ -468,10 +468,24 @@ focus_overview_tick (GtkWidget     *widget,
   return ++*frames < OVERVIEW_FOCUS_MAX_FRAMES ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
 }
 
+/*
+ * _pd_window_focus_overview:
+ *
+ * The focus on the Overview's first card, the one most in need, once the
+ * cards are laid out (nothing when the Overview is not shown).
+ */
+void
+_pd_window_focus_overview (PdWindow *self)
+{
+  _pd_window_stop_focus_opened (self);
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "overview") == 0)
+    gtk_widget_add_tick_callback (GTK_WIDGET (self->overview_view), focus_overview_tick, g_new0 (guint, 1), g_free);
+}
+
 /* Ctrl+Shift+O (the Overview button, the Now page's link): the focus on
- * the first card, the one most in need, once the cards are laid out.  It
- * stayed in the session page the Overview hid, so it was on nothing one
- * could see, and Enter did nothing (tried with the keyboard alone). */
+ * the first card.  It stayed in the session page the Overview hid, so it
+ * was on nothing one could see, and Enter did nothing (tried with the
+ * keyboard alone). */
 static void
 show_overview_action (GtkWidget  *widget,
                       const char *action_name,
@@ -479,11 +493,9 @@ show_overview_action (GtkWidget  *widget,
 {
   PdWindow *self = PD_WINDOW (widget);
 
-  _pd_window_stop_focus_opened (self);
   _pd_window_show_overview (self, TRUE);
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
-  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "overview") == 0)
-    gtk_widget_add_tick_callback (GTK_WIDGET (self->overview_view), focus_overview_tick, g_new0 (guint, 1), g_free);
+  _pd_window_focus_overview (self);
 }
 
 /* Whether the window lists no session at all (read, no search) and the

@@ -638,6 +638,17 @@ focus_on_card (gpointer data)
          (PD_IS_OVERVIEW_CARD_ROW (focus) || gtk_widget_get_ancestor (focus, PD_TYPE_OVERVIEW_CARD_ROW) != NULL);
 }
 
+/* The focus is in the session list, seen. */
+static gboolean
+focus_in_list (gpointer data)
+{
+  PdWindow *window = data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *list = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST);
+
+  return focus != NULL && gtk_widget_is_ancestor (focus, list) && why_unseen (focus) == NULL;
+}
+
 static gboolean
 popover_shown (gpointer data)
 {
@@ -645,7 +656,9 @@ popover_shown (gpointer data)
 }
 
 /* Ctrl+Shift+O from a session's page: the focus on the Overview's first
- * card; its menu (the Menu key) closed puts the focus back on it; Enter
+ * card; its menu (the Menu key) closed puts the focus back on it; F6
+ * goes to the session list and back to the cards (it stayed in the list);
+ * Enter
  * there opens its session with the focus in its page.  The Overview left
  * the focus in the page it hid, and Enter then did nothing; the menu
  * closed put it on a header's button (tried with the keyboard alone). */
@@ -684,6 +697,13 @@ check_overview_keys (PdApplication *app,
   gtk_popover_popdown (GTK_POPOVER (menu));
   pd_test_wait_until (focus_on_card, window, "the focus back on the card once its menu closed");
   g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == focus);
+
+  /* F6 to the session list and back to the cards. */
+  g_assert_true (key (window, GDK_KEY_F6, 0));
+  pd_test_wait_until (focus_in_list, window, "the focus in the session list after F6 from the Overview");
+  g_assert_true (key (window, GDK_KEY_F6, 0));
+  pd_test_wait_until (focus_on_card, window, "the focus on a card after F6 from the session list");
+  g_test_message ("F6 twice: on the cards again");
 
   g_assert_true (key (window, GDK_KEY_Return, 0));
   pd_test_wait_until (focus_in_page, window, "the focus in the page of the card's session");
