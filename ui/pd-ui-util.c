@@ -570,6 +570,7 @@ _pd_name_mnemonic_buttons (void)
 
       g_signal_connect (toplevels, "items-changed", G_CALLBACK (on_toplevels_changed), NULL);
       on_toplevels_changed (toplevels, 0, 0, g_list_model_get_n_items (toplevels));
+      _pd_scrollbars_speak ();
       g_once_init_leave (&watching, 1);
     }
 }
