@@ -347,11 +347,23 @@ set_command (PdOverviewCardRow *self,
   if (card != NULL)
     {
       g_autofree char *ltr = _pd_ltr_lines (card);
+      g_autofree char *plain = _pd_accessible_text (card);
+      g_autofree char *name = NULL;
 
       set_label (self->approval_command, ltr);
+      /* A Tab stop of its own, named as what it is: a screen reader could
+       * not reach the command it was asked to approve (tried with one).
+       * Translators: a screen reader's name of the command a card asks
+       * about; %s is the command */
+      name = g_strdup_printf (_("Command: %s"), plain);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->approval_command),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
     }
   else
-    set_label (self->approval_command, "");
+    {
+      set_label (self->approval_command, "");
+      gtk_accessible_reset_property (GTK_ACCESSIBLE (self->approval_command), GTK_ACCESSIBLE_PROPERTY_LABEL);
+    }
   gtk_widget_set_visible (self->approval_command_scroller, card != NULL);
   /* Translators: the card's button when its command is too long to show there */
   gtk_button_set_label (GTK_BUTTON (self->approve), self->command_cut ? _("_Review…") : _("_Approve Once"));
@@ -1075,7 +1087,9 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   gtk_label_set_ellipsize (GTK_LABEL (self->approval_command), PANGO_ELLIPSIZE_NONE);
   _pd_label_no_hyphens (self->approval_command);
   gtk_widget_add_css_class (self->approval_command, "monospace");
-  gtk_label_set_selectable (GTK_LABEL (self->approval_command), FALSE);
+  /* Selectable, so a Tab stop a screen reader reads and a person copies
+   * from (Tab from the card leads to it, then to Deny). */
+  gtk_label_set_selectable (GTK_LABEL (self->approval_command), TRUE);
   /* Not wrapped: an unmarked wrapped tail read as a line of its own (an
    * added "… - delete_backups()" as a removed line). It scrolls sideways;
    * the card's line and character limits keep it short. Its scrollbar is

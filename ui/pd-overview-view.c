@@ -56,6 +56,12 @@ struct _PdOverviewView
   GtkListView   *list_view;
   GtkWidget     *new_requests;
   GtkWidget     *menu;          /* (nullable) a card's menu, made on first use */
+  PdOverviewCard *menu_card;    /* (nullable) the card whose menu is open */
+
+  PdOverviewCard *answered;     /* (nullable) a card answered with the focus in it */
+  gulong         answered_changed;
+  guint          answered_at;   /* its place in the list then */
+  guint          land;          /* an idle that places the focus after it */
 };
 
 G_DEFINE_FINAL_TYPE (PdOverviewView, pd_overview_view, GTK_TYPE_WIDGET)
@@ -327,6 +333,88 @@ on_shown_changed (PdOverviewView *self,
   check_new_requests (self);
 }
 
+/* --- the focus after a card's question is answered -------------------------
+ *
+ * Deny or Approve Once pressed from the keyboard went away with the focus on
+ * it once the question was answered, and the focus dropped to the card
+ * placed again further down, or to nothing (tried with the keyboard
+ * alone).  The focus goes to the card now in the answered card's place,
+ * the next most in need, or to the last card.
+ */
+
+static void
+forget_answered (PdOverviewView *self)
+{
+  if (self->answered != NULL)
+    g_clear_signal_handler (&self->answered_changed, self->answered);
+  g_clear_object (&self->answered);
+  g_clear_handle_id (&self->land, g_source_remove);
+}
+
+static PdOverviewCardRow *card_row_of (GtkWidget *widget);
+
+static gboolean
+find_card (GListModel     *model,
+           PdOverviewCard *card,
+           guint          *position)
+{
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(PdOverviewCard) item = g_list_model_get_item (model, i);
+
+      if (item == card)
+        {
+          *position = i;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+static GtkWidget *card_row_at (PdOverviewView *self, guint position);
+
+static gboolean
+land_after_answer (gpointer data)
+{
+  PdOverviewView *self = data;
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  PdOverviewCardRow *focus_row = focus != NULL ? card_row_of (focus) : NULL;
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->shown));
+  guint position = MIN (self->answered_at, n > 0 ? n - 1 : 0);
+  gboolean still_there;
+  GtkWidget *row;
+
+  self->land = 0;
+  /* Where the answer left it: nothing, what is not drawn, or the answered
+   * card (a person who moved on is left where they went). */
+  still_there = focus == NULL || !gtk_widget_is_drawable (focus) ||
+                (focus_row != NULL && pd_overview_card_row_get_card (focus_row) == self->answered);
+  g_clear_object (&self->answered);
+  if (!still_there || !gtk_widget_get_mapped (GTK_WIDGET (self)))
+    return G_SOURCE_REMOVE;
+  if (n == 0)
+    {
+      gtk_widget_child_focus (GTK_WIDGET (self), GTK_DIR_TAB_FORWARD);
+      return G_SOURCE_REMOVE;
+    }
+  gtk_widget_activate_action (GTK_WIDGET (self->list_view), "list.scroll-to-item", "u", position);
+  row = card_row_at (self, position);
+  if (row == NULL || !gtk_widget_grab_focus (row))
+    gtk_widget_grab_focus (GTK_WIDGET (self->list_view));
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_answered_changed (PdOverviewView *self,
+                     PdOverviewCard *card)
+{
+  if (pd_overview_card_has_approval (card) || self->land != 0)
+    return;
+  g_clear_signal_handler (&self->answered_changed, card);
+  /* After the cards are placed again. */
+  self->land = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, land_after_answer, self, NULL);
+}
+
 static void
 on_answer (PdOverviewView    *self,
            PdOverviewCard    *card,
@@ -335,6 +423,21 @@ on_answer (PdOverviewView    *self,
            guint              serial,
            PdOverviewCardRow *row)
 {
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (row));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  guint position;
+
+  forget_answered (self);
+  /* Watched before the answer is sent: a run of this window takes it at
+   * once. */
+  if (focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (row)) &&
+      find_card (G_LIST_MODEL (self->shown), card, &position))
+    {
+      self->answered = g_object_ref (card);
+      self->answered_at = position;
+      self->answered_changed = g_signal_connect_object (card, "changed", G_CALLBACK (on_answered_changed),
+                                                        self, G_CONNECT_SWAPPED);
+    }
   g_signal_emit (self, signals[ANSWER], 0, card, approve, run, serial);
 }
 
@@ -433,6 +536,26 @@ card_row_of (GtkWidget *widget)
   return NULL;
 }
 
+/* A card's menu closed (Escape, an item chosen): the focus back on its
+ * card, or on the first card when it went (deleted).  GTK put it on a
+ * header's first button (tried with the keyboard alone). */
+static void
+on_menu_closed (PdOverviewView *self)
+{
+  g_autoptr(PdOverviewCard) card = g_steal_pointer (&self->menu_card);
+  GtkWidget *row = NULL;
+
+  if (!gtk_widget_get_mapped (GTK_WIDGET (self)))
+    return;
+  for (guint i = 0; card != NULL && i < self->rows->len && row == NULL; i++)
+    if (pd_overview_card_row_get_card (g_ptr_array_index (self->rows, i)) == card)
+      row = g_ptr_array_index (self->rows, i);
+  if (row == NULL || !gtk_widget_get_mapped (row))
+    row = card_row_at (self, 0);
+  if (row != NULL && gtk_widget_get_mapped (row))
+    gtk_widget_grab_focus (row);
+}
+
 /**
  * pd_overview_view_popup_card_menu:
  * @card: a card shown
@@ -460,6 +583,7 @@ pd_overview_view_popup_card_menu (PdOverviewView *self,
   if (self->menu == NULL)
     {
       self->menu = gtk_popover_menu_new_from_model (NULL);
+      g_signal_connect_object (self->menu, "closed", G_CALLBACK (on_menu_closed), self, G_CONNECT_SWAPPED);
       gtk_widget_set_parent (self->menu, GTK_WIDGET (self));
       /* Named, not "GtkPopoverMenu" (tried with a screen reader). */
       gtk_accessible_update_property (GTK_ACCESSIBLE (self->menu), GTK_ACCESSIBLE_PROPERTY_LABEL,
@@ -474,6 +598,7 @@ pd_overview_view_popup_card_menu (PdOverviewView *self,
   if (row != NULL && gtk_widget_get_mapped (row) && gtk_widget_compute_bounds (row, GTK_WIDGET (self), &bounds))
     rect = (GdkRectangle) { (int) bounds.origin.x + 24, (int) bounds.origin.y + 24, 1, 1 };
   gtk_popover_set_pointing_to (GTK_POPOVER (self->menu), &rect);
+  g_set_object (&self->menu_card, card);
   gtk_popover_popup (GTK_POPOVER (self->menu));
   return TRUE;
 }
@@ -565,8 +690,9 @@ setup_menu (PdOverviewView *self)
  * gave the focus to its buttons, or to no widget one could see (tried as a
  * new user would).  The cards are one stop: the arrows move between cards,
  * each card takes the focus whole (its buttons are out of the arrows'
- * way), Enter opens its session; Tab goes from a card to its buttons, and
- * from the last of them (or a card with none) out of the list.
+ * way), Enter opens its session; Tab goes from a card to the command it
+ * asks about (selectable text, so a screen reader reads it) and its
+ * buttons, and from the last of them (or a card with none) out of the list.
  */
 
 static void
@@ -579,7 +705,7 @@ collect_buttons (GtkWidget *widget,
     {
       if (!gtk_widget_get_visible (child))
         continue;
-      if (GTK_IS_BUTTON (child))
+      if (GTK_IS_BUTTON (child) || (GTK_IS_LABEL (child) && gtk_label_get_selectable (GTK_LABEL (child))))
         {
           if (gtk_widget_is_sensitive (child) && gtk_widget_get_focusable (child))
             g_ptr_array_add (buttons, child);
@@ -826,10 +952,12 @@ pd_overview_view_dispose (GObject *object)
   PdOverviewView *self = PD_OVERVIEW_VIEW (object);
 
   g_clear_handle_id (&self->clock, g_source_remove);
+  forget_answered (self);
   if (self->to_top != 0 && self->list_view != NULL)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self->list_view), self->to_top);
   self->to_top = 0;
   g_clear_pointer (&self->menu, gtk_widget_unparent);
+  g_clear_object (&self->menu_card);
   pd_overview_view_set_overview (self, NULL);
   g_clear_object (&self->source);
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_OVERVIEW_VIEW);

@@ -696,6 +696,7 @@ pd_sources_page_init (PdSourcesPage *self)
   gtk_label_set_wrap (self->unkept_label, TRUE);
   gtk_label_set_xalign (self->unkept_label, 0);
   gtk_widget_add_css_class (GTK_WIDGET (self->unkept_label), "warning");
+  gtk_widget_add_css_class (GTK_WIDGET (self->unkept_label), "pd-warning-text");
   gtk_widget_set_margin_top (GTK_WIDGET (self->unkept_label), 12);
   adw_preferences_group_add (self->list_group, GTK_WIDGET (self->unkept_label));
   live_pages = g_list_prepend (live_pages, self);

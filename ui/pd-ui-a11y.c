@@ -14,6 +14,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "pd-ui-util-private.h"
 
 #define PLAIN_KEY "pd-label-speaks-plain"
@@ -274,4 +276,42 @@ _pd_images_speak (GtkWidget *root)
   for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
        child = gtk_widget_get_next_sibling (child))
     _pd_images_speak (child);
+}
+
+/* Names a scroll bar as it is realized (the emission hook of
+ * GtkWidget::realize): by its direction. */
+static gboolean
+name_scrollbar (GSignalInvocationHint *hint,
+                guint                  n_params,
+                const GValue          *params,
+                gpointer               data)
+{
+  GObject *widget = g_value_get_object (&params[0]);
+
+  if (GTK_IS_SCROLLBAR (widget))
+    gtk_accessible_update_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                    gtk_orientable_get_orientation (GTK_ORIENTABLE (widget)) == GTK_ORIENTATION_HORIZONTAL
+                                    /* Translators: a screen reader's name of a scroll bar */
+                                    ? _("Horizontal Scroll Bar") : _("Vertical Scroll Bar"),
+                                    -1);
+  return TRUE;
+}
+
+/*
+ * _pd_scrollbars_speak:
+ *
+ * From now on, every scroll bar of the process is named: GTK 4.8 names
+ * none, and AT-SPI said "GtkScrollbar" for each one a screen reader
+ * browsed to (the Preferences' pages, an approval's command).
+ */
+void
+_pd_scrollbars_speak (void)
+{
+  static gsize hooked = 0;
+
+  if (g_once_init_enter (&hooked))
+    {
+      g_signal_add_emission_hook (g_signal_lookup ("realize", GTK_TYPE_WIDGET), 0, name_scrollbar, NULL, NULL);
+      g_once_init_leave (&hooked, 1);
+    }
 }

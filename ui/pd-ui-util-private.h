@@ -98,5 +98,6 @@ void        _pd_list_boxes_name        (GtkWidget          *root,
                                         const char         *name);
 void        _pd_window_keep_role       (GtkWindow          *window);
 void        _pd_images_speak           (GtkWidget          *root);
+void        _pd_scrollbars_speak       (void);
 
 G_END_DECLS

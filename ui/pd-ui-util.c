@@ -241,6 +241,12 @@ _pd_unwrapped_scroller (GtkWidget *label)
    * sign it was there. */
   gtk_scrolled_window_set_overlay_scrolling (GTK_SCROLLED_WINDOW (scroller), FALSE);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), label);
+  /* The text from its start when it takes the focus: a selectable label
+   * given the focus had its viewport scroll to the end of its longest
+   * line, and a card's or dialog's command opened on its tail (tried with
+   * the keyboard alone). */
+  gtk_viewport_set_scroll_to_focus (GTK_VIEWPORT (gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scroller))),
+                                    FALSE);
   return scroller;
 }
 
@@ -564,6 +570,7 @@ _pd_name_mnemonic_buttons (void)
 
       g_signal_connect (toplevels, "items-changed", G_CALLBACK (on_toplevels_changed), NULL);
       on_toplevels_changed (toplevels, 0, 0, g_list_model_get_n_items (toplevels));
+      _pd_scrollbars_speak ();
       g_once_init_leave (&watching, 1);
     }
 }

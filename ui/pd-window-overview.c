@@ -205,6 +205,15 @@ on_card_activated (PdWindow       *self,
   _pd_window_try_select_pending (self);
   _pd_window_update_content (self);
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
+  /* The focus into the session's page once it has read, as Enter on a
+   * session in the list puts it: the card it was on went with the
+   * Overview, and the focus with it (tried with the keyboard alone).  GTK
+   * may move it to the message entry meanwhile: not the person's move. */
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "session") == 0)
+    {
+      _pd_window_focus_opened (self);
+      self->open_focus_in_page = self->open_focus_tick != 0;
+    }
 }
 
 /* The card a page key (Alt+1…4) opens on the Overview: the one with the
@@ -437,6 +446,46 @@ on_answer (PdWindow          *self,
                                           on_remote_answered, answer);
 }
 
+/* Frames, not time, bound the wait for the cards to be laid out. */
+#define OVERVIEW_FOCUS_MAX_FRAMES 120
+
+static gboolean
+focus_overview_tick (GtkWidget     *widget,
+                     GdkFrameClock *clock,
+                     gpointer       data)
+{
+  PdWindow *self = PD_WINDOW (gtk_widget_get_root (widget));
+  guint *frames = data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "overview") != 0)
+    return G_SOURCE_REMOVE;
+  /* In the cards already (a person's arrow, a click). */
+  if (focus != NULL && gtk_widget_is_ancestor (focus, widget) && gtk_widget_is_drawable (focus))
+    return G_SOURCE_REMOVE;
+  if (gtk_widget_get_mapped (widget) && gtk_widget_child_focus (widget, GTK_DIR_TAB_FORWARD))
+    return G_SOURCE_REMOVE;
+  return ++*frames < OVERVIEW_FOCUS_MAX_FRAMES ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+/*
+ * _pd_window_focus_overview:
+ *
+ * The focus on the Overview's first card, the one most in need, once the
+ * cards are laid out (nothing when the Overview is not shown).
+ */
+void
+_pd_window_focus_overview (PdWindow *self)
+{
+  _pd_window_stop_focus_opened (self);
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "overview") == 0)
+    gtk_widget_add_tick_callback (GTK_WIDGET (self->overview_view), focus_overview_tick, g_new0 (guint, 1), g_free);
+}
+
+/* Ctrl+Shift+O (the Overview button, the Now page's link): the focus on
+ * the first card.  It stayed in the session page the Overview hid, so it
+ * was on nothing one could see, and Enter did nothing (tried with the
+ * keyboard alone). */
 static void
 show_overview_action (GtkWidget  *widget,
                       const char *action_name,
@@ -446,6 +495,7 @@ show_overview_action (GtkWidget  *widget,
 
   _pd_window_show_overview (self, TRUE);
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
+  _pd_window_focus_overview (self);
 }
 
 /* Whether the window lists no session at all (read, no search) and the

@@ -208,5 +208,6 @@ void        _pd_window_actions_init        (PdWindow        *self);
 void        _pd_window_read_agent_sessions (PdWindow        *self);
 void        _pd_window_focus_opened        (PdWindow        *self);
 void        _pd_window_stop_focus_opened   (PdWindow        *self);
+void        _pd_window_focus_overview      (PdWindow        *self);
 
 G_END_DECLS

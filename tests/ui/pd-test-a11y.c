@@ -445,6 +445,11 @@ collect (GtkWidget  *widget,
   if (GTK_IS_STACK (widget))
     check_stack_pages (GTK_STACK (widget), unnamed);
 
+  /* A scroll bar drawn is in the tree a screen reader browses: GTK 4.8
+   * names it nothing, which AT-SPI gives as "GtkScrollbar". */
+  if (GTK_IS_SCROLLBAR (widget))
+    check_named (widget, seen, unnamed, n_controls);
+
   if (GTK_IS_TEXT (widget) && gtk_widget_get_focusable (widget) &&
       gtk_editable_get_editable (GTK_EDITABLE (widget)) && !text_has_holder (widget))
     {

@@ -14,6 +14,8 @@
 
 #include "pd-events-view.h"
 #include "pd-now-view.h"
+#include "pd-overview-card-row.h"
+#include "pd-overview-view.h"
 #include "pd-session-item.h"
 #include "pd-session-list.h"
 #include "pd-session-list-model.h"
@@ -622,6 +624,106 @@ test_page_keys_folded (void)
   g_assert_cmpint (pd_test_run_showcase (360, 720, check_page_keys, NULL), ==, 0);
 }
 
+/* --- the Overview ------------------------------------------------------------ */
+
+/* The focus is on an Overview card one sees. */
+static gboolean
+focus_on_card (gpointer data)
+{
+  PdWindow *window = data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_OVERVIEW_VIEW);
+
+  return focus != NULL && gtk_widget_is_ancestor (focus, view) && why_unseen (focus) == NULL &&
+         (PD_IS_OVERVIEW_CARD_ROW (focus) || gtk_widget_get_ancestor (focus, PD_TYPE_OVERVIEW_CARD_ROW) != NULL);
+}
+
+/* The focus is in the session list, seen. */
+static gboolean
+focus_in_list (gpointer data)
+{
+  PdWindow *window = data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *list = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST);
+
+  return focus != NULL && gtk_widget_is_ancestor (focus, list) && why_unseen (focus) == NULL;
+}
+
+static gboolean
+popover_shown (gpointer data)
+{
+  return gtk_widget_get_mapped (data);
+}
+
+/* Ctrl+Shift+O from a session's page: the focus on the Overview's first
+ * card; its menu (the Menu key) closed puts the focus back on it; F6
+ * goes to the session list and back to the cards (it stayed in the list);
+ * Enter
+ * there opens its session with the focus in its page.  The Overview left
+ * the focus in the page it hid, and Enter then did nothing; the menu
+ * closed put it on a header's button (tried with the keyboard alone). */
+static void
+check_overview_keys (PdApplication *app,
+                     PdWindow      *window,
+                     gpointer       user_data)
+{
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  GtkWidget *rows = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_LIST_VIEW);
+  GtkWidget *focus, *menu;
+  PdOverviewView *view;
+  g_autofree char *path = NULL;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+  pd_test_flush (GTK_WIDGET (window));
+  arrow_to (window, rows, "Migrate the config loader to GKeyFile");
+  g_assert_true (key (window, GDK_KEY_Return, 0));
+  pd_test_wait_until (focus_in_page, window, "the focus in the opened session's page");
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL);
+  pd_test_wait_until (focus_on_card, window, "the focus on an Overview card after Ctrl+Shift+O");
+  focus = gtk_root_get_focus (GTK_ROOT (window));
+  path = describe (focus);
+  g_test_message ("Ctrl+Shift+O: the focus on %s", path);
+
+  /* The card's menu (what the Menu key opens), closed: the focus back on
+   * the card. */
+  view = PD_OVERVIEW_VIEW (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_OVERVIEW_VIEW));
+  g_assert_true (pd_overview_view_popup_card_menu (view, pd_overview_card_row_get_card (PD_OVERVIEW_CARD_ROW (focus))));
+  menu = pd_overview_view_get_card_menu (view);
+  g_assert_nonnull (menu);
+  pd_test_wait_until (popover_shown, menu, "the card's menu");
+  gtk_popover_popdown (GTK_POPOVER (menu));
+  pd_test_wait_until (focus_on_card, window, "the focus back on the card once its menu closed");
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == focus);
+
+  /* F6 to the session list and back to the cards. */
+  g_assert_true (key (window, GDK_KEY_F6, 0));
+  pd_test_wait_until (focus_in_list, window, "the focus in the session list after F6 from the Overview");
+  g_assert_true (key (window, GDK_KEY_F6, 0));
+  pd_test_wait_until (focus_on_card, window, "the focus on a card after F6 from the session list");
+  g_test_message ("F6 twice: on the cards again");
+
+  g_assert_true (key (window, GDK_KEY_Return, 0));
+  pd_test_wait_until (focus_in_page, window, "the focus in the page of the card's session");
+  g_clear_pointer (&path, g_free);
+  path = describe (gtk_root_get_focus (GTK_ROOT (window)));
+  g_test_message ("Enter on the card: the focus on %s", path);
+}
+
+static void
+test_overview_keys (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_overview_keys, NULL), ==, 0);
+}
+
+static void
+test_overview_keys_folded (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (360, 720, check_overview_keys, NULL), ==, 0);
+}
+
 /* --- the sources sidebar ----------------------------------------------------- */
 
 typedef struct
@@ -779,4 +881,6 @@ pd_test_a11y_keyboard_add_landing (void)
   g_test_add_func ("/pd/ui/a11y/keyboard/f6-events", test_f6_events);
   g_test_add_func ("/pd/ui/a11y/keyboard/f6-events-folded", test_f6_events_folded);
   g_test_add_func ("/pd/ui/a11y/keyboard/sidebar", test_sidebar_keys);
+  g_test_add_func ("/pd/ui/a11y/keyboard/overview-keys", test_overview_keys);
+  g_test_add_func ("/pd/ui/a11y/keyboard/overview-keys-folded", test_overview_keys_folded);
 }

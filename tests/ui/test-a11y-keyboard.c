@@ -732,6 +732,13 @@ is_button_labelled (GtkWidget     *widget,
   return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0;
 }
 
+static gboolean
+is_command_label (GtkWidget     *widget,
+                  gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "pd-approval-command");
+}
+
 /* The Overview's cards are one Tab stop, with the arrows between cards, and
  * a card that asks a question leads Tab to its Deny and Approve Once: every
  * card was a Tab stop, and the buttons of one that asked were reached by
@@ -792,7 +799,9 @@ test_overview_cards (void)
   g_assert_true (gtk_widget_get_state_flags (first) & GTK_STATE_FLAG_FOCUS_VISIBLE);
   g_assert_cmpstr (pd_overview_card_get_session_id (pd_overview_card_row_get_card (row)), ==, asking_id);
 
-  /* Tab: its Deny, then Approve Once, then out of the list. */
+  /* Tab: its command, its Deny, then Approve Once, then out of the list. */
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == pd_test_find_first (first, is_command_label, NULL));
   g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
   focus = gtk_root_get_focus (GTK_ROOT (window));
   g_assert_true (focus == pd_test_find_first (first, is_button_labelled, "_Deny"));
@@ -803,10 +812,11 @@ test_overview_cards (void)
   g_assert_true (pd_test_a11y_press (list, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
   g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == pd_test_find_first (first, is_button_labelled, "_Deny"));
   g_assert_true (pd_test_a11y_press (list, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == pd_test_find_first (first, is_command_label, NULL));
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
   g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == first);
-  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
-  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
-  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
+  for (guint i = 0; i < 4; i++)
+    g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
   g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == after);
 
   /* Back in: Down goes to the next card, whole; Tab from a card that asks
@@ -830,6 +840,199 @@ test_overview_cards (void)
   g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == first);
 
   gtk_window_destroy (window);
+}
+
+typedef struct
+{
+  PdOverview *overview;
+  PdSource   *source;
+  guint       answered;
+  guint       wanted;
+} Answering;
+
+static gboolean
+answered (gpointer data)
+{
+  Answering *answering = data;
+
+  return answering->answered >= answering->wanted;
+}
+
+typedef struct
+{
+  GtkWidget  *list;
+  const char *left;
+} Landing;
+
+/* The focus is on a card drawn, not the one left. */
+static gboolean
+on_other_card (gpointer data)
+{
+  Landing *landing = data;
+  GtkWidget *focus = gtk_root_get_focus (gtk_widget_get_root (landing->list));
+  PdOverviewCardRow *row;
+
+  return focus != NULL && gtk_widget_is_drawable (focus) && focused_card (landing->list, &row) == focus &&
+         pd_overview_card_row_get_card (row) != NULL &&
+         g_strcmp0 (pd_overview_card_get_session_id (pd_overview_card_row_get_card (row)), landing->left) != 0;
+}
+
+/* What the window does with an answer: the run is told, the card's
+ * question goes. */
+static void
+on_view_answer (PdOverviewView *view,
+                PdOverviewCard *card,
+                gboolean        approve,
+                PdRemoteRun    *run,
+                guint           serial,
+                Answering      *answering)
+{
+  answering->answered++;
+  pd_overview_set_local_approval (answering->overview, answering->source,
+                                  pd_overview_card_get_session_id (card), NULL, NULL, NULL, 0);
+}
+
+/* Tab from a card that asks goes to its command: selectable, named, shown
+ * from its start; then to Deny. */
+static void
+assert_command_stop (GtkWindow *window,
+                     GtkWidget *list,
+                     GtkWidget *card)
+{
+  g_autofree char *name = NULL;
+  GtkWidget *focus, *label, *scroller;
+  GtkAdjustment *hadjustment;
+
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
+  focus = gtk_root_get_focus (GTK_ROOT (window));
+  label = pd_test_find_first (card, is_command_label, NULL);
+  g_assert_nonnull (label);
+  if (focus != label)
+    g_error ("Tab from a card that asks went to %s, not to its command",
+             focus != NULL ? G_OBJECT_TYPE_NAME (focus) : "nothing");
+  g_assert_true (gtk_label_get_selectable (GTK_LABEL (label)));
+  name = pd_test_a11y_name (label);
+  g_test_message ("the command's name: “%.60s…”", name);
+  g_assert_true (g_str_has_prefix (name, "Command: make check && echo step-0-of-a-long-line"));
+  /* GTK scrolled to the focus in an animation: frames for it to end. */
+  for (guint i = 0; i < 20; i++)
+    pd_test_flush (GTK_WIDGET (window));
+  scroller = gtk_widget_get_ancestor (label, GTK_TYPE_SCROLLED_WINDOW);
+  hadjustment = gtk_scrolled_window_get_hadjustment (GTK_SCROLLED_WINDOW (scroller));
+  g_test_message ("the command scrolls %.0f of %.0f px, at %.0f", gtk_adjustment_get_upper (hadjustment),
+                  gtk_adjustment_get_page_size (hadjustment), gtk_adjustment_get_value (hadjustment));
+  g_assert_cmpfloat (gtk_adjustment_get_upper (hadjustment), >, gtk_adjustment_get_page_size (hadjustment));
+  g_assert_cmpfloat (gtk_adjustment_get_value (hadjustment), ==, gtk_adjustment_get_lower (hadjustment));
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
+  focus = gtk_root_get_focus (GTK_ROOT (window));
+  g_assert_true (focus == pd_test_find_first (card, is_button_labelled, "_Deny"));
+}
+
+/* overview-answered: a card's question answered from the keyboard (Deny,
+ * then Approve Once on the next question): the focus goes to the card now
+ * in that place, the next that needs the person, drawn.  The answered
+ * buttons went away with the focus on them, and the focus followed the
+ * answered card to its new place further down, or went to nothing (tried
+ * with the keyboard alone).  overview-command: the command asked about is
+ * a named Tab stop of its own before Deny, its text selectable, shown from
+ * its start (a screen reader could not reach it; focused, it scrolled to
+ * its end). */
+static void
+test_overview_asking (gconstpointer data)
+{
+  gboolean answers = GPOINTER_TO_INT (data);
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(PdLocalSource) source = NULL;
+  g_autoptr(GListStore) sources = g_list_store_new (PD_TYPE_SOURCE);
+  g_autoptr(PdOverview) overview = NULL;
+  g_autoptr(GString) command = g_string_new ("make check && ");
+  g_autofree char *answered_id = NULL;
+  char *ids[3] = { NULL, NULL, NULL };
+  PdOverviewView *view;
+  PdOverviewCardRow *row;
+  GtkWidget *list, *card, *focus;
+  GtkWindow *window;
+  CardsWait wait;
+  Answering answering = { 0 };
+  Landing landing;
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *title = g_strdup_printf ("Work %u", i);
+      g_autoptr(PdPlanState) plan = pd_test_sample_plan (1);
+
+      ids[i] = pd_test_add_session (store, title, "plandeck");
+      pd_test_save_plan (store, ids[i], plan, PD_SESSION_STATUS_RUNNING);
+    }
+  /* One line, wider than the card: it scrolls sideways. */
+  for (guint i = 0; i < 12; i++)
+    g_string_append_printf (command, "echo step-%u-of-a-long-line && ", i);
+  g_string_append (command, "echo end-of-the-command");
+  source = pd_local_source_new (db, FALSE);
+  g_list_store_append (sources, source);
+  overview = pd_overview_new (G_LIST_MODEL (sources));
+  view = PD_OVERVIEW_VIEW (pd_overview_view_new ());
+  pd_overview_view_set_overview (view, overview);
+  answering = (Answering) { overview, PD_SOURCE (source), 0, 0 };
+  g_signal_connect (view, "answer", G_CALLBACK (on_view_answer), &answering);
+  window = pd_test_present (GTK_WIDGET (view), 600, 700);
+  gtk_window_set_focus_visible (window, TRUE);
+  wait = (CardsWait) { overview, 3 };
+  pd_test_wait_until (has_cards, &wait, "3 cards");
+  pd_overview_set_local_approval (overview, PD_SOURCE (source), ids[0], "shell", command->str, NULL, 1);
+  pd_overview_set_local_approval (overview, PD_SOURCE (source), ids[2], "shell", command->str, NULL, 2);
+  pd_test_flush (GTK_WIDGET (window));
+  list = pd_test_find_widget (GTK_WIDGET (view), GTK_TYPE_LIST_VIEW);
+
+  /* The first card asks: Tab goes to its command, then Deny. */
+  g_assert_true (gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD));
+  card = focused_card (list, &row);
+  g_assert_nonnull (card);
+  answered_id = g_strdup (pd_overview_card_get_session_id (pd_overview_card_row_get_card (row)));
+  pd_overview_card_row_set_answer_guard (row, 0);
+  if (!answers)
+    {
+      assert_command_stop (window, list, card);
+      gtk_window_destroy (window);
+      for (guint i = 0; i < 3; i++)
+        g_free (ids[i]);
+      return;
+    }
+  focus = pd_test_find_first (card, is_button_labelled, "_Deny");
+  g_assert_true (gtk_widget_grab_focus (focus));
+
+  /* Deny: the focus goes on to the card in its place, the other that asks. */
+  answering.wanted = 1;
+  gtk_widget_activate (focus);
+  pd_test_wait_until (answered, &answering, "the Deny to be taken");
+  landing = (Landing) { list, answered_id };
+  pd_test_wait_until (on_other_card, &landing, "the focus on the next card after Deny");
+  card = focused_card (list, &row);
+  g_test_message ("after Deny on %s the focus is on %s's card", answered_id,
+                  pd_overview_card_get_session_id (pd_overview_card_row_get_card (row)));
+  g_assert_true (pd_overview_card_has_approval (pd_overview_card_row_get_card (row)));
+
+  /* Approve Once on that one, from the keyboard: the focus on the card
+   * in its place, the one answered first. */
+  g_free (answered_id);
+  answered_id = g_strdup (pd_overview_card_get_session_id (pd_overview_card_row_get_card (row)));
+  pd_overview_card_row_set_answer_guard (row, 0);
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
+  focus = gtk_root_get_focus (GTK_ROOT (window));
+  g_assert_true (focus == pd_test_find_first (card, is_button_labelled, "_Approve Once"));
+  answering.wanted = 2;
+  gtk_widget_activate (focus);
+  pd_test_wait_until (answered, &answering, "the Approve Once to be taken");
+  landing = (Landing) { list, answered_id };
+  pd_test_wait_until (on_other_card, &landing, "the focus on the next card after Approve Once");
+
+  gtk_window_destroy (window);
+  for (guint i = 0; i < 3; i++)
+    g_free (ids[i]);
 }
 
 /* A card that comes first while the cards are at their top shows there:
@@ -913,6 +1116,8 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/keyboard/f6-lands", test_f6);
   g_test_add_func ("/pd/ui/a11y/keyboard/overview-cards", test_overview_cards);
   g_test_add_func ("/pd/ui/a11y/keyboard/overview-new-on-top", test_overview_new_on_top);
+  g_test_add_data_func ("/pd/ui/a11y/keyboard/overview-command", GINT_TO_POINTER (FALSE), test_overview_asking);
+  g_test_add_data_func ("/pd/ui/a11y/keyboard/overview-answered", GINT_TO_POINTER (TRUE), test_overview_asking);
   pd_test_a11y_keyboard_add_landing ();
 
   return g_test_run ();

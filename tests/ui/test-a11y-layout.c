@@ -23,105 +23,15 @@
 #include "pd-overview-card-row.h"
 #include "pd-overview-view.h"
 #include "pd-plan-row.h"
+#include "pd-preferences-window.h"
 #include "pd-session-list.h"
 #include "pd-session-store.h"
+#include "pd-sources-page.h"
 #include "pd-test-a11y.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
-
-/* The window drawn, as bytes (cairo's premultiplied ARGB32). */
-typedef struct
-{
-  guchar *data;
-  gsize   stride;
-  int     width;
-  int     height;
-} Pixels;
-
-static void
-pixels_clear (Pixels *pixels)
-{
-  g_free (pixels->data);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Pixels, pixels_clear)
-
-static void
-render (GtkWidget *window,
-        Pixels    *pixels)
-{
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (window);
-  g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new ();
-  g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
-
-  gtk_test_widget_wait_for_draw (window);
-  pixels->width = gtk_widget_get_width (window);
-  pixels->height = gtk_widget_get_height (window);
-  gdk_paintable_snapshot (paintable, snapshot, pixels->width, pixels->height);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
-                                         &GRAPHENE_RECT_INIT (0, 0, pixels->width, pixels->height));
-  pixels->stride = (gsize) gdk_texture_get_width (texture) * 4;
-  pixels->data = g_malloc (pixels->stride * gdk_texture_get_height (texture));
-  gdk_texture_download (texture, pixels->data, pixels->stride);
-}
-
-/* WCAG 2's relative luminance of the pixel at x, y (opaque: a window). */
-static double
-luminance (const Pixels *pixels,
-           int           x,
-           int           y)
-{
-  const guchar *p = pixels->data + (gsize) y * pixels->stride + (gsize) x * 4;
-  double rgb[3] = { p[2] / 255.0, p[1] / 255.0, p[0] / 255.0 };   /* B G R A in memory */
-  double weights[3] = { 0.2126, 0.7152, 0.0722 };
-  double l = 0;
-
-  for (guint i = 0; i < 3; i++)
-    {
-      double c = rgb[i] <= 0.04045 ? rgb[i] / 12.92 : pow ((rgb[i] + 0.055) / 1.055, 2.4);
-
-      l += weights[i] * c;
-    }
-  return l;
-}
-
-static double
-ratio (double a,
-       double b)
-{
-  return (MAX (a, b) + 0.05) / (MIN (a, b) + 0.05);
-}
-
-/* The contrast of what @widget draws: its background is the pixel at its
- * left edge, halfway down (inside a chip's padding, beside a label's first
- * glyph), its foreground the pixel inside it that differs most from that
- * (the core of a glyph's stem or of an icon's stroke). */
-static double
-measure (GtkWidget    *window,
-         const Pixels *pixels,
-         GtkWidget    *widget,
-         int           inset)
-{
-  graphene_rect_t bounds;
-  double background;
-  double best = 1.0;
-  int x0, y0, x1, y1;
-
-  g_assert_true (gtk_widget_compute_bounds (widget, window, &bounds));
-  x0 = (int) bounds.origin.x;
-  y0 = (int) bounds.origin.y;
-  x1 = MIN ((int) (bounds.origin.x + bounds.size.width), pixels->width);
-  y1 = MIN ((int) (bounds.origin.y + bounds.size.height), pixels->height);
-  g_assert_cmpint (x1 - x0, >, 2 * inset);
-  background = luminance (pixels, x0 + inset, (y0 + y1) / 2);
-  for (int y = y0; y < y1; y++)
-    for (int x = x0 + inset; x < x1 - inset; x++)
-      best = MAX (best, ratio (background, luminance (pixels, x, y)));
-  return best;
-}
+#include "test-a11y-pixels.h"
 
 static gboolean
 has_class (GtkWidget     *widget,
@@ -1165,6 +1075,68 @@ test_contrast_cards (void)
   g_assert_cmpint (pd_test_run_app (args, check_contrast_cards, NULL, NULL), ==, 0);
 }
 
+/* The Sources page's warning that no keyring kept an endpoint's token,
+ * in Preferences: it measured 4.33:1 in light (libadwaita's warning
+ * colour on the window's background; 4.5:1 is needed for text). */
+static gboolean
+is_sources_page (GtkWidget     *widget,
+                 gconstpointer  data)
+{
+  return PD_IS_SOURCES_PAGE (widget);
+}
+
+static gboolean
+mapped_label_says (gpointer data)
+{
+  GtkWidget *label = pd_test_find_label_containing (data, "lost when Plandeck quits");
+
+  return label != NULL && gtk_widget_get_mapped (label);
+}
+
+static void
+check_contrast_keyring (PdApplication *app,
+                        PdWindow      *window,
+                        gpointer       user_data)
+{
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  g_auto(Pixels) pixels = { 0 };
+  PdPreferencesWindow *prefs = pd_preferences_window_new (GTK_WINDOW (window));
+  GtkWidget *page, *label;
+  gboolean ok = TRUE;
+
+  gtk_window_present (GTK_WINDOW (prefs));
+  adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (prefs), "sources");
+  page = pd_test_find_first (GTK_WIDGET (prefs), is_sources_page, NULL);
+  g_assert_nonnull (page);
+  /* No keyring on the test's bus: the token is kept for the session. */
+  pd_sources_page_set_token (PD_SOURCES_PAGE (page), "http://127.0.0.1:9/typed", "typed-secret");
+  pd_test_wait_until (mapped_label_says, prefs, "the warning that no keyring kept the token");
+  pd_test_flush (GTK_WIDGET (prefs));
+  label = pd_test_find_label_containing (GTK_WIDGET (prefs), "lost when Plandeck quits");
+  render (GTK_WIDGET (prefs), &pixels);
+  g_test_message ("high contrast: %s, dark: %s", adw_style_manager_get_high_contrast (style) ? "on" : "off",
+                  adw_style_manager_get_dark (style) ? "yes" : "no");
+  report ("keyring warning (Sources page)", measure (GTK_WIDGET (prefs), &pixels, label, 0), 4.5, &ok);
+  pd_test_screenshot (GTK_WIDGET (prefs), adw_style_manager_get_high_contrast (style) ? "a11y-keyring-warning-hc"
+                                          : adw_style_manager_get_dark (style) ? "a11y-keyring-warning-dark"
+                                          : "a11y-keyring-warning");
+  gtk_window_destroy (GTK_WINDOW (prefs));
+  g_assert_true (ok);
+}
+
+static void
+test_contrast_keyring (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  const char *args[] = { "--db", db, NULL };
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+
+  g_free (pd_test_add_session (store, "A session", "plandeck"));
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_contrast_keyring, NULL, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1174,6 +1146,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/a11y/contrast", test_contrast);
   g_test_add_func ("/pd/ui/a11y/contrast/cards", test_contrast_cards);
+  g_test_add_func ("/pd/ui/a11y/contrast/keyring", test_contrast_keyring);
   g_test_add_func ("/pd/ui/a11y/large-text", test_large_text);
   g_test_add_func ("/pd/ui/a11y/large-text-narrow", test_large_text_narrow);
   g_test_add_func ("/pd/ui/a11y/events-count-agrees", test_events_count_agrees);
