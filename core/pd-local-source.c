@@ -910,6 +910,10 @@ pd_local_source_watch (PdLocalSource *self,
   if (self->watcher == NULL)
     {
       self->watcher = pd_database_watcher_new (self->path);
+      /* The views may have read before its first look: a commit made in
+       * between would be told only by the next (a session written just
+       * before the Overview started watching stayed unseen). */
+      pd_database_watcher_set_baseline_changes (self->watcher, TRUE);
       g_signal_connect_swapped (self->watcher, "changed", G_CALLBACK (pd_source_emit_changed), self);
     }
   pd_database_watcher_set_poll_interval (self->watcher, interval_ms);

@@ -190,6 +190,18 @@ on_changed (PdSource *source,
 }
 
 static void
+on_source_changed_count (PdSource *source,
+                         guint    *count)
+{
+  (*count)++;
+}
+
+static gboolean counted (gpointer data);
+static void     spin_until (gboolean (*done) (gpointer),
+                            gpointer  data,
+                            guint     ms);
+
+static void
 test_update_and_watch (Fixture       *f,
                        gconstpointer  data)
 {
@@ -211,16 +223,18 @@ test_update_and_watch (Fixture       *f,
   g_assert_cmpstr (info->name, ==, "Renamed");
   g_assert_true (info->pinned);
 
-  /* Another connection commits: the watcher notices. */
+  /* Another connection commits: the watcher notices (after its first
+   * look, which counts as a change: see watch-first-look). */
   pd_local_source_watch (source, 20);
-  deadline = g_get_monotonic_time () + G_USEC_PER_SEC / 5;
-  while (g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, FALSE);
-  save_plan_turn (f, "{\"verb\":\"create\",\"steps\":[\"Three\"]}");
   deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
   while (changed < 2 && g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, TRUE);
   g_assert_cmpuint (changed, ==, 2);
+  save_plan_turn (f, "{\"verb\":\"create\",\"steps\":[\"Three\"]}");
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (changed < 3 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (changed, ==, 3);
   pd_local_source_watch (source, 0);
 
   /* The run has ended (a running session is not deleted). */
@@ -399,6 +413,76 @@ test_watch_pushed (Fixture       *f,
   pd_database_watcher_check (watcher);
   spin_until (counted, &changed, 300);
   g_assert_cmpuint (changed, ==, 0);
+}
+
+/* A session written after the views read and before the watcher's first
+ * look (the Overview's core test waited 30 s once for one): that look
+ * counts as a change, so it is told without another write. */
+static void
+test_watch_first_look (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(PdLocalSource) source = pd_local_source_new (f->path, FALSE);
+  g_autoptr(GAsyncResult) r = NULL;
+  g_autoptr(PdSessionPage) page = NULL;
+  g_autoptr(GError) error = NULL;
+  guint changed = 0;
+
+  g_signal_connect (source, "changed", G_CALLBACK (on_source_changed_count), &changed);
+  pd_source_list_sessions_async (PD_SOURCE (source), NULL, FALSE, 0, 50, NULL, got_result, &r);
+  page = pd_source_list_sessions_finish (PD_SOURCE (source), await (&r), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (page->total, ==, 1);
+
+  /* Written between the views' read and the watcher's start: the watcher's
+   * first data_version already holds it. */
+  save_plan_turn (f, "{\"verb\":\"create\",\"steps\":[\"Three\"]}");
+  pd_local_source_watch (source, 50);
+  spin_until (counted, &changed, 5000);
+  g_assert_cmpuint (changed, ==, 1);
+
+  /* Only the first look: polling on, nothing written, nothing told. */
+  changed = 0;
+  spin_until (counted, &changed, 300);
+  g_assert_cmpuint (changed, ==, 0);
+  pd_local_source_watch (source, 0);
+}
+
+/* A watcher let go of while its read is in a worker: the read's task held
+ * the watcher, and could drop its last reference on the worker, disposing
+ * the file monitors and the poll there (a SIGSEGV seen once in the
+ * Overview's core test).  A read in flight holds no reference to it: it is
+ * finalized at once, on this thread, by its owner's unref. */
+static GThread *finalized_on;
+
+static void
+note_finalized (gpointer  data,
+                GObject  *where_the_object_was)
+{
+  finalized_on = g_thread_self ();
+}
+
+static void
+test_watch_dropped_while_reading (Fixture       *f,
+                                  gconstpointer  data)
+{
+  for (guint i = 0; i < 50; i++)
+    {
+      PdDatabaseWatcher *watcher = pd_database_watcher_new (f->path);
+
+      finalized_on = NULL;
+      g_object_weak_ref (G_OBJECT (watcher), note_finalized, NULL);
+      /* Its first read is in flight (or done, its result not yet taken):
+       * let go at once. */
+      g_object_unref (watcher);
+      g_assert_true (finalized_on == g_thread_self ());
+    }
+  /* The reads still running end on their own, telling no one. */
+  for (guint i = 0; i < 100; i++)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
 }
 
 /* --- this process's writers tell through their event bus -------------------- */
@@ -629,6 +713,10 @@ main (int   argc,
   g_test_add ("/pd/source/local/second-open-keeps-locks", Fixture, NULL, fixture_set_up,
               test_second_open_keeps_locks, fixture_tear_down);
   g_test_add ("/pd/source/local/watch-pushed", Fixture, NULL, fixture_set_up, test_watch_pushed, fixture_tear_down);
+  g_test_add ("/pd/source/local/watch-first-look", Fixture, NULL, fixture_set_up, test_watch_first_look,
+              fixture_tear_down);
+  g_test_add ("/pd/source/local/watch-dropped-while-reading", Fixture, NULL, fixture_set_up,
+              test_watch_dropped_while_reading, fixture_tear_down);
   g_test_add ("/pd/source/local/follow-bus", Fixture, NULL, fixture_set_up, test_follow_bus, fixture_tear_down);
   g_test_add ("/pd/source/local/import-transcripts", Fixture, NULL, fixture_set_up, test_import_transcripts,
               fixture_tear_down);
