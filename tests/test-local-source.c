@@ -15,6 +15,7 @@
 #include "pd-import-index.h"
 #include "pd-local-source.h"
 #include "pd-plan.h"
+#include "pd-test-valgrind.h"
 
 typedef struct
 {
@@ -485,6 +486,61 @@ test_watch_dropped_while_reading (Fixture       *f,
     }
 }
 
+/* The same for the source: a window closed, or a test's tear-down, drops
+ * it while a read is in a worker; the read's task held it, and when the
+ * worker's reference was the last the source was disposed there (its
+ * watcher's monitors, its transcripts' watcher, its buses), racing the main
+ * loop that dispatches them.  It must end on the thread that made it. */
+static GThread *source_finalized_on;
+
+static void
+note_source_finalized (gpointer  data,
+                       GObject  *where_the_object_was)
+{
+  source_finalized_on = g_thread_self ();
+}
+
+static void
+on_listed_drop (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(PdSessionPage) page = pd_source_list_sessions_finish (PD_SOURCE (object), result, NULL);
+
+  (*(guint *) user_data)++;
+}
+
+static void
+test_source_dropped_while_reading (Fixture       *f,
+                                   gconstpointer  data)
+{
+  guint on_worker = 0;
+  /* One in about a thousand ended on the worker before (2 of 4 runs). */
+  guint n = RUNNING_ON_VALGRIND ? 20 : 1000;
+
+  for (guint i = 0; i < n; i++)
+    {
+      PdLocalSource *source = pd_local_source_new (f->path, FALSE);
+      gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+      guint done = 0;
+
+      source_finalized_on = NULL;
+      g_object_weak_ref (G_OBJECT (source), note_source_finalized, NULL);
+      pd_source_list_sessions_async (PD_SOURCE (source), NULL, FALSE, 0, 50, NULL, on_listed_drop, &done);
+      g_object_unref (source);
+      /* The main loop as busy as a window's: it takes the result as soon
+       * as it is there, before the worker has let go of its task. */
+      while (source_finalized_on == NULL && g_get_monotonic_time () < deadline)
+        g_main_context_iteration (NULL, FALSE);
+      g_assert_nonnull (source_finalized_on);
+      g_assert_cmpuint (done, ==, 1);
+      if (source_finalized_on != g_thread_self ())
+        on_worker++;
+    }
+  g_test_message ("%u of %u ended on a worker", on_worker, n);
+  g_assert_cmpuint (on_worker, ==, 0);
+}
+
 /* --- this process's writers tell through their event bus -------------------- */
 
 static void
@@ -717,6 +773,8 @@ main (int   argc,
               fixture_tear_down);
   g_test_add ("/pd/source/local/watch-dropped-while-reading", Fixture, NULL, fixture_set_up,
               test_watch_dropped_while_reading, fixture_tear_down);
+  g_test_add ("/pd/source/local/source-dropped-while-reading", Fixture, NULL, fixture_set_up,
+              test_source_dropped_while_reading, fixture_tear_down);
   g_test_add ("/pd/source/local/follow-bus", Fixture, NULL, fixture_set_up, test_follow_bus, fixture_tear_down);
   g_test_add ("/pd/source/local/import-transcripts", Fixture, NULL, fixture_set_up, test_import_transcripts,
               fixture_tear_down);
