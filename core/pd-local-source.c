@@ -97,6 +97,11 @@ typedef struct
   GStrv     types;
   int       pinned;
   PdChecklist *checklist;  /* OP_SAVE_CHECKLIST: a snapshot owned by the worker */
+  /* The source, held until the task ends and let go of on the context the
+   * op was started from (see start_op()). */
+  PdLocalSource *owner;
+  GMainContext  *context;
+  GThread       *thread;
 } Op;
 
 /* What OP_CHECKLIST returns. */
@@ -129,6 +134,13 @@ part_result_free (PartResult *result)
   g_free (result);
 }
 
+static gboolean
+unref_owner (gpointer owner)
+{
+  g_object_unref (owner);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 op_free (Op *op)
 {
@@ -137,6 +149,22 @@ op_free (Op *op)
   g_free (op->name);
   g_strfreev (op->types);
   g_clear_object (&op->checklist);
+  /* Freed with its task, maybe on the worker: the source's reference goes
+   * back to its own thread, so it is never disposed here. */
+  if (op->owner != NULL && g_thread_self () == op->thread)
+    g_object_unref (op->owner);
+  else if (op->owner != NULL)
+    {
+      /* Not g_main_context_invoke(): a worker may acquire the context
+       * between two of its iterations and call the function itself. */
+      GSource *idle = g_idle_source_new ();
+
+      g_source_set_callback (idle, unref_owner, op->owner, NULL);
+      g_source_set_name (idle, "[pd] local source: let go");
+      g_source_attach (idle, op->context);
+      g_source_unref (idle);
+    }
+  g_clear_pointer (&op->context, g_main_context_unref);
   g_free (op);
 }
 
@@ -502,6 +530,15 @@ start_op (PdLocalSource       *self,
 {
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
 
+  /* The task's own reference to the source may be the last, and the task
+   * may end on the worker once the result is taken: the window closed, or
+   * a test's tear-down, while a read was running.  The source was then
+   * disposed on the worker (its watchers' monitors and sources, its buses)
+   * while the main loop dispatched them (a SIGSEGV seen once in the
+   * Overview's core test).  The op holds one more, let go of here. */
+  op->owner = g_object_ref (self);
+  op->context = g_main_context_ref_thread_default ();
+  op->thread = g_thread_self ();
   g_task_set_source_tag (task, source_tag);
   g_task_set_task_data (task, op, (GDestroyNotify) op_free);
   g_task_run_in_thread (task, run_op);
@@ -910,6 +947,10 @@ pd_local_source_watch (PdLocalSource *self,
   if (self->watcher == NULL)
     {
       self->watcher = pd_database_watcher_new (self->path);
+      /* The views may have read before its first look: a commit made in
+       * between would be told only by the next (a session written just
+       * before the Overview started watching stayed unseen). */
+      pd_database_watcher_set_baseline_changes (self->watcher, TRUE);
       g_signal_connect_swapped (self->watcher, "changed", G_CALLBACK (pd_source_emit_changed), self);
     }
   pd_database_watcher_set_poll_interval (self->watcher, interval_ms);

@@ -922,7 +922,7 @@ def main():
         tap.check(session.get("task") == "List the files" and session.get("status") == "idle"
                   and session.get("provider") == "replay" and session.get("cwd") == work,
                   "the session row", session)
-        tap.check(session.get("plan") == {"version": 3, "done": 1, "total": 2, "blocked": 0},
+        tap.check(session.get("plan") == {"version": 3, "done": 1, "total": 2, "blocked": 0, "hidden": 0},
                   "the session's plan summary", session.get("plan"))
 
         # sessions show

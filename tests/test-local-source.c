@@ -15,6 +15,7 @@
 #include "pd-import-index.h"
 #include "pd-local-source.h"
 #include "pd-plan.h"
+#include "pd-test-valgrind.h"
 
 typedef struct
 {
@@ -190,6 +191,18 @@ on_changed (PdSource *source,
 }
 
 static void
+on_source_changed_count (PdSource *source,
+                         guint    *count)
+{
+  (*count)++;
+}
+
+static gboolean counted (gpointer data);
+static void     spin_until (gboolean (*done) (gpointer),
+                            gpointer  data,
+                            guint     ms);
+
+static void
 test_update_and_watch (Fixture       *f,
                        gconstpointer  data)
 {
@@ -211,16 +224,18 @@ test_update_and_watch (Fixture       *f,
   g_assert_cmpstr (info->name, ==, "Renamed");
   g_assert_true (info->pinned);
 
-  /* Another connection commits: the watcher notices. */
+  /* Another connection commits: the watcher notices (after its first
+   * look, which counts as a change: see watch-first-look). */
   pd_local_source_watch (source, 20);
-  deadline = g_get_monotonic_time () + G_USEC_PER_SEC / 5;
-  while (g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, FALSE);
-  save_plan_turn (f, "{\"verb\":\"create\",\"steps\":[\"Three\"]}");
   deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
   while (changed < 2 && g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, TRUE);
   g_assert_cmpuint (changed, ==, 2);
+  save_plan_turn (f, "{\"verb\":\"create\",\"steps\":[\"Three\"]}");
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (changed < 3 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (changed, ==, 3);
   pd_local_source_watch (source, 0);
 
   /* The run has ended (a running session is not deleted). */
@@ -399,6 +414,131 @@ test_watch_pushed (Fixture       *f,
   pd_database_watcher_check (watcher);
   spin_until (counted, &changed, 300);
   g_assert_cmpuint (changed, ==, 0);
+}
+
+/* A session written after the views read and before the watcher's first
+ * look (the Overview's core test waited 30 s once for one): that look
+ * counts as a change, so it is told without another write. */
+static void
+test_watch_first_look (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(PdLocalSource) source = pd_local_source_new (f->path, FALSE);
+  g_autoptr(GAsyncResult) r = NULL;
+  g_autoptr(PdSessionPage) page = NULL;
+  g_autoptr(GError) error = NULL;
+  guint changed = 0;
+
+  g_signal_connect (source, "changed", G_CALLBACK (on_source_changed_count), &changed);
+  pd_source_list_sessions_async (PD_SOURCE (source), NULL, FALSE, 0, 50, NULL, got_result, &r);
+  page = pd_source_list_sessions_finish (PD_SOURCE (source), await (&r), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (page->total, ==, 1);
+
+  /* Written between the views' read and the watcher's start: the watcher's
+   * first data_version already holds it. */
+  save_plan_turn (f, "{\"verb\":\"create\",\"steps\":[\"Three\"]}");
+  pd_local_source_watch (source, 50);
+  spin_until (counted, &changed, 5000);
+  g_assert_cmpuint (changed, ==, 1);
+
+  /* Only the first look: polling on, nothing written, nothing told. */
+  changed = 0;
+  spin_until (counted, &changed, 300);
+  g_assert_cmpuint (changed, ==, 0);
+  pd_local_source_watch (source, 0);
+}
+
+/* A watcher let go of while its read is in a worker: the read's task held
+ * the watcher, and could drop its last reference on the worker, disposing
+ * the file monitors and the poll there (a SIGSEGV seen once in the
+ * Overview's core test).  A read in flight holds no reference to it: it is
+ * finalized at once, on this thread, by its owner's unref. */
+static GThread *finalized_on;
+
+static void
+note_finalized (gpointer  data,
+                GObject  *where_the_object_was)
+{
+  finalized_on = g_thread_self ();
+}
+
+static void
+test_watch_dropped_while_reading (Fixture       *f,
+                                  gconstpointer  data)
+{
+  for (guint i = 0; i < 50; i++)
+    {
+      PdDatabaseWatcher *watcher = pd_database_watcher_new (f->path);
+
+      finalized_on = NULL;
+      g_object_weak_ref (G_OBJECT (watcher), note_finalized, NULL);
+      /* Its first read is in flight (or done, its result not yet taken):
+       * let go at once. */
+      g_object_unref (watcher);
+      g_assert_true (finalized_on == g_thread_self ());
+    }
+  /* The reads still running end on their own, telling no one. */
+  for (guint i = 0; i < 100; i++)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+}
+
+/* The same for the source: a window closed, or a test's tear-down, drops
+ * it while a read is in a worker; the read's task held it, and when the
+ * worker's reference was the last the source was disposed there (its
+ * watcher's monitors, its transcripts' watcher, its buses), racing the main
+ * loop that dispatches them.  It must end on the thread that made it. */
+static GThread *source_finalized_on;
+
+static void
+note_source_finalized (gpointer  data,
+                       GObject  *where_the_object_was)
+{
+  source_finalized_on = g_thread_self ();
+}
+
+static void
+on_listed_drop (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(PdSessionPage) page = pd_source_list_sessions_finish (PD_SOURCE (object), result, NULL);
+
+  (*(guint *) user_data)++;
+}
+
+static void
+test_source_dropped_while_reading (Fixture       *f,
+                                   gconstpointer  data)
+{
+  guint on_worker = 0;
+  /* One in about a thousand ended on the worker before (2 of 4 runs). */
+  guint n = RUNNING_ON_VALGRIND ? 20 : 1000;
+
+  for (guint i = 0; i < n; i++)
+    {
+      PdLocalSource *source = pd_local_source_new (f->path, FALSE);
+      gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+      guint done = 0;
+
+      source_finalized_on = NULL;
+      g_object_weak_ref (G_OBJECT (source), note_source_finalized, NULL);
+      pd_source_list_sessions_async (PD_SOURCE (source), NULL, FALSE, 0, 50, NULL, on_listed_drop, &done);
+      g_object_unref (source);
+      /* The main loop as busy as a window's: it takes the result as soon
+       * as it is there, before the worker has let go of its task. */
+      while (source_finalized_on == NULL && g_get_monotonic_time () < deadline)
+        g_main_context_iteration (NULL, FALSE);
+      g_assert_nonnull (source_finalized_on);
+      g_assert_cmpuint (done, ==, 1);
+      if (source_finalized_on != g_thread_self ())
+        on_worker++;
+    }
+  g_test_message ("%u of %u ended on a worker", on_worker, n);
+  g_assert_cmpuint (on_worker, ==, 0);
 }
 
 /* --- this process's writers tell through their event bus -------------------- */
@@ -629,6 +769,12 @@ main (int   argc,
   g_test_add ("/pd/source/local/second-open-keeps-locks", Fixture, NULL, fixture_set_up,
               test_second_open_keeps_locks, fixture_tear_down);
   g_test_add ("/pd/source/local/watch-pushed", Fixture, NULL, fixture_set_up, test_watch_pushed, fixture_tear_down);
+  g_test_add ("/pd/source/local/watch-first-look", Fixture, NULL, fixture_set_up, test_watch_first_look,
+              fixture_tear_down);
+  g_test_add ("/pd/source/local/watch-dropped-while-reading", Fixture, NULL, fixture_set_up,
+              test_watch_dropped_while_reading, fixture_tear_down);
+  g_test_add ("/pd/source/local/source-dropped-while-reading", Fixture, NULL, fixture_set_up,
+              test_source_dropped_while_reading, fixture_tear_down);
   g_test_add ("/pd/source/local/follow-bus", Fixture, NULL, fixture_set_up, test_follow_bus, fixture_tear_down);
   g_test_add ("/pd/source/local/import-transcripts", Fixture, NULL, fixture_set_up, test_import_transcripts,
               fixture_tear_down);

@@ -48,7 +48,8 @@ publish_tasks (PdClaudeCodeReader *self)
       Task *task = g_ptr_array_index (self->tasks, i);
       g_ptr_array_add (items, pd_checklist_item_new (task->subject, task->status, task->id));
     }
-  pd_checklist_replace_agent_items (_pd_claude_checklist (self), PD_CHECKLIST_ORIGIN_CLAUDE_TASKS, items);
+  pd_checklist_replace_agent_items_cut (_pd_claude_checklist (self), PD_CHECKLIST_ORIGIN_CLAUDE_TASKS, items,
+                                        self->tasks_hidden);
 }
 
 static Task *
@@ -69,15 +70,18 @@ find_task (PdClaudeCodeReader *self,
   return NULL;
 }
 
-/* A full list (TodoWrite, update_plan items): replaces the agent's section
- * and clears the known tasks. */
+/* A full list (TodoWrite, update_plan items), @n_hidden more items of it
+ * counted past those kept: replaces the agent's section and clears the
+ * known tasks. */
 static void
 apply_full_list (PdClaudeCodeReader *self,
                  PdChecklistOrigin   origin,
-                 GPtrArray          *items)
+                 GPtrArray          *items,
+                 guint               n_hidden)
 {
   g_ptr_array_set_size (self->tasks, 0);
-  pd_checklist_replace_agent_items (_pd_claude_checklist (self), origin, items);
+  self->tasks_hidden = 0;
+  pd_checklist_replace_agent_items_cut (_pd_claude_checklist (self), origin, items, n_hidden);
   _pd_claude_applied (self);
   self->full_lists++;
 }
@@ -103,6 +107,7 @@ _pd_claude_apply_task_snapshot (PdClaudeCodeReader *self,
 {
   g_autoptr(GPtrArray) tasks = g_ptr_array_new_with_free_func ((GDestroyNotify) _pd_claude_task_free);
   guint n = json_array_get_length (array);
+  guint hidden = 0;
 
   for (guint i = 0; i < n; i++)
     {
@@ -124,7 +129,10 @@ _pd_claude_apply_task_snapshot (PdClaudeCodeReader *self,
       if (!pd_checklist_status_parse (status_text, &status))
         continue;
       if (tasks->len >= PD_IMPORT_MAX_TASKS)
-        break;
+        {
+          hidden++;  /* counted; the rest must still be tasks */
+          continue;
+        }
       task = g_new0 (Task, 1);
       task->id = g_steal_pointer (&id);
       task->subject = _pd_import_clean_text (subject);
@@ -136,6 +144,7 @@ _pd_claude_apply_task_snapshot (PdClaudeCodeReader *self,
   g_ptr_array_sort (tasks, compare_task_ids);
   g_ptr_array_unref (self->tasks);
   self->tasks = g_steal_pointer (&tasks);
+  self->tasks_hidden = hidden;
   publish_tasks (self);
   _pd_claude_applied (self);
   self->full_lists++;
@@ -184,16 +193,17 @@ result_todo_write (PdClaudeCodeReader *self,
 {
   JsonArray *array = pd_json_get_array (result_object (result), "newTodos");
   g_autoptr(GPtrArray) items = NULL;
+  guint hidden = 0;
 
   /* The result's newTodos is the post-state; the input is the fallback. */
   if (array == NULL && _pd_claude_request_input (request) != NULL)
     array = pd_json_get_array (_pd_claude_request_input (request), "todos");
-  if (!(items = _pd_import_items_from_array (array, todo_text_members, "id")))
+  if (!(items = _pd_import_items_from_array_cut (array, todo_text_members, "id", &hidden)))
     {
       _pd_claude_stats (self)->ignored_updates++;
       return;
     }
-  apply_full_list (self, PD_CHECKLIST_ORIGIN_TODO_LIST, g_steal_pointer (&items));
+  apply_full_list (self, PD_CHECKLIST_ORIGIN_TODO_LIST, g_steal_pointer (&items), hidden);
 }
 
 /* tool_use_result_is_error() on a span, with its success member. */
@@ -227,6 +237,7 @@ _pd_claude_handle_todo_write_span (PdClaudeCodeReader *self,
                                    GArray             *todo_rows)
 {
   g_autoptr(GPtrArray) items = NULL;
+  guint hidden = 0;
 
   g_assert (request->tool == TOOL_TODO_WRITE);
 
@@ -244,14 +255,14 @@ _pd_claude_handle_todo_write_span (PdClaudeCodeReader *self,
   items = todo_rows != NULL
           ? _pd_import_items_from_rows ((const PdJsonSpan *) (gpointer) todo_rows->data,
                                         todo_rows->len / N_CLAUDE_TODO_SLOTS, N_CLAUDE_TODO_SLOTS,
-                                        G_N_ELEMENTS (todo_text_members) - 1, TRUE, NULL)
-          : _pd_import_items_from_span (todos, todo_text_members, "id");
+                                        G_N_ELEMENTS (todo_text_members) - 1, TRUE, &hidden)
+          : _pd_import_items_from_span_cut (todos, todo_text_members, "id", &hidden);
   if (items == NULL)
     {
       _pd_claude_stats (self)->ignored_updates++;
       return;
     }
-  apply_full_list (self, PD_CHECKLIST_ORIGIN_TODO_LIST, g_steal_pointer (&items));
+  apply_full_list (self, PD_CHECKLIST_ORIGIN_TODO_LIST, g_steal_pointer (&items), hidden);
 }
 
 /* "Task #12 created successfully: …" → "12" */
@@ -312,7 +323,11 @@ result_task_create (PdClaudeCodeReader *self,
   else
     {
       if (self->tasks->len >= PD_IMPORT_MAX_TASKS)
-        g_ptr_array_remove_index (self->tasks, 0);
+        {
+          /* The oldest gives way, counted as not shown. */
+          g_ptr_array_remove_index (self->tasks, 0);
+          self->tasks_hidden++;
+        }
       task = g_new0 (Task, 1);
       task->id = g_steal_pointer (&id);
       task->subject = _pd_import_clean_text (subject);
@@ -525,12 +540,14 @@ result_ccd_update_plan (PdClaudeCodeReader *self,
 
   if ((array = pd_json_get_array (input, "items")))
     {
-      if (!(items = _pd_import_items_from_array (array, plan_text_members, "id")))
+      guint hidden = 0;
+
+      if (!(items = _pd_import_items_from_array_cut (array, plan_text_members, "id", &hidden)))
         {
           desktop_plan_unrecognised (self);
           return;
         }
-      apply_full_list (self, PD_CHECKLIST_ORIGIN_DESKTOP_PLAN, g_steal_pointer (&items));
+      apply_full_list (self, PD_CHECKLIST_ORIGIN_DESKTOP_PLAN, g_steal_pointer (&items), hidden);
       return;
     }
 
@@ -647,7 +664,8 @@ result_ccd_update_plan (PdClaudeCodeReader *self,
         }
     }
 
-  pd_checklist_replace_agent_items (list, PD_CHECKLIST_ORIGIN_DESKTOP_PLAN, g_steal_pointer (&items));
+  pd_checklist_replace_agent_items_cut (list, PD_CHECKLIST_ORIGIN_DESKTOP_PLAN, g_steal_pointer (&items),
+                                        pd_checklist_get_n_hidden_agent_items (list));
   _pd_claude_applied (self);
 }
 
@@ -665,7 +683,8 @@ result_ccd_wrap_up (PdClaudeCodeReader *self)
   /* Completes the step in progress; open steps stay open. */
   items = copy_agent_items (list);
   complete_in_progress (items);
-  pd_checklist_replace_agent_items (list, PD_CHECKLIST_ORIGIN_DESKTOP_PLAN, g_steal_pointer (&items));
+  pd_checklist_replace_agent_items_cut (list, PD_CHECKLIST_ORIGIN_DESKTOP_PLAN, g_steal_pointer (&items),
+                                        pd_checklist_get_n_hidden_agent_items (list));
   _pd_claude_applied (self);
 }
 

@@ -56,6 +56,7 @@ struct _PdClaudeCodeReader
   GPtrArray         *streams;      /* Stream */
   PdPendingCalls    *requests;     /* Request, by id */
   GPtrArray         *tasks;        /* Task, creation order */
+  guint              tasks_hidden; /* tasks past PD_IMPORT_MAX_TASKS: counted, not kept */
   gboolean           have_meta;
   gboolean           have_title;
   guint              user_lines;

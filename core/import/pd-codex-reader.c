@@ -108,7 +108,7 @@ struct _PdCodexReader
   gboolean           follow;
   goffset            offset;
   PdImportedSession *session;
-  PdPendingCalls    *calls;       /* plan calls: GPtrArray of items (NULL: arguments not a valid plan) */
+  PdPendingCalls    *calls;       /* plan calls: PdImportList (NULL: arguments not a valid plan) */
   char              *turn_id;
   guint64            n_lines;
   gboolean           have_meta;      /* the session_meta line was read */
@@ -129,13 +129,6 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (PdCodexReader, pd_codex_reader, G_TYPE_OBJECT,
 static gboolean codex_update (PdTranscriptReader  *reader,
                               GCancellable        *cancellable,
                               GError             **error);
-
-static void
-items_free (gpointer items)
-{
-  if (items != NULL)
-    g_ptr_array_unref (items);
-}
 
 static void
 pd_codex_reader_finalize (GObject *object)
@@ -162,7 +155,7 @@ static void
 pd_codex_reader_init (PdCodexReader *self)
 {
   self->max_line = PD_JSONL_DEFAULT_MAX_LINE;
-  self->calls = _pd_pending_calls_new (items_free);
+  self->calls = _pd_pending_calls_new ((GDestroyNotify) _pd_import_list_free);
 }
 
 PdCodexReader *
@@ -248,27 +241,29 @@ transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
 
 static const char * const step_members[] = { "step", NULL };
 
-static GPtrArray *
+/* The plan's first PD_IMPORT_MAX_ITEMS steps, the rest counted. */
+static PdImportList *
 items_from_args (JsonNode *args)
 {
-  JsonArray *plan;
+  GPtrArray *items;
+  guint hidden = 0;
 
   if (args == NULL || !JSON_NODE_HOLDS_OBJECT (args))
     return NULL;
-  if (!(plan = pd_json_get_array (json_node_get_object (args), "plan")))
-    return NULL;
-  return _pd_import_items_from_array (plan, step_members, NULL);
+  items = _pd_import_items_from_array_cut (pd_json_get_array (json_node_get_object (args), "plan"), step_members,
+                                           NULL, &hidden);
+  return items ? _pd_import_list_new (items, hidden) : NULL;
 }
 
 /* A call id seen again: the first call is the one kept. */
 static void
 add_call (PdCodexReader *self,
           const char    *call_id,
-          GPtrArray     *items)
+          PdImportList  *items)
 {
   if (_pd_pending_calls_contains (self->calls, call_id))
     {
-      g_clear_pointer (&items, g_ptr_array_unref);
+      g_clear_pointer (&items, _pd_import_list_free);
       return;
     }
   _pd_pending_calls_add (self->calls, call_id, items, pd_imported_session_get_stats (self->session));
@@ -311,7 +306,7 @@ handle_output (PdCodexReader *self,
 {
   const char *call_id = pd_json_get_string (payload, "call_id");
   PdImportStats *stats = pd_imported_session_get_stats (self->session);
-  g_autoptr(GPtrArray) items = NULL;
+  g_autoptr(PdImportList) items = NULL;
   g_autofree char *text = NULL;
   gboolean failed;
 
@@ -323,8 +318,8 @@ handle_output (PdCodexReader *self,
     stats->ignored_updates++;
   else
     {
-      pd_checklist_replace_agent_items (pd_imported_session_get_checklist (self->session),
-                                        PD_CHECKLIST_ORIGIN_CODEX_PLAN, g_steal_pointer (&items));
+      _pd_import_list_apply (items, pd_imported_session_get_checklist (self->session),
+                             PD_CHECKLIST_ORIGIN_CODEX_PLAN, TRUE);
       _pd_import_applied_update (self->session, self->pages, time);
       self->full_lists++;
     }
@@ -590,14 +585,14 @@ handle_line (PdCodexReader *self,
         {
           /* Not persisted by upstream, written by some tools: a full list. */
           g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), payload);
-          GPtrArray *items = items_from_args (node);
+          g_autoptr(PdImportList) items = items_from_args (node);
 
           if (items == NULL)
             stats->ignored_updates++;
           else
             {
-              pd_checklist_replace_agent_items (pd_imported_session_get_checklist (self->session),
-                                                PD_CHECKLIST_ORIGIN_CODEX_PLAN, items);
+              _pd_import_list_apply (items, pd_imported_session_get_checklist (self->session),
+                                     PD_CHECKLIST_ORIGIN_CODEX_PLAN, TRUE);
               _pd_import_applied_update (self->session, self->pages, time);
               self->full_lists++;
             }
@@ -623,11 +618,8 @@ handle_line (PdCodexReader *self,
         {
           const char *arguments = pd_json_get_string (payload, "arguments");
           g_autoptr(JsonNode) args = _pd_import_parse_json (arguments, -1);
-          GPtrArray *items = NULL;
 
-          if (args != NULL)
-            items = items_from_args (args);
-          add_call (self, call_id, items);
+          add_call (self, call_id, items_from_args (args));
         }
       else if (strcmp (kind, "custom_tool_call") == 0 && g_strcmp0 (name, "exec") == 0 && call_id)
         {
@@ -817,7 +809,7 @@ span_handle_line (PdCodexReader    *self,
     {
       /* handle_output(): an output that is no string (a list of parts,
        * or {content, success}: rare) read from its own tree. */
-      g_autoptr(GPtrArray) items = NULL;
+      g_autoptr(PdImportList) items = NULL;
       g_autoptr(JsonNode) output = NULL;
       g_autofree char *text = NULL;
       gboolean failed = FALSE;
@@ -833,8 +825,8 @@ span_handle_line (PdCodexReader    *self,
         stats->ignored_updates++;
       else
         {
-          pd_checklist_replace_agent_items (pd_imported_session_get_checklist (self->session),
-                                            PD_CHECKLIST_ORIGIN_CODEX_PLAN, g_steal_pointer (&items));
+          _pd_import_list_apply (items, pd_imported_session_get_checklist (self->session),
+                                 PD_CHECKLIST_ORIGIN_CODEX_PLAN, TRUE);
           _pd_import_applied_update (self->session, self->pages, time);
           self->full_lists++;
         }
@@ -943,7 +935,7 @@ is_full_list (const char *line,
               gsize       length)
 {
   g_autoptr(JsonNode) root = NULL;
-  g_autoptr(GPtrArray) items = NULL;
+  g_autoptr(PdImportList) items = NULL;
   JsonObject *object, *payload;
   const char *type, *kind, *name;
 

@@ -366,12 +366,13 @@ list_of_call (JsonObject *call,
               guint       index)
 {
   GPtrArray *items;
+  guint hidden = 0;
 
   if (record.length > 0)
     return list_of_call_span (record, index);
-  items = _pd_import_items_from_array (pd_json_get_array (pd_json_get_object (call, "args"), "todos"),
-                                       description_members, NULL);
-  return items ? _pd_import_list_new (items, 0) : NULL;
+  items = _pd_import_items_from_array_cut (pd_json_get_array (pd_json_get_object (call, "args"), "todos"),
+                                           description_members, NULL, &hidden);
+  return items ? _pd_import_list_new (items, hidden) : NULL;
 }
 
 static Message *

@@ -33,6 +33,7 @@ typedef struct
   guint applied;      /* the reader's applied updates when it was resumed */
   guint done;
   guint total;
+  guint hidden;
 } KeptPlan;
 
 struct _PdImportIndex
@@ -184,10 +185,12 @@ upsert_session (PdSessionStore     *store,
       g_clear_error (&local);
     }
   pd_checklist_count (checklist, &summary.plan_done, &summary.plan_total, NULL);
+  summary.plan_hidden = pd_checklist_get_n_hidden_agent_items (checklist);
   if (kept != NULL)
     {
       summary.plan_done = kept->done;
       summary.plan_total = kept->total;
+      summary.plan_hidden = kept->hidden;
     }
 
   record.path = unit->path;
@@ -313,6 +316,7 @@ resume_from_store (PdImportIndex  *self,
       kept->applied = resume.counts.applied_updates;
       kept->done = state.plan_done;
       kept->total = state.plan_total;
+      kept->hidden = state.plan_hidden;
       g_hash_table_replace (self->kept, g_strdup (unit->path), kept);
       *before = state.read_offset;
     }

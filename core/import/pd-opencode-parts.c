@@ -91,6 +91,7 @@ _pd_opencode_replay_parts (PdImportedSession *session,
       const char *status = pd_json_get_string (state, "status");
       JsonArray *todos;
       GPtrArray *items;
+      guint hidden = 0;
 
       if (part->time > 0)
         pd_imported_session_note_time (session, _pd_opencode_ms_to_us (part->time));
@@ -105,15 +106,15 @@ _pd_opencode_replay_parts (PdImportedSession *session,
       todos = pd_json_get_array (pd_json_get_object (state, "input"), "todos");
       if (todos == NULL)
         todos = pd_json_get_array (pd_json_get_object (state, "metadata"), "todos");
-      if (!(items = _pd_import_items_from_array (todos, todo_members, "id")))
+      if (!(items = _pd_import_items_from_array_cut (todos, todo_members, "id", &hidden)))
         {
           stats->ignored_updates++;
           continue;
         }
-      pd_checklist_replace_agent_items (pd_imported_session_get_checklist (session),
-                                        pd_imported_session_get_source (session) == PD_IMPORT_SOURCE_KILO_CLI
-                                        ? PD_CHECKLIST_ORIGIN_KILO_CLI_TODOS : PD_CHECKLIST_ORIGIN_OPENCODE_TODOS,
-                                        items);
+      pd_checklist_replace_agent_items_cut (pd_imported_session_get_checklist (session),
+                                            pd_imported_session_get_source (session) == PD_IMPORT_SOURCE_KILO_CLI
+                                            ? PD_CHECKLIST_ORIGIN_KILO_CLI_TODOS : PD_CHECKLIST_ORIGIN_OPENCODE_TODOS,
+                                            items, hidden);
       _pd_import_applied_update (session, pages, _pd_opencode_ms_to_us (part->time));
     }
 }

@@ -271,11 +271,12 @@ transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
 
 static const char * const content_members[] = { "content", NULL };
 
-/* The items of todo_write's arguments; NULL when they are no list. */
+/* todo_write's items (the rest counted in *@hidden); NULL: no list. */
 static GPtrArray *
-items_from_args (JsonObject *args)
+items_from_args (JsonObject *args,
+                 guint      *hidden)
 {
-  return _pd_import_items_from_array (pd_json_get_array (args, "todos"), content_members, "id");
+  return _pd_import_items_from_array_cut (pd_json_get_array (args, "todos"), content_members, "id", hidden);
 }
 
 /* The span of the @index-th part of a checked line's message (length 0:
@@ -323,12 +324,13 @@ items_of_call (PdQwenReader *self,
 {
   JsonObject *args;
   GPtrArray *items;
+  guint hidden = 0;
 
   if (self->line != NULL)
     return items_of_part_span (part_span ((PdJsonSpan) { self->line, self->line_length }, index));
-  if (!(args = pd_json_get_object (call, "args")) || !(items = items_from_args (args)))
+  if (!(args = pd_json_get_object (call, "args")) || !(items = items_from_args (args, &hidden)))
     return NULL;
-  return _pd_import_list_new (items, 0);
+  return _pd_import_list_new (items, hidden);
 }
 
 /* A tool_result's verdict: whether the call failed. */
@@ -926,6 +928,7 @@ check_side_file (PdQwenReader *self)
   PdChecklist *checklist = pd_imported_session_get_checklist (self->session);
   JsonArray *todos = NULL;
   gsize length;
+  guint hidden = 0;
 
   self->side_check = PD_QWEN_SIDE_CHECK_NONE;
   /* The id names a file: only a plain one. */
@@ -941,11 +944,12 @@ check_side_file (PdQwenReader *self)
     todos = json_node_get_array (root);
   else if (JSON_NODE_HOLDS_OBJECT (root))
     todos = pd_json_get_array (json_node_get_object (root), "todos");
-  if (!(items = _pd_import_items_from_array (todos, content_members, "id")))
+  if (!(items = _pd_import_items_from_array_cut (todos, content_members, "id", &hidden)))
     return;
 
   self->side_check = PD_QWEN_SIDE_CHECK_AGREES;
-  if (items->len != pd_checklist_get_n_agent_items (checklist))
+  if (items->len != pd_checklist_get_n_agent_items (checklist)
+      || hidden != pd_checklist_get_n_hidden_agent_items (checklist))
     self->side_check = PD_QWEN_SIDE_CHECK_DIFFERS;
   for (guint i = 0; self->side_check == PD_QWEN_SIDE_CHECK_AGREES && i < items->len; i++)
     {

@@ -28,6 +28,35 @@
 
 #define MONITOR_RATE_LIMIT_MS 20
 
+/* What a read in a worker uses: its own reference, never the watcher's.
+ * A task holding the watcher could drop the last reference to it on the
+ * worker, after the main context let go (the window closed, a test ended):
+ * the watcher was then disposed there, its monitors and poll source torn
+ * down off the thread that dispatches them. */
+typedef struct
+{
+  gatomicrefcount  ref_count;
+  char            *path;
+  PdDb            *db;   /* opened by the first read; used by one read at a time */
+} Reader;
+
+static Reader *
+reader_ref (Reader *reader)
+{
+  g_atomic_ref_count_inc (&reader->ref_count);
+  return reader;
+}
+
+static void
+reader_unref (Reader *reader)
+{
+  if (!g_atomic_ref_count_dec (&reader->ref_count))
+    return;
+  g_clear_object (&reader->db);
+  g_free (reader->path);
+  g_free (reader);
+}
+
 struct _PdDatabaseWatcher
 {
   GObject       parent_instance;
@@ -40,13 +69,13 @@ struct _PdDatabaseWatcher
   guint         poll_interval;
   GSource      *poll;
 
-  gboolean      reading;        /* a read in flight; the worker owns db */
+  gboolean      reading;        /* a read in flight */
   gboolean      again;          /* asked while reading */
   gboolean      failed;         /* the last read could not open or read */
   gboolean      baseline_changes; /* the first reading counts as a change */
   gint64        last_version;   /* -1 until the first read */
   guint64       n_reads;
-  PdDb         *db;
+  Reader       *reader;
 };
 
 G_DEFINE_FINAL_TYPE (PdDatabaseWatcher, pd_database_watcher, G_TYPE_OBJECT)
@@ -64,7 +93,7 @@ read_version_thread (GTask        *task,
                      gpointer      task_data,
                      GCancellable *cancellable)
 {
-  PdDatabaseWatcher *self = source_object;
+  Reader *self = task_data;
   GError *error = NULL;
   gint64 version = -1;
 
@@ -101,15 +130,28 @@ read_version_thread (GTask        *task,
 }
 
 static void
+free_weak_ref (GWeakRef *weak)
+{
+  g_weak_ref_clear (weak);
+  g_free (weak);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GWeakRef, free_weak_ref)
+
+static void
 on_version_read (GObject      *object,
                  GAsyncResult *result,
                  gpointer      user_data)
 {
-  PdDatabaseWatcher *self = PD_DATABASE_WATCHER (object);
+  g_autoptr(GWeakRef) weak = user_data;
+  g_autoptr(PdDatabaseWatcher) self = g_weak_ref_get (weak);
   g_autoptr(GError) error = NULL;
   gint64 version = g_task_propagate_int (G_TASK (result), &error);
   gboolean changed = FALSE;
 
+  /* Gone: nothing to tell. */
+  if (self == NULL)
+    return;
   self->reading = FALSE;
   if (g_cancellable_is_cancelled (self->cancellable))
     return;
@@ -150,6 +192,7 @@ void
 pd_database_watcher_check (PdDatabaseWatcher *self)
 {
   g_autoptr(GTask) task = NULL;
+  GWeakRef *weak;
 
   g_return_if_fail (PD_IS_DATABASE_WATCHER (self));
 
@@ -160,7 +203,11 @@ pd_database_watcher_check (PdDatabaseWatcher *self)
     }
 
   self->reading = TRUE;
-  task = g_task_new (self, NULL, on_version_read, NULL);
+  /* The task holds the reader alone; the watcher only weakly (see Reader). */
+  weak = g_new0 (GWeakRef, 1);
+  g_weak_ref_init (weak, self);
+  task = g_task_new (NULL, NULL, on_version_read, weak);
+  g_task_set_task_data (task, reader_ref (self->reader), (GDestroyNotify) reader_unref);
   g_task_set_source_tag (task, pd_database_watcher_check);
   g_task_set_name (task, "[pd] data_version");
   g_task_run_in_thread (task, read_version_thread);
@@ -222,8 +269,8 @@ pd_database_watcher_finalize (GObject *object)
 {
   PdDatabaseWatcher *self = (PdDatabaseWatcher *) object;
 
-  /* No read is in flight: each holds a reference. */
-  g_clear_object (&self->db);
+  /* A read in flight keeps the reader (and its connection) until it ends. */
+  g_clear_pointer (&self->reader, reader_unref);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_free (self->path);
@@ -274,6 +321,9 @@ pd_database_watcher_new (const char *path)
 
   self = g_object_new (PD_TYPE_DATABASE_WATCHER, NULL);
   self->path = g_strdup (path);
+  self->reader = g_new0 (Reader, 1);
+  g_atomic_ref_count_init (&self->reader->ref_count);
+  self->reader->path = g_strdup (path);
   wal = g_strconcat (path, "-wal", NULL);
   paths[0] = path;
   paths[1] = wal;

@@ -327,6 +327,11 @@ static const char * const migrations[] = {
   "  INSERT INTO sessions_fts (sessions_fts, rowid, task) VALUES ('delete', old.pk, old.task);\n"
   "  INSERT INTO sessions_fts (rowid, task) VALUES (new.pk, new.task);\n"
   "END;\n",
+
+  /* v8: an imported session's plan cut at the readers' 500 items counts
+   * the items it left out, for the lists to say (plan_hidden; 0 for ours:
+   * the engine's plans are held to their steps when written). */
+  "ALTER TABLE sessions ADD COLUMN plan_hidden INTEGER NOT NULL DEFAULT 0;\n",
 };
 
 G_STATIC_ASSERT (G_N_ELEMENTS (migrations) == PD_DB_SCHEMA_VERSION);
@@ -363,7 +368,8 @@ static const char new_schema[] =
   "  plan_total    INTEGER NOT NULL DEFAULT 0,\n"
   "  plan_blocked  INTEGER NOT NULL DEFAULT 0,\n"
   "  run_owner     TEXT\n"
-  ");\n"
+  /* As v8's ALTER TABLE writes it into the stored text. */
+  ", plan_hidden INTEGER NOT NULL DEFAULT 0);\n"
   "CREATE INDEX sessions_by_order ON sessions (pinned DESC, updated_at DESC, id);\n"
   "CREATE TRIGGER sessions_delete_messages AFTER DELETE ON sessions BEGIN\n"
   "  DELETE FROM messages WHERE id BETWEEN (old.pk << 24) AND (old.pk << 24) + 16777215;\n"

@@ -46,7 +46,7 @@ typedef enum
 } PdDbFlags;
 
 /* The schema this build writes.  Files with a higher user_version are refused. */
-#define PD_DB_SCHEMA_VERSION 7
+#define PD_DB_SCHEMA_VERSION 8
 /* "PDK1": marks the file as Plandeck's, so another application's SQLite
  * database with tables in it is never migrated into ours. */
 #define PD_DB_APPLICATION_ID 0x50444b31

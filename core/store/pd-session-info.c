@@ -115,6 +115,7 @@ pd_session_info_to_json (const PdSessionInfo *self,
   json_object_set_int_member (plan, "done", self->plan_done);
   json_object_set_int_member (plan, "total", self->plan_total);
   json_object_set_int_member (plan, "blocked", self->plan_blocked);
+  json_object_set_int_member (plan, "hidden", self->plan_hidden);
   json_object_set_object_member (object, "plan", plan);
   json_object_set_string_member (object, "auth_token", with_token && self->auth_token ? self->auth_token : "");
   /* Ours: odek's clients ignore a member they do not know. */

@@ -58,6 +58,9 @@ typedef struct
   guint            plan_done;
   guint            plan_total;
   guint            plan_blocked;
+  /* An imported session's plan past the readers' 500 items: how many
+   * items of the agent's list are not counted in plan_total. */
+  guint            plan_hidden;
   guint            n_messages;
   /* How its last run ended when it ended short of its answer: "cancelled",
    * "refused", "budget" (a budget ran out), "incomplete" (cut by the

@@ -78,7 +78,7 @@ pd_session_store_get_import_state (PdSessionStore  *self,
   locker = pd_db_locker_new (db);
   if (!(stmt = pd_db_prepare (db,
                               "SELECT i.format, i.size, i.read_offset, i.lines, i.skipped_lines, i.applied_updates, "
-                              "i.ignored_updates, s.task, s.cwd, s.created_at, s.updated_at, s.plan_done, s.plan_total "
+                              "i.ignored_updates, s.task, s.cwd, s.created_at, s.updated_at, s.plan_done, s.plan_total, s.plan_hidden "
                               "FROM imports i JOIN sessions s ON s.pk = i.session_pk "
                               "WHERE i.path = ?1 AND i.agent_id = ?2",
                               error)))
@@ -100,6 +100,7 @@ pd_session_store_get_import_state (PdSessionStore  *self,
   state->updated_at = pd_db_stmt_column_int64 (stmt, 10);
   state->plan_done = (guint) MAX (pd_db_stmt_column_int64 (stmt, 11), 0);
   state->plan_total = (guint) MAX (pd_db_stmt_column_int64 (stmt, 12), 0);
+  state->plan_hidden = (guint) MAX (pd_db_stmt_column_int64 (stmt, 13), 0);
   return TRUE;
 }
 
@@ -165,8 +166,8 @@ ensure_session (PdDb                     *db,
   token = pd_random_hex (32);
   if (!(stmt = pd_db_prepare (db,
                               "INSERT INTO sessions (id, task, source, cwd, status, created_at, updated_at, auth_token, "
-                              "plan_done, plan_total, plan_blocked) "
-                              "VALUES (?1, ?6, ?2, ?7, 'idle', ?3, ?4, ?5, ?8, ?9, 0)",
+                              "plan_done, plan_total, plan_blocked, plan_hidden) "
+                              "VALUES (?1, ?6, ?2, ?7, 'idle', ?3, ?4, ?5, ?8, ?9, 0, ?10)",
                               error)))
     return FALSE;
   pd_db_stmt_bind_text (stmt, 1, session_id);
@@ -178,6 +179,7 @@ ensure_session (PdDb                     *db,
   pd_db_stmt_bind_text (stmt, 7, summary->cwd ? summary->cwd : "");
   pd_db_stmt_bind_int (stmt, 8, (int) summary->plan_done);
   pd_db_stmt_bind_int (stmt, 9, (int) summary->plan_total);
+  pd_db_stmt_bind_int (stmt, 10, (int) MIN (summary->plan_hidden, G_MAXINT));
   if (!pd_db_step_done (db, stmt, error))
     return FALSE;
   *pk = pd_db_last_insert_rowid (db);
@@ -215,7 +217,8 @@ pd_session_store_save_import (PdSessionStore           *self,
 
       if (!(stmt = pd_db_prepare (db,
                                   "UPDATE sessions SET task = ?2, source = ?3, cwd = ?4, created_at = ?5, "
-                                  "updated_at = ?6, plan_done = ?7, plan_total = ?8, plan_blocked = 0 WHERE pk = ?1",
+                                  "updated_at = ?6, plan_done = ?7, plan_total = ?8, plan_blocked = 0, plan_hidden = ?9 "
+                                  "WHERE pk = ?1",
                                   error)))
         return FALSE;
       pd_db_stmt_bind_int64 (stmt, 1, pk);
@@ -226,6 +229,7 @@ pd_session_store_save_import (PdSessionStore           *self,
       pd_db_stmt_bind_int64 (stmt, 6, summary->updated_at);
       pd_db_stmt_bind_int (stmt, 7, (int) summary->plan_done);
       pd_db_stmt_bind_int (stmt, 8, (int) summary->plan_total);
+      pd_db_stmt_bind_int (stmt, 9, (int) MIN (summary->plan_hidden, G_MAXINT));
       if (!pd_db_step_done (db, stmt, error))
         return FALSE;
     }

@@ -33,7 +33,8 @@ struct _PdSessionStore
   "s.auth_token, coalesce ((SELECT i.applied_updates FROM imports i WHERE i.session_pk = s.pk), s.plan_version), " \
   "s.plan_done, s.plan_total, s.plan_blocked, s.n_messages, s.run_owner, " \
   "le.type, json_extract (le.event_json, '$.data.error_class'), json_extract (le.event_json, '$.data.error'), " \
-  "json_extract (le.event_json, '$.data.incomplete'), json_extract (le.event_json, '$.data.budget_exceeded')"
+  "json_extract (le.event_json, '$.data.incomplete'), json_extract (le.event_json, '$.data.budget_exceeded'), " \
+  "s.plan_hidden"
 /* The sessions with the last start or end of a run of each (le), for how
  * its last run ended: found backwards through its own events by the
  * events_by_session index, so it reads the events of one run at most. */
@@ -51,7 +52,7 @@ struct _PdSessionStore
   " NOT EXISTS (SELECT 1 FROM annotations h WHERE h.session_id = s.id AND h.key = '" PD_SESSION_STORE_HIDDEN_KEY "')"
 
 /* The column after SESSION_COLUMNS. */
-#define SESSION_COLUMNS_END 26
+#define SESSION_COLUMNS_END 27
 
 /* FALSE with PD_DB_ERROR_INVALID unless @id is a session id. */
 gboolean       _pd_session_store_check_id       (const char      *id,

@@ -176,6 +176,7 @@ _pd_session_store_info_from_row (PdDbStmt     *stmt)
   info->plan_total = (guint) pd_db_stmt_column_int (stmt, 17);
   info->plan_blocked = (guint) pd_db_stmt_column_int (stmt, 18);
   info->n_messages = (guint) pd_db_stmt_column_int (stmt, 19);
+  info->plan_hidden = (guint) MAX (pd_db_stmt_column_int64 (stmt, 26), 0);
   /* Column 20 is the run's owner, read by the caller. */
   if (g_strcmp0 (pd_db_stmt_column_text (stmt, 21), "run_failed") == 0)
     {

@@ -159,6 +159,7 @@ typedef struct
   gint64      updated_at;
   guint       plan_done;        /* the checklist, with the user's overrides */
   guint       plan_total;
+  guint       plan_hidden;      /* the agent's items past those kept, not in plan_total */
 } PdImportedSummary;
 
 /* What an earlier import stored of one transcript file and its session:
@@ -178,6 +179,7 @@ typedef struct
   gint64  updated_at;
   guint   plan_done;    /* with the user's overrides */
   guint   plan_total;
+  guint   plan_hidden;
 } PdImportState;
 
 void            pd_import_state_clear                (PdImportState            *state);
