@@ -9,7 +9,8 @@
  * not answer (127.0.0.2, its Host refused) reads "Address refused" and says
  * --allow-host, never "Token refused".  Fifty sources scroll in the
  * sidebar, the window shrinking below them.  Connect to Endpoint keeps
- * an address that is none as typed, and says why.
+ * an address that is none as typed, and says why.  A search with an
+ * endpoint hung shows this computer's matches and names it, not searched.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -17,6 +18,7 @@
 
 #include "config.h"
 
+#include <signal.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -25,6 +27,7 @@
 #include "pd-preferences-window.h"
 #include "pd-remote-source.h"
 #include "pd-secrets.h"
+#include "pd-session-list.h"
 #include "pd-source-sidebar.h"
 #include "pd-sources-page.h"
 #include "pd-test-db.h"
@@ -409,6 +412,92 @@ test_connect_dialog (void)
   g_assert_cmpint (pd_test_run_app (NULL, check_connect_dialog, NULL, NULL), ==, 0);
 }
 
+/* --- a search with an endpoint hung --------------------------------------- */
+
+typedef struct
+{
+  PdWindow   *window;
+  const char *label;
+  gboolean    note;     /* the "Not searched" note shown, or not */
+} SearchWait;
+
+static gboolean
+search_shows (gpointer data)
+{
+  SearchWait *wait = data;
+  PdSessionList *list = wait->window->session_list;
+  gboolean noted = pd_test_count_shown_labels (GTK_WIDGET (list), "Not searched: ", FALSE) > 0;
+
+  return pd_session_list_get_loaded (list) && !pd_session_list_get_busy (list) &&
+         pd_test_find_label (GTK_WIDGET (list), wait->label) != NULL && noted == wait->note;
+}
+
+/* An endpoint connected, then hung (SIGSTOP): a search shows this
+ * computer's match without waiting for it, and says which source it could
+ * not ask; the endpoint back (SIGCONT), its match comes and the note goes.
+ * It showed the rows from before the search for 3 s a round, and said
+ * nothing of the endpoint it left out. */
+static void
+check_search_hung (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  Endpoint *alpha = user_data;
+  SearchWait wait = { window, "Alpha local notes", TRUE };
+  GtkWidget *note;
+  gint64 start;
+
+  pd_test_wait_until (first_online, window, "the endpoint connected");
+  g_subprocess_send_signal (alpha->serve, SIGSTOP);
+  start = g_get_monotonic_time ();
+  pd_session_list_set_query (window->session_list, "Alpha", FALSE);
+  pd_test_wait_until (search_shows, &wait, "this computer's match, the hung endpoint named as not searched");
+  g_test_message ("this computer's match shown %.2f s after the search began, the endpoint hung",
+                  (g_get_monotonic_time () - start) / 1e6);
+  note = pd_test_find_label_containing (GTK_WIDGET (window->session_list), "Not searched: ");
+  g_test_message ("%s", gtk_label_get_text (GTK_LABEL (note)));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (note)), "Alpha box"));
+  pd_test_screenshot (GTK_WIDGET (window), "search-not-searched");
+
+  /* Back: its match comes, nothing left out. */
+  g_subprocess_send_signal (alpha->serve, SIGCONT);
+  wait.label = "Alpha build one";
+  wait.note = FALSE;
+  pd_test_wait_until (search_shows, &wait, "the endpoint's match once it answers again");
+  pd_session_list_set_query (window->session_list, NULL, FALSE);
+}
+
+static void
+test_search_hung (void)
+{
+  Endpoint alpha = { 0 };
+  g_autofree char *local_db = pd_application_default_database_path ();
+  g_autofree char *folder = g_path_get_dirname (local_db);
+  g_autoptr(PdSessionStore) local = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0700), ==, 0);
+  /* A run cut short leaves its database: it starts empty. */
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *file = g_strconcat (local_db, (const char *[]) { "", "-wal", "-shm" }[i], NULL);
+
+      g_unlink (file);
+    }
+  local = pd_test_open_store (local_db);
+  g_free (pd_test_add_session (local, "Alpha local notes", "plandeck"));
+  g_clear_object (&local);
+  endpoint_start (&alpha, "127.0.0.1:0");
+  configure (&alpha);
+  g_assert_cmpint (pd_test_run_app (NULL, check_search_hung, &alpha, NULL), ==, 0);
+  endpoint_stop (&alpha);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *file = g_strconcat (local_db, (const char *[]) { "", "-wal", "-shm" }[i], NULL);
+
+      g_unlink (file);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -418,5 +507,6 @@ main (int   argc,
   g_test_add_func ("/pd/ui/endpoints/host-refused", test_host_refused);
   g_test_add_func ("/pd/ui/endpoints/fifty", test_fifty);
   g_test_add_func ("/pd/ui/endpoints/connect-dialog", test_connect_dialog);
+  g_test_add_func ("/pd/ui/endpoints/search-hung", test_search_hung);
   return g_test_run ();
 }
