@@ -239,6 +239,7 @@ _pd_window_sync_endpoints (PdWindow *self)
 {
   g_autoptr(GVariant) configured = NULL;
   g_autoptr(GHashTable) wanted = NULL;
+  g_autoptr(GHashTable) keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GVariantIter iter;
   const char *id;
   const char *name;
@@ -263,6 +264,14 @@ _pd_window_sync_endpoints (PdWindow *self)
       if (g_strcmp0 (id, PD_SOURCE_LIST_LOCAL_ID) == 0 || id[0] == '\0' || strchr (id, '/') != NULL ||
           g_hash_table_contains (wanted, id))
         continue;
+      /* One endpoint under a second spelling (a setting written before
+       * Preferences refused it): shown once, as it was first listed. */
+      {
+        char *key = pd_remote_url_dup_key (url);
+
+        if (key != NULL && !g_hash_table_add (keys, key))
+          continue;
+      }
       g_hash_table_add (wanted, (gpointer) id);
 
       there = pd_source_list_lookup (self->sources, id, NULL);

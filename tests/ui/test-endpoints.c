@@ -224,6 +224,49 @@ test_spellings (void)
   endpoint_stop (&alpha);
 }
 
+/* A setting written before Preferences refused the second spelling: the
+ * endpoint is shown once (it was twice, every session and card too). */
+static gboolean
+two_sources (gpointer data)
+{
+  return g_list_model_get_n_items (_pd_window_get_sources (data)) == 2 && first_online (data);
+}
+
+static void
+check_configured_twice (PdApplication *app,
+                        PdWindow      *window,
+                        gpointer       user_data)
+{
+  pd_test_wait_until (two_sources, window, "this computer and the endpoint once");
+  /* Whatever comes late: still once. */
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpuint (g_list_model_get_n_items (_pd_window_get_sources (window)), ==, 2);
+  g_assert_cmpstr (pd_source_list_get_name (PD_SOURCE_LIST (_pd_window_get_sources (window)), source_at (window, 1)),
+                   ==, "Alpha box");
+}
+
+static void
+test_configured_twice (void)
+{
+  Endpoint alpha = { 0 };
+  g_autoptr(GSettings) settings = NULL;
+  g_autofree char *localhost = NULL;
+  GVariantBuilder builder;
+
+  endpoint_start (&alpha, "127.0.0.1:0");
+  configure (&alpha);
+  localhost = g_strdup_printf ("http://localhost:%u/", alpha.port);
+  pd_secrets_keep_for_session (localhost, alpha.token);
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+  g_variant_builder_add (&builder, "(sss)", "alpha-id", "Alpha box", alpha.base);
+  g_variant_builder_add (&builder, "(sss)", "again-id", "Alpha again", localhost);
+  settings = g_settings_new (APP_ID);
+  g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+  g_assert_cmpint (pd_test_run_app (NULL, check_configured_twice, &alpha, NULL), ==, 0);
+  pd_secrets_keep_for_session (localhost, NULL);
+  endpoint_stop (&alpha);
+}
+
 /* --- an address serve does not answer ----------------------------------- */
 
 static gboolean
@@ -504,6 +547,7 @@ main (int   argc,
 {
   gtk_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pd/ui/endpoints/spellings", test_spellings);
+  g_test_add_func ("/pd/ui/endpoints/configured-twice", test_configured_twice);
   g_test_add_func ("/pd/ui/endpoints/host-refused", test_host_refused);
   g_test_add_func ("/pd/ui/endpoints/fifty", test_fifty);
   g_test_add_func ("/pd/ui/endpoints/connect-dialog", test_connect_dialog);
