@@ -395,7 +395,7 @@ test_fifty (void)
     {
       g_autofree char *id = g_strdup_printf ("e%u", i);
       g_autofree char *name = g_strdup_printf ("Box %u", i + 1);
-      g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u", i + 1);
+      g_autofree char *url = g_strdup_printf ("http://127.0.0.1:9/box%u", i + 1);
 
       g_variant_builder_add (&builder, "(sss)", id, name, url);
     }
