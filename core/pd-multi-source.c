@@ -34,6 +34,11 @@
  * gave last, or left out (an endpoint that hangs holds up no other
  * source's sessions); its late answer brings it back. */
 #define LATE_MS     3000u
+/* In a search, once a source has answered, the others have this long
+ * more: a hung endpoint held a search's first match back 3 s a round, the
+ * list showing what it showed before.  Left out, the search says so; its
+ * late answer brings it in. */
+#define SEARCH_GRACE_MS 500u
 
 typedef struct
 {
@@ -55,10 +60,12 @@ struct _PdMultiSource
   GHashTable   *probing;   /* late sources asked whether they answer now */
   GHashTable   *kept;      /* PdSource → GPtrArray of its last listing's PdSessionInfo */
   GHashTable   *stale;     /* sources listed from what they gave last */
+  GPtrArray    *not_searched; /* (element-type PdSource) the last search left out */
 };
 
 enum {
   LISTED,
+  SEARCHED,
   N_SIGNALS
 };
 
@@ -188,6 +195,7 @@ typedef struct
   guint       round_size;
   guint       round;       /* serial of the round asked */
   guint       late_id;     /* its deadline */
+  guint       late_ms;     /* … this long after the round was asked, or a search's grace */
   guint       pending;
   GPtrArray  *out;         /* (element-type PdSessionInfo) */
 } ListData;
@@ -304,9 +312,17 @@ pd_multi_source_list_done (GTask *task)
 
   if (all_failed && data->sources->len > 0)
     {
+      g_ptr_array_set_size (self->not_searched, 0);
+      g_signal_emit (self, signals[SEARCHED], 0);
       g_task_return_error (task, g_steal_pointer (&data->first_error));
       return;
     }
+
+  g_ptr_array_set_size (self->not_searched, 0);
+  for (guint i = 0; i < data->sources->len && (data->query != NULL || data->full_text); i++)
+    if (data->failed[i])
+      g_ptr_array_add (self->not_searched, g_object_ref (g_ptr_array_index (data->sources, i)));
+  g_signal_emit (self, signals[SEARCHED], 0);
 
   pd_multi_source_keep_cursor (self, data);
   g_task_return_pointer (task,
@@ -399,6 +415,21 @@ pd_multi_source_is_stale (PdMultiSource *self,
   return g_hash_table_contains (self->stale, source);
 }
 
+/**
+ * pd_multi_source_get_not_searched:
+ *
+ * Returns: (transfer none) (element-type PdSource): the sources the last
+ *   listing, a search, could not ask (down, hung, refusing): empty after
+ *   a listing of all sessions
+ */
+GPtrArray *
+pd_multi_source_get_not_searched (PdMultiSource *self)
+{
+  g_return_val_if_fail (PD_IS_MULTI_SOURCE (self), NULL);
+
+  return self->not_searched;
+}
+
 /* What a source answered to the whole list (no search) is kept, from its
  * top on, to be listed for it when it fails. */
 static void
@@ -456,6 +487,8 @@ pd_multi_source_use_kept (PdMultiSource *self,
   g_hash_table_add (self->stale, g_object_ref (source));
   return TRUE;
 }
+
+static gboolean on_round_late (gpointer user_data);
 
 static void
 on_source_listed (GObject      *object,
@@ -517,6 +550,17 @@ on_source_listed (GObject      *object,
       g_clear_handle_id (&data->late_id, g_source_remove);
       pd_multi_source_merge_round (task);
     }
+  else if ((data->query != NULL || data->full_text) && data->late_ms != SEARCH_GRACE_MS && data->late_id != 0 &&
+           (g_ptr_array_index (data->pages, 0) != NULL || data->failed[0] || data->from_kept[0]))
+    {
+      /* A search, this computer's answer in (a full-text search of a large
+       * database takes its time): what came is shown soon, whichever
+       * endpoint still has not answered. */
+      g_source_remove (data->late_id);
+      data->late_ms = SEARCH_GRACE_MS;
+      data->late_id = g_timeout_add_full (G_PRIORITY_DEFAULT, SEARCH_GRACE_MS, on_round_late, g_object_ref (task),
+                                          g_object_unref);
+    }
 }
 
 static gboolean
@@ -536,7 +580,7 @@ on_round_late (gpointer user_data)
         continue;
       g_hash_table_add (self->late, g_object_ref (source));
       error = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE,
-                           "%s did not answer within %u seconds", pd_source_get_title (source), LATE_MS / 1000);
+                           "%s did not answer within %.1f s", pd_source_get_title (source), data->late_ms / 1000.0);
       if (!pd_multi_source_use_kept (self, data, i))
         {
           data->failed[i] = TRUE;
@@ -591,6 +635,7 @@ pd_multi_source_list_round (GTask *task)
       pd_multi_source_merge_round (task);
       return;
     }
+  data->late_ms = LATE_MS;
   data->late_id = g_timeout_add_full (G_PRIORITY_DEFAULT, LATE_MS, on_round_late, g_object_ref (task),
                                       g_object_unref);
 }
@@ -750,6 +795,7 @@ pd_multi_source_finalize (GObject *object)
   g_clear_pointer (&self->probing, g_hash_table_unref);
   g_clear_pointer (&self->kept, g_hash_table_unref);
   g_clear_pointer (&self->stale, g_hash_table_unref);
+  g_clear_pointer (&self->not_searched, g_ptr_array_unref);
 
   G_OBJECT_CLASS (pd_multi_source_parent_class)->finalize (object);
 }
@@ -771,6 +817,9 @@ pd_multi_source_class_init (PdMultiSourceClass *klass)
    */
   signals[LISTED] = g_signal_new ("listed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                   0, NULL, NULL, NULL, G_TYPE_NONE, 2, PD_TYPE_SOURCE, G_TYPE_ERROR);
+  /* A listing is done: pd_multi_source_get_not_searched() says what it left out. */
+  signals[SEARCHED] = g_signal_new ("searched", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                    0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void
@@ -783,6 +832,7 @@ pd_multi_source_init (PdMultiSource *self)
   self->kept = g_hash_table_new_full (g_direct_hash, g_direct_equal, g_object_unref,
                                       (GDestroyNotify) g_ptr_array_unref);
   self->stale = g_hash_table_new_full (g_direct_hash, g_direct_equal, g_object_unref, NULL);
+  self->not_searched = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 static void

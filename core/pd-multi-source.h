@@ -35,5 +35,6 @@ char          *pd_multi_source_make_id     (PdMultiSource *self,
                                             const char    *source_id);
 gboolean       pd_multi_source_is_stale    (PdMultiSource *self,
                                             PdSource      *source);
+GPtrArray     *pd_multi_source_get_not_searched (PdMultiSource *self);
 
 G_END_DECLS

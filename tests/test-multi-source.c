@@ -293,6 +293,60 @@ on_listed (PdMultiSource *multi,
 }
 
 /* A source that cannot be read is left out; the others' sessions stay. */
+/* A search with an endpoint that takes the request and never answers: the
+ * other sources' matches come without waiting out its deadline, and the
+ * listing says it could not ask it; a listing of all sessions after it
+ * says nothing is left out. */
+static void
+test_search_hung (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(GSocketListener) listener = g_socket_listener_new ();
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) any = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+  g_autoptr(PdRemoteSource) hung = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionPage) page = NULL;
+  g_autofree char *url = NULL;
+  GPtrArray *left_out;
+  gint64 start;
+
+  g_assert_true (g_socket_listener_add_address (listener, any, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP,
+                                                NULL, &bound, &error));
+  g_assert_no_error (error);
+  url = g_strdup_printf ("http://127.0.0.1:%u", g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound)));
+  hung = pd_remote_source_new (url, "token", &error);
+  g_assert_no_error (error);
+  pd_remote_source_set_timeout (hung, 0);
+  pd_source_list_append (f->list, PD_SOURCE (hung), "hung", "Hung");
+
+  start = g_get_monotonic_time ();
+  page = list_page (PD_SOURCE (f->multi), "needle", 0, 200, &error);
+  g_test_message ("the search's matches came after %.2f s, the hung endpoint left out",
+                  (g_get_monotonic_time () - start) / 1e6);
+  g_assert_no_error (error);
+  g_assert_cmpuint (page->sessions->len, ==, 12);
+  left_out = pd_multi_source_get_not_searched (f->multi);
+  g_assert_cmpuint (left_out->len, ==, 1);
+  g_assert_true (g_ptr_array_index (left_out, 0) == (gpointer) hung);
+
+  /* All sessions: nothing said left out (its kept listing, or none). */
+  g_clear_pointer (&page, pd_session_page_free);
+  page = list_page (PD_SOURCE (f->multi), NULL, 0, 200, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pd_multi_source_get_not_searched (f->multi)->len, ==, 0);
+
+  pd_source_list_remove (f->list, "hung");
+  g_socket_listener_close (listener);
+  {
+    gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+
+    while (G_OBJECT (f->multi)->ref_count > 1 && g_get_monotonic_time () < deadline)
+      g_main_context_iteration (NULL, TRUE);
+  }
+}
+
 static void
 test_failing_source (Fixture       *f,
                      gconstpointer  data)
@@ -576,6 +630,7 @@ main (int   argc,
   g_test_add ("/pd/multi-source/search", Fixture, NULL, fixture_set_up, test_search, fixture_tear_down);
   g_test_add ("/pd/multi-source/routed-calls", Fixture, NULL, fixture_set_up, test_routed_calls, fixture_tear_down);
   g_test_add ("/pd/multi-source/hung-source", Fixture, NULL, fixture_set_up, test_hung_source, fixture_tear_down);
+  g_test_add ("/pd/multi-source/search-hung", Fixture, NULL, fixture_set_up, test_search_hung, fixture_tear_down);
   g_test_add ("/pd/multi-source/failing-source", Fixture, NULL, fixture_set_up, test_failing_source,
               fixture_tear_down);
   g_test_add ("/pd/multi-source/kept-listing", Fixture, NULL, fixture_set_up, test_kept_listing, fixture_tear_down);

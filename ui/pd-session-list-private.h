@@ -57,6 +57,7 @@ struct _PdSessionList
   GtkStack           *list_stack;
   GtkListView        *list_view;
   GtkLabel           *empty_label;
+  GtkLabel           *note_label;
   GtkSpinner         *loading_spinner;
 };
 

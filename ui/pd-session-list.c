@@ -796,6 +796,7 @@ pd_session_list_class_init (PdSessionListClass *klass)
                                                "/io/github/plandeck/Plandeck/ui/pd-session-list.ui");
   gtk_widget_class_bind_template_child (widget_class, PdSessionList, search_bar);
   gtk_widget_class_bind_template_child (widget_class, PdSessionList, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, PdSessionList, note_label);
   gtk_widget_class_bind_template_child (widget_class, PdSessionList, full_text_toggle);
   gtk_widget_class_bind_template_child (widget_class, PdSessionList, list_stack);
   gtk_widget_class_bind_template_child (widget_class, PdSessionList, list_view);
@@ -1001,6 +1002,21 @@ pd_session_list_set_query (PdSessionList *self,
     pd_session_list_tell_count (self, -1);
   update_autoselect (self);
   pd_session_list_restart (self);
+}
+
+/**
+ * pd_session_list_set_note:
+ * @note: (nullable): plain text over the list (what a search left out),
+ *   %NULL for none
+ */
+void
+pd_session_list_set_note (PdSessionList *self,
+                          const char    *note)
+{
+  g_return_if_fail (PD_IS_SESSION_LIST (self));
+
+  gtk_label_set_text (self->note_label, note != NULL ? note : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->note_label), note != NULL && note[0] != '\0');
 }
 
 /**

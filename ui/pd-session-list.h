@@ -41,4 +41,7 @@ gboolean            pd_session_list_get_loaded        (PdSessionList *self);
 guint               pd_session_list_get_generation    (PdSessionList *self);
 gboolean            pd_session_list_get_busy          (PdSessionList *self);
 
+void             pd_session_list_set_note      (PdSessionList *self,
+                                                const char    *note);
+
 G_END_DECLS

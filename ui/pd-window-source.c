@@ -19,6 +19,8 @@
 #include "pd-window-private.h"
 
 static void pd_window_on_listed     (PdWindow     *self);
+static void pd_window_on_searched   (PdWindow      *self,
+                                     PdMultiSource *multi);
 static void on_chosen_load_failed   (PdWindow     *self,
                                      const GError *error);
 static void on_chosen_loaded        (PdWindow     *self);
@@ -237,6 +239,7 @@ _pd_window_sync_endpoints (PdWindow *self)
 {
   g_autoptr(GVariant) configured = NULL;
   g_autoptr(GHashTable) wanted = NULL;
+  g_autoptr(GHashTable) keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GVariantIter iter;
   const char *id;
   const char *name;
@@ -261,6 +264,14 @@ _pd_window_sync_endpoints (PdWindow *self)
       if (g_strcmp0 (id, PD_SOURCE_LIST_LOCAL_ID) == 0 || id[0] == '\0' || strchr (id, '/') != NULL ||
           g_hash_table_contains (wanted, id))
         continue;
+      /* One endpoint under a second spelling (a setting written before
+       * Preferences refused it): shown once, as it was first listed. */
+      {
+        char *key = pd_remote_url_dup_key (url);
+
+        if (key != NULL && !g_hash_table_add (keys, key))
+          continue;
+      }
       g_hash_table_add (wanted, (gpointer) id);
 
       there = pd_source_list_lookup (self->sources, id, NULL);
@@ -635,6 +646,8 @@ _pd_window_open_source (PdWindow *self)
         _pd_window_set_source (self, PD_SOURCE (pd_multi_source_new (self->sources)));
         g_signal_connect_object (self->source, "listed", G_CALLBACK (pd_window_on_listed), self,
                                  G_CONNECT_SWAPPED | G_CONNECT_AFTER);
+        g_signal_connect_object (self->source, "searched", G_CALLBACK (pd_window_on_searched), self,
+                                 G_CONNECT_SWAPPED);
         g_signal_connect_object (self->session_list, "load-failed", G_CALLBACK (on_chosen_load_failed), self,
                                  G_CONNECT_SWAPPED | G_CONNECT_AFTER);
         g_signal_connect_object (self->session_list, "notify::loaded", G_CALLBACK (on_chosen_loaded), self,
@@ -828,6 +841,40 @@ pd_window_on_listed (PdWindow *self)
   if (self->session_list != NULL)
     pd_window_name_origins (self, 0,
                             g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (self->session_list))));
+}
+
+/* A listing done: a search names the sources it could not ask, with
+ * their state ("Not searched: Build box (Not answering)"); they were left
+ * out silently. */
+static void
+pd_window_on_searched (PdWindow      *self,
+                       PdMultiSource *multi)
+{
+  GPtrArray *left_out = pd_multi_source_get_not_searched (multi);
+  g_autoptr(GString) names = g_string_new (NULL);
+  g_autofree char *note = NULL;
+
+  /* Closing: the list and the sidebar went first. */
+  if (self->session_list == NULL || self->sources == NULL || self->source_sidebar == NULL)
+    return;
+  for (guint i = 0; i < left_out->len; i++)
+    {
+      PdSource *source = g_ptr_array_index (left_out, i);
+      g_autofree char *state = pd_source_sidebar_dup_state (self->source_sidebar, source, NULL);
+      g_autofree char *name = _pd_isolated_short (pd_source_list_get_name (self->sources, source), 80);
+
+      if (names->len > 0)
+        g_string_append (names, ", ");
+      if (state != NULL)
+        /* Translators: a source a search could not ask, and its state: "Build box (Unreachable)" */
+        g_string_append_printf (names, _("%s (%s)"), name, state);
+      else
+        g_string_append (names, name);
+    }
+  if (names->len > 0)
+    /* Translators: %s names the sources, "Build box (Unreachable), Beta (Token refused)" */
+    note = g_strdup_printf (_("Not searched: %s"), names->str);
+  pd_session_list_set_note (self->session_list, note);
 }
 
 void

@@ -9,7 +9,8 @@
  * not answer (127.0.0.2, its Host refused) reads "Address refused" and says
  * --allow-host, never "Token refused".  Fifty sources scroll in the
  * sidebar, the window shrinking below them.  Connect to Endpoint keeps
- * an address that is none as typed, and says why.
+ * an address that is none as typed, and says why.  A search with an
+ * endpoint hung shows this computer's matches and names it, not searched.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -17,6 +18,7 @@
 
 #include "config.h"
 
+#include <signal.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -25,6 +27,7 @@
 #include "pd-preferences-window.h"
 #include "pd-remote-source.h"
 #include "pd-secrets.h"
+#include "pd-session-list.h"
 #include "pd-source-sidebar.h"
 #include "pd-sources-page.h"
 #include "pd-test-db.h"
@@ -221,6 +224,49 @@ test_spellings (void)
   endpoint_stop (&alpha);
 }
 
+/* A setting written before Preferences refused the second spelling: the
+ * endpoint is shown once (it was twice, every session and card too). */
+static gboolean
+two_sources (gpointer data)
+{
+  return g_list_model_get_n_items (_pd_window_get_sources (data)) == 2 && first_online (data);
+}
+
+static void
+check_configured_twice (PdApplication *app,
+                        PdWindow      *window,
+                        gpointer       user_data)
+{
+  pd_test_wait_until (two_sources, window, "this computer and the endpoint once");
+  /* Whatever comes late: still once. */
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpuint (g_list_model_get_n_items (_pd_window_get_sources (window)), ==, 2);
+  g_assert_cmpstr (pd_source_list_get_name (PD_SOURCE_LIST (_pd_window_get_sources (window)), source_at (window, 1)),
+                   ==, "Alpha box");
+}
+
+static void
+test_configured_twice (void)
+{
+  Endpoint alpha = { 0 };
+  g_autoptr(GSettings) settings = NULL;
+  g_autofree char *localhost = NULL;
+  GVariantBuilder builder;
+
+  endpoint_start (&alpha, "127.0.0.1:0");
+  configure (&alpha);
+  localhost = g_strdup_printf ("http://localhost:%u/", alpha.port);
+  pd_secrets_keep_for_session (localhost, alpha.token);
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+  g_variant_builder_add (&builder, "(sss)", "alpha-id", "Alpha box", alpha.base);
+  g_variant_builder_add (&builder, "(sss)", "again-id", "Alpha again", localhost);
+  settings = g_settings_new (APP_ID);
+  g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+  g_assert_cmpint (pd_test_run_app (NULL, check_configured_twice, &alpha, NULL), ==, 0);
+  pd_secrets_keep_for_session (localhost, NULL);
+  endpoint_stop (&alpha);
+}
+
 /* --- an address serve does not answer ----------------------------------- */
 
 static gboolean
@@ -349,7 +395,7 @@ test_fifty (void)
     {
       g_autofree char *id = g_strdup_printf ("e%u", i);
       g_autofree char *name = g_strdup_printf ("Box %u", i + 1);
-      g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u", i + 1);
+      g_autofree char *url = g_strdup_printf ("http://127.0.0.1:9/box%u", i + 1);
 
       g_variant_builder_add (&builder, "(sss)", id, name, url);
     }
@@ -409,14 +455,102 @@ test_connect_dialog (void)
   g_assert_cmpint (pd_test_run_app (NULL, check_connect_dialog, NULL, NULL), ==, 0);
 }
 
+/* --- a search with an endpoint hung --------------------------------------- */
+
+typedef struct
+{
+  PdWindow   *window;
+  const char *label;
+  gboolean    note;     /* the "Not searched" note shown, or not */
+} SearchWait;
+
+static gboolean
+search_shows (gpointer data)
+{
+  SearchWait *wait = data;
+  PdSessionList *list = wait->window->session_list;
+  gboolean noted = pd_test_count_shown_labels (GTK_WIDGET (list), "Not searched: ", FALSE) > 0;
+
+  return pd_session_list_get_loaded (list) && !pd_session_list_get_busy (list) &&
+         pd_test_find_label (GTK_WIDGET (list), wait->label) != NULL && noted == wait->note;
+}
+
+/* An endpoint connected, then hung (SIGSTOP): a search shows this
+ * computer's match without waiting for it, and says which source it could
+ * not ask; the endpoint back (SIGCONT), its match comes and the note goes.
+ * It showed the rows from before the search for 3 s a round, and said
+ * nothing of the endpoint it left out. */
+static void
+check_search_hung (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  Endpoint *alpha = user_data;
+  SearchWait wait = { window, "Alpha local notes", TRUE };
+  GtkWidget *note;
+  gint64 start;
+
+  pd_test_wait_until (first_online, window, "the endpoint connected");
+  g_subprocess_send_signal (alpha->serve, SIGSTOP);
+  start = g_get_monotonic_time ();
+  pd_session_list_set_query (window->session_list, "Alpha", FALSE);
+  pd_test_wait_until (search_shows, &wait, "this computer's match, the hung endpoint named as not searched");
+  g_test_message ("this computer's match shown %.2f s after the search began, the endpoint hung",
+                  (g_get_monotonic_time () - start) / 1e6);
+  note = pd_test_find_label_containing (GTK_WIDGET (window->session_list), "Not searched: ");
+  g_test_message ("%s", gtk_label_get_text (GTK_LABEL (note)));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (note)), "Alpha box"));
+  pd_test_screenshot (GTK_WIDGET (window), "search-not-searched");
+
+  /* Back: its match comes, nothing left out. */
+  g_subprocess_send_signal (alpha->serve, SIGCONT);
+  wait.label = "Alpha build one";
+  wait.note = FALSE;
+  pd_test_wait_until (search_shows, &wait, "the endpoint's match once it answers again");
+  pd_session_list_set_query (window->session_list, NULL, FALSE);
+}
+
+static void
+test_search_hung (void)
+{
+  Endpoint alpha = { 0 };
+  g_autofree char *local_db = pd_application_default_database_path ();
+  g_autofree char *folder = g_path_get_dirname (local_db);
+  g_autoptr(PdSessionStore) local = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0700), ==, 0);
+  /* A run cut short leaves its database: it starts empty. */
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *file = g_strconcat (local_db, (const char *[]) { "", "-wal", "-shm" }[i], NULL);
+
+      g_unlink (file);
+    }
+  local = pd_test_open_store (local_db);
+  g_free (pd_test_add_session (local, "Alpha local notes", "plandeck"));
+  g_clear_object (&local);
+  endpoint_start (&alpha, "127.0.0.1:0");
+  configure (&alpha);
+  g_assert_cmpint (pd_test_run_app (NULL, check_search_hung, &alpha, NULL), ==, 0);
+  endpoint_stop (&alpha);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *file = g_strconcat (local_db, (const char *[]) { "", "-wal", "-shm" }[i], NULL);
+
+      g_unlink (file);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   gtk_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pd/ui/endpoints/spellings", test_spellings);
+  g_test_add_func ("/pd/ui/endpoints/configured-twice", test_configured_twice);
   g_test_add_func ("/pd/ui/endpoints/host-refused", test_host_refused);
   g_test_add_func ("/pd/ui/endpoints/fifty", test_fifty);
   g_test_add_func ("/pd/ui/endpoints/connect-dialog", test_connect_dialog);
+  g_test_add_func ("/pd/ui/endpoints/search-hung", test_search_hung);
   return g_test_run ();
 }
