@@ -935,7 +935,8 @@ test_now_many_steps (Fixture       *f,
       g_autofree char *id = g_strdup_printf ("s%u", i + 1);
       g_autofree char *text = g_strdup_printf ("Port part %u of the settings", i + 1);
       PdPlanStep *step = pd_test_step (id, i == 0 ? long_title->str : i == 499 ? "Tag the release" : text,
-                                       i == 499 ? PD_PLAN_STEP_BLOCKED : PD_PLAN_STEP_PENDING, "a note");
+                                       i == 499 ? PD_PLAN_STEP_BLOCKED : PD_PLAN_STEP_PENDING,
+                                       i == 0 ? long_title->str + 8 : "a note");
 
       pd_test_step_add_check (step, "c1", "the tests pass", "shell", "{}", PD_PLAN_CHECK_PENDING);
       g_ptr_array_add (plan->steps, step);
@@ -966,6 +967,13 @@ test_now_many_steps (Fixture       *f,
   g_assert_true (g_str_has_suffix (gtk_label_get_text (GTK_LABEL (title)), "…"));
   g_assert_cmpint (strlen (gtk_widget_get_tooltip_text (title)), >, 1000);
   g_assert_cmpint (g_utf8_strlen (gtk_widget_get_tooltip_text (title), -1), <=, 2001);
+  /* Its note of 100 KB too; a screen reader hears title and note as
+   * shown, made for 500 light rows at once. */
+  {
+    g_autofree char *first = pd_test_a11y_description (GTK_WIDGET (_pd_now_view_get_row_widget (f->view, 0)));
+
+    g_assert_cmpint (g_utf8_strlen (first, -1), <, 1000);
+  }
 
   /* One Tab stop; End reaches the last step, named and in sight. */
   gtk_root_set_focus (GTK_ROOT (f->window), NULL);
