@@ -19,7 +19,7 @@
  * NOTE_SHOWN_CHARS, a chip to CHECK_SHOWN_CHARS; the tooltips have up to
  * TOOLTIP_CHARS.  What a screen reader hears of a row is made with the
  * light row, 500 at once: the title and note as shown, each check's
- * description to CHECK_SAID_CHARS.
+ * description and arguments to CHECK_SAID_CHARS.
  */
 #define G_LOG_DOMAIN "pd-plan-row"
 
@@ -216,7 +216,7 @@ pd_plan_row_sync_accessible (PdPlanRow        *self,
       const PdPlanCheck *check = g_ptr_array_index (step->checks, i);
       g_autofree char *what = check_what (check, CHECK_SAID_CHARS);
       g_autofree char *tool = cut_text (check->tool != NULL ? check->tool : "", CHECK_SHOWN_CHARS, FALSE);
-      g_autofree char *arguments = cut_text (check->arguments != NULL ? check->arguments : "{}", CHECK_SHOWN_CHARS, FALSE);
+      g_autofree char *arguments = cut_text (check->arguments != NULL ? check->arguments : "{}", CHECK_SAID_CHARS, FALSE);
 
       /* Translators: one acceptance check in a step's spoken description:
        * "Check tests pass: passed, tool shell, arguments {…}" */

@@ -911,6 +911,10 @@ row_made_in_sight (gpointer data)
   return bounds.origin.y >= 0 && bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scroller) + 1;
 }
 
+/* A check's arguments of 150 characters, which a screen reader hears whole. */
+#define ARGUMENTS_150 "{\"command\":\"meson test -C _build --suite ui --print-errorlogs " \
+                      "--timeout-multiplier 3 now-view a11y-states a11y-keyboard live runs window sources\"}"
+
 /* A plan of 500 steps, the first with a title of 100 KB: the page makes
  * the rows in sight, not 500 (6–13 s of the main thread, 36 s with long
  * texts), shows the title cut to what a row shows, and every step is
@@ -938,7 +942,8 @@ test_now_many_steps (Fixture       *f,
                                        i == 499 ? PD_PLAN_STEP_BLOCKED : PD_PLAN_STEP_PENDING,
                                        i == 0 ? long_title->str + 8 : "a note");
 
-      pd_test_step_add_check (step, "c1", "the tests pass", "shell", "{}", PD_PLAN_CHECK_PENDING);
+      pd_test_step_add_check (step, "c1", "the tests pass", "shell", i == 499 ? ARGUMENTS_150 : "{}",
+                              PD_PLAN_CHECK_PENDING);
       g_ptr_array_add (plan->steps, step);
     }
   plan->version = 1;
@@ -986,6 +991,7 @@ test_now_many_steps (Fixture       *f,
   g_assert_cmpstr (name, ==, "s500: Tag the release");
   g_assert_true (g_str_has_prefix (description, "Blocked"));
   g_assert_nonnull (strstr (description, "Check the tests pass: Pending"));
+  g_assert_nonnull (strstr (description, ARGUMENTS_150));
   pd_test_wait_until (row_made_in_sight, wait, "the last step made and in sight");
   g_assert_nonnull (pd_test_find_label (focus, "Tag the release"));
   pd_test_screenshot (GTK_WIDGET (f->window), "now-many-steps-end");
