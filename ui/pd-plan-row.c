@@ -16,8 +16,10 @@
  * what it shows (pd_plan_row_ensure_content()) when it comes into sight.
  * Every text is shown cut to what a row shows (a title of 100 KB was laid
  * out whole): the title to TITLE_SHOWN_CHARS, the note to
- * NOTE_SHOWN_CHARS, and the tooltips and what a screen reader says to
- * TOOLTIP_CHARS.
+ * NOTE_SHOWN_CHARS, a chip to CHECK_SHOWN_CHARS; the tooltips have up to
+ * TOOLTIP_CHARS.  What a screen reader hears of a row is made with the
+ * light row, 500 at once: the title and note as shown, each check's
+ * description and arguments to CHECK_SAID_CHARS.
  */
 #define G_LOG_DOMAIN "pd-plan-row"
 
@@ -204,7 +206,7 @@ pd_plan_row_sync_accessible (PdPlanRow        *self,
     g_string_append_printf (description, ". %s", unverified);
   if (step->note != NULL && step->note[0] != '\0')
     {
-      g_autofree char *note = cut_text (step->note, TOOLTIP_CHARS, FALSE);
+      g_autofree char *note = cut_text (step->note, NOTE_SHOWN_CHARS, FALSE);
 
       /* Translators: appended to a step's spoken status: its note */
       g_string_append_printf (description, _(". Note: %s"), note);
@@ -214,7 +216,7 @@ pd_plan_row_sync_accessible (PdPlanRow        *self,
       const PdPlanCheck *check = g_ptr_array_index (step->checks, i);
       g_autofree char *what = check_what (check, CHECK_SAID_CHARS);
       g_autofree char *tool = cut_text (check->tool != NULL ? check->tool : "", CHECK_SHOWN_CHARS, FALSE);
-      g_autofree char *arguments = cut_text (check->arguments != NULL ? check->arguments : "{}", CHECK_SHOWN_CHARS, FALSE);
+      g_autofree char *arguments = cut_text (check->arguments != NULL ? check->arguments : "{}", CHECK_SAID_CHARS, FALSE);
 
       /* Translators: one acceptance check in a step's spoken description:
        * "Check tests pass: passed, tool shell, arguments {…}" */

@@ -911,6 +911,10 @@ row_made_in_sight (gpointer data)
   return bounds.origin.y >= 0 && bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scroller) + 1;
 }
 
+/* A check's arguments of 150 characters, which a screen reader hears whole. */
+#define ARGUMENTS_150 "{\"command\":\"meson test -C _build --suite ui --print-errorlogs " \
+                      "--timeout-multiplier 3 now-view a11y-states a11y-keyboard live runs window sources\"}"
+
 /* A plan of 500 steps, the first with a title of 100 KB: the page makes
  * the rows in sight, not 500 (6–13 s of the main thread, 36 s with long
  * texts), shows the title cut to what a row shows, and every step is
@@ -935,9 +939,11 @@ test_now_many_steps (Fixture       *f,
       g_autofree char *id = g_strdup_printf ("s%u", i + 1);
       g_autofree char *text = g_strdup_printf ("Port part %u of the settings", i + 1);
       PdPlanStep *step = pd_test_step (id, i == 0 ? long_title->str : i == 499 ? "Tag the release" : text,
-                                       i == 499 ? PD_PLAN_STEP_BLOCKED : PD_PLAN_STEP_PENDING, "a note");
+                                       i == 499 ? PD_PLAN_STEP_BLOCKED : PD_PLAN_STEP_PENDING,
+                                       i == 0 ? long_title->str + 8 : "a note");
 
-      pd_test_step_add_check (step, "c1", "the tests pass", "shell", "{}", PD_PLAN_CHECK_PENDING);
+      pd_test_step_add_check (step, "c1", "the tests pass", "shell", i == 499 ? ARGUMENTS_150 : "{}",
+                              PD_PLAN_CHECK_PENDING);
       g_ptr_array_add (plan->steps, step);
     }
   plan->version = 1;
@@ -966,6 +972,13 @@ test_now_many_steps (Fixture       *f,
   g_assert_true (g_str_has_suffix (gtk_label_get_text (GTK_LABEL (title)), "…"));
   g_assert_cmpint (strlen (gtk_widget_get_tooltip_text (title)), >, 1000);
   g_assert_cmpint (g_utf8_strlen (gtk_widget_get_tooltip_text (title), -1), <=, 2001);
+  /* Its note of 100 KB too; a screen reader hears title and note as
+   * shown, made for 500 light rows at once. */
+  {
+    g_autofree char *first = pd_test_a11y_description (GTK_WIDGET (_pd_now_view_get_row_widget (f->view, 0)));
+
+    g_assert_cmpint (g_utf8_strlen (first, -1), <, 1000);
+  }
 
   /* One Tab stop; End reaches the last step, named and in sight. */
   gtk_root_set_focus (GTK_ROOT (f->window), NULL);
@@ -978,6 +991,7 @@ test_now_many_steps (Fixture       *f,
   g_assert_cmpstr (name, ==, "s500: Tag the release");
   g_assert_true (g_str_has_prefix (description, "Blocked"));
   g_assert_nonnull (strstr (description, "Check the tests pass: Pending"));
+  g_assert_nonnull (strstr (description, ARGUMENTS_150));
   pd_test_wait_until (row_made_in_sight, wait, "the last step made and in sight");
   g_assert_nonnull (pd_test_find_label (focus, "Tag the release"));
   pd_test_screenshot (GTK_WIDGET (f->window), "now-many-steps-end");
