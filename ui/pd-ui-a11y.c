@@ -278,31 +278,45 @@ _pd_images_speak (GtkWidget *root)
     _pd_images_speak (child);
 }
 
-/* Names a scroll bar as it is realized (the emission hook of
- * GtkWidget::realize): by its direction. */
-static gboolean
-name_scrollbar (GSignalInvocationHint *hint,
-                guint                  n_params,
-                const GValue          *params,
-                gpointer               data)
+/*
+ * _pd_scrollbar_speak:
+ * @widget: any widget
+ *
+ * Names @widget, when it is a scroll bar, by its direction, once.
+ */
+void
+_pd_scrollbar_speak (GtkWidget *widget)
 {
-  GObject *widget = g_value_get_object (&params[0]);
+  if (!GTK_IS_SCROLLBAR (widget) || g_object_get_data (G_OBJECT (widget), "pd-scrollbar-named") != NULL)
+    return;
+  g_object_set_data (G_OBJECT (widget), "pd-scrollbar-named", GINT_TO_POINTER (1));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  gtk_orientable_get_orientation (GTK_ORIENTABLE (widget)) == GTK_ORIENTATION_HORIZONTAL
+                                  /* Translators: a screen reader's name of a scroll bar */
+                                  ? _("Horizontal Scroll Bar") : _("Vertical Scroll Bar"),
+                                  -1);
+}
 
-  if (GTK_IS_SCROLLBAR (widget))
-    gtk_accessible_update_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                    gtk_orientable_get_orientation (GTK_ORIENTABLE (widget)) == GTK_ORIENTATION_HORIZONTAL
-                                    /* Translators: a screen reader's name of a scroll bar */
-                                    ? _("Horizontal Scroll Bar") : _("Vertical Scroll Bar"),
-                                    -1);
+/* The emission hook of GtkWidget::realize. */
+static gboolean
+on_realize_hook (GSignalInvocationHint *hint,
+                 guint                  n_params,
+                 const GValue          *params,
+                 gpointer               data)
+{
+  _pd_scrollbar_speak (g_value_get_object (&params[0]));
   return TRUE;
 }
 
 /*
  * _pd_scrollbars_speak:
  *
- * From now on, every scroll bar of the process is named: GTK 4.8 names
- * none, and AT-SPI said "GtkScrollbar" for each one a screen reader
- * browsed to (the Preferences' pages, an approval's command).
+ * From now on, every scroll bar of the process is named as it is
+ * realized: GTK 4.8 names none, and AT-SPI said "GtkScrollbar" for each
+ * one a screen reader browsed to (the Preferences' pages, an approval's
+ * command).  Those never shown (an overlay one, one of a page not shown)
+ * are still in the tree a reader browses: each window names its own as it
+ * is shown (_pd_name_mnemonic_buttons()).
  */
 void
 _pd_scrollbars_speak (void)
@@ -311,7 +325,7 @@ _pd_scrollbars_speak (void)
 
   if (g_once_init_enter (&hooked))
     {
-      g_signal_add_emission_hook (g_signal_lookup ("realize", GTK_TYPE_WIDGET), 0, name_scrollbar, NULL, NULL);
+      g_signal_add_emission_hook (g_signal_lookup ("realize", GTK_TYPE_WIDGET), 0, on_realize_hook, NULL, NULL);
       g_once_init_leave (&hooked, 1);
     }
 }

@@ -99,5 +99,6 @@ void        _pd_list_boxes_name        (GtkWidget          *root,
 void        _pd_window_keep_role       (GtkWindow          *window);
 void        _pd_images_speak           (GtkWidget          *root);
 void        _pd_scrollbars_speak       (void);
+void        _pd_scrollbar_speak        (GtkWidget          *widget);
 
 G_END_DECLS

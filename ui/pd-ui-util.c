@@ -515,6 +515,7 @@ name_mnemonic_buttons (GtkWidget *widget)
         }
       drop_mnemonic_duplicate (GTK_BUTTON (widget));
     }
+  _pd_scrollbar_speak (widget);
   for (GtkWidget *child = gtk_widget_get_first_child (widget);
        child != NULL;
        child = gtk_widget_get_next_sibling (child))

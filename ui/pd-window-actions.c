@@ -500,12 +500,8 @@ focus_other_pane_action (GtkWidget  *widget,
       _pd_window_focus_opened (self);
     }
   else if (in_list && g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "overview") == 0)
-    {
-      /* The Overview's cards, the first: F6 stayed in the list (tried
-       * with the keyboard alone). */
-      adw_leaflet_set_visible_child_name (self->leaflet, "content");
-      _pd_window_focus_overview (self);
-    }
+    /* The Overview's first card: F6 stayed in the list (tried with the keyboard alone). */
+    _pd_window_focus_overview (self);
   else
     {
       GtkWidget *rows = main_list (list);

@@ -472,12 +472,14 @@ focus_overview_tick (GtkWidget     *widget,
  * _pd_window_focus_overview:
  *
  * The focus on the Overview's first card, the one most in need, once the
- * cards are laid out (nothing when the Overview is not shown).
+ * cards are laid out (nothing when the Overview is not shown); a folded
+ * window shows the content.
  */
 void
 _pd_window_focus_overview (PdWindow *self)
 {
   _pd_window_stop_focus_opened (self);
+  adw_leaflet_set_visible_child_name (self->leaflet, "content");
   if (g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "overview") == 0)
     gtk_widget_add_tick_callback (GTK_WIDGET (self->overview_view), focus_overview_tick, g_new0 (guint, 1), g_free);
 }
@@ -494,7 +496,6 @@ show_overview_action (GtkWidget  *widget,
   PdWindow *self = PD_WINDOW (widget);
 
   _pd_window_show_overview (self, TRUE);
-  adw_leaflet_set_visible_child_name (self->leaflet, "content");
   _pd_window_focus_overview (self);
 }
 

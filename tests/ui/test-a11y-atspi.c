@@ -400,6 +400,177 @@ test_window_roles (void)
   g_assert_cmpint (pd_test_run_showcase (1200, 800, check_window_roles, NULL), ==, 0);
 }
 
+/* --- every object of every page and dialog ----------------------------------- */
+
+/* The window's pages (Now, Transcript, Events, History, the Overview),
+ * Preferences and New Session walked object by object over AT-SPI, as a
+ * reader's review keys or Accerciser do: no control, image or scroll bar
+ * says nothing or its class.  120 scroll bars were "GtkScrollbar", those
+ * of pages not shown and overlay ones too (tried with a screen reader). */
+
+/* AT-SPI's roles of controls and of what a reader browses to: push button,
+ * toggle button, check box, radio button, combo box, entry, password
+ * text, spin button, slider, scroll bar, menu item, page tab, image, link,
+ * text.  Labels are left to a11y-browse (GTK_A11Y=test): over AT-SPI an
+ * empty label of each session row, not drawn, is still "GtkLabel" (left
+ * for a later change). */
+static gboolean
+role_is_checked (guint32 role)
+{
+  switch (role)
+    {
+    case 7: case 11: case 27: case 34: case 37: case 40: case 43: case 44: case 45:
+    case 48: case 51: case 52: case 61: case 62: case 79: case 88:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static char *
+atspi_name (GDBusConnection *bus,
+            const char      *name,
+            const char      *path)
+{
+  g_autoptr(GVariant) reply = call (bus, name, path, "org.freedesktop.DBus.Properties", "Get",
+                                    g_variant_new ("(ss)", ATSPI_ACCESSIBLE, "Name"), G_VARIANT_TYPE ("(v)"));
+  g_autoptr(GVariant) value = NULL;
+
+  g_variant_get (reply, "(v)", &value);
+  return g_variant_dup_string (value, NULL);
+}
+
+/* Whether a reader meets the object: AT-SPI's state "visible" (30), which
+ * GTK 4.8 gives all but a hidden object, drawn or not ("showing", 25, only
+ * the window has). */
+static gboolean
+atspi_visible (GDBusConnection *bus,
+               const char      *name,
+               const char      *path)
+{
+  g_autoptr(GVariant) reply = call (bus, name, path, ATSPI_ACCESSIBLE, "GetState", NULL, G_VARIANT_TYPE ("(au)"));
+  g_autoptr(GVariantIter) iter = NULL;
+  guint32 word, i = 0;
+  gboolean visible = FALSE;
+
+  g_variant_get (reply, "(au)", &iter);
+  while (g_variant_iter_next (iter, "u", &word))
+    {
+      if (i == 0 && (word & (1u << 30)) != 0)
+        visible = TRUE;
+      i++;
+    }
+  return visible;
+}
+
+/* Walks the object @path of @name and what it holds, adding to @wrong
+ * each object a reader meets (not hidden), of a role checked, that says
+ * nothing or its class. */
+static void
+walk (GDBusConnection *bus,
+      const char      *name,
+      const char      *path,
+      const char      *where,
+      const char      *trail,
+      guint           *n_read,
+      GPtrArray       *wrong)
+{
+  g_autoptr(GVariant) role_reply = call (bus, name, path, ATSPI_ACCESSIBLE, "GetRole", NULL, G_VARIANT_TYPE ("(u)"));
+  g_autoptr(GVariant) role_name_reply = call (bus, name, path, ATSPI_ACCESSIBLE, "GetRoleName", NULL,
+                                              G_VARIANT_TYPE ("(s)"));
+  g_autoptr(GVariant) children = NULL;
+  g_autoptr(GVariantIter) iter = NULL;
+  g_autofree char *said = NULL;
+  g_autofree char *here = NULL;
+  const char *child_name, *child_path, *role_text;
+  guint32 role;
+
+  if (!atspi_visible (bus, name, path))
+    return;
+  g_variant_get (role_reply, "(u)", &role);
+  g_variant_get (role_name_reply, "(&s)", &role_text);
+  said = atspi_name (bus, name, path);
+  (*n_read)++;
+  here = g_strdup_printf ("%s/%s", trail, role_text);
+  if (role_is_checked (role) && says_nothing (said))
+    g_ptr_array_add (wrong, g_strdup_printf ("%s: a %s named “%s” (%s)", where, role_text, said, here));
+  children = call (bus, name, path, ATSPI_ACCESSIBLE, "GetChildren", NULL, G_VARIANT_TYPE ("(a(so))"));
+  g_variant_get (children, "(a(so))", &iter);
+  while (g_variant_iter_next (iter, "(&s&o)", &child_name, &child_path))
+    walk (bus, child_name, child_path, where, here, n_read, wrong);
+}
+
+/* Every object of the window titled @title, walked. */
+static void
+walk_window (GDBusConnection *bus,
+             const char      *title,
+             const char      *where,
+             GPtrArray       *wrong)
+{
+  g_autoptr(GPtrArray) windows = read_atspi_windows (bus);
+  guint n_read = 0;
+
+  for (guint i = 0; i < windows->len; i++)
+    {
+      AtspiWindow *window = g_ptr_array_index (windows, i);
+      g_auto(GStrv) key = NULL;
+
+      if (g_strcmp0 (window->name, title) != 0)
+        continue;
+      key = g_strsplit (window->key, " ", 2);
+      walk (bus, key[0], key[1], where, "", &n_read, wrong);
+    }
+  g_test_message ("%s: %u objects read over AT-SPI", where, n_read);
+  g_assert_cmpuint (n_read, >, 0);
+}
+
+static void
+check_walk (PdApplication *app,
+            PdWindow      *window,
+            gpointer       user_data)
+{
+  g_autoptr(GDBusConnection) bus = a11y_bus ();
+  g_autoptr(GPtrArray) wrong = g_ptr_array_new_with_free_func (g_free);
+  static const char * const pages[] = { "now", "transcript", "events", "history" };
+  AdwViewStack *views;
+  GtkWindow *dialog;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  views = pd_test_a11y_view_stack (window);
+  for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
+    {
+      g_autofree char *where = g_strdup_printf ("the window, %s", pages[i]);
+
+      adw_view_stack_set_visible_child_name (views, pages[i]);
+      for (guint k = 0; k < 5; k++)
+        pd_test_flush (GTK_WIDGET (window));
+      walk_window (bus, gtk_window_get_title (GTK_WINDOW (window)), where, wrong);
+    }
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL);
+  for (guint k = 0; k < 5; k++)
+    pd_test_flush (GTK_WIDGET (window));
+  walk_window (bus, gtk_window_get_title (GTK_WINDOW (window)), "the window, Overview", wrong);
+
+  dialog = open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
+  walk_window (bus, "Preferences", "Preferences", wrong);
+  gtk_window_destroy (dialog);
+  dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG, "New Session");
+  walk_window (bus, "New Session", "New Session", wrong);
+  gtk_window_destroy (dialog);
+
+  for (guint i = 0; i < wrong->len; i++)
+    g_test_message ("unnamed: %s", (char *) g_ptr_array_index (wrong, i));
+  if (wrong->len > 0)
+    g_error ("%u objects a screen reader meets say nothing or their class (first: %s)", wrong->len,
+             (char *) g_ptr_array_index (wrong, 0));
+}
+
+static void
+test_walk (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_walk, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -411,6 +582,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/a11y/atspi/window-roles", test_window_roles);
   g_test_add_func ("/pd/ui/a11y/atspi/second-windows", test_second_windows);
+  g_test_add_func ("/pd/ui/a11y/atspi/walk", test_walk);
 
   return g_test_run ();
 }
