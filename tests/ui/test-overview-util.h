@@ -180,6 +180,16 @@ card_says (gpointer data)
   return row != NULL && pd_test_find_first (row, label_contains, wait->part) != NULL;
 }
 
+/* An inscription (the time a question has left) shown with @data in it. */
+static gboolean
+inscription_contains (GtkWidget     *widget,
+                      gconstpointer  data)
+{
+  return GTK_IS_INSCRIPTION (widget) && gtk_widget_get_visible (widget) &&
+         gtk_inscription_get_text (GTK_INSCRIPTION (widget)) != NULL &&
+         strstr (gtk_inscription_get_text (GTK_INSCRIPTION (widget)), data) != NULL;
+}
+
 /* The card of @title says its question's time left, other than @text. */
 typedef struct
 {
@@ -192,7 +202,13 @@ deadline_label (PdWindow *window)
 {
   GtkWidget *row = row_of (window, "Work on A");
 
-  return row != NULL ? pd_test_find_first (row, label_contains, "The endpoint denies it by itself") : NULL;
+  return row != NULL ? pd_test_find_first (row, inscription_contains, "The endpoint denies it by itself") : NULL;
+}
+
+static gboolean
+deadline_shown (gpointer data)
+{
+  return deadline_label (data) != NULL;
 }
 
 static gboolean
@@ -201,7 +217,7 @@ deadline_moved (gpointer data)
   DeadlineWait *wait = data;
   GtkWidget *label = deadline_label (wait->window);
 
-  return label != NULL && g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), wait->text) != 0;
+  return label != NULL && g_strcmp0 (gtk_inscription_get_text (GTK_INSCRIPTION (label)), wait->text) != 0;
 }
 
 static void

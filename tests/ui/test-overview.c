@@ -152,9 +152,9 @@ check_overview (PdApplication *app,
   /* The endpoint denies a question no one answers in its time (60 s): the
    * card says how long is left, and counts it down (tried as a new user
    * would: the question went away by itself, with no word of why). */
-  wait_card_says (window, "Work on A", "The endpoint denies it by itself in ", "the time A's question has left");
+  pd_test_wait_until (deadline_shown, window, "the time A's question has left");
   {
-    g_autofree char *first = g_strdup (gtk_label_get_text (GTK_LABEL (deadline_label (window))));
+    g_autofree char *first = g_strdup (gtk_inscription_get_text (GTK_INSCRIPTION (deadline_label (window))));
     guint left = (guint) atoi (first + strlen ("The endpoint denies it by itself in "));
 
     g_assert_cmpuint (left, >, 0);
