@@ -233,13 +233,6 @@ on_cancelled (GCancellable *cancellable,
 }
 
 /**
- * _pd_server_approval_wait:
- * @timeout_usec: how long a person has to answer
- *
- * On the engine's worker thread: blocks until @approval is answered, @cancellable
- * is cancelled, or the time is up (APPROVAL_TIMEOUT).
- */
-/**
  * _pd_server_approval_start_clock:
  * @timeout_usec: how long a person has to answer
  *
@@ -256,10 +249,16 @@ _pd_server_approval_start_clock (Approval *approval,
   g_mutex_unlock (&approval->mutex);
 }
 
+/**
+ * _pd_server_approval_wait:
+ *
+ * On the engine's worker thread: blocks until @approval is answered, @cancellable
+ * is cancelled, or the time _pd_server_approval_start_clock() gave is up
+ * (APPROVAL_TIMEOUT; %PD_SERVER_APPROVAL_TIMEOUT from now if none was).
+ */
 ApprovalAnswer
 _pd_server_approval_wait (Approval     *approval,
-                          GCancellable *cancellable,
-                          gint64        timeout_usec)
+                          GCancellable *cancellable)
 {
   gint64 deadline;
   gulong handler = 0;
@@ -271,7 +270,7 @@ _pd_server_approval_wait (Approval     *approval,
 
   g_mutex_lock (&approval->mutex);
   if (approval->deadline == 0)
-    approval->deadline = g_get_monotonic_time () + timeout_usec;
+    approval->deadline = g_get_monotonic_time () + (gint64) PD_SERVER_APPROVAL_TIMEOUT * G_USEC_PER_SEC;
   deadline = approval->deadline;
   while (approval->answer == APPROVAL_PENDING)
     if (!g_cond_wait_until (&approval->cond, &approval->mutex, deadline))

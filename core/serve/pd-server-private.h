@@ -258,8 +258,7 @@ gboolean    _pd_server_approval_answer    (Approval          *approval,
 void        _pd_server_approval_start_clock (Approval        *approval,
                                              gint64           timeout_usec);
 ApprovalAnswer _pd_server_approval_wait   (Approval          *approval,
-                                           GCancellable      *cancellable,
-                                           gint64             timeout_usec);
+                                           GCancellable      *cancellable);
 JsonObject *_pd_server_approval_to_json   (Approval          *approval);
 gboolean    _pd_server_approval_parse_action (const char     *action,
                                            ApprovalAnswer    *answer);

@@ -471,17 +471,16 @@ ask_and_wait (Run         *run,
               Approval    *approval,
               const char **why)
 {
-  gint64 timeout = run->server->approval_timeout;
   ApprovalAnswer answer;
   Note *note;
 
-  _pd_server_approval_start_clock (approval, timeout);
+  _pd_server_approval_start_clock (approval, run->server->approval_timeout);
   note = g_new0 (Note, 1);
   note->kind = NOTE_APPROVAL_OPEN;
   note->approval = _pd_server_approval_ref (approval);
   note_post (run, note);
 
-  answer = _pd_server_approval_wait (approval, run->cancellable, timeout);
+  answer = _pd_server_approval_wait (approval, run->cancellable);
   /* Nobody said no: the run's record says what happened instead of "the
    * user declined" (a stopped serve read as the person's refusal). */
   *why = NULL;

@@ -728,6 +728,7 @@ test_card_step_ended (void)
   card_set_run (card, &info, PD_SESSION_STATUS_FAILED, "failed", "HTTP 500");
   g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_FAILED);
   g_assert_cmpstr (step_line (alone.row), ==, "Failed at: \u2068Write the tests\u2069");
+  pd_test_screenshot_sizes (GTK_WINDOW (alone.window), "overview-card-failed-at");
 
   card_set_run (card, &info, PD_SESSION_STATUS_IDLE, "cancelled", NULL);
   g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);

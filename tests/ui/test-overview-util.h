@@ -153,3 +153,80 @@ overview_page_shown (gpointer data)
 {
   return pd_window_get_overview_shown (data) && gtk_widget_get_mapped (GTK_WIDGET (overview_view (data)));
 }
+
+/* --- what a card says ------------------------------------------------------ */
+
+static gboolean
+label_contains (GtkWidget     *widget,
+                gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget) &&
+         strstr (gtk_label_get_text (GTK_LABEL (widget)), data) != NULL;
+}
+
+typedef struct
+{
+  PdWindow   *window;
+  const char *title;
+  const char *part;     /* a part of a label of its card */
+} PartWait;
+
+static gboolean
+card_says (gpointer data)
+{
+  PartWait *wait = data;
+  GtkWidget *row = row_of (wait->window, wait->title);
+
+  return row != NULL && pd_test_find_first (row, label_contains, wait->part) != NULL;
+}
+
+/* An inscription (the time a question has left) shown with @data in it. */
+static gboolean
+inscription_contains (GtkWidget     *widget,
+                      gconstpointer  data)
+{
+  return GTK_IS_INSCRIPTION (widget) && gtk_widget_get_visible (widget) &&
+         gtk_inscription_get_text (GTK_INSCRIPTION (widget)) != NULL &&
+         strstr (gtk_inscription_get_text (GTK_INSCRIPTION (widget)), data) != NULL;
+}
+
+/* The card of @title says its question's time left, other than @text. */
+typedef struct
+{
+  PdWindow   *window;
+  const char *text;
+} DeadlineWait;
+
+static GtkWidget *
+deadline_label (PdWindow *window)
+{
+  GtkWidget *row = row_of (window, "Work on A");
+
+  return row != NULL ? pd_test_find_first (row, inscription_contains, "The endpoint denies it by itself") : NULL;
+}
+
+static gboolean
+deadline_shown (gpointer data)
+{
+  return deadline_label (data) != NULL;
+}
+
+static gboolean
+deadline_moved (gpointer data)
+{
+  DeadlineWait *wait = data;
+  GtkWidget *label = deadline_label (wait->window);
+
+  return label != NULL && g_strcmp0 (gtk_inscription_get_text (GTK_INSCRIPTION (label)), wait->text) != 0;
+}
+
+static void
+wait_card_says (PdWindow   *window,
+                const char *title,
+                const char *part,
+                const char *what)
+{
+  PartWait wait = { window, title, part };
+
+  pd_test_wait_until (card_says, &wait, what);
+}

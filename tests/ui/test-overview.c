@@ -63,65 +63,6 @@ has_three_sources (gpointer data)
   return g_list_model_get_n_items (_pd_window_get_sources (data)) == 3;
 }
 
-static gboolean
-label_contains (GtkWidget     *widget,
-                gconstpointer  data)
-{
-  return GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget) &&
-         strstr (gtk_label_get_text (GTK_LABEL (widget)), data) != NULL;
-}
-
-typedef struct
-{
-  PdWindow   *window;
-  const char *title;
-  const char *part;     /* a part of a label of its card */
-} PartWait;
-
-static gboolean
-card_says (gpointer data)
-{
-  PartWait *wait = data;
-  GtkWidget *row = row_of (wait->window, wait->title);
-
-  return row != NULL && pd_test_find_first (row, label_contains, wait->part) != NULL;
-}
-
-/* The card of @title says its question's time left, other than @text. */
-typedef struct
-{
-  PdWindow   *window;
-  const char *text;
-} DeadlineWait;
-
-static GtkWidget *
-deadline_label (PdWindow *window)
-{
-  GtkWidget *row = row_of (window, "Work on A");
-
-  return row != NULL ? pd_test_find_first (row, label_contains, "The endpoint denies it by itself") : NULL;
-}
-
-static gboolean
-deadline_moved (gpointer data)
-{
-  DeadlineWait *wait = data;
-  GtkWidget *label = deadline_label (wait->window);
-
-  return label != NULL && g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), wait->text) != 0;
-}
-
-static void
-wait_card_says (PdWindow   *window,
-                const char *title,
-                const char *part,
-                const char *what)
-{
-  PartWait wait = { window, title, part };
-
-  pd_test_wait_until (card_says, &wait, what);
-}
-
 typedef struct
 {
   PdWindow *window;
@@ -211,9 +152,9 @@ check_overview (PdApplication *app,
   /* The endpoint denies a question no one answers in its time (60 s): the
    * card says how long is left, and counts it down (tried as a new user
    * would: the question went away by itself, with no word of why). */
-  wait_card_says (window, "Work on A", "The endpoint denies it by itself in ", "the time A's question has left");
+  pd_test_wait_until (deadline_shown, window, "the time A's question has left");
   {
-    g_autofree char *first = g_strdup (gtk_label_get_text (GTK_LABEL (deadline_label (window))));
+    g_autofree char *first = g_strdup (gtk_inscription_get_text (GTK_INSCRIPTION (deadline_label (window))));
     guint left = (guint) atoi (first + strlen ("The endpoint denies it by itself in "));
 
     g_assert_cmpuint (left, >, 0);
@@ -828,7 +769,6 @@ test_big_endpoint (void)
   pd_remote_source_watch (remote, 0);
   pd_server_stop (server);
 }
-
 
 /* --- cards that move under the pointer ----------------------------------- */
 
