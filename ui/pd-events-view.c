@@ -308,9 +308,11 @@ on_events_loaded (GObject      *object,
   pd_events_view_update_state (self);
 
   /* Far behind while following (shown after hours hidden): the newest,
-   * not every page up to them, each listed and let go of. */
+   * not every page up to them, each listed and let go of.  Not sooner: a
+   * flood followed shown would start the list again (drawn anew) at each
+   * read. */
   if (stored->len >= PD_EVENTS_VIEW_PAGE_SIZE && self->following &&
-      self->n_read > PD_EVENTS_VIEW_KEEP_MAX)
+      self->n_read > 4 * PD_EVENTS_VIEW_KEEP_MAX)
     {
       pd_events_view_forget (self);
       pd_events_view_reload (PD_SESSION_VIEW (self), g_steal_pointer (&request));

@@ -1113,17 +1113,17 @@ test_events_bounded_window (void)
   g_assert_cmpint (seq_at (model, g_list_model_get_n_items (model) - 1), ==, wait.seq);
   assert_in_order (model);
 
-  /* Hidden while 3 000 come (hours on another page), then shown: the
+  /* Hidden while 5 000 come (hours on another page), then shown: the
    * newest are read, not every page up to them, each listed and let go. */
   gtk_widget_set_visible (view, FALSE);
-  add_tool_calls (db, id, 4005, 3000);
+  add_tool_calls (db, id, 4005, 5000);
   pd_events_view_refresh (PD_EVENTS_VIEW (view));
   pd_test_flush (GTK_WIDGET (window));
   gtk_widget_set_visible (view, TRUE);
   wait.seq = newest_seq (db, id);
   g_assert_true (pd_test_wait_for (has_read_to, &wait));
   assert_at_newest (view);
-  g_test_message ("shown after 3 000 came hidden: %u listed", g_list_model_get_n_items (model));
+  g_test_message ("shown after 5 000 came hidden: %u listed", g_list_model_get_n_items (model));
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, PD_EVENTS_VIEW_LATEST_MAX);
   g_assert_true (gtk_widget_get_mapped (earlier));
   g_assert_cmpint (seq_at (model, g_list_model_get_n_items (model) - 1), ==, wait.seq);
