@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
@@ -273,8 +274,14 @@ main (int   argc,
           break;
         }
     }
-  printf ("followed to the newest in %.1f s; VmHWM %.1f MB\n",
-          (g_get_monotonic_time () - start) / 1e6, status_mb ("VmHWM:"));
+  {
+    struct rusage usage;
+
+    getrusage (RUSAGE_SELF, &usage);
+    printf ("followed to the newest in %.1f s; VmHWM %.1f MB; the window's process used %.1f CPU s\n",
+            (g_get_monotonic_time () - start) / 1e6, status_mb ("VmHWM:"),
+            usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6);
+  }
 
   gtk_window_destroy (GTK_WINDOW (window));
   g_clear_object (&local);
