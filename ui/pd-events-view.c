@@ -20,8 +20,7 @@
  * And it keeps a bounded window: following, the newest
  * PD_EVENTS_VIEW_KEEP_MAX events, the older let go of and read back with
  * "Show Earlier Events"; scrolled up, the list does not grow past that
- * bound under the person reading it, and starts again from the newest
- * when they follow again.  Following a run of hours kept every event
+ * bound under the person reading it, and reads on when they follow again.  Following a run of hours kept every event
  * (its JSON, its texts): the window's heap grew without bound.
  */
 #define G_LOG_DOMAIN "pd-events-view"
@@ -55,8 +54,6 @@ struct _PdEventsView
   GCancellable       *earlier;       /* "Show Earlier Events" in flight */
   guint               keep;          /* listed at most: KEEP_MAX and those read back */
   gboolean            held;          /* scrolled up and full: newer left unread */
-  gboolean            to_newest;     /* the next read starts from the newest */
-  guint               n_read;        /* events read by the reload going on */
 
   /* Tailing: follow the newest while the person is at the bottom. */
   gboolean            following;
@@ -120,8 +117,6 @@ static GParamSpec *properties[N_PROPS];
 
 static void pd_events_view_fetch (PdEventsView         *self,
                                   PdSessionViewRequest *request);
-static void pd_events_view_reload (PdSessionView        *view,
-                                   PdSessionViewRequest *request);
 static void pd_events_view_set_following (PdEventsView *self,
                                           gboolean      following);
 static void pd_events_view_check_settled (PdEventsView *self);
@@ -203,7 +198,6 @@ pd_events_view_append (PdEventsView *self,
   g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
   guint n_listed = g_list_model_get_n_items (G_LIST_MODEL (self->events));
 
-  self->n_read += stored->len;
   for (guint i = 0; i < stored->len; i++)
     {
       PdStoredEvent *event = g_ptr_array_index (stored, i);
@@ -238,7 +232,6 @@ pd_events_view_forget (PdEventsView *self)
   self->first_seq = 0;
   self->more_earlier = FALSE;
   self->held = FALSE;
-  self->to_newest = FALSE;
   self->keep = PD_EVENTS_VIEW_KEEP_MAX;
   self->trimmed = TRUE;
   pd_events_view_queue_follow (self);
@@ -307,15 +300,9 @@ on_events_loaded (GObject      *object,
   pd_events_view_append (self, stored);
   pd_events_view_update_state (self);
 
-  /* Far behind while following (shown after hours hidden): the newest,
-   * not every page up to them, each listed and let go of. */
-  if (stored->len >= PD_EVENTS_VIEW_PAGE_SIZE && self->following &&
-      self->n_read > PD_EVENTS_VIEW_KEEP_MAX)
-    {
-      pd_events_view_forget (self);
-      pd_events_view_reload (PD_SESSION_VIEW (self), g_steal_pointer (&request));
-      return;
-    }
+  /* Far behind (shown after hours hidden), every page is read, each
+   * listed and let go of: an endpoint reads its newest only by reading
+   * the whole stream forward (pd_source_get_latest_events_async()). */
   if (stored->len >= PD_EVENTS_VIEW_PAGE_SIZE && !self->held)
     {
       pd_events_view_fetch (self, g_steal_pointer (&request));
@@ -366,9 +353,6 @@ pd_events_view_reload (PdSessionView        *view,
 {
   PdEventsView *self = PD_EVENTS_VIEW (view);
 
-  self->n_read = 0;
-  if (self->to_newest)
-    pd_events_view_forget (self);
   /* Held for the person scrolled up: nothing to read until they follow. */
   if (self->held)
     {
@@ -589,11 +573,12 @@ pd_events_view_follow_idle (gpointer user_data)
   self->follow_idle = 0;
   self->reconfigured = FALSE;
   self->trimmed = FALSE;
-  /* Following again after the list was held: from the newest, once. */
+  /* Following again after the list was held: it reads on from its
+   * newest, keeping what it did before the person read back. */
   if (self->following && self->held)
     {
       self->held = FALSE;
-      self->to_newest = TRUE;
+      self->keep = PD_EVENTS_VIEW_KEEP_MAX;
       pd_session_view_queue_reload (PD_SESSION_VIEW (self));
     }
   if (self->following && !at_bottom (gtk_scrolled_window_get_vadjustment (self->scroller)))

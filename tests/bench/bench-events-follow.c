@@ -7,7 +7,9 @@
  * durations, and a plan update every tenth.  This process shows the
  * session's Events page (a real PdEventsView in a window, through a
  * PdLocalSource: its push is the file monitor on the database and its WAL,
- * every fallback poll at its longest) and follows the newest.  Each time
+ * every fallback poll at its longest; with --remote, through a
+ * PdRemoteSource on a real `plandeck-agent serve` of that database, its
+ * push the event stream) and follows the newest.  Each time
  * the page has read another tenth of the events it prints the heap in use
  * (mallinfo2: arena and mmapped blocks), VmRSS and the rows listed; at the
  * end VmHWM and the wall time.  It prints figures and asserts nothing.
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
@@ -28,6 +31,7 @@
 #include "pd-event.h"
 #include "pd-events-view.h"
 #include "pd-local-source.h"
+#include "pd-remote-source.h"
 #include "pd-session-store.h"
 
 #define BATCH      1000u
@@ -148,6 +152,12 @@ main (int   argc,
   g_autoptr(PdSessionStore) store = NULL;
   g_autoptr(PdSessionInfo) info = NULL;
   g_autoptr(PdLocalSource) local = NULL;
+  g_autoptr(PdRemoteSource) remote = NULL;
+  g_autoptr(GSubprocess) serve = NULL;
+  g_autoptr(GDataInputStream) serve_out = NULL;
+  g_autofree char *url = NULL;
+  gboolean use_remote = FALSE;
+  PdSource *source;
   g_autoptr(GSubprocess) writer = NULL;
   g_autoptr(GSettings) settings = NULL;
   GtkWidget *window;
@@ -161,8 +171,11 @@ main (int   argc,
 
   if (argc == 5 && g_str_equal (argv[1], "--writer"))
     return run_writer (argv[2], argv[3], (guint) atoi (argv[4]));
-  if (argc > 1)
-    count = (guint) CLAMP (atoi (argv[1]), 1000, 10000000);
+  for (int i = 1; i < argc; i++)
+    if (g_str_equal (argv[i], "--remote"))
+      use_remote = TRUE;
+    else
+      count = (guint) CLAMP (atoi (argv[i]), 1000, 10000000);
 
   gtk_init ();
   adw_init ();
@@ -179,21 +192,45 @@ main (int   argc,
   info = pd_session_store_create (store, "A run of hours", "bench", "replay", "plandeck", dir, &error);
   g_assert_no_error (error);
 
-  local = pd_local_source_new (db_path, FALSE);
-  pd_local_source_watch (local, 60000);
+  if (use_remote)
+    {
+      const char *agent = g_getenv ("PLANDECK_AGENT");
+
+      if (agent == NULL)
+        {
+          printf ("remote skipped: PLANDECK_AGENT names no plandeck-agent\n");
+          return 0;
+        }
+      serve = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
+                                agent, "serve", "--db", db_path, "--listen", "127.0.0.1:0", "--rate-limit", "0", NULL);
+      g_assert_no_error (error);
+      serve_out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (serve));
+      url = g_data_input_stream_read_line_utf8 (serve_out, NULL, NULL, &error);
+      g_assert_no_error (error);
+      remote = pd_remote_source_new (url, NULL, &error);
+      g_assert_no_error (error);
+      pd_remote_source_watch (remote, PD_REMOTE_SOURCE_WATCH_MS);
+      source = PD_SOURCE (remote);
+    }
+  else
+    {
+      local = pd_local_source_new (db_path, FALSE);
+      pd_local_source_watch (local, 60000);
+      source = PD_SOURCE (local);
+    }
   view = pd_events_view_new ();
   window = gtk_window_new ();
   gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
   gtk_window_set_child (GTK_WINDOW (window), view);
   gtk_window_present (GTK_WINDOW (window));
-  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (local));
+  pd_session_view_set_source (PD_SESSION_VIEW (view), source);
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), info->id);
   pd_events_view_set_live (PD_EVENTS_VIEW (view), TRUE);
   for (guint i = 0; i < 50; i++)
     g_main_context_iteration (NULL, FALSE);
 
-  printf ("The Events page following %u events another process commits (%u at a time, %u ms apart)\n",
-          count, BATCH, PAUSE_MS);
+  printf ("The Events page (%s) following %u events another process commits (%u at a time, %u ms apart)\n",
+          use_remote ? "remote: serve" : "local", count, BATCH, PAUSE_MS);
   printf ("%10s %12s %10s %8s\n", "events", "heap (MB)", "RSS (MB)", "rows");
   printf ("%10u %12.1f %10.1f %8u\n", 0u, heap_mb (), status_mb ("VmRSS:"),
           g_list_model_get_n_items (pd_events_view_get_model (PD_EVENTS_VIEW (view))));
@@ -219,7 +256,8 @@ main (int   argc,
           printf ("%10" G_GINT64_FORMAT " %12.1f %10.1f %8u\n", read, heap_mb (), status_mb ("VmRSS:"),
                   g_list_model_get_n_items (pd_events_view_get_model (PD_EVENTS_VIEW (view))));
           fflush (stdout);
-          next_mark += count / 10;
+          while (next_mark <= read)
+            next_mark += count / 10;
         }
       if (read >= count && writer_done && !pd_session_view_get_busy (PD_SESSION_VIEW (view)))
         break;
@@ -236,11 +274,23 @@ main (int   argc,
           break;
         }
     }
-  printf ("followed to the newest in %.1f s; VmHWM %.1f MB\n",
-          (g_get_monotonic_time () - start) / 1e6, status_mb ("VmHWM:"));
+  {
+    struct rusage usage;
+
+    getrusage (RUSAGE_SELF, &usage);
+    printf ("followed to the newest in %.1f s; VmHWM %.1f MB; the window's process used %.1f CPU s\n",
+            (g_get_monotonic_time () - start) / 1e6, status_mb ("VmHWM:"),
+            usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6);
+  }
 
   gtk_window_destroy (GTK_WINDOW (window));
   g_clear_object (&local);
+  g_clear_object (&remote);
+  if (serve != NULL)
+    {
+      g_subprocess_force_exit (serve);
+      g_subprocess_wait (serve, NULL, NULL);
+    }
   for (guint i = 0; i < 3; i++)
     {
       const char *suffix[] = { "", "-wal", "-shm" };
