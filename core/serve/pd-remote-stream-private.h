@@ -54,6 +54,9 @@ PdRemoteStream *_pd_remote_stream_open   (PdRemoteSource *source,
                                           gboolean        pushes);
 /* Closes the stream; nothing more of it is handed over.  Unrefs @stream. */
 void            _pd_remote_stream_stop   (PdRemoteStream *stream);
+/* For tests: what the stream's operations run with; cancelled on the
+ * streams' thread by _pd_remote_stream_stop(). */
+GCancellable   *_pd_remote_stream_get_cancellable (PdRemoteStream *stream);
 /* The monotonic µs at which a line of it was last read; 0 none yet. */
 gint64          _pd_remote_stream_heard  (PdRemoteStream *stream);
 /* How many times the streams' thread woke (for tests). */

@@ -51,7 +51,8 @@ struct _PdRemoteStream
   gboolean             pushes;
   GMainContext        *owner;     /* the source's context, where batches go */
   GWeakRef             source;
-  GCancellable        *cancellable;
+  GCancellable        *cancellable;  /* cancelled on the streams' thread alone */
+  gint                 stopped;      /* atomic: the source let go of it */
 
   /* Under streams.lock. */
   gint64               heard;
@@ -185,7 +186,8 @@ streams_deliver (gpointer data)
       batch = g_steal_pointer (&stream->batch);
       stream->queued = FALSE;
       g_mutex_unlock (&streams.lock);
-      if (batch != NULL && source != NULL && !g_cancellable_is_cancelled (stream->cancellable))
+      if (batch != NULL && source != NULL && !g_atomic_int_get (&stream->stopped)
+          && !g_cancellable_is_cancelled (stream->cancellable))
         _pd_remote_source_stream_batch (PD_REMOTE_SOURCE (source), stream, batch);
       g_clear_pointer (&batch, batch_free);
     }
@@ -612,11 +614,42 @@ _pd_remote_stream_open (PdRemoteSource *source,
   return stream;
 }
 
+/* On the streams' thread: the stream's operations cancelled where they run. */
+static gboolean
+stream_cancel (gpointer data)
+{
+  PdRemoteStream *stream = data;
+
+  g_cancellable_cancel (stream->cancellable);
+  return G_SOURCE_REMOVE;
+}
+
 void
 _pd_remote_stream_stop (PdRemoteStream *stream)
 {
-  g_cancellable_cancel (stream->cancellable);
-  stream_unref (stream);
+  GSource *cancel;
+
+  /* Cancelling runs the cancellable's handlers on the calling thread:
+   * libsoup's, of the open, and the reads', ran on the source's thread
+   * while the streams' thread went on with the same message and stream (a
+   * SIGSEGV in libsoup closing a stream's input, seen in the Overview's
+   * core test as its endpoints' sources were let go of).  So the thread
+   * that runs them cancels them; nothing more is handed over meanwhile.
+   * Not g_main_context_invoke(): the calling thread would take the
+   * streams' context while the thread rests and cancel here after all. */
+  g_atomic_int_set (&stream->stopped, 1);
+  cancel = g_idle_source_new ();
+  g_source_set_priority (cancel, G_PRIORITY_DEFAULT);
+  g_source_set_name (cancel, "[pd] remote stream: cancel");
+  g_source_set_callback (cancel, stream_cancel, stream, stream_unref);
+  g_source_attach (cancel, streams.context);
+  g_source_unref (cancel);
+}
+
+GCancellable *
+_pd_remote_stream_get_cancellable (PdRemoteStream *stream)
+{
+  return stream->cancellable;
 }
 
 gint64
