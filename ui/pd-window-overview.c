@@ -454,9 +454,14 @@ focus_overview_tick (GtkWidget     *widget,
                      GdkFrameClock *clock,
                      gpointer       data)
 {
-  PdWindow *self = PD_WINDOW (gtk_widget_get_root (widget));
+  PdWindow *self = PD_WINDOW (widget);
   guint *frames = data;
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+
+  /* The window ticks, not the Overview page: with the tick callback on
+   * the page, GTK 4.8 warned "no handler with id" as the window was
+   * unrealized (run-states, every run). */
+  widget = GTK_WIDGET (self->overview_view);
 
   if (g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "overview") != 0)
     return G_SOURCE_REMOVE;
@@ -481,7 +486,7 @@ _pd_window_focus_overview (PdWindow *self)
   _pd_window_stop_focus_opened (self);
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
   if (g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "overview") == 0)
-    gtk_widget_add_tick_callback (GTK_WIDGET (self->overview_view), focus_overview_tick, g_new0 (guint, 1), g_free);
+    gtk_widget_add_tick_callback (GTK_WIDGET (self), focus_overview_tick, g_new0 (guint, 1), g_free);
 }
 
 /* Ctrl+Shift+O (the Overview button, the Now page's link): the focus on
