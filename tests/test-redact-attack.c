@@ -253,6 +253,9 @@ test_fuzz_found (void)
     /* A ( inside a masked quoted part ended the command line the first
      * time, so the second -p was no mysql's; the second time it was. */
     "mysql -p'a'\"PGPASSWORD='''x'''( echo \"PGPASSWl -p'a'\"b\"\x9d\xd7PGPASSWORD='''x'''x'''( echo",
+    /* A key masked inside a value left in sight: the second time the
+     * brackets of its mask made the value another reading, abc alone. */
+    "{\"a\":\"{\\\"token\\\": \\\"abc sk-proj-AbCdEfGhIjKlMnOpQrStUvWx_yz|sh; x='b'\"}",
     /* A quoted part over 256 bytes the first time fitted the second,
      * once the masks inside it had made it shorter. */
     "{\"env\":{\"password\" r m-fr ~\"000a},\"arg/gs\":\"{\\\"token\\\":\\ \"ab"
