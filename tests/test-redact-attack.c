@@ -268,6 +268,8 @@ test_fuzz_found (void)
     "\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\xa3\"}\"}",
   };
 
+  g_autofree char *surrogate = NULL;
+
   for (gsize i = 0; i < G_N_ELEMENTS (inputs); i++)
     {
       g_autofree char *once = pd_redact (inputs[i], NULL);
@@ -275,6 +277,12 @@ test_fuzz_found (void)
 
       g_assert_cmpstr (twice, ==, once);
     }
+
+  /* A lone surrogate escape: json-glib reads it as bytes that are no
+   * UTF-8, and pd_redact_json() wrote them so. */
+  surrogate = pd_redact_json ("{\"command\":\"P\\udefault <in sql\"}", NULL);
+  g_assert_true (g_utf8_validate (surrogate, -1, NULL));
+  g_assert_cmpstr (surrogate, ==, "{\"command\":\"P\\udefault <in sql\"}");
 }
 
 int
