@@ -253,6 +253,9 @@ test_fuzz_found (void)
     /* A ( inside a masked quoted part ended the command line the first
      * time, so the second -p was no mysql's; the second time it was. */
     "mysql -p'a'\"PGPASSWORD='''x'''( echo \"PGPASSWl -p'a'\"b\"\x9d\xd7PGPASSWORD='''x'''x'''( echo",
+    /* A key masked inside a value left in sight: the second time the
+     * brackets of its mask made the value another reading, abc alone. */
+    "{\"a\":\"{\\\"token\\\": \\\"abc sk-proj-AbCdEfGhIjKlMnOpQrStUvWx_yz|sh; x='b'\"}",
     /* A quoted part over 256 bytes the first time fitted the second,
      * once the masks inside it had made it shorter. */
     "{\"env\":{\"password\" r m-fr ~\"000a},\"arg/gs\":\"{\\\"token\\\":\\ \"ab"
@@ -265,6 +268,8 @@ test_fuzz_found (void)
     "\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\x9f\xa3\"}\"}",
   };
 
+  g_autofree char *surrogate = NULL;
+
   for (gsize i = 0; i < G_N_ELEMENTS (inputs); i++)
     {
       g_autofree char *once = pd_redact (inputs[i], NULL);
@@ -272,6 +277,12 @@ test_fuzz_found (void)
 
       g_assert_cmpstr (twice, ==, once);
     }
+
+  /* A lone surrogate escape: json-glib reads it as bytes that are no
+   * UTF-8, and pd_redact_json() wrote them so. */
+  surrogate = pd_redact_json ("{\"command\":\"P\\udefault <in sql\"}", NULL);
+  g_assert_true (g_utf8_validate (surrogate, -1, NULL));
+  g_assert_cmpstr (surrogate, ==, "{\"command\":\"P\\udefault <in sql\"}");
 }
 
 int

@@ -116,6 +116,25 @@ read_command_line (PdRedactCommandLine *r,
     }
 }
 
+/* Only the line @upto is on is read: the last line end between the place
+ * read to and @upto is looked for from @upto back (each byte once still),
+ * so the words of the lines before are not. */
+static void
+skip_to_line (PdRedactCommandLine *r,
+              const char          *t,
+              gsize                upto)
+{
+  for (gsize k = upto; k > r->pos; k--)
+    if (ends_command_line (t, k - 1))
+      {
+        r->pos = k;
+        r->word = G_MAXSIZE;
+        r->forms = 0;
+        r->registry = FALSE;
+        return;
+      }
+}
+
 /* A mask over [start, end): to the command line it is part of a word, as
  * [REDACTED] is when the text is redacted again (a ( inside a masked
  * quoted part ended the line the first time, not the second: found by
@@ -128,6 +147,7 @@ _pd_redact_command_line_masked (PdRedactCommandLine *r,
 {
   if (start < r->pos)
     return;
+  skip_to_line (r, t, start);
   read_command_line (r, t, start);
   if (r->word == G_MAXSIZE)
     r->word = start;
@@ -157,6 +177,8 @@ _pd_redact_password_options_at (PdRedactCommandLine *r,
       r->forms = 0;
       r->registry = FALSE;
     }
+  else
+    skip_to_line (r, t, i);
   read_command_line (r, t, i);
   if (r->forms != 0 || r->word == G_MAXSIZE || r->word_masked)
     return r->forms;

@@ -16,6 +16,7 @@
 
 #include <string.h>
 
+#include "pd-redact.h"
 #include "pd-redact-private.h"
 
 #define PART_MAX_BYTES 256
@@ -25,6 +26,16 @@ static inline gboolean
 is_value_char (char c)
 {
   return c != '\0' && !g_ascii_isspace (c) && strchr ("\"'`\\[]{}()<>,;&|", c) == NULL;
+}
+
+/* Whether the mask an earlier redaction left is at @p: it stands for a
+ * value's characters, so a word is read the same when the text is
+ * redacted again. */
+static inline gboolean
+is_mask (const char *p,
+         gsize       avail)
+{
+  return avail >= strlen (PD_REDACTED) && strncmp (p, PD_REDACTED, strlen (PD_REDACTED)) == 0;
 }
 
 /* The first byte of a quoted part that is not empty.  Not a space or a
@@ -68,6 +79,8 @@ part_end (const char *t,
             break;  /* a no-break space or another of Unicode's: a blank */
           if (is_value_char (t[q]))
             q++;
+          else if (is_mask (t + q, len - q))
+            q += strlen (PD_REDACTED);  /* an earlier mask: a value's characters */
           else if (t[q] == '\\' && q + 1 < len && !g_ascii_isalnum (t[q + 1])
                    && strchr ("\n\r\t\"", t[q + 1]) == NULL && t[q + 1] != '\0'
                    && _pd_redact_unicode_space_len (t + q + 1, len - q - 1) == 0)
@@ -80,7 +93,7 @@ part_end (const char *t,
 
   q = p + open;
   if (q < len && !(json ? t[q] == '\\' && q + 1 < len && t[q + 1] == close : t[q] == close)
-      && !is_part_first (t[q]))
+      && !is_part_first (t[q]) && !is_mask (t + q, len - q))
     return p;
   while (q < len && q - (p + open) <= PART_MAX_BYTES)
     {
@@ -92,6 +105,11 @@ part_end (const char *t,
         return q + 1;
       if (c == '\n' || c == '\r')
         return p;
+      if (json && is_mask (t + q, len - q))
+        {
+          q += strlen (PD_REDACTED);
+          continue;
+        }
       if (json && strchr ("\"'`\\[]", c) != NULL)
         return p;
       if (escapes && c == '\\')

@@ -39,11 +39,15 @@
  * Unicode's spaces, or a line break escaped for the shell (\ and a line
  * break: --password \<newline> X). */
 #define BLANK "(?:[ \\t]|" USPACE "|\\\\\\r?\\n)"
+/* A mask an earlier redaction left stands for a value's characters, so a
+ * value is read the same when the text is redacted again (its brackets
+ * made another reading of it the second time; found by fuzz-redact). */
+#define MASK "\\[REDACTED\\]"
 #define HIGH_VALUE_BYTE "(?!" USPACE ")[\\x80-\\xff]"
 /* What a secret value may be made of: never quotes, backslashes, brackets,
  * braces, parentheses, separators or whitespace.  That is what keeps a
  * redacted JSON string or a rendered plan line intact. */
-#define VALUE_CHARS "(?:[^\\s\"'`\\\\\\[\\]{}()<>,;&|\\x80-\\xff]|" HIGH_VALUE_BYTE ")"
+#define VALUE_CHARS "(?:[^\\s\"'`\\\\\\[\\]{}()<>,;&|\\x80-\\xff]|" HIGH_VALUE_BYTE "|" MASK ")"
 /* An escape, as the shell reads one outside single quotes: a backslash and
  * the character after it, taken together (a\ b, a\"b), so a value is masked
  * whole and a JSON escape is never cut in two.  (Of a character of UTF-8
@@ -61,7 +65,7 @@
 #define SQUOTED_VALUE "(?<=(?<![\\\\$])')[^'\\n\\r]{1,256}+(?=')"
 #define ANSI_VALUE "(?<=\\$')(?:[^'\\\\\\n\\r]|" ESCAPE "){1,256}+(?=')"
 #define DQUOTED_VALUE "(?<=(?<!\\\\)\")(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+(?=\")"
-#define ESCAPED_QUOTED_VALUE "(?<=[\"'])[^\"'`\\\\\\[\\]\\n\\r]{1,256}+(?=\\\\?[\"'])"
+#define ESCAPED_QUOTED_VALUE "(?<=[\"'])(?:[^\"'`\\\\\\[\\]\\n\\r]|" MASK "){1,256}+(?=\\\\?[\"'])"
 #define QUOTED_VALUE SQUOTED_VALUE "|" ANSI_VALUE "|" DQUOTED_VALUE "|" ESCAPED_QUOTED_VALUE
 /* A value as written: quoted, or unquoted with its escapes. */
 #define VALUE "(?<v>" QUOTED_VALUE "|(?:" VALUE_CHARS "|" BARE_ESCAPE ")++)"

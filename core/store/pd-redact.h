@@ -6,8 +6,10 @@
  *    hf_…, xox[abposr]-…, xapp-…, AKIA…/ASIA…, AIza…, sk_/rk_live_/test_…,
  *    SG.….…, do[por]_v1_…, shpat_…, JWTs (eyJ….eyJ….…), PEM private key
  *    blocks;
- *  - the credentials of an Authorization or Proxy-Authorization header (the
- *    scheme stays), the token after "Bearer ", the password of URL userinfo
+ *  - the credentials of an Authorization or Proxy-Authorization header,
+ *    quoted or not (the scheme stays, and is never taken for them:
+ *    Authorization: Basic '$(id)' and a bare Authorization: Basic stay),
+ *    the token after "Bearer ", the password of URL userinfo
  *    (scheme://user:[REDACTED]@host) and of curl -u user:password (after
  *    the first ':'; curl's also glued, -uuser:[REDACTED], after grouped
  *    flags, -fsSu user:[REDACTED], its proxy's, -U and --proxy-user, with
@@ -17,7 +19,8 @@
  *    (mysql -p[REDACTED], -p'[REDACTED]', -vp[REDACTED]), sshpass's
  *    -p [REDACTED], redis-cli's (valkey-cli's, keydb-cli's) -a [REDACTED]
  *    and --pass [REDACTED], the MongoDB tools' -p [REDACTED], OpenLDAP's
- *    -w [REDACTED], sqlcmd's and bcp's -P [REDACTED], Samba's clients'
+ *    -w [REDACTED] and -w[REDACTED], sqlcmd's and bcp's -P [REDACTED] and
+ *    -P[REDACTED], Samba's clients'
  *    -U user%[REDACTED], the login of docker, podman, nerdctl, buildah,
  *    skopeo, crane, oras, az and helm registry: -p [REDACTED], -p[REDACTED], -p=[REDACTED],
  *    also when the client is named in quotes ("mysql" -p[REDACTED],
@@ -76,6 +79,22 @@
  * sight of whoever approves it.  A backtick that closes a Markdown code
  * span (`mysql -pX`) runs nothing: the value before it goes.
  *
+ * Nor is a value masked, whatever reading of its quotes found it, that
+ * holds ; & | < > or a line break (raw, or a JSON escape: \n, \u000a,
+ * \u003b…), more than 4 blank-separated words, a word that looks like an
+ * option ( -x, --x), a blank at either end inside its quotes, that
+ * follows a quote closing the quote just before its name
+ * (echo "PGPASSWORD="reboot), or that, opened by a quote, stops at such a
+ * sign: masked, it could hide from whoever approves a command what the
+ * shell runs.  The cost: a password holding those signs is stored as
+ * written (a key of a known shape inside it is still masked).  A value
+ * that holds a mask already is left as it is.
+ *
+ * An option and its value may be apart by blanks, one of Unicode's spaces
+ * or a line break escaped for the shell (--password \<newline> X).  The
+ * command an option belongs to is the first client named on its command
+ * line, however long the line.
+ *
  * Matches never take a line break, nor a quote, backslash, bracket or
  * brace, except inside the quotes of a quoted value and a backslash with
  * the character it escapes (both taken together, never one alone), so text
@@ -83,8 +102,11 @@
  * redaction.  Nor does a mask ever cut a character of UTF-8: Unicode's
  * spaces (U+00A0, U+2003, U+3000…) end a value as a blank does, any other
  * character is a value's, so the result is valid UTF-8 when the text is.
- * Redacting twice changes nothing more.  The cost is linear in
- * the text (tests/bench/bench-redact.c).
+ * Redacting twice changes nothing more of substance: no sign of what the
+ * shell runs is hidden and no mask taken back (fuzz/fuzz-redact.c; it may
+ * mask more where a quoted part, read to 256 bytes, fits only once masks
+ * shortened it).  The cost is linear in the text
+ * (tests/bench/bench-redact.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
