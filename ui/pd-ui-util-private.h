@@ -45,6 +45,8 @@ void        _pd_take_tab               (GtkWidget          *widget,
 gboolean    _pd_list_leave             (GtkWidget          *list,
                                         GtkDirectionType    direction);
 void        _pd_stack_tab_shown_only   (GtkStack           *stack);
+void        _pd_stack_show_moving_focus (GtkStack          *stack,
+                                         const char        *name);
 void        _pd_status_pages_tab_to_controls (GtkWidget     *root);
 void        _pd_status_page_plain_names      (AdwStatusPage *page);
 void        _pd_name_shortcut_keys     (GtkWidget          *widget);

@@ -786,6 +786,33 @@ _pd_stack_tab_shown_only (GtkStack *stack)
   stack_tab_shown_only (stack);
 }
 
+/*
+ * _pd_stack_show_moving_focus:
+ * @stack: a stack of pages
+ * @name: the page to show
+ *
+ * Shows @name; a focus in the page hidden leaves it first, then goes into
+ * the page shown.  Left for GTK 4.8 to move as the page hid (after an
+ * Overview card had it), the focus chain it built in the page shown was
+ * never let go: the session page and its views outlived the closed window.
+ */
+void
+_pd_stack_show_moving_focus (GtkStack   *stack,
+                             const char *name)
+{
+  GtkWidget *shown = gtk_stack_get_visible_child (stack);
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (stack));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  gboolean leaves = focus != NULL && shown != NULL && gtk_widget_is_ancestor (focus, shown) &&
+                    g_strcmp0 (gtk_stack_get_visible_child_name (stack), name) != 0;
+
+  if (leaves)
+    gtk_root_set_focus (root, NULL);
+  gtk_stack_set_visible_child_name (stack, name);
+  if (leaves)
+    gtk_widget_child_focus (gtk_stack_get_visible_child (stack), GTK_DIR_TAB_FORWARD);
+}
+
 /* A status page's scroller is a Tab stop only while its text must be scrolled;
  * a page of text only is out of the chain (GTK 4.8's scroller took Tab). */
 static void

@@ -201,23 +201,9 @@ static void
 pd_window_show_page (PdWindow   *self,
                      const char *name)
 {
-  GtkWidget *shown = gtk_stack_get_visible_child (self->content_stack);
-  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
-  gboolean focus_leaves = focus != NULL && shown != NULL && gtk_widget_is_ancestor (focus, shown) &&
-                          g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), name) != 0;
-
   adw_view_switcher_title_set_view_switcher_enabled (self->switcher_title,
                                                      g_str_equal (name, "session"));
-  /* The focus leaves the page hidden first, then goes into the page
-   * shown.  Left for GTK 4.8 to move as the page hid, the focus chain it
-   * built in the page shown was never let go: the session page and its
-   * views outlived the closed window (sources, after the Overview's
-   * card had the focus). */
-  if (focus_leaves)
-    gtk_window_set_focus (GTK_WINDOW (self), NULL);
-  gtk_stack_set_visible_child_name (self->content_stack, name);
-  if (focus_leaves)
-    gtk_widget_child_focus (gtk_stack_get_visible_child (self->content_stack), GTK_DIR_TAB_FORWARD);
+  _pd_stack_show_moving_focus (self->content_stack, name);
 }
 
 /* How the shown session's last run ended, for its Now page. */
