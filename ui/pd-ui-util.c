@@ -791,10 +791,11 @@ _pd_stack_tab_shown_only (GtkStack *stack)
  * @stack: a stack of pages
  * @name: the page to show
  *
- * Shows @name; a focus in the page hidden leaves it first, then goes into
- * the page shown.  Left for GTK 4.8 to move as the page hid (after an
- * Overview card had it), the focus chain it built in the page shown was
- * never let go: the session page and its views outlived the closed window.
+ * Shows @name; a focus in the page hidden leaves it first, and the
+ * window's own rules put it in the page shown (a session opened, a run's
+ * page).  Left for GTK 4.8 to move as the page hid (after an Overview card
+ * had it), the focus chain it built in the page shown was never let go:
+ * the session page and its views outlived the closed window.
  */
 void
 _pd_stack_show_moving_focus (GtkStack   *stack,
@@ -809,8 +810,6 @@ _pd_stack_show_moving_focus (GtkStack   *stack,
   if (leaves)
     gtk_root_set_focus (root, NULL);
   gtk_stack_set_visible_child_name (stack, name);
-  if (leaves)
-    gtk_widget_child_focus (gtk_stack_get_visible_child (stack), GTK_DIR_TAB_FORWARD);
 }
 
 /* A status page's scroller is a Tab stop only while its text must be scrolled;
