@@ -775,6 +775,10 @@ pd_now_view_init (PdNowView *self)
   /* The steps are one Tab stop, as the session list is: Up and Down move
    * between them (each step was a stop of its own). */
   _pd_list_one_tab_stop (GTK_WIDGET (self->rows_box));
+  /* Page Down and Page Up move a page of the scroller: the list is not the
+   * viewport's child, and moved its default of 100 px, one or two rows
+   * (tried as a new user would). */
+  gtk_list_box_set_adjustment (self->rows_box, gtk_scrolled_window_get_vadjustment (self->scroller));
   /* Scrolled, resized, shown: the rows now in sight are made. */
   g_signal_connect_object (gtk_scrolled_window_get_vadjustment (self->scroller), "value-changed",
                            G_CALLBACK (pd_now_view_fill_soon), self, G_CONNECT_SWAPPED);

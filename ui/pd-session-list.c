@@ -875,6 +875,16 @@ pd_session_list_set_source (PdSessionList *self,
   /* Another source's listing: its first session is picked (the Overview
    * leaves it unselected again). */
   g_clear_object (&self->kept);
+  /* The rows of the source before go, their ids being its own: an
+   * endpoint's, kept under All Sources while an endpoint hung, read as
+   * this computer's ("session … not found", tried as a new user would). */
+  if (g_list_model_get_n_items (G_LIST_MODEL (self->model)) > 0)
+    {
+      g_autoptr(GPtrArray) none = g_ptr_array_new ();
+      g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+
+      pd_session_list_model_merge (self->model, none, now);
+    }
   self->none_open = FALSE;
   update_autoselect (self);
   pd_session_list_restart (self);

@@ -112,6 +112,9 @@ _pd_event_type_label (const char *type)
     { "plan_artifact_saved", N_("Plan saved") },
     { "turn_discarded", N_("Turn discarded") },
     { "provider_retry", N_("Retrying the provider") },
+    /* serve's: a run there waits for a person's answer, then no longer does. */
+    { "approval_requested", N_("Approval requested") },
+    { "approval_resolved", N_("Approval resolved") },
   };
 
   for (guint i = 0; type != NULL && i < G_N_ELEMENTS (labels); i++)

@@ -99,6 +99,8 @@ _pd_remote_session_from_json (JsonObject *object)
       info->plan_total = clamp_count (pd_json_get_int (plan, "total", 0), PD_REMOTE_MAX_STEPS);
       info->plan_done = clamp_count (pd_json_get_int (plan, "done", 0), info->plan_total);
       info->plan_blocked = clamp_count (pd_json_get_int (plan, "blocked", 0), info->plan_total - info->plan_done);
+      /* An imported agent's items past those its endpoint keeps: counted only. */
+      info->plan_hidden = clamp_count (pd_json_get_int (plan, "hidden", 0), G_MAXINT);
     }
   if ((stopped = pd_json_get_object (object, "stopped")) && pd_json_get_string (stopped, "class") != NULL &&
       *pd_json_get_string (stopped, "class") != '\0')

@@ -182,6 +182,7 @@ typedef struct
 {
   char              *id;
   PdChecklistOrigin  origin;
+  guint              hidden;   /* the items the endpoint's import left out */
 } ChecklistRead;
 
 static void
@@ -264,9 +265,13 @@ on_checklist_plan (GObject      *object,
 
           g_ptr_array_add (items, pd_checklist_item_new (text, checklist_status_of (step->status), id));
         }
-      /* The steps past the reply's own bound were counted, never built. */
+      /* The steps past the reply's own bound were counted, never built;
+       * those past the endpoint's (its plan.hidden) were never sent: a
+       * list of 600 said nothing of the 100 not shown, where a local one
+       * did (tried as a new user would). */
       pd_checklist_replace_agent_items_cut (checklist, read->origin, items,
-                                            plan->steps->len - n_kept + plan->n_hidden);
+                                            MIN ((guint64) plan->steps->len - n_kept + plan->n_hidden + read->hidden,
+                                                 G_MAXUINT));
     }
   g_task_return_pointer (task, g_steal_pointer (&checklist), g_object_unref);
 }
@@ -297,6 +302,7 @@ on_checklist_session (GObject      *object,
       return;
     }
   read->origin = origin_of_agent (info->source);
+  read->hidden = info->plan_hidden;
   call = plan_call_new (self, read->id);
   call->max_bytes = CHECKLIST_REPLY_MAX_BYTES;
   _pd_remote_source_start_call (self, call, remote_get_plan_async, g_task_get_cancellable (task), on_checklist_plan,

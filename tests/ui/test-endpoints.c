@@ -11,6 +11,8 @@
  * sidebar, the window shrinking below them.  Connect to Endpoint keeps
  * an address that is none as typed, and says why.  A search with an
  * endpoint hung shows this computer's matches and names it, not searched.
+ * With this computer and two endpoints, one stopped, a search on All
+ * Sources names each match's own source, and the endpoint's opens.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -24,6 +26,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-application.h"
+#include "pd-now-view.h"
 #include "pd-preferences-window.h"
 #include "pd-remote-source.h"
 #include "pd-secrets.h"
@@ -46,8 +49,10 @@ typedef struct
 } Endpoint;
 
 static void
-endpoint_start (Endpoint   *endpoint,
-                const char *listen)
+endpoint_start_with (Endpoint   *endpoint,
+                     const char *listen,
+                     const char *title,
+                     gboolean    with_plan)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GDataInputStream) out = NULL;
@@ -58,7 +63,13 @@ endpoint_start (Endpoint   *endpoint,
   endpoint->dir = pd_test_make_tmp_dir ();
   endpoint->db = g_build_filename (endpoint->dir, "sessions.db", NULL);
   store = pd_test_open_store (endpoint->db);
-  g_free (pd_test_add_session (store, "Alpha build one", "plandeck"));
+  {
+    g_autoptr(PdPlanState) plan = pd_test_sample_plan (1);
+    g_autofree char *id = pd_test_add_session (store, title, "plandeck");
+
+    if (with_plan)
+      pd_test_save_plan (store, id, plan, PD_SESSION_STATUS_IDLE);
+  }
   g_clear_object (&store);
   endpoint->serve = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
                                       g_getenv ("PLANDECK_AGENT"), "serve", "--db", endpoint->db,
@@ -74,6 +85,13 @@ endpoint_start (Endpoint   *endpoint,
   endpoint->base = g_strdup_printf ("http://%s:%u", g_uri_get_host (uri), endpoint->port);
   g_free (pd_window_split_endpoint_url (url, &endpoint->token));
   g_assert_nonnull (endpoint->token);
+}
+
+static void
+endpoint_start (Endpoint   *endpoint,
+                const char *listen)
+{
+  endpoint_start_with (endpoint, listen, "Alpha build one", FALSE);
 }
 
 static void
@@ -541,6 +559,237 @@ test_search_hung (void)
     }
 }
 
+/* --- a search over three sources, one of them stopped ------------------- */
+
+typedef struct
+{
+  Endpoint endpoints[2];
+} Pair;
+
+static gboolean
+both_online (gpointer data)
+{
+  for (guint i = 1; i <= 2; i++)
+    {
+      PdSource *source = source_at (data, i);
+
+      if (source == NULL || pd_remote_source_get_state (PD_REMOTE_SOURCE (source)) != PD_REMOTE_ONLINE)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static PdSessionItem *
+find_item (PdWindow   *window,
+           const char *title)
+{
+  GListModel *model = G_LIST_MODEL (pd_session_list_get_model (window->session_list));
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(PdSessionItem) item = g_list_model_get_item (model, i);
+
+      if (g_strcmp0 (pd_session_item_get_title (item), title) == 0)
+        return item;
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  PdWindow *window;
+  guint     n;
+} CountWait;
+
+/* The list is loaded with @n sessions, each of which names its source. */
+static gboolean
+listed_named (gpointer data)
+{
+  CountWait *wait = data;
+  PdSessionList *list = wait->window->session_list;
+  GListModel *model = G_LIST_MODEL (pd_session_list_get_model (list));
+
+  if (!pd_session_list_get_loaded (list) || pd_session_list_get_busy (list) ||
+      g_list_model_get_n_items (model) != wait->n)
+    return FALSE;
+  for (guint i = 0; i < wait->n; i++)
+    {
+      g_autoptr(PdSessionItem) item = g_list_model_get_item (model, i);
+
+      if (pd_session_item_get_origin (item) == NULL)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Every row that names a source names its own: each session's title
+ * says where it is. */
+static void
+assert_named_right (PdWindow *window)
+{
+  GListModel *model = G_LIST_MODEL (pd_session_list_get_model (window->session_list));
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(PdSessionItem) item = g_list_model_get_item (model, i);
+      const char *origin = pd_session_item_get_origin (item);
+      const char *title = pd_session_item_get_title (item);
+
+      if (origin == NULL)
+        continue;
+      if (!((g_str_has_suffix (title, "local notes") && g_str_equal (origin, "This Computer")) ||
+            (g_str_has_prefix (title, "Zeta beta") && g_str_equal (origin, "Beta box")) ||
+            (g_str_has_prefix (title, "Zeta alpha") && g_str_has_prefix (origin, "Alpha box"))))
+        g_error ("“%s” (%s) named as from “%s”", title, pd_session_item_get_id (item), origin);
+    }
+}
+
+static gboolean
+listed_named_checked (gpointer data)
+{
+  assert_named_right (((CountWait *) data)->window);
+  return listed_named (data);
+}
+
+/* The chosen endpoint's one session listed alone. */
+static gboolean
+listed_named_alone (gpointer data)
+{
+  PdWindow *window = data;
+  PdSessionList *list = window->session_list;
+
+  return pd_session_list_get_loaded (list) && !pd_session_list_get_busy (list) &&
+         g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (list))) == 1 &&
+         find_item (window, "Zeta beta one") != NULL;
+}
+
+typedef struct
+{
+  PdWindow   *window;
+  PdSource   *source;
+  const char *id;
+} OpenWait;
+
+static gboolean
+session_shown (gpointer data)
+{
+  OpenWait *wait = data;
+  g_autoptr(PdSource) shown = NULL;
+  g_autofree char *shown_id = NULL;
+  PdNowView *now = PD_NOW_VIEW (pd_test_find_widget (GTK_WIDGET (wait->window), PD_TYPE_NOW_VIEW));
+
+  g_object_get (wait->window, "shown-source", &shown, "session-id", &shown_id, NULL);
+  return now != NULL && shown == wait->source && g_strcmp0 (shown_id, wait->id) == 0 &&
+         pd_now_view_get_plan (now) != NULL && !pd_session_view_get_busy (PD_SESSION_VIEW (now));
+}
+
+/* This computer and two endpoints, one of them stopped (SIGSTOP: it
+ * accepts and answers nothing): a search on All Sources names each match's
+ * own source, and the answering endpoint's match opens from it (tried as
+ * a new user would: it was named "This Computer" and said "session … not
+ * found"). */
+static void
+check_search_stopped (PdApplication *app,
+                      PdWindow      *window,
+                      gpointer       user_data)
+{
+  Pair *pair = user_data;
+  const char *expected[][2] = {
+    { "Zeta local notes", "This Computer" },
+    { "Zeta beta one", "Beta box" },
+  };
+  CountWait all = { window, 3 };
+  CountWait found = { window, 2 };
+
+  pd_test_wait_until (both_online, window, "both endpoints connected");
+  pd_test_wait_until (listed_named, &all, "the sessions of the three sources, each naming its source");
+  g_subprocess_send_signal (pair->endpoints[0].serve, SIGSTOP);
+  /* The answering endpoint chosen alone, then All Sources and a search,
+   * typed as a person types: every row shown meanwhile names its own
+   * source. */
+  pd_source_sidebar_select (sidebar (window), source_at (window, 2));
+  pd_test_wait_until (listed_named_alone, window, "the answering endpoint's session alone");
+  pd_source_sidebar_select (sidebar (window), NULL);
+  for (guint i = 1; i <= 4; i++)
+    {
+      g_autofree char *typed = g_strndup ("Zeta", i);
+
+      pd_session_list_set_query (window->session_list, typed, FALSE);
+      pd_test_spin (20);
+      assert_named_right (window);
+    }
+  pd_test_wait_until (listed_named_checked, &found, "the search's matches of this computer and the answering endpoint");
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      PdSessionItem *item = find_item (window, expected[i][0]);
+
+      g_assert_nonnull (item);
+      g_test_message ("“%s” (%s) from “%s”", expected[i][0], pd_session_item_get_id (item),
+                      pd_session_item_get_origin (item));
+      g_assert_cmpstr (pd_session_item_get_origin (item), ==, expected[i][1]);
+    }
+  pd_test_screenshot (GTK_WIDGET (window), "search-stopped");
+
+  /* The answering endpoint's match opens from it. */
+  {
+    PdSessionItem *item = find_item (window, "Zeta beta one");
+    OpenWait wait = { window, source_at (window, 2), NULL };
+    g_autofree char *tail = g_strdup (strchr (pd_session_item_get_id (item), '/'));
+
+    g_assert_nonnull (tail);
+    wait.id = tail + 1;
+    g_assert_true (pd_session_list_select (window->session_list, pd_session_item_get_id (item)));
+    pd_test_wait_until (session_shown, &wait, "the endpoint's session open from it");
+  }
+  g_subprocess_send_signal (pair->endpoints[0].serve, SIGCONT);
+  pd_session_list_set_query (window->session_list, NULL, FALSE);
+}
+
+static void
+test_search_stopped (void)
+{
+  Pair pair = { 0 };
+  g_autofree char *local_db = pd_application_default_database_path ();
+  g_autofree char *folder = g_path_get_dirname (local_db);
+  g_autoptr(PdSessionStore) local = NULL;
+  g_autoptr(GSettings) settings = NULL;
+  GVariantBuilder builder;
+
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0700), ==, 0);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *file = g_strconcat (local_db, (const char *[]) { "", "-wal", "-shm" }[i], NULL);
+
+      g_unlink (file);
+    }
+  local = pd_test_open_store (local_db);
+  g_free (pd_test_add_session (local, "Zeta local notes", "plandeck"));
+  g_clear_object (&local);
+  endpoint_start_with (&pair.endpoints[0], "127.0.0.1:0", "Zeta alpha one", TRUE);
+  endpoint_start_with (&pair.endpoints[1], "127.0.0.1:0", "Zeta beta one", TRUE);
+
+  pd_test_reset_settings ();
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+  for (guint i = 0; i < 2; i++)
+    {
+      pd_secrets_keep_for_session (pair.endpoints[i].base, pair.endpoints[i].token);
+      g_variant_builder_add (&builder, "(sss)", i == 0 ? "alpha-id" : "beta-id", i == 0 ? "Alpha box" : "Beta box",
+                             pair.endpoints[i].base);
+    }
+  settings = g_settings_new (APP_ID);
+  g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+
+  g_assert_cmpint (pd_test_run_app (NULL, check_search_stopped, &pair, NULL), ==, 0);
+  for (guint i = 0; i < 2; i++)
+    endpoint_stop (&pair.endpoints[i]);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *file = g_strconcat (local_db, (const char *[]) { "", "-wal", "-shm" }[i], NULL);
+
+      g_unlink (file);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -552,5 +801,6 @@ main (int   argc,
   g_test_add_func ("/pd/ui/endpoints/fifty", test_fifty);
   g_test_add_func ("/pd/ui/endpoints/connect-dialog", test_connect_dialog);
   g_test_add_func ("/pd/ui/endpoints/search-hung", test_search_hung);
+  g_test_add_func ("/pd/ui/endpoints/search-stopped", test_search_stopped);
   return g_test_run ();
 }

@@ -1133,6 +1133,34 @@ test_events_bounded_window (void)
   pd_test_destroy_window (window, view);
 }
 
+/* An endpoint's run waiting for a person, and answered: words, not
+ * "approval_requested" (tried as a new user would); a type of no known
+ * name stays as it came. */
+static void
+test_events_type_words (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "A run asking");
+  GtkWidget *view = pd_events_view_new ();
+  GtkWindow *window = pd_test_present (view, 900, 500);
+  const char *shown[] = { "Approval requested", "Approval resolved", "custom_marker" };
+  CountWait wait = { pd_events_view_get_model (PD_EVENTS_VIEW (view)), 3 };
+
+  pd_test_db_add_event (db, id, PD_EVENT_APPROVAL_REQUESTED, NULL, 0, "{\"approval_id\":\"a1\",\"risk\":\"high\"}");
+  pd_test_db_add_event (db, id, PD_EVENT_APPROVAL_RESOLVED, NULL, 0, "{\"approval_id\":\"a1\",\"outcome\":\"approved\"}");
+  pd_test_db_add_event (db, id, "custom_marker", NULL, 0, "{}");
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  gtk_test_widget_wait_for_draw (view);
+  pd_test_flush (GTK_WIDGET (window));
+  for (guint i = 0; i < G_N_ELEMENTS (shown); i++)
+    g_assert_nonnull (pd_test_find_first (view, is_mapped_label, shown[i]));
+  g_assert_null (pd_test_find_first (view, is_mapped_label, PD_EVENT_APPROVAL_REQUESTED));
+  pd_test_screenshot (GTK_WIDGET (window), "events-type-words");
+  pd_test_destroy_window (window, view);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1150,6 +1178,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/events-view/long-imported", test_events_long_imported);
   g_test_add_func ("/pd/ui/events-view/hidden-reads-nothing", test_events_hidden_reads_nothing);
   g_test_add_func ("/pd/ui/events-view/bounded-window", test_events_bounded_window);
+  g_test_add_func ("/pd/ui/events-view/type-words", test_events_type_words);
 
   return g_test_run ();
 }

@@ -1006,6 +1006,69 @@ test_now_many_steps (Fixture       *f,
   g_assert_cmpint (gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (gtk_root_get_focus (GTK_ROOT (f->window)))), >, 0);
 }
 
+static int
+focused_index (Fixture *f)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (f->window));
+
+  g_assert_true (GTK_IS_LIST_BOX_ROW (focus));
+  return gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (focus));
+}
+
+/* Page Down and Page Up on a plan of 200 steps move about a page of rows,
+ * as in any list (tried as a new user would: they moved 1–2 rows, the
+ * rows out of sight being light rows not made yet). */
+static void
+test_now_page_keys (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(PdPlanState) plan = pd_plan_state_new ();
+  GtkWidget *rows;
+  gpointer wait[2] = { f, GUINT_TO_POINTER (0) };
+  int down, further, up;
+
+  for (guint i = 0; i < 200; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("s%u", i + 1);
+      g_autofree char *text = g_strdup_printf ("Port part %u of the settings", i + 1);
+      PdPlanStep *step = pd_test_step (id, text, PD_PLAN_STEP_PENDING, "a note");
+
+      pd_test_step_add_check (step, "c1", "the tests pass", "shell", "{}", PD_PLAN_CHECK_PENDING);
+      g_ptr_array_add (plan->steps, step);
+    }
+  plan->version = 1;
+  gtk_window_set_default_size (f->window, 900, 700);
+  pd_test_save_plan (f->store, f->id, plan, PD_SESSION_STATUS_IDLE);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->id);
+  wait_for_reply (f);
+  pd_test_flush (GTK_WIDGET (f->window));
+  pd_test_spin (300);
+  rows = _pd_now_view_get_rows_box (f->view);
+
+  gtk_root_set_focus (GTK_ROOT (f->window), NULL);
+  g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
+  g_assert_cmpint (focused_index (f), ==, 0);
+  pd_test_wait_until (row_made_in_sight, wait, "the first step in sight");
+
+  g_assert_true (pd_test_a11y_press (rows, GDK_KEY_Page_Down, 0));
+  down = focused_index (f);
+  wait[1] = GUINT_TO_POINTER (down);
+  pd_test_wait_until (row_made_in_sight, wait, "the step Page Down went to, in sight");
+  g_assert_true (pd_test_a11y_press (rows, GDK_KEY_Page_Down, 0));
+  further = focused_index (f);
+  wait[1] = GUINT_TO_POINTER (further);
+  pd_test_wait_until (row_made_in_sight, wait, "the step a second Page Down went to, in sight");
+  g_assert_true (pd_test_a11y_press (rows, GDK_KEY_Page_Up, 0));
+  up = focused_index (f);
+  wait[1] = GUINT_TO_POINTER (up);
+  pd_test_wait_until (row_made_in_sight, wait, "the step Page Up went to, in sight");
+  pd_test_screenshot (GTK_WIDGET (f->window), "now-page-keys");
+  g_test_message ("Page Down from step 1: step %d, again: step %d; Page Up: step %d", down + 1, further + 1, up + 1);
+  g_assert_cmpint (down, >=, 5);
+  g_assert_cmpint (further - down, >=, 5);
+  g_assert_cmpint (further - up, >=, 5);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1032,6 +1095,7 @@ main (int   argc,
   ADD ("run-interrupted", test_now_run_interrupted);
   ADD ("remote-huge-plan", test_now_remote_huge_plan);
   ADD ("many-steps", test_now_many_steps);
+  ADD ("page-keys", test_now_page_keys);
 
   return g_test_run ();
 }
