@@ -694,6 +694,11 @@ def usage_errors(tap, agent_run, detail, db, recording, work):
         proc = agent_run("import", *others, option, "/nonexistent/agent-folder")
         tap.check(proc.returncode == 2 and f"{option}: no such folder: /nonexistent/agent-folder" in proc.stderr,
                   f"import {option} of a folder that is not there is bad usage that names it", detail(proc))
+    # Folders with PATHs: said, status 2 (the folders were passed over
+    # without a word).
+    proc = agent_run("import", "--json", "--opencode-dir", empty, empty)
+    tap.check(proc.returncode == 2 and "give PATHs or the --…-dir folders to scan, not both" in proc.stderr,
+              "import with PATHs and a --…-dir folder is bad usage", detail(proc))
     # The obvious forms: the editors' folder (~/.config) for --cline-dir, the
     # kilo.db file for --kilo-dir (both found nothing before).
     config = os.path.join(work, "..", "config-home")

@@ -375,6 +375,16 @@ pd_agent_import_main (int    argc,
       return 2;
     }
 
+  /* Paths are read as they are; the folders are where a scan looks.  Both
+   * given, the folders were passed over without a word (tried as a new
+   * user would). */
+  if (paths != NULL && paths[0] != NULL &&
+      (claude_dir || codex_dir || opencode_dir || qwen_dir || gemini_dir || vscode_dir || kilo_dir))
+    {
+      fprintf (stderr, _("plandeck-agent import: give PATHs or the --…-dir folders to scan, not both\n"));
+      return 2;
+    }
+
   /* A folder given that is not there finds nothing: said, not passed over
    * (tried as a new user would, a typo gave an empty import, status 0). */
   if (!check_dir ("--claude-dir", &claude_dir, NULL) || !check_dir ("--codex-dir", &codex_dir, NULL)
