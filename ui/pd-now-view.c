@@ -504,6 +504,9 @@ pd_now_view_clear (PdSessionView *view)
   pd_plan_rows_merge (self->rows, NULL);
   pd_now_view_show_notices (self);
   gtk_stack_set_visible_child_name (self->stack, "loading");
+  /* Another session opens at its first step, not where the last one was
+   * scrolled to (tried as a new user would). */
+  gtk_adjustment_set_value (gtk_scrolled_window_get_vadjustment (self->scroller), 0);
 }
 
 /**

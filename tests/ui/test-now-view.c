@@ -1067,6 +1067,21 @@ test_now_page_keys (Fixture       *f,
   g_assert_cmpint (down, >=, 5);
   g_assert_cmpint (further - down, >=, 5);
   g_assert_cmpint (further - up, >=, 5);
+
+  /* Another session opens at its first step, not as far down as the one
+   * before was scrolled (tried as a new user would). */
+  {
+    GtkAdjustment *adjustment =
+      gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (gtk_widget_get_ancestor (rows, GTK_TYPE_SCROLLED_WINDOW)));
+    g_autofree char *other = pd_test_add_session (f->store, "Another long plan", "plandeck");
+
+    g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), >, 0);
+    pd_test_save_plan (f->store, other, plan, PD_SESSION_STATUS_IDLE);
+    pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), other);
+    wait_for_reply (f);
+    pd_test_flush (GTK_WIDGET (f->window));
+    g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, 0);
+  }
 }
 
 int
