@@ -245,6 +245,57 @@ test_leftover_spellings (void)
   assert_kept (kept, G_N_ELEMENTS (kept));
 }
 
+/* Finding: PGPASSWORD= rm important.db was shown as
+ * PGPASSWORD= [REDACTED] important.db: a blank right after the '=' was
+ * taken for the blanks before a value, so the command word went under the
+ * mask.  The shell reads NAME= cmd as an empty assignment and runs cmd: a
+ * blank right after an '=' glued to its name (or option) starts no value. */
+static void
+test_empty_assignment (void)
+{
+  static const char * const kept[] = {
+    "PGPASSWORD= rm important.db",
+    "PGPASSWORD=\trm important.db",
+    "PGPASSWORD=\t rm important.db",
+    "PGPASSWORD=  rm important.db",
+    "export X= cmd",
+    "export PASSWORD= rm important.db",
+    "env PASSWORD= rm important.db",
+    "env -i API_TOKEN= curl https://x.example",
+    "a && PASSWORD= rm important.db",
+    "a; DB_PASSWORD= rm important.db",
+    "true | SECRET_KEY= sh -c x",
+    "A=1 PASSWORD= rm important.db",
+    "\"PASSWORD= rm important.db\"",
+    "sh -c 'PASSWORD= rm important.db'",
+    "X_TOKEN= rm important.db",
+    "api_key= rm important.db",
+    "PGPASSWORD= \"rm\" important.db",
+    "PGPASSWORD= 'rm' important.db",
+    "AUTHORIZATION= rm important.db",
+    "mysql --password= rm",
+    "mysql -p= rm",
+    "docker login -p= rm",
+    "curl -u= user:rm https://x.example",
+    "openssl enc -passin= pass:rm",
+    "smbclient --user= u%rm //h/s",
+  };
+  static const RedactCase masked[] = {
+    /* A value glued to its '=' is one still, and a blank on both sides
+     * of the '=' is a configuration file's, not the shell's. */
+    { "PGPASSWORD=S3cret rm important.db", "PGPASSWORD=[REDACTED] rm important.db", "S3cret" },
+    { "client_secret = S3cret", "client_secret = [REDACTED]", "S3cret" },
+    { "password\t=\tS3cret", "password\t=\t[REDACTED]", "S3cret" },
+    { "password := \"S3cret\"", "password := \"[REDACTED]\"", "S3cret" },
+    { "api_key: S3cret", "api_key: [REDACTED]", "S3cret" },
+    { "Authorization = Basic S3cret", "Authorization = Basic [REDACTED]", "S3cret" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (kept); i++)
+    assert_command_kept (kept[i]);
+  assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
+}
+
 /* Inputs fuzz-redact found: each redacted twice gives what once did. */
 static void
 test_fuzz_found (void)
@@ -296,6 +347,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/long-command-lines", test_long_command_lines);
   g_test_add_func ("/pd/redact/leftover-spellings", test_leftover_spellings);
   g_test_add_func ("/pd/redact/fuzz-found", test_fuzz_found);
+  g_test_add_func ("/pd/redact/empty-assignment", test_empty_assignment);
 
   return g_test_run ();
 }

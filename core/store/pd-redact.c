@@ -131,9 +131,10 @@ static const char * const patterns[N_RE] = {
     ")" WORD_END,
   /* Authorization: [scheme] credentials, the credentials quoted or not
    * (the scheme stays, and is never taken for the credentials: in
-   * Authorization: Basic '$(id)' the mask took Basic). */
+   * Authorization: Basic '$(id)' the mask took Basic; AUTHORIZATION= cmd
+   * is an empty assignment, as in RE_ASSIGN). */
   [RE_AUTH] =
-    "(?i:(?:proxy-)?authorization)(?:\\\\?[\"'])?[ \\t]*+[:=][ \\t]*+(?:\\\\?[\"'])?"
+    "(?i:(?:proxy-)?authorization)(?:\\\\?[\"'])?(?:[ \\t]*+:|=(?![ \\t])|[ \\t]++=)[ \\t]*+(?:\\\\?[\"'])?"
     "(?>" AUTH_SCHEMES "[ \\t]++)?(?:\\\\?[\"'])?+"
     "(?!" AUTH_SCHEMES "(?!" VALUE_CHARS "))"
     "(?<v>" VALUE_CHARS "++)",
@@ -181,12 +182,14 @@ static const char * const patterns[N_RE] = {
     "(?|'[^\\s%'\"]{1,256}+%(?<v>[^'\\n\\r]{1,256}+)(?=')"
     "|\"[^\\s%'\"]{1,256}+%(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
     "|[^\\s%'\"]{1,256}+%(?<v>(?:" VALUE_CHARS "|" BARE_ESCAPE ")++))",
-  /* NAME=value, NAME: value, "name": "value", NAME := value, --name value,
-   * --name=value. */
+  /* NAME=value, NAME: value, "name": "value", NAME := value, NAME = value,
+   * --name value, --name=value.  A blank right after an '=' glued to its
+   * name ends the value there, empty, as the shell reads NAME= cmd: what
+   * follows is the command (PGPASSWORD= rm x runs rm), never a value. */
   [RE_ASSIGN] =
     "(?<dash>--?)?[A-Za-z_][A-Za-z0-9_.\\-]{0,63}+"
     "(?(dash)(?:=" USPACE "*+|" BLANK "++(?![\\-\\s]))"
-    "|(?:\\\\?[\"'])?[ \\t]*+(?::=|[=:](?![=:]))[ \\t]*+)"
+    "|(?:\\\\?[\"'])?(?:=(?![=:])|[ \\t]*+(?::=|:(?![=:]))[ \\t]*+|[ \\t]++=(?![=:])[ \\t]*+))"
     WORD_VALUE,
   /* openssl's pass phrase arguments: -passin pass:PASSWORD, -passout
    * pass:…, -pass pass:… (quoted too: -pass 'pass:a b', pass:'a b'; after

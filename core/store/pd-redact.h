@@ -31,7 +31,9 @@
  *    Discord webhook URLs;
  *  - the value of an assignment whose name says secret, in the forms people
  *    write: NAME=v, NAME: v, "name": "v", export NAME=v, NAME := v,
- *    --name v, --name=v, and in JSON objects {"name": "v"};
+ *    NAME = v, --name v, --name=v, and in JSON objects {"name": "v"}; a
+ *    blank right after an '=' glued to its name or option starts no value
+ *    (PGPASSWORD= rm x is an empty assignment that runs rm);
  *  - a value in quotes, '…' or "…" (escaped in JSON too), or in bash's
  *    ANSI-C quoting $'…', in each of the forms above, whole: an escaped
  *    quote in "…" (a\"b) and a backslash-escaped space or sign unquoted
