@@ -13,6 +13,7 @@
 #include <json-glib/json-glib.h>
 
 #include "pd-redact.h"
+#include "pd-redact-private.h"
 #include "test-redact-util.h"
 
 /* @command kept whole: as text, inside a tool call's JSON text, and as a
@@ -296,6 +297,34 @@ test_empty_assignment (void)
   assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
 }
 
+/* Finding: mysql -p" repeated took quadratic time (64 KiB 0.37 s, 1 MiB
+ * 77 s; serve's POST /api/prompt of 700 KiB burned 68 s of CPU): each
+ * value refused as a command's (-p"mysql -p" holds an option) started the
+ * reading of the command line again from the text's start.  The bytes
+ * that reading looks at are counted, not timed: a small multiple of the
+ * text's length, whatever its units (bench-redact prints the times). */
+static void
+test_linear_lookups (void)
+{
+  static const char * const units[] = {
+    "mysql -p\"", "mysql -p'", "sshpass -p \"", "redis-cli -a \"", "docker login -p \"",
+    "mysql -p\"x; y\" ", "PGPASSWORD=\"a;b\" mysql -p ", "mysql -u a -p -v ",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (units); i++)
+    {
+      g_autoptr(GString) text = g_string_new (NULL);
+      g_autofree char *out = NULL;
+      gsize line_bytes = 0;
+
+      while (text->len < 256 * 1024)
+        g_string_append (text, units[i]);
+      out = _pd_redact_counting (text->str, NULL, &line_bytes);
+      g_test_message ("%s: %" G_GSIZE_FORMAT " bytes read for %" G_GSIZE_FORMAT, units[i], line_bytes, text->len);
+      g_assert_cmpuint (line_bytes, <=, 4 * text->len);
+    }
+}
+
 /* Inputs fuzz-redact found: each redacted twice gives what once did. */
 static void
 test_fuzz_found (void)
@@ -348,6 +377,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/leftover-spellings", test_leftover_spellings);
   g_test_add_func ("/pd/redact/fuzz-found", test_fuzz_found);
   g_test_add_func ("/pd/redact/empty-assignment", test_empty_assignment);
+  g_test_add_func ("/pd/redact/linear-lookups", test_linear_lookups);
 
   return g_test_run ();
 }

@@ -15,8 +15,11 @@
 void
 _pd_redact_command_line_init (PdRedactCommandLine *line)
 {
+  gsize bytes_read = line->bytes_read;
+
   memset (line, 0, sizeof *line);
   line->word = G_MAXSIZE;
+  line->bytes_read = bytes_read;  /* counted over every reading */
 }
 
 /* What the word [w, e) says as a command: its PW_* forms, or 0; a
@@ -91,7 +94,8 @@ read_command_line (PdRedactCommandLine *r,
                    const char          *t,
                    gsize                upto)
 {
-
+  if (upto > r->pos)
+    r->bytes_read += upto - r->pos;
   for (; r->pos < upto; r->pos++)
     {
       gsize k = r->pos;
@@ -127,12 +131,15 @@ skip_to_line (PdRedactCommandLine *r,
   for (gsize k = upto; k > r->pos; k--)
     if (ends_command_line (t, k - 1))
       {
+        r->bytes_read += upto - k + 1;
         r->pos = k;
         r->word = G_MAXSIZE;
         r->forms = 0;
         r->registry = FALSE;
         return;
       }
+  if (upto > r->pos)
+    r->bytes_read += upto - r->pos;
 }
 
 /* A mask over [start, end): to the command line it is part of a word, as
@@ -172,6 +179,7 @@ _pd_redact_password_options_at (PdRedactCommandLine *r,
 
       while (start > 0 && i - start < 256 && !ends_command_line (t, start - 1))
         start--;
+      r->bytes_read += i - start;
       r->pos = start;
       r->word = G_MAXSIZE;
       r->forms = 0;

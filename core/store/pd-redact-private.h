@@ -146,6 +146,7 @@ typedef struct
   guint    forms;       /* and found a command with these password options (PW_*) */
   gboolean registry;    /* or a registry client, whose login comes next */
   gboolean word_masked; /* a mask is in the word at word */
+  gsize    bytes_read;  /* how many bytes the reading looked at, in all */
 } PdRedactCommandLine;
 
 void  _pd_redact_command_line_init    (PdRedactCommandLine *line);
@@ -163,5 +164,12 @@ void  _pd_redact_command_line_masked  (PdRedactCommandLine *line,
  * Grouped flags may come before a glued -p (mysql -vpSECRET), and the
  * glued value may follow a '=' (docker login -p=SECRET). */
 guint _pd_redact_password_option_form (const char          *p);
+
+/* pd_redact(), and in *@line_bytes how many bytes its reading of command
+ * lines looked at: each a bounded number of times, so a small multiple of
+ * the text's length (test-redact-attack's /pd/redact/linear-lookups). */
+char *_pd_redact_counting (const char *text,
+                           guint      *n_redacted,
+                           gsize      *line_bytes);
 
 G_END_DECLS

@@ -1082,6 +1082,14 @@ char *
 pd_redact (const char *text,
            guint      *n_redacted)
 {
+  return _pd_redact_counting (text, n_redacted, NULL);
+}
+
+char *
+_pd_redact_counting (const char *text,
+                     guint      *n_redacted,
+                     gsize      *line_bytes)
+{
   g_autofree char *without_keys = NULL;
   g_autofree char *masked = NULL;
   Redactor r = { 0 };
@@ -1119,18 +1127,21 @@ pd_redact (const char *text,
         }
       next = try_at (&r, i);
       /* A value refused by redact_span() is scanned again, from its start
-       * to its end, for known token shapes only: once, so linear. */
+       * to its end, for known token shapes only: once, so linear.  The
+       * command line read so far stays (read again from the text's start
+       * after each refusal, mysql -p" repeated took quadratic time). */
       if (r.refused_from != G_MAXSIZE)
         {
           next = MIN (next, r.refused_from);
           r.refused_from = G_MAXSIZE;
-  _pd_redact_command_line_init (&r.line);
         }
       i = next > i ? next : i + 1;
     }
 
   if (n_redacted)
     *n_redacted = known_count + pem_count + r.count;
+  if (line_bytes)
+    *line_bytes = r.line.bytes_read;
   if (r.out == NULL)
     return g_strdup (r.text);
   g_string_append_len (r.out, r.text + r.copied, r.len - r.copied);
