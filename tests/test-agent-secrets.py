@@ -206,7 +206,7 @@ DB_SECRETS = {
     # Quoted, ANSI-C quoted, grouped, and other clients' options (tried
     # as an attacker would, a second time).
     "mysql --password='QuotePw9' shop": "QuotePw9",
-    'mysql --password "DquotePw10" shop': "DquotePw10",
+    'mongosh --password "DquotePw10" shop': "DquotePw10",
     "mysql -uroot -p$'AnsiPw11' shop": "AnsiPw11",
     "PGPASSWORD=$'AnsiPg12' psql app": "AnsiPg12",
     "mysql -uroot -vpGroupPw13 shop": "GroupPw13",

@@ -83,8 +83,8 @@ test_commands_never_hidden (void)
     "mysql -p\"x; reboot\" shop",
     "mysql -p'a'\\;reboot shop",
     "mysql --password=\"x --force\" shop",
-    "mysql --password \"a -rf b\" shop",
-    "mysql --password \" leading\" shop",
+    "mongosh --password \"a -rf b\" shop",
+    "mongosh --password \" leading\" shop",
     "mysql --password=\"trailing \" shop",
     "mysql --password=$'a\\nreboot' shop",
     "curl -u \"u:a; rm -rf ~\" https://x.example",
@@ -225,7 +225,7 @@ test_leftover_spellings (void)
     { "ldapsearch -x -w'a b' -b dc=x", "ldapsearch -x -w'[REDACTED]' -b dc=x", "a b" },
     { "sqlcmd -S h -U sa -PS3cret", "sqlcmd -S h -U sa -P[REDACTED]", "S3cret" },
     { "bcp t out f -S h -PS3cret", "bcp t out f -S h -P[REDACTED]", "S3cret" },
-    { "mysql --password \\\nS3cret shop", "mysql --password \\\n[REDACTED] shop", "S3cret" },
+    { "mongosh --password \\\nS3cret shop", "mongosh --password \\\n[REDACTED] shop", "S3cret" },
     { "sshpass -p \\\nS3cret ssh h", "sshpass -p \\\n[REDACTED] ssh h", "S3cret" },
     { "PGPASSWORD=abc,S3cret psql", "PGPASSWORD=[REDACTED] psql", "S3cret" },
     { "--password=abc]S3cret", "--password=[REDACTED]", "S3cret" },
@@ -234,7 +234,7 @@ test_leftover_spellings (void)
     { "--password=abc\fS3cret", "--password=[REDACTED]", "S3cret" },
     { "--password\u00a0S3cret", "--password\u00a0[REDACTED]", "S3cret" },
     { "--password=\xe2\x80\x83S3cret", "--password=\xe2\x80\x83[REDACTED]", "S3cret" },
-    { "mysql --password \xe3\x80\x80S3cret shop", "mysql --password \xe3\x80\x80[REDACTED] shop", "S3cret" },
+    { "mongosh --password \xe3\x80\x80S3cret shop", "mongosh --password \xe3\x80\x80[REDACTED] shop", "S3cret" },
     { "redis-cli -a\xc2\xa0S3cret", "redis-cli -a\xc2\xa0[REDACTED]", "S3cret" },
   };
   static const char * const kept[] = {
@@ -325,6 +325,45 @@ test_linear_lookups (void)
     }
 }
 
+/* Finding: psql --password production_db was stored and shown as
+ * psql --password [REDACTED]: psql's --password (-W) is a flag that asks,
+ * and MySQL's takes a value only after '=' (--password X asks, X is the
+ * database), so the approver could not see which database.  Their long
+ * options named as a secret take no value after a blank; other commands'
+ * do (kubectl --token X, mongosh --password X, docker login --password X,
+ * and, a command not known, --token X: storing a real token is the worse
+ * harm, and a mask never takes a word that ends or starts a command). */
+static void
+test_flags_take_no_value (void)
+{
+  static const char * const kept[] = {
+    "psql --password production_db",
+    "psql -W production_db",
+    "psql -h db.example -U app --password production_db",
+    "/usr/bin/psql --password production_db",
+    "pg_dump --password production_db",
+    "createdb --password newdb",
+    "mysql --password production",
+    "mysql --pass production",
+    "mysqldump --password production",
+    "mariadb --password production",
+    "ssh h \"psql --password production_db\"",
+    "PGHOST=db psql --password production_db",
+  };
+  static const RedactCase masked[] = {
+    { "mysql --password=S3cret production", "mysql --password=[REDACTED] production", "S3cret" },
+    { "mysql -pS3cret production", "mysql -p[REDACTED] production", "S3cret" },
+    { "kubectl --token S3cret get pods", "kubectl --token [REDACTED] get pods", "S3cret" },
+    { "mongosh --password S3cret shop", "mongosh --password [REDACTED] shop", "S3cret" },
+    { "docker login --password S3cret reg", "docker login --password [REDACTED] reg", "S3cret" },
+    { "vercel deploy --token S3cret", "vercel deploy --token [REDACTED]", "S3cret" },
+    { "psql --password db; tool --token S3cret", "psql --password db; tool --token [REDACTED]", "S3cret" },
+  };
+
+  assert_kept (kept, G_N_ELEMENTS (kept));
+  assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
+}
+
 /* Inputs fuzz-redact found: each redacted twice gives what once did. */
 static void
 test_fuzz_found (void)
@@ -378,6 +417,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/fuzz-found", test_fuzz_found);
   g_test_add_func ("/pd/redact/empty-assignment", test_empty_assignment);
   g_test_add_func ("/pd/redact/linear-lookups", test_linear_lookups);
+  g_test_add_func ("/pd/redact/flags-take-no-value", test_flags_take_no_value);
 
   return g_test_run ();
 }

@@ -36,6 +36,10 @@ command_word_forms (const char *text,
   };
   static const char * const redis_clients[] = { "redis-cli", "valkey-cli", "keydb-cli", NULL };
   static const char * const sql_server_clients[] = { "sqlcmd", "bcp", NULL };
+  static const char * const postgres_clients[] = {
+    "psql", "pg_dump", "pg_dumpall", "pg_restore", "pg_basebackup", "pg_receivewal", "pg_recvlogical",
+    "pgbench", "createdb", "dropdb", "createuser", "dropuser", "vacuumdb", "reindexdb", "clusterdb", NULL,
+  };
   static const char * const samba_clients[] = { "smbclient", "rpcclient", "smbcacls", "smbget", "smbtree", NULL };
   g_autofree char *word = NULL;
   const char *base;
@@ -56,7 +60,9 @@ command_word_forms (const char *text,
     if (!(g_ascii_isalnum (*c) || *c == '-' || *c == '_' || *c == '.'))
       return 0;
   if (g_str_has_prefix (base, "mysql") || g_str_has_prefix (base, "mariadb"))
-    return PW_GLUED_P;
+    return PW_GLUED_P | PW_LONG_NO_SPACED;
+  if (_pd_redact_word_in (base, postgres_clients))
+    return PW_LONG_NO_SPACED;
   if (strcmp (base, "sshpass") == 0)
     return PW_GLUED_P | PW_SPACED_P;
   if (_pd_redact_word_in (base, redis_clients))

@@ -831,6 +831,11 @@ try_assignment (Redactor *r,
   if (bare == name && g_ascii_strcasecmp (bare, "pass") == 0 && t[end] != '=' && !json_member_name (r, start, end))
     return end;
 
+  /* psql --password production_db: a flag (or, of mysql, a value only
+   * after '='), the word after it no value. */
+  if (bare > name && end < r->len && t[end] != '='
+      && (_pd_redact_password_options_at (&r->line, t, start) & PW_LONG_NO_SPACED) != 0)
+    return end;
   if (match_at (r, RE_ASSIGN, start, &vs, &ve))
     {
       /* A count is two digits at most: three bytes tell it, and a long

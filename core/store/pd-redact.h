@@ -34,6 +34,8 @@
  *    NAME = v, --name v, --name=v, and in JSON objects {"name": "v"}; a
  *    blank right after an '=' glued to its name or option starts no value
  *    (PGPASSWORD= rm x is an empty assignment that runs rm);
+ *    --name v is no value of MySQL's, MariaDB's and PostgreSQL's clients,
+ *    whose --password takes none after a blank (psql --password db);
  *  - a value in quotes, '…' or "…" (escaped in JSON too), or in bash's
  *    ANSI-C quoting $'…', in each of the forms above, whole: an escaped
  *    quote in "…" (a\"b) and a backslash-escaped space or sign unquoted
