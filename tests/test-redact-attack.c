@@ -364,6 +364,30 @@ test_flags_take_no_value (void)
   assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
 }
 
+/* Finding: curl -u user:pa\ ss was stored as curl -u user:[REDACTED]\ ss:
+ * curl's unquoted password stopped at the backslash, though the shell reads
+ * a backslash-escaped blank as part of the word (as the other options'
+ * values were read already). */
+static void
+test_curl_escaped_blank (void)
+{
+  static const RedactCase masked[] = {
+    { "curl -u user:pa\\ ss https://x.example", "curl -u user:[REDACTED] https://x.example", "ss" },
+    { "curl -uuser:pa\\ ss https://x.example", "curl -uuser:[REDACTED] https://x.example", "ss" },
+    { "curl -fsSu user:pa\\ ss https://x.example", "curl -fsSu user:[REDACTED] https://x.example", "ss" },
+    { "curl --user u:pa\\ ss https://x.example", "curl --user u:[REDACTED] https://x.example", "ss" },
+    { "curl --proxy-user u:pa\\ ss https://x.example", "curl --proxy-user u:[REDACTED] https://x.example", "ss" },
+    { "curl -u user:a\\ b\\ c https://x.example", "curl -u user:[REDACTED] https://x.example", "c " },
+  };
+  static const char * const kept[] = {
+    "curl -u user:pa\\;reboot https://x.example",
+    "curl -u user:a\\ b\\ c\\ d\\ e\\ f https://x.example",
+  };
+
+  assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
+  assert_kept (kept, G_N_ELEMENTS (kept));
+}
+
 /* Inputs fuzz-redact found: each redacted twice gives what once did. */
 static void
 test_fuzz_found (void)
@@ -418,6 +442,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/empty-assignment", test_empty_assignment);
   g_test_add_func ("/pd/redact/linear-lookups", test_linear_lookups);
   g_test_add_func ("/pd/redact/flags-take-no-value", test_flags_take_no_value);
+  g_test_add_func ("/pd/redact/curl-escaped-blank", test_curl_escaped_blank);
 
   return g_test_run ();
 }

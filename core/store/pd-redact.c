@@ -142,7 +142,7 @@ static const char * const patterns[N_RE] = {
   /* curl -u user:password (also glued: -uuser:password; after grouped
    * flags: -fsSu user:password; the proxy's: -U, --proxy-user; or quoted,
    * to its closing quote: -u 'user:a b', -u user:'a b'), the part after
-   * the first ':'. */
+   * the first ':'; unquoted with its escapes: -u user:pa\ ss). */
   [RE_CURL] =
     "(?:-[" CURL_FLAGS "]{0,16}+[uU](?:[ \\t]++|=)?+|--(?:proxy-)?user(?:[ \\t]++|=))"
     "(?|'" CURL_USER "(?<v>[^'\\n\\r]{1,256}+)(?=')"
@@ -150,7 +150,7 @@ static const char * const patterns[N_RE] = {
     "|\\\\[\"']" CURL_USER "(?<v>[^\"'`\\\\\\[\\]\\n\\r]{1,256}+)(?=\\\\[\"'])"
     "|" CURL_USER "'(?<v>[^'\\n\\r]{1,256}+)(?=')"
     "|" CURL_USER "\"(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
-    "|" CURL_USER "(?<v>" VALUE_CHARS "++))",
+    "|" CURL_USER "(?<v>(?:" VALUE_CHARS "|" BARE_ESCAPE ")++))",
   /* Webhook URLs: whoever has the path may post. */
   [RE_HOOK] =
     "(?i:https?)://(?:hooks\\.slack\\.com/(?:services|workflows|triggers)/"

@@ -13,7 +13,8 @@
  *    (scheme://user:[REDACTED]@host) and of curl -u user:password (after
  *    the first ':'; curl's also glued, -uuser:[REDACTED], after grouped
  *    flags, -fsSu user:[REDACTED], its proxy's, -U and --proxy-user, with
- *    no user, -u :[REDACTED], and quoted to its closing quote,
+ *    no user, -u :[REDACTED], with escaped blanks, -u user:[REDACTED] for
+ *    user:pa\ ss, and quoted to its closing quote,
  *    -u 'user:[REDACTED]', -u user:'[REDACTED]'), the password glued to -p of a
  *    MySQL or MariaDB client or sshpass, also after flags grouped before it
  *    (mysql -p[REDACTED], -p'[REDACTED]', -vp[REDACTED]), sshpass's
