@@ -2,7 +2,8 @@
  * imported transcript is redacted, as a session's own messages are when
  * stored.  Tried as an attacker would: a tool's output holding
  * "aws_secret_access_key = …" and "MY_PASSWORD=…" was exported and served
- * as written while the session's title was masked.  A real import of a
+ * as written while the session's title was masked, and so was a plan
+ * item's "set DB_PASSWORD=…".  A real import of a
  * small transcript into a real SQLite file, then its export and its pages.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -24,10 +25,11 @@
 #define USER(text) REC ("user", ",\"message\":{\"role\":\"user\",\"parts\":[{\"text\":\"" text "\"}]}")
 #define MODEL(text) REC ("assistant", ",\"message\":{\"role\":\"model\",\"parts\":[{\"text\":\"" text "\"}]}")
 #define SHELL(id, command) REC ("assistant", ",\"message\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"id\":\"" id "\",\"name\":\"run_shell_command\",\"args\":{\"command\":\"" command "\"}}}]}")
+#define TODOS(id, todos) REC ("assistant", ",\"message\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"id\":\"" id "\",\"name\":\"todo_write\",\"args\":{\"todos\":" todos "}}}]}")
 #define OUTPUT(id, output) REC ("tool_result", ",\"message\":{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"id\":\"" id "\",\"name\":\"run_shell_command\",\"response\":{\"output\":\"" output "\"}}}]},\"toolCallResult\":{\"callId\":\"" id "\",\"status\":\"success\"}")
 
 static const char * const secrets[] = {
-  "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "hunter2hunter2", "S3cretPw", "ModelPw9",
+  "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "hunter2hunter2", "S3cretPw", "ModelPw9", "TodoPw77",
 };
 
 static void
@@ -54,12 +56,15 @@ test_tool_results_masked (void)
   g_autoptr(JsonNode) node = json_node_new (JSON_NODE_ARRAY);
   g_autofree char *exported = NULL;
   g_autofree char *shown = NULL;
+  g_autoptr(PdChecklist) checklist = NULL;
 
   g_string_append (text, USER ("deploy; PGPASSWORD= rm prod.db") "\n");
   g_string_append (text, MODEL ("I will log in with --password=ModelPw9") "\n");
   g_string_append (text, SHELL ("c1", "mysql -pS3cretPw shop") "\n");
   g_string_append (text, OUTPUT ("c1", "uploaded. aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
                                  " and export MY_PASSWORD=hunter2hunter2") "\n");
+  g_string_append (text, TODOS ("c2", "[{\"id\":\"1\",\"content\":\"set DB_PASSWORD=TodoPw77 in .env\",\"status\":\"in_progress\"}]") "\n");
+  g_string_append (text, REC ("tool_result", ",\"message\":{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"id\":\"c2\",\"name\":\"todo_write\",\"response\":{\"output\":\"ok\"}}}]},\"toolCallResult\":{\"callId\":\"c2\",\"status\":\"success\"}") "\n");
   pd_long_session_open (&f, "s1.jsonl", text, FALSE);
 
   /* `sessions export` and serve's …/export. */
@@ -77,6 +82,14 @@ test_tool_results_masked (void)
   json_node_set_array (node, messages);
   shown = json_to_string (node, FALSE);
   assert_masked (shown);
+
+  /* The plan: the Now page's and sessions show's checklist, and the
+   * export's plan versions (checked above with the rest). */
+  checklist = pd_import_index_load_checklist (f.store, f.id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pd_checklist_get_n_agent_items (checklist), ==, 1);
+  g_assert_cmpstr (pd_checklist_get_agent_item (checklist, 0)->text, ==, "set DB_PASSWORD=[REDACTED] in .env");
+  g_assert_nonnull (strstr (exported, "set DB_PASSWORD=[REDACTED] in .env"));
 
   pd_long_session_close (&f);
 }
