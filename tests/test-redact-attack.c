@@ -309,6 +309,8 @@ test_linear_lookups (void)
   static const char * const units[] = {
     "mysql -p\"", "mysql -p'", "sshpass -p \"", "redis-cli -a \"", "docker login -p \"",
     "mysql -p\"x; y\" ", "PGPASSWORD=\"a;b\" mysql -p ", "mysql -u a -p -v ",
+    /* The command of a secret's long option, read for each (psql's). */
+    "psql --password a ", "mysql --password ", "x --api-key a ",
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (units); i++)

@@ -247,6 +247,9 @@ main (int   argc,
     { "sshpass -p \" never closed", "sshpass -p \"" },
     { "redis-cli -a \" never closed", "redis-cli -a \"" },
     { "docker login -p \"", "docker login -p \"" },
+    /* The command of each secret-named long option is read: psql's
+     * --password is a flag. */
+    { "psql --password repeated", "psql --password a " },
   };
   guint mb = argc > 1 ? (guint) g_ascii_strtoull (argv[1], NULL, 10) : 16;
   g_autofree char *fixtures = g_build_filename (g_getenv ("PD_FIXTURES_DIR") ? g_getenv ("PD_FIXTURES_DIR")
