@@ -315,6 +315,13 @@ CMD_KEPT = (
     ': bash -c "mysql -p\'$(true)\' shop"',
     ': ssh host "PGPASSWORD=\'$(true)\'x psql"',
     ': bash -c "mysql -p\'x\'\\`true\\` shop"',
+    # An empty assignment runs the word after it (":" runs nothing here);
+    # psql's --password is a flag and MySQL's takes a value only after '='
+    # (round 2).
+    ": PGPASSWORD= rm important.db",
+    ": export API_TOKEN= touch x",
+    ": psql --password production_db",
+    ": mysql --password production",
 )
 
 
