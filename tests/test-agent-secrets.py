@@ -206,7 +206,7 @@ DB_SECRETS = {
     # Quoted, ANSI-C quoted, grouped, and other clients' options (tried
     # as an attacker would, a second time).
     "mysql --password='QuotePw9' shop": "QuotePw9",
-    'mysql --password "DquotePw10" shop': "DquotePw10",
+    'mongosh --password "DquotePw10" shop': "DquotePw10",
     "mysql -uroot -p$'AnsiPw11' shop": "AnsiPw11",
     "PGPASSWORD=$'AnsiPg12' psql app": "AnsiPg12",
     "mysql -uroot -vpGroupPw13 shop": "GroupPw13",
@@ -315,6 +315,13 @@ CMD_KEPT = (
     ': bash -c "mysql -p\'$(true)\' shop"',
     ': ssh host "PGPASSWORD=\'$(true)\'x psql"',
     ': bash -c "mysql -p\'x\'\\`true\\` shop"',
+    # An empty assignment runs the word after it (":" runs nothing here);
+    # psql's --password is a flag and MySQL's takes a value only after '='
+    # (round 2).
+    ": PGPASSWORD= rm important.db",
+    ": export API_TOKEN= touch x",
+    ": psql --password production_db",
+    ": mysql --password production",
 )
 
 

@@ -13,6 +13,7 @@
 #include <json-glib/json-glib.h>
 
 #include "pd-redact.h"
+#include "pd-redact-private.h"
 #include "test-redact-util.h"
 
 /* @command kept whole: as text, inside a tool call's JSON text, and as a
@@ -82,8 +83,8 @@ test_commands_never_hidden (void)
     "mysql -p\"x; reboot\" shop",
     "mysql -p'a'\\;reboot shop",
     "mysql --password=\"x --force\" shop",
-    "mysql --password \"a -rf b\" shop",
-    "mysql --password \" leading\" shop",
+    "mongosh --password \"a -rf b\" shop",
+    "mongosh --password \" leading\" shop",
     "mysql --password=\"trailing \" shop",
     "mysql --password=$'a\\nreboot' shop",
     "curl -u \"u:a; rm -rf ~\" https://x.example",
@@ -224,7 +225,7 @@ test_leftover_spellings (void)
     { "ldapsearch -x -w'a b' -b dc=x", "ldapsearch -x -w'[REDACTED]' -b dc=x", "a b" },
     { "sqlcmd -S h -U sa -PS3cret", "sqlcmd -S h -U sa -P[REDACTED]", "S3cret" },
     { "bcp t out f -S h -PS3cret", "bcp t out f -S h -P[REDACTED]", "S3cret" },
-    { "mysql --password \\\nS3cret shop", "mysql --password \\\n[REDACTED] shop", "S3cret" },
+    { "mongosh --password \\\nS3cret shop", "mongosh --password \\\n[REDACTED] shop", "S3cret" },
     { "sshpass -p \\\nS3cret ssh h", "sshpass -p \\\n[REDACTED] ssh h", "S3cret" },
     { "PGPASSWORD=abc,S3cret psql", "PGPASSWORD=[REDACTED] psql", "S3cret" },
     { "--password=abc]S3cret", "--password=[REDACTED]", "S3cret" },
@@ -233,7 +234,7 @@ test_leftover_spellings (void)
     { "--password=abc\fS3cret", "--password=[REDACTED]", "S3cret" },
     { "--password\u00a0S3cret", "--password\u00a0[REDACTED]", "S3cret" },
     { "--password=\xe2\x80\x83S3cret", "--password=\xe2\x80\x83[REDACTED]", "S3cret" },
-    { "mysql --password \xe3\x80\x80S3cret shop", "mysql --password \xe3\x80\x80[REDACTED] shop", "S3cret" },
+    { "mongosh --password \xe3\x80\x80S3cret shop", "mongosh --password \xe3\x80\x80[REDACTED] shop", "S3cret" },
     { "redis-cli -a\xc2\xa0S3cret", "redis-cli -a\xc2\xa0[REDACTED]", "S3cret" },
   };
   static const char * const kept[] = {
@@ -242,6 +243,150 @@ test_leftover_spellings (void)
   };
 
   assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
+  assert_kept (kept, G_N_ELEMENTS (kept));
+}
+
+/* Finding: PGPASSWORD= rm important.db was shown as
+ * PGPASSWORD= [REDACTED] important.db: a blank right after the '=' was
+ * taken for the blanks before a value, so the command word went under the
+ * mask.  The shell reads NAME= cmd as an empty assignment and runs cmd: a
+ * blank right after an '=' glued to its name (or option) starts no value. */
+static void
+test_empty_assignment (void)
+{
+  static const char * const kept[] = {
+    "PGPASSWORD= rm important.db",
+    "PGPASSWORD=\trm important.db",
+    "PGPASSWORD=\t rm important.db",
+    "PGPASSWORD=  rm important.db",
+    "export X= cmd",
+    "export PASSWORD= rm important.db",
+    "env PASSWORD= rm important.db",
+    "env -i API_TOKEN= curl https://x.example",
+    "a && PASSWORD= rm important.db",
+    "a; DB_PASSWORD= rm important.db",
+    "true | SECRET_KEY= sh -c x",
+    "A=1 PASSWORD= rm important.db",
+    "\"PASSWORD= rm important.db\"",
+    "sh -c 'PASSWORD= rm important.db'",
+    "X_TOKEN= rm important.db",
+    "api_key= rm important.db",
+    "PGPASSWORD= \"rm\" important.db",
+    "PGPASSWORD= 'rm' important.db",
+    "AUTHORIZATION= rm important.db",
+    "mysql --password= rm",
+    "mysql -p= rm",
+    "docker login -p= rm",
+    "curl -u= user:rm https://x.example",
+    "openssl enc -passin= pass:rm",
+    "smbclient --user= u%rm //h/s",
+  };
+  static const RedactCase masked[] = {
+    /* A value glued to its '=' is one still, and a blank on both sides
+     * of the '=' is a configuration file's, not the shell's. */
+    { "PGPASSWORD=S3cret rm important.db", "PGPASSWORD=[REDACTED] rm important.db", "S3cret" },
+    { "client_secret = S3cret", "client_secret = [REDACTED]", "S3cret" },
+    { "password\t=\tS3cret", "password\t=\t[REDACTED]", "S3cret" },
+    { "password := \"S3cret\"", "password := \"[REDACTED]\"", "S3cret" },
+    { "api_key: S3cret", "api_key: [REDACTED]", "S3cret" },
+    { "Authorization = Basic S3cret", "Authorization = Basic [REDACTED]", "S3cret" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (kept); i++)
+    assert_command_kept (kept[i]);
+  assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
+}
+
+/* Finding: mysql -p" repeated took quadratic time (64 KiB 0.37 s, 1 MiB
+ * 77 s; serve's POST /api/prompt of 700 KiB burned 68 s of CPU): each
+ * value refused as a command's (-p"mysql -p" holds an option) started the
+ * reading of the command line again from the text's start.  The bytes
+ * that reading looks at are counted, not timed: a small multiple of the
+ * text's length, whatever its units (bench-redact prints the times). */
+static void
+test_linear_lookups (void)
+{
+  static const char * const units[] = {
+    "mysql -p\"", "mysql -p'", "sshpass -p \"", "redis-cli -a \"", "docker login -p \"",
+    "mysql -p\"x; y\" ", "PGPASSWORD=\"a;b\" mysql -p ", "mysql -u a -p -v ",
+    /* The command of a secret's long option, read for each (psql's). */
+    "psql --password a ", "mysql --password ", "x --api-key a ",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (units); i++)
+    {
+      g_autoptr(GString) text = g_string_new (NULL);
+      g_autofree char *out = NULL;
+      gsize line_bytes = 0;
+
+      while (text->len < 256 * 1024)
+        g_string_append (text, units[i]);
+      out = _pd_redact_counting (text->str, NULL, &line_bytes);
+      g_test_message ("%s: %" G_GSIZE_FORMAT " bytes read for %" G_GSIZE_FORMAT, units[i], line_bytes, text->len);
+      g_assert_cmpuint (line_bytes, <=, 4 * text->len);
+    }
+}
+
+/* Finding: psql --password production_db was stored and shown as
+ * psql --password [REDACTED]: psql's --password (-W) is a flag that asks,
+ * and MySQL's takes a value only after '=' (--password X asks, X is the
+ * database), so the approver could not see which database.  Their long
+ * options named as a secret take no value after a blank; other commands'
+ * do (kubectl --token X, mongosh --password X, docker login --password X,
+ * and, a command not known, --token X: storing a real token is the worse
+ * harm, and a mask never takes a word that ends or starts a command). */
+static void
+test_flags_take_no_value (void)
+{
+  static const char * const kept[] = {
+    "psql --password production_db",
+    "psql -W production_db",
+    "psql -h db.example -U app --password production_db",
+    "/usr/bin/psql --password production_db",
+    "pg_dump --password production_db",
+    "createdb --password newdb",
+    "mysql --password production",
+    "mysql --pass production",
+    "mysqldump --password production",
+    "mariadb --password production",
+    "ssh h \"psql --password production_db\"",
+    "PGHOST=db psql --password production_db",
+  };
+  static const RedactCase masked[] = {
+    { "mysql --password=S3cret production", "mysql --password=[REDACTED] production", "S3cret" },
+    { "mysql -pS3cret production", "mysql -p[REDACTED] production", "S3cret" },
+    { "kubectl --token S3cret get pods", "kubectl --token [REDACTED] get pods", "S3cret" },
+    { "mongosh --password S3cret shop", "mongosh --password [REDACTED] shop", "S3cret" },
+    { "docker login --password S3cret reg", "docker login --password [REDACTED] reg", "S3cret" },
+    { "vercel deploy --token S3cret", "vercel deploy --token [REDACTED]", "S3cret" },
+    { "psql --password db; tool --token S3cret", "psql --password db; tool --token [REDACTED]", "S3cret" },
+  };
+
+  assert_kept (kept, G_N_ELEMENTS (kept));
+  assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
+}
+
+/* Finding: curl -u user:pa\ ss was stored as curl -u user:[REDACTED]\ ss:
+ * curl's unquoted password stopped at the backslash, though the shell reads
+ * a backslash-escaped blank as part of the word (as the other options'
+ * values were read already). */
+static void
+test_curl_escaped_blank (void)
+{
+  static const RedactCase masked[] = {
+    { "curl -u user:pa\\ ss https://x.example", "curl -u user:[REDACTED] https://x.example", "ss" },
+    { "curl -uuser:pa\\ ss https://x.example", "curl -uuser:[REDACTED] https://x.example", "ss" },
+    { "curl -fsSu user:pa\\ ss https://x.example", "curl -fsSu user:[REDACTED] https://x.example", "ss" },
+    { "curl --user u:pa\\ ss https://x.example", "curl --user u:[REDACTED] https://x.example", "ss" },
+    { "curl --proxy-user u:pa\\ ss https://x.example", "curl --proxy-user u:[REDACTED] https://x.example", "ss" },
+    { "curl -u user:a\\ b\\ c https://x.example", "curl -u user:[REDACTED] https://x.example", "c " },
+  };
+  static const char * const kept[] = {
+    "curl -u user:pa\\;reboot https://x.example",
+    "curl -u user:a\\ b\\ c\\ d\\ e\\ f https://x.example",
+  };
+
+  assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
   assert_kept (kept, G_N_ELEMENTS (kept));
 }
 
@@ -296,6 +441,10 @@ main (int   argc,
   g_test_add_func ("/pd/redact/long-command-lines", test_long_command_lines);
   g_test_add_func ("/pd/redact/leftover-spellings", test_leftover_spellings);
   g_test_add_func ("/pd/redact/fuzz-found", test_fuzz_found);
+  g_test_add_func ("/pd/redact/empty-assignment", test_empty_assignment);
+  g_test_add_func ("/pd/redact/linear-lookups", test_linear_lookups);
+  g_test_add_func ("/pd/redact/flags-take-no-value", test_flags_take_no_value);
+  g_test_add_func ("/pd/redact/curl-escaped-blank", test_curl_escaped_blank);
 
   return g_test_run ();
 }

@@ -116,7 +116,7 @@ test_env_secrets (void)
       "jwt [REDACTED]", "eyJzdWIi" },
     { "pypi-AgEIcHlwaS5vcmcCJGE4ZmY0NjQyLTY3NzEtNGQ2Zi1hMzU1LTk4ZDBkZWUwNDJmYwACKlszLCI",
       "[REDACTED]", "pypi-AgE" },
-    { "mysql -u root --password hunter2 db", "mysql -u root --password [REDACTED] db", "hunter2" },
+    { "mongosh -u root --password hunter2 db", "mongosh -u root --password [REDACTED] db", "hunter2" },
     { "gh auth login --with-token --token=ghx_abc12345", "gh auth login --with-token --token=[REDACTED]", "ghx_abc" },
     { "{\"apiKey\": \"abc123\", \"clientSecret\": \"def456\"}",
       "{\"apiKey\": \"[REDACTED]\", \"clientSecret\": \"[REDACTED]\"}", "def456" },
@@ -216,9 +216,9 @@ test_command_options (void)
   static const RedactCase cases[] = {
     { "mysql --password='QuotePw9' shop", "mysql --password='[REDACTED]' shop", "QuotePw9" },
     { "mysql --password=\"Dq Pw 10\" shop", "mysql --password=\"[REDACTED]\" shop", "Dq Pw" },
-    { "mysql --password \"DquotePw10\" shop", "mysql --password \"[REDACTED]\" shop", "DquotePw10" },
-    { "{\"command\": \"mysql --password \\\"JsonPw\\\" shop\"}",
-      "{\"command\": \"mysql --password \\\"[REDACTED]\\\" shop\"}", "JsonPw" },
+    { "mongosh --password \"DquotePw10\" shop", "mongosh --password \"[REDACTED]\" shop", "DquotePw10" },
+    { "{\"command\": \"mongosh --password \\\"JsonPw\\\" shop\"}",
+      "{\"command\": \"mongosh --password \\\"[REDACTED]\\\" shop\"}", "JsonPw" },
     { "mysql -uroot -p$'AnsiPw11' shop", "mysql -uroot -p$'[REDACTED]' shop", "AnsiPw11" },
     { "PGPASSWORD=$'AnsiPg12' psql app", "PGPASSWORD=$'[REDACTED]' psql app", "AnsiPg12" },
     { "export DB_PASSWORD=$\"two words\"", "export DB_PASSWORD=$\"[REDACTED]\"", "two words" },
@@ -796,7 +796,7 @@ static void
 test_utf8_boundaries (void)
 {
   static const char * const templates[] = {
-    "password=@V@ next", "export DB_PASSWORD='@V@' x", "mysql --password \"@V@\" x",
+    "password=@V@ next", "export DB_PASSWORD='@V@' x", "mongosh --password \"@V@\" x",
     "PGPASSWORD=$'@V@' x", "{\"password\": \"@V@\"}", "API_KEY: @V@", "--token=@V@",
     "mysql -p@V@ shop", "mysql -vp'a'@V@ shop", "sshpass -p @V@ ssh h", "redis-cli -a @V@ ping",
     "docker login -p=@V@ reg", "curl -u user:@V@ h", "curl -u 'user:@V@' h", "curl -uuser:@V@ h",

@@ -13,6 +13,7 @@
 #include "pd-checklist.h"
 #include "pd-json-util.h"
 #include "pd-json-writer.h"
+#include "pd-redact.h"
 
 #define KEY_PREFIX_LEN 32  /* hex digits of SHA-256 kept in a key */
 #define MAX_USER_ITEMS 1000
@@ -92,7 +93,11 @@ pd_checklist_item_new (const char        *text,
 {
   PdChecklistItem *self = g_new0 (PdChecklistItem, 1);
 
-  self->text = g_strdup (text ? text : "");
+  /* An agent's item is text of the model's: redacted as a plan's steps
+   * are when stored, so the Now page, sessions show and export and serve
+   * mask it (tried as an attacker would: "set MY_PASSWORD=…" was shown
+   * as written while the session's title was masked). */
+  self->text = pd_redact (text ? text : "", NULL);
   self->status = status;
   self->source_id = g_strdup (source_id);
   return self;

@@ -2,7 +2,11 @@
  * session as the Transcript page reads it: whole, a long one's part (the
  * newest messages, or an earlier chunk), or handed on as it is read (an
  * export), so a transcript of 300,000 calls never has its conversation
- * held whole.
+ * held whole.  Its texts are redacted as a session's own are when stored
+ * (pd-redact.h): the transcript stays the agent's, but what Plandeck
+ * shows, serves and exports of it masks secrets (tried as an attacker
+ * would: a tool's output "aws_secret_access_key = …" was served and
+ * exported as written while the session's title was masked).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -13,6 +17,7 @@
 #include <string.h>
 
 #include "pd-event.h"
+#include "pd-redact.h"
 #include "pd-safe-text.h"
 #include "pd-transcript-pages-build-private.h"
 
@@ -23,6 +28,19 @@ static void set_time_member (JsonObject *object,
 static JsonArray *conversation_to_json (PdTranscriptPages *self,
                                         Conversation      *conversation,
                                         guint              depth);
+
+/* @member of @object set to @text redacted (@json: JSON text, a call's
+ * arguments, redacted value by value). */
+static void
+set_redacted (JsonObject *object,
+              const char *member,
+              const char *text,
+              gboolean    json)
+{
+  g_autofree char *redacted = json ? pd_redact_json (text, NULL) : pd_redact (text, NULL);
+
+  json_object_set_string_member (object, member, redacted);
+}
 
 static JsonObject *
 subagent_to_json (PdTranscriptPages *self,
@@ -37,7 +55,7 @@ subagent_to_json (PdTranscriptPages *self,
   if (call->agent_type)
     json_object_set_string_member (object, "agent_type", call->agent_type);
   if (call->description)
-    json_object_set_string_member (object, "description", call->description);
+    set_redacted (object, "description", call->description, FALSE);
   json_object_set_array_member (object, "messages", conversation_to_json (self, conversation, depth + 1));
   return object;
 }
@@ -54,7 +72,7 @@ call_to_json (PdTranscriptPages *self,
   json_object_set_string_member (object, "id", call->id);
   json_object_set_string_member (object, "type", "function");
   json_object_set_string_member (function, "name", call->name);
-  json_object_set_string_member (function, "arguments", call->arguments);
+  set_redacted (function, "arguments", call->arguments, TRUE);
   json_object_set_object_member (object, "function", function);
   if (call->arguments_cut > 0)
     json_object_set_int_member (object, "arguments_cut", (gint64) call->arguments_cut);
@@ -81,12 +99,12 @@ message_to_json (PdTranscriptPages *self,
   if (message->content->len == 0 && has_calls)
     json_object_set_null_member (object, "content");
   else
-    json_object_set_string_member (object, "content", message->content->str);
+    set_redacted (object, "content", message->content->str, FALSE);
   if (message->content_cut > 0)
     json_object_set_int_member (object, "content_cut", (gint64) message->content_cut);
   if (message->thinking != NULL)
     {
-      json_object_set_string_member (object, "reasoning_content", message->thinking->str);
+      set_redacted (object, "reasoning_content", message->thinking->str, FALSE);
       if (message->thinking_cut > 0)
         json_object_set_int_member (object, "reasoning_cut", (gint64) message->thinking_cut);
     }

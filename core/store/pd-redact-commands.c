@@ -15,8 +15,11 @@
 void
 _pd_redact_command_line_init (PdRedactCommandLine *line)
 {
+  gsize bytes_read = line->bytes_read;
+
   memset (line, 0, sizeof *line);
   line->word = G_MAXSIZE;
+  line->bytes_read = bytes_read;  /* counted over every reading */
 }
 
 /* What the word [w, e) says as a command: its PW_* forms, or 0; a
@@ -33,6 +36,10 @@ command_word_forms (const char *text,
   };
   static const char * const redis_clients[] = { "redis-cli", "valkey-cli", "keydb-cli", NULL };
   static const char * const sql_server_clients[] = { "sqlcmd", "bcp", NULL };
+  static const char * const postgres_clients[] = {
+    "psql", "pg_dump", "pg_dumpall", "pg_restore", "pg_basebackup", "pg_receivewal", "pg_recvlogical",
+    "pgbench", "createdb", "dropdb", "createuser", "dropuser", "vacuumdb", "reindexdb", "clusterdb", NULL,
+  };
   static const char * const samba_clients[] = { "smbclient", "rpcclient", "smbcacls", "smbget", "smbtree", NULL };
   g_autofree char *word = NULL;
   const char *base;
@@ -53,7 +60,9 @@ command_word_forms (const char *text,
     if (!(g_ascii_isalnum (*c) || *c == '-' || *c == '_' || *c == '.'))
       return 0;
   if (g_str_has_prefix (base, "mysql") || g_str_has_prefix (base, "mariadb"))
-    return PW_GLUED_P;
+    return PW_GLUED_P | PW_LONG_NO_SPACED;
+  if (_pd_redact_word_in (base, postgres_clients))
+    return PW_LONG_NO_SPACED;
   if (strcmp (base, "sshpass") == 0)
     return PW_GLUED_P | PW_SPACED_P;
   if (_pd_redact_word_in (base, redis_clients))
@@ -91,7 +100,8 @@ read_command_line (PdRedactCommandLine *r,
                    const char          *t,
                    gsize                upto)
 {
-
+  if (upto > r->pos)
+    r->bytes_read += upto - r->pos;
   for (; r->pos < upto; r->pos++)
     {
       gsize k = r->pos;
@@ -127,12 +137,15 @@ skip_to_line (PdRedactCommandLine *r,
   for (gsize k = upto; k > r->pos; k--)
     if (ends_command_line (t, k - 1))
       {
+        r->bytes_read += upto - k + 1;
         r->pos = k;
         r->word = G_MAXSIZE;
         r->forms = 0;
         r->registry = FALSE;
         return;
       }
+  if (upto > r->pos)
+    r->bytes_read += upto - r->pos;
 }
 
 /* A mask over [start, end): to the command line it is part of a word, as
@@ -172,6 +185,7 @@ _pd_redact_password_options_at (PdRedactCommandLine *r,
 
       while (start > 0 && i - start < 256 && !ends_command_line (t, start - 1))
         start--;
+      r->bytes_read += i - start;
       r->pos = start;
       r->word = G_MAXSIZE;
       r->forms = 0;

@@ -118,7 +118,8 @@ void     _pd_redact_unquote_word           (char       *word);
  * -p SECRET, -pSECRET or -p=SECRET, curl its -u user:SECRET also glued
  * (-uuser:SECRET), the MongoDB tools (mongosh, mongodump…) -p SECRET,
  * OpenLDAP's (ldapsearch…) -w SECRET or -wSECRET, sqlcmd and bcp
- * -P SECRET or -PSECRET, Samba's clients -U user%SECRET.  Elsewhere
+ * -P SECRET or -PSECRET, Samba's clients -U user%SECRET (and whose
+ * --password takes no value after a blank: PW_LONG_NO_SPACED).  Elsewhere
  * -p2222, -pr, -p8080:80 (docker run's), -a and -u1000:1000 are no
  * secrets.  The command is the first client named since the start of its
  * command line (; | & ( ` or a line break), read forward as the scan
@@ -136,6 +137,11 @@ enum {
   PW_SMB_U = 1 << 6,
   PW_GLUED_W = 1 << 7,
   PW_GLUED_CAP_P = 1 << 8,
+  /* Not a password form: the command's long options named as a secret
+   * take no value after a blank.  PostgreSQL's clients (psql, pg_dump…)
+   * take --password as a flag (it asks), MySQL's and MariaDB's take
+   * --password=X only (--password X asks, and X is the database). */
+  PW_LONG_NO_SPACED = 1 << 9,
 };
 
 /* The command line as read so far. */
@@ -146,6 +152,7 @@ typedef struct
   guint    forms;       /* and found a command with these password options (PW_*) */
   gboolean registry;    /* or a registry client, whose login comes next */
   gboolean word_masked; /* a mask is in the word at word */
+  gsize    bytes_read;  /* how many bytes the reading looked at, in all */
 } PdRedactCommandLine;
 
 void  _pd_redact_command_line_init    (PdRedactCommandLine *line);
@@ -163,5 +170,12 @@ void  _pd_redact_command_line_masked  (PdRedactCommandLine *line,
  * Grouped flags may come before a glued -p (mysql -vpSECRET), and the
  * glued value may follow a '=' (docker login -p=SECRET). */
 guint _pd_redact_password_option_form (const char          *p);
+
+/* pd_redact(), and in *@line_bytes how many bytes its reading of command
+ * lines looked at: each a bounded number of times, so a small multiple of
+ * the text's length (test-redact-attack's /pd/redact/linear-lookups). */
+char *_pd_redact_counting (const char *text,
+                           guint      *n_redacted,
+                           gsize      *line_bytes);
 
 G_END_DECLS

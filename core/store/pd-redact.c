@@ -131,9 +131,10 @@ static const char * const patterns[N_RE] = {
     ")" WORD_END,
   /* Authorization: [scheme] credentials, the credentials quoted or not
    * (the scheme stays, and is never taken for the credentials: in
-   * Authorization: Basic '$(id)' the mask took Basic). */
+   * Authorization: Basic '$(id)' the mask took Basic; AUTHORIZATION= cmd
+   * is an empty assignment, as in RE_ASSIGN). */
   [RE_AUTH] =
-    "(?i:(?:proxy-)?authorization)(?:\\\\?[\"'])?[ \\t]*+[:=][ \\t]*+(?:\\\\?[\"'])?"
+    "(?i:(?:proxy-)?authorization)(?:\\\\?[\"'])?(?:[ \\t]*+:|=(?![ \\t])|[ \\t]++=)[ \\t]*+(?:\\\\?[\"'])?"
     "(?>" AUTH_SCHEMES "[ \\t]++)?(?:\\\\?[\"'])?+"
     "(?!" AUTH_SCHEMES "(?!" VALUE_CHARS "))"
     "(?<v>" VALUE_CHARS "++)",
@@ -141,7 +142,7 @@ static const char * const patterns[N_RE] = {
   /* curl -u user:password (also glued: -uuser:password; after grouped
    * flags: -fsSu user:password; the proxy's: -U, --proxy-user; or quoted,
    * to its closing quote: -u 'user:a b', -u user:'a b'), the part after
-   * the first ':'. */
+   * the first ':'; unquoted with its escapes: -u user:pa\ ss). */
   [RE_CURL] =
     "(?:-[" CURL_FLAGS "]{0,16}+[uU](?:[ \\t]++|=)?+|--(?:proxy-)?user(?:[ \\t]++|=))"
     "(?|'" CURL_USER "(?<v>[^'\\n\\r]{1,256}+)(?=')"
@@ -149,7 +150,7 @@ static const char * const patterns[N_RE] = {
     "|\\\\[\"']" CURL_USER "(?<v>[^\"'`\\\\\\[\\]\\n\\r]{1,256}+)(?=\\\\[\"'])"
     "|" CURL_USER "'(?<v>[^'\\n\\r]{1,256}+)(?=')"
     "|" CURL_USER "\"(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
-    "|" CURL_USER "(?<v>" VALUE_CHARS "++))",
+    "|" CURL_USER "(?<v>(?:" VALUE_CHARS "|" BARE_ESCAPE ")++))",
   /* Webhook URLs: whoever has the path may post. */
   [RE_HOOK] =
     "(?i:https?)://(?:hooks\\.slack\\.com/(?:services|workflows|triggers)/"
@@ -181,12 +182,14 @@ static const char * const patterns[N_RE] = {
     "(?|'[^\\s%'\"]{1,256}+%(?<v>[^'\\n\\r]{1,256}+)(?=')"
     "|\"[^\\s%'\"]{1,256}+%(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
     "|[^\\s%'\"]{1,256}+%(?<v>(?:" VALUE_CHARS "|" BARE_ESCAPE ")++))",
-  /* NAME=value, NAME: value, "name": "value", NAME := value, --name value,
-   * --name=value. */
+  /* NAME=value, NAME: value, "name": "value", NAME := value, NAME = value,
+   * --name value, --name=value.  A blank right after an '=' glued to its
+   * name ends the value there, empty, as the shell reads NAME= cmd: what
+   * follows is the command (PGPASSWORD= rm x runs rm), never a value. */
   [RE_ASSIGN] =
     "(?<dash>--?)?[A-Za-z_][A-Za-z0-9_.\\-]{0,63}+"
     "(?(dash)(?:=" USPACE "*+|" BLANK "++(?![\\-\\s]))"
-    "|(?:\\\\?[\"'])?[ \\t]*+(?::=|[=:](?![=:]))[ \\t]*+)"
+    "|(?:\\\\?[\"'])?(?:=(?![=:])|[ \\t]*+(?::=|:(?![=:]))[ \\t]*+|[ \\t]++=(?![=:])[ \\t]*+))"
     WORD_VALUE,
   /* openssl's pass phrase arguments: -passin pass:PASSWORD, -passout
    * pass:…, -pass pass:… (quoted too: -pass 'pass:a b', pass:'a b'; after
@@ -828,6 +831,11 @@ try_assignment (Redactor *r,
   if (bare == name && g_ascii_strcasecmp (bare, "pass") == 0 && t[end] != '=' && !json_member_name (r, start, end))
     return end;
 
+  /* psql --password production_db: a flag (or, of mysql, a value only
+   * after '='), the word after it no value. */
+  if (bare > name && end < r->len && t[end] != '='
+      && (_pd_redact_password_options_at (&r->line, t, start) & PW_LONG_NO_SPACED) != 0)
+    return end;
   if (match_at (r, RE_ASSIGN, start, &vs, &ve))
     {
       /* A count is two digits at most: three bytes tell it, and a long
@@ -1079,6 +1087,14 @@ char *
 pd_redact (const char *text,
            guint      *n_redacted)
 {
+  return _pd_redact_counting (text, n_redacted, NULL);
+}
+
+char *
+_pd_redact_counting (const char *text,
+                     guint      *n_redacted,
+                     gsize      *line_bytes)
+{
   g_autofree char *without_keys = NULL;
   g_autofree char *masked = NULL;
   Redactor r = { 0 };
@@ -1116,18 +1132,21 @@ pd_redact (const char *text,
         }
       next = try_at (&r, i);
       /* A value refused by redact_span() is scanned again, from its start
-       * to its end, for known token shapes only: once, so linear. */
+       * to its end, for known token shapes only: once, so linear.  The
+       * command line read so far stays (read again from the text's start
+       * after each refusal, mysql -p" repeated took quadratic time). */
       if (r.refused_from != G_MAXSIZE)
         {
           next = MIN (next, r.refused_from);
           r.refused_from = G_MAXSIZE;
-  _pd_redact_command_line_init (&r.line);
         }
       i = next > i ? next : i + 1;
     }
 
   if (n_redacted)
     *n_redacted = known_count + pem_count + r.count;
+  if (line_bytes)
+    *line_bytes = r.line.bytes_read;
   if (r.out == NULL)
     return g_strdup (r.text);
   g_string_append_len (r.out, r.text + r.copied, r.len - r.copied);

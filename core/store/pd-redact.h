@@ -13,7 +13,8 @@
  *    (scheme://user:[REDACTED]@host) and of curl -u user:password (after
  *    the first ':'; curl's also glued, -uuser:[REDACTED], after grouped
  *    flags, -fsSu user:[REDACTED], its proxy's, -U and --proxy-user, with
- *    no user, -u :[REDACTED], and quoted to its closing quote,
+ *    no user, -u :[REDACTED], with escaped blanks, -u user:[REDACTED] for
+ *    user:pa\ ss, and quoted to its closing quote,
  *    -u 'user:[REDACTED]', -u user:'[REDACTED]'), the password glued to -p of a
  *    MySQL or MariaDB client or sshpass, also after flags grouped before it
  *    (mysql -p[REDACTED], -p'[REDACTED]', -vp[REDACTED]), sshpass's
@@ -31,7 +32,11 @@
  *    Discord webhook URLs;
  *  - the value of an assignment whose name says secret, in the forms people
  *    write: NAME=v, NAME: v, "name": "v", export NAME=v, NAME := v,
- *    --name v, --name=v, and in JSON objects {"name": "v"};
+ *    NAME = v, --name v, --name=v, and in JSON objects {"name": "v"}; a
+ *    blank right after an '=' glued to its name or option starts no value
+ *    (PGPASSWORD= rm x is an empty assignment that runs rm);
+ *    --name v is no value of MySQL's, MariaDB's and PostgreSQL's clients,
+ *    whose --password takes none after a blank (psql --password db);
  *  - a value in quotes, '…' or "…" (escaped in JSON too), or in bash's
  *    ANSI-C quoting $'…', in each of the forms above, whole: an escaped
  *    quote in "…" (a\"b) and a backslash-escaped space or sign unquoted

@@ -11,7 +11,8 @@
  *    about one line in fifty;
  *  - adversarial: texts built to make a regex backtrack (long names with no
  *    separator, assignments with no value, URLs with no '@', private key
- *    headers with no end, many "Bearer ", values joined of quoted parts),
+ *    headers with no end, many "Bearer ", values joined of quoted parts,
+ *    a client's password option before a quote never closed),
  *    each at 1 MiB and 4 MiB: the ratio of their times shows whether the
  *    cost stays linear (≈ 4).
  * Times are CPU time of the thread.  Prints figures; asserts nothing.
@@ -239,6 +240,16 @@ main (int   argc,
     { "registry login, -p -p", "docker login -p -p -p -p -p -p -p " },
     { "heredocs", "<<<<<<" },
     { "values with shell signs", "PGPASSWORD=\"a;b\" " },
+    /* Each value refused (it holds an option) read the command line again
+     * from the start: quadratic (1 MiB took 77 s). */
+    { "mysql -p\" never closed", "mysql -p\"" },
+    { "mysql -p' never closed", "mysql -p'" },
+    { "sshpass -p \" never closed", "sshpass -p \"" },
+    { "redis-cli -a \" never closed", "redis-cli -a \"" },
+    { "docker login -p \"", "docker login -p \"" },
+    /* The command of each secret-named long option is read: psql's
+     * --password is a flag. */
+    { "psql --password repeated", "psql --password a " },
   };
   guint mb = argc > 1 ? (guint) g_ascii_strtoull (argv[1], NULL, 10) : 16;
   g_autofree char *fixtures = g_build_filename (g_getenv ("PD_FIXTURES_DIR") ? g_getenv ("PD_FIXTURES_DIR")
