@@ -203,6 +203,11 @@ on_card_activated (PdWindow       *self,
   self->pending_select = id;
   self->overview_shown = FALSE;
   _pd_window_try_select_pending (self);
+  /* A search of the list that hides the card's session makes way: the
+   * page said "No Matching Sessions" beside the search's matches (tried
+   * as a new user would). */
+  if (self->pending_select != NULL && pd_session_list_get_query (self->session_list) != NULL)
+    pd_session_list_clear_search (self->session_list);
   _pd_window_update_content (self);
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
   /* The focus into the session's page once it has read, as Enter on a

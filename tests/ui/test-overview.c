@@ -84,6 +84,14 @@ subtitle (PdWindow *window)
     ADW_VIEW_SWITCHER_TITLE (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_SWITCHER_TITLE)));
 }
 
+static gboolean
+n_listed (gpointer data)
+{
+  ShownWait *wait = data;
+
+  return g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (session_list (wait->window)))) == wait->n;
+}
+
 static void
 check_overview (PdApplication *app,
                 PdWindow      *window,
@@ -222,7 +230,13 @@ check_overview (PdApplication *app,
                                                                  "Interrupted"), "error"));
   pd_test_screenshot_sizes (GTK_WINDOW (window), "overview-interrupted");
 
-  /* A click on a card opens its session, from its own source. */
+  /* A click on a card opens its session, from its own source, even while
+   * a search of the session list hides it (the page said "No Matching
+   * Sessions", tried as a new user would): the search makes way. */
+  pd_session_list_set_query (session_list (window), "Work on", FALSE);
+  pd_test_wait_until (n_listed, &(ShownWait) { window, 2 }, "the search's two matches");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL));
+  pd_test_wait_until (overview_page_shown, window, "the Overview over the search");
   list = GTK_LIST_VIEW (pd_test_find_widget (GTK_WIDGET (overview_view (window)), GTK_TYPE_LIST_VIEW));
   for (guint i = 0; i < g_list_model_get_n_items (pd_overview_view_get_shown (overview_view (window))); i++)
     {
@@ -232,6 +246,7 @@ check_overview (PdApplication *app,
         g_signal_emit_by_name (list, "activate", i);
     }
   pd_test_wait_until (session_page_shown, window, "the local session opened from its card");
+  g_assert_null (pd_session_list_get_query (session_list (window)));
 }
 
 static void
