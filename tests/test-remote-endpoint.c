@@ -140,6 +140,9 @@ test_health_backoff (void)
   g_assert_cmpint (pd_remote_source_get_state (source), ==, PD_REMOTE_OFFLINE);
   g_assert_cmpuint (fake.health, <=, 8);
   pd_remote_source_watch (source, 0);
+  /* The source and its connections let go before the server stops. */
+  g_clear_object (&source);
+  run_for (100);
   fake_stop (&fake);
 }
 
@@ -187,6 +190,8 @@ test_base_path (void)
       health_there |= strcmp (asked, "/plandeck/api/health?x=y") == 0;
     }
   g_assert_true (health_there);
+  g_clear_object (&source);
+  run_for (100);
   fake_stop (&fake);
 }
 
