@@ -215,6 +215,58 @@ _pd_label_no_hyphens (GtkWidget *label)
   pango_attr_list_unref (attrs);
 }
 
+/* The lines @inscription's text takes at its width, or 0 unknown. */
+static guint
+inscription_lines (GtkInscription *inscription)
+{
+  const char *text = gtk_inscription_get_text (inscription);
+  int width = gtk_widget_get_width (GTK_WIDGET (inscription));
+  g_autoptr(PangoLayout) layout = NULL;
+
+  if (text == NULL || width <= 0)
+    return 0;
+  layout = gtk_widget_create_pango_layout (GTK_WIDGET (inscription), text);
+  pango_layout_set_width (layout, width * PANGO_SCALE);
+  pango_layout_set_wrap (layout, gtk_inscription_get_wrap_mode (inscription));
+  return (guint) MAX (pango_layout_get_line_count (layout), 1);
+}
+
+static gboolean
+fit_lines_idle (gpointer data)
+{
+  GtkInscription *inscription = data;
+  guint lines = inscription_lines (inscription);
+
+  g_object_set_data (G_OBJECT (inscription), "pd-fit-lines", NULL);
+  if (lines > 0 && gtk_inscription_get_min_lines (inscription) != lines)
+    {
+      gtk_inscription_set_min_lines (inscription, lines);
+      gtk_inscription_set_nat_lines (inscription, lines);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+/**
+ * _pd_inscription_fit_lines:
+ * @inscription: a wrapping inscription, allocated
+ *
+ * Gives @inscription the lines its text takes at its width, once the
+ * allocation under way is done: a list view gives a row its least height,
+ * an inscription's min-lines, so a text wrapped to two lines at 1.5× text
+ * showed one, cut.  A new text of as many lines is drawn, not measured.
+ */
+void
+_pd_inscription_fit_lines (GtkInscription *inscription)
+{
+  guint lines = inscription_lines (inscription);
+
+  if (lines == 0 || gtk_inscription_get_min_lines (inscription) == lines ||
+      g_object_get_data (G_OBJECT (inscription), "pd-fit-lines") != NULL)
+    return;
+  g_object_set_data (G_OBJECT (inscription), "pd-fit-lines", GUINT_TO_POINTER (1));
+  g_idle_add_full (G_PRIORITY_DEFAULT, fit_lines_idle, g_object_ref (inscription), g_object_unref);
+}
+
 /**
  * _pd_unwrapped_scroller:
  * @label: a label showing a change or a command, one source line to a line
