@@ -1130,6 +1130,7 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   /* Selectable, so a Tab stop a screen reader reads and a person copies
    * from (Tab from the card leads to it, then to Deny). */
   gtk_label_set_selectable (GTK_LABEL (self->approval_command), TRUE);
+  _pd_label_unselect_on_leave (self->approval_command);
   /* Not wrapped: an unmarked wrapped tail read as a line of its own (an
    * added "… - delete_backups()" as a removed line). It scrolls sideways;
    * the card's line and character limits keep it short. Its scrollbar is

@@ -215,6 +215,25 @@ _pd_label_no_hyphens (GtkWidget *label)
   pango_attr_list_unref (attrs);
 }
 
+static void
+on_selectable_leave (GtkEventControllerFocus *controller,
+                     gpointer                 data)
+{
+  gtk_label_select_region (GTK_LABEL (gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (controller))), 0, 0);
+}
+
+/* Lets go of a selectable @label's selection as the focus leaves it (and
+ * its menu): a Tab through it selected the whole text, which stayed grey
+ * once the focus had gone on (tried with the keyboard alone). */
+void
+_pd_label_unselect_on_leave (GtkWidget *label)
+{
+  GtkEventController *focus = gtk_event_controller_focus_new ();
+
+  g_signal_connect (focus, "leave", G_CALLBACK (on_selectable_leave), NULL);
+  gtk_widget_add_controller (label, focus);
+}
+
 /* The lines @inscription's text takes at its width, or 0 unknown. */
 static guint
 inscription_lines (GtkInscription *inscription)
@@ -246,15 +265,10 @@ fit_lines_idle (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/**
- * _pd_inscription_fit_lines:
- * @inscription: a wrapping inscription, allocated
- *
- * Gives @inscription the lines its text takes at its width, once the
- * allocation under way is done: a list view gives a row its least height,
- * an inscription's min-lines, so a text wrapped to two lines at 1.5× text
- * showed one, cut.  A new text of as many lines is drawn, not measured.
- */
+/* Gives a wrapping @inscription the lines its text takes at its width,
+ * once the allocation under way is done: a list view gives a row its least
+ * height, an inscription's min-lines, so a text wrapped to two lines at
+ * 1.5× text showed one, cut.  A new text of as many lines is not measured. */
 void
 _pd_inscription_fit_lines (GtkInscription *inscription)
 {
