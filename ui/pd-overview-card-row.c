@@ -518,6 +518,7 @@ row_update_deadline (PdOverviewCardRow *self)
    * measured, 11–24 ms with 500 cards in bench-overview --view). */
   if (g_strcmp0 (gtk_inscription_get_text (GTK_INSCRIPTION (self->approval_deadline)), text) != 0)
     gtk_inscription_set_text (GTK_INSCRIPTION (self->approval_deadline), text);
+  _pd_inscription_fit_lines (GTK_INSCRIPTION (self->approval_deadline));
   /* A reader is told it every ten seconds, not at each second. */
   if ((left + 9 * G_USEC_PER_SEC) / (10 * G_USEC_PER_SEC) != self->deadline_told)
     {
@@ -975,6 +976,31 @@ pd_overview_card_row_map (GtkWidget *widget)
   row_update_deadline (PD_OVERVIEW_CARD_ROW (widget));
 }
 
+static GtkSizeRequestMode
+pd_overview_card_row_get_request_mode (GtkWidget *widget)
+{
+  return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
+}
+
+static void
+pd_overview_card_row_measure (GtkWidget *widget, GtkOrientation orientation, int for_size,
+                              int *minimum, int *natural, int *minimum_baseline, int *natural_baseline)
+{
+  gtk_widget_measure (PD_OVERVIEW_CARD_ROW (widget)->box, orientation, for_size, minimum, natural,
+                      minimum_baseline, natural_baseline);
+}
+
+/* The card, then its countdown given the lines it takes at its width. */
+static void
+pd_overview_card_row_size_allocate (GtkWidget *widget, int width, int height, int baseline)
+{
+  PdOverviewCardRow *self = PD_OVERVIEW_CARD_ROW (widget);
+
+  gtk_widget_allocate (self->box, width, height, baseline, NULL);
+  if (gtk_widget_get_visible (self->approval_deadline))
+    _pd_inscription_fit_lines (GTK_INSCRIPTION (self->approval_deadline));
+}
+
 /* Its question's time counts on a row shown alone. */
 static void
 pd_overview_card_row_unmap (GtkWidget *widget)
@@ -1009,6 +1035,9 @@ pd_overview_card_row_class_init (PdOverviewCardRowClass *klass)
   object_class->dispose = pd_overview_card_row_dispose;
   widget_class->map = pd_overview_card_row_map;
   widget_class->unmap = pd_overview_card_row_unmap;
+  widget_class->get_request_mode = pd_overview_card_row_get_request_mode;
+  widget_class->measure = pd_overview_card_row_measure;
+  widget_class->size_allocate = pd_overview_card_row_size_allocate;
 
   /**
    * PdOverviewCardRow::answer:
@@ -1032,7 +1061,6 @@ pd_overview_card_row_class_init (PdOverviewCardRowClass *klass)
   signals[OPEN] = g_signal_new ("open", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                 0, NULL, NULL, NULL, G_TYPE_NONE, 1, PD_TYPE_OVERVIEW_CARD);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "overview-card");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
@@ -1066,7 +1094,7 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   gtk_box_append (GTK_BOX (texts), self->title);
   gtk_widget_set_has_tooltip (self->title, TRUE);
   g_signal_connect (self->title, "query-tooltip", G_CALLBACK (on_title_query_tooltip), NULL);
-  self->origin = plain_label ("pd-card-caption", FALSE);
+  self->origin = plain_label ("pd-card-caption", TRUE);
   gtk_widget_add_css_class (self->origin, "dim-label");
   gtk_box_append (GTK_BOX (texts), self->origin);
   self->time = plain_label ("pd-card-caption", FALSE);
@@ -1102,6 +1130,7 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   /* Selectable, so a Tab stop a screen reader reads and a person copies
    * from (Tab from the card leads to it, then to Deny). */
   gtk_label_set_selectable (GTK_LABEL (self->approval_command), TRUE);
+  _pd_label_unselect_on_leave (self->approval_command);
   /* Not wrapped: an unmarked wrapped tail read as a line of its own (an
    * added "… - delete_backups()" as a removed line). It scrolls sideways;
    * the card's line and character limits keep it short. Its scrollbar is

@@ -766,6 +766,30 @@ card_row_at (PdOverviewView *self,
   return NULL;
 }
 
+/**
+ * pd_overview_view_focus_first:
+ * @self: a #PdOverviewView
+ *
+ * Puts the focus on the first card, the one that needs the person first,
+ * scrolled into sight.  A card the list has not made yet (scrolled far
+ * down) is scrolled to: call again after the next frame.
+ *
+ * Returns: whether the first card has the focus
+ */
+gboolean
+pd_overview_view_focus_first (PdOverviewView *self)
+{
+  GtkWidget *row;
+
+  g_return_val_if_fail (PD_IS_OVERVIEW_VIEW (self), FALSE);
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "cards") != 0 ||
+      g_list_model_get_n_items (G_LIST_MODEL (self->shown)) == 0)
+    return FALSE;
+  gtk_widget_activate_action (GTK_WIDGET (self->list_view), "list.scroll-to-item", "u", 0);
+  row = card_row_at (self, 0);
+  return row != NULL && gtk_widget_get_child_visible (gtk_widget_get_parent (row)) && gtk_widget_grab_focus (row);
+}
+
 /* Tab into the cards: the first, the one that needs the person first.
  * GTK 4.8's list gave the focus back to the card it last had, wherever
  * that card had moved since, often out of sight. */
@@ -774,17 +798,11 @@ pd_overview_view_focus (GtkWidget        *widget,
                         GtkDirectionType  direction)
 {
   PdOverviewView *self = PD_OVERVIEW_VIEW (widget);
-  GtkWidget *row;
 
   if (gtk_widget_get_focus_child (widget) == NULL &&
       (direction == GTK_DIR_TAB_FORWARD || direction == GTK_DIR_TAB_BACKWARD) &&
-      g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "cards") == 0 &&
-      (row = card_row_at (self, 0)) != NULL && gtk_widget_get_child_visible (gtk_widget_get_parent (row)))
-    {
-      gtk_widget_activate_action (GTK_WIDGET (self->list_view), "list.scroll-to-item", "u", 0);
-      if (gtk_widget_grab_focus (row))
-        return TRUE;
-    }
+      pd_overview_view_focus_first (self))
+    return TRUE;
   return GTK_WIDGET_CLASS (pd_overview_view_parent_class)->focus (widget, direction);
 }
 

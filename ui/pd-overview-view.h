@@ -29,5 +29,6 @@ void        pd_overview_view_set_hidden   (PdOverviewView *self,
 gboolean    pd_overview_view_popup_card_menu (PdOverviewView *self,
                                               PdOverviewCard *card);
 GtkWidget  *pd_overview_view_get_card_menu   (PdOverviewView *self);
+gboolean    pd_overview_view_focus_first     (PdOverviewView *self);
 
 G_END_DECLS

@@ -215,6 +215,72 @@ _pd_label_no_hyphens (GtkWidget *label)
   pango_attr_list_unref (attrs);
 }
 
+static void
+on_selectable_leave (GtkEventControllerFocus *controller,
+                     gpointer                 data)
+{
+  gtk_label_select_region (GTK_LABEL (gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (controller))), 0, 0);
+}
+
+/* Lets go of a selectable @label's selection as the focus leaves it (and
+ * its menu): a Tab through it selected the whole text, which stayed grey
+ * once the focus had gone on (tried with the keyboard alone). */
+void
+_pd_label_unselect_on_leave (GtkWidget *label)
+{
+  GtkEventController *focus = gtk_event_controller_focus_new ();
+
+  g_signal_connect (focus, "leave", G_CALLBACK (on_selectable_leave), NULL);
+  gtk_widget_add_controller (label, focus);
+}
+
+/* The lines @inscription's text takes at its width, or 0 unknown. */
+static guint
+inscription_lines (GtkInscription *inscription)
+{
+  const char *text = gtk_inscription_get_text (inscription);
+  int width = gtk_widget_get_width (GTK_WIDGET (inscription));
+  g_autoptr(PangoLayout) layout = NULL;
+
+  if (text == NULL || width <= 0)
+    return 0;
+  layout = gtk_widget_create_pango_layout (GTK_WIDGET (inscription), text);
+  pango_layout_set_width (layout, width * PANGO_SCALE);
+  pango_layout_set_wrap (layout, gtk_inscription_get_wrap_mode (inscription));
+  return (guint) MAX (pango_layout_get_line_count (layout), 1);
+}
+
+static gboolean
+fit_lines_idle (gpointer data)
+{
+  GtkInscription *inscription = data;
+  guint lines = inscription_lines (inscription);
+
+  g_object_set_data (G_OBJECT (inscription), "pd-fit-lines", NULL);
+  if (lines > 0 && gtk_inscription_get_min_lines (inscription) != lines)
+    {
+      gtk_inscription_set_min_lines (inscription, lines);
+      gtk_inscription_set_nat_lines (inscription, lines);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+/* Gives a wrapping @inscription the lines its text takes at its width,
+ * once the allocation under way is done: a list view gives a row its least
+ * height, an inscription's min-lines, so a text wrapped to two lines at
+ * 1.5× text showed one, cut.  A new text of as many lines is not measured. */
+void
+_pd_inscription_fit_lines (GtkInscription *inscription)
+{
+  guint lines = inscription_lines (inscription);
+
+  if (lines == 0 || gtk_inscription_get_min_lines (inscription) == lines ||
+      g_object_get_data (G_OBJECT (inscription), "pd-fit-lines") != NULL)
+    return;
+  g_object_set_data (G_OBJECT (inscription), "pd-fit-lines", GUINT_TO_POINTER (1));
+  g_idle_add_full (G_PRIORITY_DEFAULT, fit_lines_idle, g_object_ref (inscription), g_object_unref);
+}
+
 /**
  * _pd_unwrapped_scroller:
  * @label: a label showing a change or a command, one source line to a line

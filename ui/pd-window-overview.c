@@ -473,7 +473,13 @@ focus_overview_tick (GtkWidget     *widget,
   /* In the cards already (a person's arrow, a click). */
   if (focus != NULL && gtk_widget_is_ancestor (focus, widget) && gtk_widget_is_drawable (focus))
     return G_SOURCE_REMOVE;
-  if (gtk_widget_get_mapped (widget) && gtk_widget_child_focus (widget, GTK_DIR_TAB_FORWARD))
+  /* The first card, scrolled into sight: the list gave the focus back to
+   * the card it last had, second once an asking card came first, or out
+   * of sight (tried with the keyboard alone). */
+  if (gtk_widget_get_mapped (widget) &&
+      (pd_overview_view_focus_first (self->overview_view) ||
+       (g_list_model_get_n_items (pd_overview_view_get_shown (self->overview_view)) == 0 &&
+        gtk_widget_child_focus (widget, GTK_DIR_TAB_FORWARD))))
     return G_SOURCE_REMOVE;
   return ++*frames < OVERVIEW_FOCUS_MAX_FRAMES ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
 }
@@ -490,7 +496,10 @@ _pd_window_focus_overview (PdWindow *self)
 {
   _pd_window_stop_focus_opened (self);
   adw_leaflet_set_visible_child_name (self->leaflet, "content");
-  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "overview") == 0)
+  /* The leaflet gave the focus to the card the list last had (F6 from
+   * the session list): the first card now, or once laid out. */
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "overview") == 0 &&
+      !(gtk_widget_get_mapped (GTK_WIDGET (self->overview_view)) && pd_overview_view_focus_first (self->overview_view)))
     gtk_widget_add_tick_callback (GTK_WIDGET (self), focus_overview_tick, g_new0 (guint, 1), g_free);
 }
 

@@ -8,7 +8,8 @@
  * told again as the card changes; no name or description of it or of its
  * labels carries the isolates and marks its texts are shown with; and the
  * pie beside a failure is not the success colour.  A toast's close
- * button is named.
+ * button is named.  At 1.5× text in a 360 px window no Overview card
+ * passes the window's edge and nothing on one that carries text is cut.
  */
 #define G_LOG_DOMAIN "test-a11y-cards"
 
@@ -18,6 +19,7 @@
 #include "pd-overview-private.h"
 #include "pd-plan-pie.h"
 #include "pd-session-list.h"
+#include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-a11y.h"
 #include "pd-test-ui.h"
@@ -318,6 +320,113 @@ test_toast_close_named (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* --- the Overview at 1.5× text and 360 px ------------------------------------ */
+
+static gboolean
+overview_has_cards (gpointer data)
+{
+  return g_list_model_get_n_items (G_LIST_MODEL (pd_window_get_overview (data))) >= 2;
+}
+
+/* The lines @inscription's text takes at its width, against the lines it
+ * shows (an inscription ellipsizes past its own lines, and says nothing). */
+static gboolean
+inscription_cut (GtkWidget *inscription)
+{
+  const char *text = gtk_inscription_get_text (GTK_INSCRIPTION (inscription));
+  g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (inscription, text);
+  int height = 0;
+
+  pango_layout_set_width (layout, gtk_widget_get_width (inscription) * PANGO_SCALE);
+  pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
+  pango_layout_get_pixel_size (layout, NULL, &height);
+  g_test_message ("Overview: “%s” needs %d px high, shown %d px", text, height, gtk_widget_get_height (inscription));
+  return height > gtk_widget_get_height (inscription) + 1;
+}
+
+/* At 1.5× text in a 360 px window (GTK's default window buttons), no
+ * Overview card passes the window's right edge and nothing on a card that
+ * carries text is cut, an asking card's countdown among them (the cards
+ * were clipped at the right and "… in 2 minutes" cut, tried as a new user
+ * would). */
+static void
+check_overview_narrow (PdApplication *app,
+                       PdWindow      *window,
+                       gpointer       user_data)
+{
+  PdOverview *overview = pd_window_get_overview (window);
+  GtkWidget *content = adw_application_window_get_content (ADW_APPLICATION_WINDOW (window));
+  g_autoptr(PdOverviewCard) card = NULL;
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  PdRemoteRun run = { (char *) "run-1", NULL, (char *) "waiting_approval", NULL, NULL,
+                      (char *) "ap-1", (char *) "shell", (char *) "make check", NULL, 0 };
+  guint n_cut, n_clipped = 0, n_deadlines = 0;
+  int minimum = 0;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL);
+  pd_test_wait_until (overview_has_cards, window, "two cards");
+  card = g_list_model_get_item (G_LIST_MODEL (overview), 0);
+  run.session_id = (char *) pd_overview_card_get_session_id (card);
+  run.approval_expires_at = g_get_monotonic_time () + 2 * 60 * G_USEC_PER_SEC;
+  g_assert_true (_pd_overview_card_set_remote_run (card, &run));
+  _pd_overview_card_emit_changed (card);
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (300);
+  pd_test_flush (GTK_WIDGET (window));
+
+  gtk_widget_measure (content, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+  g_test_message ("at 1.5× text, Overview: the window needs %d px, is %d px", minimum,
+                  gtk_widget_get_width (GTK_WIDGET (window)));
+  pd_test_collect (GTK_WIDGET (window), PD_TYPE_OVERVIEW_CARD_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      GtkWidget *row = g_ptr_array_index (rows, i);
+      GtkWidget *box = gtk_widget_get_first_child (row);
+      g_autoptr(GPtrArray) inscriptions = g_ptr_array_new ();
+      graphene_rect_t bounds;
+
+      if (!gtk_widget_get_mapped (row))
+        continue;
+      g_assert_true (gtk_widget_compute_bounds (box, GTK_WIDGET (window), &bounds));
+      if (bounds.origin.x + bounds.size.width > gtk_widget_get_width (GTK_WIDGET (window)))
+        {
+          g_test_message ("Overview: a card ends at %.0f px, the window at %d px",
+                          bounds.origin.x + bounds.size.width, gtk_widget_get_width (GTK_WIDGET (window)));
+          n_clipped++;
+        }
+      pd_test_collect (row, GTK_TYPE_INSCRIPTION, inscriptions);
+      for (guint j = 0; j < inscriptions->len; j++)
+        if (gtk_widget_get_mapped (g_ptr_array_index (inscriptions, j)))
+          {
+            n_deadlines++;
+            n_clipped += inscription_cut (g_ptr_array_index (inscriptions, j));
+          }
+    }
+  n_cut = pd_test_a11y_count_cut_labels (GTK_WIDGET (window), "Overview");
+  pd_test_screenshot (GTK_WIDGET (window), "a11y-large-text-360-overview");
+  g_assert_cmpuint (n_deadlines, ==, 1);
+  g_assert_cmpint (minimum, <=, 360);
+  g_assert_cmpuint (n_clipped, ==, 0);
+  g_assert_cmpuint (n_cut, ==, 0);
+}
+
+static void
+test_overview_large_text_narrow (void)
+{
+  GtkSettings *settings = gtk_settings_get_default ();
+  g_autofree char *layout = NULL;
+  int dpi = 0;
+
+  g_object_get (settings, "gtk-xft-dpi", &dpi, "gtk-decoration-layout", &layout, NULL);
+  if (dpi <= 0)
+    dpi = 96 * 1024;
+  g_object_set (settings, "gtk-xft-dpi", dpi * 3 / 2,
+                "gtk-decoration-layout", "appmenu:minimize,maximize,close", NULL);
+  g_assert_cmpint (pd_test_run_showcase (360, 720, check_overview_narrow, NULL), ==, 0);
+  g_object_set (settings, "gtk-xft-dpi", dpi, "gtk-decoration-layout", layout, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -330,6 +439,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/cards/failed-pie", test_card_failed_pie);
   g_test_add_func ("/pd/ui/a11y/cards/header-sidebar-plain", test_header_sidebar_plain);
   g_test_add_func ("/pd/ui/a11y/toast-close", test_toast_close_named);
+  g_test_add_func ("/pd/ui/a11y/cards/large-text-narrow", test_overview_large_text_narrow);
 
   return g_test_run ();
 }

@@ -724,6 +724,158 @@ test_overview_keys_folded (void)
   g_assert_cmpint (pd_test_run_showcase (360, 720, check_overview_keys, NULL), ==, 0);
 }
 
+/* The card the focus is on (or in), or NULL. */
+static PdOverviewCard *
+focused_card_of (PdWindow *window)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *row = focus == NULL ? NULL : PD_IS_OVERVIEW_CARD_ROW (focus) ? focus
+                   : gtk_widget_get_ancestor (focus, PD_TYPE_OVERVIEW_CARD_ROW);
+
+  if (row == NULL && focus != NULL)
+    row = pd_test_find_widget (focus, PD_TYPE_OVERVIEW_CARD_ROW);
+  return row != NULL ? pd_overview_card_row_get_card (PD_OVERVIEW_CARD_ROW (row)) : NULL;
+}
+
+/* An asking card first (a run of this window waiting for approval): F6
+ * from the session list lands on it, the first card, and Enter on it
+ * opens its session with the focus in its page.  F6 landed on the second
+ * card, and Enter on the asking card put the focus on the header's "+"
+ * (tried with the keyboard alone). */
+static void
+check_overview_asking_keys (PdApplication *app,
+                            PdWindow      *window,
+                            gpointer       user_data)
+{
+  PdOverview *overview = pd_window_get_overview (window);
+  g_autoptr(PdOverviewCard) first = NULL;
+  g_autofree char *path = NULL;
+  GtkWidget *focus;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL);
+  pd_test_wait_until (focus_on_card, window, "the focus on an Overview card after Ctrl+Shift+O");
+  first = g_list_model_get_item (G_LIST_MODEL (overview), 1);
+  pd_overview_set_local_approval (overview, pd_overview_card_get_source (first),
+                                  pd_overview_card_get_session_id (first), "shell", "make check", NULL, 1);
+  pd_test_flush (GTK_WIDGET (window));
+  g_clear_object (&first);
+  first = g_list_model_get_item (G_LIST_MODEL (overview), 0);
+  g_assert_true (pd_overview_card_has_approval (first));
+
+  /* F6 to the session list and back: on the first card, the asking one. */
+  g_assert_true (key (window, GDK_KEY_F6, 0));
+  pd_test_wait_until (focus_in_list, window, "the focus in the session list after F6 from the Overview");
+  g_assert_true (key (window, GDK_KEY_F6, 0));
+  pd_test_wait_until (focus_on_card, window, "the focus on a card after F6 from the session list");
+  g_test_message ("F6 back to the cards: on “%s”, the first card “%s”",
+                  focused_card_of (window) != NULL ? pd_overview_card_get_title (focused_card_of (window)) : "(none)",
+                  pd_overview_card_get_title (first));
+  g_assert_true (focused_card_of (window) == first);
+  focus = gtk_root_get_focus (GTK_ROOT (window));
+  g_assert_true (PD_IS_OVERVIEW_CARD_ROW (focus) || pd_test_find_widget (focus, PD_TYPE_OVERVIEW_CARD_ROW) != NULL);
+
+  /* Enter on the asking card: its session, the focus in its page. */
+  g_assert_true (key (window, GDK_KEY_Return, 0));
+  pd_test_wait_until (focus_in_page, window, "the focus in the page of the asking card's session");
+  path = describe (gtk_root_get_focus (GTK_ROOT (window)));
+  g_test_message ("Enter on the asking card: the focus on %s", path);
+  g_assert_null (gtk_widget_get_ancestor (gtk_root_get_focus (GTK_ROOT (window)), ADW_TYPE_HEADER_BAR));
+}
+
+static void
+test_overview_asking_keys (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_overview_asking_keys, NULL), ==, 0);
+}
+
+static void
+test_overview_asking_keys_folded (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (360, 720, check_overview_asking_keys, NULL), ==, 0);
+}
+
+/* The card with the focus lies within the Overview's scrolled window. */
+static gboolean
+focused_card_in_sight (PdWindow  *window,
+                       GtkWidget *scroller)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  graphene_rect_t bounds;
+
+  if (focus == NULL || !gtk_widget_compute_bounds (focus, scroller, &bounds))
+    return FALSE;
+  g_test_message ("the focused card at %.0f–%.0f px of the Overview's %d px", bounds.origin.y,
+                  bounds.origin.y + bounds.size.height, gtk_widget_get_height (scroller));
+  return bounds.origin.y >= 0 && bounds.origin.y < gtk_widget_get_height (scroller);
+}
+
+static gboolean
+overview_scrolled (gpointer data)
+{
+  GtkAdjustment *adjustment = data;
+
+  if (gtk_adjustment_get_upper (adjustment) > 2 * gtk_adjustment_get_page_size (adjustment) &&
+      gtk_adjustment_get_value (adjustment) == 0)
+    gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment));
+  return gtk_adjustment_get_value (adjustment) > gtk_adjustment_get_page_size (adjustment);
+}
+
+/* Ctrl+Shift+O with the Overview scrolled down (a wheel), the focus on the
+ * first card, now out of sight: the focus on the first card, scrolled into
+ * sight (it stayed on the card out of sight, tried with the keyboard alone). */
+static void
+check_overview_scrolled_keys (PdApplication *app,
+                              PdWindow      *window,
+                              gpointer       user_data)
+{
+  GtkWidget *view, *scroller;
+  GtkAdjustment *adjustment;
+  g_autoptr(PdOverviewCard) first = NULL;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL);
+  pd_test_wait_until (focus_on_card, window, "the focus on an Overview card after Ctrl+Shift+O");
+  view = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_OVERVIEW_VIEW);
+  scroller = gtk_widget_get_ancestor (pd_test_find_widget (view, GTK_TYPE_LIST_VIEW), GTK_TYPE_SCROLLED_WINDOW);
+  adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+  pd_test_wait_until (overview_scrolled, adjustment, "the Overview scrolled down");
+  pd_test_flush (GTK_WIDGET (window));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL);
+  pd_test_wait_until (focus_on_card, window, "the focus on an Overview card after Ctrl+Shift+O");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (200);
+  first = g_list_model_get_item (pd_overview_view_get_shown (PD_OVERVIEW_VIEW (view)), 0);
+  g_assert_true (focused_card_of (window) == first);
+  g_assert_true (focused_card_in_sight (window, scroller));
+}
+
+static void
+test_overview_scrolled_keys (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "showcase.db", NULL);
+  const char *args[] = { "--db", db, NULL };
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+
+  pd_test_fill_showcase (store);
+  for (guint i = 0; i < 16; i++)
+    {
+      g_autofree char *title = g_strdup_printf ("Work %u", i);
+      g_autofree char *id = pd_test_add_session (store, title, "plandeck");
+      g_autoptr(PdPlanState) plan = pd_test_sample_plan (1);
+
+      pd_test_save_plan (store, id, plan, PD_SESSION_STATUS_RUNNING);
+    }
+  pd_test_reset_settings ();
+  g_settings_set_int (settings, "window-width", 1200);
+  g_settings_set_int (settings, "window-height", 800);
+  g_assert_cmpint (pd_test_run_app (args, check_overview_scrolled_keys, NULL, NULL), ==, 0);
+}
+
 /* --- the sources sidebar ----------------------------------------------------- */
 
 typedef struct
@@ -883,4 +1035,7 @@ pd_test_a11y_keyboard_add_landing (void)
   g_test_add_func ("/pd/ui/a11y/keyboard/sidebar", test_sidebar_keys);
   g_test_add_func ("/pd/ui/a11y/keyboard/overview-keys", test_overview_keys);
   g_test_add_func ("/pd/ui/a11y/keyboard/overview-keys-folded", test_overview_keys_folded);
+  g_test_add_func ("/pd/ui/a11y/keyboard/overview-asking-keys", test_overview_asking_keys);
+  g_test_add_func ("/pd/ui/a11y/keyboard/overview-asking-keys-folded", test_overview_asking_keys_folded);
+  g_test_add_func ("/pd/ui/a11y/keyboard/overview-scrolled-keys", test_overview_scrolled_keys);
 }

@@ -802,9 +802,12 @@ test_overview_cards (void)
   /* Tab: its command, its Deny, then Approve Once, then out of the list. */
   g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
   g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == pd_test_find_first (first, is_command_label, NULL));
+  g_test_message ("the command focused: %s", gtk_label_get_selection_bounds (GTK_LABEL (pd_test_find_first (first, is_command_label, NULL)), NULL, NULL) ? "selected" : "not selected");
   g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
   focus = gtk_root_get_focus (GTK_ROOT (window));
   g_assert_true (focus == pd_test_find_first (first, is_button_labelled, "_Deny"));
+  /* The command's selection let go with the focus (it stayed grey). */
+  g_assert_false (gtk_label_get_selection_bounds (GTK_LABEL (pd_test_find_first (first, is_command_label, NULL)), NULL, NULL));
   g_assert_true (gtk_widget_is_drawable (focus));
   g_assert_true (pd_test_a11y_press (list, GDK_KEY_Tab, 0));
   g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == pd_test_find_first (first, is_button_labelled, "_Approve Once"));
