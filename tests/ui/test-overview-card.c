@@ -319,9 +319,16 @@ test_card_answer_shown (void)
   g_assert_true (answers.approve);
   g_assert_cmpstr (answers.approval_id, ==, "ap-1");
 
-  /* The row shows the new question: no click for a while, then its id. */
+  /* The row shows the new question: no click for a while, then its id.
+   * The focus on Approve Once goes to the card, so a key pressed again
+   * approves nothing unseen (Space twice approved the next question,
+   * tried as a new user would). */
+  gtk_widget_set_focusable (alone.row, TRUE);
+  g_assert_true (gtk_widget_grab_focus (approve));
   pd_overview_card_row_set_answer_guard (PD_OVERVIEW_CARD_ROW (alone.row), 60 * 1000);
   _pd_overview_card_emit_changed (card);
+  g_assert_false (gtk_widget_has_focus (approve));
+  g_assert_true (gtk_widget_has_focus (alone.row));
   g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "rm -rf ~"));
   g_signal_emit_by_name (approve, "clicked");
   g_assert_cmpuint (answers.n, ==, 1);
