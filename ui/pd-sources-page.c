@@ -288,6 +288,15 @@ pd_sources_page_check_url (const char  *text,
                            _("Enter the endpoint’s address, as serve prints it: http://HOST:PORT/"));
       return NULL;
     }
+  /* HOST:PORT as one says it, without its scheme: http:// (it was
+   * refused, tried as a new user would). */
+  if (strstr (stripped, "://") == NULL)
+    {
+      char *with_scheme = g_strconcat ("http://", stripped, NULL);
+
+      g_free (stripped);
+      stripped = with_scheme;
+    }
   base = pd_window_split_endpoint_url (stripped, token);
   probe = pd_remote_source_new (base, NULL, &local_error);
   if (probe == NULL)
@@ -609,6 +618,16 @@ pd_sources_page_hide_url_token (PdSourcesPage *self)
   memset (url_token, 0, strlen (url_token));
 }
 
+/* The address edited: its error goes as it is typed (it stayed in red
+ * until Add was pressed again, tried as a new user would). */
+static void
+on_url_changed (PdSourcesPage *self)
+{
+  gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
+  gtk_widget_remove_css_class (GTK_WIDGET (self->url_row), "error");
+  gtk_widget_remove_css_class (pd_entry_row_get_entry (self->url_row), "error");
+}
+
 static void
 on_add_clicked (PdSourcesPage *self)
 {
@@ -721,6 +740,7 @@ pd_sources_page_init (PdSourcesPage *self)
   /* Enter in any of the fields adds, as Enter in an endpoint page's token
    * entry connects (it did nothing, tried as a keyboard user would). */
   g_signal_connect_swapped (self->url_row, "entry-activated", G_CALLBACK (on_add_clicked), self);
+  g_signal_connect_swapped (self->url_row, "changed", G_CALLBACK (on_url_changed), self);
   g_signal_connect_swapped (self->name_row, "entry-activated", G_CALLBACK (on_add_clicked), self);
   g_signal_connect_swapped (self->token_row, "entry-activated", G_CALLBACK (on_add_clicked), self);
 

@@ -948,6 +948,12 @@ check_preferences (PdApplication *app,
   after = g_settings_get_value (settings, "sources");
   g_assert_true (g_variant_equal (before, after));
   g_clear_pointer (&after, g_variant_unref);
+  /* The address corrected, the error goes as it is typed (it stayed in
+   * red until Add was pressed, tried as a new user would). */
+  g_assert_true (gtk_widget_get_visible (pd_test_find_label_containing (GTK_WIDGET (page), "is not an endpoint address")));
+  gtk_editable_set_text (GTK_EDITABLE (url_row), "http://build-box:8080/");
+  g_assert_false (gtk_widget_get_visible (pd_test_find_label_containing (GTK_WIDGET (page), "is not an endpoint address")));
+  g_assert_false (gtk_widget_has_css_class (url_row, "error"));
 
   /* The address as serve prints it: the URL kept without its token, the
    * token in the secret store. */
@@ -1033,6 +1039,22 @@ check_preferences (PdApplication *app,
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (page), "is not an endpoint address"));
   g_assert_null (strstr (gtk_editable_get_text (GTK_EDITABLE (url_row)), "ftp-secret-token"));
   g_assert_null (pd_test_find_label_containing (GTK_WIDGET (prefs), "ftp-secret-token"));
+
+  /* An address typed without its scheme, HOST:PORT as one says it: taken
+   * as http:// (it was refused, tried as a new user would). */
+  {
+    g_autofree char *bare = g_strdup_printf ("127.0.0.1:%u", sources->endpoints[1].port);
+    g_autofree char *expected = g_strdup_printf ("http://127.0.0.1:%u", sources->endpoints[1].port);
+    g_autoptr(GError) error = NULL;
+    g_autofree char *bare_id = pd_sources_page_add (page, bare, NULL, NULL, &error);
+    g_autoptr(GVariant) configured = NULL;
+
+    g_assert_no_error (error);
+    g_assert_nonnull (bare_id);
+    configured = g_settings_get_value (settings, "sources");
+    printed = (g_free (printed), g_variant_print (configured, FALSE));
+    g_assert_nonnull (strstr (printed, expected));
+  }
 
   gtk_window_destroy (GTK_WINDOW (prefs));
 }
