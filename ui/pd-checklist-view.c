@@ -27,6 +27,7 @@
 #include <adwaita.h>
 
 #include "pd-checklist-view.h"
+#include "pd-checklist-view-private.h"
 #include "pd-markdown.h"
 #include "pd-remote-source.h"
 #include "pd-safe-text.h"
@@ -168,21 +169,6 @@ origin_label (PdChecklistOrigin origin)
     case PD_CHECKLIST_ORIGIN_USER:
     default:
       return _("Another agent");
-    }
-}
-
-static const char *
-plan_status_label (PdArtifactPlanStatus status)
-{
-  switch (status)
-    {
-    case PD_ARTIFACT_PLAN_APPROVED:
-      return _("Approved");
-    case PD_ARTIFACT_PLAN_REJECTED:
-      return _("Rejected");
-    case PD_ARTIFACT_PLAN_PROPOSED:
-    default:
-      return _("Proposed");
     }
 }
 
@@ -437,8 +423,8 @@ on_agent_row_activated (GtkListBox      *list,
     gtk_check_button_set_active (widgets->check, !gtk_check_button_get_active (widgets->check));
 }
 
-static GtkWidget *
-new_text_label (const char *text)
+GtkWidget *
+_pd_checklist_text_label (const char *text)
 {
   GtkWidget *label = _pd_plain_label (text, NULL);
 
@@ -471,9 +457,9 @@ new_agent_row (PdChecklistView *self,
   gtk_widget_set_sensitive (GTK_WIDGET (widgets->check), ANNOTATIONS_KEPT (self));
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (widgets->check));
 
-  widgets->text_label = GTK_LABEL (new_text_label (item->text));
+  widgets->text_label = GTK_LABEL (_pd_checklist_text_label (item->text));
   gtk_box_append (GTK_BOX (text_box), GTK_WIDGET (widgets->text_label));
-  widgets->override_label = GTK_LABEL (new_text_label (NULL));
+  widgets->override_label = GTK_LABEL (_pd_checklist_text_label (NULL));
   gtk_widget_add_css_class (GTK_WIDGET (widgets->override_label), "caption");
   gtk_widget_add_css_class (GTK_WIDGET (widgets->override_label), "dim-label");
   gtk_widget_add_css_class (GTK_WIDGET (widgets->override_label), "pd-override");
@@ -544,7 +530,7 @@ new_user_row (PdChecklistView *self,
   GtkWidget *row = gtk_list_box_row_new ();
   GtkWidget *box = _pd_row_box_new ();
   GtkWidget *check = gtk_check_button_new ();
-  GtkWidget *label = new_text_label (item->text);
+  GtkWidget *label = _pd_checklist_text_label (item->text);
   GtkWidget *remove = gtk_button_new_from_icon_name ("user-trash-symbolic");
   g_autofree char *isolated = _pd_isolated_line (item->text);
   /* The item's text in an isolate: a right-to-left item cannot reorder
@@ -635,39 +621,6 @@ on_entry_changed (PdChecklistView *self)
   gtk_widget_set_sensitive (GTK_WIDGET (self->add_button), stripped[0] != '\0');
 }
 
-/* --- plan documents ------------------------------------------------------- */
-
-static GtkWidget *
-new_plan_expander (const PdArtifactPlan *plan,
-                   guint                 number)
-{
-  GtkWidget *expander = gtk_expander_new (NULL);
-  GtkWidget *header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  g_autofree char *title = g_strdup_printf (_("Plan %u"), number);
-  GtkWidget *title_label = gtk_label_new (title);
-  GtkWidget *badge = gtk_label_new (plan_status_label (plan->status));
-  GtkWidget *text = new_text_label (plan->markdown ? plan->markdown : "");
-  g_autofree char *badge_class = g_strdup_printf ("pd-plan-%s", pd_artifact_plan_status_to_string (plan->status));
-
-  gtk_widget_add_css_class (badge, "pd-badge");
-  gtk_widget_add_css_class (badge, "caption");
-  gtk_widget_add_css_class (badge, badge_class);
-  gtk_box_append (GTK_BOX (header), title_label);
-  gtk_box_append (GTK_BOX (header), badge);
-  gtk_expander_set_label_widget (GTK_EXPANDER (expander), header);
-
-  /* Drawn as the History page and the transcript draw it: shown as its
-   * source, a plan read "# Parser plan" and "- Fix the escaping". */
-  pd_markdown_set_label (GTK_LABEL (text), plan->markdown);
-  gtk_label_set_selectable (GTK_LABEL (text), TRUE);
-  gtk_widget_add_css_class (text, "pd-plan-markdown");
-  gtk_widget_set_margin_top (text, 6);
-  gtk_widget_set_margin_start (text, 18);
-  gtk_expander_set_child (GTK_EXPANDER (expander), text);
-  gtk_widget_add_css_class (expander, "pd-plan-document");
-  return expander;
-}
-
 /* --- the whole view ------------------------------------------------------- */
 
 static void
@@ -731,7 +684,7 @@ pd_checklist_view_rebuild (PdChecklistView *self)
 
   for (guint i = 0; i < n_plans; i++)
     {
-      GtkWidget *expander = new_plan_expander (g_ptr_array_index (self->plans, i), i + 1);
+      GtkWidget *expander = _pd_checklist_plan_expander (g_ptr_array_index (self->plans, i), i + 1);
 
       /* The latest plan is the one that matters now. */
       gtk_expander_set_expanded (GTK_EXPANDER (expander), i + 1 == n_plans);
@@ -782,6 +735,13 @@ on_checklist_loaded (GObject      *object,
       /* A session of Plandeck's own has no agent checklist: nothing to show. */
       if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND))
         g_clear_error (&error);
+    }
+  else if (_pd_checklist_same_reading (self->checklist, self->plans, checklist, plans))
+    {
+      /* Nothing changed: the page keeps its scroll and its focused row. */
+      g_set_object (&self->checklist, checklist);
+      pd_session_view_reload_done (request, NULL);
+      return;
     }
   else
     {
