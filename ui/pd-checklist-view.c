@@ -1081,6 +1081,15 @@ pd_checklist_view_init (PdChecklistView *self)
                                G_CALLBACK (on_read_agent_plans_changed), self, G_CONNECT_SWAPPED);
     }
 
+  /* Page Down and Page Up move a page of the scroller, not its default of
+   * one or two rows (tried as a new user would). */
+  {
+    GtkWidget *scroller = gtk_widget_get_ancestor (GTK_WIDGET (self->agent_list), GTK_TYPE_SCROLLED_WINDOW);
+    GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+
+    gtk_list_box_set_adjustment (self->agent_list, adjustment);
+    gtk_list_box_set_adjustment (self->user_list, adjustment);
+  }
   g_signal_connect_object (self->agent_list, "row-activated", G_CALLBACK (on_agent_row_activated), self, 0);
   _pd_list_one_tab_stop (GTK_WIDGET (self->agent_list));
   g_signal_connect_object (self->add_entry, "activate", G_CALLBACK (on_add), self, G_CONNECT_SWAPPED);

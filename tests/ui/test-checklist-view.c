@@ -657,6 +657,49 @@ test_reread_keeps_place (void)
   pd_test_remove_tree (tmp);
 }
 
+/* Tried as a new user would: Page Down and Page Up moved one or two items,
+ * the list keeping GtkListBox's default page of 100 px. */
+static void
+test_page_keys (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tmp = g_dir_make_tmp ("pd-checklist-view-XXXXXX", &error);
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  GtkWidget *view, *list;
+  GtkWindow *window;
+  GtkListBoxRow *first;
+  int down, further, up;
+
+  g_assert_no_error (error);
+  view = show_long_list (db, tmp, 200);
+  window = pd_test_present (view, 900, 700);
+  g_assert_true (pd_test_wait_for (is_loaded, view));
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (200);
+  list = pd_test_find_widget (view, GTK_TYPE_LIST_BOX);
+  first = gtk_list_box_get_row_at_index (GTK_LIST_BOX (list), 0);
+  g_assert_true (gtk_widget_grab_focus (GTK_WIDGET (first)));
+  g_assert_cmpint (focused_row (window), ==, 0);
+
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Page_Down, 0));
+  pd_test_flush (GTK_WIDGET (window));
+  down = focused_row (window);
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Page_Down, 0));
+  pd_test_flush (GTK_WIDGET (window));
+  further = focused_row (window);
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Page_Up, 0));
+  pd_test_flush (GTK_WIDGET (window));
+  up = focused_row (window);
+  pd_test_screenshot (GTK_WIDGET (window), "checklist-page-keys");
+  g_test_message ("Page Down from item 1: item %d, again: item %d; Page Up: item %d", down + 1, further + 1, up + 1);
+  g_assert_cmpint (down, >=, 5);
+  g_assert_cmpint (further - down, >=, 5);
+  g_assert_cmpint (further - up, >=, 5);
+  pd_test_destroy_window (window, view);
+  pd_test_spin (20);
+  pd_test_remove_tree (tmp);
+}
+
 /* --- a plan and no list ------------------------------------------------------- */
 
 /* Tried as a new user would: a session with a plan document and no list
@@ -899,6 +942,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/checklist-view/long-list", test_long_list);
   g_test_add_func ("/pd/ui/checklist-view/long-item-toast", test_long_item_toast);
   g_test_add_func ("/pd/ui/checklist-view/reread-keeps-place", test_reread_keeps_place);
+  g_test_add_func ("/pd/ui/checklist-view/page-keys", test_page_keys);
   g_test_add_func ("/pd/ui/checklist-view/plan-without-list", test_plan_without_list);
   g_test_add_func ("/pd/ui/checklist-view/copy-control-folder", test_copy_control_folder);
   g_test_add_data_func ("/pd/ui/checklist-view/fixture-screenshot",
