@@ -1,5 +1,5 @@
-/* pd-checklist-view-plans.c: the plan documents of the checklist page, and
- * whether a reread changed anything on it
+/* pd-checklist-view-plans.c: the plan documents of the checklist page, the
+ * name of the agent that wrote it, and whether a reread changed anything on it
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -17,6 +17,43 @@
 
 #include "pd-checklist-view-private.h"
 #include "pd-markdown.h"
+#include "pd-session-item.h"
+
+/* The agent that wrote the list, named as in the session list (one table:
+ * pd_session_source_label()), so a heading never names another agent. */
+const char *
+_pd_checklist_origin_label (PdChecklistOrigin origin)
+{
+  switch (origin)
+    {
+    case PD_CHECKLIST_ORIGIN_TODO_LIST:
+      return pd_session_source_label ("claude-code");
+    case PD_CHECKLIST_ORIGIN_CLAUDE_TASKS:
+      return _("Claude Code Tasks");
+    case PD_CHECKLIST_ORIGIN_DESKTOP_PLAN:
+      return _("Claude Desktop");
+    case PD_CHECKLIST_ORIGIN_CODEX_PLAN:
+      return pd_session_source_label ("codex");
+    case PD_CHECKLIST_ORIGIN_OPENCODE_TODOS:
+      return pd_session_source_label ("opencode");
+    case PD_CHECKLIST_ORIGIN_QWEN_TODOS:
+      return pd_session_source_label ("qwen");
+    case PD_CHECKLIST_ORIGIN_GEMINI_TODOS:
+      return pd_session_source_label ("gemini");
+    case PD_CHECKLIST_ORIGIN_CLINE_PROGRESS:
+      return pd_session_source_label ("cline");
+    case PD_CHECKLIST_ORIGIN_ROO_TODOS:
+      return pd_session_source_label ("roo");
+    case PD_CHECKLIST_ORIGIN_KILO_TODOS:
+      return pd_session_source_label ("kilo");
+    case PD_CHECKLIST_ORIGIN_KILO_CLI_TODOS:
+      return pd_session_source_label ("kilo-cli");
+    case PD_CHECKLIST_ORIGIN_NONE:
+    case PD_CHECKLIST_ORIGIN_USER:
+    default:
+      return _("Another agent");
+    }
+}
 
 static const char *
 plan_status_label (PdArtifactPlanStatus status)

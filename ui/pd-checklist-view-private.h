@@ -11,6 +11,8 @@
 
 G_BEGIN_DECLS
 
+/* The agent that wrote the list, named as in the session list. */
+const char *_pd_checklist_origin_label (PdChecklistOrigin origin);
 /* An item's or a plan's text: plain, never markup, filling the row. */
 GtkWidget *_pd_checklist_text_label   (const char           *text);
 /* Plan @number of the session, its status and its text as written. */

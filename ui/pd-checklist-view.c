@@ -56,6 +56,9 @@ struct _PdChecklistView
   gboolean       save_again;
   guint          changes;       /* local changes, to drop replies that predate one */
   gboolean       updating;      /* setting check buttons from the model */
+  double         kept_scroll;   /* the scroll of a list rebuilt, put back once laid out */
+  guint          kept_scroll_id;  /* the tick callback that puts it back */
+  guint          kept_scroll_frames;
 
   /* Template widgets */
   GtkLabel      *error_label;
@@ -134,42 +137,6 @@ show_error (PdChecklistView *self,
   if (text != NULL)
     gtk_label_set_text (self->error_label, text);
   g_free (text);
-}
-
-/* The agent that wrote the list, named as in the session list (one table:
- * pd_session_source_label()), so a heading never names another agent. */
-static const char *
-origin_label (PdChecklistOrigin origin)
-{
-  switch (origin)
-    {
-    case PD_CHECKLIST_ORIGIN_TODO_LIST:
-      return pd_session_source_label ("claude-code");
-    case PD_CHECKLIST_ORIGIN_CLAUDE_TASKS:
-      return _("Claude Code Tasks");
-    case PD_CHECKLIST_ORIGIN_DESKTOP_PLAN:
-      return _("Claude Desktop");
-    case PD_CHECKLIST_ORIGIN_CODEX_PLAN:
-      return pd_session_source_label ("codex");
-    case PD_CHECKLIST_ORIGIN_OPENCODE_TODOS:
-      return pd_session_source_label ("opencode");
-    case PD_CHECKLIST_ORIGIN_QWEN_TODOS:
-      return pd_session_source_label ("qwen");
-    case PD_CHECKLIST_ORIGIN_GEMINI_TODOS:
-      return pd_session_source_label ("gemini");
-    case PD_CHECKLIST_ORIGIN_CLINE_PROGRESS:
-      return pd_session_source_label ("cline");
-    case PD_CHECKLIST_ORIGIN_ROO_TODOS:
-      return pd_session_source_label ("roo");
-    case PD_CHECKLIST_ORIGIN_KILO_TODOS:
-      return pd_session_source_label ("kilo");
-    case PD_CHECKLIST_ORIGIN_KILO_CLI_TODOS:
-      return pd_session_source_label ("kilo-cli");
-    case PD_CHECKLIST_ORIGIN_NONE:
-    case PD_CHECKLIST_ORIGIN_USER:
-    default:
-      return _("Another agent");
-    }
 }
 
 /* --- the header ----------------------------------------------------------- */
@@ -658,7 +625,7 @@ pd_checklist_view_rebuild (PdChecklistView *self)
       return;
     }
 
-  gtk_label_set_text (self->source_label, origin_label (pd_checklist_get_origin (self->checklist)));
+  gtk_label_set_text (self->source_label, _pd_checklist_origin_label (pd_checklist_get_origin (self->checklist)));
   update_summary (self);
 
   for (guint i = 0; i < n_agent; i++)
@@ -696,6 +663,30 @@ pd_checklist_view_rebuild (PdChecklistView *self)
   gtk_stack_set_visible_child_name (self->stack, "checklist");
   _pd_list_box_refocus_row (self->agent_list, agent_focused, FALSE);
   _pd_list_box_refocus_row (self->user_list, user_focused, on_remove);
+}
+
+static GtkAdjustment *
+list_adjustment (PdChecklistView *self)
+{
+  return gtk_list_box_get_adjustment (self->agent_list);
+}
+
+/* Once the rebuilt list has been laid out (a frame later), the scroll it
+ * had: GtkListBox scrolls to a refocused row before it is measured. */
+static gboolean
+on_rebuilt_laid_out (GtkWidget     *list,
+                     GdkFrameClock *clock,
+                     gpointer       user_data)
+{
+  PdChecklistView *self = user_data;
+  GtkAdjustment *adjustment = list_adjustment (self);
+
+  if (gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment) < self->kept_scroll
+      && ++self->kept_scroll_frames < 3)
+    return G_SOURCE_CONTINUE;
+  self->kept_scroll_id = 0;
+  gtk_adjustment_set_value (adjustment, self->kept_scroll);
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -745,6 +736,14 @@ on_checklist_loaded (GObject      *object,
     }
   else
     {
+      /* Read again with a change: the rebuilt list keeps its scroll. */
+      if (self->checklist != NULL && self->kept_scroll_id == 0)
+        {
+          self->kept_scroll = gtk_adjustment_get_value (list_adjustment (self));
+          self->kept_scroll_frames = 0;
+          self->kept_scroll_id = gtk_widget_add_tick_callback (GTK_WIDGET (self->agent_list),
+                                                               on_rebuilt_laid_out, self, NULL);
+        }
       g_set_object (&self->checklist, checklist);
       g_clear_pointer (&self->plans, g_ptr_array_unref);
       self->plans = g_steal_pointer (&plans);
@@ -1004,6 +1003,9 @@ pd_checklist_view_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->settings);
+  if (self->agent_list != NULL && self->kept_scroll_id != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self->agent_list), self->kept_scroll_id);
+  self->kept_scroll_id = 0;
 
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_CHECKLIST_VIEW);
   {

@@ -652,6 +652,33 @@ test_reread_keeps_place (void)
       g_assert_cmpint (focused_row (window), ==, 499);
       g_assert_true (gtk_list_box_get_row_at_index (GTK_LIST_BOX (list), 499) == last);
     }
+  /* The agent ticks its first item: the list is rebuilt, and stays where it
+   * was scrolled. */
+  {
+    g_autofree char *path = g_build_filename (tmp, "saoudrizwan.claude-dev", "tasks", "1775300000000",
+                                              "ui_messages.json", NULL);
+    g_autoptr(PdImportIndex) index = pd_import_index_new ();
+    g_autofree char *contents = NULL;
+    const char *paths[2] = { path, NULL };
+    char *first;
+
+    g_assert_true (g_file_get_contents (path, &contents, NULL, &error));
+    first = strstr (contents, "- [ ] Step 1\\n");
+    g_assert_nonnull (first);
+    first[3] = 'x';
+    g_assert_true (g_file_set_contents (path, contents, -1, &error));
+    g_assert_true (pd_import_index_run_paths (index, db->store, paths, NULL, NULL, &error));
+    g_assert_no_error (error);
+    pd_checklist_view_refresh (PD_CHECKLIST_VIEW (view));
+    g_assert_true (pd_test_wait_for (is_loaded, view));
+    pd_test_flush (GTK_WIDGET (window));
+    pd_test_spin (200);
+    g_test_message ("changed reread: scrolled to %.0f px of %.0f", gtk_adjustment_get_value (adjustment), value);
+    g_assert_cmpuint (pd_checklist_get_effective_status (pd_checklist_view_get_checklist (PD_CHECKLIST_VIEW (view)), 0),
+                      ==, PD_CHECKLIST_STATUS_COMPLETED);
+    g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, value);
+    g_assert_cmpint (focused_row (window), ==, 499);
+  }
   pd_test_destroy_window (window, view);
   pd_test_spin (20);
   pd_test_remove_tree (tmp);
