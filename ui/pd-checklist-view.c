@@ -27,6 +27,7 @@
 #include <adwaita.h>
 
 #include "pd-checklist-view.h"
+#include "pd-checklist-view-private.h"
 #include "pd-markdown.h"
 #include "pd-remote-source.h"
 #include "pd-safe-text.h"
@@ -55,6 +56,9 @@ struct _PdChecklistView
   gboolean       save_again;
   guint          changes;       /* local changes, to drop replies that predate one */
   gboolean       updating;      /* setting check buttons from the model */
+  double         kept_scroll;   /* the scroll of a list rebuilt, put back once laid out */
+  guint          kept_scroll_id;  /* the tick callback that puts it back */
+  guint          kept_scroll_frames;
 
   /* Template widgets */
   GtkLabel      *error_label;
@@ -133,57 +137,6 @@ show_error (PdChecklistView *self,
   if (text != NULL)
     gtk_label_set_text (self->error_label, text);
   g_free (text);
-}
-
-/* The agent that wrote the list, named as in the session list (one table:
- * pd_session_source_label()), so a heading never names another agent. */
-static const char *
-origin_label (PdChecklistOrigin origin)
-{
-  switch (origin)
-    {
-    case PD_CHECKLIST_ORIGIN_TODO_LIST:
-      return pd_session_source_label ("claude-code");
-    case PD_CHECKLIST_ORIGIN_CLAUDE_TASKS:
-      return _("Claude Code Tasks");
-    case PD_CHECKLIST_ORIGIN_DESKTOP_PLAN:
-      return _("Claude Desktop");
-    case PD_CHECKLIST_ORIGIN_CODEX_PLAN:
-      return pd_session_source_label ("codex");
-    case PD_CHECKLIST_ORIGIN_OPENCODE_TODOS:
-      return pd_session_source_label ("opencode");
-    case PD_CHECKLIST_ORIGIN_QWEN_TODOS:
-      return pd_session_source_label ("qwen");
-    case PD_CHECKLIST_ORIGIN_GEMINI_TODOS:
-      return pd_session_source_label ("gemini");
-    case PD_CHECKLIST_ORIGIN_CLINE_PROGRESS:
-      return pd_session_source_label ("cline");
-    case PD_CHECKLIST_ORIGIN_ROO_TODOS:
-      return pd_session_source_label ("roo");
-    case PD_CHECKLIST_ORIGIN_KILO_TODOS:
-      return pd_session_source_label ("kilo");
-    case PD_CHECKLIST_ORIGIN_KILO_CLI_TODOS:
-      return pd_session_source_label ("kilo-cli");
-    case PD_CHECKLIST_ORIGIN_NONE:
-    case PD_CHECKLIST_ORIGIN_USER:
-    default:
-      return _("Another agent");
-    }
-}
-
-static const char *
-plan_status_label (PdArtifactPlanStatus status)
-{
-  switch (status)
-    {
-    case PD_ARTIFACT_PLAN_APPROVED:
-      return _("Approved");
-    case PD_ARTIFACT_PLAN_REJECTED:
-      return _("Rejected");
-    case PD_ARTIFACT_PLAN_PROPOSED:
-    default:
-      return _("Proposed");
-    }
 }
 
 /* --- the header ----------------------------------------------------------- */
@@ -437,8 +390,8 @@ on_agent_row_activated (GtkListBox      *list,
     gtk_check_button_set_active (widgets->check, !gtk_check_button_get_active (widgets->check));
 }
 
-static GtkWidget *
-new_text_label (const char *text)
+GtkWidget *
+_pd_checklist_text_label (const char *text)
 {
   GtkWidget *label = _pd_plain_label (text, NULL);
 
@@ -471,9 +424,9 @@ new_agent_row (PdChecklistView *self,
   gtk_widget_set_sensitive (GTK_WIDGET (widgets->check), ANNOTATIONS_KEPT (self));
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (widgets->check));
 
-  widgets->text_label = GTK_LABEL (new_text_label (item->text));
+  widgets->text_label = GTK_LABEL (_pd_checklist_text_label (item->text));
   gtk_box_append (GTK_BOX (text_box), GTK_WIDGET (widgets->text_label));
-  widgets->override_label = GTK_LABEL (new_text_label (NULL));
+  widgets->override_label = GTK_LABEL (_pd_checklist_text_label (NULL));
   gtk_widget_add_css_class (GTK_WIDGET (widgets->override_label), "caption");
   gtk_widget_add_css_class (GTK_WIDGET (widgets->override_label), "dim-label");
   gtk_widget_add_css_class (GTK_WIDGET (widgets->override_label), "pd-override");
@@ -544,7 +497,7 @@ new_user_row (PdChecklistView *self,
   GtkWidget *row = gtk_list_box_row_new ();
   GtkWidget *box = _pd_row_box_new ();
   GtkWidget *check = gtk_check_button_new ();
-  GtkWidget *label = new_text_label (item->text);
+  GtkWidget *label = _pd_checklist_text_label (item->text);
   GtkWidget *remove = gtk_button_new_from_icon_name ("user-trash-symbolic");
   g_autofree char *isolated = _pd_isolated_line (item->text);
   /* The item's text in an isolate: a right-to-left item cannot reorder
@@ -635,39 +588,6 @@ on_entry_changed (PdChecklistView *self)
   gtk_widget_set_sensitive (GTK_WIDGET (self->add_button), stripped[0] != '\0');
 }
 
-/* --- plan documents ------------------------------------------------------- */
-
-static GtkWidget *
-new_plan_expander (const PdArtifactPlan *plan,
-                   guint                 number)
-{
-  GtkWidget *expander = gtk_expander_new (NULL);
-  GtkWidget *header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  g_autofree char *title = g_strdup_printf (_("Plan %u"), number);
-  GtkWidget *title_label = gtk_label_new (title);
-  GtkWidget *badge = gtk_label_new (plan_status_label (plan->status));
-  GtkWidget *text = new_text_label (plan->markdown ? plan->markdown : "");
-  g_autofree char *badge_class = g_strdup_printf ("pd-plan-%s", pd_artifact_plan_status_to_string (plan->status));
-
-  gtk_widget_add_css_class (badge, "pd-badge");
-  gtk_widget_add_css_class (badge, "caption");
-  gtk_widget_add_css_class (badge, badge_class);
-  gtk_box_append (GTK_BOX (header), title_label);
-  gtk_box_append (GTK_BOX (header), badge);
-  gtk_expander_set_label_widget (GTK_EXPANDER (expander), header);
-
-  /* Drawn as the History page and the transcript draw it: shown as its
-   * source, a plan read "# Parser plan" and "- Fix the escaping". */
-  pd_markdown_set_label (GTK_LABEL (text), plan->markdown);
-  gtk_label_set_selectable (GTK_LABEL (text), TRUE);
-  gtk_widget_add_css_class (text, "pd-plan-markdown");
-  gtk_widget_set_margin_top (text, 6);
-  gtk_widget_set_margin_start (text, 18);
-  gtk_expander_set_child (GTK_EXPANDER (expander), text);
-  gtk_widget_add_css_class (expander, "pd-plan-document");
-  return expander;
-}
-
 /* --- the whole view ------------------------------------------------------- */
 
 static void
@@ -705,7 +625,7 @@ pd_checklist_view_rebuild (PdChecklistView *self)
       return;
     }
 
-  gtk_label_set_text (self->source_label, origin_label (pd_checklist_get_origin (self->checklist)));
+  gtk_label_set_text (self->source_label, _pd_checklist_origin_label (pd_checklist_get_origin (self->checklist)));
   update_summary (self);
 
   for (guint i = 0; i < n_agent; i++)
@@ -731,7 +651,7 @@ pd_checklist_view_rebuild (PdChecklistView *self)
 
   for (guint i = 0; i < n_plans; i++)
     {
-      GtkWidget *expander = new_plan_expander (g_ptr_array_index (self->plans, i), i + 1);
+      GtkWidget *expander = _pd_checklist_plan_expander (g_ptr_array_index (self->plans, i), i + 1);
 
       /* The latest plan is the one that matters now. */
       gtk_expander_set_expanded (GTK_EXPANDER (expander), i + 1 == n_plans);
@@ -743,6 +663,30 @@ pd_checklist_view_rebuild (PdChecklistView *self)
   gtk_stack_set_visible_child_name (self->stack, "checklist");
   _pd_list_box_refocus_row (self->agent_list, agent_focused, FALSE);
   _pd_list_box_refocus_row (self->user_list, user_focused, on_remove);
+}
+
+static GtkAdjustment *
+list_adjustment (PdChecklistView *self)
+{
+  return gtk_list_box_get_adjustment (self->agent_list);
+}
+
+/* Once the rebuilt list has been laid out (a frame later), the scroll it
+ * had: GtkListBox scrolls to a refocused row before it is measured. */
+static gboolean
+on_rebuilt_laid_out (GtkWidget     *list,
+                     GdkFrameClock *clock,
+                     gpointer       user_data)
+{
+  PdChecklistView *self = user_data;
+  GtkAdjustment *adjustment = list_adjustment (self);
+
+  if (gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment) < self->kept_scroll
+      && ++self->kept_scroll_frames < 3)
+    return G_SOURCE_CONTINUE;
+  self->kept_scroll_id = 0;
+  gtk_adjustment_set_value (adjustment, self->kept_scroll);
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -783,8 +727,23 @@ on_checklist_loaded (GObject      *object,
       if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND))
         g_clear_error (&error);
     }
+  else if (_pd_checklist_same_reading (self->checklist, self->plans, checklist, plans))
+    {
+      /* Nothing changed: the page keeps its scroll and its focused row. */
+      g_set_object (&self->checklist, checklist);
+      pd_session_view_reload_done (request, NULL);
+      return;
+    }
   else
     {
+      /* Read again with a change: the rebuilt list keeps its scroll. */
+      if (self->checklist != NULL && self->kept_scroll_id == 0)
+        {
+          self->kept_scroll = gtk_adjustment_get_value (list_adjustment (self));
+          self->kept_scroll_frames = 0;
+          self->kept_scroll_id = gtk_widget_add_tick_callback (GTK_WIDGET (self->agent_list),
+                                                               on_rebuilt_laid_out, self, NULL);
+        }
       g_set_object (&self->checklist, checklist);
       g_clear_pointer (&self->plans, g_ptr_array_unref);
       self->plans = g_steal_pointer (&plans);
@@ -1044,6 +1003,9 @@ pd_checklist_view_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->settings);
+  if (self->agent_list != NULL && self->kept_scroll_id != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self->agent_list), self->kept_scroll_id);
+  self->kept_scroll_id = 0;
 
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_CHECKLIST_VIEW);
   {
@@ -1121,6 +1083,15 @@ pd_checklist_view_init (PdChecklistView *self)
                                G_CALLBACK (on_read_agent_plans_changed), self, G_CONNECT_SWAPPED);
     }
 
+  /* Page Down and Page Up move a page of the scroller, not its default of
+   * one or two rows (tried as a new user would). */
+  {
+    GtkWidget *scroller = gtk_widget_get_ancestor (GTK_WIDGET (self->agent_list), GTK_TYPE_SCROLLED_WINDOW);
+    GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+
+    gtk_list_box_set_adjustment (self->agent_list, adjustment);
+    gtk_list_box_set_adjustment (self->user_list, adjustment);
+  }
   g_signal_connect_object (self->agent_list, "row-activated", G_CALLBACK (on_agent_row_activated), self, 0);
   _pd_list_one_tab_stop (GTK_WIDGET (self->agent_list));
   g_signal_connect_object (self->add_entry, "activate", G_CALLBACK (on_add), self, G_CONNECT_SWAPPED);

@@ -566,6 +566,167 @@ test_long_list (void)
   pd_test_remove_tree (tmp);
 }
 
+/* A Cline task of @n items in a folder under @tmp, imported and shown. */
+static GtkWidget *
+show_long_list (PdTestDb   *db,
+                const char *tmp,
+                guint       n)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *task = g_build_filename (tmp, "saoudrizwan.claude-dev", "tasks", "1775300000000", NULL);
+  g_autofree char *path = g_build_filename (task, "ui_messages.json", NULL);
+  g_autoptr(GString) text = g_string_new ("[{\"ts\":1775300000000,\"type\":\"say\",\"say\":\"task\",\"text\":\"Tidy\"},"
+                                          "{\"ts\":1775300000001,\"type\":\"say\",\"say\":\"task_progress\",\"text\":\"");
+
+  g_mkdir_with_parents (task, 0700);
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (text, "- [ ] Step %u\\n", i + 1);
+  g_string_append (text, "\"}]");
+  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, &error));
+  g_assert_no_error (error);
+  return show_imported (db, path);
+}
+
+static int
+focused_row (GtkWindow *window)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+
+  g_assert_true (GTK_IS_LIST_BOX_ROW (focus));
+  return gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (focus));
+}
+
+static GtkAdjustment *
+list_adjustment (GtkWidget *list)
+{
+  GtkWidget *scroller = gtk_widget_get_ancestor (list, GTK_TYPE_SCROLLED_WINDOW);
+
+  return gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+}
+
+/* Tried as a new user would: a 600-item session on an endpoint where another
+ * session ran jumped back to item 1 every second or two, each ::changed of
+ * the source rereading the page and rebuilding the list.  A reread that
+ * brings the same items keeps the scroll position and the focused row. */
+static void
+test_reread_keeps_place (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tmp = g_dir_make_tmp ("pd-checklist-view-XXXXXX", &error);
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  GtkWidget *view, *list;
+  GtkWindow *window;
+  GtkAdjustment *adjustment;
+  GtkListBoxRow *last;
+  double value;
+
+  g_assert_no_error (error);
+  view = show_long_list (db, tmp, 600);
+  window = pd_test_present (view, 720, 700);
+  g_assert_true (pd_test_wait_for (is_loaded, view));
+  g_assert_true (label_shown (view, "100 more items of the agent’s list not shown"));
+  pd_test_flush (GTK_WIDGET (window));
+  list = pd_test_find_widget (view, GTK_TYPE_LIST_BOX);
+  adjustment = list_adjustment (list);
+
+  /* End: the last item focused, the page scrolled to the bottom. */
+  last = gtk_list_box_get_row_at_index (GTK_LIST_BOX (list), 499);
+  g_assert_nonnull (last);
+  g_assert_true (gtk_widget_grab_focus (GTK_WIDGET (last)));
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment));
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (200);
+  value = gtk_adjustment_get_value (adjustment);
+  g_assert_cmpfloat (value, >, 0);
+  g_assert_cmpint (focused_row (window), ==, 499);
+
+  for (guint round = 0; round < 3; round++)
+    {
+      pd_checklist_view_refresh (PD_CHECKLIST_VIEW (view));
+      g_assert_true (pd_test_wait_for (is_loaded, view));
+      pd_test_flush (GTK_WIDGET (window));
+      pd_test_spin (200);
+      g_test_message ("reread %u: scrolled to %.0f px of %.0f, focused item %d", round + 1,
+                      gtk_adjustment_get_value (adjustment), value, focused_row (window) + 1);
+      g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, value);
+      g_assert_cmpint (focused_row (window), ==, 499);
+      g_assert_true (gtk_list_box_get_row_at_index (GTK_LIST_BOX (list), 499) == last);
+    }
+  /* The agent ticks its first item: the list is rebuilt, and stays where it
+   * was scrolled. */
+  {
+    g_autofree char *path = g_build_filename (tmp, "saoudrizwan.claude-dev", "tasks", "1775300000000",
+                                              "ui_messages.json", NULL);
+    g_autoptr(PdImportIndex) index = pd_import_index_new ();
+    g_autofree char *contents = NULL;
+    const char *paths[2] = { path, NULL };
+    char *first;
+
+    g_assert_true (g_file_get_contents (path, &contents, NULL, &error));
+    first = strstr (contents, "- [ ] Step 1\\n");
+    g_assert_nonnull (first);
+    first[3] = 'x';
+    g_assert_true (g_file_set_contents (path, contents, -1, &error));
+    g_assert_true (pd_import_index_run_paths (index, db->store, paths, NULL, NULL, &error));
+    g_assert_no_error (error);
+    pd_checklist_view_refresh (PD_CHECKLIST_VIEW (view));
+    g_assert_true (pd_test_wait_for (is_loaded, view));
+    pd_test_flush (GTK_WIDGET (window));
+    pd_test_spin (200);
+    g_test_message ("changed reread: scrolled to %.0f px of %.0f", gtk_adjustment_get_value (adjustment), value);
+    g_assert_cmpuint (pd_checklist_get_effective_status (pd_checklist_view_get_checklist (PD_CHECKLIST_VIEW (view)), 0),
+                      ==, PD_CHECKLIST_STATUS_COMPLETED);
+    g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, value);
+    g_assert_cmpint (focused_row (window), ==, 499);
+  }
+  pd_test_destroy_window (window, view);
+  pd_test_spin (20);
+  pd_test_remove_tree (tmp);
+}
+
+/* Tried as a new user would: Page Down and Page Up moved one or two items,
+ * the list keeping GtkListBox's default page of 100 px. */
+static void
+test_page_keys (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tmp = g_dir_make_tmp ("pd-checklist-view-XXXXXX", &error);
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  GtkWidget *view, *list;
+  GtkWindow *window;
+  GtkListBoxRow *first;
+  int down, further, up;
+
+  g_assert_no_error (error);
+  view = show_long_list (db, tmp, 200);
+  window = pd_test_present (view, 900, 700);
+  g_assert_true (pd_test_wait_for (is_loaded, view));
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (200);
+  list = pd_test_find_widget (view, GTK_TYPE_LIST_BOX);
+  first = gtk_list_box_get_row_at_index (GTK_LIST_BOX (list), 0);
+  g_assert_true (gtk_widget_grab_focus (GTK_WIDGET (first)));
+  g_assert_cmpint (focused_row (window), ==, 0);
+
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Page_Down, 0));
+  pd_test_flush (GTK_WIDGET (window));
+  down = focused_row (window);
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Page_Down, 0));
+  pd_test_flush (GTK_WIDGET (window));
+  further = focused_row (window);
+  g_assert_true (pd_test_a11y_press (list, GDK_KEY_Page_Up, 0));
+  pd_test_flush (GTK_WIDGET (window));
+  up = focused_row (window);
+  pd_test_screenshot (GTK_WIDGET (window), "checklist-page-keys");
+  g_test_message ("Page Down from item 1: item %d, again: item %d; Page Up: item %d", down + 1, further + 1, up + 1);
+  g_assert_cmpint (down, >=, 5);
+  g_assert_cmpint (further - down, >=, 5);
+  g_assert_cmpint (further - up, >=, 5);
+  pd_test_destroy_window (window, view);
+  pd_test_spin (20);
+  pd_test_remove_tree (tmp);
+}
+
 /* --- a plan and no list ------------------------------------------------------- */
 
 /* Tried as a new user would: a session with a plan document and no list
@@ -807,6 +968,8 @@ main (int   argc,
   g_test_add_func ("/pd/ui/checklist-view/continue-hints", test_continue_hints);
   g_test_add_func ("/pd/ui/checklist-view/long-list", test_long_list);
   g_test_add_func ("/pd/ui/checklist-view/long-item-toast", test_long_item_toast);
+  g_test_add_func ("/pd/ui/checklist-view/reread-keeps-place", test_reread_keeps_place);
+  g_test_add_func ("/pd/ui/checklist-view/page-keys", test_page_keys);
   g_test_add_func ("/pd/ui/checklist-view/plan-without-list", test_plan_without_list);
   g_test_add_func ("/pd/ui/checklist-view/copy-control-folder", test_copy_control_folder);
   g_test_add_data_func ("/pd/ui/checklist-view/fixture-screenshot",
