@@ -62,6 +62,8 @@ struct _PdEventsView
   gboolean            reconfigured;  /* "changed" came; its value-changed is no scroll */
   gboolean            trimmed;       /* rows let go of: no scroll until the idle */
   guint               follow_idle;   /* a pending move to the newest */
+  guint               jump_idle;     /* the jump arrow shown or hidden */
+  gboolean            in_layout;     /* in the adjustment's value-changed */
   /* Rows not yet shown at their newest: the list is drawn once it is
    * there, so that it opens at the newest instead of at the oldest and
    * then jumping (tried as a new user would). */
@@ -595,12 +597,35 @@ pd_events_view_queue_follow (PdEventsView *self)
 }
 
 static void
+pd_events_view_jump_idle (gpointer user_data)
+{
+  PdEventsView *self = user_data;
+
+  self->jump_idle = 0;
+  gtk_widget_set_visible (GTK_WIDGET (self->jump_button),
+                          !self->following && g_list_model_get_n_items (G_LIST_MODEL (self->filtered)) > 0);
+}
+
+static void
 pd_events_view_set_following (PdEventsView *self,
                               gboolean      following)
 {
   following = !!following;
-  gtk_widget_set_visible (GTK_WIDGET (self->jump_button),
-                          !following && g_list_model_get_n_items (G_LIST_MODEL (self->filtered)) > 0);
+  /* The arrow is in the top bar, laid out before the list: shown or hidden
+   * from the list's layout (the adjustment moves there), the bar was drawn
+   * unallocated ("Trying to snapshot GtkBox without a current allocation")
+   * or not at all.  From there, after the frame, in an idle. */
+  if (self->in_layout)
+    {
+      if (self->jump_idle == 0)
+        self->jump_idle = g_idle_add_once (pd_events_view_jump_idle, self);
+    }
+  else
+    {
+      g_clear_handle_id (&self->jump_idle, g_source_remove);
+      gtk_widget_set_visible (GTK_WIDGET (self->jump_button),
+                              !following && g_list_model_get_n_items (G_LIST_MODEL (self->filtered)) > 0);
+    }
   if (self->following == following)
     return;
   self->following = following;
@@ -625,12 +650,14 @@ on_adjustment_value_changed (PdEventsView  *self,
   self->last_page_size = page_size;
   self->reconfigured = FALSE;
 
+  self->in_layout = TRUE;
   if (at_bottom (adjustment))
     pd_events_view_set_following (self, TRUE);
   else if (!resized)
     pd_events_view_set_following (self, FALSE);
   else if (self->following)
     pd_events_view_queue_follow (self);
+  self->in_layout = FALSE;
   pd_events_view_check_settled (self);
 }
 
@@ -737,6 +764,7 @@ pd_events_view_dispose (GObject *object)
   g_clear_object (&self->earlier);
   g_clear_handle_id (&self->compact_idle, g_source_remove);
   g_clear_handle_id (&self->follow_idle, g_source_remove);
+  g_clear_handle_id (&self->jump_idle, g_source_remove);
   if (self->settle_tick != 0)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->settle_tick);
   self->settle_tick = 0;
