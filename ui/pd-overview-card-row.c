@@ -400,9 +400,9 @@ remember_question (PdOverviewCardRow *self)
   self->shown_run = run != NULL ? pd_remote_run_copy (run) : NULL;
   self->shown_serial = serial;
   self->question_at = g_get_monotonic_time ();
-  /* The focus off the answers, on the card: a key pressed again answers
-   * nothing unseen (Space twice approved the next question, tried). */
-  if (gtk_widget_has_focus (self->approve) || gtk_widget_has_focus (self->deny))
+  /* A new question takes the focus off the answers (Space twice approved it). */
+  if ((run != NULL ? run->approval_id != NULL : serial != 0) &&
+      (gtk_widget_has_focus (self->approve) || gtk_widget_has_focus (self->deny)))
     gtk_widget_grab_focus (GTK_WIDGET (self));
 }
 
