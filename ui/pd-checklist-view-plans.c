@@ -12,6 +12,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
 
@@ -130,4 +132,38 @@ _pd_checklist_same_reading (PdChecklist *shown,
   shown_json = pd_checklist_to_json (shown);
   read_json = pd_checklist_to_json (read);
   return json_node_equal (shown_json, read_json);
+}
+
+/* An item's text cut to what a row shows, the rest (to a bound) in its
+ * tooltip: 200 items of 1 500 characters with no blank froze the window
+ * over 4 minutes laying them out whole (tried as an attacker would). */
+#define ITEM_SHOWN_CHARS   200
+#define ITEM_TOOLTIP_CHARS 2000
+
+static char *
+cut_chars (const char *text,
+           guint       max_chars)
+{
+  const char *end = text;
+
+  for (guint n = 0; *end != '\0' && n < max_chars; n++)
+    end = g_utf8_find_next_char (end, NULL);
+  if (*end == '\0')
+    return g_strdup (text);
+  return g_strdup_printf ("%.*s…", (int) (end - text), text);
+}
+
+GtkWidget *
+_pd_checklist_item_text_label (const char *text)
+{
+  g_autofree char *shown = cut_chars (text != NULL ? text : "", ITEM_SHOWN_CHARS);
+  GtkWidget *label = _pd_checklist_text_label (shown);
+
+  if (text != NULL && strcmp (shown, text) != 0)
+    {
+      g_autofree char *longer = cut_chars (text, ITEM_TOOLTIP_CHARS);
+
+      gtk_widget_set_tooltip_text (label, longer);
+    }
+  return label;
 }

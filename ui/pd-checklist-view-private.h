@@ -24,5 +24,7 @@ gboolean   _pd_checklist_same_reading  (PdChecklist          *shown,
                                         GPtrArray            *shown_plans,
                                         PdChecklist          *read,
                                         GPtrArray            *read_plans);
+/* An item's text as its row shows it: cut, the rest in its tooltip. */
+GtkWidget *_pd_checklist_item_text_label (const char *text);
 
 G_END_DECLS

@@ -424,7 +424,7 @@ new_agent_row (PdChecklistView *self,
   gtk_widget_set_sensitive (GTK_WIDGET (widgets->check), ANNOTATIONS_KEPT (self));
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (widgets->check));
 
-  widgets->text_label = GTK_LABEL (_pd_checklist_text_label (item->text));
+  widgets->text_label = GTK_LABEL (_pd_checklist_item_text_label (item->text));
   gtk_box_append (GTK_BOX (text_box), GTK_WIDGET (widgets->text_label));
   widgets->override_label = GTK_LABEL (_pd_checklist_text_label (NULL));
   gtk_widget_add_css_class (GTK_WIDGET (widgets->override_label), "caption");

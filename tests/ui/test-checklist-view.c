@@ -886,6 +886,60 @@ test_long_item_toast (void)
   pd_test_remove_tree (tmp);
 }
 
+/* 50 items of 1 500 characters that cannot be broken, a bidi override in
+ * each: shown cut to what a row shows, the rest in a tooltip (200 such items
+ * froze the window over 4 minutes laying them out whole, tried as an
+ * attacker would). */
+static void
+test_long_item_texts (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tmp = g_dir_make_tmp ("pd-checklist-view-XXXXXX", &error);
+  g_autofree char *task = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GString) text = g_string_new ("[{\"ts\":1775300000000,\"type\":\"say\",\"say\":\"task\",\"text\":\"Tidy\"},"
+                                          "{\"ts\":1775300000001,\"type\":\"say\",\"say\":\"task_progress\",\"text\":\"");
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+  GtkWidget *view;
+  GtkWindow *window;
+  guint long_ones = 0;
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < 50; i++)
+    {
+      g_string_append_printf (text, "- [ ] \\u202e%u", i);
+      for (guint j = 0; j < 1500; j++)
+        g_string_append_c (text, 'W');
+      g_string_append (text, "\\n");
+    }
+  g_string_append (text, "\"}]");
+  task = g_build_filename (tmp, "saoudrizwan.claude-dev", "tasks", "1775300000000", NULL);
+  g_mkdir_with_parents (task, 0700);
+  path = g_build_filename (task, "ui_messages.json", NULL);
+  g_assert_true (g_file_set_contents (path, text->str, -1, &error));
+
+  view = show_imported (db, path);
+  window = pd_test_present (view, 900, 700);
+  g_assert_true (pd_test_wait_for (is_loaded, view));
+  pd_test_collect (view, GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      const char *shown = gtk_label_get_text (labels->pdata[i]);
+
+      if (strstr (shown, "WWWW") == NULL)
+        continue;
+      long_ones++;
+      g_assert_cmpuint (g_utf8_strlen (shown, -1), <=, 240);
+      g_assert_true (g_str_has_suffix (shown, "…"));
+      g_assert_nonnull (gtk_widget_get_tooltip_text (labels->pdata[i]));
+    }
+  g_assert_cmpuint (long_ones, ==, 50);
+  pd_test_destroy_window (window, view);
+  pd_test_spin (20);
+  pd_test_remove_tree (tmp);
+}
+
 /* A Claude Code session with TodoWrite and ExitPlanMode: the project's own
  * fixture (the review screenshot), and a shared recording when it is there
  * (an extra check). */
@@ -968,6 +1022,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/checklist-view/continue-hints", test_continue_hints);
   g_test_add_func ("/pd/ui/checklist-view/long-list", test_long_list);
   g_test_add_func ("/pd/ui/checklist-view/long-item-toast", test_long_item_toast);
+  g_test_add_func ("/pd/ui/checklist-view/long-item-texts", test_long_item_texts);
   g_test_add_func ("/pd/ui/checklist-view/reread-keeps-place", test_reread_keeps_place);
   g_test_add_func ("/pd/ui/checklist-view/page-keys", test_page_keys);
   g_test_add_func ("/pd/ui/checklist-view/plan-without-list", test_plan_without_list);
