@@ -190,6 +190,8 @@ static void
 stream_opened (PdRemoteSource            *self,
                const PdRemoteStreamBatch *batch)
 {
+  gboolean away;
+
   self->waiting_since = 0;
   if (batch->status == 401 || batch->status == 403)
     {
@@ -222,7 +224,15 @@ stream_opened (PdRemoteSource            *self,
   self->stream_spoke = FALSE;
   self->stream_since = g_get_monotonic_time ();
   watch_heard (self, self->keepalive_ms > 0);
+  away = self->state == PD_REMOTE_OFFLINE || self->state == PD_REMOTE_DENIED;
   pd_remote_source_set_state (self, PD_REMOTE_ONLINE, NULL);
+  if (away)
+    return;   /* set_state() had everything read again */
+  /* What was read before the stream opened may be old: a run another
+   * client started meanwhile, its question asked, was pushed to no stream
+   * of ours, and nothing more may come (it waits for its answer).  Read
+   * again once the stream is there, which tells all that follows. */
+  pd_source_emit_changed (PD_SOURCE (self));
 }
 
 /* What the stream said since the last batch (pd-remote-stream.c), handed
@@ -318,14 +328,13 @@ on_poll_events (GObject      *object,
     {
       PdStoredEvent *newest = g_ptr_array_index (events, events->len - 1);
 
+      /* The first answer too: what was listed before it may be older (a
+       * run begun since, waiting for its answer, adds no later event). */
       if (g_strcmp0 (newest->event_json, self->last_event_key) != 0)
         {
-          gboolean first = self->last_event_key == NULL;
-
           g_free (self->last_event_key);
           self->last_event_key = g_strdup (newest->event_json);
-          if (!first)
-            pd_source_emit_changed (PD_SOURCE (self));
+          pd_source_emit_changed (PD_SOURCE (self));
         }
     }
 
