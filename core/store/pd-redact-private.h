@@ -1,7 +1,8 @@
 /* pd-redact-private.h: what the parts of the redactor share.
  *
- * pd-redact.c scans text and masks values; pd-redact-names.c holds the
- * name rule (pd-redact.h states it) that says whose value is a secret;
+ * pd-redact.c scans text and masks values, after pd-redact-pem.c masked
+ * private key blocks; pd-redact-names.c holds the name rule (pd-redact.h
+ * states it) that says whose value is a secret;
  * pd-redact-words.c reads shell words, joined of quoted parts;
  * pd-redact-values.c says which values hold no secret; pd-redact-json.c
  * walks JSON documents and redacts their strings and member names.
@@ -170,6 +171,11 @@ void  _pd_redact_command_line_masked  (PdRedactCommandLine *line,
  * Grouped flags may come before a glued -p (mysql -vpSECRET), and the
  * glued value may follow a '=' (docker login -p=SECRET). */
 guint _pd_redact_password_option_form (const char          *p);
+
+/* Of pd-redact-pem.c: @text with its PEM private key blocks masked, their
+ * number added to *@count, or NULL when it holds none. */
+char *_pd_redact_pem      (const char *text,
+                           guint      *count);
 
 /* pd_redact(), and in *@line_bytes how many bytes its reading of command
  * lines looked at: each a bounded number of times, so a small multiple of
