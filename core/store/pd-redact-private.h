@@ -57,6 +57,43 @@ _pd_redact_unicode_space_len (const char *p,
   return 0;
 }
 
+/* The length of a line continuation at @p of @t (@len bytes), or 0: a
+ * backslash and a line break (CR LF too), which the shell takes out, the
+ * word going on after it, or its spelling inside a JSON string (\\ and \n,
+ * \\ \r \n).  CONT of pd-redact.c.  @p must start an escape, not be the
+ * byte a backslash before it escapes. */
+static inline gsize
+_pd_redact_continuation_len (const char *t,
+                             gsize       len,
+                             gsize       p)
+{
+  if (p + 1 >= len || t[p] != '\\')
+    return 0;
+  if (t[p + 1] == '\n')
+    return 2;
+  if (p + 2 < len && t[p + 1] == '\r' && t[p + 2] == '\n')
+    return 3;
+  if (p + 3 < len && t[p + 1] == '\\' && t[p + 2] == '\\' && t[p + 3] == 'n')
+    return 4;
+  if (p + 5 < len && memcmp (t + p + 1, "\\\\r\\n", 5) == 0)
+    return 6;
+  return 0;
+}
+
+/* The length of an escape a value takes whole at @p of @t, unquoted, as
+ * BARE_ESCAPE of pd-redact.c reads it (a backslash and what it escapes:
+ * \S, \;, \\\\ of a JSON string, \\ before a value's character), or 0.
+ * A quote (\"), a line continuation, \n, \t, \u… and one of Unicode's
+ * spaces are none. */
+gsize    _pd_redact_escape_len             (const char *t,
+                                            gsize       len,
+                                            gsize       p);
+/* The end of the unquoted part of a word at @p: value bytes, earlier masks
+ * and escapes (_pd_redact_escape_len()), up to a blank or a sign. */
+gsize    _pd_redact_unquoted_end           (const char *t,
+                                            gsize       len,
+                                            gsize       p);
+
 gboolean _pd_redact_name_is_secret (const char *name);
 
 /* What the shell runs and puts in ($(…), `…`): masked, it hid a command
