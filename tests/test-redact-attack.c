@@ -449,6 +449,9 @@ test_backslashes (void)
     { "curl -u \\\nuser:Secr3t https://x.example", "Secr3t", { "https://x.example" } },
     { "PGPASSWORD=Sec\\\nr3t psql", "r3t", { "\\\n", "psql" } },
     { "PGPASSWORD=\"Sec\\\nr3t\" psql", "r3t", { "\\\n", "psql" } },
+    { "mysql --password=\\\\\\\nSecr3t shop", "Secr3t", { "\\\n", "shop" } },
+    { "curl -u user:\\\nSecr3t https://x.example", "Secr3t", { "\\\n", "https://x.example" } },
+    { "Authorization: Basic \\\nSecr3t", "Secr3t", { "Authorization: Basic \\\n" } },
     /* An empty value and a command: nothing hidden. */
     { "PGPASSWORD=\\\n rm x", NULL, { "PGPASSWORD=\\\n rm x" } },
     { "PGPASSWORD=\\\n\trm x", NULL, { "PGPASSWORD=\\\n\trm x" } },
@@ -459,6 +462,7 @@ test_backslashes (void)
      * what follows is a command of its own. */
     { "PGPASSWORD=Secr3t\\\\\nrm x", "Secr3t", { "\nrm x" } },
     { "PGPASSWORD=\\\\\nrm x", NULL, { "\nrm x" } },
+    { "PGPASSWORD=\\\\\\\n rm x", NULL, { "\\\n rm x" } },
     /* At the end of the text. */
     { "PGPASSWORD=Secr3t\\", "Secr3t", { "PGPASSWORD=" } },
     { "curl -u user:Secr3t\\", "Secr3t", { "curl -u user:" } },

@@ -61,10 +61,12 @@ _pd_redact_escape_len (const char *t,
   if (c == '\\')
     {
       /* \\\\ of a JSON string, the shell's \\, whole; \\ only before a
-       * value's character (not before a JSON string's \", \n or \\ that
-       * it escapes). */
+       * value's character or a line continuation (not before a JSON
+       * string's \", \n or \\ that it escapes). */
       if (p + 3 < len && t[p + 2] == '\\' && t[p + 3] == '\\')
         return 4;
+      if (_pd_redact_continuation_len (t, len, p + 2) == 2 || _pd_redact_continuation_len (t, len, p + 2) == 3)
+        return 2;  /* before the shell's own \<newline> */
       return p + 2 < len && is_value_char (t[p + 2]) && _pd_redact_unicode_space_len (t + p + 2, len - p - 2) == 0 ? 2 : 0;
     }
   if (c == '"')

@@ -64,7 +64,7 @@
  *  - before a letter or a digit, but not n r t b f u U: \n, \t and \u0041
  *    are a JSON string's escapes far more often than a value's;
  *  - doubled, \\\\ (a JSON string's spelling of the shell's \\), or \\ before
- *    a value's character.  Never before a quote or another escape (\\\",
+ *    a value's character or a line continuation.  Never before a quote or another escape (\\\",
  *    \\', \\ and \n in a JSON string): the mask would take the backslash
  *    that escapes it and leave a quote, or a line break, that the shell
  *    reads as its own;
@@ -74,7 +74,7 @@
  * apart (redact_span()). */
 #define BARE_ESCAPE \
   "(?:\\\\(?!" USPACE ")[^\\n\\rA-Za-z0-9\\t\"\\\\]|\\\\(?![nrtbfuU])[A-Za-z0-9]" \
-  "|\\\\\\\\\\\\\\\\|\\\\\\\\(?=" VALUE_CHARS "))"
+  "|\\\\\\\\\\\\\\\\|\\\\\\\\(?=" VALUE_CHARS "|\\\\\\r?\\n))"
 /* A quoted value, up to its closing quote: in '…' everything is literal
  * text, backslashes too; in "…" and bash's $'…' an escaped quote does not
  * close it.  Quotes escaped themselves (\"…\" inside a JSON string) hold a
@@ -164,7 +164,7 @@ static const char * const patterns[N_RE] = {
    * is an empty assignment, as in RE_ASSIGN). */
   [RE_AUTH] =
     "(?i:(?:proxy-)?authorization)(?:\\\\?[\"'])?(?:[ \\t]*+:|=(?![ \\t])|[ \\t]++=)[ \\t]*+(?:\\\\?[\"'])?"
-    "(?>" AUTH_SCHEMES "[ \\t]++)?(?:" ESCAPED_QUOTE "|[\"'])?+"
+    "(?>" AUTH_SCHEMES BLANK "++)?(?:" ESCAPED_QUOTE "|[\"'])?+"
     "(?!" AUTH_SCHEMES "(?!" VALUE_CHARS "))"
     "(?<v>" VALUE_PIECES ")",
   [RE_BEARER] = "(?i:bearer)[ \\t]++(?<v>[A-Za-z0-9\\-._~+/]{8,}+=*+)",
@@ -182,7 +182,7 @@ static const char * const patterns[N_RE] = {
     "|" CURL_USER "\"(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
     "|" CURL_USER ESCAPED_QUOTE "(?<v>[^\\s\"'`\\\\\\[\\]]{1,256}+)(?=\\\\[\"'])"
     "|" CURL_USER ESCAPED_QUOTE "(?<v>" VALUE_PIECES ")"
-    "|" CURL_USER "(?<v>" VALUE_PIECES "))",
+    "|" CURL_USER "(?:" CONT ")*+(?<v>" VALUE_PIECES "))",
   /* Webhook URLs: whoever has the path may post. */
   [RE_HOOK] =
     "(?i:https?)://(?:hooks\\.slack\\.com/(?:services|workflows|triggers)/"
