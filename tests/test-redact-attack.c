@@ -356,6 +356,122 @@ test_escaped_quotes (void)
     assert_words_shown (cases[i][0], cases[i][1]);
 }
 
+/* @command with @secret redacted as text, inside a tool call's JSON text
+ * and as a JSON document's string value: @secret gone, each of @shown (what
+ * the shell runs, NULL-ended) still there, the JSON still valid. */
+static void
+assert_secret_gone (const char        *command,
+                    const char        *secret,
+                    const char * const shown[])
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) doc = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *readings[3] = { NULL, NULL, NULL };
+  const char *names[3] = { "as text", "in JSON text", "in a JSON document" };
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "command");
+  json_builder_add_string_value (builder, command);
+  json_builder_end_object (builder);
+  doc = json_builder_get_root (builder);
+  json = json_to_string (doc, FALSE);
+
+  readings[0] = pd_redact (command, NULL);
+  readings[1] = pd_redact (json, NULL);
+  readings[2] = pd_redact_json (json, NULL);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(JsonNode) back = NULL;
+      const char *got = readings[i];
+
+      if (i > 0)
+        {
+          back = json_from_string (readings[i], NULL);
+          g_assert_nonnull (back);
+          got = json_object_get_string_member (json_node_get_object (back), "command");
+        }
+      if (secret != NULL && strstr (got, secret) != NULL)
+        g_error ("%s %s became %s: \"%s\" stored", command, names[i], got, secret);
+      for (guint k = 0; shown[k] != NULL; k++)
+        if (strstr (got, shown[k]) == NULL)
+          g_error ("%s %s became %s: \"%s\" hidden", command, names[i], got, shown[k]);
+    }
+}
+
+/* Finding: after a backslash the shell's value was stored as written, or
+ * the mask took the backslash of a line continuation (tried as an attacker
+ * would, through the real binaries): curl -u user:\"Secr3t (bash passes
+ * user:"Secr3t), PGPASSWORD=\Secr3t (\S is S), and PGPASSWORD=\<newline>
+ * rm x stored as PGPASSWORD=[REDACTED] rm x-like (bash removes
+ * \<newline>: an empty value, then rm x).  Inside a JSON string the
+ * backslash is escaped itself (\\\", \\S, \\ and \n), and read so.  A
+ * backslash and what it escapes are a value's, a continuation stays in
+ * sight, and the word goes on after it. */
+static void
+test_backslashes (void)
+{
+  static const struct
+  {
+    const char *command;
+    const char *secret;
+    const char *shown[3];
+  } cases[] = {
+    /* Before a quote: the quote is the value's, or opens it. */
+    { "curl -u user:\\\"Secr3t https://x.example", "Secr3t", { "curl -u user:", "https://x.example" } },
+    { "curl -u \\\"user:Secr3t https://x.example", "Secr3t", { "curl -u \\\"user:", "https://x.example" } },
+    { "curl -u user:\\\"Secr3t\\\" https://x.example", "Secr3t", { "https://x.example" } },
+    { "curl -u user:\\'Secr3t https://x.example", "Secr3t", { "https://x.example" } },
+    { "PGPASSWORD=Sec\\\"r3t psql", "r3t", { "psql" } },
+    { "cd /srv && mysql -p\\\"Secr3t shop", "Secr3t", { "mysql -p", "shop" } },
+    { "Authorization: Basic \\\"Secr3t", "Secr3t", { "Authorization: Basic" } },
+    /* An escaped quote opens no value with a blank in it. */
+    { "PGPASSWORD=\\\"Secr3t rm victim\\\"", "Secr3t", { "rm victim" } },
+    { "curl -u \\\"user:Secr3t rm victim\\\" x", "Secr3t", { "rm victim" } },
+    { "openssl enc -pass \\\"pass:Secr3t rm victim\\\"", "Secr3t", { "rm victim" } },
+    /* Before a letter: \S is S. */
+    { "PGPASSWORD=\\Secr3t psql", "ecr3t", { "psql" } },
+    { "export API_TOKEN=\\Secr3t", "ecr3t", { "export API_TOKEN=" } },
+    { "mysql --password=\\Secr3t shop", "ecr3t", { "shop" } },
+    { "deploy --token \\Secr3t now", "ecr3t", { "now" } },
+    { "curl -u user:\\Secr3t https://x.example", "ecr3t", { "https://x.example" } },
+    { "cd /srv && sshpass -p \\Secr3t ssh h", "ecr3t", { "ssh h" } },
+    { "openssl enc -pass pass:\\Secr3t -in f", "ecr3t", { "pass:", "-in f" } },
+    { "cd /srv && smbclient -U user%\\Secr3t //h/s", "ecr3t", { "//h/s" } },
+    { "Authorization: Basic \\Secr3t", "ecr3t", { "Authorization: Basic" } },
+    /* Doubled: \\ is a backslash, and the word goes on. */
+    { "PGPASSWORD=\\\\Secr3t psql", "Secr3t", { "psql" } },
+    { "PGPASSWORD=ab\\\\\\\\Secr3t psql", "Secr3t", { "psql" } },
+    /* Before a line break: the shell takes both out, the word goes on. */
+    { "PGPASSWORD=\\\nSecr3t psql", "Secr3t", { "PGPASSWORD=\\\n", "psql" } },
+    { "mysql --password=\\\nSecr3t shop", "Secr3t", { "--password=\\\n", "shop" } },
+    { "cd /srv && mysql -p\\\nSecr3t shop", "Secr3t", { "-p\\\n", "shop" } },
+    { "curl -u \\\nuser:Secr3t https://x.example", "Secr3t", { "https://x.example" } },
+    { "PGPASSWORD=Sec\\\nr3t psql", "r3t", { "\\\n", "psql" } },
+    { "PGPASSWORD=\"Sec\\\nr3t\" psql", "r3t", { "\\\n", "psql" } },
+    { "mysql --password=\\\\\\\nSecr3t shop", "Secr3t", { "\\\n", "shop" } },
+    { "curl -u user:\\\nSecr3t https://x.example", "Secr3t", { "\\\n", "https://x.example" } },
+    { "Authorization: Basic \\\nSecr3t", "Secr3t", { "Authorization: Basic \\\n" } },
+    /* An empty value and a command: nothing hidden. */
+    { "PGPASSWORD=\\\n rm x", NULL, { "PGPASSWORD=\\\n rm x" } },
+    { "PGPASSWORD=\\\n\trm x", NULL, { "PGPASSWORD=\\\n\trm x" } },
+    { "PGPASSWORD=\\\r\n rm x", NULL, { "PGPASSWORD=\\\r\n rm x" } },
+    { "mysql --password=\\\n rm x", NULL, { "--password=\\\n rm x" } },
+    { "PGPASSWORD=Secr3t\\\n rm x", "Secr3t", { "\\\n rm x" } },
+    /* A doubled backslash before a line break escapes no line break:
+     * what follows is a command of its own. */
+    { "PGPASSWORD=Secr3t\\\\\nrm x", "Secr3t", { "\nrm x" } },
+    { "PGPASSWORD=\\\\\nrm x", NULL, { "\nrm x" } },
+    { "PGPASSWORD=\\\\\\\n rm x", NULL, { "\\\n rm x" } },
+    /* At the end of the text. */
+    { "PGPASSWORD=Secr3t\\", "Secr3t", { "PGPASSWORD=" } },
+    { "curl -u user:Secr3t\\", "Secr3t", { "curl -u user:" } },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    assert_secret_gone (cases[i].command, cases[i].secret, cases[i].shown);
+}
+
 /* Finding: mysql -p" repeated took quadratic time (64 KiB 0.37 s, 1 MiB
  * 77 s; serve's POST /api/prompt of 700 KiB burned 68 s of CPU): each
  * value refused as a command's (-p"mysql -p" holds an option) started the
@@ -505,6 +621,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/flags-take-no-value", test_flags_take_no_value);
   g_test_add_func ("/pd/redact/curl-escaped-blank", test_curl_escaped_blank);
   g_test_add_func ("/pd/redact/escaped-quotes", test_escaped_quotes);
+  g_test_add_func ("/pd/redact/backslashes", test_backslashes);
 
   return g_test_run ();
 }

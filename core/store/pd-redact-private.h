@@ -1,7 +1,8 @@
 /* pd-redact-private.h: what the parts of the redactor share.
  *
- * pd-redact.c scans text and masks values; pd-redact-names.c holds the
- * name rule (pd-redact.h states it) that says whose value is a secret;
+ * pd-redact.c scans text and masks values, after pd-redact-pem.c masked
+ * private key blocks; pd-redact-names.c holds the name rule (pd-redact.h
+ * states it) that says whose value is a secret;
  * pd-redact-words.c reads shell words, joined of quoted parts;
  * pd-redact-values.c says which values hold no secret; pd-redact-json.c
  * walks JSON documents and redacts their strings and member names.
@@ -55,6 +56,43 @@ _pd_redact_unicode_space_len (const char *p,
     return 3;
   return 0;
 }
+
+/* The length of a line continuation at @p of @t (@len bytes), or 0: a
+ * backslash and a line break (CR LF too), which the shell takes out, the
+ * word going on after it, or its spelling inside a JSON string (\\ and \n,
+ * \\ \r \n).  CONT of pd-redact.c.  @p must start an escape, not be the
+ * byte a backslash before it escapes. */
+static inline gsize
+_pd_redact_continuation_len (const char *t,
+                             gsize       len,
+                             gsize       p)
+{
+  if (p + 1 >= len || t[p] != '\\')
+    return 0;
+  if (t[p + 1] == '\n')
+    return 2;
+  if (p + 2 < len && t[p + 1] == '\r' && t[p + 2] == '\n')
+    return 3;
+  if (p + 3 < len && t[p + 1] == '\\' && t[p + 2] == '\\' && t[p + 3] == 'n')
+    return 4;
+  if (p + 5 < len && memcmp (t + p + 1, "\\\\r\\n", 5) == 0)
+    return 6;
+  return 0;
+}
+
+/* The length of an escape a value takes whole at @p of @t, unquoted, as
+ * BARE_ESCAPE of pd-redact.c reads it (a backslash and what it escapes:
+ * \S, \;, \\\\ of a JSON string, \\ before a value's character), or 0.
+ * A quote (\"), a line continuation, \n, \t, \u… and one of Unicode's
+ * spaces are none. */
+gsize    _pd_redact_escape_len             (const char *t,
+                                            gsize       len,
+                                            gsize       p);
+/* The end of the unquoted part of a word at @p: value bytes, earlier masks
+ * and escapes (_pd_redact_escape_len()), up to a blank or a sign. */
+gsize    _pd_redact_unquoted_end           (const char *t,
+                                            gsize       len,
+                                            gsize       p);
 
 gboolean _pd_redact_name_is_secret (const char *name);
 
@@ -170,6 +208,11 @@ void  _pd_redact_command_line_masked  (PdRedactCommandLine *line,
  * Grouped flags may come before a glued -p (mysql -vpSECRET), and the
  * glued value may follow a '=' (docker login -p=SECRET). */
 guint _pd_redact_password_option_form (const char          *p);
+
+/* Of pd-redact-pem.c: @text with its PEM private key blocks masked, their
+ * number added to *@count, or NULL when it holds none. */
+char *_pd_redact_pem      (const char *text,
+                           guint      *count);
 
 /* pd_redact(), and in *@line_bytes how many bytes its reading of command
  * lines looked at: each a bounded number of times, so a small multiple of

@@ -117,6 +117,15 @@ _pd_redact_value_hides_syntax (const char *value,
 
   for (const char *p = value; p < end; p++)
     {
+      gsize cont = _pd_redact_continuation_len (p, (gsize) (end - p), 0);
+
+      /* A line continuation, raw or in a JSON string (\\ and \n), ends no
+       * command: the shell takes it out, in quotes too. */
+      if (cont > 0)
+        {
+          p += cont - 1;
+          continue;
+        }
       if (_pd_redact_syntax_at (p, end))
         return TRUE;
       if (!is_blank (*p) && (p == value || is_blank (p[-1])))
@@ -126,6 +135,15 @@ _pd_redact_value_hides_syntax (const char *value,
             return TRUE;
           if (++words > 4)
             return TRUE;
+        }
+      /* A backslash escaped, \\, and read as a pair, so that \\\\ and \n (a
+       * line break after it) is seen as one; but inside $'…' of a JSON
+       * string \\n and \\u000a are line breaks too. */
+      if (p[0] == '\\' && p + 1 < end && p[1] == '\\')
+        {
+          if (_pd_redact_syntax_at (p + 1, end))
+            return TRUE;
+          p++;
         }
     }
 

@@ -48,11 +48,65 @@ is_part_first (char c)
   return is_value_char (c) && c != ':';
 }
 
+gsize
+_pd_redact_escape_len (const char *t,
+                       gsize       len,
+                       gsize       p)
+{
+  char c;
+
+  if (p + 1 >= len || t[p] != '\\')
+    return 0;
+  c = t[p + 1];
+  if (c == '\\')
+    {
+      /* \\\\ of a JSON string, the shell's \\, whole; \\ only before a
+       * value's character or a line continuation (not before a JSON
+       * string's \", \n or \\ that it escapes). */
+      if (p + 3 < len && t[p + 2] == '\\' && t[p + 3] == '\\')
+        return 4;
+      if (_pd_redact_continuation_len (t, len, p + 2) == 2 || _pd_redact_continuation_len (t, len, p + 2) == 3)
+        return 2;  /* before the shell's own \<newline> */
+      return p + 2 < len && is_value_char (t[p + 2]) && _pd_redact_unicode_space_len (t + p + 2, len - p - 2) == 0 ? 2 : 0;
+    }
+  if (c == '"')
+    return 0;  /* a JSON string's quote, or the shell's: no value's */
+  if (g_ascii_isalnum (c))
+    return strchr ("nrtbfuU", c) == NULL ? 2 : 0;
+  if (c == '\0' || c == '\n' || c == '\r' || c == '\t' || _pd_redact_unicode_space_len (t + p + 1, len - p - 1) > 0)
+    return 0;
+  return 2;  /* a space or a sign (of a character of UTF-8, its first byte) */
+}
+
+gsize
+_pd_redact_unquoted_end (const char *t,
+                         gsize       len,
+                         gsize       p)
+{
+  gsize q = p, n;
+
+  while (q < len)
+    {
+      if (_pd_redact_unicode_space_len (t + q, len - q) > 0)
+        break;  /* a no-break space or another of Unicode's: a blank */
+      if (is_value_char (t[q]))
+        q++;
+      else if (is_mask (t + q, len - q))
+        q += strlen (PD_REDACTED);  /* an earlier mask: a value's characters */
+      else if ((n = _pd_redact_escape_len (t, len, q)) > 0)
+        q += n;  /* of a character of UTF-8 escaped, its other bytes follow as a value's */
+      else
+        break;
+    }
+  return q;
+}
+
 /* The end of the part of a word at @p, or @p when none starts there.
  * Quoted: '…' (everything literal), $'…' and "…" (escapes taken whole),
  * \"…\" and \'…\' (quotes escaped inside a JSON string: no quote,
- * backslash or bracket inside).  Unquoted: value bytes and escapes of a
- * space or a sign (not \n, \t, \u or \": a JSON string's). */
+ * backslash or bracket inside).  Unquoted: value bytes and escapes
+ * (_pd_redact_escape_len(): not \n, \t, \u, a continuation or \":
+ * a JSON string's). */
 static gsize
 part_end (const char *t,
           gsize       len,
@@ -77,24 +131,7 @@ part_end (const char *t,
     open = 2, close = t[p + 1], json = TRUE;
 
   if (open == 0)
-    {
-      for (q = p; q < len; )
-        {
-          if (_pd_redact_unicode_space_len (t + q, len - q) > 0)
-            break;  /* a no-break space or another of Unicode's: a blank */
-          if (is_value_char (t[q]))
-            q++;
-          else if (is_mask (t + q, len - q))
-            q += strlen (PD_REDACTED);  /* an earlier mask: a value's characters */
-          else if (t[q] == '\\' && q + 1 < len && !g_ascii_isalnum (t[q + 1])
-                   && strchr ("\n\r\t\"", t[q + 1]) == NULL && t[q + 1] != '\0'
-                   && _pd_redact_unicode_space_len (t + q + 1, len - q - 1) == 0)
-            q += 2;  /* a character of UTF-8 escaped: its other bytes follow as a value's */
-          else
-            break;
-        }
-      return q;
-    }
+    return _pd_redact_unquoted_end (t, len, p);
 
   q = p + open;
   if (q < len && !(json ? t[q] == '\\' && q + 1 < len && t[q + 1] == close : t[q] == close)

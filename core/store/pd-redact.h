@@ -41,6 +41,17 @@
  *    ANSI-C quoting $'…', in each of the forms above, whole: an escaped
  *    quote in "…" (a\"b) and a backslash-escaped space or sign unquoted
  *    (a\ b) are part of it, and in '…' everything is, $ too;
+ *  - unquoted, a backslash with what it escapes, as the shell reads it
+ *    (PGPASSWORD=[REDACTED] for \Secr3t, -u user:[REDACTED] for
+ *    user:\Secr3t; in a JSON string, where the backslash is escaped itself,
+ *    \\S and \\\\ too), but not before n t r b f u U (a JSON string's \n,
+ *    \t, \u…); a value after an escaped quote (PGPASSWORD=\"[REDACTED],
+ *    -u user:\"[REDACTED], \\\" in a JSON string) and after line
+ *    continuations (PGPASSWORD=\<newline>[REDACTED]); and the word's rest
+ *    after an escaped quote or a line continuation, masked apart, the quote
+ *    or the continuation in sight (PGPASSWORD=[REDACTED]\"[REDACTED] for
+ *    Sec\"r3t; a continuation then a blank is an empty value:
+ *    PGPASSWORD=\<newline> rm x stays);
  *  - a value the shell joins of parts, quoted or not (-p"a"b,
  *    --password='a'"b", PGPASSWORD=a"b c"d, a word of empty quotes around
  *    one), whole with its quotes: -p[REDACTED].  A quoted part is empty or

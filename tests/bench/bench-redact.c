@@ -12,7 +12,8 @@
  *  - adversarial: texts built to make a regex backtrack (long names with no
  *    separator, assignments with no value, URLs with no '@', private key
  *    headers with no end, many "Bearer ", values joined of quoted parts,
- *    a client's password option before a quote never closed),
+ *    a client's password option before a quote never closed, backslashes
+ *    before line breaks and quotes),
  *    each at 1 MiB and 4 MiB: the ratio of their times shows whether the
  *    cost stays linear (≈ 4).
  * Times are CPU time of the thread.  Prints figures; asserts nothing.
@@ -250,6 +251,12 @@ main (int   argc,
     /* The command of each secret-named long option is read: psql's
      * --password is a flag. */
     { "psql --password repeated", "psql --password a " },
+    /* Backslashes: line continuations before no value, values going on
+     * after an escaped quote, escaped quotes read on to their mate. */
+    { "continuations, no value", "PGPASSWORD=\\\n x PASSWORD=\\\\\\n " },
+    { "escaped quotes in a value", "token=a\\\"" },
+    { "escaped quote, no mate", "PGPASSWORD=\\\"a b " },
+    { "curl -u \\\"u:, no mate", "curl -u \\\"u:a b " },
   };
   guint mb = argc > 1 ? (guint) g_ascii_strtoull (argv[1], NULL, 10) : 16;
   g_autofree char *fixtures = g_build_filename (g_getenv ("PD_FIXTURES_DIR") ? g_getenv ("PD_FIXTURES_DIR")
