@@ -80,6 +80,8 @@ void            pd_remote_source_reconnect    (PdRemoteSource *self);
 const char     *pd_remote_source_get_token    (PdRemoteSource *self);
 void            pd_remote_source_set_token    (PdRemoteSource *self,
                                                const char     *token);
+void            pd_remote_source_set_shown_session (PdRemoteSource *self,
+                                                    const char     *session_id);
 
 /* Runs on the endpoint: started or continued there (its engine, folder
  * and limits), followed, their questions answered, cancelled.  Said
