@@ -85,6 +85,9 @@ struct _PdRunController
   GCancellable  *remote_calls;
   guint          remote_poll;
   gboolean       remote_stop;  /* stopped before the server named the run */
+  gboolean       remote_asking;     /* a GET /api/runs/ID is out */
+  gboolean       remote_ask_again;  /* the stream told of the run meanwhile */
+  gboolean       remote_ending;     /* the stream said it ended: its record will */
 };
 
 typedef struct
@@ -170,6 +173,8 @@ void      _pd_run_controller_begin_remote         (PdRunController     *self,
                                                    const char          *session_id,
                                                    const char          *message);
 void      _pd_run_controller_stop_remote          (PdRunController     *self);
+/* Follows what the endpoint's stream says of the run (pd_run_controller_new_for_remote()). */
+void      _pd_run_controller_watch_remote         (PdRunController     *self);
 void      _pd_run_controller_answer_remote        (PdRunController     *self,
                                                    const PdRemoteRun   *run,
                                                    gboolean             allow);

@@ -8,15 +8,27 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-event.h"
 #include "pd-exit-plan-mode-tool.h"
 #include "pd-run-controller-private.h"
 
-/* How often a remote run is asked how it goes. */
-#define REMOTE_POLL_MS  250
+/* How often a remote run is asked how it goes (GET /api/runs/ID).  While
+ * the endpoint's event stream is open it tells when the run asks, is
+ * answered or ends, and the run is asked then; else at most every
+ * REMOTE_FALLBACK_MS, for an event lost.  Without a stream (odek), every
+ * REMOTE_POLL_MS.  Between the run's end said on the stream and its record
+ * saying so (serve sets it after the engine's last event), and for the
+ * first look, REMOTE_SOON_MS.  Asked every 250 ms whatever the stream
+ * said, a followed run cost its endpoint four requests a second. */
+#define REMOTE_SOON_MS      250
+#define REMOTE_POLL_MS      1000
+#define REMOTE_FALLBACK_MS  5000
 
 /* --- remote runs (main thread, asynchronous) ------------------------------ */
 
 static void pd_run_controller_poll_remote_later (PdRunController *self);
+static void pd_run_controller_poll_remote_in (PdRunController *self,
+                                              guint            ms);
 static void on_remote_answered (GObject      *object,
                                 GAsyncResult *result,
                                 gpointer      user_data);
@@ -162,7 +174,10 @@ on_remote_run (GObject      *object,
   g_autoptr(PdRunController) self = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(PdRemoteRun) run = pd_remote_source_get_run_finish (PD_REMOTE_SOURCE (object), result, &error);
+  gboolean again = self->remote_ask_again;
 
+  self->remote_asking = FALSE;
+  self->remote_ask_again = FALSE;
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || !self->running)
     return;
 
@@ -206,7 +221,11 @@ on_remote_run (GObject      *object,
   else if (run->approval_id == NULL)
     pd_run_controller_set_activity (self, _("Running on the endpoint"));
 
-  pd_run_controller_poll_remote_later (self);
+  /* An event came while this was asked: what it told may be newer. */
+  if (again)
+    pd_run_controller_poll_remote_in (self, 0);
+  else
+    pd_run_controller_poll_remote_later (self);
 }
 
 static gboolean
@@ -215,16 +234,67 @@ poll_remote (gpointer data)
   PdRunController *self = data;
 
   self->remote_poll = 0;
+  if (self->remote_asking)
+    {
+      self->remote_ask_again = TRUE;
+      return G_SOURCE_REMOVE;
+    }
+  self->remote_asking = TRUE;
   pd_remote_source_get_run_async (self->remote, self->remote_run->run_id, self->remote_calls,
                                   on_remote_run, g_object_ref (self));
   return G_SOURCE_REMOVE;
 }
 
 static void
+pd_run_controller_poll_remote_in (PdRunController *self,
+                                  guint            ms)
+{
+  g_clear_handle_id (&self->remote_poll, g_source_remove);
+  self->remote_poll = g_timeout_add (ms, poll_remote, self);
+}
+
+static void
 pd_run_controller_poll_remote_later (PdRunController *self)
 {
+  guint ms = REMOTE_POLL_MS;
+
+  if (self->remote_ending)
+    ms = REMOTE_SOON_MS;
+  else if (pd_remote_source_is_streaming (self->remote))
+    ms = REMOTE_FALLBACK_MS;
   if (self->remote_poll == 0)
-    self->remote_poll = g_timeout_add (REMOTE_POLL_MS, poll_remote, self);
+    self->remote_poll = g_timeout_add (ms, poll_remote, self);
+}
+
+/* What the endpoint's stream says of the run followed: it asks, it was
+ * answered (here or elsewhere), it ended.  Asked at once. */
+static void
+on_remote_event (PdRunController *self,
+                 PdEvent         *event)
+{
+  const char *type = pd_event_get_event_type (event);
+  const char *run_id = pd_event_get_run_id (event);
+  const char *session_id = pd_event_get_session_id (event);
+  gboolean ends;
+
+  if (!self->running || self->remote_run == NULL ||
+      (g_strcmp0 (run_id, self->remote_run->run_id) != 0 &&
+       (session_id == NULL || g_strcmp0 (session_id, self->remote_run->session_id) != 0)))
+    return;
+  ends = g_strcmp0 (type, PD_EVENT_RUN_COMPLETED) == 0 || g_strcmp0 (type, PD_EVENT_RUN_FAILED) == 0;
+  if (!ends && g_strcmp0 (type, PD_EVENT_APPROVAL_REQUESTED) != 0 && g_strcmp0 (type, PD_EVENT_APPROVAL_RESOLVED) != 0)
+    return;
+  self->remote_ending |= ends;
+  if (self->remote_asking)
+    self->remote_ask_again = TRUE;
+  else
+    pd_run_controller_poll_remote_in (self, 0);
+}
+
+void
+_pd_run_controller_watch_remote (PdRunController *self)
+{
+  g_signal_connect_object (self->remote, "event", G_CALLBACK (on_remote_event), self, G_CONNECT_SWAPPED);
 }
 
 static void
@@ -310,7 +380,7 @@ on_remote_started (GObject      *object,
   pd_run_controller_set_activity (self, _("Running on the endpoint"));
   if (self->remote_stop)
     _pd_run_controller_stop_remote (self);
-  pd_run_controller_poll_remote_later (self);
+  pd_run_controller_poll_remote_in (self, REMOTE_SOON_MS);
 }
 
 void
@@ -321,6 +391,7 @@ _pd_run_controller_begin_remote (PdRunController *self,
   g_clear_pointer (&self->remote_run, pd_remote_run_free);
   g_clear_pointer (&self->remote_asked, g_free);
   self->remote_stop = FALSE;
+  self->remote_ending = FALSE;
   pd_run_controller_set_activity (self, _("Starting on the endpoint…"));
   pd_remote_source_start_run_async (self->remote, session_id, message, self->remote_calls,
                                     on_remote_started, g_object_ref (self));
@@ -343,6 +414,7 @@ on_remote_found (GObject      *object,
   g_clear_pointer (&self->remote_run, pd_remote_run_free);
   g_clear_pointer (&self->remote_asked, g_free);
   self->remote_stop = FALSE;
+  self->remote_ending = FALSE;
   g_string_truncate (self->status_text, 0);
   g_string_truncate (self->transcript, 0);
   _pd_run_controller_notify (self, PROP_STATUS_TEXT);
@@ -351,7 +423,8 @@ on_remote_found (GObject      *object,
   _pd_run_controller_set_session_id (self, run->session_id);
   pd_run_controller_set_activity (self, _("Running on the endpoint"));
   _pd_run_controller_set_running (self, TRUE);
-  pd_run_controller_poll_remote_later (self);
+  /* The run as found: its question, if it asks one, at once. */
+  pd_run_controller_poll_remote_in (self, 0);
 }
 
 /**

@@ -801,6 +801,8 @@ pd_run_controller_dispose (GObject *object)
   PdRunController *self = PD_RUN_CONTROLLER (object);
 
   /* A remote run goes on on its server: only our following of it ends. */
+  if (self->remote != NULL)
+    g_signal_handlers_disconnect_by_data (self->remote, self);
   g_cancellable_cancel (self->remote_calls);
   g_clear_handle_id (&self->remote_poll, g_source_remove);
   if (self->cancellable != NULL)
@@ -1017,6 +1019,7 @@ pd_run_controller_new_for_remote (PdRemoteSource *source,
 
   self = g_object_new (PD_TYPE_RUN_CONTROLLER, NULL);
   self->remote = g_object_ref (source);
+  _pd_run_controller_watch_remote (self);
   g_set_weak_pointer (&self->parent, parent);
 
   return self;

@@ -170,6 +170,9 @@ void        _pd_window_stop_endpoints      (PdWindow        *self);
 PdSource   *_pd_window_resolve_item        (PdWindow        *self,
                                             PdSessionItem   *item,
                                             char           **source_id);
+void        _pd_window_show_on_endpoint    (PdWindow        *self,
+                                            PdSource        *source,
+                                            const char      *source_id);
 void        _pd_window_follow_transcripts  (PdWindow        *self);
 void        _pd_window_import_transcripts  (PdWindow        *self);
 

@@ -114,6 +114,21 @@ _pd_window_resolve_item (PdWindow       *self,
   return listed;
 }
 
+/* The session shown (@source_id of @source, or none) is what its endpoint
+ * reads first: the Now page's plan of an endpoint with 400 sessions waited
+ * behind the Overview's reads of all the others
+ * (pd-remote-source-budget.c). */
+void
+_pd_window_show_on_endpoint (PdWindow   *self,
+                             PdSource   *source,
+                             const char *source_id)
+{
+  if (PD_IS_REMOTE_SOURCE (self->shown_source) && self->shown_source != source)
+    pd_remote_source_set_shown_session (PD_REMOTE_SOURCE (self->shown_source), NULL);
+  if (source != NULL && PD_IS_REMOTE_SOURCE (source))
+    pd_remote_source_set_shown_session (PD_REMOTE_SOURCE (source), source_id);
+}
+
 /* --- the configured endpoints ------------------------------------------ */
 
 /* The window of the default database shows the endpoints of the `sources`

@@ -296,6 +296,7 @@ pd_window_show_session_of (PdWindow      *self,
   g_autofree char *source_id = NULL;
   PdSource *source = item != NULL ? _pd_window_resolve_item (self, item, &source_id) : NULL;
 
+  _pd_window_show_on_endpoint (self, source, source_id);
   if (source != NULL && source != self->shown_source)
     {
       /* No view reads the old session's id from the new source. */

@@ -47,6 +47,8 @@ struct _PdOverviewCard
   gboolean         need_known;
   PdOverviewNeed   need;
   PdRemoteRun     *remote_run;       /* (nullable) a remote run waiting on a question */
+  gint64           run_asked_at;     /* monotonic µs: its run last asked for (GET /api/runs); 0 never */
+  gboolean         run_stale;        /* an event said its run moved since */
   char            *local_tool;       /* (nullable) a run of this window waiting */
   char            *local_command;
   char            *local_preview;
@@ -206,6 +208,32 @@ _pd_overview_card_mark_step_asked (PdOverviewCard *self,
                                    gint64          now)
 {
   self->step_asked_at = now;
+}
+
+/* Whether the card's run, running, is asked again: never asked while
+ * running, an event said it moved (a question asked or answered), or the
+ * last ask is @interval old (an event lost). */
+gboolean
+_pd_overview_card_run_due (PdOverviewCard *self,
+                           gint64          now,
+                           gint64          interval)
+{
+  return self->status != PD_SESSION_STATUS_RUNNING || self->run_stale ||
+         self->run_asked_at == 0 || now - self->run_asked_at >= interval;
+}
+
+void
+_pd_overview_card_mark_run_asked (PdOverviewCard *self,
+                                  gint64          now)
+{
+  self->run_asked_at = now;
+  self->run_stale = FALSE;
+}
+
+void
+_pd_overview_card_mark_run_stale (PdOverviewCard *self)
+{
+  self->run_stale = TRUE;
 }
 
 gboolean

@@ -1,5 +1,6 @@
 /* pd-overview-cards.c: the Overview's cards kept in the order of need
- * (PdOverview's list), each change told as a change of its model.
+ * (PdOverview's list), each change told as a change of its model, and
+ * that model (PdOverview's GListModel).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -76,4 +77,35 @@ _pd_overview_cards_place (GListModel     *model,
   else
     g_list_model_items_changed (model, position, old_position - position + 1,
                                 old_position - position + 1);
+}
+
+static GType
+cards_get_item_type (GListModel *model)
+{
+  return PD_TYPE_OVERVIEW_CARD;
+}
+
+static guint
+cards_get_n_items (GListModel *model)
+{
+  return _pd_overview_get_cards (PD_OVERVIEW (model))->len;
+}
+
+static gpointer
+cards_get_item (GListModel *model,
+                guint       position)
+{
+  GPtrArray *cards = _pd_overview_get_cards (PD_OVERVIEW (model));
+
+  if (position >= cards->len)
+    return NULL;
+  return g_object_ref (g_ptr_array_index (cards, position));
+}
+
+void
+_pd_overview_cards_model_init (GListModelInterface *iface)
+{
+  iface->get_item_type = cards_get_item_type;
+  iface->get_n_items = cards_get_n_items;
+  iface->get_item = cards_get_item;
 }

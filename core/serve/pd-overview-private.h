@@ -40,6 +40,12 @@ gint64          _pd_overview_card_get_step_due     (PdOverviewCard       *self,
                                                     gint64                interval);
 void            _pd_overview_card_mark_step_asked  (PdOverviewCard       *self,
                                                     gint64                now);
+gboolean        _pd_overview_card_run_due          (PdOverviewCard       *self,
+                                                    gint64                now,
+                                                    gint64                interval);
+void            _pd_overview_card_mark_run_asked   (PdOverviewCard       *self,
+                                                    gint64                now);
+void            _pd_overview_card_mark_run_stale   (PdOverviewCard       *self);
 int             _pd_overview_card_compare          (PdOverviewCard       *a,
                                                     PdOverviewCard       *b);
 void            _pd_overview_card_emit_changed     (PdOverviewCard       *self);
@@ -52,6 +58,9 @@ void            _pd_overview_cards_insert          (GListModel           *model,
 void            _pd_overview_cards_remove          (GListModel           *model,
                                                     GPtrArray            *cards,
                                                     PdOverviewCard       *card);
+/* PdOverview's GListModel: _pd_overview_get_cards() in their order. */
+GPtrArray      *_pd_overview_get_cards             (PdOverview           *self);
+void            _pd_overview_cards_model_init      (GListModelInterface  *iface);
 /* After @card changed: where it stands now. */
 void            _pd_overview_cards_place           (GListModel           *model,
                                                     GPtrArray            *cards,

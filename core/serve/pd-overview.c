@@ -25,6 +25,11 @@
 /* An endpoint that pushes what changed (PdRemoteSource::sessions-pushed)
  * is listed again at most this often on its pushes alone. */
 #define PUSHED_RELIST_USEC (60 * G_USEC_PER_SEC)
+/* A running session's run (its question: GET /api/runs) is read as it
+ * starts, when the stream tells of its question asked or answered, while
+ * no stream tells (odek; one opened since: what it missed), else at most
+ * this often.  Read with every listing, it was asked 1.4 times a second. */
+#define RUN_FALLBACK_USEC (5 * G_USEC_PER_SEC)
 
 typedef struct _Entry Entry;
 
@@ -62,6 +67,7 @@ struct _Entry
   gboolean      pending;
   gboolean      answered;     /* a first refetch has ended */
   gint64        last_start;   /* monotonic µs */
+  gint64        stream_seen;  /* its stream at the last listing (pd_remote_source_get_streaming_since()) */
   guint         timer;
   guint         step_timer;   /* a refetch for the steps held back */
   gint64        step_due;     /* monotonic µs; 0: none held back */
@@ -97,10 +103,8 @@ typedef struct
   guint  index;
 } FetchPart;
 
-static void pd_overview_list_model_init (GListModelInterface *iface);
-
 G_DEFINE_FINAL_TYPE_WITH_CODE (PdOverview, pd_overview, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, pd_overview_list_model_init))
+                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, _pd_overview_cards_model_init))
 
 enum {
   PROP_0,
@@ -345,6 +349,8 @@ merge_session (Entry               *entry,
     changed |= _pd_overview_card_set_current_step (card, info->plan_version, step, unpassed, failed_check);
   if (run_read)
     changed |= _pd_overview_card_set_remote_run (card, run);
+  if (run_read && is_new)
+    _pd_overview_card_mark_run_asked (card, g_get_monotonic_time ());
   changed |= _pd_overview_card_set_source_error (card, NULL);
   changed |= apply_local_approval (entry, card);
   need_moved = _pd_overview_card_update_need (card, now, stalled_usec (self));
@@ -471,7 +477,7 @@ on_sessions_listed (GObject      *object,
   Entry *entry = fetch->entry;
   g_autoptr(GError) error = NULL;
   g_autoptr(PdSessionPage) page = pd_source_list_sessions_finish (PD_SOURCE (object), result, &error);
-  gint64 now, monotonic;
+  gint64 now, monotonic, stream_since = 0;
 
   if (!fetch_is_current (fetch))
     return;
@@ -509,6 +515,8 @@ on_sessions_listed (GObject      *object,
    * reads started here and runs once. */
   fetch->outstanding = 1;
   monotonic = g_get_monotonic_time ();
+  if (PD_IS_REMOTE_SOURCE (entry->source))
+    stream_since = pd_remote_source_get_streaming_since (PD_REMOTE_SOURCE (entry->source));
   for (guint i = 0; i < fetch->infos->len; i++)
     {
       const PdSessionInfo *info = g_ptr_array_index (fetch->infos, i);
@@ -528,9 +536,16 @@ on_sessions_listed (GObject      *object,
           else if (entry->step_due == 0 || due < entry->step_due)
             entry->step_due = due;
         }
-      if (PD_IS_REMOTE_SOURCE (entry->source) && info->status == PD_SESSION_STATUS_RUNNING)
-        fetch_read (fetch, i, TRUE);
+      if (PD_IS_REMOTE_SOURCE (entry->source) && info->status == PD_SESSION_STATUS_RUNNING &&
+          (card == NULL || stream_since == 0 || stream_since != entry->stream_seen ||
+           _pd_overview_card_run_due (card, monotonic, RUN_FALLBACK_USEC)))
+        {
+          if (card != NULL)
+            _pd_overview_card_mark_run_asked (card, monotonic);
+          fetch_read (fetch, i, TRUE);
+        }
     }
+  entry->stream_seen = stream_since;
   fetch_part_done (g_steal_pointer (&fetch));
 }
 
@@ -636,9 +651,15 @@ on_remote_event (PdRemoteSource *source,
                  Entry          *entry)
 {
   const char *type = pd_event_get_event_type (event);
+  const char *id = pd_event_get_session_id (event);
+  PdOverviewCard *card = id != NULL ? g_hash_table_lookup (entry->cards, id) : NULL;
 
   if (g_strcmp0 (type, PD_EVENT_APPROVAL_REQUESTED) == 0 || g_strcmp0 (type, PD_EVENT_APPROVAL_RESOLVED) == 0)
-    entry_schedule (entry);
+    {
+      if (card != NULL)
+        _pd_overview_card_mark_run_stale (card);
+      entry_schedule (entry);
+    }
 }
 
 static void
@@ -825,37 +846,11 @@ on_tick (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-/* --- GListModel ----------------------------------------------------------- */
-
-static GType
-pd_overview_get_item_type (GListModel *model)
+/* The cards in their order: its GListModel (pd-overview-cards.c). */
+GPtrArray *
+_pd_overview_get_cards (PdOverview *self)
 {
-  return PD_TYPE_OVERVIEW_CARD;
-}
-
-static guint
-pd_overview_get_n_items (GListModel *model)
-{
-  return PD_OVERVIEW (model)->cards->len;
-}
-
-static gpointer
-pd_overview_get_item (GListModel *model,
-                      guint       position)
-{
-  PdOverview *self = PD_OVERVIEW (model);
-
-  if (position >= self->cards->len)
-    return NULL;
-  return g_object_ref (g_ptr_array_index (self->cards, position));
-}
-
-static void
-pd_overview_list_model_init (GListModelInterface *iface)
-{
-  iface->get_item_type = pd_overview_get_item_type;
-  iface->get_n_items = pd_overview_get_n_items;
-  iface->get_item = pd_overview_get_item;
+  return self->cards;
 }
 
 /* --- GObject -------------------------------------------------------------- */

@@ -110,7 +110,7 @@ remote_get_events_async (PdSource *source, const char *session_id, gint64 after_
     {
       if (!_pd_remote_source_check_id (session_id, callback, user_data, self, remote_get_events_async))
         return;
-      call = _pd_remote_source_call_new (OP_EVENTS, "GET", NULL, "/api/events?session_id=%s&limit=%u&after_seq=%" G_GINT64_FORMAT,
+      call = _pd_remote_source_call_new (OP_EVENTS, "GET", session_id, "/api/events?session_id=%s&limit=%u&after_seq=%" G_GINT64_FORMAT,
                        session_id, clamped, MAX (after_seq, 0));
     }
   else

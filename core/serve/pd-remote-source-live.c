@@ -609,6 +609,20 @@ pd_remote_source_is_streaming (PdRemoteSource *self)
 }
 
 /**
+ * pd_remote_source_get_streaming_since:
+ *
+ * Returns: when the open event stream was answered (monotonic µs), 0 when
+ *   none is open: a follower that reads again only on what the stream
+ *   tells knows from a new value that events may have been missed
+ */
+gint64
+pd_remote_source_get_streaming_since (PdRemoteSource *self)
+{
+  g_return_val_if_fail (PD_IS_REMOTE_SOURCE (self), 0);
+  return self->streaming ? self->stream_since : 0;
+}
+
+/**
  * pd_remote_source_get_state:
  *
  * Returns: whether the endpoint answers: %PD_REMOTE_CONNECTING until the

@@ -78,6 +78,7 @@ typedef struct
   gboolean    shares_export; /* OP_HISTORY/OP_MESSAGES: the request others share */
   gsize       max_bytes;     /* the reply's bound; 0: PD_BOUNDED_REPLY_MAX_BYTES */
   guint       changes;      /* shares_export: the source's changes when it was asked */
+  gboolean    budgeted;     /* a lookup given its token in the queue: it goes */
 } Call;
 
 /* GET /api/sessions/ID/export answers both the plan history and the
@@ -109,6 +110,9 @@ struct _PdRemoteSource
   double        lookup_tokens;   /* the lookup budget: tokens left … */
   gint64        lookup_refilled; /* … as of this monotonic µs */
   GHashTable   *lookups_waiting; /* "kind path" → GTask (borrowed): lookups waiting for budget or backoff */
+  GQueue        lookup_queue;    /* (element-type GTask) (owned) the same, in the order they go */
+  GSource      *lookup_timer;    /* (nullable) for the first of them */
+  char         *shown_id;        /* (nullable) the session the person looks at: its reads first */
   guint         changes;         /* PdSource::changed emitted so far */
   GHashTable   *exports_asked;   /* session id → GTask (borrowed): its export request, not yet answered */
   ExportAnswer *last_export;     /* the last export answered, while no change came since */
@@ -144,6 +148,23 @@ Call     *_pd_remote_source_call_new     (OpKind               kind,
                                           const char          *id,
                                           const char          *format,
                                           ...) G_GNUC_PRINTF (4, 5);
+/* pd-remote-source-budget.c: whether @task (taken) goes now, else it
+ * waits for the lookup budget; the request of a waiting lookup forgotten
+ * as it is sent; whether @call is for the shown session. */
+gboolean  _pd_remote_source_admit_lookup (PdRemoteSource      *self,
+                                          GTask               *task);
+void      _pd_remote_source_forget_waiting_lookup (PdRemoteSource *self,
+                                                   GTask          *task);
+gboolean  _pd_remote_source_call_is_shown (PdRemoteSource     *self,
+                                           const Call         *call);
+void      _pd_remote_source_budget_clear (PdRemoteSource      *self);
+/* Sends @task (taken) as it is, its lookup token taken. */
+void      _pd_remote_source_send_call    (GTask               *task);
+/* @task's export request ends: @msg and @bytes its answer, or NULL. */
+void      _pd_remote_source_export_answered (PdRemoteSource   *self,
+                                             GTask            *task,
+                                             SoupMessage      *msg,
+                                             GBytes           *bytes);
 /* Sends @call (taken) as a task of @self. */
 void      _pd_remote_source_start_call   (PdRemoteSource      *self,
                                           Call                *call,

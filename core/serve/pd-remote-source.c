@@ -110,8 +110,8 @@ export_answer_free (ExportAnswer *answer)
 
 /* @task's export request ends (answered, failed or dropped): later asks
  * send their own; a successful answer serves them until the next change. */
-static void
-export_answered (PdRemoteSource *self,
+void
+_pd_remote_source_export_answered (PdRemoteSource *self,
                  GTask          *task,
                  SoupMessage    *msg,
                  GBytes         *bytes)
@@ -131,74 +131,6 @@ export_answered (PdRemoteSource *self,
   self->last_export->changes = call->changes;
   self->last_export->msg = g_object_ref (msg);
   self->last_export->bytes = g_bytes_ref (bytes);
-}
-
-/* A session lookup: what a server rate-limits (GET /api/sessions/ID, its
- * /plan, /plan/detail and /export), and the budget counts unless the
- * server said it has no limit. */
-static gboolean
-call_is_lookup (PdRemoteSource *self,
-                const Call     *call)
-{
-  return self->lookup_limit != 0 &&
-         g_strcmp0 (call->method, "GET") == 0 && g_str_has_prefix (call->path, "/api/sessions/");
-}
-
-/* Takes a token of the lookup budget; else says how many ms until one.
- * The budget keeps a margin below the server's limit: of 60, a burst of 8
- * and 50 a minute. */
-static gboolean
-take_lookup_token (PdRemoteSource *self,
-                   gint64          now,
-                   guint          *wait_ms)
-{
-  gint64 limit = self->lookup_limit > 0 ? MIN (self->lookup_limit, G_MAXINT) : LOOKUP_LIMIT_ASSUMED;
-  double burst = MIN (LOOKUP_BURST, MAX (1, limit / 4));
-  double per_us = MAX (1.0, limit - burst - 2) / (60.0 * G_USEC_PER_SEC);
-
-  self->lookup_tokens = MIN (burst, self->lookup_tokens + (now - self->lookup_refilled) * per_us);
-  self->lookup_refilled = now;
-  if (self->lookup_tokens >= 1.0)
-    {
-      self->lookup_tokens -= 1.0;
-      return TRUE;
-    }
-  *wait_ms = (guint) ((1.0 - self->lookup_tokens) / per_us / 1000) + 1;
-  return FALSE;
-}
-
-/* The key of a lookup among those waiting: its kind and path. */
-static char *
-lookup_key (const Call *call)
-{
-  return g_strdup_printf ("%d %s", (int) call->kind, call->path);
-}
-
-/* The waiting lookup of @path, to merge a new one into; NULL when none.
- * A table, not a list: an endpoint listing 3,000 running sessions had each
- * of its plan lookups walk all the waiting ones, several times per send,
- * and the window froze for minutes (tried as an attacker would). */
-static GTask *
-find_waiting_lookup (PdRemoteSource *self,
-                     const Call     *call)
-{
-  g_autofree char *key = lookup_key (call);
-
-  return g_hash_table_lookup (self->lookups_waiting, key);
-}
-
-static void
-forget_waiting_lookup (PdRemoteSource *self,
-                       GTask          *task)
-{
-  Call *call = g_task_get_task_data (task);
-  g_autofree char *key = NULL;
-
-  if (call->path == NULL)
-    return;
-  key = lookup_key (call);
-  if (g_hash_table_lookup (self->lookups_waiting, key) == task)
-    g_hash_table_remove (self->lookups_waiting, key);
 }
 
 /* The followers of @task's call, taken from it. */
@@ -571,7 +503,7 @@ answer_call (GTask        *task,
   Call *call = g_task_get_task_data (task);
 
   if (call->shares_export)
-    export_answered (g_task_get_source_object (task), task, msg, bytes);
+    _pd_remote_source_export_answered (g_task_get_source_object (task), task, msg, bytes);
   handle_reply (task, msg, bytes, root, error);
   /* The lookups merged into this one get the same, newest answer. */
   for (guint i = 0; followers != NULL && i < followers->len; i++)
@@ -769,7 +701,7 @@ send_call (GTask *task)
   const char *session_token;
   gint64 now = g_get_monotonic_time ();
 
-  forget_waiting_lookup (self, task);
+  _pd_remote_source_forget_waiting_lookup (self, task);
   if (g_task_return_error_if_cancelled (task))
     {
       g_autoptr(GPtrArray) followers = steal_followers (task);
@@ -777,7 +709,7 @@ send_call (GTask *task)
       guint changes = call->changes;
 
       if (shares_export)
-        export_answered (self, task, NULL, NULL);
+        _pd_remote_source_export_answered (self, task, NULL, NULL);
       g_object_unref (task);
       /* Those merged into it still want the answer: the first leads. */
       if (followers != NULL && followers->len > 0)
@@ -798,53 +730,19 @@ send_call (GTask *task)
       return;
     }
 
-  /* Back off after a 429, and keep session lookups within the budget:
-   * wait instead of adding to the pressure, merged with a waiting lookup
-   * of the same path. */
-  if (self->backoff_until > now || call_is_lookup (self, call))
+  /* Session lookups within the budget, in their queue
+   * (pd-remote-source-budget.c), merged with a waiting lookup of the same
+   * path; after a 429 the others wait for its back-off. */
+  if (!_pd_remote_source_admit_lookup (self, task))
+    return;
+  if (self->backoff_until > now)
     {
-      guint wait_ms = 0;
+      GSource *source = g_timeout_source_new ((guint) ((self->backoff_until - now) / 1000 + 1));
 
-      if (self->backoff_until > now)
-        wait_ms = (guint) ((self->backoff_until - now) / 1000 + 1);
-      else if (call_is_lookup (self, call) && find_waiting_lookup (self, call) == NULL)
-        take_lookup_token (self, now, &wait_ms);
-
-      if (call_is_lookup (self, call) && (wait_ms > 0 || find_waiting_lookup (self, call) != NULL))
-        {
-          GTask *waiting = find_waiting_lookup (self, call);
-
-          if (waiting != NULL && waiting != task)
-            {
-              Call *leader = g_task_get_task_data (waiting);
-
-              /* Not sent yet, the waiting one answers as of now: it is the
-               * export request later asks share. */
-              if (call->shares_export)
-                {
-                  export_answered (self, task, NULL, NULL);
-                  leader->shares_export = TRUE;
-                  leader->changes = call->changes;
-                  g_hash_table_replace (self->exports_asked, g_strdup (leader->id), waiting);
-                }
-              if (leader->followers == NULL)
-                leader->followers = g_ptr_array_new_with_free_func (g_object_unref);
-              g_ptr_array_add (leader->followers, task);
-              if (call->followers != NULL)
-                g_ptr_array_extend_and_steal (leader->followers, g_steal_pointer (&call->followers));
-              return;
-            }
-          g_hash_table_replace (self->lookups_waiting, lookup_key (call), task);
-        }
-      if (wait_ms > 0)
-        {
-          GSource *source = g_timeout_source_new (wait_ms);
-
-          g_source_set_callback (source, send_later, task, NULL);
-          g_source_attach (source, self->context);
-          g_source_unref (source);
-          return;
-        }
+      g_source_set_callback (source, send_later, task, NULL);
+      g_source_attach (source, self->context);
+      g_source_unref (source);
+      return;
     }
 
   session_token = call->id ? g_hash_table_lookup (self->session_tokens, call->id) : NULL;
@@ -872,7 +770,7 @@ send_call (GTask *task)
       g_autoptr(GPtrArray) followers = steal_followers (task);
 
       if (call->shares_export)
-        export_answered (self, task, NULL, NULL);
+        _pd_remote_source_export_answered (self, task, NULL, NULL);
       g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("“%s” is not a valid URL"), url);
       g_object_unref (task);
       for (guint i = 0; followers != NULL && i < followers->len; i++)
@@ -888,6 +786,10 @@ send_call (GTask *task)
   soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", "application/json");
   if (session_token != NULL)
     soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Session-Token", session_token);
+  /* What the person looks at goes first of the requests waiting for the
+   * connection (libsoup keeps its queue in the order of priority). */
+  if (_pd_remote_source_call_is_shown (self, call))
+    soup_message_set_priority (msg, SOUP_MESSAGE_PRIORITY_HIGH);
   if (call->body != NULL)
     {
       g_autoptr(GBytes) body = g_bytes_new (call->body, strlen (call->body));
@@ -901,6 +803,12 @@ send_call (GTask *task)
                                PD_BOUNDED_REPLY_MAX_SECONDS,
                                call->followers != NULL || call->shares_export ? NULL : g_task_get_cancellable (task),
                                on_sent, task);
+}
+
+void
+_pd_remote_source_send_call (GTask *task)
+{
+  send_call (task);
 }
 
 void
@@ -1022,6 +930,7 @@ pd_remote_source_dispose (GObject *object)
   PdRemoteSource *self = (PdRemoteSource *) object;
 
   pd_remote_source_watch (self, 0);
+  _pd_remote_source_budget_clear (self);
   if (self->session != NULL)
     soup_session_abort (self->session);
 

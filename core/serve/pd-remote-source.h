@@ -72,6 +72,7 @@ void            pd_remote_source_set_timeout  (PdRemoteSource *self,
 void            pd_remote_source_watch        (PdRemoteSource *self,
                                                guint           interval_ms);
 gboolean        pd_remote_source_is_streaming (PdRemoteSource *self);
+gint64          pd_remote_source_get_streaming_since (PdRemoteSource *self);
 PdRemoteState   pd_remote_source_get_state    (PdRemoteSource *self);
 const char     *pd_remote_source_get_state_message (PdRemoteSource *self);
 gboolean        pd_remote_source_get_host_refused  (PdRemoteSource *self);
@@ -79,6 +80,8 @@ void            pd_remote_source_reconnect    (PdRemoteSource *self);
 const char     *pd_remote_source_get_token    (PdRemoteSource *self);
 void            pd_remote_source_set_token    (PdRemoteSource *self,
                                                const char     *token);
+void            pd_remote_source_set_shown_session (PdRemoteSource *self,
+                                                    const char     *session_id);
 
 /* Runs on the endpoint: started or continued there (its engine, folder
  * and limits), followed, their questions answered, cancelled.  Said

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "pd-test-runs.h"
+#include "../pd-test-count-proxy.h"
 
 /* --- a remote window -------------------------------------------------------- */
 
@@ -203,9 +204,10 @@ is_approval_command (GtkWidget     *widget,
 
 typedef struct
 {
-  RunFixture *fixture;
-  char       *id;
-  const char *url;      /* the endpoint's, with its token */
+  RunFixture       *fixture;
+  char             *id;
+  const char       *url;      /* the endpoint's, with its token */
+  PdTestCountProxy *proxy;    /* (nullable) in front of it, the window's way */
 } RemoteCase;
 
 
@@ -798,6 +800,81 @@ test_remote_run_started_while_shown (void)
 }
 
 static gboolean
+set_flag (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+flag_set (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+/* A run the window follows, waiting on its question: the window asks
+ * nothing more of it (GET /api/runs/ID, GET /api/runs) until the
+ * endpoint's stream says it was answered (then the next question comes at
+ * once) or ends, and asks again only every few seconds in case an event was
+ * lost.  Counted at a pass-through in front of the real serve over 4 s of
+ * the question on screen, 2 s after it came (the event stream opening
+ * meanwhile has everything read again): 16 before (it was asked every
+ * 250 ms, four requests a second for each window following a run). */
+static void
+check_remote_run_not_polled (PdApplication *app,
+                             PdWindow      *window,
+                             gpointer       user_data)
+{
+  RemoteCase *remote = user_data;
+  gboolean settled = FALSE, waited = FALSE;
+  guint from, asked;
+
+  g_signal_connect (pd_window_get_run_controller (window), "finished", G_CALLBACK (on_finished), remote->fixture);
+  pd_test_wait_until (remote_one_listed, window, "the endpoint's sessions to be listed");
+  g_assert_true (pd_session_list_select (session_list (window), remote->id));
+  pd_test_wait_until (dialog_asks_about, (gpointer) "one.txt", "the running session's first question");
+
+  g_timeout_add (2000, set_flag, &settled);
+  pd_test_wait_until (flag_set, &settled, "2 s of the question on screen");
+  from = remote->proxy->requests->len;
+  g_timeout_add (4000, set_flag, &waited);
+  pd_test_wait_until (flag_set, &waited, "4 s more");
+  asked = pd_test_count_proxy_count (remote->proxy, from, "GET /api/runs");
+  g_test_message ("the run asked for %u times in 4 s of %u requests", asked, remote->proxy->requests->len - from);
+  for (guint i = from; i < remote->proxy->requests->len; i++)
+    g_test_message ("  %s", (char *) g_ptr_array_index (remote->proxy->requests, i));
+  g_assert_cmpuint (asked, <=, 1);
+
+  /* Still told at once of its answer, its next question and its end. */
+  answer_both_elsewhere (window, remote);
+}
+
+static void
+test_remote_run_not_polled (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
+  g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
+  g_autoptr(PdTestCountProxy) proxy = NULL;
+  g_autofree char *url = NULL;
+  RemoteCase remote = { fixture, id };
+  PdTestServed served = { fixture };
+  const char *args[] = { "--remote", NULL, NULL };
+
+  pd_test_served_start (&served);
+  proxy = pd_test_count_proxy_new ((guint16) served.port);
+  url = pd_test_count_proxy_url (proxy, served.url);
+  remote.url = served.url;
+  remote.proxy = proxy;
+  start_run_elsewhere (served.url, id, "Write two files");
+  args[1] = url;
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_remote_run_not_polled, &remote, NULL), ==, 0);
+  pd_test_count_proxy_stop (proxy);
+  pd_test_served_clear (&served);
+}
+
+static gboolean
 new_session_enabled (gpointer data)
 {
   return gtk_widget_is_sensitive (pd_test_find_action_button (GTK_WIDGET (data), "win.new-session")) &&
@@ -911,6 +988,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/remote/new-session", test_remote_new_session);
   g_test_add_func ("/pd/ui/remote/run-answered-elsewhere", test_remote_run_answered_elsewhere);
   g_test_add_func ("/pd/ui/remote/run-started-while-shown", test_remote_run_started_while_shown);
+  g_test_add_func ("/pd/ui/remote/run-not-polled", test_remote_run_not_polled);
 
   status = g_test_run ();
   pd_test_runs_finish (config_home);
