@@ -8,7 +8,8 @@
  * spelling chooses it in the sidebar.  serve reached at an address it does
  * not answer (127.0.0.2, its Host refused) reads "Address refused" and says
  * --allow-host, never "Token refused"; one with no token kept reads "Token
- * needed" and says where to give it.  Fifty sources scroll in the
+ * needed" and says where to give it.  An address Preferences refuses, its
+ * error below the page's fold, is scrolled into sight and has the focus.  Fifty sources scroll in the
  * sidebar, the window shrinking below them.  Connect to Endpoint keeps
  * an address that is none as typed, and says why.  A search with an
  * endpoint hung shows this computer's matches and names it, not searched.
@@ -405,6 +406,67 @@ test_token_needed (void)
   pd_secrets_keep_for_session (alpha.base, NULL);
   g_assert_cmpint (pd_test_run_app (NULL, check_token_needed, &alpha, NULL), ==, 0);
   endpoint_stop (&alpha);
+}
+
+/* --- an address refused below the fold ----------------------------------- */
+
+static gboolean
+error_in_sight (gpointer data)
+{
+  GtkWidget *label = data;
+  GtkWidget *scroller = gtk_widget_get_ancestor (label, GTK_TYPE_SCROLLED_WINDOW);
+  graphene_rect_t bounds;
+
+  /* The window's focus: whether Xvfb made the window active is no matter. */
+  return gtk_root_get_focus (gtk_widget_get_root (label)) == label && gtk_widget_get_height (label) > 0 &&
+         gtk_widget_compute_bounds (label, scroller, &bounds) && bounds.origin.y >= 0 &&
+         bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scroller);
+}
+
+/* Preferences short, the Address row at the foot of the page: Enter on an
+ * address that is none showed its error under the fields, out of sight,
+ * and nothing seemed to happen (tried as a new user would).  Now the error
+ * is scrolled into sight and has the focus. */
+static void
+check_error_in_sight (PdApplication *app,
+                      PdWindow      *window,
+                      gpointer       user_data)
+{
+  PdPreferencesWindow *prefs = pd_preferences_window_new (GTK_WINDOW (window));
+  GtkWidget *page, *url_row, *said, *scroller;
+  graphene_rect_t bounds;
+
+  /* Short, and wide enough that the page switcher stays in the header
+   * (a bar sliding in at the foot shrank the page while it scrolled). */
+  gtk_window_set_default_size (GTK_WINDOW (prefs), 800, 300);
+  gtk_window_present (GTK_WINDOW (prefs));
+  page = pd_test_find_widget (GTK_WIDGET (prefs), PD_TYPE_SOURCES_PAGE);
+  adw_preferences_window_set_visible_page (ADW_PREFERENCES_WINDOW (prefs), ADW_PREFERENCES_PAGE (page));
+  url_row = pd_test_find_first (page, has_title, "Address");
+  pd_test_flush (GTK_WIDGET (prefs));
+  gtk_widget_grab_focus (url_row);
+  pd_test_flush (GTK_WIDGET (prefs));
+  gtk_editable_set_text (GTK_EDITABLE (url_row), "ftp://build-box/");
+  g_signal_emit_by_name (url_row, "entry-activated");
+  said = pd_test_find_label_containing (page, "is not an endpoint address");
+  g_assert_nonnull (said);
+  pd_test_wait_until (error_in_sight, said, "the error in sight, with the focus");
+  scroller = gtk_widget_get_ancestor (said, GTK_TYPE_SCROLLED_WINDOW);
+  g_assert_true (gtk_widget_compute_bounds (said, scroller, &bounds));
+  g_test_message ("error at %.0f..%.0f of %d", bounds.origin.y, bounds.origin.y + bounds.size.height,
+                  gtk_widget_get_height (scroller));
+  /* The typed address kept, to be corrected; nothing of the error selected. */
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (url_row)), ==, "ftp://build-box/");
+  g_assert_false (gtk_label_get_selection_bounds (GTK_LABEL (said), NULL, NULL));
+  pd_test_screenshot (GTK_WIDGET (prefs), "preferences-sources-error-in-sight");
+  gtk_window_destroy (GTK_WINDOW (prefs));
+}
+
+static void
+test_error_in_sight (void)
+{
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (NULL, check_error_in_sight, NULL, NULL), ==, 0);
 }
 
 /* --- fifty sources ------------------------------------------------------- */
@@ -859,6 +921,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/endpoints/configured-twice", test_configured_twice);
   g_test_add_func ("/pd/ui/endpoints/host-refused", test_host_refused);
   g_test_add_func ("/pd/ui/endpoints/token-needed", test_token_needed);
+  g_test_add_func ("/pd/ui/endpoints/error-in-sight", test_error_in_sight);
   g_test_add_func ("/pd/ui/endpoints/fifty", test_fifty);
   g_test_add_func ("/pd/ui/endpoints/connect-dialog", test_connect_dialog);
   g_test_add_func ("/pd/ui/endpoints/search-hung", test_search_hung);
