@@ -13,6 +13,8 @@
 #include "pd-import-index.h"
 #include "pd-import-private.h"
 #include "pd-imported-session.h"
+#include "pd-transcript-pages.h"
+#include "pd-transcript-reader.h"
 #include "pd-test-files.h"
 
 /* The project's own transcript fixtures (tests/fixtures, PD_FIXTURES_DIR):
@@ -260,4 +262,162 @@ pd_tail_fixture_read_tail (PdTailFixture        *f,
   g_assert_no_error (error);
   _pd_import_set_tail_limits (0, 0);
   return session;
+}
+
+/* @line as some tools rewrite JSON, and as Python's json.dumps writes it
+ * by default: a blank after each colon and comma between members. */
+static inline char *
+pd_import_test_spaced_line (const char *line)
+{
+  GString *out = g_string_new (NULL);
+  gboolean in_string = FALSE, escaped = FALSE;
+
+  for (const char *p = line; *p != '\0'; p++)
+    {
+      g_string_append_c (out, *p);
+      if (in_string)
+        {
+          if (escaped)
+            escaped = FALSE;
+          else if (*p == '\\')
+            escaped = TRUE;
+          else if (*p == '"')
+            in_string = FALSE;
+        }
+      else if (*p == '"')
+        in_string = TRUE;
+      else if (*p == ':' || *p == ',')
+        g_string_append_c (out, ' ');
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* A copy of the folder @from in @to, each JSON lines file's lines spaced
+ * (pd_import_test_spaced_line()), every other file as it is. */
+static inline void
+pd_import_test_copy_spaced (const char *from,
+                            const char *to)
+{
+  GDir *dir = g_dir_open (from, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (dir);
+  g_assert_cmpint (g_mkdir_with_parents (to, 0700), ==, 0);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      char *source = g_build_filename (from, name, NULL);
+      char *target = g_build_filename (to, name, NULL);
+      char *text = NULL;
+      gsize length;
+
+      if (g_file_test (source, G_FILE_TEST_IS_DIR))
+        pd_import_test_copy_spaced (source, target);
+      else
+        {
+          g_assert_true (g_file_get_contents (source, &text, &length, NULL));
+          if (g_str_has_suffix (name, ".jsonl"))
+            {
+              char **lines = g_strsplit (text, "\n", -1);
+
+              for (guint i = 0; lines[i] != NULL; i++)
+                {
+                  char *spaced = pd_import_test_spaced_line (lines[i]);
+
+                  g_free (lines[i]);
+                  lines[i] = spaced;
+                }
+              g_free (text);
+              text = g_strjoinv ("\n", lines);
+              length = strlen (text);
+              g_strfreev (lines);
+            }
+          g_assert_true (g_file_set_contents (target, text, (gssize) length, NULL));
+        }
+      g_free (text);
+      g_free (source);
+      g_free (target);
+    }
+  g_dir_close (dir);
+}
+
+/* @session as `import --json` prints it, but for its path. */
+static inline char *
+pd_import_test_session_json_pathless (PdImportedSession *session)
+{
+  JsonNode *root = pd_imported_session_to_json (session, TRUE);
+  char *text;
+
+  json_object_remove_member (json_node_get_object (root), "path");
+  text = json_to_string (root, TRUE);
+  json_node_unref (root);
+  return text;
+}
+
+/* What a reader of @format makes of @path: the session (lines picked or
+ * built whole) without its path, then the pages' messages. */
+static inline char *
+pd_import_test_read_for_compare (const char *format,
+                                 const char *path,
+                                 gboolean    pick)
+{
+  GError *error = NULL;
+  PdTranscriptReader *reader = pd_transcript_reader_new_for_format (format, path, NULL, &error);
+  PdTranscriptReader *paged = pd_transcript_reader_new_for_format (format, path, NULL, &error);
+  PdTranscriptPages *pages;
+  JsonNode *messages;
+  char *session, *listed, *text;
+
+  g_assert_no_error (error);
+  _pd_import_set_pick_lines (pick);
+  g_assert_true (pd_transcript_reader_update (reader, NULL, &error));
+  _pd_import_set_pick_lines (TRUE);
+  g_assert_no_error (error);
+  session = pd_import_test_session_json_pathless (pd_transcript_reader_get_session (reader));
+  pages = pd_transcript_reader_read_pages (paged, NULL, &error);
+  g_assert_no_error (error);
+  messages = json_node_init_array (json_node_alloc (), pd_transcript_pages_dup_messages (pages));
+  listed = json_to_string (messages, TRUE);
+  text = g_strconcat (session, "\n", listed, NULL);
+  json_node_unref (messages);
+  g_free (session);
+  g_free (listed);
+  g_object_unref (pages);
+  g_object_unref (paged);
+  g_object_unref (reader);
+  return text;
+}
+
+/* The agent's fixtures (@agent under PD_FIXTURES_DIR) rewritten as spaced
+ * JSON ({"type": "user", …}, as some tools rewrite transcripts) read by a
+ * reader of @format: each of @files (relative to @agent) the same session,
+ * times and messages as written compact. */
+static inline void
+pd_import_test_assert_spaced_same (const char         *format,
+                                   const char         *agent,
+                                   const char * const *files)
+{
+  char *compact_dir = pd_import_test_fixtures (agent);
+  char *tmp = pd_import_test_tmpdir ();
+  char *spaced_dir = g_build_filename (tmp, agent, NULL);
+
+  pd_import_test_copy_spaced (compact_dir, spaced_dir);
+  for (guint i = 0; files[i] != NULL; i++)
+    for (guint pick = 0; pick < 2; pick++)
+      {
+        char *compact = g_build_filename (compact_dir, files[i], NULL);
+        char *spaced = g_build_filename (spaced_dir, files[i], NULL);
+        char *want = pd_import_test_read_for_compare (format, compact, pick);
+        char *got = pd_import_test_read_for_compare (format, spaced, pick);
+
+        g_test_message ("%s (%s)", files[i], pick ? "picked" : "whole");
+        g_assert_cmpstr (got, ==, want);
+        g_free (want);
+        g_free (got);
+        g_free (compact);
+        g_free (spaced);
+      }
+  pd_test_remove_tree (tmp);
+  g_free (spaced_dir);
+  g_free (tmp);
+  g_free (compact_dir);
 }

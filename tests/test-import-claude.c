@@ -10,6 +10,8 @@
 #include "pd-import-private.h"
 #include "pd-import-scanner.h"
 #include "pd-import-test.h"
+#include "pd-transcript-pages.h"
+#include "pd-transcript-reader.h"
 
 static char *
 use (const char *ts,
@@ -878,6 +880,74 @@ test_meta_in_place (void)
   g_rmdir (dir);
 }
 
+/* The session as `import --json` prints it, without its path, read with
+ * the lines picked or built whole; and its pages' messages. */
+static char *
+spaced_session_json (const char *path,
+                     gboolean    pick)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdImportedSession) session = NULL;
+  g_autoptr(JsonNode) root = NULL;
+
+  _pd_import_set_pick_lines (pick);
+  session = pd_claude_code_read (path, &error);
+  _pd_import_set_pick_lines (TRUE);
+  g_assert_no_error (error);
+  root = pd_imported_session_to_json (session, TRUE);
+  json_object_remove_member (json_node_get_object (root), "path");
+  return json_to_string (root, TRUE);
+}
+
+static char *
+spaced_messages_json (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdTranscriptReader) reader = pd_transcript_reader_new_for_format ("claude", path, NULL, &error);
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(JsonNode) root = NULL;
+
+  g_assert_no_error (error);
+  pages = pd_transcript_reader_read_pages (reader, NULL, &error);
+  g_assert_no_error (error);
+  root = json_node_init_array (json_node_alloc (), pd_transcript_pages_dup_messages (pages));
+  return json_to_string (root, TRUE);
+}
+
+/* The same transcripts written as spaced JSON ({"type": "user", …}, as
+ * Python's json.dumps writes them and some tools rewrite them): the same
+ * sessions, times, titles and messages.  The prefilter found the time, the
+ * summary, the custom title and the user's lines by their compact bytes
+ * ("timestamp":"), so such a session had no time and another title,
+ * silently (tried as a new user would). */
+static void
+test_spaced_json (void)
+{
+  static const char * const files[] = { WORD_COUNT, UPLOAD_LIMITS };
+  g_autofree char *compact_dir = pd_import_test_fixtures ("claude-code");
+  g_autofree char *spaced_dir = pd_import_test_fixtures ("claude-code-spaced");
+
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *compact = g_build_filename (compact_dir, files[i], NULL);
+      g_autofree char *spaced = g_build_filename (spaced_dir, files[i], NULL);
+      g_autoptr(PdImportedSession) session = read_own (spaced_dir, files[i]);
+      g_autofree char *compact_messages = spaced_messages_json (compact);
+      g_autofree char *spaced_messages = spaced_messages_json (spaced);
+
+      g_assert_true (strstr (pd_imported_session_get_title (session), i == 0 ? "Word count" : "Upload rate") != NULL);
+      for (guint pick = 0; pick < 2; pick++)
+        {
+          g_autofree char *want = spaced_session_json (compact, pick);
+          g_autofree char *got = spaced_session_json (spaced, pick);
+
+          g_assert_cmpstr (got, ==, want);
+        }
+      g_assert_cmpuint (strlen (compact_messages), >, 100);
+      g_assert_cmpstr (spaced_messages, ==, compact_messages);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -892,6 +962,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-claude/own/tasks", test_own_tasks);
   g_test_add_func ("/pd/import-claude/scanner", test_scanner);
   g_test_add_func ("/pd/import-claude/meta-in-place", test_meta_in_place);
+  g_test_add_func ("/pd/import-claude/spaced-json", test_spaced_json);
   g_test_add_func ("/pd/import-claude/shared/fixtures", test_shared_fixtures);
   g_test_add_func ("/pd/import-claude/shared/scanner", test_scanner_shared);
   FIXTURE_TEST ("/pd/import-claude/todo-write", test_todo_write_rules);

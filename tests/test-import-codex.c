@@ -265,6 +265,16 @@ test_bad_lines (void)
   g_assert_cmpuint (pd_imported_session_get_stats (session)->lines, ==, 7);
 }
 
+/* The fixtures rewritten as spaced JSON ({"type": "…"}, as Python's
+ * json.dumps writes it): the same sessions, times and messages. */
+static void
+test_spaced_json (void)
+{
+  static const char * const files[] = { SINCE_FILTER, NO_PLAN, NULL };
+
+  pd_import_test_assert_spaced_same ("codex", "codex", files);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -279,6 +289,8 @@ main (int   argc,
   g_test_add_func ("/pd/import-codex/exec-form", test_exec_form);
   g_test_add_func ("/pd/import-codex/proposed-plans", test_proposed_plans);
   g_test_add_func ("/pd/import-codex/bad-lines", test_bad_lines);
+
+  g_test_add_func ("/pd/import-codex/spaced-json", test_spaced_json);
 
   return g_test_run ();
 }

@@ -610,6 +610,16 @@ test_document_one_walk (void)
   pd_test_remove_tree (dir);
 }
 
+/* The fixtures rewritten as spaced JSON ({"type": "…"}, as Python's
+ * json.dumps writes it): the same sessions, times and messages. */
+static void
+test_spaced_json (void)
+{
+  static const char * const files[] = { "tmp/lantern/chats/session-2026-04-05T10-12-3fa9c0d1.jsonl", NULL };
+
+  pd_import_test_assert_spaced_same ("gemini", "gemini", files);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -625,5 +635,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-gemini/hostile", test_hostile);
   g_test_add_func ("/pd/import-gemini/index-resume", test_index_resume);
   g_test_add_func ("/pd/import-gemini/document-one-walk", test_document_one_walk);
+  g_test_add_func ("/pd/import-gemini/spaced-json", test_spaced_json);
+
   return g_test_run ();
 }

@@ -611,6 +611,16 @@ test_pending_bound (void)
   pd_import_test_assert_list (session, "A:completed|B:in_progress");
 }
 
+/* The fixtures rewritten as spaced JSON ({"type": "…"}, as Python's
+ * json.dumps writes it): the same sessions, times and messages. */
+static void
+test_spaced_json (void)
+{
+  static const char * const files[] = { "projects/-home-dev-src-tidepool/chats/5f0c2a9e-3b41-4d8e-a6c2-91e07b3d4f18.jsonl", "projects/-home-dev-src-tidepool/chats/9a3b7c11-0d2e-4f5a-8b6c-2e4f6a8c0d13.jsonl", NULL };
+
+  pd_import_test_assert_spaced_same ("qwen", "qwen", files);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -629,5 +639,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-qwen/index-resume", test_index_resume);
   g_test_add_func ("/pd/import-qwen/hostile", test_hostile);
   g_test_add_func ("/pd/import-qwen/pending-bound", test_pending_bound);
+  g_test_add_func ("/pd/import-qwen/spaced-json", test_spaced_json);
+
   return g_test_run ();
 }

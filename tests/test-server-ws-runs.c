@@ -10,6 +10,7 @@
 
 #include "config.h"
 
+#include "pd-json-util.h"
 #include "pd-test-serve-ws.h"
 
 /* ---------------------------------------------------------------------- */
@@ -249,6 +250,34 @@ approval_response (JsonObject *request,
   return frame;
 }
 
+/* The last approval event of @type on the server's bus: it says what was
+ * asked, the tool and its risk (never the command), and how it ended. */
+static void
+assert_approval_event (Fixture    *f,
+                       const char *type,
+                       const char *outcome)
+{
+  PdEventBus *bus = pd_server_get_bus (f->server);
+  g_autoptr(GPtrArray) recent = NULL;
+  PdEvent *found = NULL;
+  g_autofree char *text = NULL;
+  JsonObject *data;
+
+  pd_event_bus_flush (bus);
+  recent = pd_event_bus_get_recent (bus, 0, NULL, NULL);
+  for (guint i = 0; i < recent->len; i++)
+    if (g_strcmp0 (pd_event_get_event_type (g_ptr_array_index (recent, i)), type) == 0)
+      found = g_ptr_array_index (recent, i);
+  g_assert_nonnull (found);
+  data = pd_event_get_data (found);
+  g_assert_cmpstr (pd_event_get_tool (found), ==, "write_file");
+  g_assert_cmpstr (pd_json_get_string (data, "risk"), ==, "local_write");
+  g_assert_cmpstr (pd_json_get_string (data, "outcome"), ==, outcome);
+  g_assert_true (g_str_has_prefix (pd_json_get_string (data, "approval_id"), "apr-"));
+  text = pd_event_to_json (found);
+  g_assert_null (strstr (text, "approved.txt"));
+}
+
 /* A write needs a person: the tool waits for approval_response (the socket
  * is read while it waits), and runs only when approved. */
 static void
@@ -287,6 +316,8 @@ test_approval (Fixture       *f,
   g_assert_cmpuint (client_wait (client, asked, "approval_ack"), <, end);
   g_assert_true (g_file_test (approved, G_FILE_TEST_EXISTS));
   assert_one_terminator (client, 0);
+  assert_approval_event (f, PD_EVENT_APPROVAL_REQUESTED, NULL);
+  assert_approval_event (f, PD_EVENT_APPROVAL_RESOLVED, "approved");
 
   /* Denied: the tool does not run, the model hears so, the turn goes on. */
   set_replay (f, WRITE_TURNS ("denied.txt"));

@@ -166,6 +166,49 @@ format_duration (long long ms)
   return g_strdup_printf (_("%.1f s"), ms / 1000.0);
 }
 
+/* A `serve` run's question asked or answered, as a person reads it: what
+ * was asked (the tool and what it does, never the command, which the
+ * event does not hold) and the answer.  An answer's row was empty. */
+static char *
+summarize_approval (gboolean    answered,
+                    const char *tool,
+                    JsonObject *data)
+{
+  const char *risk = pd_json_get_string (data, "risk");
+  const char *outcome = pd_json_get_string (data, "outcome");
+  const char *id = pd_json_get_string (data, "approval_id");
+  g_autofree char *asked = NULL;
+
+  if (g_strcmp0 (risk, "code_execution") == 0)
+    risk = _("runs code");
+  else if (g_strcmp0 (risk, "local_write") == 0)
+    risk = _("writes files");
+  else if (g_strcmp0 (risk, "plan_review") == 0)
+    risk = _("plan review");
+  if (g_strcmp0 (outcome, "approved") == 0)
+    outcome = _("approved");
+  else if (g_strcmp0 (outcome, "denied") == 0)
+    outcome = _("denied");
+  else if (g_strcmp0 (outcome, "timed_out") == 0)
+    outcome = _("no answer in time");
+  else if (g_strcmp0 (outcome, "cancelled") == 0)
+    outcome = _("cancelled");
+
+  if (tool != NULL && risk != NULL)
+    /* Translators: what a run asked a person: its tool and what it does, "write_file (writes files)" */
+    asked = g_strdup_printf (_("%s (%s)"), tool, risk);
+  else if (tool != NULL || risk != NULL)
+    asked = g_strdup (tool != NULL ? tool : risk);
+  else
+    /* Translators: an approval of which only the id is known */
+    asked = g_strdup_printf (_("approval %s"), id != NULL ? id : "?");
+  if (!answered)
+    /* Translators: a run waits for a person: what it asked */
+    return g_strdup_printf (_("asked: %s"), asked);
+  /* Translators: a person's answer: what was asked, then the answer, "asked: write_file (writes files) · approved" */
+  return g_strdup_printf (_("asked: %s · %s"), asked, outcome != NULL ? outcome : "?");
+}
+
 /* A short line derived from the event's data: counts and names only. */
 static char *
 summarize (PdEvent *event)
@@ -311,6 +354,9 @@ summarize (PdEvent *event)
                                 pd_json_get_string (data, "tool") ? pd_json_get_string (data, "tool") : "?");
       return g_strdup_printf (_("answer not usable (%s) · asked again"), reason ? reason : "?");
     }
+
+  if (g_strcmp0 (type, PD_EVENT_APPROVAL_REQUESTED) == 0 || g_strcmp0 (type, PD_EVENT_APPROVAL_RESOLVED) == 0)
+    return summarize_approval (g_strcmp0 (type, PD_EVENT_APPROVAL_RESOLVED) == 0, tool, data);
 
   return g_strdup ("");
 }

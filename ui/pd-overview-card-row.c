@@ -297,10 +297,9 @@ source_state_text (PdOverviewCard *card)
           /* Translators: an endpoint's state, then why, from the endpoint */
           return g_strdup_printf (_("Address refused — %s"), safe);
         /* Translators: an endpoint's state, then why, from the endpoint */
-        return g_strdup_printf (_("Token refused — %s"), safe);
-      case PD_REMOTE_CONNECTING:
-      case PD_REMOTE_ONLINE:
-      default:
+        return g_strdup_printf (pd_remote_source_get_token (PD_REMOTE_SOURCE (source)) != NULL
+                                ? _("Token refused — %s") : _("Token needed — %s"), safe);
+      default:  /* connecting, online */
         break;
       }
   /* Translators: the source's last cards are shown; %s says why they may be old */

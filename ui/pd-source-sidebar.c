@@ -102,7 +102,9 @@ pd_source_sidebar_dup_state (PdSourceSidebar *self,
               break;
             }
           icon = "dialog-password-symbolic";
-          state = g_strdup (_("Token refused"));
+          /* No token was sent: none was refused. */
+          state = g_strdup (pd_remote_source_get_token (PD_REMOTE_SOURCE (source)) == NULL ? _("Token needed")
+                                                                                            : _("Token refused"));
           break;
         }
     }

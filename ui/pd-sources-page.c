@@ -628,6 +628,59 @@ on_url_changed (PdSourcesPage *self)
   gtk_widget_remove_css_class (pd_entry_row_get_entry (self->url_row), "error");
 }
 
+/* Once the error is laid out, the page scrolls so that all of it is in
+ * sight (the viewport's scroll-to-focus ran before the label, just shown,
+ * had a place).  Done once, then removed. */
+static gboolean
+scroll_to_error (GtkWidget     *label,
+                 GdkFrameClock *clock,
+                 gpointer       user_data)
+{
+  GtkWidget *scroller = gtk_widget_get_ancestor (label, GTK_TYPE_SCROLLED_WINDOW);
+  GtkWidget *viewport = scroller != NULL ? gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scroller)) : NULL;
+  GtkAdjustment *adjustment;
+  graphene_rect_t bounds;
+  double value;
+
+  if (viewport == NULL || !gtk_widget_get_visible (label))
+    return G_SOURCE_REMOVE;
+  if (gtk_widget_get_height (label) == 0 || !gtk_widget_compute_bounds (label, viewport, &bounds))
+    return G_SOURCE_CONTINUE;
+  adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+  value = gtk_adjustment_get_value (adjustment);
+  /* Set, not clamped: setting ends the scroll the viewport animates to
+   * its focus child, which went by the label's place before it was laid
+   * out and took the page back up after. */
+  if (bounds.origin.y + bounds.size.height > gtk_adjustment_get_page_size (adjustment))
+    gtk_adjustment_set_value (adjustment, value + bounds.origin.y + bounds.size.height
+                                          - gtk_adjustment_get_page_size (adjustment));
+  else if (bounds.origin.y < 0)
+    gtk_adjustment_set_value (adjustment, value + bounds.origin.y);
+  else
+    gtk_adjustment_set_value (adjustment, value);
+  return G_SOURCE_REMOVE;
+}
+
+/* Refused: the error is brought into sight and takes the focus.  It came
+ * under the Token field, below the page's fold when the list of endpoints
+ * is long or the window short, and nothing seemed to happen (tried as a
+ * new user would).  Selectable, the label takes the focus and a screen
+ * reader says it; nothing of it is left selected. */
+static void
+pd_sources_page_show_error (PdSourcesPage *self,
+                            const char    *message)
+{
+  GtkWidget *label = GTK_WIDGET (self->error_label);
+
+  gtk_label_set_text (self->error_label, message);
+  gtk_widget_set_visible (label, TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->url_row), "error");
+  gtk_widget_add_css_class (pd_entry_row_get_entry (self->url_row), "error");
+  gtk_widget_grab_focus (label);
+  gtk_label_select_region (self->error_label, 0, 0);
+  gtk_widget_add_tick_callback (label, scroll_to_error, NULL, NULL);
+}
+
 static void
 on_add_clicked (PdSourcesPage *self)
 {
@@ -645,10 +698,7 @@ on_add_clicked (PdSourcesPage *self)
        * field: it stayed in clear in the Address row after a refusal
        * (tried as an attacker would). */
       pd_sources_page_hide_url_token (self);
-      gtk_label_set_text (self->error_label, error->message);
-      gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
-      gtk_widget_add_css_class (GTK_WIDGET (self->url_row), "error");
-      gtk_widget_add_css_class (pd_entry_row_get_entry (self->url_row), "error");
+      pd_sources_page_show_error (self, error->message);
       return;
     }
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
@@ -747,6 +797,7 @@ pd_sources_page_init (PdSourcesPage *self)
   self->error_label = GTK_LABEL (error_label);
   gtk_label_set_wrap (self->error_label, TRUE);
   gtk_label_set_xalign (self->error_label, 0);
+  gtk_label_set_selectable (self->error_label, TRUE);
   gtk_widget_add_css_class (error_label, "error");
   gtk_widget_set_margin_top (error_label, 6);
   gtk_widget_set_visible (error_label, FALSE);

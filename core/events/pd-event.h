@@ -57,9 +57,10 @@ G_BEGIN_DECLS
 #define PD_EVENT_TURN_DISCARDED         "turn_discarded"
 #define PD_EVENT_PROVIDER_RETRY         "provider_retry"
 /* Ours, from `serve`: a run there waits for a person ({approval_id, risk}),
- * and no longer does ({approval_id, outcome: approved, denied, timed_out or
- * cancelled}), whoever answered: ids only, never the command.  A client
- * reads the question itself from GET /api/runs. */
+ * and no longer does ({approval_id, risk, outcome: approved, denied,
+ * timed_out or cancelled}), whoever answered; both name the tool asked
+ * about: never the command.  A client reads the question itself from
+ * GET /api/runs. */
 #define PD_EVENT_APPROVAL_REQUESTED     "approval_requested"
 #define PD_EVENT_APPROVAL_RESOLVED      "approval_resolved"
 

@@ -52,11 +52,15 @@ static const PdNeedle line_needles[] = {
   { "\"mcp__ccd_turn__", 3, 3 },                /* p__ */
   { "\"task_reminder\"", 4, 4 },                /* k_r */
   { "\"tool_result\"", 4, 4 },                  /* l_r */
-  { "\"timestamp\":\"", 9, 5 },                 /* p": */
-  { "\"type\":\"summary\"", 13, 6 },            /* ry" */
-  { "\"type\":\"custom-title\"", 13, 6 },       /* m-t */
-  { "\"entrypoint\":\"claude-desktop\"", 19, 6 }, /* e-d */
-  { "\"type\":\"user\"", 6, 7 },                /* :"u */
+  /* A member's key or value alone, never "key":"value": JSON allows
+   * blanks around the colon and some tools write them ("type": "user"),
+   * and such a transcript lost its times and title.  key_then_value() and
+   * value_of_key() check the member. */
+  { "\"timestamp\"", 8, 5 },                    /* mp" */
+  { "\"summary\"", 6, 6 },                      /* ry" */
+  { "\"custom-title\"", 6, 6 },                 /* m-t */
+  { "\"claude-desktop\"", 6, 6 },               /* e-d */
+  { "\"user\"", 3, 7 },                         /* er" */
   { NULL, 0, 0 },
 };
 
@@ -702,15 +706,38 @@ note_meta_in_place (PdClaudeCodeReader *self,
   return TRUE;
 }
 
-/* The "timestamp" value at @p (just after its opening quote), without
- * parsing the line. */
+/* The needles that are a member's key or value: clears each whose member
+ * is not in the line after all. */
+static guint32
+check_members (guint32      found,
+               const char **first,
+               const char  *line,
+               gsize        length)
+{
+  static const struct { guint needle; const char *key; } members[] = {
+    { NEEDLE_SUMMARY, "\"type\"" }, { NEEDLE_CUSTOM_TITLE, "\"type\"" },
+    { NEEDLE_DESKTOP, "\"entrypoint\"" }, { NEEDLE_USER, "\"type\"" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (members); i++)
+    if ((found & BIT (members[i].needle))
+        && !_pd_import_key_then_value (line, first[members[i].needle], line + length, members[i].key,
+                                        line_needles[members[i].needle].text))
+      found &= ~BIT (members[i].needle);
+  return found;
+}
+
+/* The "timestamp" value of the line, from @p (where its key first occurs),
+ * without parsing the line. */
 static gint64
 time_at (const char *p,
          const char *end)
 {
   char buf[40];
-  const char *close = memchr (p, '"', (gsize) (end - p));
+  const char *close;
 
+  p = _pd_import_string_of_key (p, end, line_needles[NEEDLE_TIMESTAMP].text);
+  close = p != NULL ? memchr (p, '"', (gsize) (end - p)) : NULL;
   if (close == NULL || close - p >= (gssize) sizeof buf)
     return 0;
   memcpy (buf, p, (gsize) (close - p));
@@ -772,9 +799,8 @@ stream_advance (PdClaudeCodeReader  *self,
         }
 
       /* One pass over the line finds everything the prefilter asks. */
-      found = _pd_needles_scan (get_line_needles (), line, length, first);
-      time = (found & BIT (NEEDLE_TIMESTAMP))
-             ? time_at (first[NEEDLE_TIMESTAMP] + strlen (line_needles[NEEDLE_TIMESTAMP].text), line + length) : 0;
+      found = check_members (_pd_needles_scan (get_line_needles (), line, length, first), first, line, length);
+      time = (found & BIT (NEEDLE_TIMESTAMP)) ? time_at (first[NEEDLE_TIMESTAMP], line + length) : 0;
       if (time > 0)
         stream->last_time = time;
       if (stream->is_main)

@@ -650,15 +650,26 @@ look_at_line (gpointer    user_data,
   PdCodexReader *self = user_data;
   guint32 found;
 
-  /* Codex lines start with their timestamp: cheap to keep for times. */
-  if (g_str_has_prefix (line, "{\"timestamp\":\"") && length > 14 + 24)
+  /* Codex lines start with their timestamp: cheap to keep for times.  Not
+   * by its compact bytes alone: a line rewritten with blanks around the
+   * colon ({"timestamp": "…", as Python writes JSON) gave no time, and the
+   * session ended at its last line parsed. */
+  if (length > 1 && line[0] == '{')
     {
+      const char *end = line + length;
+      const char *key = line + 1;
+      const char *value, *close;
       char buf[40];
-      const char *close = memchr (line + 14, '"', MIN (length - 14, sizeof buf - 1));
-      if (close)
+
+      while (key < end && (*key == ' ' || *key == '\t'))
+        key++;
+      value = (gsize) (end - key) > 11 && memcmp (key, "\"timestamp\"", 11) == 0
+              ? _pd_import_string_of_key (key, end, "\"timestamp\"") : NULL;
+      close = value != NULL ? memchr (value, '"', MIN ((gsize) (end - value), sizeof buf - 1)) : NULL;
+      if (close != NULL)
         {
-          memcpy (buf, line + 14, (gsize) (close - (line + 14)));
-          buf[close - (line + 14)] = '\0';
+          memcpy (buf, value, (gsize) (close - value));
+          buf[close - value] = '\0';
           pd_imported_session_note_time (self->session, _pd_import_parse_time (buf));
         }
     }

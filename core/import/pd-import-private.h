@@ -162,6 +162,21 @@ gboolean     _pd_import_line_has_any  (const char         *line,
                                        gsize               length,
                                        const char * const *needles);
 
+/* A member found by its key or value alone, as the prefilter finds it, then
+ * checked: JSON allows blanks around the colon, and some tools write them
+ * ("type": "user").  @from is where the needle first occurs, its later
+ * occurrences tried too.  The first gives just after the opening quote of
+ * the string value of member @key (quoted, "\"timestamp\""), or NULL; the
+ * second whether string @value (quoted) is the value of member @key. */
+const char  *_pd_import_string_of_key  (const char *from,
+                                        const char *end,
+                                        const char *key);
+gboolean     _pd_import_key_then_value (const char *line,
+                                        const char *from,
+                                        const char *end,
+                                        const char *key,
+                                        const char *value);
+
 /* Several needles searched in one pass over a line (pd-needles.c): the
  * prefilter's hot path, instead of one memmem per needle. */
 #define PD_NEEDLES_MAX 32

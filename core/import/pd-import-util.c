@@ -622,6 +622,78 @@ _pd_import_result_text (JsonNode *content)
   return g_string_free (out, FALSE);
 }
 
+static inline gboolean
+is_blank (char c)
+{
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* The next occurrence of @needle in [@from, @end), or NULL. */
+static const char *
+find_next (const char *from,
+           const char *end,
+           const char *needle,
+           gsize       length)
+{
+  return from < end ? memmem (from, (gsize) (end - from), needle, length) : NULL;
+}
+
+/* Just after the opening quote of the string value of member @key (quoted,
+ * as a needle), from @from (where the needle first occurs) on; NULL when
+ * no occurrence is a key with a string.  Blanks may stand around the
+ * colon. */
+const char *
+_pd_import_string_of_key (const char *from,
+                          const char *end,
+                          const char *key)
+{
+  gsize length = strlen (key);
+
+  for (const char *p = from; p != NULL; p = find_next (p + 1, end, key, length))
+    {
+      const char *q = p + length;
+
+      while (q < end && is_blank (*q))
+        q++;
+      if (q >= end || *q != ':')
+        continue;
+      for (q++; q < end && is_blank (*q); q++)
+        ;
+      if (q < end && *q == '"')
+        return q + 1;
+    }
+  return NULL;
+}
+
+/* Whether string @value (quoted, as a needle) is the value of member @key
+ * (quoted) somewhere from @from (where the needle first occurs) on, blanks
+ * allowed around the colon. */
+gboolean
+_pd_import_key_then_value (const char *line,
+                           const char *from,
+                           const char *end,
+                           const char *key,
+                           const char *value)
+{
+  gsize key_length = strlen (key);
+  gsize length = strlen (value);
+
+  for (const char *p = from; p != NULL; p = find_next (p + 1, end, value, length))
+    {
+      gsize q = (gsize) (p - line);   /* the bytes before it: line[0, q) */
+
+      while (q > 0 && is_blank (line[q - 1]))
+        q--;
+      if (q == 0 || line[q - 1] != ':')
+        continue;
+      for (q--; q > 0 && is_blank (line[q - 1]); q--)
+        ;
+      if (q >= key_length && memcmp (line + q - key_length, key, key_length) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 gboolean
 _pd_import_line_has_any (const char         *line,
                          gsize               length,

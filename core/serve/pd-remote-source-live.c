@@ -117,6 +117,14 @@ _pd_remote_source_denied_error (PdRemoteSource *self,
                           "loopback addresses (127.0.0.1, localhost, [::1]) alone unless started with "
                           "--allow-host %s: connect at one of those, or start serve with that option"),
                         self->base, status, uri != NULL && g_uri_get_host (uri) ? g_uri_get_host (uri) : "HOST");
+  /* No token kept at all (added without one, or its token removed): it
+   * said "refused the token", of a token never sent (tried as a new user
+   * would).  Said as what is missing, and where to give it. */
+  if (self->token == NULL)
+    return g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED,
+                        _("%s needs a token, and none is kept for it (HTTP %u). Enter the token serve printed "
+                          "when it started: on the endpoint’s page, or as its New Token in Preferences → Sources"),
+                        self->base, status);
   return g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED, _("%s refused the token (HTTP %u)"), self->base, status);
 }
 

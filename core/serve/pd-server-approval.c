@@ -156,6 +156,27 @@ _pd_server_approval_get_risk (Approval *approval)
   return approval->risk;
 }
 
+/* The event that @approval is asked (@outcome %NULL) or answered
+ * (approved, denied, timed_out or cancelled): its id, and what is asked as
+ * the question says it, the tool and its risk, never the command (an
+ * answer's row on the Events page said only its id).  Any thread. */
+PdEvent *
+_pd_server_approval_new_event (Approval   *approval,
+                               const char *run_id,
+                               const char *session_id,
+                               const char *outcome)
+{
+  JsonObject *data = json_object_new ();
+
+  json_object_set_string_member (data, "approval_id", approval->id);
+  json_object_set_string_member (data, "risk", approval->risk);
+  if (outcome != NULL)
+    json_object_set_string_member (data, "outcome", outcome);
+  /* (the event takes @data) */
+  return pd_event_new_full (outcome != NULL ? PD_EVENT_APPROVAL_RESOLVED : PD_EVENT_APPROVAL_REQUESTED,
+                            run_id, session_id, 0, approval->tool, data);
+}
+
 gboolean
 _pd_server_approval_allows_trust (Approval *approval)
 {

@@ -251,6 +251,10 @@ Approval   *_pd_server_approval_ref       (Approval          *approval);
 void        _pd_server_approval_unref     (Approval          *approval);
 const char *_pd_server_approval_get_id    (Approval          *approval);
 const char *_pd_server_approval_get_risk  (Approval          *approval);
+PdEvent    *_pd_server_approval_new_event (Approval         *approval,
+                                           const char       *run_id,
+                                           const char       *session_id,
+                                           const char       *outcome);
 gboolean    _pd_server_approval_allows_trust (Approval       *approval);
 ApprovalAnswer _pd_server_approval_get_answer (Approval       *approval);
 gboolean    _pd_server_approval_answer    (Approval          *approval,

@@ -225,7 +225,6 @@ approval_open (Run      *run,
                Approval *approval)
 {
   PdServer *self = run->server;
-  JsonObject *data;
   PdEvent *event;
 
   g_clear_pointer (&run->approval, _pd_server_approval_unref);
@@ -235,11 +234,7 @@ approval_open (Run      *run,
 
   /* Those who follow the run's events learn it waits (the desktop app asks
    * GET /api/runs/ID for the question, with the session's token). */
-  data = json_object_new ();
-  json_object_set_string_member (data, "approval_id", _pd_server_approval_get_id (approval));
-  json_object_set_string_member (data, "risk", _pd_server_approval_get_risk (approval));
-  /* (the event takes @data) */
-  event = pd_event_new_full (PD_EVENT_APPROVAL_REQUESTED, run->id, run->session_id, 0, NULL, data);
+  event = _pd_server_approval_new_event (approval, run->id, run->session_id, NULL);
   pd_event_bus_emit (self->bus, event);
   pd_event_unref (event);
 
@@ -270,7 +265,6 @@ static void
 approval_close (Run      *run,
                 Approval *approval)
 {
-  JsonObject *data;
   PdEvent *event;
 
   if (run->approval == approval)
@@ -288,11 +282,8 @@ approval_close (Run      *run,
    * whoever answered (odek's page, another window, the time).  Without it
    * the card kept an answered question until the call's result was saved,
    * and learned of the next one only when something else made it read. */
-  data = json_object_new ();
-  json_object_set_string_member (data, "approval_id", _pd_server_approval_get_id (approval));
-  json_object_set_string_member (data, "outcome", approval_outcome (_pd_server_approval_get_answer (approval)));
-  /* (the event takes @data) */
-  event = pd_event_new_full (PD_EVENT_APPROVAL_RESOLVED, run->id, run->session_id, 0, NULL, data);
+  event = _pd_server_approval_new_event (approval, run->id, run->session_id,
+                                         approval_outcome (_pd_server_approval_get_answer (approval)));
   pd_event_bus_emit (run->server->bus, event);
   pd_event_unref (event);
 }

@@ -7,7 +7,9 @@
  * endpoint it is, the typed text kept; and `plandeck --remote` at such a
  * spelling chooses it in the sidebar.  serve reached at an address it does
  * not answer (127.0.0.2, its Host refused) reads "Address refused" and says
- * --allow-host, never "Token refused".  Fifty sources scroll in the
+ * --allow-host, never "Token refused"; one with no token kept reads "Token
+ * needed" and says where to give it.  An address Preferences refuses, its
+ * error below the page's fold, is scrolled into sight and has the focus.  Fifty sources scroll in the
  * sidebar, the window shrinking below them.  Connect to Endpoint keeps
  * an address that is none as typed, and says why.  A search with an
  * endpoint hung shows this computer's matches and names it, not searched.
@@ -345,6 +347,126 @@ test_host_refused (void)
   configure (&alpha);
   g_assert_cmpint (pd_test_run_app (NULL, check_host_refused, &alpha, NULL), ==, 0);
   endpoint_stop (&alpha);
+}
+
+/* --- an endpoint without a token ---------------------------------------- */
+
+static gboolean
+token_page_shown (gpointer data)
+{
+  return pd_test_count_shown_labels (GTK_WIDGET (data), "needs a token", FALSE) >= 1;
+}
+
+/* An endpoint added without its token (none kept): serve asks for one,
+ * and it read "Token refused" of a token never sent.  Now "Token needed",
+ * saying where to give it (tried as a new user would). */
+static void
+check_token_needed (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  Endpoint *alpha = user_data;
+  PdSource *source;
+  g_autofree char *state = NULL;
+  const char *message;
+
+  pd_test_wait_until (first_denied, window, "the endpoint asking for a token");
+  source = source_at (window, 1);
+  g_assert_null (pd_remote_source_get_token (PD_REMOTE_SOURCE (source)));
+  state = pd_source_sidebar_dup_state (sidebar (window), source, NULL);
+  message = pd_remote_source_get_state_message (PD_REMOTE_SOURCE (source));
+  g_test_message ("%s: %s", state, message);
+  g_assert_cmpstr (state, ==, "Token needed");
+  g_assert_nonnull (strstr (message, "needs a token"));
+  g_assert_nonnull (strstr (message, "New Token in Preferences"));
+  g_assert_null (strstr (message, "refused"));
+
+  /* Chosen: its page says so and offers the token entry. */
+  pd_source_sidebar_select (sidebar (window), source);
+  pd_test_wait_until (token_page_shown, window, "the endpoint's page saying a token is needed");
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Token refused", FALSE), ==, 0);
+  g_assert_true (gtk_widget_get_mapped (g_object_get_data (G_OBJECT (window), "pd-endpoint-token-box")));
+  pd_test_screenshot (GTK_WIDGET (window), "endpoint-token-needed");
+
+  /* Given there, it connects. */
+  gtk_editable_set_text (g_object_get_data (G_OBJECT (window), "pd-endpoint-token"), alpha->token);
+  g_signal_emit_by_name (g_object_get_data (G_OBJECT (window), "pd-endpoint-token"), "activate");
+  pd_test_wait_until (first_online, window, "the endpoint connected with the token given");
+  pd_source_sidebar_select (sidebar (window), NULL);
+}
+
+static void
+test_token_needed (void)
+{
+  Endpoint alpha = { 0 };
+
+  endpoint_start (&alpha, "127.0.0.1:0");
+  configure (&alpha);
+  pd_secrets_keep_for_session (alpha.base, NULL);
+  g_assert_cmpint (pd_test_run_app (NULL, check_token_needed, &alpha, NULL), ==, 0);
+  endpoint_stop (&alpha);
+}
+
+/* --- an address refused below the fold ----------------------------------- */
+
+static gboolean
+error_in_sight (gpointer data)
+{
+  GtkWidget *label = data;
+  GtkWidget *scroller = gtk_widget_get_ancestor (label, GTK_TYPE_SCROLLED_WINDOW);
+  graphene_rect_t bounds;
+
+  /* The window's focus: whether Xvfb made the window active is no matter. */
+  return gtk_root_get_focus (gtk_widget_get_root (label)) == label && gtk_widget_get_height (label) > 0 &&
+         gtk_widget_compute_bounds (label, scroller, &bounds) && bounds.origin.y >= 0 &&
+         bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scroller);
+}
+
+/* Preferences short, the Address row at the foot of the page: Enter on an
+ * address that is none showed its error under the fields, out of sight,
+ * and nothing seemed to happen (tried as a new user would).  Now the error
+ * is scrolled into sight and has the focus. */
+static void
+check_error_in_sight (PdApplication *app,
+                      PdWindow      *window,
+                      gpointer       user_data)
+{
+  PdPreferencesWindow *prefs = pd_preferences_window_new (GTK_WINDOW (window));
+  GtkWidget *page, *url_row, *said, *scroller;
+  graphene_rect_t bounds;
+
+  /* Short, and wide enough that the page switcher stays in the header
+   * (a bar sliding in at the foot shrank the page while it scrolled). */
+  gtk_window_set_default_size (GTK_WINDOW (prefs), 800, 300);
+  gtk_window_present (GTK_WINDOW (prefs));
+  page = pd_test_find_widget (GTK_WIDGET (prefs), PD_TYPE_SOURCES_PAGE);
+  adw_preferences_window_set_visible_page (ADW_PREFERENCES_WINDOW (prefs), ADW_PREFERENCES_PAGE (page));
+  url_row = pd_test_find_first (page, has_title, "Address");
+  pd_test_flush (GTK_WIDGET (prefs));
+  gtk_widget_grab_focus (url_row);
+  pd_test_flush (GTK_WIDGET (prefs));
+  gtk_editable_set_text (GTK_EDITABLE (url_row), "ftp://build-box/");
+  g_signal_emit_by_name (url_row, "entry-activated");
+  said = pd_test_find_label_containing (page, "is not an endpoint address");
+  g_assert_nonnull (said);
+  pd_test_wait_until (error_in_sight, said, "the error in sight, with the focus");
+  scroller = gtk_widget_get_ancestor (said, GTK_TYPE_SCROLLED_WINDOW);
+  g_assert_true (gtk_widget_compute_bounds (said, scroller, &bounds));
+  g_test_message ("error at %.0f..%.0f of %d", bounds.origin.y, bounds.origin.y + bounds.size.height,
+                  gtk_widget_get_height (scroller));
+  /* The typed address kept, to be corrected; nothing of the error selected. */
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (url_row)), ==, "ftp://build-box/");
+  g_assert_false (gtk_label_get_selection_bounds (GTK_LABEL (said), NULL, NULL));
+  pd_test_screenshot (GTK_WIDGET (prefs), "preferences-sources-error-in-sight");
+  gtk_window_destroy (GTK_WINDOW (prefs));
+}
+
+static void
+test_error_in_sight (void)
+{
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (NULL, check_error_in_sight, NULL, NULL), ==, 0);
 }
 
 /* --- fifty sources ------------------------------------------------------- */
@@ -798,6 +920,8 @@ main (int   argc,
   g_test_add_func ("/pd/ui/endpoints/spellings", test_spellings);
   g_test_add_func ("/pd/ui/endpoints/configured-twice", test_configured_twice);
   g_test_add_func ("/pd/ui/endpoints/host-refused", test_host_refused);
+  g_test_add_func ("/pd/ui/endpoints/token-needed", test_token_needed);
+  g_test_add_func ("/pd/ui/endpoints/error-in-sight", test_error_in_sight);
   g_test_add_func ("/pd/ui/endpoints/fifty", test_fifty);
   g_test_add_func ("/pd/ui/endpoints/connect-dialog", test_connect_dialog);
   g_test_add_func ("/pd/ui/endpoints/search-hung", test_search_hung);

@@ -1135,11 +1135,13 @@ test_events_bounded_window (void)
 
 /* An endpoint's run waiting for a person, and answered: words, not
  * "approval_requested" (tried as a new user would); a type of no known
- * name stays as it came. */
+ * name stays as it came.  Each row says what was asked, the answer's row
+ * the answer too: its Summary was empty (tried as a new user would). */
 static gboolean
 all_words_shown (gpointer data)
 {
-  const char *shown[] = { "Approval requested", "Approval resolved", "custom_marker" };
+  const char *shown[] = { "Approval requested", "Approval resolved", "custom_marker",
+                          "asked: write_file (writes files)", "asked: write_file (writes files) · approved" };
 
   for (guint i = 0; i < G_N_ELEMENTS (shown); i++)
     if (pd_test_find_first (data, is_mapped_label, shown[i]) == NULL)
@@ -1156,8 +1158,11 @@ test_events_type_words (void)
   GtkWindow *window = pd_test_present (view, 900, 500);
   CountWait wait = { pd_events_view_get_model (PD_EVENTS_VIEW (view)), 3 };
 
-  pd_test_db_add_event (db, id, PD_EVENT_APPROVAL_REQUESTED, NULL, 0, "{\"approval_id\":\"a1\",\"risk\":\"high\"}");
-  pd_test_db_add_event (db, id, PD_EVENT_APPROVAL_RESOLVED, NULL, 0, "{\"approval_id\":\"a1\",\"outcome\":\"approved\"}");
+  /* As serve tells them (/pd/server-ws/approval checks that it does). */
+  pd_test_db_add_event (db, id, PD_EVENT_APPROVAL_REQUESTED, "write_file", 0,
+                        "{\"approval_id\":\"a1\",\"risk\":\"local_write\"}");
+  pd_test_db_add_event (db, id, PD_EVENT_APPROVAL_RESOLVED, "write_file", 0,
+                        "{\"approval_id\":\"a1\",\"risk\":\"local_write\",\"outcome\":\"approved\"}");
   pd_test_db_add_event (db, id, "custom_marker", NULL, 0, "{}");
   pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);

@@ -1101,7 +1101,7 @@ check_added_later (PdApplication *app,
         {
           /* The first without its token yet: refused, then connected in
            * place, from its own page, as a new user does. */
-          wait_state (window, 1, PD_REMOTE_DENIED, "Token refused", "the added endpoint without its token");
+          wait_state (window, 1, PD_REMOTE_DENIED, "Token needed", "the added endpoint without its token");
           pd_source_sidebar_select (sidebar (window), source_at (window, 1));
           pd_test_wait_until (endpoint_page_shown, window, "the added endpoint's page");
           gtk_editable_set_text (g_object_get_data (G_OBJECT (window), "pd-endpoint-token"), alpha->token);
