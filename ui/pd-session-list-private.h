@@ -1,9 +1,10 @@
 /* pd-session-list-private.h: what the parts of PdSessionList share
  *
- * PdSessionList is one type in two files: pd-session-list.c (the listing,
+ * PdSessionList is one type in three files: pd-session-list.c (the listing,
  * read from the source in pages and merged into the model, the search and
- * the selection) and pd-session-list-menu.c (the row menu, its Rename and
- * Pin, and the clicks on rows).
+ * the selection), pd-session-list-menu.c (the row menu, its Rename and
+ * Pin, and the clicks on rows) and pd-session-list-top.c (a list at its
+ * top stays there as sessions come above).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -27,6 +28,7 @@ struct _PdSessionList
   gboolean            none_open;      /* no session open (the Overview): no row picked */
   guint               top_tick;       /* keeps the list at its top after rows came above */
   guint               top_frames;
+  gboolean            top_on_map;     /* rows came above while hidden, the list at its top */
   gboolean            search_top;     /* a new search's pages go on: its results show from the top */
   GCancellable       *cancellable;
   guint               generation;     /* of the newest pass */
@@ -75,6 +77,12 @@ void     _pd_session_list_emit_activated   (PdSessionList  *self,
 /* ::load-failed: the source could not list or change sessions. */
 void     _pd_session_list_emit_failed      (PdSessionList  *self,
                                             const GError   *error);
+
+/* pd-session-list-top.c: a list at its top stays there as rows come above. */
+void     _pd_session_list_init_top         (PdSessionList  *self);
+void     _pd_session_list_dispose_top      (PdSessionList  *self);
+/* Goes to the list's top once the rows merged are laid out. */
+void     _pd_session_list_show_top         (PdSessionList  *self);
 
 /* pd-session-list-menu.c */
 void     _pd_session_list_class_init_menu  (GtkWidgetClass *widget_class);

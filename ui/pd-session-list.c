@@ -179,7 +179,6 @@ list_request_free (ListRequest *request)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ListRequest, list_request_free)
 
 static void pd_session_list_request_page (PdSessionList *self);
-static void pd_session_list_show_top (PdSessionList *self);
 
 static void
 pd_session_list_cancel_next (PdSessionList *self)
@@ -360,7 +359,7 @@ on_list_ready (GObject      *object,
    * searches, tried as a new user would). */
   if (self->search_top)
     {
-      pd_session_list_show_top (self);
+      _pd_session_list_show_top (self);
       if (last)
         self->search_top = FALSE;
     }
@@ -553,68 +552,6 @@ on_list_view_activate (PdSessionList *self,
     }
 }
 
-static GtkAdjustment *
-list_adjustment (PdSessionList *self)
-{
-  return gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->list_view));
-}
-
-static gboolean
-keep_at_top (GtkWidget     *widget,
-             GdkFrameClock *clock,
-             gpointer       data)
-{
-  PdSessionList *self = PD_SESSION_LIST (widget);
-
-  /* The list keeps the row that was first in its place, the new ones
-   * above it out of sight: once they are laid out (a frame later), the
-   * list goes to its top again. */
-  if (self->top_frames++ == 0)
-    return G_SOURCE_CONTINUE;
-  self->top_tick = 0;
-  gtk_adjustment_set_value (list_adjustment (self), gtk_adjustment_get_lower (list_adjustment (self)));
-  return G_SOURCE_REMOVE;
-}
-
-/* Goes to the list's top once the rows merged are laid out. */
-static void
-pd_session_list_show_top (PdSessionList *self)
-{
-  self->top_frames = 0;
-  if (self->top_tick == 0)
-    self->top_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), keep_at_top, NULL, NULL);
-}
-
-/* A session that comes first (a new one, one just changed) while the list
- * is at its top shows there: it came above the rows in sight and the list
- * did not move (tried as a new user would).  So does any change of a list
- * at its top: one that came second, under a pinned session, moved the row
- * open below it down, and GTK 4.8's list went with that row (it has the
- * focus), the pinned row out of sight above (tried as a new user would). */
-static void
-on_shown_items_changed (PdSessionList *self,
-                        guint          position,
-                        guint          removed,
-                        guint          added)
-{
-  GtkAdjustment *adjustment = list_adjustment (self);
-  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
-  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
-
-  /* Below the first row, only with the focus in the list (what GTK keeps
-   * in place): with the focus elsewhere, the tick it took moved the focus
-   * of a folded window's Events page out of sight (a11y-keyboard
-   * f6-events-folded). */
-  if (position > 0 && (focus == NULL || !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->list_view))))
-    return;
-  if ((added == 0 && removed == 0) || adjustment == NULL || !gtk_widget_get_mapped (GTK_WIDGET (self->list_view)) ||
-      gtk_adjustment_get_value (adjustment) > gtk_adjustment_get_lower (adjustment))
-    return;
-  self->top_frames = 0;
-  if (self->top_tick == 0)
-    self->top_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), keep_at_top, NULL, NULL);
-}
-
 static void
 on_search_changed (PdSessionList *self)
 {
@@ -671,9 +608,7 @@ pd_session_list_dispose (GObject *object)
   g_clear_object (&self->cancellable);
   pd_session_list_cancel_next (self);
   g_clear_weak_pointer (&self->search_from);
-  if (self->top_tick != 0)
-    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->top_tick);
-  self->top_tick = 0;
+  _pd_session_list_dispose_top (self);
   g_clear_handle_id (&self->time_source, g_source_remove);
   if (self->source != NULL)
     g_clear_signal_handler (&self->changed_handler, self->source);
@@ -824,7 +759,7 @@ pd_session_list_init (PdSessionList *self)
   self->hidden = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->shown = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->model)), NULL);
   self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->shown)));
-  g_signal_connect_swapped (self->shown, "items-changed", G_CALLBACK (on_shown_items_changed), self);
+  _pd_session_list_init_top (self);
   g_signal_connect_swapped (self->selection, "notify::selected-item",
                             G_CALLBACK (on_selection_changed), self);
   gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (self->selection));

@@ -14,7 +14,10 @@
  * an address that is none as typed, and says why.  A search with an
  * endpoint hung shows this computer's matches and names it, not searched.
  * With this computer and two endpoints, one stopped, a search on All
- * Sources names each match's own source, and the endpoint's opens.
+ * Sources names each match's own source, and the endpoint's opens.  A
+ * new session of the endpoint or of this computer shows at the top of a
+ * list at its top, also one that came while a folded window hid the list;
+ * a list scrolled down does not move.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -33,6 +36,7 @@
 #include "pd-remote-source.h"
 #include "pd-secrets.h"
 #include "pd-session-list.h"
+#include "pd-session-row.h"
 #include "pd-source-sidebar.h"
 #include "pd-sources-page.h"
 #include "pd-test-db.h"
@@ -912,6 +916,238 @@ test_search_stopped (void)
     }
 }
 
+/* --- a new session at the top of a list scrolled to its top ------------- */
+
+typedef struct
+{
+  PdWindow   *window;
+  const char *title;
+} FirstWait;
+
+/* The list is loaded, nothing in flight, the session titled @title first. */
+static gboolean
+listed_first (gpointer data)
+{
+  FirstWait *wait = data;
+  PdSessionList *list = wait->window->session_list;
+  GListModel *model = G_LIST_MODEL (pd_session_list_get_model (list));
+  g_autoptr(PdSessionItem) first = NULL;
+
+  if (!pd_session_list_get_loaded (list) || pd_session_list_get_busy (list) || g_list_model_get_n_items (model) == 0)
+    return FALSE;
+  first = g_list_model_get_item (model, 0);
+  return g_strcmp0 (pd_session_item_get_title (first), wait->title) == 0;
+}
+
+/* The row of the session titled @title, drawn in the list, or NULL. */
+static GtkWidget *
+row_of (PdWindow   *window,
+        const char *title)
+{
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (window->session_list), GTK_TYPE_LIST_VIEW);
+
+  for (GtkWidget *child = gtk_widget_get_first_child (view); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *first = gtk_widget_get_first_child (child);
+
+      if (first != NULL && PD_IS_SESSION_ROW (first) && gtk_widget_get_mapped (child) &&
+          g_strcmp0 (pd_session_item_get_title (pd_session_row_get_item (PD_SESSION_ROW (first))), title) == 0)
+        return child;
+    }
+  return NULL;
+}
+
+/* The title of a session whose row is drawn whole in the list's view,
+ * and that row's bounds there. */
+static const char *
+row_in_sight (PdWindow        *window,
+              graphene_rect_t *bounds)
+{
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (window->session_list), GTK_TYPE_LIST_VIEW);
+
+  for (GtkWidget *child = gtk_widget_get_first_child (view); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *first = gtk_widget_get_first_child (child);
+
+      if (first != NULL && PD_IS_SESSION_ROW (first) && gtk_widget_get_mapped (child) &&
+          gtk_widget_compute_bounds (child, view, bounds) && bounds->origin.y > 0 &&
+          bounds->origin.y + bounds->size.height < gtk_widget_get_height (view))
+        return pd_session_item_get_title (pd_session_row_get_item (PD_SESSION_ROW (first)));
+    }
+  return NULL;
+}
+
+static void
+wait_listed_first (PdWindow   *window,
+                   const char *title,
+                   const char *what)
+{
+  FirstWait wait = { window, title };
+
+  pd_test_wait_until (listed_first, &wait, what);
+}
+
+/* @title listed first, and the frames that lay it out drawn. */
+static void
+wait_first (PdWindow   *window,
+            const char *title,
+            const char *what)
+{
+  wait_listed_first (window, title, what);
+  for (guint i = 0; i < 4; i++)
+    pd_test_flush (GTK_WIDGET (window));
+}
+
+static gboolean
+is_folded (gpointer data)
+{
+  return adw_leaflet_get_folded (((PdWindow *) data)->leaflet);
+}
+
+static gboolean
+widget_mapped (gpointer data)
+{
+  return gtk_widget_get_mapped (data);
+}
+
+static gboolean
+widget_unmapped (gpointer data)
+{
+  return !gtk_widget_get_mapped (data);
+}
+
+static gboolean
+content_shown (gpointer data)
+{
+  return g_strcmp0 (adw_leaflet_get_visible_child_name (((PdWindow *) data)->leaflet), "content") == 0;
+}
+
+/* The list at its top, the row of @title first in sight. */
+static void
+assert_top_shows (PdWindow   *window,
+                  const char *title)
+{
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (window->session_list), GTK_TYPE_LIST_VIEW);
+  GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (view));
+  GtkWidget *row = row_of (window, title);
+  graphene_rect_t bounds;
+
+  g_test_message ("“%s” first: the list at %.0f of %.0f px", title, gtk_adjustment_get_value (adjustment),
+                  gtk_adjustment_get_upper (adjustment));
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, gtk_adjustment_get_lower (adjustment));
+  g_assert_nonnull (row);
+  g_assert_true (gtk_widget_compute_bounds (row, view, &bounds));
+  g_assert_cmpfloat (bounds.origin.y, >=, 0);
+  g_assert_cmpfloat (bounds.origin.y, <, gtk_widget_get_height (view));
+}
+
+static void
+check_new_on_top (PdApplication *app,
+                  PdWindow      *window,
+                  gpointer       user_data)
+{
+  Endpoint *alpha = user_data;
+  g_autofree char *local_db = pd_application_default_database_path ();
+  g_autoptr(PdSessionStore) local = pd_test_open_store (local_db);
+  g_autoptr(PdSessionStore) remote = pd_test_open_store (alpha->db);
+  GtkWidget *view = pd_test_find_widget (GTK_WIDGET (window->session_list), GTK_TYPE_LIST_VIEW);
+  GtkAdjustment *adjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (view));
+  GtkWidget *row;
+  graphene_rect_t before, after;
+  double value;
+  const char *title;
+
+  pd_test_wait_until (first_online, window, "the endpoint connected");
+  wait_first (window, "Alpha build one", "every session listed, the endpoint's newest first");
+  g_assert_true (gtk_adjustment_get_upper (adjustment) > 2 * gtk_adjustment_get_page_size (adjustment));
+  assert_top_shows (window, "Alpha build one");
+
+  /* An endpoint's new session, then one of this computer's. */
+  g_free (pd_test_add_session (remote, "Alpha started just now", "plandeck"));
+  wait_first (window, "Alpha started just now", "the endpoint's new session listed first");
+  assert_top_shows (window, "Alpha started just now");
+  g_free (pd_test_add_session (local, "Local started just now", "plandeck"));
+  wait_first (window, "Local started just now", "this computer's new session listed first");
+  assert_top_shows (window, "Local started just now");
+  pd_test_screenshot (GTK_WIDGET (window), "session-list-new-on-top");
+
+  /* Scrolled down: a new session comes above, out of sight, and the rows
+   * in sight stay where they are. */
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_page_size (adjustment));
+  for (guint i = 0; i < 4; i++)
+    pd_test_flush (GTK_WIDGET (window));
+  value = gtk_adjustment_get_value (adjustment);
+  title = row_in_sight (window, &before);
+  g_assert_nonnull (title);
+  g_free (pd_test_add_session (remote, "Alpha started later", "plandeck"));
+  wait_first (window, "Alpha started later", "the endpoint's later session listed first");
+  row = row_of (window, title);
+  g_assert_nonnull (row);
+  g_assert_true (gtk_widget_compute_bounds (row, view, &after));
+  g_test_message ("scrolled to %.0f px: the list at %.0f px, “%s” in sight from %.0f to %.0f px", value,
+                  gtk_adjustment_get_value (adjustment), title, before.origin.y, after.origin.y);
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), >, gtk_adjustment_get_lower (adjustment));
+  g_assert_cmpfloat (after.origin.y, ==, before.origin.y);
+
+  /* Folded (a narrow window) with a session open, the list hidden behind
+   * it at its top: new sessions come, of the endpoint and of this
+   * computer, and back to the list the newest shows first.  The list laid
+   * itself out around the row that was first as it was shown again, the
+   * new ones above out of sight (tried as a new user would). */
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_lower (adjustment));
+  gtk_window_set_default_size (GTK_WINDOW (window), 360, 720);
+  pd_test_wait_until (is_folded, window, "the narrow window folded");
+  g_signal_emit_by_name (window->session_list, "session-activated", find_item (window, "Alpha started later"));
+  pd_test_wait_until (content_shown, window, "the session shown");
+  pd_test_wait_until (widget_unmapped, view, "the list hidden behind it");
+  g_free (pd_test_add_session (remote, "Alpha started while hidden", "plandeck"));
+  wait_listed_first (window, "Alpha started while hidden", "the endpoint's session listed first, the list hidden");
+  g_free (pd_test_add_session (local, "Local started while hidden", "plandeck"));
+  wait_listed_first (window, "Local started while hidden", "this computer's session listed first, the list hidden");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL));
+  pd_test_wait_until (widget_mapped, view, "the list shown again");
+  for (guint i = 0; i < 4; i++)
+    pd_test_flush (GTK_WIDGET (window));
+  assert_top_shows (window, "Local started while hidden");
+  g_assert_nonnull (row_of (window, "Alpha started while hidden"));
+  pd_test_screenshot (GTK_WIDGET (window), "session-list-new-on-top-folded");
+}
+
+static void
+test_new_on_top (void)
+{
+  Endpoint alpha = { 0 };
+  g_autofree char *local_db = pd_application_default_database_path ();
+  g_autofree char *folder = g_path_get_dirname (local_db);
+  g_autoptr(PdSessionStore) local = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0700), ==, 0);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *file = g_strconcat (local_db, (const char *[]) { "", "-wal", "-shm" }[i], NULL);
+
+      g_unlink (file);
+    }
+  local = pd_test_open_store (local_db);
+  for (guint i = 0; i < 40; i++)
+    {
+      g_autofree char *title = g_strdup_printf ("Older work %u", i);
+
+      g_free (pd_test_add_session (local, title, "plandeck"));
+    }
+  g_clear_object (&local);
+  endpoint_start (&alpha, "127.0.0.1:0");
+  configure (&alpha);
+  g_assert_cmpint (pd_test_run_app (NULL, check_new_on_top, &alpha, NULL), ==, 0);
+  endpoint_stop (&alpha);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *file = g_strconcat (local_db, (const char *[]) { "", "-wal", "-shm" }[i], NULL);
+
+      g_unlink (file);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -926,5 +1162,6 @@ main (int   argc,
   g_test_add_func ("/pd/ui/endpoints/connect-dialog", test_connect_dialog);
   g_test_add_func ("/pd/ui/endpoints/search-hung", test_search_hung);
   g_test_add_func ("/pd/ui/endpoints/search-stopped", test_search_stopped);
+  g_test_add_func ("/pd/ui/endpoints/new-on-top", test_new_on_top);
   return g_test_run ();
 }
