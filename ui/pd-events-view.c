@@ -60,8 +60,7 @@ struct _PdEventsView
   double              last_upper;
   double              last_page_size;
   gboolean            reconfigured;  /* "changed" came; its value-changed is no scroll */
-  gboolean            trimmed;       /* rows let go of: no scroll until laid out */
-  guint               trim_tick;     /* waits for the frame that lays them out */
+  gboolean            trimmed;       /* rows let go of: no scroll until the idle */
   guint               follow_idle;   /* a pending move to the newest */
   guint               jump_idle;     /* the jump arrow shown or hidden */
   gboolean            in_layout;     /* in the adjustment's value-changed */
@@ -173,40 +172,6 @@ pd_events_view_item_new (PdEventsView  *self,
 static void pd_events_view_update_earlier (PdEventsView *self);
 static void pd_events_view_queue_follow (PdEventsView *self);
 
-static void
-on_trim_painted (PdEventsView  *self,
-                 GdkFrameClock *clock)
-{
-  g_signal_handlers_disconnect_by_func (clock, on_trim_painted, self);
-  self->trimmed = FALSE;
-}
-
-static gboolean
-on_trim_tick (GtkWidget     *widget,
-              GdkFrameClock *clock,
-              gpointer       data)
-{
-  PdEventsView *self = PD_EVENTS_VIEW (widget);
-
-  /* The frame that lays the list out has begun: once drawn, it moved. */
-  self->trim_tick = 0;
-  g_signal_connect_object (clock, "after-paint", G_CALLBACK (on_trim_painted), self, G_CONNECT_SWAPPED);
-  return G_SOURCE_REMOVE;
-}
-
-/* Rows let go of at the top move the list's value at its next layout, its
- * bounds the same when as many came at the end: no scroll until that frame
- * is drawn.  Ended in the follow idle (first when the frame is a timer
- * away), a followed run stopped following after Show Earlier Events. */
-static void
-pd_events_view_set_trimmed (PdEventsView *self)
-{
-  self->trimmed = TRUE;
-  if (self->trim_tick == 0)
-    self->trim_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), on_trim_tick, NULL, NULL);
-  pd_events_view_queue_follow (self);
-}
-
 /* Following, the newest PD_EVENTS_VIEW_KEEP_MAX stay listed (and those the
  * person read back): the older are let go of, read back with "Show Earlier
  * Events". */
@@ -219,7 +184,8 @@ pd_events_view_trim (PdEventsView *self)
   if (!self->following || n <= self->keep)
     return;
   /* The list moves its value before its bounds: not the person. */
-  pd_events_view_set_trimmed (self);
+  self->trimmed = TRUE;
+  pd_events_view_queue_follow (self);
   g_list_store_splice (self->events, 0, n - self->keep, NULL, 0);
   first = g_list_model_get_item (G_LIST_MODEL (self->events), 0);
   self->first_seq = pd_event_item_get_seq (first);
@@ -269,7 +235,8 @@ pd_events_view_forget (PdEventsView *self)
   self->more_earlier = FALSE;
   self->held = FALSE;
   self->keep = PD_EVENTS_VIEW_KEEP_MAX;
-  pd_events_view_set_trimmed (self);
+  self->trimmed = TRUE;
+  pd_events_view_queue_follow (self);
   g_list_store_remove_all (self->events);
 }
 
@@ -607,6 +574,7 @@ pd_events_view_follow_idle (gpointer user_data)
 
   self->follow_idle = 0;
   self->reconfigured = FALSE;
+  self->trimmed = FALSE;
   /* Following again after the list was held: it reads on from its
    * newest, keeping what it did before the person read back. */
   if (self->following && self->held)
@@ -800,9 +768,6 @@ pd_events_view_dispose (GObject *object)
   if (self->settle_tick != 0)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->settle_tick);
   self->settle_tick = 0;
-  if (self->trim_tick != 0)
-    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->trim_tick);
-  self->trim_tick = 0;
 
   if (self->scroller != NULL)
     g_signal_handlers_disconnect_by_data (gtk_scrolled_window_get_vadjustment (self->scroller), self);
@@ -966,6 +931,7 @@ pd_events_view_class_init (PdEventsViewClass *klass)
                            G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
 
   g_type_ensure (PD_TYPE_EVENT_ITEM);
   g_type_ensure (PD_TYPE_ROW_NAME);

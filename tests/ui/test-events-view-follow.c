@@ -199,113 +199,6 @@ test_events_moves_no_warning (void)
   pd_test_destroy_window (window, view);
 }
 
-typedef struct
-{
-  GtkWidget  *view;
-  const char *text;
-} LabelWait;
-
-static gboolean
-is_mapped_label (GtkWidget     *widget,
-                 gconstpointer  data)
-{
-  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
-         g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), data) == 0;
-}
-
-static gboolean
-has_mapped_label (gpointer data)
-{
-  LabelWait *wait = data;
-
-  return pd_test_find_first (wait->view, is_mapped_label, wait->text) != NULL;
-}
-
-static void
-refresh_after_paint (GdkFrameClock *clock,
-                     PdEventsView  *view)
-{
-  g_signal_handlers_disconnect_by_func (clock, refresh_after_paint, view);
-  pd_events_view_refresh (view);
-}
-
-/* Reads the new events just after a frame is drawn, as the poll of a
- * window drawing its spinner often does: the next frame is a timer away
- * as they come, and the view's idle runs before the layout that moves the
- * list for the rows let go of.  That is when the view took the move for a
- * scroll (when the layout came first, it did not). */
-static void
-refresh_after_frame (GtkWidget *view)
-{
-  g_signal_connect (gtk_widget_get_frame_clock (view), "after-paint", G_CALLBACK (refresh_after_paint), view);
-  gtk_widget_queue_draw (view);
-}
-
-/* Tried as a new user would: a followed run's Events page at the bottom,
- * Show Earlier Events, and the run going on: the page stopped following
- * at the first events that came, the newest below, out of sight.  Rows let
- * go of at the top moved the list's value (a frame after they went), and
- * the view took that for the person scrolling away. */
-static void
-test_events_earlier_follows (void)
-{
-  g_autoptr(PdTestDb) db = pd_test_db_new ();
-  g_autofree char *id = pd_test_db_create_session (db, "A replay of 3 000 turns");
-  GtkWidget *view = pd_events_view_new ();
-  GtkWindow *window = follow_long_run (db, id, view);
-  GtkAdjustment *adjustment = view_adjustment (view);
-  GtkWidget *scroller = gtk_widget_get_ancestor (pd_test_find_widget (view, GTK_TYPE_COLUMN_VIEW),
-                                                 GTK_TYPE_SCROLLED_WINDOW);
-  SeqWait wait = { PD_EVENTS_VIEW (view), 0 };
-
-  show_earlier (view);
-  g_assert_true (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
-
-  /* The run goes on, a few events at a time: each lets as many rows go
-   * at the top.  Each round's newest is named apart from the rest
-   * ("read_file · 3 ms"), to be found among the rows drawn. */
-  for (guint round = 0; round < 6; round++)
-    {
-      g_autofree char *summary = g_strdup_printf ("read_file · %u ms", round + 1);
-      g_autofree char *data = g_strdup_printf ("{\"call_id\":\"newest_%u\",\"duration_ms\":%u,\"result_bytes\":64}",
-                                               round, round + 1);
-      LabelWait label_wait = { view, summary };
-      GtkWidget *label;
-      graphene_rect_t bounds;
-
-      add_tool_calls (db, id, 2000 + round * 5, 4);
-      pd_test_db_add_event (db, id, PD_EVENT_TOOL_CALL_COMPLETED, "read_file", 1, data);
-      refresh_after_frame (view);
-      wait.seq = newest_seq (db, id);
-      g_assert_true (pd_test_wait_for (has_read_to, &wait));
-      pd_test_flush (view);
-      pd_test_flush (view);
-
-      /* Still following, at the end, the newest row drawn in sight. */
-      g_assert_true (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
-      g_assert_true (pd_test_wait_for (adjustment_at_end, adjustment));
-      g_assert_true (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
-      g_assert_true (pd_test_wait_for (has_mapped_label, &label_wait));
-      label = pd_test_find_first (view, is_mapped_label, summary);
-      g_assert_true (gtk_widget_compute_bounds (label, scroller, &bounds));
-      g_assert_cmpfloat (bounds.origin.y, >=, 0);
-      g_assert_cmpfloat (bounds.origin.y + bounds.size.height, <=, gtk_widget_get_height (scroller) + 1);
-    }
-  pd_test_screenshot (GTK_WIDGET (window), "events-earlier-follows");
-
-  /* A real scroll still stops the following, and back at the bottom it
-   * follows again. */
-  gtk_adjustment_set_value (adjustment, 0);
-  pd_test_flush (view);
-  g_assert_false (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
-  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment) -
-                                        gtk_adjustment_get_page_size (adjustment));
-  pd_test_flush (view);
-  g_assert_true (pd_events_view_get_following (PD_EVENTS_VIEW (view)));
-
-  pd_test_destroy_window (window, view);
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -313,6 +206,5 @@ main (int   argc,
   pd_test_views_init (&argc, &argv);
 
   g_test_add_func ("/pd/ui/events-view-follow/moves-no-warning", test_events_moves_no_warning);
-  g_test_add_func ("/pd/ui/events-view-follow/earlier-follows", test_events_earlier_follows);
   return g_test_run ();
 }
