@@ -1098,6 +1098,12 @@ pd_overview_view_class_init (PdOverviewViewClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_new_requests_clicked);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "overview");
+
+  /* Its list's scroll bars are named as they are realized, in whatever
+   * window holds the view: only PdWindow asked for that, so an Overview
+   * shown before (or without) one had a scroll bar AT-SPI called
+   * "GtkScrollbar". */
+  _pd_scrollbars_speak ();
 }
 
 static void
