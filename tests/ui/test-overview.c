@@ -353,6 +353,22 @@ scrolled_to_bottom (gpointer data)
   return gtk_adjustment_get_value (adjustment) > 2 * gtk_adjustment_get_page_size (adjustment);
 }
 
+/* Scrolled down, and still there two frames later: GTK 4.8's list can
+ * put a value set between frames back to 0 at its next layout (seen under
+ * load: the view then rightly took the list for at its top, and no button
+ * came). */
+static gboolean
+stays_scrolled_down (gpointer data)
+{
+  GtkAdjustment *adjustment = overview_adjustment (data);
+
+  if (!scrolled_to_bottom (data))
+    return FALSE;
+  pd_test_flush (GTK_WIDGET (data));
+  pd_test_flush (GTK_WIDGET (data));
+  return gtk_adjustment_get_value (adjustment) > 2 * gtk_adjustment_get_page_size (adjustment);
+}
+
 static gboolean
 pill_shown (gpointer data)
 {
@@ -429,7 +445,7 @@ test_new_request_pill (void)
   /* Scrolled to the bottom; the first session (the oldest, shown last)
    * asks a question. */
   gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment));
-  pd_test_wait_until (scrolled_to_bottom, pill.view, "the list scrolled to its bottom");
+  pd_test_wait_until (stays_scrolled_down, pill.view, "the list scrolled to its bottom");
   pd_test_flush (GTK_WIDGET (window));
   pd_overview_set_local_approval (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 0), "shell", "make", NULL, 1);
   asking = pd_overview_find (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 0));
@@ -468,7 +484,7 @@ test_new_request_pill (void)
   g_assert_true (card_in_sight (pill.view, asking));
 
   /* Scrolled back by hand to the top, the button goes. */
-  pd_test_wait_until (scrolled_to_bottom, pill.view, "the list scrolled to its bottom again");
+  pd_test_wait_until (stays_scrolled_down, pill.view, "the list scrolled to its bottom again");
   pd_overview_set_local_approval (pill.overview, PD_SOURCE (source), g_ptr_array_index (ids, 3), "shell", "make", NULL, 4);
   pd_test_wait_until (pill_shown, pill.view, "the new request button again");
   pd_test_flush (GTK_WIDGET (window));
