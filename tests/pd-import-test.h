@@ -375,7 +375,8 @@ pd_import_test_read_for_compare (const char *format,
   session = pd_import_test_session_json_pathless (pd_transcript_reader_get_session (reader));
   pages = pd_transcript_reader_read_pages (paged, NULL, &error);
   g_assert_no_error (error);
-  messages = json_node_init_array (json_node_alloc (), pd_transcript_pages_dup_messages (pages));
+  messages = json_node_new (JSON_NODE_ARRAY);
+  json_node_take_array (messages, pd_transcript_pages_dup_messages (pages));
   listed = json_to_string (messages, TRUE);
   text = g_strconcat (session, "\n", listed, NULL);
   json_node_unref (messages);

@@ -910,7 +910,8 @@ spaced_messages_json (const char *path)
   g_assert_no_error (error);
   pages = pd_transcript_reader_read_pages (reader, NULL, &error);
   g_assert_no_error (error);
-  root = json_node_init_array (json_node_alloc (), pd_transcript_pages_dup_messages (pages));
+  root = json_node_new (JSON_NODE_ARRAY);
+  json_node_take_array (root, pd_transcript_pages_dup_messages (pages));
   return json_to_string (root, TRUE);
 }
 

@@ -367,7 +367,7 @@ assert_secret_gone (const char        *command,
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(JsonNode) doc = NULL;
   g_autofree char *json = NULL;
-  g_autofree char *readings[3] = { NULL, NULL, NULL };
+  char *readings[3] = { NULL, NULL, NULL };
   const char *names[3] = { "as text", "in JSON text", "in a JSON document" };
 
   json_builder_begin_object (builder);
@@ -397,6 +397,8 @@ assert_secret_gone (const char        *command,
         if (strstr (got, shown[k]) == NULL)
           g_error ("%s %s became %s: \"%s\" hidden", command, names[i], got, shown[k]);
     }
+  for (guint i = 0; i < G_N_ELEMENTS (readings); i++)
+    g_free (readings[i]);
 }
 
 /* Finding: after a backslash the shell's value was stored as written, or
