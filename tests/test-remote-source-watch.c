@@ -83,15 +83,28 @@ set_up_slow_poll (Fixture       *f,
   fixture_watch_interval = 0;
 }
 
+/* Another connection (a CLI run, an agent in another process) commits a
+ * new session to the endpoint's database. */
+static void
+commit_elsewhere (Fixture    *f,
+                  const char *title)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdDb) db = pd_db_open (f->db_path, PD_DB_NONE, &error);
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+
+  g_assert_no_error (error);
+  store = pd_session_store_new (db);
+  info = pd_session_store_create (store, title, "m", "replay", "plandeck", f->dir, &error);
+  g_assert_no_error (error);
+}
+
 static void
 test_watch_other_writer (Fixture       *f,
                          gconstpointer  data)
 {
   g_autoptr(PdSource) source = our_source (f);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PdDb) db = NULL;
-  g_autoptr(PdSessionStore) store = NULL;
-  g_autoptr(PdSessionInfo) info = NULL;
   gboolean changed = FALSE;
   gint64 until;
 
@@ -104,11 +117,7 @@ test_watch_other_writer (Fixture       *f,
     g_main_context_iteration (NULL, FALSE);
   changed = FALSE;
 
-  db = pd_db_open (f->db_path, PD_DB_NONE, &error);
-  g_assert_no_error (error);
-  store = pd_session_store_new (db);
-  info = pd_session_store_create (store, "Another task", "m", "replay", "plandeck", f->dir, &error);
-  g_assert_no_error (error);
+  commit_elsewhere (f, "Another task");
   iterate_until (&changed);
   pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
 }
@@ -124,20 +133,12 @@ test_watch_opened_rereads (Fixture       *f,
                            gconstpointer  data)
 {
   g_autoptr(PdSource) source = our_source (f);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PdDb) db = NULL;
-  g_autoptr(PdSessionStore) store = NULL;
-  g_autoptr(PdSessionInfo) info = NULL;
   gboolean changed = FALSE;
   gint64 until;
 
   /* Another writer commits before the stream is open, and the server has
    * had the time to tell the streams it had (none). */
-  db = pd_db_open (f->db_path, PD_DB_NONE, &error);
-  g_assert_no_error (error);
-  store = pd_session_store_new (db);
-  info = pd_session_store_create (store, "Started elsewhere", "m", "replay", "plandeck", f->dir, &error);
-  g_assert_no_error (error);
+  commit_elsewhere (f, "Started elsewhere");
   until = g_get_monotonic_time () + 500 * 1000;
   while (g_get_monotonic_time () < until)
     g_main_context_iteration (NULL, FALSE);
