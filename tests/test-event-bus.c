@@ -780,8 +780,12 @@ emit_n (PdEventBus *bus,
 static void
 test_remove_listener (void)
 {
+  /* The counters outlive the bus: its dispose calls the destroy notify of
+   * a listener still added (declared after it, they were gone by then). */
+  Counter a = { 0 }, b = { 0 };
   g_autoptr(PdEventBus) bus = pd_event_bus_new ();
-  Counter a = { .bus = bus }, b = { .bus = bus };
+
+  a.bus = b.bus = bus;
 
   a.id = pd_event_bus_add_listener (bus, count_event, &a, count_destroy);
   b.id = pd_event_bus_add_listener (bus, count_event, &b, count_destroy);
@@ -818,9 +822,11 @@ test_remove_listener (void)
 static void
 test_remove_from_listener (void)
 {
+  Counter self_removing = { .remove_on_first = TRUE };
+  Counter witness = { 0 };
   g_autoptr(PdEventBus) bus = pd_event_bus_new ();
-  Counter self_removing = { .bus = bus, .remove_on_first = TRUE };
-  Counter witness = { .bus = bus };
+
+  self_removing.bus = witness.bus = bus;
 
   self_removing.id = pd_event_bus_add_listener (bus, count_event, &self_removing, count_destroy);
   witness.id = pd_event_bus_add_listener (bus, count_event, &witness, count_destroy);
