@@ -5,7 +5,9 @@
 #                                         app, start plandeck
 #   bash build-aux/dev.sh test            install what the tests need too, build, run every test,
 #                                         then the proofs: the core suite under ASan+UBSan
-#                                         and valgrind, and each fuzz target for 10 s
+#                                         and each fuzz target for 10 s
+#   bash build-aux/dev.sh valgrind        the core C tests under valgrind (before a core
+#                                         change lands)
 #
 # PLANDECK_PROOFS=0 skips the proofs after the tests (for a quick local run);
 # CI runs them.  tests/README.md describes each.
@@ -38,7 +40,7 @@ stage_end() {
 }
 
 usage() {
-  sed -n '2,8s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+  sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 }
 
 # prepare run|test: the packages for that, then the build (for run, the
@@ -94,62 +96,68 @@ print(f"{sys.argv[1]}: {passed} passed, {failed} failed, {skipped} skipped")
 PY
 }
 
-# The proofs of tests/README.md that need their own build or a wrapper.
-# Bounded for a 2-core CI machine: about 6 minutes together.
+# The proofs of tests/README.md that need their own build: the core suite
+# under AddressSanitizer + UndefinedBehaviorSanitizer, and each fuzz target
+# for 10 s.  One build serves both: _build-fuzz (clang, -Dfuzzing=true,
+# -Dgui=false) compiles the core with ASan + UBSan and libFuzzer's
+# coverage, which the test programs link without libFuzzer (it was a
+# second sanitizer build of its own, the longest stage after the tests).
+# Any UB aborts (-fno-sanitize-recover), a double cast to an integer it
+# does not fit included (clang's -fsanitize=undefined has that check).
 proofs() {
-  local asan="$root/_build-asan" ok=0
+  local fuzzdir="$root/_build-fuzz" ok=0
 
-  # 1. The core suite under AddressSanitizer + UndefinedBehaviorSanitizer
-  #    (GUI left out: the core suite does not need it).  Any UB aborts,
-  #    and so does a double cast to an integer it does not fit (GCC leaves
-  #    that check out of -fsanitize=undefined).
-  stage_begin "asan+ubsan build"
-  if [ ! -f "$asan/meson-private/coredata.dat" ]; then
-    meson setup "$asan" "$root" -Dgui=false -Db_sanitize=address,undefined -Db_lundef=false \
-      "-Dc_args=-fno-sanitize-recover=undefined -fsanitize=float-cast-overflow" >/dev/null
+  stage_begin "asan+ubsan build (with the fuzz targets)"
+  if [ ! -f "$fuzzdir/meson-private/coredata.dat" ]; then
+    CC=clang meson setup "$fuzzdir" "$root" -Dfuzzing=true -Dgui=false >/dev/null
   fi
-  meson compile -C "$asan" >/dev/null
+  meson compile -C "$fuzzdir" >/dev/null
   stage_end
   stage_begin "asan+ubsan tests"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    meson test -C "$asan" --suite core --print-errorlogs --timeout-multiplier 2 \
+    meson test -C "$fuzzdir" --suite core --print-errorlogs --timeout-multiplier 2 \
     --logbase asan >/dev/null || ok=1
-  summary "asan+ubsan (core)" "$asan/meson-logs/asan.json"
+  summary "asan+ubsan (core)" "$fuzzdir/meson-logs/asan.json"
   stage_end
 
-  # 2. The C unit tests of the core suite under valgrind: no errors, no
-  #    definite leaks (meson names the log proofs-valgrind).  The search
-  #    test over 42000 messages is skipped there (pure SQLite volume: two
-  #    minutes under valgrind); it runs in the plain and sanitizer runs.
-  #    So are the long-transcript parts and export (tens of megabytes read,
-  #    over ten minutes under valgrind) and the Overview's pushed cards
-  #    (it counts refetches against the stream's timing, which valgrind's
-  #    slowness changes), and the endpoint floods, the close loop and the
-  #    large plan parsed off the main thread (each measures volume or time
-  #    against the clock: a flood of 16 MiB, reconnects in 4 s, ticks
-  #    during a 3 MiB parse; the shown session's place among the lookups
-  #    that a budget's burst let out first).  And six loops of pure volume, a third of
-  #    the run's CPU (60 to 170 times slower under valgrind, where the same
-  #    code runs in the valgrind run's other cases): every code point
-  #    after a command, every fixture line mutated, a transcript read in
-  #    parts forwards and its latest pages, the needles over every
-  #    fixture, and grep's deadline over a directory of many names.
-  #    GLib's, GIO's and libsoup's blocks kept per process or per worker
-  #    thread are suppressed by name (valgrind-glib.supp): on some
-  #    machines valgrind does not find their roots in the threads' TLS and
-  #    called them lost (every test with a worker thread failed there).
-  stage_begin "valgrind"
-  meson test -C "$builddir" --suite core-c --print-errorlogs --timeout-multiplier 5 --logbase proofs \
-    --wrap="valgrind --quiet --suppressions=$here/valgrind-glib.supp --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --error-exitcode=1 --num-callers=30" \
-    --test-args="-s /pd/store/list/common-term -s /pd/import-pages-bounded/transcript-parts -s /pd/import-pages-bounded/export-streams -s /pd/overview/pushed -s /pd/remote-source/watch-flood -s /pd/remote-source/watch-push-flood -s /pd/remote-source/watch-close-loop -s /pd/remote-source/large-plan-off-main -s /pd/safe-text/approval-every-blank -s /pd/import-pick/lines -s /pd/import-events-parts/forward-pages -s /pd/import-pages-bounded/events-latest-pages -s /pd/import-util/needles -s /pd/tools/grep/deadline-reading-names -s /pd/remote-source/lookup-shown-first -s /pd/remote-source/lookup-shown-first-unlimited" >/dev/null || ok=1
-  summary "valgrind (core C tests)" "$builddir/meson-logs/proofs-valgrind.json"
-  stage_end
-
-  # 3. Each fuzz target for 10 s from the corpus in fuzz/corpus.
-  stage_begin "fuzz (build and run)"
+  stage_begin "fuzz"
   bash "$here/fuzz.sh" all "${PLANDECK_FUZZ_SECONDS:-10}" || ok=1
   stage_end
 
+  return "$ok"
+}
+
+# The C unit tests of the core suite under valgrind: no errors, no definite
+# leaks (meson names the log valgrind).  Run before a change to the core
+# lands (tests/README.md); not in `test`, whose ASan + UBSan run finds the
+# same memory errors and leaks in a fifth of valgrind's time, to keep CI
+# under its time budget.  Valgrind adds reads of uninitialized memory.
+#
+# Skipped here, each running in the plain and sanitizer runs: the search
+# test over 42000 messages (pure SQLite volume: two minutes under
+# valgrind), the long-transcript parts and export (tens of megabytes read,
+# over ten minutes), the Overview's pushed cards (it counts refetches
+# against the stream's timing, which valgrind's slowness changes), the
+# endpoint floods, the close loop and the large plan parsed off the main
+# thread (each measures volume or time against the clock: a flood of 16
+# MiB, reconnects in 4 s, ticks during a 3 MiB parse; the shown session's
+# place among the lookups that a budget's burst let out first), and six
+# loops of pure volume (60 to 170 times slower under valgrind, where the
+# same code runs in the run's other cases): every code point after a
+# command, every fixture line mutated, a transcript read in parts forwards
+# and its latest pages, the needles over every fixture, and grep's
+# deadline over a directory of many names.  GLib's, GIO's and libsoup's
+# blocks kept per process or per worker thread are suppressed by name
+# (valgrind-glib.supp): on some machines valgrind does not find their roots
+# in the threads' TLS and called them lost.
+valgrind_proof() {
+  local ok=0
+  stage_begin "valgrind"
+  meson test -C "$builddir" --suite core-c --print-errorlogs --timeout-multiplier 5 --logbase valgrind \
+    --wrap="valgrind --quiet --suppressions=$here/valgrind-glib.supp --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --error-exitcode=1 --num-callers=30" \
+    --test-args="-s /pd/store/list/common-term -s /pd/import-pages-bounded/transcript-parts -s /pd/import-pages-bounded/export-streams -s /pd/overview/pushed -s /pd/remote-source/watch-flood -s /pd/remote-source/watch-push-flood -s /pd/remote-source/watch-close-loop -s /pd/remote-source/large-plan-off-main -s /pd/safe-text/approval-every-blank -s /pd/import-pick/lines -s /pd/import-events-parts/forward-pages -s /pd/import-pages-bounded/events-latest-pages -s /pd/import-util/needles -s /pd/tools/grep/deadline-reading-names -s /pd/remote-source/lookup-shown-first -s /pd/remote-source/lookup-shown-first-unlimited" >/dev/null || ok=1
+  summary "valgrind (core C tests)" "$builddir/meson-logs/valgrind.json"
+  stage_end
   return "$ok"
 }
 
@@ -182,6 +190,10 @@ case "$command" in
     fi
     echo "dev.sh: total: $SECONDS s (exit $status)"
     exit "$status"
+    ;;
+  valgrind)
+    prepare test
+    valgrind_proof
     ;;
   -h|--help|help)
     usage

@@ -51,8 +51,9 @@ packages=(
   groff-base bash-completion zsh
   # the Flatpak manifest's offline check (flatpak-builder --show-manifest)
   flatpak-builder
-  # proofs (tests/README.md): valgrind; clang with its compiler-rt
-  # (libFuzzer, ASan and UBSan runtimes) for the fuzz targets
+  # proofs (tests/README.md): clang with its compiler-rt (libFuzzer, ASan
+  # and UBSan runtimes) for the sanitizer run and the fuzz targets;
+  # valgrind for `dev.sh valgrind`
   valgrind clang libclang-rt-dev
   # the browser test (tests/test-webui-browser.mjs): Chromium, and node with
   # npm, which fetches the driver (playwright-core) into a cache on first use
