@@ -139,6 +139,9 @@ struct _PdRemoteSource
   char         *state_message;   /* why it is offline or denied */
   gboolean      host_refused;    /* the last 401/403 refused the Host, not the token */
   guint         reconnect_ms;    /* the next wait before reconnecting */
+
+  guint         list_pace_ms;    /* > 0: a test's pace for session lists (PdReplyPace's first_ms) … */
+  guint         list_pace_rate;  /* … and their least rate */
 };
 
 /* A request: its path is @format's; @id names the session whose token
