@@ -193,6 +193,10 @@ void  _pd_remote_source_start_get    (PdRemoteSource      *self,
 GError *_pd_remote_source_denied_error (PdRemoteSource *self,
                                         guint           status,
                                         const char     *why);
+/* A reply came too slowly (@error says so): offline, and the watch, when
+ * on, asks again after its growing wait. */
+void  _pd_remote_source_note_too_slow (PdRemoteSource     *self,
+                                       const GError       *error);
 /* The server answered with a failure: offline or denied, and reconnect. */
 void  _pd_remote_source_note_failure (PdRemoteSource      *self,
                                       const GError        *error);

@@ -403,8 +403,20 @@ handle_reply (GTask       *task_,
           return;
         }
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
-        unavailable = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE, _("%s is too slow to answer: %s"),
-                                   self->base, error->message);
+        {
+          GCancellable *cancellable = g_task_get_cancellable (task);
+
+          unavailable = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE, _("%s is too slow to answer: %s"),
+                                     self->base, error->message);
+          /* The watch asks again, after its growing wait, unless this was
+           * its own request (it does so itself). */
+          if (cancellable == NULL || cancellable != self->watch_cancellable)
+            {
+              _pd_remote_source_note_too_slow (self, unavailable);
+              g_task_return_error (task, g_steal_pointer (&unavailable));
+              return;
+            }
+        }
       else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
         unavailable = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE,
                                    _("Could not reach %s: the connection was refused (is the server running?)"), self->base);
