@@ -46,6 +46,9 @@ typedef struct
   guint           odek_exports;     /* GET /api/sessions/ODEK_ID/export answered */
   gboolean        odek_huge;        /* answer the session list with an endless body */
   gboolean        odek_trickle;     /* answer /trickle with a body that never ends nor grows */
+  guint           odek_trickle_list;  /* the session list: 1 a byte a tick without end, 2 1 000 a tick, then whole */
+  guint           trickles_started;   /* such replies begun … */
+  guint           trickles_ended;     /* … and ended (the client went away) */
   guint           odek_generation;  /* > 0: /api/events ends with an event of this second */
   guint           redirected_with_token;  /* requests that followed it, token and all */
   GBytes         *odek_plan;        /* when set: the answer to ODEK_ID's …/plan and …/plan/detail */
@@ -122,6 +125,87 @@ endless_stream_start (Fixture           *f,
                             ": hello\n\ndata: ", 16);
 }
 
+#define ODEK_LIST \
+  "[{\"id\":\"" ODEK_ID "\",\"title\":\"Port the parser\",\"created_at\":\"2026-01-01T10:00:00Z\"," \
+  "\"updated_at\":\"2026-01-01T11:00:00.5Z\",\"turns\":3,\"model\":\"gpt-x\",\"pinned\":true," \
+  "\"input_tokens\":100,\"output_tokens\":20}]"
+
+/* A reply sent in small pieces, each on a timer: blanks, which JSON allows
+ * before a value, then the session list.  A byte a tick without end is
+ * what a hostile endpoint does to hold a client's connection; 1 000 bytes
+ * a tick (20 000 a second) for 1.5 s, a slow link's steady reply. */
+typedef struct
+{
+  Fixture           *f;
+  SoupServerMessage *msg;
+  guint              tick;
+  gsize              per_tick;
+  gsize              blanks_left;   /* G_MAXSIZE: without end */
+} Trickle;
+
+static char trickle_blanks[1000];
+
+static inline gboolean
+on_trickle_tick (gpointer user_data)
+{
+  Trickle *trickle = user_data;
+  SoupMessageBody *body = soup_server_message_get_response_body (trickle->msg);
+  gsize n = MIN (trickle->per_tick, trickle->blanks_left);
+
+  if (n == 0)
+    {
+      soup_message_body_append (body, SOUP_MEMORY_STATIC, ODEK_LIST, strlen (ODEK_LIST));
+      soup_message_body_complete (body);
+      soup_server_message_unpause (trickle->msg);
+      trickle->tick = 0;
+      return G_SOURCE_REMOVE;
+    }
+  soup_message_body_append (body, SOUP_MEMORY_STATIC, trickle_blanks, n);
+  if (trickle->blanks_left != G_MAXSIZE)
+    trickle->blanks_left -= n;
+  soup_server_message_unpause (trickle->msg);
+  return G_SOURCE_CONTINUE;
+}
+
+/* The connection is gone (the client dropped it): no more bytes. */
+static inline void
+on_trickle_finished (SoupServerMessage *msg,
+                     gpointer           user_data)
+{
+  Trickle *trickle = user_data;
+
+  g_clear_handle_id (&trickle->tick, g_source_remove);
+  trickle->f->trickles_ended++;
+}
+
+static inline void
+trickle_free (Trickle *trickle)
+{
+  g_clear_handle_id (&trickle->tick, g_source_remove);
+  g_free (trickle);
+}
+
+static inline void
+trickle_start (Fixture           *f,
+               SoupServerMessage *msg)
+{
+  Trickle *trickle = g_new0 (Trickle, 1);
+
+  memset (trickle_blanks, ' ', sizeof trickle_blanks);
+  trickle->f = f;
+  trickle->msg = msg;
+  trickle->per_tick = f->odek_trickle_list == 1 ? 1 : sizeof trickle_blanks;
+  trickle->blanks_left = f->odek_trickle_list == 1 ? G_MAXSIZE : 30 * sizeof trickle_blanks;
+  f->trickles_started++;
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_message_headers_set_content_type (soup_server_message_get_response_headers (msg), "application/json", NULL);
+  soup_message_headers_set_encoding (soup_server_message_get_response_headers (msg), SOUP_ENCODING_CHUNKED);
+  soup_message_body_append (soup_server_message_get_response_body (msg), SOUP_MEMORY_STATIC, " ", 1);
+  trickle->tick = g_timeout_add (50, on_trickle_tick, trickle);
+  g_signal_connect_data (msg, "finished", G_CALLBACK (on_trickle_finished), trickle,
+                         (GClosureNotify) (GCallback) trickle_free, 0);
+}
+
 static inline void
 odek_handler (SoupServer        *server,
               SoupServerMessage *msg,
@@ -183,6 +267,11 @@ odek_handler (SoupServer        *server,
       soup_message_body_append (soup_server_message_get_response_body (msg), SOUP_MEMORY_STATIC, "[", 1);
       return;
     }
+  if (f->odek_trickle_list && strcmp (path, "/api/sessions") == 0)
+    {
+      trickle_start (f, msg);
+      return;
+    }
   /* A session list that never ends: a hostile or broken server. */
   if (f->odek_huge && strcmp (path, "/api/sessions") == 0)
     {
@@ -237,9 +326,7 @@ odek_handler (SoupServer        *server,
            "{\"schema\":\"odek.event/v1\",\"type\":\"run_completed\",\"run_id\":\"aa\",\"session_id\":\"" ODEK_ID "\","
            "\"timestamp\":\"2026-08-07T12:00:01Z\",\"data\":{}}],\"seq\":[{},9]}";
   else if (strcmp (path, "/api/sessions") == 0)
-    body = "[{\"id\":\"" ODEK_ID "\",\"title\":\"Port the parser\",\"created_at\":\"2026-01-01T10:00:00Z\","
-           "\"updated_at\":\"2026-01-01T11:00:00.5Z\",\"turns\":3,\"model\":\"gpt-x\",\"pinned\":true,"
-           "\"input_tokens\":100,\"output_tokens\":20}]";
+    body = ODEK_LIST;
   else if (strcmp (path, "/api/sessions/" ODEK_ID) == 0)
     {
       soup_message_headers_replace (headers, "X-Session-Token", "odek-session-token");

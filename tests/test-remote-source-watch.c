@@ -197,6 +197,39 @@ in_state (PdRemoteSource *source,
   return pd_remote_source_get_state (source) == state;
 }
 
+/* A page's reply too slow (a hostile endpoint's trickle, its pace set
+ * short here): the endpoint is shown offline, saying so, and the watch asks
+ * again without waiting for its next poll a minute away; back online,
+ * ::changed has the pages read again.  It stayed offline until then. */
+static void
+test_watch_too_slow (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  PdRemoteSource *remote = PD_REMOTE_SOURCE (source);
+  g_autoptr(GAsyncResult) r1 = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionPage) page = NULL;
+  gboolean changed = FALSE;
+
+  remote->list_pace_ms = 1000;
+  remote->list_pace_rate = 1000;
+  pd_remote_source_watch (remote, 60000);
+  g_assert_true (in_state (remote, PD_REMOTE_ONLINE));
+
+  f->odek_trickle_list = 1;
+  pd_source_list_sessions_async (source, NULL, FALSE, 0, 50, NULL, store_result, &r1);
+  page = pd_source_list_sessions_finish (source, wait_result (&r1), &error);
+  g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE);
+  g_assert_cmpint (pd_remote_source_get_state (remote), ==, PD_REMOTE_OFFLINE);
+  g_assert_nonnull (strstr (pd_remote_source_get_state_message (remote), "too slow to answer"));
+
+  g_signal_connect (source, "changed", G_CALLBACK (on_changed), &changed);
+  g_assert_true (in_state (remote, PD_REMOTE_ONLINE));
+  g_assert_true (changed);
+  pd_remote_source_watch (remote, 0);
+}
+
 /* The History and Transcript pages both read …/export on each change (the
  * plan history and the messages): one request answers both, and a page
  * that asks later, with no change since, gets the same answer; each change
@@ -1066,6 +1099,8 @@ main (int   argc,
               test_watch_opened_rereads, fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-poll-first-rereads", Fixture, GUINT_TO_POINTER (0), fixture_set_up,
               test_watch_poll_first_rereads, fixture_tear_down);
+  g_test_add ("/pd/remote-source/watch-too-slow", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_too_slow,
+              fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-poll", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_poll, fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-endless-line", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_watch_endless_line,
               fixture_tear_down);

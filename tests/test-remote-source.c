@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "pd-import-index.h"
+#include "pd-remote-source-private.h"
 #include "pd-test-remote-source.h"
 
 static void
@@ -586,13 +587,106 @@ test_reply_deadline (Fixture       *f,
   g_autoptr(GAsyncResult) r1 = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = NULL;
+  /* Its pace would let it go on for 60 s: the whole is bounded too. */
+  PdReplyPace pace = { 60000, 0, 1 };
 
   f->odek_trickle = TRUE;
   msg = soup_message_new ("GET", url);
-  pd_bounded_reply_send_async (session, msg, 1024, 1, NULL, store_result, &r1);
+  pd_bounded_reply_send_async (session, msg, 1024, &pace, NULL, store_result, &r1);
   bytes = pd_bounded_reply_send_finish (msg, wait_result (&r1), &error);
   g_assert_null (bytes);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
+}
+
+/* A reply sent a byte at a time (tried as an attacker would) held the
+ * endpoint's one connection until its deadline of 120 s, and every other
+ * request of the window to that endpoint waited behind it.  The others go
+ * on other connections meanwhile; a trickled reply ends at its pace (a
+ * list's set here: a minute, then half a second, then 1 000 bytes a
+ * second) with an error that says the endpoint is too slow, and its
+ * connection is dropped, not read on, for the next request waiting. */
+static void
+test_trickled_reply (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  PdRemoteSource *remote = PD_REMOTE_SOURCE (source);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL, r2 = NULL, r3 = NULL;
+  GAsyncResult *cut[3] = { NULL };
+  g_autoptr(PdSessionInfo) info = NULL, again = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(PdSessionPage) first = NULL;
+  gboolean trickling = FALSE;
+
+  remote->list_pace_ms = 60000;
+  remote->list_pace_rate = 1000;
+  f->odek_trickle_list = 1;
+  pd_source_list_sessions_async (source, NULL, FALSE, 0, 50, cancellable, store_result, &r1);
+  while (f->trickles_started == 0)
+    g_main_context_iteration (NULL, TRUE);
+
+  /* Asked while the list trickles: answered while it still does. */
+  pd_source_get_session_async (source, ODEK_ID, NULL, store_result, &r2);
+  info = pd_source_get_session_finish (source, wait_result (&r2), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (info->id, ==, ODEK_ID);
+  trickling = r1 == NULL && f->trickles_ended == 0;
+  g_assert_true (trickling);
+
+  /* Three more lists trickle on the other connections, and a request
+   * waits for one: each list is cut, said as too slow, and the request
+   * gets the connection it frees. */
+  remote->list_pace_ms = 500;
+  for (guint i = 0; i < G_N_ELEMENTS (cut); i++)
+    pd_source_list_sessions_async (source, NULL, FALSE, 0, 50, NULL, store_result, &cut[i]);
+  pd_source_get_session_async (source, ODEK_ID, NULL, store_result, &r3);
+  for (guint i = 0; i < G_N_ELEMENTS (cut); i++)
+    {
+      g_autoptr(PdSessionPage) page = pd_source_list_sessions_finish (source, wait_result (&cut[i]), &error);
+
+      g_assert_null (page);
+      g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE);
+      g_assert_nonnull (strstr (error->message, "too slow to answer"));
+      g_test_message ("%s", error->message);
+      g_clear_error (&error);
+      g_clear_object (&cut[i]);
+    }
+  g_assert_cmpint (pd_remote_source_get_state (remote), ==, PD_REMOTE_OFFLINE);
+  g_assert_nonnull (strstr (pd_remote_source_get_state_message (remote), "too slow to answer"));
+  again = pd_source_get_session_finish (source, wait_result (&r3), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (again->id, ==, ODEK_ID);
+
+  /* The server saw the cut ones' connections go; the first still trickles. */
+  while (f->trickles_ended < f->trickles_started - 1)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_null (r1);
+  g_cancellable_cancel (cancellable);
+  first = pd_source_list_sessions_finish (source, wait_result (&r1), &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+}
+
+/* A reply that takes longer than its first part's time but comes at the
+ * least rate or faster (about 20 000 bytes a second for 1.5 s, the least
+ * 1 000 after 1 s) is read whole: a large export on a slow link is not
+ * cut. */
+static void
+test_steady_reply (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL;
+  g_autoptr(PdSessionPage) page = NULL;
+
+  PD_REMOTE_SOURCE (source)->list_pace_ms = 1000;
+  PD_REMOTE_SOURCE (source)->list_pace_rate = 1000;
+  f->odek_trickle_list = 2;
+  pd_source_list_sessions_async (source, NULL, FALSE, 0, 50, NULL, store_result, &r1);
+  page = pd_source_list_sessions_finish (source, wait_result (&r1), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (page->sessions->len, ==, 1);
 }
 
 /* A plan of @size bytes or about: two steps, and a member no reader
@@ -764,6 +858,8 @@ main (int   argc,
   g_test_add ("/pd/remote-source/rate-limited", Fixture, GUINT_TO_POINTER (2), fixture_set_up, test_rate_limited_by_ours, fixture_tear_down);
   g_test_add ("/pd/remote-source/endless-reply", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_endless_reply, fixture_tear_down);
   g_test_add ("/pd/remote-source/reply-deadline", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_reply_deadline, fixture_tear_down);
+  g_test_add ("/pd/remote-source/trickled-reply", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_trickled_reply, fixture_tear_down);
+  g_test_add ("/pd/remote-source/steady-reply", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_steady_reply, fixture_tear_down);
   g_test_add ("/pd/remote-source/odek-shapes", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_odek_shapes, fixture_tear_down);
   g_test_add ("/pd/remote-source/mistyped-elements", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_mistyped_elements, fixture_tear_down);
   g_test_add ("/pd/remote-source/plan-too-large", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_plan_too_large, fixture_tear_down);

@@ -3,7 +3,8 @@
  *
  * soup_session_send_and_read_async() reads a reply whole, however long it
  * is, and libsoup's timeout counts only idle time: a server that answered
- * with an endless body made the window hold gigabytes within a minute.
+ * with an endless body made the window hold gigabytes within a minute, and
+ * one that sent a byte a second was read for as long as it liked.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -20,7 +21,6 @@ typedef struct
   GInputStream *stream;
   GByteArray   *body;
   gsize         max_bytes;
-  guint         max_seconds;
   /* Cancelled by the caller's cancellable or by the deadline: one handle
    * on everything in flight. */
   GCancellable *cancellable;
@@ -28,18 +28,36 @@ typedef struct
   gulong        caller_handler;
   GSource      *deadline;
   gboolean      timed_out;
+  /* The pace (pd-bounded-reply.h), from the request's start on its
+   * connection (SoupMessage::starting), which libsoup may send again (a
+   * kept connection the server had closed): counted from the last. */
+  SoupMessage  *msg;
+  gulong        starting_handler;
+  PdReplyPace   pace;
+  gint64        started;     /* monotonic µs; 0 while queued */
+  GSource      *pace_timer;
+  gboolean      too_slow;
 } Reply;
+
+static void
+clear_source (GSource **source)
+{
+  if (*source != NULL)
+    {
+      g_source_destroy (*source);
+      g_clear_pointer (source, g_source_unref);
+    }
+}
 
 static void
 reply_free (Reply *reply)
 {
   if (reply->caller_handler != 0)
     g_cancellable_disconnect (reply->caller, reply->caller_handler);
-  if (reply->deadline != NULL)
-    {
-      g_source_destroy (reply->deadline);
-      g_source_unref (reply->deadline);
-    }
+  clear_source (&reply->deadline);
+  clear_source (&reply->pace_timer);
+  g_clear_signal_handler (&reply->starting_handler, reply->msg);
+  g_clear_object (&reply->msg);
   /* Whatever is left of the body is dropped with the connection, not
    * drained: the cancellable stops libsoup's reading first. */
   g_cancellable_cancel (reply->cancellable);
@@ -68,6 +86,52 @@ on_deadline (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+static void arm_pace (Reply *reply,
+                      gint64 delay_ms);
+
+/* The reply's time is up unless what came of it buys more: first_ms, and
+ * a second for each min_rate bytes.  Cancelling drops the connection, so
+ * the next request waiting for one is not held. */
+static gboolean
+on_pace (gpointer user_data)
+{
+  Reply *reply = user_data;
+  gint64 elapsed_ms = (g_get_monotonic_time () - reply->started) / 1000;
+  gint64 allowed_ms = reply->pace.first_ms;
+
+  g_clear_pointer (&reply->pace_timer, g_source_unref);
+  if (reply->pace.min_rate > 0 && reply->body != NULL)
+    allowed_ms += (gint64) reply->body->len * 1000 / reply->pace.min_rate;
+  if (elapsed_ms < allowed_ms)
+    {
+      arm_pace (reply, allowed_ms - elapsed_ms);
+      return G_SOURCE_REMOVE;
+    }
+  reply->too_slow = TRUE;
+  g_cancellable_cancel (reply->cancellable);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+arm_pace (Reply *reply,
+          gint64 delay_ms)
+{
+  clear_source (&reply->pace_timer);
+  reply->pace_timer = g_timeout_source_new ((guint) CLAMP (delay_ms, 1, G_MAXUINT));
+  g_source_set_callback (reply->pace_timer, on_pace, reply, NULL);
+  g_source_attach (reply->pace_timer, g_main_context_get_thread_default ());
+}
+
+static void
+on_starting (SoupMessage *msg,
+             gpointer     user_data)
+{
+  Reply *reply = user_data;
+
+  reply->started = g_get_monotonic_time ();
+  arm_pace (reply, reply->pace.first_ms);
+}
+
 /* @error (taken) as the task's answer, saying why when the reply was cut
  * by the deadline rather than by the caller. */
 static void
@@ -76,11 +140,21 @@ return_error (GTask  *task,
 {
   Reply *reply = g_task_get_task_data (task);
 
-  if (reply->timed_out && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+  if (reply->too_slow && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_autofree char *size = g_format_size (reply->body != NULL ? reply->body->len : 0);
+      double seconds = (g_get_monotonic_time () - reply->started) / (double) G_USEC_PER_SEC;
+
+      g_clear_error (&error);
+      /* The body's bytes: before the headers came, none. */
+      error = g_error_new (G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                           _("%s of the reply came in %.1f s"), size, seconds);
+    }
+  else if (reply->timed_out && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       g_clear_error (&error);
       error = g_error_new (G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
-                           _("The reply did not come whole within %u seconds"), reply->max_seconds);
+                           _("The reply did not come whole within %u seconds"), reply->pace.max_seconds);
     }
   g_task_return_error (task, error);
   g_object_unref (task);
@@ -173,8 +247,8 @@ on_sent (GObject      *object,
  * pd_bounded_reply_send_async:
  * @max_bytes: the most of the body read; a longer one is an error
  *   (%G_IO_ERROR_MESSAGE_TOO_LARGE) and the connection is dropped
- * @max_seconds: the time from sending to the end of the body; past it,
- *   %G_IO_ERROR_TIMED_OUT
+ * @pace: how fast the reply must come (#PdReplyPace); a slower one is
+ *   %G_IO_ERROR_TIMED_OUT and its connection is dropped
  *
  * Sends @msg through @session and reads its whole reply, within bounds.
  * The callback's source object is @msg.
@@ -183,7 +257,7 @@ void
 pd_bounded_reply_send_async (SoupSession         *session,
                              SoupMessage         *msg,
                              gsize                max_bytes,
-                             guint                max_seconds,
+                             const PdReplyPace   *pace,
                              GCancellable        *cancellable,
                              GAsyncReadyCallback  callback,
                              gpointer             user_data)
@@ -191,14 +265,16 @@ pd_bounded_reply_send_async (SoupSession         *session,
   GTask *task = g_task_new (msg, cancellable, callback, user_data);
   Reply *reply = g_new0 (Reply, 1);
 
-  g_return_if_fail (max_bytes > 0 && max_seconds > 0);
+  g_return_if_fail (max_bytes > 0 && pace->max_seconds > 0 && pace->first_ms > 0);
 
   g_task_set_source_tag (task, pd_bounded_reply_send_async);
   /* The caller's cancellation reaches us through reply->cancellable, and
    * is answered as such: no second check. */
   g_task_set_check_cancellable (task, FALSE);
   reply->max_bytes = max_bytes;
-  reply->max_seconds = max_seconds;
+  reply->pace = *pace;
+  reply->msg = g_object_ref (msg);
+  reply->starting_handler = g_signal_connect (msg, "starting", G_CALLBACK (on_starting), reply);
   reply->cancellable = g_cancellable_new ();
   g_task_set_task_data (task, reply, (GDestroyNotify) reply_free);
   if (cancellable != NULL)
@@ -207,7 +283,7 @@ pd_bounded_reply_send_async (SoupSession         *session,
       reply->caller_handler = g_cancellable_connect (cancellable, G_CALLBACK (on_caller_cancelled),
                                                      reply->cancellable, NULL);
     }
-  reply->deadline = g_timeout_source_new (max_seconds * 1000);
+  reply->deadline = g_timeout_source_new (pace->max_seconds * 1000);
   g_source_set_callback (reply->deadline, on_deadline, reply, NULL);
   g_source_attach (reply->deadline, g_main_context_get_thread_default ());
 

@@ -35,10 +35,35 @@ G_BEGIN_DECLS
 /* A reply longer than this is parsed on a worker thread. */
 #define PD_REMOTE_REPLY_INLINE_BYTES  (64 * 1024)
 
+/* How fast a reply must come once its request has a connection (libsoup
+ * queues a request while the connections to its host are busy: that wait
+ * is not the server's).  A hostile endpoint that sent a reply a byte a
+ * second held the request, and the one connection every other request of
+ * the window waited for, until PD_BOUNDED_REPLY_MAX_SECONDS (tried as an
+ * attacker would).  A reply must come whole within @first_ms of its
+ * start; past that it may go on while it comes at @min_rate bytes a
+ * second at least (over the whole reply: its first part's bytes count),
+ * and never past @max_seconds from the call. */
+typedef struct
+{
+  guint first_ms;
+  guint min_rate;     /* 0: none, the whole within first_ms */
+  guint max_seconds;
+} PdReplyPace;
+
+/* A small reply (health, a record, a plan, a page of events, a change's
+ * answer): seconds, not minutes; a large plan (up to 6 MiB) on a slow link
+ * goes on through the least rate.  A session's export or list: longer to
+ * begin (the server reads much first), then the same rate.  Any reply
+ * still ends at PD_BOUNDED_REPLY_MAX_SECONDS. */
+#define PD_REPLY_SMALL_FIRST_MS       15000
+#define PD_REPLY_LARGE_FIRST_MS       30000
+#define PD_REPLY_MIN_RATE             (64 * 1024)
+
 void    pd_bounded_reply_send_async  (SoupSession         *session,
                                       SoupMessage         *msg,
                                       gsize                max_bytes,
-                                      guint                max_seconds,
+                                      const PdReplyPace   *pace,
                                       GCancellable        *cancellable,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data);

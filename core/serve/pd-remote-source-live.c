@@ -510,6 +510,27 @@ watchdog_lost (PdRemoteSource *self)
   watch_restart (self);
 }
 
+/* A request other than the watch's own got its reply too slowly (a
+ * hostile endpoint's trickle, or a link too slow for it): said as such,
+ * and the watch reconnects after its wait; back online, everything shown
+ * is read again (PdSource::changed), so the page that failed asks again.
+ * With a stream the wait grows each time; a poll that is answered puts it
+ * back, but each try costs the slow reply's own pace first.  Once: the
+ * lookups merged into the request end with the same error, and the watch
+ * is already on its way. */
+void
+_pd_remote_source_note_too_slow (PdRemoteSource *self,
+                                 const GError   *error)
+{
+  gboolean was_offline = self->state == PD_REMOTE_OFFLINE;
+
+  _pd_remote_source_note_failure (self, error);
+  if (self->watch_interval == 0 || self->watch_cancellable == NULL || self->state != PD_REMOTE_OFFLINE ||
+      was_offline)
+    return;
+  watch_restart (self);
+}
+
 static gboolean
 on_watchdog_tick (gpointer user_data)
 {

@@ -139,6 +139,9 @@ struct _PdRemoteSource
   char         *state_message;   /* why it is offline or denied */
   gboolean      host_refused;    /* the last 401/403 refused the Host, not the token */
   guint         reconnect_ms;    /* the next wait before reconnecting */
+
+  guint         list_pace_ms;    /* > 0: a test's pace for session lists (PdReplyPace's first_ms) … */
+  guint         list_pace_rate;  /* … and their least rate */
 };
 
 /* A request: its path is @format's; @id names the session whose token
@@ -190,6 +193,10 @@ void  _pd_remote_source_start_get    (PdRemoteSource      *self,
 GError *_pd_remote_source_denied_error (PdRemoteSource *self,
                                         guint           status,
                                         const char     *why);
+/* A reply came too slowly (@error says so): offline, and the watch, when
+ * on, asks again after its growing wait. */
+void  _pd_remote_source_note_too_slow (PdRemoteSource     *self,
+                                       const GError       *error);
 /* The server answered with a failure: offline or denied, and reconnect. */
 void  _pd_remote_source_note_failure (PdRemoteSource      *self,
                                       const GError        *error);

@@ -30,6 +30,11 @@
 
 #define BACKOFF_MAX_SECONDS 60
 #define REQUEST_IDLE_SECONDS 15
+/* More than one: a reply that takes long (a large export, or a hostile
+ * endpoint's trickle, held to its pace: pd-bounded-reply.h) holds its
+ * connection while the others go on theirs.  With one, a reply sent a byte
+ * a second held every request of the window to that endpoint for minutes. */
+#define REQUEST_CONNS 4
 
 enum {
   EVENT,
@@ -398,7 +403,20 @@ handle_reply (GTask       *task_,
           return;
         }
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
-        unavailable = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE, _("%s did not answer in time"), self->base);
+        {
+          GCancellable *cancellable = g_task_get_cancellable (task);
+
+          unavailable = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE, _("%s is too slow to answer: %s"),
+                                     self->base, error->message);
+          /* The watch asks again, after its growing wait, unless this was
+           * its own request (it does so itself). */
+          if (cancellable == NULL || cancellable != self->watch_cancellable)
+            {
+              _pd_remote_source_note_too_slow (self, unavailable);
+              g_task_return_error (task, g_steal_pointer (&unavailable));
+              return;
+            }
+        }
       else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
         unavailable = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE,
                                    _("Could not reach %s: the connection was refused (is the server running?)"), self->base);
@@ -690,6 +708,25 @@ reply_bound (OpKind kind)
     }
 }
 
+/* How fast a reply of @kind must come (PdReplyPace): a session's export
+ * and list begin later (the server reads much first); the rest are small. */
+static PdReplyPace
+reply_pace (PdRemoteSource *self,
+            OpKind          kind)
+{
+  PdReplyPace pace = { PD_REPLY_SMALL_FIRST_MS, PD_REPLY_MIN_RATE, PD_BOUNDED_REPLY_MAX_SECONDS };
+
+  if (kind == OP_HISTORY || kind == OP_MESSAGES || kind == OP_LIST)
+    pace.first_ms = PD_REPLY_LARGE_FIRST_MS;
+  /* A test's, to keep its run short (its hostile server trickles lists). */
+  if (kind == OP_LIST && self->list_pace_ms > 0)
+    {
+      pace.first_ms = self->list_pace_ms;
+      pace.min_rate = self->list_pace_rate;
+    }
+  return pace;
+}
+
 /* Takes the task's reference. */
 static void
 send_call (GTask *task)
@@ -700,6 +737,7 @@ send_call (GTask *task)
   g_autoptr(SoupMessage) msg = NULL;
   const char *session_token;
   gint64 now = g_get_monotonic_time ();
+  PdReplyPace pace;
 
   _pd_remote_source_forget_waiting_lookup (self, task);
   if (g_task_return_error_if_cancelled (task))
@@ -799,8 +837,9 @@ send_call (GTask *task)
   /* One merged lookup answers several callers: one caller's cancellable
    * must not cancel it for the others (an export is shared with callers
    * that may come after it is sent). */
+  pace = reply_pace (self, call->kind);
   pd_bounded_reply_send_async (self->session, msg, call->max_bytes != 0 ? call->max_bytes : reply_bound (call->kind),
-                               PD_BOUNDED_REPLY_MAX_SECONDS,
+                               &pace,
                                call->followers != NULL || call->shares_export ? NULL : g_task_get_cancellable (task),
                                on_sent, task);
 }
@@ -1043,12 +1082,12 @@ pd_remote_source_init (PdRemoteSource *self)
   g_signal_connect (self, "changed", G_CALLBACK (on_changed), NULL);
   self->context = g_main_context_ref_thread_default ();
   /* The event stream holds one connection (the streams' session's, on
-   * their thread: pd-remote-stream.c); requests share one more, kept while
-   * they come and closed after REQUEST_IDLE_SECONDS without one: an
-   * endpoint that pushes what changes is asked seldom, and stays on one
-   * connection between. */
+   * their thread: pd-remote-stream.c); requests share up to REQUEST_CONNS
+   * more, kept while they come and closed after REQUEST_IDLE_SECONDS
+   * without one: an endpoint that pushes what changes is asked seldom, and
+   * stays on one connection between. */
   self->session = soup_session_new_with_options ("timeout", 30, "idle-timeout", REQUEST_IDLE_SECONDS,
-                                                 "max-conns-per-host", 1, NULL);
+                                                 "max-conns-per-host", REQUEST_CONNS, NULL);
 }
 
 /**
