@@ -71,6 +71,9 @@ key (PdWindow        *window,
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
   g_autoptr(GPtrArray) chain = g_ptr_array_new ();
 
+  /* GTK shows the focus ring at each key press it handles, and hides it
+   * 3 s after the last (GTK 4.8's unset_focus_visible). */
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
   for (GtkWidget *w = focus != NULL ? focus : GTK_WIDGET (window); w != NULL; w = gtk_widget_get_parent (w))
     g_ptr_array_insert (chain, 0, w);
   for (guint i = 0; i < chain->len; i++)
@@ -445,6 +448,13 @@ focus_seen_in_events (gpointer data)
   GtkWidget *events = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_EVENTS_VIEW);
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
   static GtkWidget *last;
+
+  /* The ring as a key press shows it: GTK 4.8 hides it 3 s after the last
+   * press, and under load a wait outlasted that (the focus stayed on the
+   * same Events row, seen but without its ring, until the case timed out).
+   * What is asked is where the ring is drawn, not how long ago the key
+   * was pressed. */
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
 
   /* Each place the focus passes, for a failure to tell. */
   if (focus != last)
