@@ -474,6 +474,155 @@ test_backslashes (void)
     assert_secret_gone (cases[i].command, cases[i].secret, cases[i].shown);
 }
 
+/* Finding: a backslash before n or r inside quotes was read as a line
+ * break whatever the quoting, so the value was taken to hide a command and
+ * stored as written (tried as an attacker would, through the real
+ * binaries): PGPASSWORD='x9\nQ7vLm' psql, mysql -p'Tr0ub\r4dor',
+ * curl -u 'admin:C0rr\nect'.  Bash makes \n a line break only in $'…';
+ * in '…' a backslash is text, in "…" it escapes $ ` " \ and a line break
+ * only, unquoted \n is n.  Inside a JSON string the JSON escape \n is a
+ * line break of the command, and \\n a backslash and n: the value's
+ * quoting is read after the JSON string's escapes. */
+static void
+test_backslash_quoting (void)
+{
+  static const struct
+  {
+    const char *command;
+    const char *secret;
+    const char *shown[3];
+  } cases[] = {
+    { "PGPASSWORD='x9\\nQ7vLm' psql", "Q7vLm", { "psql" } },
+    { "cd /srv && mysql -p'Tr0ub\\r4dor' shop", "4dor", { "shop" } },
+    { "curl -u 'admin:C0rr\\nect' https://x.example", "C0rr", { "https://x.example" } },
+    { "sshpass -p 'Pa\\nss9' ssh h", "ss9", { "ssh h" } },
+    { "redis-cli -a 'Pa\\nss9' ping", "ss9", { "ping" } },
+    { "docker login -p 'Pa\\nss9' registry.example", "ss9", { "registry.example" } },
+    { "deploy --api-key='Pa\\nss9' now", "ss9", { "now" } },
+    { "client_secret='Pa\\nss9'", "ss9", { "client_secret=" } },
+    { "ldapsearch -x -w 'Pa\\nss9' -b dc=x", "ss9", { "-b dc=x" } },
+    { "sqlcmd -S h -P 'Pa\\rss9'", "ss9", { "sqlcmd -S h" } },
+    { "openssl enc -pass 'pass:Pa\\nss9' -in f", "ss9", { "-in f" } },
+    { "smbclient -U 'u%Pa\\nss9' //h/s", "ss9", { "//h/s" } },
+    { "curl -H 'Authorization: Basic dX\\nNl9' x", "Nl9", { "Authorization: Basic", "x" } },
+    { "PGPASSWORD='x9\\u000aQ7vLm' psql", "Q7vLm", { "psql" } },
+    /* In "…" a backslash escapes $ ` " \ only. */
+    { "PGPASSWORD=\"x9\\nQ7vLm\" psql", "Q7vLm", { "psql" } },
+    { "mysql -p\"Tr0ub\\r4dor\" shop", "4dor", { "shop" } },
+    /* In $'…' \\ is a backslash: \\n is no line break. */
+    { "PGPASSWORD=$'x9\\\\nQ7vLm' psql", "Q7vLm", { "psql" } },
+    /* Unquoted, \n \r \t are n r t. */
+    { "PGPASSWORD=Q\\w\\e\\rtyZZ9 psql", "tyZZ9", { "psql" } },
+    { "PGPASSWORD=x9\\tQ7vLm psql", "Q7vLm", { "psql" } },
+    { "mysql -pTr0ub\\r4dor shop", "4dor", { "shop" } },
+    { "curl -u admin:C0rr\\nect9 https://x.example", "ect9", { "https://x.example" } },
+    /* Doubled: a backslash, and n. */
+    { "PGPASSWORD='x9\\\\nQ7vLm' psql", "Q7vLm", { "psql" } },
+    { "PGPASSWORD=x9\\\\nQ7vLm psql", "Q7vLm", { "psql" } },
+    /* At the end of the text. */
+    { "PGPASSWORD='x9\\nQ7vLm'", "Q7vLm", { "PGPASSWORD=" } },
+    { "mysql -px9\\nQ7vLm", "Q7vLm", { "mysql -p" } },
+    /* More of the family: other clients and options, $"…", \\ in "…",
+     * \t \b \f \u unquoted, joined parts, an escaped quote. */
+    { "PGPASSWORD=\"a\\\\nQ7vLm\" psql", "Q7vLm", { "psql" } },
+    { "PGPASSWORD=$\"x9\\nQ7vLm\" psql", "Q7vLm", { "psql" } },
+    { "mongosh --password 'a\\nQ7vLm' shop", "Q7vLm", { "shop" } },
+    { "mongosh -p 'a\\nQ7vLm' shop", "Q7vLm", { "shop" } },
+    { "bcp t out f -S h -P 'a\\nQ7vLm'", "Q7vLm", { "bcp t out f" } },
+    { "helm registry login -p 'a\\nQ7vLm' reg", "Q7vLm", { "reg" } },
+    { "curl --user 'u:a\\nQ7vLm' x", "Q7vLm", { "curl --user 'u:" } },
+    { "curl -U 'u:a\\nQ7vLm' x", "Q7vLm", { "curl -U 'u:" } },
+    { "curl -H \"Authorization: Bearer ab\\nQ7vLm\" x", "Q7vLm", { "Authorization: Bearer" } },
+    { "mysql -p'Tr0ub\\tQ7vLm' shop", "Q7vLm", { "shop" } },
+    { "mysql -p\"Tr0ub\\tQ7vLm\" shop", "Q7vLm", { "shop" } },
+    { "PGPASSWORD=a\\bQ7\\fLm psql", "Q7", { "psql" } },
+    { "PGPASSWORD=a\\u0041Q7vLm psql", "Q7vLm", { "psql" } },
+    { "export API_TOKEN=ab\\nQ7vLm", "Q7vLm", { "export API_TOKEN=" } },
+    { "PGPASSWORD='a'\\n'Q7vLm' psql", "Q7vLm", { "psql" } },
+    { "PGPASSWORD=\\'Q7vLm rm -f victim\\'", "Q7vLm", { "rm -f victim" } },
+    { "mysql -p\\nQ7vLm shop", "Q7vLm", { "shop" } },
+    { "sshpass -p a\\nQ7vLm ssh h", "Q7vLm", { "ssh h" } },
+    { "redis-cli -a a\\nQ7vLm ping", "Q7vLm", { "ping" } },
+    { "openssl enc -pass pass:a\\nQ7vLm -in f", "Q7vLm", { "-in f" } },
+    { "smbclient -U u%a\\nQ7vLm //h/s", "Q7vLm", { "//h/s" } },
+    { "curl -u u:a\\rQ7vLm x", "Q7vLm", { "curl -u u:" } },
+    { "ldapsearch -w a\\nQ7vLm -b x", "Q7vLm", { "-b x" } },
+  };
+  /* A line break the shell reads stays in sight: $'…' makes \n, \r, \x0a,
+   * \012 and \cJ one, and a JSON string's \n is one of its command. */
+  static const char * const kept[] = {
+    "mysql --password=$'a\\x0areboot' shop",
+    "mysql --password=$'a\\012reboot' shop",
+    "mysql --password=$'a\\cJreboot' shop",
+    "PGPASSWORD=$'a\\rreboot' psql",
+    "{\"cmd\":\"PGPASSWORD='a\\nrm -rf /' psql\"}",
+    "{\"cmd\":\"PGPASSWORD=$'a\\\\nrm -rf /' psql\"}",
+    "{\"cmd\":\"PGPASSWORD=\\\"a\\nrm -rf /\\\" psql\"}",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    assert_secret_gone (cases[i].command, cases[i].secret, cases[i].shown);
+  for (gsize i = 0; i < G_N_ELEMENTS (kept); i++)
+    assert_command_kept (kept[i]);
+  /* In a JSON string an unquoted value ends at the JSON escape \n. */
+  assert_redacted ("{\"cmd\":\"PGPASSWORD=a\\nrm -rf / psql\"}",
+                   "{\"cmd\":\"PGPASSWORD=[REDACTED]\\nrm -rf / psql\"}", 1);
+}
+
+/* Finding: PGPASSWORD=\"Secr3t rm -f victim\" was stored whole: the
+ * escaped quote was read as a JSON string's quote, to its mate, and the
+ * option inside kept the value.  Outside a JSON string bash reads \" as
+ * the sign itself and the value ends at the blank: "Secr3t.  Inside one
+ * the escaped quote is the shell's quote, and the value is read to its
+ * mate as before. */
+static void
+test_escaped_quote_outside_json (void)
+{
+  static const char * const shown[] = { "rm -f victim\\\"", NULL };
+
+  assert_secret_gone ("PGPASSWORD=\\\"Secr3t rm -f victim\\\"", "Secr3t", shown);
+  assert_secret_gone ("mysql --password=\\\"Secr3t rm -f victim\\\"", "Secr3t", shown);
+  assert_secret_gone ("curl -u \\\"user:Secr3t rm -f victim\\\"", "Secr3t", shown);
+  assert_command_kept ("{\"cmd\":\"PGPASSWORD=\\\"Secr3t rm -f victim\\\" psql\"}");
+}
+
+/* Finding: {"command":"mysql -pS3cret"} in text (a log line, a model's
+ * answer, JSON cut short) was stored as written, while the same as a JSON
+ * document was masked: the client was read as the word
+ * {"command":"mysql, no client's name.  A JSON string starts a command
+ * line of its own, also one inside a JSON string (\"…\"). */
+static void
+test_json_in_text (void)
+{
+  static const struct
+  {
+    const char *text;
+    const char *secret;
+    const char *shown[3];
+  } cases[] = {
+    { "{\"command\":\"mysql -pS3cret\"}", "S3cret", { "mysql -p" } },
+    { "ran {\"command\": \"mysql -u app -pS3cret shop\"} ok", "S3cret", { "shop\"} ok" } },
+    { "[{\"cmd\":\"sshpass -p S3cret ssh h\"}]", "S3cret", { "ssh h" } },
+    { "{\"a\":1,\"cmd\":\"redis-cli -a S3cret ping\"}", "S3cret", { "ping" } },
+    { "{\"cmd\":\"curl -uuser:S3cret https://x.example\"}", "S3cret", { "https://x.example" } },
+    { "{\"cmd\":\"docker login -p S3cret reg\"", "S3cret", { "reg" } },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    assert_secret_gone (cases[i].text, cases[i].secret, cases[i].shown);
+  /* In a JSON string held in one (\"…\"), \\\\ is the shell's
+   * backslash: the mask never takes it without what it escapes, which
+   * showed a ; that bash reads as text. */
+  {
+    g_autofree char *out = pd_redact ("{\"a\":\"{\\\"cmd\\\":\\\"x; mysql -p'S3cret'\\\\\\\\;reboot shop\\\"}\"}", NULL);
+
+    g_assert_cmpstr (out, ==, "{\"a\":\"{\\\"cmd\\\":\\\"x; mysql -p'[REDACTED]'\\\\\\\\;reboot shop\\\"}\"}");
+  }
+  /* Not the command's: another string, or no client. */
+  assert_command_kept ("{\"cmd\":\"mysql\",\"args\":\"-pS3cret\"}");
+  assert_command_kept ("{\"cmd\":\"ls -pS3cret\"}");
+}
+
 /* Finding: mysql -p" repeated took quadratic time (64 KiB 0.37 s, 1 MiB
  * 77 s; serve's POST /api/prompt of 700 KiB burned 68 s of CPU): each
  * value refused as a command's (-p"mysql -p" holds an option) started the
@@ -624,6 +773,9 @@ main (int   argc,
   g_test_add_func ("/pd/redact/curl-escaped-blank", test_curl_escaped_blank);
   g_test_add_func ("/pd/redact/escaped-quotes", test_escaped_quotes);
   g_test_add_func ("/pd/redact/backslashes", test_backslashes);
+  g_test_add_func ("/pd/redact/backslash-quoting", test_backslash_quoting);
+  g_test_add_func ("/pd/redact/escaped-quote-outside-json", test_escaped_quote_outside_json);
+  g_test_add_func ("/pd/redact/json-in-text", test_json_in_text);
 
   return g_test_run ();
 }

@@ -16,10 +16,12 @@ void
 _pd_redact_command_line_init (PdRedactCommandLine *line)
 {
   gsize bytes_read = line->bytes_read;
+  const guint8 *depths = line->depths;
 
   memset (line, 0, sizeof *line);
   line->word = G_MAXSIZE;
   line->bytes_read = bytes_read;  /* counted over every reading */
+  line->depths = depths;
 }
 
 /* What the word [w, e) says as a command: its PW_* forms, or 0; a
@@ -86,12 +88,16 @@ command_word_forms (const char *text,
 
 /* Whether @k starts a command line: after ; | & ( ` or a line break, or
  * a line break escaped in a JSON string (\n): a tool call's arguments are
- * redacted as their JSON text. */
+ * redacted as their JSON text; or after the quote that opens a JSON string
+ * ({"command":"mysql -pX"} in text was read as the word {"command":"mysql,
+ * no client, and kept; tried as an attacker would). */
 static inline gboolean
-ends_command_line (const char *t,
-                   gsize       k)
+ends_command_line (const PdRedactCommandLine *r,
+                   const char                *t,
+                   gsize                      k)
 {
-  return strchr (";|&(`\n", t[k]) != NULL || (t[k] == 'n' && k > 0 && t[k - 1] == '\\');
+  return strchr (";|&(`\n", t[k]) != NULL || (t[k] == 'n' && k > 0 && t[k - 1] == '\\')
+         || (r->depths != NULL && (r->depths[k] & JSON_OPENS) != 0);
 }
 
 /* Reads the command line forward up to @upto (password_options_at()). */
@@ -106,7 +112,7 @@ read_command_line (PdRedactCommandLine *r,
     {
       gsize k = r->pos;
 
-      if (ends_command_line (t, k))
+      if (ends_command_line (r, t, k))
         {
           r->word = G_MAXSIZE;
           r->forms = 0;
@@ -135,7 +141,7 @@ skip_to_line (PdRedactCommandLine *r,
               gsize                upto)
 {
   for (gsize k = upto; k > r->pos; k--)
-    if (ends_command_line (t, k - 1))
+    if (ends_command_line (r, t, k - 1))
       {
         r->bytes_read += upto - k + 1;
         r->pos = k;
@@ -183,7 +189,7 @@ _pd_redact_password_options_at (PdRedactCommandLine *r,
     {
       gsize start = i;
 
-      while (start > 0 && i - start < 256 && !ends_command_line (t, start - 1))
+      while (start > 0 && i - start < 256 && !ends_command_line (r, t, start - 1))
         start--;
       r->bytes_read += i - start;
       r->pos = start;
@@ -234,3 +240,23 @@ _pd_redact_password_option_form (const char *p)
   return 0;
 }
 
+gsize
+_pd_redact_passphrase_option_len (const char *p)
+{
+  gsize n = p[1] == '-' ? 2 : 1;
+
+  if (strncmp (p + n, "pass", 4) != 0)
+    return 0;
+  n += 4;
+  if (strncmp (p + n, "in", 2) == 0)
+    n += 2;
+  else if (strncmp (p + n, "out", 3) == 0)
+    n += 3;
+  if (p[n] == '=')
+    return n + 1;
+  if (p[n] != ' ' && p[n] != '\t')
+    return 0;
+  while (p[n] == ' ' || p[n] == '\t')
+    n++;
+  return n;
+}

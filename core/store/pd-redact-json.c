@@ -133,7 +133,8 @@ redact_copy (JsonNode *node,
                 && json_node_get_string (member)[0] != '\0'
                 && _pd_redact_name_is_secret (l->data) && _pd_redact_value_is_secret (json_node_get_string (member), FALSE)
                 && !_pd_redact_value_is_pass_count (l->data, json_node_get_string (member))
-                && !_pd_redact_value_hides_syntax (json_node_get_string (member), strlen (json_node_get_string (member))))
+                && !_pd_redact_value_hides_syntax (json_node_get_string (member), strlen (json_node_get_string (member)),
+                                                    QUOTING_NONE, 0))
               {
                 json_object_set_string_member (copy, l->data, PD_REDACTED);
                 (*total)++;

@@ -3,7 +3,8 @@
  * pd-redact.c scans text and masks values, after pd-redact-pem.c masked
  * private key blocks; pd-redact-names.c holds the name rule (pd-redact.h
  * states it) that says whose value is a secret;
- * pd-redact-words.c reads shell words, joined of quoted parts;
+ * pd-redact-words.c reads shell words, joined of quoted parts, and how
+ * deep in JSON strings a text's bytes are;
  * pd-redact-values.c says which values hold no secret; pd-redact-json.c
  * walks JSON documents and redacts their strings and member names.
  *
@@ -80,19 +81,63 @@ _pd_redact_continuation_len (const char *t,
   return 0;
 }
 
+/* How deep in JSON strings each byte of a text is (pd-redact-words.c):
+ * 0 outside, 1 in a JSON string's text (a tool call's arguments: the
+ * JSON escape \n is a line break of the command there, \\ a backslash),
+ * 2 in a JSON string held escaped in one ({\"cmd\":\"…\"} inside a
+ * JSON string).  A string opens at a quote after { [ , or : and ends at
+ * its mate, never over a raw line break; a text whose first quote closes
+ * a string ("…x", "b") starts inside one.  JSON_OPENS marks the quote
+ * that opens a string (\" for one of depth 2): a command line starts
+ * after it. */
+enum { JSON_DEPTH = 3, JSON_OPENS = 4 };
+
+/* The depths of @t (@len bytes, @len + 1 of them), or NULL when it holds
+ * no quote (all 0).  One pass, or two. */
+guint8  *_pd_redact_json_depths            (const char *t,
+                                            gsize       len);
+static inline guint
+_pd_redact_depth_at (const guint8 *depths,
+                     gsize         p)
+{
+  return depths != NULL ? depths[p] & JSON_DEPTH : 0;
+}
+
+/* The quoting of a value as the shell reads it, once the escapes of the
+ * JSON strings it is in are read: what a backslash in it means. */
+typedef enum
+{
+  QUOTING_NONE,    /* unquoted: \x is x */
+  QUOTING_SINGLE,  /* '…': a backslash is text */
+  QUOTING_DOUBLE,  /* "…": \ escapes $ ` " \ and a line break only */
+  QUOTING_ANSI,    /* $'…': \n, \r, \x0a, \012, \cJ… are line breaks */
+} PdRedactQuoting;
+
+/* The quoting of the value at @vs of @t: the quote right before it, read
+ * through the JSON strings @vs is in (at @depth: \" in a JSON string is
+ * the shell's ", \\\" its escaped quote, which opens nothing, like the
+ * JSON string's own quote). */
+PdRedactQuoting _pd_redact_value_quoting   (const char   *t,
+                                            const guint8 *depths,
+                                            gsize         vs,
+                                            guint        *depth);
+
 /* The length of an escape a value takes whole at @p of @t, unquoted, as
- * BARE_ESCAPE of pd-redact.c reads it (a backslash and what it escapes:
- * \S, \;, \\\\ of a JSON string, \\ before a value's character), or 0.
- * A quote (\"), a line continuation, \n, \t, \u… and one of Unicode's
- * spaces are none. */
+ * BARE_ESCAPE of pd-redact.c reads it at @depth, or 0.  In a JSON string
+ * (a backslash and what it escapes: \S, \;, \\\\, \\ before a value's
+ * character; a quote (\"), a line continuation, \n, \t, \u… and one of
+ * Unicode's spaces are none); outside one a backslash and any character
+ * but a quote, a blank or a line break (\n is n). */
 gsize    _pd_redact_escape_len             (const char *t,
                                             gsize       len,
-                                            gsize       p);
+                                            gsize       p,
+                                            guint       depth);
 /* The end of the unquoted part of a word at @p: value bytes, earlier masks
  * and escapes (_pd_redact_escape_len()), up to a blank or a sign. */
 gsize    _pd_redact_unquoted_end           (const char *t,
                                             gsize       len,
-                                            gsize       p);
+                                            gsize       p,
+                                            guint       depth);
 
 gboolean _pd_redact_name_is_secret (const char *name);
 
@@ -116,22 +161,29 @@ gboolean _pd_redact_value_is_pass_count    (const char *name,
 /* Whether the value @value (@len bytes; a joined word with its quotes)
  * holds what ends or joins a command, so that masking it could hide a
  * command from whoever approves it, whatever quoting reading found it:
- * ; & | < > or a line break, raw or as a JSON escape (\n, \u000a,
- * \u003b…), more than 4 blank-separated words, a word that looks like an
- * option ( -x, --x), or a blank at its start or end inside its quotes.
- * Such a value is never masked (its cost: a password holding those signs
- * is shown). */
-gboolean _pd_redact_value_hides_syntax     (const char *value,
-                                            gsize       len);
+ * ; & | < > or a line break, raw or as the escapes of the JSON strings
+ * it is in (@depth: \n, \u000a, \u003b…) or of its quoting (@quoting,
+ * then the quotes inside it: $'a\nb'), more than 4 blank-separated words,
+ * a word that looks like an option ( -x, --x), or a blank at its start or
+ * end inside its quotes.  Such a value is never masked (its cost: a
+ * password holding those signs is shown).  A backslash before n is no
+ * line break in '…', "…" or unquoted ('x9\nQ7' is masked). */
+gboolean _pd_redact_value_hides_syntax     (const char     *value,
+                                            gsize           len,
+                                            PdRedactQuoting quoting,
+                                            guint           depth);
 /* Whether a sign that ends or joins a command is at @p (before @end):
- * ; & | < > or a line break, raw or as a JSON escape. */
+ * ; & | < > or a line break, raw or, in a JSON string (@depth > 0), as a
+ * JSON escape. */
 gboolean _pd_redact_syntax_at              (const char *p,
-                                            const char *end);
+                                            const char *end,
+                                            guint       depth);
 
 /* The parts of a shell word at @pos ('a'"b"c: 3), its end in *@end. */
 guint    _pd_redact_joined_word            (const char *text,
                                             gsize       len,
                                             gsize       pos,
+                                            guint       depth,
                                             gsize      *end);
 /* Whether a joined word is a reference ($X"y") or holds what the shell
  * runs ($(…) or `…` in any part, quoted or escaped): no secret to mask. */
@@ -191,6 +243,7 @@ typedef struct
   gboolean registry;    /* or a registry client, whose login comes next */
   gboolean word_masked; /* a mask is in the word at word */
   gsize    bytes_read;  /* how many bytes the reading looked at, in all */
+  const guint8 *depths; /* of the text's JSON strings (NULL: none), whose quotes start lines */
 } PdRedactCommandLine;
 
 void  _pd_redact_command_line_init    (PdRedactCommandLine *line);
@@ -208,6 +261,11 @@ void  _pd_redact_command_line_masked  (PdRedactCommandLine *line,
  * Grouped flags may come before a glued -p (mysql -vpSECRET), and the
  * glued value may follow a '=' (docker login -p=SECRET). */
 guint _pd_redact_password_option_form (const char          *p);
+
+/* openssl's pass phrase options at @p (-passin, -passout, -pass, with
+ * one dash or two) and the blanks or the '=' after them: their length,
+ * or 0. */
+gsize _pd_redact_passphrase_option_len (const char          *p);
 
 /* Of pd-redact-pem.c: @text with its PEM private key blocks masked, their
  * number added to *@count, or NULL when it holds none. */

@@ -6,7 +6,9 @@
  * (pd-redact.h), the way the patterns of pd-redact.c take a single quoted
  * value: a quoted part of at most 256 bytes to its closing quote, never
  * over a line break; an escape (\x) always with what it escapes, so a JSON
- * string is never cut inside one.
+ * string is never cut inside one.  What a backslash escapes depends on
+ * whether the word is in a JSON string (\n is its line break there, n to
+ * the shell outside one): _pd_redact_json_depths() says.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -51,13 +53,32 @@ is_part_first (char c)
 gsize
 _pd_redact_escape_len (const char *t,
                        gsize       len,
-                       gsize       p)
+                       gsize       p,
+                       guint       depth)
 {
   char c;
 
   if (p + 1 >= len || t[p] != '\\')
     return 0;
   c = t[p + 1];
+  if (depth == 0)
+    {
+      /* The shell's: \n is n, \\ a backslash (PGPASSWORD=Q\w\e\rty was
+       * masked up to the \r; tried as an attacker would). */
+      if (c == '"' || c == '\0' || c == '\n' || c == '\r' || c == '\t'
+          || _pd_redact_unicode_space_len (t + p + 1, len - p - 1) > 0)
+        return 0;
+      return 2;
+    }
+  if (depth >= 2)
+    {
+      /* Four backslashes are the shell's one (BARE_ESCAPE_NESTED). */
+      if (p + 3 >= len || memcmp (t + p, "\\\\\\\\", 4) != 0)
+        return 0;
+      if (p + 7 < len && memcmp (t + p + 4, "\\\\\\\\", 4) == 0)
+        return 8;
+      return p + 4 < len && is_value_char (t[p + 4]) ? 4 : 0;
+    }
   if (c == '\\')
     {
       /* \\\\ of a JSON string, the shell's \\, whole; \\ only before a
@@ -67,6 +88,8 @@ _pd_redact_escape_len (const char *t,
         return 4;
       if (_pd_redact_continuation_len (t, len, p + 2) == 2 || _pd_redact_continuation_len (t, len, p + 2) == 3)
         return 2;  /* before the shell's own \<newline> */
+      if (p + 2 < len && t[p + 2] != '\0' && strchr (";&|<>()[]{},`", t[p + 2]) != NULL)
+        return 3;  /* the shell's escaped sign, \; (-p'a'\\;reboot is one word) */
       return p + 2 < len && is_value_char (t[p + 2]) && _pd_redact_unicode_space_len (t + p + 2, len - p - 2) == 0 ? 2 : 0;
     }
   if (c == '"')
@@ -81,7 +104,8 @@ _pd_redact_escape_len (const char *t,
 gsize
 _pd_redact_unquoted_end (const char *t,
                          gsize       len,
-                         gsize       p)
+                         gsize       p,
+                         guint       depth)
 {
   gsize q = p, n;
 
@@ -93,12 +117,194 @@ _pd_redact_unquoted_end (const char *t,
         q++;
       else if (is_mask (t + q, len - q))
         q += strlen (PD_REDACTED);  /* an earlier mask: a value's characters */
-      else if ((n = _pd_redact_escape_len (t, len, q)) > 0)
+      else if ((n = _pd_redact_escape_len (t, len, q, depth)) > 0)
         q += n;  /* of a character of UTF-8 escaped, its other bytes follow as a value's */
       else
         break;
     }
   return q;
+}
+
+static inline gboolean
+opens_json_string_after (char before)
+{
+  return before != 0 && strchr ("{[,:", before) != NULL;
+}
+
+/* The last byte before @k that is no blank, back to @floor (@at_floor
+ * there): outside a string. */
+static char
+byte_before (const char *t,
+             gsize       floor,
+             char        at_floor,
+             gsize       k)
+{
+  while (k > floor && g_ascii_isspace (t[k - 1]))
+    k--;
+  return k > floor ? t[k - 1] : at_floor;
+}
+
+/* The same inside a string from @floor: its blanks are raw or escaped
+ * (\n \t \r of JSON text held in it, pretty-printed). */
+static char
+char_before (const char *t,
+             gsize       floor,
+             gsize       k)
+{
+  while (k > floor && (t[k - 1] == ' ' || t[k - 1] == '\t'
+                       || (k - 1 > floor && t[k - 2] == '\\' && strchr ("ntr", t[k - 1]) != NULL)))
+    k -= t[k - 1] == ' ' || t[k - 1] == '\t' ? 1 : 2;
+  return k > floor ? t[k - 1] : 0;
+}
+
+/* One pass of _pd_redact_json_depths() from depth @depth at the start:
+ * FALSE when the text's first quote closes a string (then it starts in
+ * one, and is read again so).  It jumps: to the next quote outside a
+ * string, to the next quote, backslash or line break inside one, and
+ * looks back for the byte before a quote only when one is met (each byte
+ * so looked at once: the blanks before it). */
+static gboolean
+read_json_depths (const char *t,
+                  gsize       len,
+                  guint8     *d,
+                  guint       depth)
+{
+  static const guint8 stops[256] = { ['"'] = 1, ['\\'] = 1, ['\n'] = 1, ['\r'] = 1 };
+  gsize k = 0, floor = 0, inside = 0;  /* outside strings from floor, in the string from inside */
+  char at_floor = 0;
+  gboolean escaped2 = FALSE, quote_seen = FALSE;
+
+  while (k < len)
+    {
+      gsize e;
+      guint mark;
+      char c1;
+
+      if (depth == 0)
+        {
+          const char *q = memchr (t + k, '"', len - k);
+
+          if (q == NULL)
+            break;
+          k = (gsize) (q - t);
+          if (k > 0 && t[k - 1] == '\\')
+            {
+              k++;  /* the shell's escaped quote */
+              continue;
+            }
+          if (opens_json_string_after (byte_before (t, floor, at_floor, k)))
+            {
+              d[k] = JSON_OPENS;
+              depth = 1;
+              inside = ++k;
+              quote_seen = TRUE;
+              continue;
+            }
+          /* The first quote of a piece cut from a JSON string ("x", "b"). */
+          if (!quote_seen && memchr (t, '\n', k) == NULL)
+            {
+              for (e = k + 1; e < len && (t[e] == ' ' || t[e] == '\t'); e++)
+                ;
+              if (e < len && strchr (",:}]", t[e]) != NULL)
+                return FALSE;
+            }
+          quote_seen = TRUE;
+          k++;
+          continue;
+        }
+
+      /* In a string: its bytes up to one that matters. */
+      for (e = k; e < len && !stops[(guchar) t[e]]; e++)
+        ;
+      memset (d + k, (int) depth, e - k);
+      if (e > k)
+        escaped2 = FALSE;
+      k = e;
+      if (k >= len)
+        break;
+      if (t[k] != '\\')
+        {
+          /* Its mate (a quote of depth 2 holds none raw), or a raw line
+           * break, which no JSON string holds. */
+          at_floor = t[k] == '"' ? '"' : 0;
+          depth = 0;
+          floor = ++k;
+          continue;
+        }
+      if (k + 1 >= len || t[k + 1] == '\n' || t[k + 1] == '\r')
+        {
+          d[k++] = (guint8) depth;
+          continue;
+        }
+      /* An escape: one character of the string's text. */
+      c1 = t[k + 1] == '"' || t[k + 1] == '\\' ? t[k + 1] : 0;
+      mark = depth;
+      if (depth == 1 && c1 == '"' && opens_json_string_after (char_before (t, inside, k)))
+        {
+          d[k] = JSON_OPENS;
+          depth = 2;
+          escaped2 = FALSE;
+        }
+      else if (depth == 2 && escaped2)
+        escaped2 = FALSE;
+      else if (depth == 2 && c1 == '\\')
+        escaped2 = TRUE;
+      else if (depth == 2 && c1 == '"')
+        depth = 1, mark = 1;
+      d[k] |= (guint8) mark;
+      d[k + 1] = (guint8) mark;
+      k += 2;
+    }
+  return TRUE;
+}
+
+guint8 *
+_pd_redact_json_depths (const char *t,
+                        gsize       len)
+{
+  guint8 *d;
+
+  if (memchr (t, '"', len) == NULL)
+    return NULL;
+  d = g_malloc0 (len + 1);
+  if (!read_json_depths (t, len, d, 0))
+    {
+      memset (d, 0, len + 1);
+      read_json_depths (t, len, d, 1);
+    }
+  return d;
+}
+
+PdRedactQuoting
+_pd_redact_value_quoting (const char   *t,
+                          const guint8 *depths,
+                          gsize         vs,
+                          guint        *depth)
+{
+  gsize q, n = 0, bs;
+
+  *depth = _pd_redact_depth_at (depths, vs);
+  if (vs == 0 || (t[vs - 1] != '"' && t[vs - 1] != '\''))
+    return QUOTING_NONE;
+  q = vs - 1;
+  while (n < q && n < 16 && t[q - 1 - n] == '\\')
+    n++;
+  bs = n;
+  /* Each JSON string halves the backslashes; an odd one left escapes the
+   * quote.  A " with none is the string's own. */
+  for (guint level = 0; level < *depth; level++)
+    {
+      if (t[q] == '"' && n % 2 == 0)
+        return QUOTING_NONE;
+      if (t[q] == '\'' && n % 2 == 1)
+        return QUOTING_NONE;  /* \' is no JSON escape: the sign itself */
+      n /= 2;
+    }
+  if (n % 2 == 1)
+    return QUOTING_NONE;  /* the shell's escaped quote opens nothing */
+  if (t[q] == '"')
+    return QUOTING_DOUBLE;
+  return q > bs && t[q - bs - 1] == '$' ? QUOTING_ANSI : QUOTING_SINGLE;
 }
 
 /* The end of the part of a word at @p, or @p when none starts there.
@@ -110,7 +316,8 @@ _pd_redact_unquoted_end (const char *t,
 static gsize
 part_end (const char *t,
           gsize       len,
-          gsize       p)
+          gsize       p,
+          guint       depth)
 {
   gsize open = 0, q;
   char close = 0;
@@ -131,7 +338,7 @@ part_end (const char *t,
     open = 2, close = t[p + 1], json = TRUE;
 
   if (open == 0)
-    return _pd_redact_unquoted_end (t, len, p);
+    return _pd_redact_unquoted_end (t, len, p, depth);
 
   q = p + open;
   if (q < len && !(json ? t[q] == '\\' && q + 1 < len && t[q + 1] == close : t[q] == close)
@@ -176,6 +383,7 @@ guint
 _pd_redact_joined_word (const char *text,
                         gsize       len,
                         gsize       pos,
+                        guint       depth,
                         gsize      *end)
 {
   guint parts = 0;
@@ -183,7 +391,7 @@ _pd_redact_joined_word (const char *text,
 
   while (p < len)
     {
-      gsize next = part_end (text, len, p);
+      gsize next = part_end (text, len, p, depth);
 
       if (next == p)
         break;

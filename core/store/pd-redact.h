@@ -43,9 +43,11 @@
  *    (a\ b) are part of it, and in '…' everything is, $ too;
  *  - unquoted, a backslash with what it escapes, as the shell reads it
  *    (PGPASSWORD=[REDACTED] for \Secr3t, -u user:[REDACTED] for
- *    user:\Secr3t; in a JSON string, where the backslash is escaped itself,
- *    \\S and \\\\ too), but not before n t r b f u U (a JSON string's \n,
- *    \t, \u…); a value after an escaped quote (PGPASSWORD=\"[REDACTED],
+ *    user:\Secr3t, Q\w\e\rty; in a JSON string, where the backslash is
+ *    escaped itself, \\S and \\\\ too, but not before n t r b f u U, the
+ *    string's own \n, \t, \u…).  A JSON string is found in the text: a
+ *    quote after { [ , or : opens one (\" inside one, one held in it), and
+ *    a text whose first quote closes one starts inside one; a value after an escaped quote (PGPASSWORD=\"[REDACTED],
  *    -u user:\"[REDACTED], \\\" in a JSON string) and after line
  *    continuations (PGPASSWORD=\<newline>[REDACTED]); and the word's rest
  *    after an escaped quote or a line continuation, masked apart, the quote
@@ -96,8 +98,10 @@
  * span (`mysql -pX`) runs nothing: the value before it goes.
  *
  * Nor is a value masked, whatever reading of its quotes found it, that
- * holds ; & | < > or a line break (raw, or a JSON escape: \n, \u000a,
- * \u003b…), more than 4 blank-separated words, a word that looks like an
+ * holds ; & | < > or a line break (raw; in a JSON string its escapes, \n,
+ * \u000a, \u003b…; in bash's $'…' \n, \r, \x0a, \012, \cJ…: a backslash
+ * before n is text in '…', "…" and unquoted, PGPASSWORD='x9\nQ7' is masked),
+ * more than 4 blank-separated words, a word that looks like an
  * option ( -x, --x), a blank at either end inside its quotes, that
  * follows a quote closing the quote just before its name
  * (echo "PGPASSWORD="reboot), or that, opened by a quote, stops at such a
@@ -109,7 +113,8 @@
  * An option and its value may be apart by blanks, one of Unicode's spaces
  * or a line break escaped for the shell (--password \<newline> X).  The
  * command an option belongs to is the first client named on its command
- * line, however long the line.
+ * line, however long the line; a JSON string starts a command line
+ * ({"command":"mysql -p[REDACTED]"} in text).
  *
  * Matches never take a line break, nor a quote, backslash, bracket or
  * brace, except inside the quotes of a quoted value and a backslash with

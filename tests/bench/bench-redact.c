@@ -257,6 +257,11 @@ main (int   argc,
     { "escaped quotes in a value", "token=a\\\"" },
     { "escaped quote, no mate", "PGPASSWORD=\\\"a b " },
     { "curl -u \\\"u:, no mate", "curl -u \\\"u:a b " },
+    /* The depths of JSON strings (one pass, or two when the text's first
+     * quote closes one) and values read through their escapes. */
+    { "JSON strings, escaped values", "{\"c\":\"PGPASSWORD='a\\\\nb' x\"}," },
+    { "JSON strings held in strings", "{\"a\":\"{\\\"b\\\":\\\"mysql -p$'x\\\\\\\\n'\\\"" },
+    { "a piece cut from a string", "x\", \"PGPASSWORD=\\\"a\\\\nb\\\" " },
   };
   guint mb = argc > 1 ? (guint) g_ascii_strtoull (argv[1], NULL, 10) : 16;
   g_autofree char *fixtures = g_build_filename (g_getenv ("PD_FIXTURES_DIR") ? g_getenv ("PD_FIXTURES_DIR")
