@@ -21,6 +21,18 @@
 #include "pd-ui-util-private.h"
 #include "pd-window-private.h"
 
+/* The window's endpoint asks for a token and none was sent: not its Host
+ * refused, which no token helps. */
+gboolean
+_pd_window_token_needed (PdWindow *self)
+{
+  PdRemoteSource *remote = self->source != NULL && PD_IS_REMOTE_SOURCE (self->source)
+                           ? PD_REMOTE_SOURCE (self->source) : NULL;
+
+  return remote != NULL && pd_remote_source_get_state (remote) == PD_REMOTE_DENIED &&
+         pd_remote_source_get_token (remote) == NULL && !pd_remote_source_get_host_refused (remote);
+}
+
 static void
 on_endpoint_response (AdwMessageDialog *dialog,
                       const char       *response,

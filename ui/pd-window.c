@@ -488,7 +488,10 @@ on_load_failed (PdWindow     *self,
           _pd_window_show_error (self, _("Cannot Open This Database"), error->message);
         }
       else if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED))
-        _pd_window_show_error (self, _("The Endpoint Refused Access"), error->message);
+        /* None kept, none refused: it said "Refused Access" over a banner
+         * asking for a token (tried as a new user would). */
+        _pd_window_show_error (self, _pd_window_token_needed (self) ? _("The Endpoint Needs a Token")
+                                                                    : _("The Endpoint Refused Access"), error->message);
       else
         _pd_window_show_error (self, _("Cannot Reach the Endpoint"), error->message);
       return;
