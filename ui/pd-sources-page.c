@@ -299,6 +299,15 @@ pd_sources_page_check_url (const char  *text,
     }
   base = pd_window_split_endpoint_url (stripped, token);
   probe = pd_remote_source_new (base, NULL, &local_error);
+  /* Said as what it is: it read "must start with http://" of an address
+   * that did, with a port of 99999 (tried as a new user would). */
+  if (g_error_matches (local_error, G_URI_ERROR, G_URI_ERROR_BAD_PORT))
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      if (token != NULL)
+        g_clear_pointer (token, g_free);
+      return NULL;
+    }
   if (probe == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,

@@ -463,6 +463,14 @@ check_error_in_sight (PdApplication *app,
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (url_row)), ==, "ftp://build-box/");
   g_assert_false (gtk_label_get_selection_bounds (GTK_LABEL (said), NULL, NULL));
   pd_test_screenshot (GTK_WIDGET (prefs), "preferences-sources-error-in-sight");
+
+  /* A port out of range, typed without its scheme: said as such. */
+  gtk_editable_set_text (GTK_EDITABLE (url_row), "127.0.0.1:99999");
+  g_signal_emit_by_name (url_row, "entry-activated");
+  said = pd_test_find_label_containing (page, "from 1 to 65535");
+  g_assert_nonnull (said);
+  g_assert_true (gtk_widget_get_visible (said));
+  g_assert_null (strstr (gtk_label_get_text (GTK_LABEL (said)), "must start with"));
   gtk_window_destroy (GTK_WINDOW (prefs));
 }
 
@@ -583,6 +591,16 @@ check_connect_dialog (PdApplication *app,
   pd_test_flush (GTK_WIDGET (dialog));
   g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (dialog)));
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, "build-box:8080/?token=typed-secret");
+
+  /* A port out of range is said as such: it read "must start with
+   * http://" of an address that did (tried as a new user would). */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "http://127.0.0.1:99999");
+  pd_test_flush (GTK_WIDGET (dialog));
+  g_assert_false (adw_message_dialog_get_response_enabled (dialog, "connect"));
+  g_assert_true (gtk_widget_get_mapped (said));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (said)), "from 1 to 65535"));
+  g_assert_null (strstr (gtk_label_get_text (GTK_LABEL (said)), "must start with"));
+  pd_test_screenshot (GTK_WIDGET (dialog), "connect-endpoint-bad-port");
 
   /* Corrected: Connect can be pressed, nothing said. */
   gtk_editable_set_text (GTK_EDITABLE (entry), "http://build-box:8080/");
