@@ -538,6 +538,33 @@ on_remove_clicked (GtkButton     *button,
 }
 
 static void
+on_has_token (GObject      *object,
+              GAsyncResult *result,
+              gpointer      data)
+{
+  GWeakRef *row_ref = data;
+  g_autoptr(GtkWidget) row = g_weak_ref_get (row_ref);
+
+  if (pd_secrets_has_token_finish (result, NULL) && row != NULL)
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("Its token stays in the keyring"));
+  g_weak_ref_clear (row_ref);
+  g_free (row_ref);
+}
+
+/* Removing an endpoint leaves its token in the keyring: said under Remove
+ * once the keyring says it has one.  It was said of endpoints added
+ * without a token too (tried as a new user would). */
+static void
+pd_sources_page_say_token_stays (GtkWidget  *remove_row,
+                                 const char *url)
+{
+  GWeakRef *row_ref = g_new0 (GWeakRef, 1);
+
+  g_weak_ref_init (row_ref, remove_row);
+  pd_secrets_has_token_async (url, on_has_token, row_ref);
+}
+
+static void
 pd_sources_page_rebuild (PdSourcesPage *self)
 {
   g_autoptr(GVariant) configured = g_settings_get_value (self->settings, "sources");
@@ -581,7 +608,7 @@ pd_sources_page_rebuild (PdSourcesPage *self)
       adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), token_row);
 
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (remove_row), _("Remove from the Window"));
-      adw_action_row_set_subtitle (ADW_ACTION_ROW (remove_row), _("Its token stays in the keyring"));
+      pd_sources_page_say_token_stays (remove_row, url);
       gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
       gtk_widget_add_css_class (remove, "destructive-action");
       _pd_accessible_set_text (GTK_WIDGET (remove), remove_name, NULL);

@@ -1125,23 +1125,6 @@ pd_window_show_message (PdWindow   *self,
 }
 
 /**
- * pd_window_say_token_not_kept:
- *
- * Says, once for this window, that no keyring kept its endpoint's token:
- * it was said on every token the window stored, with the bus's error.
- */
-void
-pd_window_say_token_not_kept (PdWindow *self)
-{
-  g_return_if_fail (PD_IS_WINDOW (self));
-
-  if (self->said_no_keyring)
-    return;
-  self->said_no_keyring = TRUE;
-  pd_window_show_message (self, _("No keyring is running: the token is used for this session only"));
-}
-
-/**
  * pd_window_get_source:
  *
  * Returns: (transfer none) (nullable): the source the window reads, %NULL
