@@ -356,6 +356,11 @@ check_remote_run_approved (PdApplication *app,
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (command)), ==, "\u200eone.txt\n\u200e(a new file)\n\u200e+ 1");
   g_assert_false (gtk_label_get_use_markup (GTK_LABEL (command)));
   g_assert_false (project_file_exists (fixture, "one.txt"));
+  /* The run bar says it waits, alone: "Working…" stood under it (tried as
+   * a new user would). */
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Waiting for approval: write_file", FALSE), ==, 1);
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Working…", FALSE), ==, 0);
   respond (dialog, "deny");
 
   dialog = pd_test_wait_for_dialog ("the endpoint's second approval question");
