@@ -149,6 +149,15 @@ check_narrow (PdApplication *app,
     g_assert_cmpuint (menus, ==, 1);
     pd_test_screenshot (GTK_WIDGET (window), "narrow-sidebar");
   }
+
+  /* The list's title is whole or not there: it read "Sess…" (tried as a
+   * new user would). */
+  {
+    GtkWidget *title = pd_test_find_label (adw_leaflet_get_visible_child (leaflet), _("Sessions"));
+
+    g_assert_nonnull (title);
+    g_assert_false (gtk_widget_get_mapped (title) && pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (title))));
+  }
 }
 
 static void
