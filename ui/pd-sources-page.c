@@ -697,11 +697,13 @@ scroll_to_error (GtkWidget     *label,
   return G_SOURCE_REMOVE;
 }
 
-/* Refused: the error is brought into sight and takes the focus.  It came
- * under the Token field, below the page's fold when the list of endpoints
- * is long or the window short, and nothing seemed to happen (tried as a
- * new user would).  Selectable, the label takes the focus and a screen
- * reader says it; nothing of it is left selected. */
+/* Refused: the error is brought into sight.  It came under the Token
+ * field, below the page's fold when the list of endpoints is long or the
+ * window short, and nothing seemed to happen (tried as a new user would).
+ * The focus goes to the address, to be corrected, which the error
+ * describes; an alert, the error is said as it appears.  It took the focus
+ * itself, selectable, and showed a text cursor in red (tried as a new user
+ * would). */
 static void
 pd_sources_page_show_error (PdSourcesPage *self,
                             const char    *message)
@@ -712,8 +714,9 @@ pd_sources_page_show_error (PdSourcesPage *self,
   gtk_widget_set_visible (label, TRUE);
   gtk_widget_add_css_class (GTK_WIDGET (self->url_row), "error");
   gtk_widget_add_css_class (pd_entry_row_get_entry (self->url_row), "error");
-  gtk_widget_grab_focus (label);
-  gtk_label_select_region (self->error_label, 0, 0);
+  gtk_widget_grab_focus (GTK_WIDGET (self->url_row));
+  /* Not all selected, to be replaced by the first key: to be corrected. */
+  gtk_editable_set_position (GTK_EDITABLE (self->url_row), -1);
   gtk_widget_add_tick_callback (label, scroll_to_error, NULL, NULL);
 }
 
@@ -783,7 +786,7 @@ pd_sources_page_init (PdSourcesPage *self)
 {
   AdwPreferencesGroup *add_group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
   GtkWidget *add = gtk_button_new_with_mnemonic (_("_Add Endpoint"));
-  GtkWidget *error_label = gtk_label_new (NULL);
+  GtkWidget *error_label = g_object_new (GTK_TYPE_LABEL, "accessible-role", GTK_ACCESSIBLE_ROLE_ALERT, NULL);
 
   self->rows = g_ptr_array_new ();
   adw_preferences_page_set_title (ADW_PREFERENCES_PAGE (self), _("Sources"));
@@ -833,11 +836,13 @@ pd_sources_page_init (PdSourcesPage *self)
   self->error_label = GTK_LABEL (error_label);
   gtk_label_set_wrap (self->error_label, TRUE);
   gtk_label_set_xalign (self->error_label, 0);
-  gtk_label_set_selectable (self->error_label, TRUE);
   gtk_widget_add_css_class (error_label, "error");
   gtk_widget_set_margin_top (error_label, 6);
   gtk_widget_set_visible (error_label, FALSE);
   adw_preferences_group_add (add_group, error_label);
+  gtk_accessible_update_relation (GTK_ACCESSIBLE (pd_entry_row_get_entry (self->url_row)),
+                                  GTK_ACCESSIBLE_RELATION_DESCRIBED_BY,
+                                  error_label, NULL, -1);
 
   gtk_widget_set_halign (add, GTK_ALIGN_END);
   gtk_widget_set_margin_top (add, 12);
