@@ -694,11 +694,9 @@ def usage_errors(tap, agent_run, detail, db, recording, work):
         proc = agent_run("import", *others, option, "/nonexistent/agent-folder")
         tap.check(proc.returncode == 2 and f"{option}: no such folder: /nonexistent/agent-folder" in proc.stderr,
                   f"import {option} of a folder that is not there is bad usage that names it", detail(proc))
-    # Codex's sessions folder given for its home, tried as a new user would:
-    # it said "No transcripts found." alone; now where it looked, and what
-    # --codex-dir takes.
-    codex_sessions = os.path.join(FIXTURES, "codex", "sessions")
-    proc = agent_run("import", "--codex-dir", codex_sessions)
+    # Codex's sessions folder for its home (tried as a new user would): it said
+    # "No transcripts found." alone; now where it looked, what --codex-dir takes.
+    proc = agent_run("import", "--codex-dir", codex_sessions := os.path.join(FIXTURES, "codex", "sessions"))
     tap.check(proc.returncode == 0 and "No transcripts found." in proc.stdout
               and "  " + os.path.join(codex_sessions, "sessions") + "\n" in proc.stderr
               and "--codex-dir takes Codex's home folder" in proc.stderr
