@@ -606,6 +606,7 @@ pd_sources_page_rebuild (PdSourcesPage *self)
       g_object_set_data_full (G_OBJECT (token_row), "pd-source-url", g_strdup (url), g_free);
       g_signal_connect (token_row, "apply", G_CALLBACK (on_token_apply), self);
       adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), token_row);
+      pd_entry_row_align_fields (PD_ENTRY_ROW (name_row), PD_ENTRY_ROW (token_row), NULL);
 
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (remove_row), _("Remove from the Window"));
       pd_sources_page_say_token_stays (remove_row, url);
@@ -826,6 +827,7 @@ pd_sources_page_init (PdSourcesPage *self)
   adw_preferences_group_add (add_group, GTK_WIDGET (self->url_row));
   adw_preferences_group_add (add_group, GTK_WIDGET (self->name_row));
   adw_preferences_group_add (add_group, GTK_WIDGET (self->token_row));
+  pd_entry_row_align_fields (self->url_row, self->name_row, self->token_row, NULL);
   /* Enter in any of the fields adds, as Enter in an endpoint page's token
    * entry connects (it did nothing, tried as a keyboard user would). */
   g_signal_connect_swapped (self->url_row, "entry-activated", G_CALLBACK (on_add_clicked), self);

@@ -31,6 +31,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-application.h"
+#include "pd-entry-row.h"
 #include "pd-now-view.h"
 #include "pd-preferences-window.h"
 #include "pd-remote-source.h"
@@ -445,6 +446,7 @@ check_error_in_sight (PdApplication *app,
   PdPreferencesWindow *prefs = pd_preferences_window_new (GTK_WINDOW (window));
   GtkWidget *page, *url_row, *said, *scroller;
   graphene_rect_t bounds;
+  graphene_point_t at[3];
 
   /* Short, and wide enough that the page switcher stays in the header
    * (a bar sliding in at the foot shrank the page while it scrolled). */
@@ -468,6 +470,13 @@ check_error_in_sight (PdApplication *app,
   /* The typed address kept, to be corrected; nothing of the error selected. */
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (url_row)), ==, "ftp://build-box/");
   g_assert_false (gtk_label_get_selectable (GTK_LABEL (said)));
+  /* The three fields start at one x (Address's was 4 px right). */
+  for (guint i = 0; i < 3; i++)
+    g_assert_true (gtk_widget_compute_point (pd_entry_row_get_entry (PD_ENTRY_ROW (pd_test_find_first (page, has_title,
+                                             (const char *[]) { "Address", "Name", "Token" }[i]))), page,
+                                             &GRAPHENE_POINT_INIT (0, 0), &at[i]));
+  g_test_message ("fields at x %.0f, %.0f, %.0f", at[0].x, at[1].x, at[2].x);
+  g_assert_true (at[0].x == at[1].x && at[1].x == at[2].x);
   pd_test_screenshot (GTK_WIDGET (prefs), "preferences-sources-error-in-sight");
 
   /* A port out of range, typed without its scheme: said as such. */
