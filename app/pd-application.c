@@ -125,7 +125,7 @@ on_token_stored (GObject      *object,
     return;
   g_debug ("%s", error->message);
   if (window != NULL)
-    pd_window_say_token_not_kept (window);
+    pd_window_say_token_not_kept (window, error);
 }
 
 /* A token that came with the URL is kept for reconnecting to it, in the

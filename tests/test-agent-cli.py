@@ -694,6 +694,14 @@ def usage_errors(tap, agent_run, detail, db, recording, work):
         proc = agent_run("import", *others, option, "/nonexistent/agent-folder")
         tap.check(proc.returncode == 2 and f"{option}: no such folder: /nonexistent/agent-folder" in proc.stderr,
                   f"import {option} of a folder that is not there is bad usage that names it", detail(proc))
+    # Codex's sessions folder for its home (tried as a new user would): it said
+    # "No transcripts found." alone; now where it looked, what --codex-dir takes.
+    proc = agent_run("import", "--codex-dir", codex_sessions := os.path.join(FIXTURES, "codex", "sessions"))
+    tap.check(proc.returncode == 0 and "No transcripts found." in proc.stdout
+              and "  " + os.path.join(codex_sessions, "sessions") + "\n" in proc.stderr
+              and "--codex-dir takes Codex's home folder" in proc.stderr
+              and "not its sessions folder: --codex-dir " + os.path.join(FIXTURES, "codex") + "\n" in proc.stderr,
+              "import --codex-dir of Codex's sessions folder says where it looked and names the home", detail(proc))
     # Folders with PATHs: said, status 2 (the folders were passed over
     # without a word).
     proc = agent_run("import", "--json", "--opencode-dir", empty, empty)

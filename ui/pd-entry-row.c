@@ -368,3 +368,49 @@ pd_entry_row_set_show_apply_button (PdEntryRow *self,
     pd_entry_row_update_apply (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_APPLY_BUTTON]);
 }
+
+/* The box of an action row's title and subtitle (libadwaita's title_box):
+ * the parent of its title label. */
+static GtkWidget *
+find_title_box (GtkWidget *widget)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (GTK_IS_LABEL (child) && gtk_widget_has_css_class (child, "title"))
+        return gtk_widget_get_parent (child);
+      if ((found = find_title_box (child)) != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/**
+ * pd_entry_row_align_fields:
+ * @self: the first of the rows of a group
+ * @...: the others, %NULL-terminated
+ *
+ * Starts the rows' fields at one x.  The row shares its room between its
+ * title and its field, each as wide as it asks and half of what is left:
+ * an Address field started 4 px right of the Name and Token fields under
+ * it (tried as a new user would).  Their titles now ask as much.
+ */
+void
+pd_entry_row_align_fields (PdEntryRow *self,
+                           ...)
+{
+  g_autoptr(GtkSizeGroup) group = gtk_size_group_new (GTK_SIZE_GROUP_HORIZONTAL);
+  va_list args;
+
+  va_start (args, self);
+  for (PdEntryRow *row = self; row != NULL; row = va_arg (args, PdEntryRow *))
+    {
+      GtkWidget *title_box = PD_IS_ENTRY_ROW (row) ? find_title_box (GTK_WIDGET (row)) : NULL;
+
+      if (title_box != NULL)
+        gtk_size_group_add_widget (group, title_box);
+    }
+  va_end (args);
+}

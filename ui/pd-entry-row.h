@@ -19,5 +19,7 @@ gboolean   pd_entry_row_get_password          (PdEntryRow *self);
 gboolean   pd_entry_row_get_show_apply_button (PdEntryRow *self);
 void       pd_entry_row_set_show_apply_button (PdEntryRow *self,
                                                gboolean    show_apply_button);
+void       pd_entry_row_align_fields          (PdEntryRow *self,
+                                               ...) G_GNUC_NULL_TERMINATED;
 
 G_END_DECLS

@@ -104,6 +104,17 @@ static void pd_now_view_fill_soon    (PdNowView *self);
 
 /* --- showing a plan ----------------------------------------------------- */
 
+/* The run ended short and nothing runs now: a step in progress is shown
+ * stopped. */
+static void
+pd_now_view_sync_halted (PdNowView *self)
+{
+  gboolean ended_short = self->stopped != NULL || self->status == PD_SESSION_STATUS_FAILED ||
+                         self->status == PD_SESSION_STATUS_INTERRUPTED;
+
+  pd_plan_rows_set_halted (self->rows, ended_short && !pd_session_view_get_running (PD_SESSION_VIEW (self)));
+}
+
 static void
 pd_now_view_show_header (PdNowView         *self,
                          const PdPlanState *plan)
@@ -379,6 +390,7 @@ _pd_now_view_apply_plan (PdNowView         *self,
 
   pd_now_view_show_header (self, plan);
   pd_plan_rows_merge (self->rows, plan);
+  pd_now_view_sync_halted (self);
   gtk_stack_set_visible_child_name (self->stack, "plan");
   pd_now_view_fill_soon (self);
   g_signal_emit (self, signals[PLAN_SHOWN], 0);
@@ -809,6 +821,7 @@ pd_now_view_set_running (PdNowView *self,
   g_return_if_fail (PD_IS_NOW_VIEW (self));
 
   pd_session_view_set_running (PD_SESSION_VIEW (self), running);
+  pd_now_view_sync_halted (self);
 }
 
 /**
@@ -959,6 +972,7 @@ pd_now_view_set_run_end (PdNowView       *self,
   self->stopped = g_strdup (stopped);
   g_free (self->stopped_error);
   self->stopped_error = g_strdup (error);
+  pd_now_view_sync_halted (self);
   pd_now_view_show_empty (self);
   pd_now_view_show_notices (self);
 }

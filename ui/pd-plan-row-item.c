@@ -21,6 +21,7 @@ struct _PdPlanRowItem
   GObject     parent_instance;
 
   PdPlanStep *step;
+  gboolean    halted;   /* the run working on it stopped short */
 };
 
 G_DEFINE_FINAL_TYPE (PdPlanRowItem, pd_plan_row_item, G_TYPE_OBJECT)
@@ -201,6 +202,41 @@ pd_plan_row_item_set_step (PdPlanRowItem    *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STEP]);
 
   return TRUE;
+}
+
+gboolean
+pd_plan_row_item_get_halted (PdPlanRowItem *self)
+{
+  g_return_val_if_fail (PD_IS_PLAN_ROW_ITEM (self), FALSE);
+
+  return self->halted;
+}
+
+/**
+ * pd_plan_rows_set_halted:
+ * @halted: whether the session's run stopped short (its budget, a cancel,
+ *   a failure) and nothing runs now
+ *
+ * A step in progress is then shown as stopped, not as worked on: it kept
+ * its working glyph after a run ran out of its budget (tried as a new user
+ * would).  Its rows follow through ::step.
+ */
+void
+pd_plan_rows_set_halted (GListStore *rows,
+                         gboolean    halted)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (rows));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(PdPlanRowItem) item = g_list_model_get_item (G_LIST_MODEL (rows), i);
+
+      if (item->halted == !!halted)
+        continue;
+      item->halted = !!halted;
+      if (item->step->status == PD_PLAN_STEP_IN_PROGRESS)
+        g_object_notify_by_pspec (G_OBJECT (item), properties[PROP_STEP]);
+    }
 }
 
 GListStore *

@@ -19,6 +19,7 @@ const PdPlanStep *pd_plan_row_item_get_step     (PdPlanRowItem    *self);
 const char       *pd_plan_row_item_get_id       (PdPlanRowItem    *self);
 gboolean          pd_plan_row_item_set_step     (PdPlanRowItem    *self,
                                                  const PdPlanStep *step);
+gboolean          pd_plan_row_item_get_halted   (PdPlanRowItem    *self);
 const char       *pd_plan_step_status_icon_name (PdPlanStepStatus  status);
 const char       *pd_plan_step_status_label     (PdPlanStepStatus  status);
 const char       *pd_plan_check_status_icon_name (PdPlanCheckStatus status);
@@ -28,5 +29,7 @@ const char       *pd_plan_check_status_label    (PdPlanCheckStatus status);
 GListStore       *pd_plan_rows_new              (void);
 void              pd_plan_rows_merge            (GListStore        *rows,
                                                  const PdPlanState *plan);
+void              pd_plan_rows_set_halted       (GListStore        *rows,
+                                                 gboolean           halted);
 
 G_END_DECLS

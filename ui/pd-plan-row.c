@@ -260,15 +260,19 @@ unverified_text (const PdPlanStep *step)
 static void
 pd_plan_row_content_sync (PdPlanRowContent *self,
                           const PdPlanStep *step,
-                          const char       *unverified)
+                          const char       *unverified,
+                          gboolean          halted)
 {
-  const char *status = pd_plan_step_status_label (step->status);
+  gboolean stalled = halted && step->status == PD_PLAN_STEP_IN_PROGRESS;
+  const char *status = stalled ? C_("step status", "In progress when the run stopped")
+                               : pd_plan_step_status_label (step->status);
   g_autofree char *id = cut_text (step->id, CHECK_SHOWN_CHARS, FALSE);
   g_autofree char *title = cut_text (step->title, TITLE_SHOWN_CHARS, FALSE);
   g_autofree char *note = cut_text (step->note, NOTE_SHOWN_CHARS, TRUE);
   GtkWidget *child;
 
-  gtk_image_set_from_icon_name (self->status_icon, pd_plan_step_status_icon_name (step->status));
+  gtk_image_set_from_icon_name (self->status_icon, stalled ? "media-playback-stop-symbolic"
+                                                           : pd_plan_step_status_icon_name (step->status));
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_icon), status);
   _pd_accessible_set_text (GTK_WIDGET (self->status_icon), status, NULL);
 
@@ -380,7 +384,7 @@ pd_plan_row_sync (PdPlanRow *self)
   gtk_widget_add_css_class (GTK_WIDGET (self), step_classes[step->status]);
 
   if (self->content != NULL)
-    pd_plan_row_content_sync (self->content, step, unverified);
+    pd_plan_row_content_sync (self->content, step, unverified, pd_plan_row_item_get_halted (self->item));
   else
     gtk_widget_set_size_request (GTK_WIDGET (self), -1, estimated_height (step, unverified[0] != '\0'));
   pd_plan_row_sync_accessible (self, step, unverified);
@@ -475,7 +479,7 @@ pd_plan_row_ensure_content (PdPlanRow *self)
   step = pd_plan_row_item_get_step (self->item);
   unverified = unverified_text (step);
   self->content = g_object_new (PD_TYPE_PLAN_ROW_CONTENT, NULL);
-  pd_plan_row_content_sync (self->content, step, unverified);
+  pd_plan_row_content_sync (self->content, step, unverified, pd_plan_row_item_get_halted (self->item));
   gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (self), GTK_WIDGET (self->content));
   gtk_widget_set_size_request (GTK_WIDGET (self), -1, -1);
   return TRUE;

@@ -362,13 +362,20 @@ on_answer (GObject      *object,
       if (!secret_service_store_finish (service, result, &error))
         {
           g_autofree char *why = keyring_failure (error);
+          /* The keyring is there, left locked: its prompt cancelled (no
+           * error from libsecret) or refused.  Told apart, so that the
+           * window does not say no keyring runs (tried as a new user
+           * would). */
+          GIOErrorEnum code = error == NULL || g_error_matches (error, SECRET_ERROR, SECRET_ERROR_IS_LOCKED) ||
+                              g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED)
+                              ? G_IO_ERROR_PERMISSION_DENIED : G_IO_ERROR_NOT_SUPPORTED;
 
           if (request->endpoint != NULL)
-            g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+            g_task_return_new_error (task, G_IO_ERROR, code,
                                      _("No keyring could keep the token (%s): it is kept for this session only"),
                                      why);
           else
-            g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+            g_task_return_new_error (task, G_IO_ERROR, code,
                                      _("No keyring could keep the API key (%s): it is kept for this session only"),
                                      why);
           return;
@@ -497,6 +504,35 @@ pd_secrets_lookup_token_finish (GAsyncResult  *result,
                                 GError       **error)
 {
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * pd_secrets_has_token_async:
+ * @endpoint: the endpoint's URL without its token
+ *
+ * Asks whether the keyring keeps a token for @endpoint, without unlocking
+ * it (no prompt).
+ */
+void
+pd_secrets_has_token_async (const char          *endpoint,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  Request *request = g_new0 (Request, 1);
+
+  request->kind = REQUEST_SEARCH;
+  request->schema = pd_secrets_token_schema ();
+  request->attributes = token_attributes (endpoint);
+  request->endpoint = g_strdup (endpoint != NULL ? endpoint : "");
+  request_send (request_task_new (request, pd_secrets_has_token_async, callback, user_data));
+}
+
+/* Returns: whether the keyring itself (not this session alone) keeps one. */
+gboolean
+pd_secrets_has_token_finish (GAsyncResult  *result,
+                             GError       **error)
+{
+  return g_task_propagate_int (G_TASK (result), error) == KEY_IN_KEYRING;
 }
 
 /**

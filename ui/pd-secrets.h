@@ -23,6 +23,11 @@ void      pd_secrets_store_token_async   (const char           *endpoint,
                                           gpointer              user_data);
 gboolean  pd_secrets_store_token_finish  (GAsyncResult         *result,
                                           GError              **error);
+void      pd_secrets_has_token_async     (const char           *endpoint,
+                                          GAsyncReadyCallback   callback,
+                                          gpointer              user_data);
+gboolean  pd_secrets_has_token_finish    (GAsyncResult         *result,
+                                          GError              **error);
 gboolean  pd_secrets_error_is_no_keyring (const GError        *error);
 void      pd_secrets_keep_for_session    (const char           *endpoint,
                                           const char           *token);

@@ -435,6 +435,15 @@ pd_session_item_get_source_label (PdSessionItem *self)
   return pd_session_source_label (self->info->source);
 }
 
+/* Idle after a run that ended short of its answer ("budget", "cancelled",
+ * …): a failed one says so by its status. */
+static gboolean
+pd_session_item_stopped_short (PdSessionItem *self)
+{
+  return self->info->status == PD_SESSION_STATUS_IDLE && self->info->stopped != NULL &&
+         g_strcmp0 (self->info->stopped, "failed") != 0;
+}
+
 const char *
 pd_session_item_get_status_icon (PdSessionItem *self)
 {
@@ -458,6 +467,10 @@ pd_session_item_get_status_icon (PdSessionItem *self)
        * 35 % fill left the icon at 1.3:1 against the list. */
       if (self->info->plan_total > 0 && self->info->plan_done == self->info->plan_total)
         return "object-select-symbolic";
+      /* Its run ended short (a budget, a cancel): the plain dot of a
+       * session at rest said nothing of it (tried as a new user would). */
+      if (pd_session_item_stopped_short (self))
+        return "media-playback-stop-symbolic";
       return "media-record-symbolic";
     }
 }
@@ -467,6 +480,8 @@ pd_session_item_get_status_label (PdSessionItem *self)
 {
   g_return_val_if_fail (PD_IS_SESSION_ITEM (self), NULL);
 
+  if (pd_session_item_stopped_short (self))
+    return C_("session status", "Stopped");
   return _pd_session_status_label (self->info->status);
 }
 

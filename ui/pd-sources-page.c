@@ -299,6 +299,15 @@ pd_sources_page_check_url (const char  *text,
     }
   base = pd_window_split_endpoint_url (stripped, token);
   probe = pd_remote_source_new (base, NULL, &local_error);
+  /* Said as what it is: it read "must start with http://" of an address
+   * that did, with a port of 99999 (tried as a new user would). */
+  if (g_error_matches (local_error, G_URI_ERROR, G_URI_ERROR_BAD_PORT))
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      if (token != NULL)
+        g_clear_pointer (token, g_free);
+      return NULL;
+    }
   if (probe == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
@@ -529,6 +538,33 @@ on_remove_clicked (GtkButton     *button,
 }
 
 static void
+on_has_token (GObject      *object,
+              GAsyncResult *result,
+              gpointer      data)
+{
+  GWeakRef *row_ref = data;
+  g_autoptr(GtkWidget) row = g_weak_ref_get (row_ref);
+
+  if (pd_secrets_has_token_finish (result, NULL) && row != NULL)
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("Its token stays in the keyring"));
+  g_weak_ref_clear (row_ref);
+  g_free (row_ref);
+}
+
+/* Removing an endpoint leaves its token in the keyring: said under Remove
+ * once the keyring says it has one.  It was said of endpoints added
+ * without a token too (tried as a new user would). */
+static void
+pd_sources_page_say_token_stays (GtkWidget  *remove_row,
+                                 const char *url)
+{
+  GWeakRef *row_ref = g_new0 (GWeakRef, 1);
+
+  g_weak_ref_init (row_ref, remove_row);
+  pd_secrets_has_token_async (url, on_has_token, row_ref);
+}
+
+static void
 pd_sources_page_rebuild (PdSourcesPage *self)
 {
   g_autoptr(GVariant) configured = g_settings_get_value (self->settings, "sources");
@@ -570,9 +606,10 @@ pd_sources_page_rebuild (PdSourcesPage *self)
       g_object_set_data_full (G_OBJECT (token_row), "pd-source-url", g_strdup (url), g_free);
       g_signal_connect (token_row, "apply", G_CALLBACK (on_token_apply), self);
       adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), token_row);
+      pd_entry_row_align_fields (PD_ENTRY_ROW (name_row), PD_ENTRY_ROW (token_row), NULL);
 
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (remove_row), _("Remove from the Window"));
-      adw_action_row_set_subtitle (ADW_ACTION_ROW (remove_row), _("Its token stays in the keyring"));
+      pd_sources_page_say_token_stays (remove_row, url);
       gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
       gtk_widget_add_css_class (remove, "destructive-action");
       _pd_accessible_set_text (GTK_WIDGET (remove), remove_name, NULL);
@@ -661,11 +698,13 @@ scroll_to_error (GtkWidget     *label,
   return G_SOURCE_REMOVE;
 }
 
-/* Refused: the error is brought into sight and takes the focus.  It came
- * under the Token field, below the page's fold when the list of endpoints
- * is long or the window short, and nothing seemed to happen (tried as a
- * new user would).  Selectable, the label takes the focus and a screen
- * reader says it; nothing of it is left selected. */
+/* Refused: the error is brought into sight.  It came under the Token
+ * field, below the page's fold when the list of endpoints is long or the
+ * window short, and nothing seemed to happen (tried as a new user would).
+ * The focus goes to the address, to be corrected, which the error
+ * describes; an alert, the error is said as it appears.  It took the focus
+ * itself, selectable, and showed a text cursor in red (tried as a new user
+ * would). */
 static void
 pd_sources_page_show_error (PdSourcesPage *self,
                             const char    *message)
@@ -676,8 +715,9 @@ pd_sources_page_show_error (PdSourcesPage *self,
   gtk_widget_set_visible (label, TRUE);
   gtk_widget_add_css_class (GTK_WIDGET (self->url_row), "error");
   gtk_widget_add_css_class (pd_entry_row_get_entry (self->url_row), "error");
-  gtk_widget_grab_focus (label);
-  gtk_label_select_region (self->error_label, 0, 0);
+  gtk_widget_grab_focus (GTK_WIDGET (self->url_row));
+  /* Not all selected, to be replaced by the first key: to be corrected. */
+  gtk_editable_set_position (GTK_EDITABLE (self->url_row), -1);
   gtk_widget_add_tick_callback (label, scroll_to_error, NULL, NULL);
 }
 
@@ -747,7 +787,7 @@ pd_sources_page_init (PdSourcesPage *self)
 {
   AdwPreferencesGroup *add_group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
   GtkWidget *add = gtk_button_new_with_mnemonic (_("_Add Endpoint"));
-  GtkWidget *error_label = gtk_label_new (NULL);
+  GtkWidget *error_label = g_object_new (GTK_TYPE_LABEL, "accessible-role", GTK_ACCESSIBLE_ROLE_ALERT, NULL);
 
   self->rows = g_ptr_array_new ();
   adw_preferences_page_set_title (ADW_PREFERENCES_PAGE (self), _("Sources"));
@@ -787,6 +827,7 @@ pd_sources_page_init (PdSourcesPage *self)
   adw_preferences_group_add (add_group, GTK_WIDGET (self->url_row));
   adw_preferences_group_add (add_group, GTK_WIDGET (self->name_row));
   adw_preferences_group_add (add_group, GTK_WIDGET (self->token_row));
+  pd_entry_row_align_fields (self->url_row, self->name_row, self->token_row, NULL);
   /* Enter in any of the fields adds, as Enter in an endpoint page's token
    * entry connects (it did nothing, tried as a keyboard user would). */
   g_signal_connect_swapped (self->url_row, "entry-activated", G_CALLBACK (on_add_clicked), self);
@@ -797,11 +838,13 @@ pd_sources_page_init (PdSourcesPage *self)
   self->error_label = GTK_LABEL (error_label);
   gtk_label_set_wrap (self->error_label, TRUE);
   gtk_label_set_xalign (self->error_label, 0);
-  gtk_label_set_selectable (self->error_label, TRUE);
   gtk_widget_add_css_class (error_label, "error");
   gtk_widget_set_margin_top (error_label, 6);
   gtk_widget_set_visible (error_label, FALSE);
   adw_preferences_group_add (add_group, error_label);
+  gtk_accessible_update_relation (GTK_ACCESSIBLE (pd_entry_row_get_entry (self->url_row)),
+                                  GTK_ACCESSIBLE_RELATION_DESCRIBED_BY,
+                                  error_label, NULL, -1);
 
   gtk_widget_set_halign (add, GTK_ALIGN_END);
   gtk_widget_set_margin_top (add, 12);

@@ -91,7 +91,9 @@ _pd_event_type_label (const char *type)
 {
   static const struct { const char *type; const char *label; } labels[] = {
     { "run_started", N_("Run started") },
-    { "iteration_completed", N_("Step completed") },
+    /* A model turn of the run, numbered in the Iteration column: "Step"
+     * read as a step of the plan (tried as a new user would). */
+    { "iteration_completed", N_("Iteration completed") },
     { "tool_call_started", N_("Tool call started") },
     { "tool_call_completed", N_("Tool call completed") },
     { "tool_call_failed", N_("Tool call failed") },

@@ -796,6 +796,31 @@ on_token_activate (PdWindow *self)
   gtk_widget_activate_action (GTK_WIDGET (self), "win.use-token", NULL);
 }
 
+/**
+ * pd_window_say_token_not_kept:
+ * @error: why the secret store did not keep it
+ *
+ * Says, once for this window, that no keyring kept its endpoint's token:
+ * it was said on every token the window stored, with the bus's error.  A
+ * keyring left locked (its prompt cancelled) is no missing keyring.
+ */
+void
+pd_window_say_token_not_kept (PdWindow     *self,
+                              const GError *error)
+{
+  g_return_if_fail (PD_IS_WINDOW (self));
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
+    {
+      pd_window_show_message (self, _("Token not saved: it is used until Plandeck quits"));
+      return;
+    }
+  if (self->said_no_keyring)
+    return;
+  self->said_no_keyring = TRUE;
+  pd_window_show_message (self, _("No keyring is running: the token is used for this session only"));
+}
+
 static void
 on_banner_token_stored (GObject      *object,
                         GAsyncResult *result,
@@ -807,7 +832,7 @@ on_banner_token_stored (GObject      *object,
   if (pd_secrets_store_token_finish (result, &error))
     return;
   g_debug ("%s", error->message);
-  pd_window_say_token_not_kept (self);
+  pd_window_say_token_not_kept (self, error);
 }
 
 /* The token entered in the banner, for a server that refused the old one. */

@@ -21,6 +21,18 @@
 #include "pd-ui-util-private.h"
 #include "pd-window-private.h"
 
+/* The window's endpoint asks for a token and none was sent: not its Host
+ * refused, which no token helps. */
+gboolean
+_pd_window_token_needed (PdWindow *self)
+{
+  PdRemoteSource *remote = self->source != NULL && PD_IS_REMOTE_SOURCE (self->source)
+                           ? PD_REMOTE_SOURCE (self->source) : NULL;
+
+  return remote != NULL && pd_remote_source_get_state (remote) == PD_REMOTE_DENIED &&
+         pd_remote_source_get_token (remote) == NULL && !pd_remote_source_get_host_refused (remote);
+}
+
 static void
 on_endpoint_response (AdwMessageDialog *dialog,
                       const char       *response,
@@ -64,7 +76,8 @@ on_endpoint_url_changed (GtkEditable      *entry,
 {
   GtkWidget *error_label = g_object_get_data (G_OBJECT (dialog), "url-error");
   g_autofree char *url = g_strstrip (g_strdup (gtk_editable_get_text (entry)));
-  gboolean valid = url[0] != '\0' && pd_remote_url_split (url, NULL, NULL, NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  gboolean valid = url[0] != '\0' && pd_remote_url_split (url, NULL, NULL, NULL, &error);
 
   adw_message_dialog_set_response_enabled (dialog, "connect", valid);
   if (valid || url[0] == '\0')
@@ -74,15 +87,22 @@ on_endpoint_url_changed (GtkEditable      *entry,
       gtk_accessible_reset_state (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_STATE_INVALID);
       return;
     }
-  {
-    g_autofree char *shown = pd_window_split_endpoint_url (url, NULL);
-    g_autofree char *safe = _pd_isolated_short (shown, 200);
-    /* Translators: %s is what the user typed */
-    g_autofree char *message = g_strdup_printf (_("“%s” is not an endpoint address: it must start with http:// or "
-                                                  "https:// and name a host"), safe);
+  /* A port out of range read "must start with http://" (tried as a new
+   * user would). */
+  if (g_error_matches (error, G_URI_ERROR, G_URI_ERROR_BAD_PORT))
+    {
+      gtk_label_set_text (GTK_LABEL (error_label), error->message);
+    }
+  else
+    {
+      g_autofree char *shown = pd_window_split_endpoint_url (url, NULL);
+      g_autofree char *safe = _pd_isolated_short (shown, 200);
+      /* Translators: %s is what the user typed */
+      g_autofree char *message = g_strdup_printf (_("“%s” is not an endpoint address: it must start with http:// or "
+                                                    "https:// and name a host"), safe);
 
-    gtk_label_set_text (GTK_LABEL (error_label), message);
-  }
+      gtk_label_set_text (GTK_LABEL (error_label), message);
+    }
   gtk_widget_add_css_class (GTK_WIDGET (entry), "error");
   gtk_widget_set_visible (error_label, TRUE);
   gtk_accessible_update_state (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_STATE_INVALID, GTK_ACCESSIBLE_INVALID_TRUE, -1);

@@ -140,6 +140,7 @@ void        _pd_window_show_session_title  (PdWindow        *self,
                                             const char      *title);
 void        _pd_window_title_tooltip       (PdWindow        *self);
 void        _pd_window_update_error_page   (PdWindow        *self);
+gboolean    _pd_window_token_needed        (PdWindow        *self);
 void        _pd_window_connect_endpoint_action (GtkWidget   *widget,
                                                 const char  *action_name,
                                                 GVariant    *parameter);

@@ -177,7 +177,14 @@ on_run_text (PdWindow *self)
   const char *text = pd_run_controller_get_status_text (self->runs);
   const char *activity = pd_run_controller_get_activity (self->runs);
 
-  /* Model-derived text: plain labels. */
+  /* Model-derived text: plain labels.  With no text of the run's, what it
+   * does is said alone: "Working…" stood under "Waiting for approval: shell"
+   * (tried as a new user would). */
+  if ((text == NULL || *text == '\0') && activity != NULL)
+    {
+      text = activity;
+      activity = NULL;
+    }
   gtk_label_set_text (self->run_text_label, text != NULL && *text ? text : _("Working…"));
   gtk_label_set_text (self->run_activity_label, activity ? activity : "");
   gtk_widget_set_visible (GTK_WIDGET (self->run_activity_label), activity != NULL);

@@ -499,10 +499,20 @@ pd_window_update_connection (PdWindow *self)
       gtk_widget_remove_css_class (gtk_revealer_get_child (self->connection_banner), "denied");
       break;
     case PD_REMOTE_DENIED:
-      /* Translators: %s says why, e.g. "http://… refused the token (HTTP 403)" */
-      text = pd_remote_source_get_host_refused (remote)
-             ? g_strdup (reason ? reason : "")
-             : g_strdup_printf (_("%s. A restarted server prints a new token: enter it here."), reason ? reason : "");
+      if (pd_remote_source_get_host_refused (remote))
+        text = g_strdup (reason ? reason : "");
+      else if (_pd_window_token_needed (self))
+        /* The source's reason sends the person to the endpoint's page of
+         * the sources window and to Preferences → Sources, neither of which
+         * this window has: the entry is right here (tried as a new user
+         * would). */
+        /* Translators: %s is the endpoint's address, http://HOST:PORT */
+        text = g_strdup_printf (_("%s needs a token, and none is kept for it. Enter the token serve printed when it "
+                                  "started (the part of its address after ?token=) here."),
+                                pd_remote_source_get_base_url (remote));
+      else
+        /* Translators: %s says why, e.g. "http://… refused the token (HTTP 403)" */
+        text = g_strdup_printf (_("%s. A restarted server prints a new token: enter it here."), reason ? reason : "");
       gtk_image_set_from_icon_name (self->connection_icon, "dialog-password-symbolic");
       gtk_widget_add_css_class (gtk_revealer_get_child (self->connection_banner), "denied");
       break;

@@ -488,7 +488,10 @@ on_load_failed (PdWindow     *self,
           _pd_window_show_error (self, _("Cannot Open This Database"), error->message);
         }
       else if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED))
-        _pd_window_show_error (self, _("The Endpoint Refused Access"), error->message);
+        /* None kept, none refused: it said "Refused Access" over a banner
+         * asking for a token (tried as a new user would). */
+        _pd_window_show_error (self, _pd_window_token_needed (self) ? _("The Endpoint Needs a Token")
+                                                                    : _("The Endpoint Refused Access"), error->message);
       else
         _pd_window_show_error (self, _("Cannot Reach the Endpoint"), error->message);
       return;
@@ -1119,23 +1122,6 @@ pd_window_show_message (PdWindow   *self,
   g_return_if_fail (message != NULL);
 
   _pd_toast_add_text (GTK_WIDGET (self->toast_overlay), message);
-}
-
-/**
- * pd_window_say_token_not_kept:
- *
- * Says, once for this window, that no keyring kept its endpoint's token:
- * it was said on every token the window stored, with the bus's error.
- */
-void
-pd_window_say_token_not_kept (PdWindow *self)
-{
-  g_return_if_fail (PD_IS_WINDOW (self));
-
-  if (self->said_no_keyring)
-    return;
-  self->said_no_keyring = TRUE;
-  pd_window_show_message (self, _("No keyring is running: the token is used for this session only"));
 }
 
 /**

@@ -33,7 +33,8 @@ char       *pd_window_split_endpoint_url (const char    *url,
                                          char          **token);
 const char *pd_window_get_database_path (PdWindow       *self);
 const char *pd_window_get_remote_url    (PdWindow       *self);
-void        pd_window_say_token_not_kept (PdWindow      *self);
+void        pd_window_say_token_not_kept (PdWindow      *self,
+                                          const GError  *error);
 void        pd_window_show_message      (PdWindow       *self,
                                          const char     *message);
 

@@ -331,6 +331,69 @@ keep_freed_memory (void)
 #endif
 }
 
+/* A scan that found nothing says where it looked, and what --codex-dir
+ * takes: given Codex's sessions folder, it said "No transcripts found."
+ * alone (tried as a new user would). */
+static void
+say_where_looked (PdImportScanner *scanner,
+                  const char      *codex_dir,
+                  gboolean         dirs_given)
+{
+  g_auto(GStrv) roots = pd_import_scanner_dup_roots (scanner);
+  g_autofree char *sessions = codex_dir != NULL ? g_build_filename (codex_dir, "sessions", NULL) : NULL;
+  g_autofree char *archived = codex_dir != NULL ? g_build_filename (codex_dir, "archived_sessions", NULL) : NULL;
+  g_autofree char *above = NULL;
+
+  /* Every folder of a scan of the defaults; of --codex-dir, its two. */
+  fprintf (stderr, "%s\n", _("plandeck-agent import: looked in these folders, none of which holds a transcript:"));
+  for (guint i = 0; roots[i] != NULL; i++)
+    {
+      g_autofree char *shown = safe (roots[i]);
+
+      if (!dirs_given || g_strcmp0 (roots[i], sessions) == 0 || g_strcmp0 (roots[i], archived) == 0)
+        fprintf (stderr, "  %s\n", shown);
+    }
+  if (codex_dir == NULL)
+    return;
+  if (g_file_test (sessions, G_FILE_TEST_IS_DIR) || g_file_test (archived, G_FILE_TEST_IS_DIR))
+    return;
+  /* Its sessions folder, or a day's folder in it: the home is above. */
+  for (char *dir = g_canonicalize_filename (codex_dir, NULL); above == NULL; )
+    {
+      g_autofree char *name = g_path_get_basename (dir);
+      char *parent = g_path_get_dirname (dir);
+
+      if (strcmp (name, "sessions") == 0 || strcmp (name, "archived_sessions") == 0)
+        above = g_strdup (parent);
+      if (strcmp (parent, dir) == 0 || above != NULL)
+        {
+          g_free (parent);
+          g_free (dir);
+          break;
+        }
+      g_free (dir);
+      dir = parent;
+    }
+  if (above != NULL)
+    {
+      g_autofree char *shown = safe (above);
+
+      /* TRANSLATORS: %s is a folder */
+      fprintf (stderr, _("plandeck-agent import: --codex-dir takes Codex's home folder, the one that holds "
+                         "sessions/YYYY/MM/DD/rollout-*.jsonl ($CODEX_HOME, ~/.codex by default), not its "
+                         "sessions folder: --codex-dir %s\n"), shown);
+    }
+  else
+    {
+      g_autofree char *shown = safe (codex_dir);
+
+      /* TRANSLATORS: %s is a folder */
+      fprintf (stderr, _("plandeck-agent import: --codex-dir takes Codex's home folder, the one that holds "
+                         "sessions/YYYY/MM/DD/rollout-*.jsonl ($CODEX_HOME, ~/.codex by default); %s has no "
+                         "sessions folder\n"), shown);
+    }
+}
+
 int
 pd_agent_import_main (int    argc,
                       char **argv)
@@ -448,6 +511,14 @@ pd_agent_import_main (int    argc,
         pd_import_scanner_set_kilo_dir (scanner, kilo_dir);
       if (!(found = pd_import_scanner_scan_full (scanner, skipped, NULL, &error)))
         return pd_agent_fail ("import", error);
+      if (found->len == 0 && !as_json)
+        {
+          printf ("%s\n", _("No transcripts found."));
+          fflush (stdout);
+          say_where_looked (scanner, codex_dir,
+                            claude_dir || codex_dir || opencode_dir || qwen_dir || gemini_dir || vscode_dir || kilo_dir);
+          return 0;
+        }
       g_ptr_array_extend_and_steal (sessions, found);
     }
 

@@ -58,7 +58,7 @@ query_without_token (const char  *query,
  * @token: (out) (optional) (nullable): the query's `token`
  *
  * Returns: %FALSE with @error when @url is no http:// or https:// URL
- *   naming a host
+ *   naming a host (%G_URI_ERROR_BAD_PORT when its port is out of range)
  */
 gboolean
 pd_remote_url_split (const char  *url,
@@ -67,12 +67,24 @@ pd_remote_url_split (const char  *url,
                      char       **token,
                      GError     **error)
 {
-  g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_ENCODED, NULL);
+  g_autoptr(GError) parse_error = NULL;
+  g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_ENCODED, &parse_error);
   g_autofree char *found = NULL;
   g_autofree char *kept = NULL;
   g_autofree char *path = NULL;
   gsize len;
 
+  /* http://127.0.0.1:99999 was "not an http:// or https:// URL", of an
+   * address whose scheme was right and whose port was not (tried as a new
+   * user would).  Port 0 is no port to reach either. */
+  if (g_error_matches (parse_error, G_URI_ERROR, G_URI_ERROR_BAD_PORT) || (uri != NULL && g_uri_get_port (uri) == 0))
+    {
+      /* The address is not quoted: unparsed, its token could not be
+       * taken out of it. */
+      g_set_error_literal (error, G_URI_ERROR, G_URI_ERROR_BAD_PORT,
+                           _("The port must be a number from 1 to 65535, as in http://127.0.0.1:8080"));
+      return FALSE;
+    }
   if (uri == NULL || g_uri_get_host (uri) == NULL || g_uri_get_host (uri)[0] == '\0' ||
       (g_strcmp0 (g_uri_get_scheme (uri), "http") != 0 && g_strcmp0 (g_uri_get_scheme (uri), "https") != 0))
     {

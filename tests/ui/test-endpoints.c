@@ -31,6 +31,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-application.h"
+#include "pd-entry-row.h"
 #include "pd-now-view.h"
 #include "pd-preferences-window.h"
 #include "pd-remote-source.h"
@@ -421,8 +422,14 @@ error_in_sight (gpointer data)
   GtkWidget *scroller = gtk_widget_get_ancestor (label, GTK_TYPE_SCROLLED_WINDOW);
   graphene_rect_t bounds;
 
-  /* The window's focus: whether Xvfb made the window active is no matter. */
-  return gtk_root_get_focus (gtk_widget_get_root (label)) == label && gtk_widget_get_height (label) > 0 &&
+  GtkWidget *focus = gtk_root_get_focus (gtk_widget_get_root (label));
+
+  /* The window's focus, in the address to correct (the error took it, and
+   * showed a text cursor): whether Xvfb made the window active is no
+   * matter. */
+  return focus != NULL && GTK_IS_EDITABLE (focus) &&
+         g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (focus)), "ftp://build-box/") == 0 &&
+         gtk_widget_get_height (label) > 0 &&
          gtk_widget_compute_bounds (label, scroller, &bounds) && bounds.origin.y >= 0 &&
          bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scroller);
 }
@@ -439,6 +446,7 @@ check_error_in_sight (PdApplication *app,
   PdPreferencesWindow *prefs = pd_preferences_window_new (GTK_WINDOW (window));
   GtkWidget *page, *url_row, *said, *scroller;
   graphene_rect_t bounds;
+  graphene_point_t at[3];
 
   /* Short, and wide enough that the page switcher stays in the header
    * (a bar sliding in at the foot shrank the page while it scrolled). */
@@ -461,8 +469,23 @@ check_error_in_sight (PdApplication *app,
                   gtk_widget_get_height (scroller));
   /* The typed address kept, to be corrected; nothing of the error selected. */
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (url_row)), ==, "ftp://build-box/");
-  g_assert_false (gtk_label_get_selection_bounds (GTK_LABEL (said), NULL, NULL));
+  g_assert_false (gtk_label_get_selectable (GTK_LABEL (said)));
+  /* The three fields start at one x (Address's was 4 px right). */
+  for (guint i = 0; i < 3; i++)
+    g_assert_true (gtk_widget_compute_point (pd_entry_row_get_entry (PD_ENTRY_ROW (pd_test_find_first (page, has_title,
+                                             (const char *[]) { "Address", "Name", "Token" }[i]))), page,
+                                             &GRAPHENE_POINT_INIT (0, 0), &at[i]));
+  g_test_message ("fields at x %.0f, %.0f, %.0f", at[0].x, at[1].x, at[2].x);
+  g_assert_true (at[0].x == at[1].x && at[1].x == at[2].x);
   pd_test_screenshot (GTK_WIDGET (prefs), "preferences-sources-error-in-sight");
+
+  /* A port out of range, typed without its scheme: said as such. */
+  gtk_editable_set_text (GTK_EDITABLE (url_row), "127.0.0.1:99999");
+  g_signal_emit_by_name (url_row, "entry-activated");
+  said = pd_test_find_label_containing (page, "from 1 to 65535");
+  g_assert_nonnull (said);
+  g_assert_true (gtk_widget_get_visible (said));
+  g_assert_null (strstr (gtk_label_get_text (GTK_LABEL (said)), "must start with"));
   gtk_window_destroy (GTK_WINDOW (prefs));
 }
 
@@ -583,6 +606,16 @@ check_connect_dialog (PdApplication *app,
   pd_test_flush (GTK_WIDGET (dialog));
   g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (dialog)));
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, "build-box:8080/?token=typed-secret");
+
+  /* A port out of range is said as such: it read "must start with
+   * http://" of an address that did (tried as a new user would). */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "http://127.0.0.1:99999");
+  pd_test_flush (GTK_WIDGET (dialog));
+  g_assert_false (adw_message_dialog_get_response_enabled (dialog, "connect"));
+  g_assert_true (gtk_widget_get_mapped (said));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (said)), "from 1 to 65535"));
+  g_assert_null (strstr (gtk_label_get_text (GTK_LABEL (said)), "must start with"));
+  pd_test_screenshot (GTK_WIDGET (dialog), "connect-endpoint-bad-port");
 
   /* Corrected: Connect can be pressed, nothing said. */
   gtk_editable_set_text (GTK_EDITABLE (entry), "http://build-box:8080/");

@@ -15,6 +15,8 @@
 #include <glib/gi18n.h>
 #include <locale.h>
 
+#include "pd-event.h"
+#include "pd-events-view.h"
 #include "pd-history-view.h"
 #include "pd-remote-source.h"
 #include "pd-test-db.h"
@@ -24,6 +26,12 @@
 #define NARROW_WIDTH 360
 
 static const char * const pages[] = { "now", "transcript", "events", "history" };
+
+static gboolean
+widget_mapped (gpointer data)
+{
+  return gtk_widget_get_mapped (data);
+}
 
 static gboolean
 window_shows_session (gpointer data)
@@ -130,6 +138,26 @@ check_narrow (PdApplication *app,
       pd_test_screenshot (GTK_WIDGET (window), shot);
     }
 
+  /* The Events page's hint, no event chosen, takes a line, not a third of
+   * the list's height (tried as a new user would: 160 of 470 px). */
+  {
+    GtkWidget *events = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_EVENTS_VIEW);
+    GtkWidget *paned = pd_test_find_widget (events, GTK_TYPE_PANED);
+
+    adw_view_stack_set_visible_child_name (views, "events");
+    pd_test_wait_until (widget_mapped, paned, "the Events page's list");
+    pd_test_flush (GTK_WIDGET (window));
+    pd_test_screenshot (GTK_WIDGET (window), "narrow-events-list");
+    g_test_message ("the hint's pane: %d of %d px", gtk_widget_get_height (gtk_paned_get_end_child (GTK_PANED (paned))),
+                    gtk_widget_get_height (paned));
+    g_assert_cmpint (gtk_widget_get_height (gtk_paned_get_end_child (GTK_PANED (paned))), <, 80);
+    /* An event chosen: its data has the room it had. */
+    gtk_selection_model_select_item (gtk_column_view_get_model (GTK_COLUMN_VIEW (pd_test_find_widget (events,
+                                                                               GTK_TYPE_COLUMN_VIEW))), 0, TRUE);
+    pd_test_flush (GTK_WIDGET (window));
+    g_assert_cmpint (gtk_widget_get_height (gtk_paned_get_end_child (GTK_PANED (paned))), >=, 160);
+  }
+
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
   g_assert_cmpstr (adw_leaflet_get_visible_child_name (leaflet), ==, "sidebar");
   assert_fits (window, "the session list");
@@ -149,6 +177,15 @@ check_narrow (PdApplication *app,
     g_assert_cmpuint (menus, ==, 1);
     pd_test_screenshot (GTK_WIDGET (window), "narrow-sidebar");
   }
+
+  /* The list's title is whole or not there: it read "Sess…" (tried as a
+   * new user would). */
+  {
+    GtkWidget *title = pd_test_find_label (adw_leaflet_get_visible_child (leaflet), _("Sessions"));
+
+    g_assert_nonnull (title);
+    g_assert_false (gtk_widget_get_mapped (title) && pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (title))));
+  }
 }
 
 static void
@@ -166,6 +203,21 @@ test_narrow_fits (void)
     g_assert_cmpstr (g_dgettext (GETTEXT_PACKAGE, "Events"), !=, "Events");
 
   pd_test_fill_showcase (store);
+  /* An event in every session: the Events page shows its list and hint. */
+  {
+    g_autoptr(GPtrArray) infos = pd_session_store_list (store, NULL, FALSE, 0, 100, NULL, NULL);
+
+    g_assert_nonnull (infos);
+    for (guint i = 0; i < infos->len; i++)
+      {
+        const char *id = ((PdSessionInfo *) g_ptr_array_index (infos, i))->id;
+        g_autoptr(PdEvent) event = pd_event_new_full ("run_started", "run-1", id, 0, NULL, json_object_new ());
+        g_autofree char *text = pd_event_to_json (event);
+
+        g_assert_cmpint (pd_session_store_add_event (store, id, "run-1", "run_started", pd_event_get_timestamp (event),
+                                                     text, NULL), >, 0);
+      }
+  }
   pd_test_reset_settings ();
   g_settings_set_int (settings, "window-width", NARROW_WIDTH);
   g_settings_set_int (settings, "window-height", 640);

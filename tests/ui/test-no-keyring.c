@@ -9,7 +9,9 @@
  * keeps it.  The window says so in one toast, in words: it said so on
  * every token, with the bus's own error ("The name
  * org.freedesktop.secrets was not provided by any .service files") on the
- * way (tried as a new user would).
+ * way (tried as a new user would).  Preferences → Sources said of an
+ * endpoint without a token that removing it leaves its token in the
+ * keyring.
  */
 #include "config.h"
 
@@ -18,6 +20,7 @@
 #include "pd-secrets.h"
 #include "pd-server.h"
 #include "pd-session-list.h"
+#include "pd-sources-page.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
@@ -156,6 +159,17 @@ check_said_once (PdApplication *app,
       said++;
     }
   g_assert_cmpuint (said, ==, 1);
+
+  /* A keyring left locked, its prompt cancelled, is no missing keyring:
+   * "Token not saved", each time. */
+  {
+    g_autoptr(GError) declined = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED, "locked");
+    g_autofree char *title = NULL;
+
+    pd_window_say_token_not_kept (window, declined);
+    title = take_toast (window);
+    g_assert_cmpstr (title, ==, "Token not saved: it is used until Plandeck quits");
+  }
 }
 
 static void
@@ -186,6 +200,39 @@ test_said_once (void)
   pd_server_stop (server);
 }
 
+static void
+on_has_token (GObject      *object,
+              GAsyncResult *result,
+              gpointer      data)
+{
+  gboolean *done = data;
+
+  g_assert_false (pd_secrets_has_token_finish (result, NULL));
+  *done = TRUE;
+}
+
+static void
+test_no_token_stays (void)
+{
+  g_autoptr(GSettings) settings = NULL;
+  GtkWidget *page;
+  GtkWindow *window;
+  gboolean answered = FALSE;
+
+  pd_test_reset_settings ();
+  settings = g_settings_new (APP_ID);
+  g_settings_set_value (settings, "sources", g_variant_new_parsed ("[('e1', 'Build box', 'http://127.0.0.1:9')]"));
+  page = GTK_WIDGET (pd_sources_page_new (settings));
+  window = pd_test_present (page, 600, 600);
+  g_assert_nonnull (pd_test_find_label (page, "Remove from the Window"));
+  /* Asked after the page's own question: answered after it. */
+  pd_secrets_has_token_async ("http://127.0.0.1:9", on_has_token, &answered);
+  pd_test_wait_until (is_true, &answered, "the keyring's answer");
+  pd_test_flush (page);
+  g_assert_null (pd_test_find_label (page, "Its token stays in the keyring"));
+  gtk_window_destroy (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -199,6 +246,7 @@ main (int   argc,
       return 0;
     }
   g_test_add_func ("/pd/ui/no-keyring/said-once", test_said_once);
+  g_test_add_func ("/pd/ui/no-keyring/no-token-stays", test_no_token_stays);
 
   return g_test_run ();
 }

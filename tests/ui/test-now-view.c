@@ -17,6 +17,7 @@
 #include "pd-remote-source.h"
 #include "pd-now-view-private.h"
 #include "pd-plan-row.h"
+#include "pd-session-item.h"
 #include "pd-test-a11y.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
@@ -1084,6 +1085,51 @@ test_now_page_keys (Fixture       *f,
   }
 }
 
+static gboolean
+is_step_glyph (GtkWidget     *widget,
+               gconstpointer  data)
+{
+  return GTK_IS_IMAGE (widget) && g_strcmp0 (gtk_widget_get_tooltip_text (widget), data) == 0;
+}
+
+/* A run its iteration budget stopped left the step it worked on with its
+ * working glyph, and its list row with the plain dot of a session at rest
+ * (tried as a new user would): both say it stopped, and the step is worked
+ * on again once a run goes on. */
+static void
+test_now_run_budget (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(PdPlanState) plan = pd_test_sample_plan (4);
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autoptr(PdSessionItem) item = NULL;
+  PdSessionInfo info = { .id = f->id, .task = (char *) "Task", .status = PD_SESSION_STATUS_IDLE,
+                         .stopped = (char *) "budget" };
+  PdPlanRow *row;
+  GtkWidget *glyph;
+
+  pd_test_save_plan (f->store, f->id, plan, PD_SESSION_STATUS_IDLE);
+  pd_session_view_set_session_id (PD_SESSION_VIEW (f->view), f->id);
+  pd_now_view_set_run_end (f->view, PD_SESSION_STATUS_IDLE, "budget", NULL);
+  wait_for_reply (f);
+  row = row_widget (f, 1);
+  pd_plan_row_ensure_content (row);
+  pd_test_flush (GTK_WIDGET (f->window));
+  glyph = pd_test_find_first (GTK_WIDGET (row), is_step_glyph, "In progress when the run stopped");
+  g_assert_nonnull (glyph);
+  g_assert_cmpstr (gtk_image_get_icon_name (GTK_IMAGE (glyph)), ==, "media-playback-stop-symbolic");
+  pd_test_screenshot (GTK_WIDGET (f->window), "now-run-budget");
+
+  pd_now_view_set_running (f->view, TRUE);
+  g_assert_cmpstr (gtk_image_get_icon_name (GTK_IMAGE (glyph)), ==, "emblem-synchronizing-symbolic");
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (glyph), ==, "In progress");
+  pd_now_view_set_running (f->view, FALSE);
+
+  item = pd_session_item_new (&info, now);
+  g_assert_cmpstr (pd_session_item_get_status_icon (item), ==, "media-playback-stop-symbolic");
+  g_assert_cmpstr (pd_session_item_get_status_label (item), ==, "Stopped");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1108,6 +1154,7 @@ main (int   argc,
   ADD ("done-unverified", test_now_done_unverified);
   ADD ("run-end-with-plan", test_now_run_end_with_plan);
   ADD ("run-interrupted", test_now_run_interrupted);
+  ADD ("run-budget", test_now_run_budget);
   ADD ("remote-huge-plan", test_now_remote_huge_plan);
   ADD ("many-steps", test_now_many_steps);
   ADD ("page-keys", test_now_page_keys);

@@ -154,6 +154,88 @@ test_remote_window_wrong_token (void)
   pd_server_stop (server);
 }
 
+static gboolean
+is_endpoint_error_page (GtkWidget     *widget,
+                        gconstpointer  data)
+{
+  return ADW_IS_STATUS_PAGE (widget) && gtk_widget_get_mapped (widget) &&
+         g_str_has_prefix (adw_status_page_get_title (ADW_STATUS_PAGE (widget)), "The Endpoint");
+}
+
+/* The error page, whatever its title, and the banner asking for a token. */
+static gboolean
+token_needed_shown (gpointer data)
+{
+  return pd_test_find_first (data, is_endpoint_error_page, NULL) != NULL &&
+         pd_test_count_shown_labels (data, "needs a token", TRUE) == 1;
+}
+
+static gboolean
+is_password_entry (GtkWidget     *widget,
+                   gconstpointer  data)
+{
+  return GTK_IS_PASSWORD_ENTRY (widget);
+}
+
+static gboolean
+remote_loaded (gpointer data)
+{
+  return pd_session_list_get_loaded (session_list (data));
+}
+
+/* No token given: the title said "The Endpoint Refused Access" under a
+ * banner that asked for a token, and sent the person to the endpoint's
+ * page and Preferences → Sources, which this window does not have (tried
+ * as a new user would).  The title, the banner and its entry agree, and
+ * the token entered there is taken. */
+static void
+check_remote_token_needed (PdApplication *app,
+                           PdWindow      *window,
+                           gpointer       user_data)
+{
+  GtkWidget *entry;
+
+  pd_test_wait_until (token_needed_shown, window, "the page saying the endpoint needs a token");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_screenshot (GTK_WIDGET (window), "remote-token-needed");
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "The Endpoint Needs a Token", TRUE), ==, 1);
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Refused", TRUE), ==, 0);
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "refused", TRUE), ==, 0);
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Preferences", TRUE), ==, 0);
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "endpoint’s page", TRUE), ==, 0);
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "?token=) here", TRUE), ==, 1);
+
+  entry = pd_test_find_first (GTK_WIDGET (window), is_password_entry, NULL);
+  g_assert_nonnull (entry);
+  g_assert_true (gtk_widget_get_mapped (entry));
+  gtk_editable_set_text (GTK_EDITABLE (entry), user_data);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.use-token", NULL));
+  pd_test_wait_until (remote_loaded, window, "the endpoint listed with the token given in the banner");
+}
+
+static void
+test_remote_window_token_needed (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "served.db", NULL);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(PdServer) server = pd_server_new (db);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *base = NULL;
+  const char *args[] = { "--remote", NULL, NULL };
+
+  pd_server_set_listen (server, "127.0.0.1", 0);
+  pd_server_set_token (server, "right-token");
+  g_assert_true (pd_server_start (server, &error));
+  base = pd_server_dup_base_url (server);
+  g_assert_null (strstr (base, "token"));
+  args[1] = base;
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_remote_token_needed, (gpointer) "right-token", NULL), ==, 0);
+  pd_server_stop (server);
+}
+
 /* --- runs on a real serve ---------------------------------------------------- */
 
 static gboolean
@@ -274,6 +356,11 @@ check_remote_run_approved (PdApplication *app,
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (command)), ==, "\u200eone.txt\n\u200e(a new file)\n\u200e+ 1");
   g_assert_false (gtk_label_get_use_markup (GTK_LABEL (command)));
   g_assert_false (project_file_exists (fixture, "one.txt"));
+  /* The run bar says it waits, alone: "Working…" stood under it (tried as
+   * a new user would). */
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Waiting for approval: write_file", FALSE), ==, 1);
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Working…", FALSE), ==, 0);
   respond (dialog, "deny");
 
   dialog = pd_test_wait_for_dialog ("the endpoint's second approval question");
@@ -979,6 +1066,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/remote/lists-sessions", test_remote_window_lists_sessions);
   g_test_add_func ("/pd/ui/remote/wrong-token", test_remote_window_wrong_token);
+  g_test_add_func ("/pd/ui/remote/token-needed", test_remote_window_token_needed);
   g_test_add_func ("/pd/ui/remote/split-endpoint-url", test_split_endpoint_url);
   g_test_add_func ("/pd/ui/remote/run-approved-in-dialog", test_remote_run_approved);
   g_test_add_func ("/pd/ui/remote/plan-reviewed-in-dialog", test_remote_plan_reviewed);
