@@ -773,8 +773,9 @@ test_plan_too_large (Fixture       *f,
  * would).  It is refused before json-glib builds anything, with an error
  * that says why, on the worker (over PD_REMOTE_REPLY_INLINE_BYTES) as
  * in place (under it: 60 KB of "[1,1,...]"), and the source answers the
- * next request as usual.  A legit plan as dense as a real one (400 steps
- * of six checks each, short texts) still reads. */
+ * next request as usual; so is a 24 MiB export of "{}".  A legit plan as
+ * dense as a real one (400 steps of six checks each, short texts) still
+ * reads. */
 static void
 test_plan_bloated (Fixture       *f,
                    gconstpointer  data)
@@ -815,6 +816,25 @@ test_plan_bloated (Fixture       *f,
     info = pd_source_get_session_finish (source, wait_result (&r2), &error);
     g_assert_no_error (error);
     g_assert_cmpstr (info->id, ==, ODEK_ID);
+  }
+
+  /* The export too, with its 64 MiB bound: 24 MiB of "{}" took the window
+   * to 2.55 GB, kept after. */
+  {
+    g_autoptr(GAsyncResult) r4 = NULL;
+    g_autoptr(JsonArray) messages = NULL;
+
+    body = g_string_new ("{\"id\":\"" ODEK_ID "\",\"messages\":[{}");
+    while (body->len < 24 * 1024 * 1024)
+      g_string_append (body, ",{}");
+    g_string_append (body, "]}");
+    f->odek_export = g_string_free_to_bytes (g_steal_pointer (&body));
+    pd_source_get_messages_async (source, ODEK_ID, NULL, store_result, &r4);
+    messages = pd_source_get_messages_finish (source, wait_result (&r4), &error);
+    g_assert_null (messages);
+    g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID);
+    g_assert_nonnull (strstr (error->message, "too many values"));
+    g_clear_error (&error);
   }
 
   body = g_string_new ("{\"found\":true,\"version\":3,\"steps\":[");
