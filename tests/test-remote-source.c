@@ -690,7 +690,9 @@ test_steady_reply (Fixture       *f,
 }
 
 /* A plan of @size bytes or about: two steps, and a member no reader
- * knows holding an array of small objects (what makes a parse long). */
+ * knows holding an array of small objects (what makes a parse long), each
+ * with a line of text: as many values for its size as a real reply
+ * holds, not the "{"a":1}" a byte apiece that is refused unparsed. */
 static GBytes *
 padded_plan (gsize size)
 {
@@ -698,9 +700,9 @@ padded_plan (gsize size)
 
   g_string_append (text, "{\"session_id\":\"" ODEK_ID "\",\"version\":3,\"found\":true,\"steps\":["
                          "{\"id\":\"s1\",\"title\":\"Read\",\"status\":\"done\"},"
-                         "{\"id\":\"s2\",\"title\":\"Write\",\"status\":\"in_progress\"}],\"padding\":[{\"a\":1}");
+                         "{\"id\":\"s2\",\"title\":\"Write\",\"status\":\"in_progress\"}],\"padding\":[{\"a\":\"a line\"}");
   while (text->len < size)
-    g_string_append (text, ",{\"a\":1}");
+    g_string_append (text, ",{\"note\":\"a line of a long session\"}");
   g_string_append (text, "]}");
   return g_string_free_to_bytes (text);
 }
@@ -763,6 +765,102 @@ test_plan_too_large (Fixture       *f,
   info = pd_source_get_session_finish (source, wait_result (&r2), &error);
   g_assert_no_error (error);
   g_assert_cmpstr (info->id, ==, ODEK_ID);
+}
+
+/* A reply within its size bound whose tree would be out of proportion to
+ * it: 6 MB of "[{},{},...]" as a plan took the window from 178 MB to
+ * 1.6 GB, every "{}" an object with its hash table (tried as an attacker
+ * would).  It is refused before json-glib builds anything, with an error
+ * that says why, on the worker (over PD_REMOTE_REPLY_INLINE_BYTES) as
+ * in place (under it: 60 KB of "[1,1,...]"), and the source answers the
+ * next request as usual; so is a 24 MiB export of "{}".  A legit plan as
+ * dense as a real one (400 steps of six checks each, short texts) still
+ * reads. */
+static void
+test_plan_bloated (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(PdSource) source = odek_source (f);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdPlanState) plan = NULL;
+  g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(GString) body = NULL;
+  const char *items[] = { "{}", "1" };
+  gsize sizes[] = { 6 * 1000 * 1000, 60 * 1000 };
+
+  for (guint k = 0; k < G_N_ELEMENTS (items); k++)
+    {
+      g_autoptr(GAsyncResult) r1 = NULL;
+
+      body = g_string_new ("[");
+      while (body->len < sizes[k])
+        g_string_append_printf (body, "%s%s", body->len > 1 ? "," : "", items[k]);
+      g_string_append (body, "]");
+      g_clear_pointer (&f->odek_plan, g_bytes_unref);
+      f->odek_plan = g_string_free_to_bytes (g_steal_pointer (&body));
+      g_assert_cmpuint (g_bytes_get_size (f->odek_plan), <, PD_PLAN_REPLY_MAX_BYTES);
+
+      pd_source_get_plan_async (source, ODEK_ID, NULL, store_result, &r1);
+      g_assert_false (pd_source_get_plan_finish (source, wait_result (&r1), &plan, &error));
+      g_assert_null (plan);
+      g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID);
+      g_assert_nonnull (strstr (error->message, "too many values"));
+      g_test_message ("%s", error->message);
+      g_clear_error (&error);
+    }
+
+  {
+    g_autoptr(GAsyncResult) r2 = NULL;
+
+    pd_source_get_session_async (source, ODEK_ID, NULL, store_result, &r2);
+    info = pd_source_get_session_finish (source, wait_result (&r2), &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (info->id, ==, ODEK_ID);
+  }
+
+  /* The export too, with its 64 MiB bound: 24 MiB of "{}" took the window
+   * to 2.55 GB, kept after. */
+  {
+    g_autoptr(GAsyncResult) r4 = NULL;
+    g_autoptr(JsonArray) messages = NULL;
+
+    body = g_string_new ("{\"id\":\"" ODEK_ID "\",\"messages\":[{}");
+    while (body->len < 24 * 1024 * 1024)
+      g_string_append (body, ",{}");
+    g_string_append (body, "]}");
+    f->odek_export = g_string_free_to_bytes (g_steal_pointer (&body));
+    pd_source_get_messages_async (source, ODEK_ID, NULL, store_result, &r4);
+    messages = pd_source_get_messages_finish (source, wait_result (&r4), &error);
+    g_assert_null (messages);
+    g_assert_error (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID);
+    g_assert_nonnull (strstr (error->message, "too many values"));
+    g_clear_error (&error);
+  }
+
+  body = g_string_new ("{\"found\":true,\"version\":3,\"steps\":[");
+  for (guint i = 0; i < 400; i++)
+    {
+      g_string_append_printf (body, "%s{\"id\":\"s%u\",\"title\":\"S\",\"status\":\"done\",\"checks\":[",
+                              i ? "," : "", i);
+      for (guint j = 0; j < 6; j++)
+        g_string_append_printf (body, "%s{\"id\":\"c%u\",\"description\":\"d\",\"status\":\"passed\"}",
+                                j ? "," : "", j);
+      g_string_append (body, "]}");
+    }
+  g_string_append (body, "]}");
+  g_clear_pointer (&f->odek_plan, g_bytes_unref);
+  f->odek_plan = g_string_free_to_bytes (g_steal_pointer (&body));
+  g_assert_cmpuint (g_bytes_get_size (f->odek_plan), >, PD_REMOTE_REPLY_INLINE_BYTES);
+
+  {
+    g_autoptr(GAsyncResult) r3 = NULL;
+
+    pd_source_get_plan_async (source, ODEK_ID, NULL, store_result, &r3);
+    g_assert_true (pd_source_get_plan_finish (source, wait_result (&r3), &plan, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (plan->steps->len, ==, 400);
+    g_assert_cmpuint (((PdPlanStep *) g_ptr_array_index (plan->steps, 399))->checks->len, ==, PD_PLAN_MAX_CHECKS);
+  }
 }
 
 /* A large plan reply the bound lets through is parsed off the main
@@ -863,6 +961,7 @@ main (int   argc,
   g_test_add ("/pd/remote-source/odek-shapes", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_odek_shapes, fixture_tear_down);
   g_test_add ("/pd/remote-source/mistyped-elements", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_mistyped_elements, fixture_tear_down);
   g_test_add ("/pd/remote-source/plan-too-large", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_plan_too_large, fixture_tear_down);
+  g_test_add ("/pd/remote-source/plan-bloated", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_plan_bloated, fixture_tear_down);
   g_test_add ("/pd/remote-source/large-plan-off-main", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_large_plan_off_main, fixture_tear_down);
   g_test_add ("/pd/remote-source/large-export", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_large_export, fixture_tear_down);
   g_test_add ("/pd/remote-source/plan-bounded", Fixture, GUINT_TO_POINTER (0), fixture_set_up, test_plan_bounded, fixture_tear_down);

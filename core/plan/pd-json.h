@@ -55,6 +55,10 @@ gboolean  pd_json_nesting_exceeds    (const char  *text,
                                       gssize       length,
                                       guint        max_depth);
 
+gboolean  pd_json_values_exceed      (const char  *text,
+                                      gsize        length,
+                                      gsize        max_units);
+
 JsonNode *pd_json_parse              (const char  *text,
                                       gssize       length,
                                       GError     **error);

@@ -369,12 +369,14 @@ finish_call (GTask    *task,
 }
 
 /* Answers @task (taken) with the reply to its request: @bytes, parsed as
- * @root (NULL when it is empty or not JSON; parse_reply()). */
+ * @root (NULL when it is empty or not JSON, or @bloated: it held too many
+ * values to parse; parse_reply()). */
 static void
 handle_reply (GTask       *task_,
               SoupMessage *msg,
               GBytes      *bytes,
               JsonNode    *root,
+              gboolean     bloated,
               const GError *send_error)
 {
   g_autoptr(GTask) task = task_;
@@ -432,6 +434,12 @@ handle_reply (GTask       *task_,
   if (token != NULL && *token && call->id != NULL)
     g_hash_table_replace (self->session_tokens, g_strdup (call->id), g_strdup (token));
 
+  if (bloated)
+    {
+      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID,
+                               _("%s sent a malformed reply: too many values for its size"), self->base);
+      return;
+    }
   if (g_bytes_get_size (bytes) > 0 && root == NULL && SOUP_STATUS_IS_SUCCESSFUL (status))
     {
       g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a reply that is not JSON"), self->base);
@@ -488,18 +496,41 @@ handle_reply (GTask       *task_,
   finish_call (task, root);
 }
 
+/* The most values a reply may hold: one unit (pd_json_values_exceed(),
+ * about 100 bytes of json-glib's tree) for each PD_REPLY_BYTES_PER_UNIT
+ * bytes, and PD_REPLY_UNITS_SLACK more for a small reply.  The size caps
+ * alone let a hostile endpoint's 6 MB plan of "[{},{},...]" take 1.6 GB,
+ * and a 24 MiB export 2.5 GB (tried as an attacker would): three units a
+ * three bytes.  What a real `plandeck-agent serve` sends is far sparser:
+ * its plan detail 7.6 bytes a unit (the densest: step and history objects
+ * of short strings and counts), exports 12.8 to 43, records 15 to 56, the
+ * session list 10.2; a step of one-letter id and title with no checks, the
+ * least a plan of PD_REMOTE_MAX_STEPS could be made of, 4.6.  So a legit
+ * reply is never refused, and an accepted one takes at most about 25 times
+ * its size (a legit plan of compact checks already takes about 18). */
+#define PD_REPLY_BYTES_PER_UNIT 4
+#define PD_REPLY_UNITS_SLACK    4096
+
 /* A reply's JSON, or NULL when it is not JSON (or nests deeper than a
- * foreign document may).  Any thread. */
+ * foreign document may, or holds more values than its size can:
+ * @bloated, not parsed).  Any thread. */
 static JsonNode *
-parse_reply (GBytes *bytes)
+parse_reply (GBytes   *bytes,
+             gboolean *bloated)
 {
   gsize size = 0;
   const char *data = g_bytes_get_data (bytes, &size);
   g_autoptr(JsonParser) parser = NULL;
   g_autofree char *marked = NULL;
 
+  *bloated = FALSE;
   if (size == 0 || pd_json_nesting_exceeds (data, (gssize) size, PD_JSON_FOREIGN_MAX_DEPTH))
     return NULL;
+  if (pd_json_values_exceed (data, size, size / PD_REPLY_BYTES_PER_UNIT + PD_REPLY_UNITS_SLACK))
+    {
+      *bloated = TRUE;
+      return NULL;
+    }
   /* json-glib ends a string at an escaped NUL: marked first, the rest kept. */
   if ((marked = _pd_remote_mark_nul (data, size)) != NULL)
     data = marked;
@@ -515,6 +546,7 @@ answer_call (GTask        *task,
              SoupMessage  *msg,
              GBytes       *bytes,
              JsonNode     *root,
+             gboolean      bloated,
              const GError *error)
 {
   g_autoptr(GPtrArray) followers = steal_followers (task);
@@ -522,10 +554,10 @@ answer_call (GTask        *task,
 
   if (call->shares_export)
     _pd_remote_source_export_answered (g_task_get_source_object (task), task, msg, bytes);
-  handle_reply (task, msg, bytes, root, error);
+  handle_reply (task, msg, bytes, root, bloated, error);
   /* The lookups merged into this one get the same, newest answer. */
   for (guint i = 0; followers != NULL && i < followers->len; i++)
-    handle_reply (g_object_ref (g_ptr_array_index (followers, i)), msg, bytes, root, error);
+    handle_reply (g_object_ref (g_ptr_array_index (followers, i)), msg, bytes, root, bloated, error);
 }
 
 /* A reply being parsed on a worker thread. */
@@ -534,6 +566,7 @@ typedef struct
   GTask       *task;   /* the call's, taken */
   SoupMessage *msg;
   GBytes      *bytes;
+  gboolean     bloated;   /* set by the worker, read after it returned */
 } Parse;
 
 static void
@@ -552,7 +585,7 @@ parse_thread (GTask        *task,
               GCancellable *cancellable)
 {
   Parse *parse = task_data;
-  JsonNode *root = parse_reply (parse->bytes);
+  JsonNode *root = parse_reply (parse->bytes, &parse->bloated);
 
   /* NULL is an answer too: the reply is not JSON. */
   g_task_return_pointer (task, root, (GDestroyNotify) json_node_unref);
@@ -592,7 +625,7 @@ on_parsed (GObject      *object,
 
   for (guint i = 0; call->followers != NULL && i < call->followers->len; i++)
     kept |= answer_keeps_tree (g_task_get_task_data (g_ptr_array_index (call->followers, i)));
-  answer_call (g_steal_pointer (&parse->task), parse->msg, parse->bytes, root, NULL);
+  answer_call (g_steal_pointer (&parse->task), parse->msg, parse->bytes, root, parse->bloated, NULL);
   if (root == NULL || kept)
     return;
   /* Else the tree is freed on a worker too: its million nodes took as long
@@ -618,6 +651,7 @@ answer_reply (GTask        *task,
               const GError *error)
 {
   g_autoptr(JsonNode) root = NULL;
+  gboolean bloated = FALSE;
 
   if (bytes != NULL && g_bytes_get_size (bytes) > PD_REMOTE_REPLY_INLINE_BYTES)
     {
@@ -633,8 +667,8 @@ answer_reply (GTask        *task,
       return;
     }
   if (bytes != NULL)
-    root = parse_reply (bytes);
-  answer_call (task, msg, bytes, root, error);
+    root = parse_reply (bytes, &bloated);
+  answer_call (task, msg, bytes, root, bloated, error);
 }
 
 static void
