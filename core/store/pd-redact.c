@@ -407,13 +407,17 @@ quoted_value_stops_short (Redactor *r,
   return _pd_redact_syntax_at (t + ve, t + r->len, _pd_redact_depth_at (r->depths, ve));
 }
 
-/* Replaces [start, end) with the mask: a known token's shape, or a value
- * redact_span() let through. */
-static void
+/* Masks [start, end), a known token's shape or a value (counted unless
+ * @counted), where it keeps the quoting (_pd_redact_neutral_part()): all? */
+static gboolean
 mask_span (Redactor *r,
            gsize     start,
-           gsize     end)
+           gsize     end,
+           gboolean  counted)
 {
+  gsize whole_end = end;
+
+  end = _pd_redact_neutral_part (r->text, r->depths, start, end, &start);
   /* A mask starts and ends between characters, never inside one: the
    * patterns see to it, and this makes sure of it (a bounded value, or a
    * pattern to come, may end on a byte count), so the text stays valid
@@ -423,14 +427,15 @@ mask_span (Redactor *r,
   while (end > start && end < r->len && ((guchar) r->text[end] & 0xc0) == 0x80)
     end--;
   if (start == end)
-    return;
+    return FALSE;
   if (r->out == NULL)
     r->out = g_string_sized_new (r->len);
   g_string_append_len (r->out, r->text + r->copied, start - r->copied);
   g_string_append (r->out, PD_REDACTED);
   r->copied = end;
-  r->count++;
+  r->count += !counted;
   _pd_redact_command_line_masked (&r->line, r->text, start, end);
+  return end == whole_end;
 }
 
 static gboolean command_follows (Redactor *r, gsize vs, gsize ve);
@@ -464,7 +469,8 @@ redact_span (Redactor *r,
       r->refused_end = MAX (r->refused_end, end);
       return;
     }
-  mask_span (r, start, end);
+  if (!mask_span (r, start, end, FALSE))
+    return;  /* cut short to keep the quoting: where the word ends is unsure */
 
   /* The word goes on after a line continuation, which the shell takes
    * out (PGPASSWORD=Sec\<newline>r3t is Secr3t), and after an escaped
@@ -507,8 +513,8 @@ redact_span (Redactor *r,
         if (_pd_redact_joined_holds_no_secret (word) || command_follows (r, piece, piece_end))
           break;
       }
-      mask_span (r, piece, piece_end);
-      r->count--;  /* one value, one redaction */
+      if (!mask_span (r, piece, piece_end, TRUE))  /* one value, one redaction */
+        break;
       end = piece_end;
     }
 }
@@ -1026,7 +1032,7 @@ try_at (Redactor *r,
   r->name_start = i;
   if (word_start && has_key_prefix (p) && match_at (r, RE_KEY, i, &vs, &ve))
     {
-      mask_span (r, vs, ve);
+      mask_span (r, vs, ve, FALSE);
       return ve;
     }
   if (i < r->refused_end)
