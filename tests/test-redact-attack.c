@@ -869,6 +869,62 @@ test_mask_keeps_quoting (void)
   assert_redacted ("PGPASSWORD=\\'Q7vLm psql", "PGPASSWORD=\\'[REDACTED] psql", 1);
 }
 
+/* @command as a JSON string held in a JSON string ({"a":"{\"cmd\":…}"}),
+ * redacted as text: @secret gone, the signs bash reads outside quotes
+ * the same. */
+static void
+assert_nested_secret_gone (const char *command,
+                           const char *secret)
+{
+  g_autofree char *inner = NULL;
+  g_autofree char *outer = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *signs = unquoted_signs (command);
+  g_autofree char *got = NULL;
+  g_autoptr(JsonNode) back = NULL;
+  g_autoptr(JsonNode) back_inner = NULL;
+  const char *cmd;
+
+  for (guint level = 0; level < 2; level++)
+    {
+      g_autoptr(JsonBuilder) builder = json_builder_new ();
+      g_autoptr(JsonNode) doc = NULL;
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, level == 0 ? "cmd" : "a");
+      json_builder_add_string_value (builder, level == 0 ? command : inner);
+      json_builder_end_object (builder);
+      doc = json_builder_get_root (builder);
+      if (level == 0)
+        inner = json_to_string (doc, FALSE);
+      else
+        outer = json_to_string (doc, FALSE);
+    }
+  out = pd_redact (outer, NULL);
+  back = json_from_string (out, NULL);
+  g_assert_nonnull (back);
+  back_inner = json_from_string (json_object_get_string_member (json_node_get_object (back), "a"), NULL);
+  g_assert_nonnull (back_inner);
+  cmd = json_object_get_string_member (json_node_get_object (back_inner), "cmd");
+  got = unquoted_signs (cmd);
+  if (strstr (cmd, secret) != NULL || g_strcmp0 (got, signs) != 0)
+    g_error ("%s held in a JSON string in one became %s", command, out);
+}
+
+/* Finding: in a JSON string held in a JSON string the shell's escaped
+ * quote (\" is 8 bytes there) ended the value's mask, and what followed
+ * it was stored: redis-cli -a Ab\"Zq9X kept Zq9X, PGPASSWORD=\"\x\\\rZq9X
+ * was not masked at all (the escaped quote was read as closing the quote
+ * before the name).  Tried as an attacker would. */
+static void
+test_nested_escaped_quote (void)
+{
+  assert_nested_secret_gone ("redis-cli -a Ab\\\"Zq9X ping", "Zq9X");
+  assert_nested_secret_gone ("PGPASSWORD=\\\"\\x\\\\\\rZq9X psql", "Zq9X");
+  assert_nested_secret_gone ("PGPASSWORD=Tr0ub\\\"4dorZq9X psql", "Zq9X");
+  assert_nested_secret_gone ("mysql -pTr0ub\\'4dorZq9X shop", "Zq9X");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -890,6 +946,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/escaped-quote-outside-json", test_escaped_quote_outside_json);
   g_test_add_func ("/pd/redact/json-in-text", test_json_in_text);
   g_test_add_func ("/pd/redact/mask-keeps-quoting", test_mask_keeps_quoting);
+  g_test_add_func ("/pd/redact/nested-escaped-quote", test_nested_escaped_quote);
 
   return g_test_run ();
 }

@@ -133,6 +133,13 @@ gsize    _pd_redact_escape_len             (const char *t,
                                             gsize       len,
                                             gsize       p,
                                             guint       depth);
+/* The length of an escaped quote at @p of @t, the shell's \" or \' as
+ * it is written at @depth (\" \\\" \\' in a JSON string, and 8 and 5
+ * bytes in one held in one), or 0: a value's word goes on after it. */
+gsize    _pd_redact_escaped_quote_len      (const char *t,
+                                            gsize       len,
+                                            gsize       p,
+                                            guint       depth);
 /* The end of the unquoted part of a word at @p: value bytes, earlier masks
  * and escapes (_pd_redact_escape_len()), up to a blank or a sign. */
 gsize    _pd_redact_unquoted_end           (const char *t,
