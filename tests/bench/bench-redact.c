@@ -221,7 +221,7 @@ int
 main (int   argc,
       char *argv[])
 {
-  static const struct { const char *name; const char *unit; } adversarial[] = {
+  static const struct { const char *name; const char *unit; const char *prefix; } adversarial[] = {
     { "long name, no separator", "AUTH_TOKEN_SECRET_KEY_PASSWORD_" },
     { "names with no value", "password= token: api_key= " },
     { "name, separator, name", "secret=secret=secret=" },
@@ -262,6 +262,9 @@ main (int   argc,
     { "JSON strings, escaped values", "{\"c\":\"PGPASSWORD='a\\\\nb' x\"}," },
     { "JSON strings held in strings", "{\"a\":\"{\\\"b\\\":\\\"mysql -p$'x\\\\\\\\n'\\\"" },
     { "a piece cut from a string", "x\", \"PGPASSWORD=\\\"a\\\\nb\\\" " },
+    /* One value of escaped quotes: each \\\" after PGPASSWORD=" was masked
+     * apart with a lookahead of 256 bytes (1.5-1.8 s per MiB). */
+    { "escaped quotes after one \"", "\\\\\\\"", "PGPASSWORD=\"" },
   };
   guint mb = argc > 1 ? (guint) g_ascii_strtoull (argv[1], NULL, 10) : 16;
   g_autofree char *fixtures = g_build_filename (g_getenv ("PD_FIXTURES_DIR") ? g_getenv ("PD_FIXTURES_DIR")
@@ -287,7 +290,9 @@ main (int   argc,
           gsize bytes = 0;
           guint redacted = 0;
 
-          g_ptr_array_add (one, repeat (adversarial[i].unit, s == 0 ? 1024 * 1024 : 4 * 1024 * 1024));
+          g_autofree char *units = repeat (adversarial[i].unit, s == 0 ? 1024 * 1024 : 4 * 1024 * 1024);
+
+          g_ptr_array_add (one, g_strconcat (adversarial[i].prefix ? adversarial[i].prefix : "", units, NULL));
           seconds[s] = time_pass (one, 3, &bytes, &redacted);
         }
       g_print ("  %-28s %8.4f s, %8.4f s (%5.1fx)\n", adversarial[i].name,
