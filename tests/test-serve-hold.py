@@ -25,6 +25,12 @@ RLIMIT_NOFILE at 1 024, as on a stock desktop, and:
             then again with 8 WebSockets held beside them (the cap was fitted
             once, to what serve held when it began to listen; what it opened
             after was not counted: under load 48 of 48, and no answer again);
+  slowloris 3 000 connections from 127.0.0.1, each sending a byte a second
+            and opened again as soon as the server closes it, for 12 s: a
+            request from 127.0.0.2 is answered within 5 s all the while
+            (each new connection closed the oldest one held, its client came
+            straight back, and the listen queue stayed full of that client's
+            connections: 5 to 7 s, and past curl's 10 s on a busy machine);
   refusals  200 POSTs with a wrong token and a body announced (each refused
             and drained for a moment before it is closed), held open by the
             client: the server still answers.  (They come about 11 a
@@ -48,6 +54,10 @@ from urllib.parse import urlparse, parse_qs
 FD_LIMIT = 1024
 HOLD = 1100
 REFUSALS = 200
+SLOW = 3000
+SLOW_THREADS = 6
+SLOW_SECONDS = 12
+SLOW_ANSWER_S = 5
 SILENT_BOUND_S = 60
 
 
@@ -79,6 +89,66 @@ def ask(host, port, token, timeout=10):
     """One authorised request on a new connection: its status, or the error."""
     try:
         sock = socket.create_connection((host, port), timeout=timeout)
+        sock.sendall(f"GET /api/health HTTP/1.1\r\nHost: {host}:{port}\r\nX-Plandeck-Token: {token}\r\n"
+                     f"Connection: close\r\n\r\n".encode())
+        data = b""
+        while b"\r\n" not in data:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        sock.close()
+        return int(data.split(b" ", 2)[1]) if data.startswith(b"HTTP/1.1 ") else f"no answer: {data!r}"
+    except OSError as e:
+        return f"no answer: {e!r}"
+
+
+def slowloris(host, port, token, stop):
+    """As an attacker would: SLOW connections, a byte a second each, each
+    opened again when the server has closed it."""
+    request = (f"GET /api/sessions HTTP/1.1\r\nHost: {host}:{port}\r\nX-Plandeck-Token: {token}\r\n"
+               f"X-Pad: {'a' * 200}\r\n\r\n").encode()
+
+    def connect():
+        sock = socket.socket()
+        sock.settimeout(2)
+        try:
+            sock.connect((host, port))
+            return [sock, 0]
+        except OSError:
+            sock.close()
+            return None
+
+    def run(n):
+        conns = [connect() for _ in range(n)]
+        while not stop.is_set():
+            for i, conn in enumerate(conns):
+                if stop.is_set():
+                    break
+                try:
+                    if conn is None:
+                        raise OSError
+                    conn[0].send(request[conn[1]:conn[1] + 1])
+                    conn[1] = (conn[1] + 1) % (len(request) - 4)
+                except OSError:
+                    if conn is not None:
+                        conn[0].close()
+                    conns[i] = connect()
+            stop.wait(1)
+        for conn in conns:
+            if conn is not None:
+                conn[0].close()
+
+    threads = [threading.Thread(target=run, args=(SLOW // SLOW_THREADS,)) for _ in range(SLOW_THREADS)]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
+def ask_from(source, host, port, token, timeout):
+    """ask(), from another loopback address."""
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout, source_address=(source, 0))
         sock.sendall(f"GET /api/health HTTP/1.1\r\nHost: {host}:{port}\r\nX-Plandeck-Token: {token}\r\n"
                      f"Connection: close\r\n\r\n".encode())
         data = b""
@@ -167,6 +237,30 @@ def main():
             tap.check(closed, "silent: a client that stops sending its request is closed by the server",
                       f"still open after {waited:.0f} s")
             print(f"# silent: closed after {waited:.1f} s")
+
+            # slowloris
+            stop = threading.Event()
+            attackers = slowloris(host, port, token, stop)
+            answers = []
+            try:
+                time.sleep(2)
+                end = time.monotonic() + SLOW_SECONDS
+                while time.monotonic() < end:
+                    start = time.monotonic()
+                    answers.append((ask_from("127.0.0.2", host, port, token, SLOW_ANSWER_S),
+                                    time.monotonic() - start))
+                    time.sleep(0.5)
+            finally:
+                stop.set()
+                for thread in attackers:
+                    thread.join()
+            print("# slowloris: answers from 127.0.0.2 " +
+                  " ".join(f"{status}/{took:.1f}s" for status, took in answers))
+            tap.check(answers and all(status == 200 for status, _ in answers),
+                      f"slowloris: 127.0.0.2 answered while {SLOW} slow connections come and go",
+                      [status for status, _ in answers])
+            time.sleep(0.5)
+            tap.check(ask(host, port, token) == 200, "slowloris: answered once they are gone")
 
             # refusals
             body_head = (f"POST /api/prompt HTTP/1.1\r\nHost: {host}:{port}\r\nX-Plandeck-Token: wrong\r\n"

@@ -46,6 +46,20 @@
  * REQUEST_SECONDS of its start: a client that sends nothing, or a byte now
  * and then (slowloris), is closed.
  *
+ * That alone let one client shut every other out.  Three thousand
+ * connections each sending a byte a second, and opened again as soon as
+ * they were closed, kept the cap full: each new one closed the oldest, whose
+ * client came straight back, so the listen queue stayed full of that
+ * client's connections and a request from anyone else waited behind a
+ * thousand of them (curl's 10 s ran out; from 127.0.0.2 as well).  libsoup
+ * accepts one connection per main-loop iteration, and each iteration walked
+ * a timeout source per connection held (the deadline), so the more held, the
+ * slower the queue drained.  Now one client address holds at most
+ * PEER_SHARE of the cap: past it, its own oldest idle or half-sent
+ * connection gives way, never another client's, and at the cap it is the
+ * address holding the most that gives way.  And the deadlines are one
+ * sweep a second, not a source each.
+ *
  * All on the server's thread.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -81,6 +95,9 @@
  * counts them again. */
 #define FD_COUNT_USEC   (500 * 1000)
 #define FD_COUNT_SLACK  64
+/* The share of the cap one client address may hold: a half, so that a
+ * single host (loopback is one address) cannot take every connection. */
+#define PEER_SHARE_DIV  2
 
 typedef enum
 {
@@ -89,15 +106,24 @@ typedef enum
   CONN_IDLE,        /* between requests: the next bytes are libsoup's */
 } ConnState;
 
+/* One client address and its connections, oldest state change first. */
+typedef struct
+{
+  char   *address;
+  GQueue  conns;        /* Conn, by ->link */
+} ConnPeer;
+
 typedef struct
 {
   PdServer          *server;          /* (unowned) */
+  ConnPeer          *peer;            /* (unowned) */
+  GList              link;            /* in peer->conns */
   GSocket           *socket;
   SoupServerMessage *msg;             /* the latest message on the connection */
   gulong             disconnected_id;
   gulong             got_body_id;
   GSource           *watch;
-  GSource           *deadline;        /* while reading a request */
+  GSource           *deadline;        /* doomed: closes it from the main loop */
   ConnState          state;
   gint64             since;           /* monotonic µs: when the state began */
   gboolean           doomed;          /* no room for it: closed, or refused at its headers */
@@ -124,12 +150,36 @@ conn_clear_deadline (Conn *conn)
 }
 
 static void
+conn_peer_free (gpointer data)
+{
+  ConnPeer *peer = data;
+
+  g_free (peer->address);
+  g_free (peer);
+}
+
+/* @conn's state changed now: it goes to the end of its address's queue,
+ * so the oldest one to give way is at its head. */
+static void
+conn_set_state (Conn      *conn,
+                ConnState  state)
+{
+  conn->state = state;
+  conn->since = g_get_monotonic_time ();
+  g_queue_unlink (&conn->peer->conns, &conn->link);
+  g_queue_push_tail_link (&conn->peer->conns, &conn->link);
+}
+
+static void
 conn_free (gpointer data)
 {
   Conn *conn = data;
 
   conn_unwatch (conn);
   conn_clear_deadline (conn);
+  g_queue_unlink (&conn->peer->conns, &conn->link);
+  if (conn->peer->conns.length == 0)
+    g_hash_table_remove (conn->server->conn_peers, conn->peer->address);
   g_clear_signal_handler (&conn->disconnected_id, conn->msg);
   g_clear_signal_handler (&conn->got_body_id, conn->msg);
   g_clear_object (&conn->msg);
@@ -196,8 +246,7 @@ conn_watch (Conn      *conn,
 {
   conn_unwatch (conn);
   conn_clear_deadline (conn);
-  conn->state = state;
-  conn->since = g_get_monotonic_time ();
+  conn_set_state (conn, state);
   conn->watch = g_socket_create_source (conn->socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
   /* Above libsoup's reader (G_PRIORITY_DEFAULT): the end of the stream is
    * seen here first, while the connection can still be taken. */
@@ -223,23 +272,53 @@ on_got_body (SoupServerMessage *msg,
   Conn *conn = user_data;
 
   if (conn->msg == msg && conn->state == CONN_READING)
-    {
-      conn_clear_deadline (conn);
-      conn->state = CONN_BUSY;
-      conn->since = g_get_monotonic_time ();
-    }
+    conn_set_state (conn, CONN_BUSY);
 }
 
+/* A connection with no room, closed from the main loop. */
 static gboolean
-on_request_deadline (gpointer user_data)
+on_conn_doomed (gpointer user_data)
 {
   Conn *conn = user_data;
 
   /* The source ends with this dispatch. */
   g_clear_pointer (&conn->deadline, g_source_unref);
-  g_debug ("a client sent no whole request in %d s; closing its connection", REQUEST_SECONDS);
   conn_close (conn);
   return G_SOURCE_REMOVE;
+}
+
+/* Each second: closes the connections whose request has taken longer than
+ * REQUEST_SECONDS.  One source for all of them; a source each made every
+ * main-loop iteration walk them all (see the top of this file). */
+static gboolean
+on_conns_sweep (gpointer user_data)
+{
+  PdServer *self = user_data;
+  gint64 due = g_get_monotonic_time () - (gint64) REQUEST_SECONDS * G_USEC_PER_SEC;
+  g_autoptr(GPtrArray) late = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer value;
+
+  if (g_hash_table_size (self->conns) == 0)
+    {
+      g_clear_pointer (&self->conns_sweep, g_source_unref);
+      return G_SOURCE_REMOVE;
+    }
+  g_hash_table_iter_init (&iter, self->conns);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Conn *conn = value;
+
+      if (conn->state == CONN_READING && conn->since <= due)
+        g_ptr_array_add (late, conn);
+    }
+  if (late->len > 0)
+    g_debug ("%u clients sent no whole request in %d s; closing their connections",
+             late->len, REQUEST_SECONDS);
+  /* Closing one frees only that one. */
+  for (guint i = 0; i < late->len; i++)
+    conn_close (g_ptr_array_index (late, i));
+  return G_SOURCE_CONTINUE;
 }
 
 /* The most connections (and refused ones draining) held at once, from the
@@ -305,6 +384,7 @@ _pd_server_conns_init (PdServer *self)
   struct rlimit limit;
 
   self->conns = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, conn_free);
+  self->conn_peers = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, conn_peer_free);
   self->conns_cap = conns_cap_from_limit ();
   if (getrlimit (RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
     self->fd_limit = (guint) MIN (limit.rlim_cur, G_MAXUINT);
@@ -312,16 +392,37 @@ _pd_server_conns_init (PdServer *self)
 
 static void refusal_end (Refusal *refusal);
 
+/* Closes @peer's oldest connection that is idle or still sending its
+ * request (never @keep).  FALSE when every other one is at work. */
+static gboolean
+conns_close_oldest_of (ConnPeer *peer,
+                       Conn     *keep)
+{
+  for (GList *l = peer->conns.head; l != NULL; l = l->next)
+    {
+      Conn *conn = l->data;
+
+      if (conn != keep && (conn->state == CONN_READING || conn->state == CONN_IDLE))
+        {
+          conn_close (conn);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 /* Makes room for one more connection: ends the oldest refused connection
  * still draining, else closes the oldest connection that is idle or still
- * sending its request (never @keep).  FALSE when every other one is at work. */
+ * sending its request (never @keep) of the client address holding the
+ * most: one client filling the cap makes room from its own.  FALSE when
+ * every other one is at work. */
 static gboolean
 conns_make_room (PdServer *self,
                  Conn     *keep)
 {
   GHashTableIter iter;
   gpointer value;
-  Conn *oldest = NULL;
+  ConnPeer *most = NULL;
 
   if (self->refusals != NULL)
     {
@@ -329,21 +430,24 @@ conns_make_room (PdServer *self,
       return TRUE;
     }
 
-  g_hash_table_iter_init (&iter, self->conns);
+  g_debug ("%u connections at once: closing an idle one", g_hash_table_size (self->conns));
+  g_hash_table_iter_init (&iter, self->conn_peers);
   while (g_hash_table_iter_next (&iter, NULL, &value))
     {
-      Conn *conn = value;
+      ConnPeer *peer = value;
 
-      if (conn == keep || (conn->state != CONN_READING && conn->state != CONN_IDLE))
-        continue;
-      if (oldest == NULL || conn->since < oldest->since)
-        oldest = conn;
+      if (most == NULL || peer->conns.length > most->conns.length)
+        most = peer;
     }
-  if (oldest == NULL)
-    return FALSE;
-  g_debug ("%u connections at once: closing the oldest idle one", g_hash_table_size (self->conns));
-  conn_close (oldest);
-  return TRUE;
+  if (most != NULL && conns_close_oldest_of (most, keep))
+    return TRUE;
+
+  /* That one's are all at work: any other's. */
+  g_hash_table_iter_init (&iter, self->conn_peers);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (value != most && conns_close_oldest_of (value, keep))
+      return TRUE;
+  return FALSE;
 }
 
 /* After soup_server_disconnect(), which disconnected every connection (so
@@ -352,6 +456,11 @@ void
 _pd_server_conns_clear (PdServer *self)
 {
   g_hash_table_remove_all (self->conns);
+  if (self->conns_sweep != NULL)
+    {
+      g_source_destroy (self->conns_sweep);
+      g_clear_pointer (&self->conns_sweep, g_source_unref);
+    }
 }
 
 guint
@@ -378,6 +487,9 @@ _pd_server_conns_request_started (PdServer          *self,
     {
       struct sockaddr_storage peer;
       socklen_t len = sizeof peer;
+      GSocketAddress *remote;
+      g_autofree char *address = NULL;
+      ConnPeer *conn_peer;
 
       /* soup_server_message_steal_connection() asks for the addresses, and
        * libsoup warns (on stderr, for every connection) when the peer has
@@ -386,19 +498,41 @@ _pd_server_conns_request_started (PdServer          *self,
        * whose first read fails and closes it. */
       if (getpeername (g_socket_get_fd (socket), (struct sockaddr *) &peer, &len) != 0)
         return;
-      soup_server_message_get_remote_address (msg);
+      remote = soup_server_message_get_remote_address (msg);
       soup_server_message_get_local_address (msg);
+      if (G_IS_INET_SOCKET_ADDRESS (remote))
+        address = g_inet_address_to_string (g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (remote)));
+      else
+        address = g_strdup ("");
+
+      conn_peer = g_hash_table_lookup (self->conn_peers, address);
+      if (conn_peer == NULL)
+        {
+          conn_peer = g_new0 (ConnPeer, 1);
+          conn_peer->address = g_steal_pointer (&address);
+          g_hash_table_insert (self->conn_peers, conn_peer->address, conn_peer);
+        }
 
       conn = g_new0 (Conn, 1);
       conn->server = self;
+      conn->peer = conn_peer;
+      conn->link.data = conn;
       conn->socket = g_object_ref (socket);
+      g_queue_push_tail_link (&conn_peer->conns, &conn->link);
       g_hash_table_insert (self->conns, socket, conn);
       self->conns_accepted++;
 
+      /* One client past its share makes room from its own, and so cannot
+       * shut the others out (see the top of this file). */
+      if (conn_peer->conns.length > MAX (1, self->conns_cap / PEER_SHARE_DIV) &&
+          !conns_close_oldest_of (conn_peer, conn))
+        immediate = TRUE;
+
       /* Event streams are connections too, though no longer libsoup's;
        * every other descriptor is counted as it is now. */
-      while (g_hash_table_size (self->conns) + g_list_length (self->refusals) + self->n_streams > self->conns_cap ||
-             conns_short_of_descriptors (self))
+      while (!immediate &&
+             (g_hash_table_size (self->conns) + g_list_length (self->refusals) + self->n_streams > self->conns_cap ||
+              conns_short_of_descriptors (self)))
         if (!conns_make_room (self, conn))
           {
             /* Every other connection is at work: this one gets no time
@@ -414,8 +548,7 @@ _pd_server_conns_request_started (PdServer          *self,
 
   conn_unwatch (conn);
   conn_clear_deadline (conn);
-  conn->state = CONN_READING;
-  conn->since = g_get_monotonic_time ();
+  conn_set_state (conn, CONN_READING);
   if (conn->msg != msg)
     {
       g_clear_signal_handler (&conn->disconnected_id, conn->msg);
@@ -425,9 +558,18 @@ _pd_server_conns_request_started (PdServer          *self,
       conn->got_body_id = g_signal_connect (msg, "got-body", G_CALLBACK (on_got_body), conn);
     }
   conn->doomed = immediate;
-  conn->deadline = immediate ? g_timeout_source_new (0) : g_timeout_source_new_seconds (REQUEST_SECONDS);
-  g_source_set_callback (conn->deadline, on_request_deadline, conn, NULL);
-  g_source_attach (conn->deadline, self->context);
+  if (immediate)
+    {
+      conn->deadline = g_timeout_source_new (0);
+      g_source_set_callback (conn->deadline, on_conn_doomed, conn, NULL);
+      g_source_attach (conn->deadline, self->context);
+    }
+  if (self->conns_sweep == NULL)
+    {
+      self->conns_sweep = g_timeout_source_new_seconds (1);
+      g_source_set_callback (self->conns_sweep, on_conns_sweep, self, NULL);
+      g_source_attach (self->conns_sweep, self->context);
+    }
 }
 
 /* Whether @msg's connection found no room when it came: the guard refuses

@@ -118,6 +118,8 @@ struct _PdServer
   GSource            *streams_keepalive; /* while there are streams */
   guint               streams_check;    /* idle: drops streams too far behind */
   GHashTable         *conns;           /* GSocket → Conn (pd-server-conns.c) */
+  GHashTable         *conn_peers;      /* client address → ConnPeer, its connections */
+  GSource            *conns_sweep;     /* each second while there are connections */
   GList              *sockets;         /* Socket (pd-server-ws.c) */
   guint               upgrading;       /* WebSocket handshakes under way */
   GHashTable         *socket_rate;     /* client address → RateBucket, upgrades */

@@ -514,6 +514,7 @@ pd_server_finalize (GObject *object)
   g_hash_table_unref (self->rate);
   g_hash_table_unref (self->socket_rate);
   g_hash_table_unref (self->conns);
+  g_hash_table_unref (self->conn_peers);
   g_hash_table_unref (self->plan_cache);
   _pd_server_push_clear (self);
   g_hash_table_unref (self->runs);
