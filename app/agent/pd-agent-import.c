@@ -515,6 +515,8 @@ pd_agent_import_main (int    argc,
         {
           printf ("%s\n", _("No transcripts found."));
           fflush (stdout);
+          /* What it could not read, first: a FIFO, a hostile database. */
+          print_skipped (skipped);
           say_where_looked (scanner, codex_dir,
                             claude_dir || codex_dir || opencode_dir || qwen_dir || gemini_dir || vscode_dir || kilo_dir);
           return 0;
