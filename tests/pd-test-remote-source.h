@@ -507,14 +507,21 @@ pd_test_remote_source_init (int    *argc,
 /* A raw endpoint on loopback, each connection served on a thread of its
  * own, answering /api/health as our serve does and its event stream as
  * one that misbehaves would: HOSTILE_FLOOD sends valid events without a
- * pause, HOSTILE_PUSH_FLOOD pushes new sessions without a pause, and
- * HOSTILE_CLOSE_LOOP says one comment line and closes. */
+ * pause, HOSTILE_PUSH_FLOOD pushes new sessions without a pause,
+ * HOSTILE_CLOSE_LOOP says one comment line and closes, and
+ * HOSTILE_PUSH_BLOATED pushes a session in a line of megabytes of "{},"
+ * then one in a line of its own, and holds the stream. */
 typedef enum
 {
   HOSTILE_FLOOD,
   HOSTILE_PUSH_FLOOD,
   HOSTILE_CLOSE_LOOP,
+  HOSTILE_PUSH_BLOATED,
 } HostileMode;
+
+#define HOSTILE_PUSHED_SESSION(n) \
+  "{\"id\":\"20261203-0000000000000000000000000000000" n "\",\"title\":\"pushed " n "\"," \
+  "\"updated_at\":\"2026-12-03T17:00:00.000Z\",\"unpassed_checks\":0,\"plan\":{\"total\":3,\"done\":1}}"
 
 typedef struct
 {
@@ -556,6 +563,16 @@ hostile_stream (Hostile       *hostile,
   switch (hostile->mode)
     {
     case HOSTILE_CLOSE_LOOP:
+      return;
+    case HOSTILE_PUSH_BLOATED:
+      g_string_append (block, "event: sessions\ndata: {\"sessions\":[" HOSTILE_PUSHED_SESSION ("1"));
+      for (guint i = 0; i < 1024 * 1024; i++)
+        g_string_append (block, ",{}");
+      g_string_append (block, "]}\n\nevent: sessions\ndata: {\"sessions\":[" HOSTILE_PUSHED_SESSION ("2") "]}\n\n");
+      if (!hostile_write (hostile, out, block->str, block->len))
+        return;
+      while (!g_atomic_int_get (&hostile->stop))
+        g_usleep (10000);
       return;
     case HOSTILE_FLOOD:
       for (guint i = 0; i < 200; i++)

@@ -1051,6 +1051,47 @@ test_watch_push_flood (Fixture       *f,
   hostile_stop (hostile);
 }
 
+static void
+on_pushed_ids (PdRemoteSource *source,
+               GPtrArray      *sessions,
+               gpointer        user_data)
+{
+  GString *ids = user_data;
+
+  for (guint i = 0; i < sessions->len; i++)
+    {
+      PdRemotePushedSession *pushed = g_ptr_array_index (sessions, i);
+
+      g_string_append_printf (ids, "%s ", pushed->info->id);
+    }
+}
+
+/* A pushed line of megabytes of "{}," (under the stream's line bound) is
+ * not parsed: each "{}" is some 300 bytes of json-glib's tree, so a 4 MiB
+ * line took about 400 MB, again with each line (tried as an attacker
+ * would).  The session in it is not handed over; the next line's is. */
+static void
+test_watch_push_bloated (Fixture       *f,
+                         gconstpointer  data)
+{
+  Hostile *hostile = hostile_start (HOSTILE_PUSH_BLOATED);
+  g_autoptr(PdSource) bad = hostile_source (hostile);
+  g_autoptr(GString) ids = g_string_new (NULL);
+  gint64 deadline = g_get_monotonic_time () + FLOOD_WAIT_SECONDS * G_USEC_PER_SEC;
+
+  g_signal_connect (bad, "sessions-pushed", G_CALLBACK (on_pushed_ids), ids);
+  pd_remote_source_watch (PD_REMOTE_SOURCE (bad), 60000);
+  while (strstr (ids->str, "02 ") == NULL && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  g_test_message ("pushed: %s", ids->str);
+  g_assert_nonnull (strstr (ids->str, "20261203-00000000000000000000000000000002 "));
+  g_assert_null (strstr (ids->str, "20261203-00000000000000000000000000000001 "));
+
+  pd_remote_source_watch (PD_REMOTE_SOURCE (bad), 0);
+  g_signal_handlers_disconnect_by_data (bad, ids);
+  hostile_stop (hostile);
+}
+
 /* An endpoint that says one comment line and closes, each time, is
  * reconnected to with a growing wait: 0, 0.5, 1, 2 s… so a handful of
  * times in four seconds.  Any line put the wait back to none: about 240
@@ -1118,6 +1159,8 @@ main (int   argc,
               fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-push-flood", Fixture, GUINT_TO_POINTER (0), fixture_set_up,
               test_watch_push_flood, fixture_tear_down);
+  g_test_add ("/pd/remote-source/watch-push-bloated", Fixture, GUINT_TO_POINTER (0), fixture_set_up,
+              test_watch_push_bloated, fixture_tear_down);
   g_test_add ("/pd/remote-source/watch-close-loop", Fixture, GUINT_TO_POINTER (0), fixture_set_up,
               test_watch_close_loop, fixture_tear_down);
 

@@ -197,6 +197,10 @@ GError *_pd_remote_source_denied_error (PdRemoteSource *self,
  * on, asks again after its growing wait. */
 void  _pd_remote_source_note_too_slow (PdRemoteSource     *self,
                                        const GError       *error);
+/* More values in @size bytes of JSON than a real reply or pushed line
+ * holds (pd-remote-source.c says how much): not to be parsed. */
+gboolean _pd_remote_json_bloated (const char *data,
+                                  gsize       size);
 /* The server answered with a failure: offline or denied, and reconnect. */
 void  _pd_remote_source_note_failure (PdRemoteSource      *self,
                                       const GError        *error);

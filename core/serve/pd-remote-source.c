@@ -511,6 +511,15 @@ handle_reply (GTask       *task_,
 #define PD_REPLY_BYTES_PER_UNIT 4
 #define PD_REPLY_UNITS_SLACK    4096
 
+/* TRUE when @size bytes of JSON at @data hold more values than their size
+ * can (above): refused before json-glib builds them.  Any thread. */
+gboolean
+_pd_remote_json_bloated (const char *data,
+                         gsize       size)
+{
+  return pd_json_values_exceed (data, size, size / PD_REPLY_BYTES_PER_UNIT + PD_REPLY_UNITS_SLACK);
+}
+
 /* A reply's JSON, or NULL when it is not JSON (or nests deeper than a
  * foreign document may, or holds more values than its size can:
  * @bloated, not parsed).  Any thread. */
@@ -526,7 +535,7 @@ parse_reply (GBytes   *bytes,
   *bloated = FALSE;
   if (size == 0 || pd_json_nesting_exceeds (data, (gssize) size, PD_JSON_FOREIGN_MAX_DEPTH))
     return NULL;
-  if (pd_json_values_exceed (data, size, size / PD_REPLY_BYTES_PER_UNIT + PD_REPLY_UNITS_SLACK))
+  if (_pd_remote_json_bloated (data, size))
     {
       *bloated = TRUE;
       return NULL;

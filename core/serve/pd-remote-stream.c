@@ -296,7 +296,9 @@ event_changes_sessions (const char *type)
 /* What another connection changed, as our serve pushes it (its
  * pd-server-push.c): the sessions of the shape, the latest of each kept in
  * @batch.  What is not of the shape is a change alone, which reads the
- * list again. */
+ * list again; so is a line holding more values than its size can (a
+ * hostile endpoint's megabytes of "{}," took some 100 bytes of memory a
+ * byte to parse), not parsed. */
 static GPtrArray *
 parse_pushed (const char *data,
               gsize       len)
@@ -311,6 +313,7 @@ parse_pushed (const char *data,
   if (marked != NULL)
     data = marked;
   if (!pd_json_nesting_exceeds (data, (gssize) len, PD_JSON_FOREIGN_MAX_DEPTH) &&
+      !_pd_remote_json_bloated (data, len) &&
       json_parser_load_from_data (parser, data, (gssize) len, NULL) &&
       (root = json_parser_get_root (parser)) != NULL && JSON_NODE_HOLDS_OBJECT (root) &&
       (sessions = pd_json_get_array (json_node_get_object (root), "sessions")) != NULL)
@@ -398,7 +401,7 @@ stream_handle_line (PdRemoteStream *stream,
     g_clear_pointer (&stream->event_name, g_free);
   else if (stream->pushes && g_strcmp0 (stream->event_name, "sessions") == 0 && g_str_has_prefix (line, "data: "))
     pushed = parse_pushed (line + strlen ("data: "), len - strlen ("data: "));
-  else if (g_str_has_prefix (line, "data: "))
+  else if (g_str_has_prefix (line, "data: ") && !_pd_remote_json_bloated (line + strlen ("data: "), len - strlen ("data: ")))
     {
       event = pd_event_new_from_json (line + strlen ("data: "), NULL);
       if (event != NULL)
