@@ -93,10 +93,12 @@ def fd_count(pid):
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
-def ask(host, port, token, timeout=10):
-    """One authorised request on a new connection: its status, or the error."""
+def ask(host, port, token, timeout=10, source=None):
+    """One authorised request on a new connection (from the loopback
+    address @source when given): its status, or the error."""
     try:
-        sock = socket.create_connection((host, port), timeout=timeout)
+        sock = socket.create_connection((host, port), timeout=timeout,
+                                        source_address=(source, 0) if source else None)
         sock.sendall(f"GET /api/health HTTP/1.1\r\nHost: {host}:{port}\r\nX-Plandeck-Token: {token}\r\n"
                      f"Connection: close\r\n\r\n".encode())
         data = b""
@@ -151,24 +153,6 @@ def slowloris(host, port, token, stop):
     for thread in threads:
         thread.start()
     return threads
-
-
-def ask_from(source, host, port, token, timeout):
-    """ask(), from another loopback address."""
-    try:
-        sock = socket.create_connection((host, port), timeout=timeout, source_address=(source, 0))
-        sock.sendall(f"GET /api/health HTTP/1.1\r\nHost: {host}:{port}\r\nX-Plandeck-Token: {token}\r\n"
-                     f"Connection: close\r\n\r\n".encode())
-        data = b""
-        while b"\r\n" not in data:
-            chunk = sock.recv(4096)
-            if not chunk:
-                break
-            data += chunk
-        sock.close()
-        return int(data.split(b" ", 2)[1]) if data.startswith(b"HTTP/1.1 ") else f"no answer: {data!r}"
-    except OSError as e:
-        return f"no answer: {e!r}"
 
 
 def main():
@@ -257,7 +241,7 @@ def main():
                 end = time.monotonic() + SLOW_SECONDS
                 while time.monotonic() < end:
                     start = time.monotonic()
-                    answers.append((ask_from("127.0.0.2", host, port, token, SLOW_ANSWER_S),
+                    answers.append((ask(host, port, token, SLOW_ANSWER_S, source="127.0.0.2"),
                                     time.monotonic() - start))
                     time.sleep(0.5)
             finally:

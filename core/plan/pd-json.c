@@ -721,6 +721,19 @@ pd_json_from_string_bounded (const char  *text,
   return json_from_string (text, error);
 }
 
+/* The closing quote of the JSON string opened at @p, or the last byte
+ * before @end when it is not closed: the scans below count outside
+ * strings only, and step on from there. */
+static inline const char *
+skip_string (const char *p,
+             const char *end)
+{
+  for (p++; p < end && *p != '"'; p++)
+    if (*p == '\\')
+      p++;
+  return p < end ? p : end - 1;
+}
+
 /**
  * pd_json_nesting_exceeds:
  * @text: JSON text (need not be valid)
@@ -737,7 +750,6 @@ pd_json_nesting_exceeds (const char *text,
                          guint       max_depth)
 {
   const char *end;
-  gboolean in_string = FALSE;
   guint depth = 0;
 
   if (text == NULL)
@@ -746,15 +758,8 @@ pd_json_nesting_exceeds (const char *text,
 
   for (const char *p = text; p < end; p++)
     {
-      if (in_string)
-        {
-          if (*p == '\\')
-            p++;
-          else if (*p == '"')
-            in_string = FALSE;
-        }
-      else if (*p == '"')
-        in_string = TRUE;
+      if (*p == '"')
+        p = skip_string (p, end);
       else if (*p == '[' || *p == '{')
         {
           if (++depth > max_depth)
@@ -787,20 +792,12 @@ pd_json_values_exceed (const char *text,
                        gsize       max_units)
 {
   const char *end = text + length;
-  gboolean in_string = FALSE;
   gsize units = 0;
 
   for (const char *p = text; p < end; p++)
     {
-      if (in_string)
-        {
-          if (*p == '\\')
-            p++;
-          else if (*p == '"')
-            in_string = FALSE;
-        }
-      else if (*p == '"')
-        in_string = TRUE;
+      if (*p == '"')
+        p = skip_string (p, end);
       else if (*p == ',' || *p == ':' || *p == '[')
         units++;
       else if (*p == '{')
