@@ -199,6 +199,29 @@ test_paths_allow_outside (Fixture       *f,
   g_assert_cmpstr (result->content, ==, "top secret\n");
 }
 
+/* Allowed outside, write_file makes the missing directories there as the
+ * user would, through the same opening as a write inside. */
+static void
+test_paths_allow_outside_write (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autoptr(PdTool) write_file = pd_write_file_tool_new ();
+  g_autoptr(PdToolResult) refused = NULL;
+  g_autoptr(PdToolResult) result = NULL;
+  g_autofree char *made = g_build_filename (f->outside, "made", "deep", "new.txt", NULL);
+  g_autofree char *contents = NULL;
+
+  refused = call (write_file, f->context, "{\"path\":\"../outside/made/deep/new.txt\",\"content\":\"x\"}");
+  g_assert_false (refused->ok);
+  g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
+
+  pd_tool_context_set_allow_outside (f->context, TRUE);
+  result = call (write_file, f->context, "{\"path\":\"../outside/made/deep/new.txt\",\"content\":\"x\"}");
+  g_assert_true (result->ok);
+  g_assert_true (g_file_get_contents (made, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "x");
+}
+
 static void
 test_context (void)
 {
@@ -545,6 +568,7 @@ main (int   argc,
   ADD ("/pd/tools/paths/tools-refuse", test_paths_tools_refuse);
   ADD ("/pd/tools/paths/tools-open-alike", test_paths_tools_open_alike);
   ADD ("/pd/tools/paths/allow-outside", test_paths_allow_outside);
+  ADD ("/pd/tools/paths/allow-outside-write", test_paths_allow_outside_write);
   ADD ("/pd/tools/paths/race-openat2", test_paths_race_openat2);
   ADD ("/pd/tools/paths/race-walk", test_paths_race_walk);
   ADD ("/pd/tools/plan/round-trip", test_plan_tool);
