@@ -43,12 +43,19 @@ usage() {
   sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 }
 
-# prepare run|test: the packages for that, then the build (for run, the
-# app, its CLI and its settings schema only; for test, everything).
+# prepare run|test [with-proofs]: the packages for that, then the build
+# (for run, the app, its CLI and its settings schema only; for test,
+# everything, and with-proofs starts the sanitizer build beside it).
 prepare() {
   stage_begin "setup (packages)"
   bash "$here/setup.sh" "$1"
   stage_end
+
+  # CI's run: the sanitizer build starts now, beside the plain build and
+  # its tests (see proofs_build_start).
+  if [ "$1" = test ] && [ "${2:-}" = with-proofs ]; then
+    proofs_build_start
+  fi
 
   stage_begin "build"
   if [ ! -f "$builddir/meson-private/coredata.dat" ]; then
@@ -111,17 +118,24 @@ proofs_configure() {
   fi
 }
 
-# The sanitizer build, started beside the plain run's tests at the lowest
-# CPU and I/O priority.  Those tests keep about one core of two busy on
-# average (many wait on servers, timers and the X server), so the build
-# runs in the other core's idle time; at nice 19 it gets a sliver of a
-# core whenever a test wants both, which leaves the tests' timing as it
-# was.  Its output goes to a log, shown if it fails.
+# The sanitizer build, started beside the plain build and its tests at
+# the lowest CPU and I/O priority.  The plain build's links and those
+# tests leave one core of two idle much of the time (many tests wait on
+# servers, timers and the X server), so this build runs in that idle
+# time; at nice 19 it gets a sliver of a core whenever the others want
+# both, which leaves the tests' timing as it was.  Its output goes to a
+# log, shown if it fails.
 proofs_build_start() {
   local log="$root/_build-fuzz.log"
-  ( proofs_configure >"$log" 2>&1 &&
-    nice -n 19 ionice -c 3 meson compile -C "$fuzzdir" >>"$log" 2>&1 ) &
+  # A process group of its own, ended with this script if the plain build
+  # or a test run stops it early.
+  setsid bash -c '
+    if [ ! -f "$1/meson-private/coredata.dat" ]; then
+      CC=clang meson setup "$1" "$2" -Dfuzzing=true -Dgui=false || exit 1
+    fi
+    exec nice -n 19 ionice -c 3 meson compile -C "$1"' _ "$fuzzdir" "$root" >"$log" 2>&1 &
   proofs_build_pid=$!
+  trap 'kill -- -"$proofs_build_pid" 2>/dev/null || true' EXIT
 }
 
 proofs() {
@@ -206,7 +220,6 @@ case "$command" in
       echo "dev.sh: 'test' takes no arguments" >&2
       exit 2
     fi
-    prepare test
     status=0
     # With the proofs, the core suite runs once, in the sanitizer build
     # (every core test, under ASan + UBSan); the plain build runs the rest:
@@ -214,7 +227,9 @@ case "$command" in
     skip_core=()
     if [ "${PLANDECK_PROOFS:-1}" != 0 ]; then
       skip_core=(--no-suite core)
-      proofs_build_start
+      prepare test with-proofs
+    else
+      prepare test
     fi
     stage_begin "tests"
     meson test -C "$builddir" --print-errorlogs "${skip_core[@]}" || status=$?
