@@ -3,13 +3,13 @@
 #
 #   bash build-aux/dev.sh run [ARGS...]   install what it needs to build and run, build the
 #                                         app, start plandeck
-#   bash build-aux/dev.sh test            install what the tests need too, build, run every test,
-#                                         then the proofs: the core suite under ASan+UBSan
-#                                         and each fuzz target for 10 s
+#   bash build-aux/dev.sh test            install what the tests need too, build, run every test
+#                                         (the core suite once, under ASan+UBSan), then each
+#                                         fuzz target for 10 s
 #   bash build-aux/dev.sh valgrind        the core C tests under valgrind (before a core
 #                                         change lands)
 #
-# PLANDECK_PROOFS=0 skips the proofs after the tests (for a quick local run);
+# PLANDECK_PROOFS=0 skips the proofs (for a quick local run; the plain build runs the core suite);
 # CI runs them.  tests/README.md describes each.
 # Works from a fresh Debian 12 machine (as root, or with sudo for the package step)
 # and can be run again at any time: each step only does what is missing.
@@ -43,12 +43,19 @@ usage() {
   sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 }
 
-# prepare run|test: the packages for that, then the build (for run, the
-# app, its CLI and its settings schema only; for test, everything).
+# prepare run|test [with-proofs]: the packages for that, then the build
+# (for run, the app, its CLI and its settings schema only; for test,
+# everything, and with-proofs starts the sanitizer build beside it).
 prepare() {
   stage_begin "setup (packages)"
   bash "$here/setup.sh" "$1"
   stage_end
+
+  # CI's run: the sanitizer build starts now, beside the plain build and
+  # its tests (see proofs_build_start).
+  if [ "$1" = test ] && [ "${2:-}" = with-proofs ]; then
+    proofs_build_start
+  fi
 
   stage_begin "build"
   if [ ! -f "$builddir/meson-private/coredata.dat" ]; then
@@ -104,14 +111,48 @@ PY
 # second sanitizer build of its own, the longest stage after the tests).
 # Any UB aborts (-fno-sanitize-recover), a double cast to an integer it
 # does not fit included (clang's -fsanitize=undefined has that check).
-proofs() {
-  local fuzzdir="$root/_build-fuzz" ok=0
-
-  stage_begin "asan+ubsan build (with the fuzz targets)"
+fuzzdir="$root/_build-fuzz"
+proofs_configure() {
   if [ ! -f "$fuzzdir/meson-private/coredata.dat" ]; then
     CC=clang meson setup "$fuzzdir" "$root" -Dfuzzing=true -Dgui=false >/dev/null
   fi
-  meson compile -C "$fuzzdir" >/dev/null
+}
+
+# The sanitizer build, started beside the plain build and its tests at
+# the lowest CPU and I/O priority.  The plain build's links and those
+# tests leave one core of two idle much of the time (many tests wait on
+# servers, timers and the X server), so this build runs in that idle
+# time; at nice 19 it gets a sliver of a core whenever the others want
+# both, which leaves the tests' timing as it was.  Its output goes to a
+# log, shown if it fails.
+proofs_build_start() {
+  local log="$root/_build-fuzz.log"
+  # A process group of its own, ended with this script if the plain build
+  # or a test run stops it early.
+  setsid bash -c '
+    if [ ! -f "$1/meson-private/coredata.dat" ]; then
+      CC=clang meson setup "$1" "$2" -Dfuzzing=true -Dgui=false || exit 1
+    fi
+    exec nice -n 19 ionice -c 3 meson compile -C "$1"' _ "$fuzzdir" "$root" >"$log" 2>&1 &
+  proofs_build_pid=$!
+  trap 'kill -- -"$proofs_build_pid" 2>/dev/null || true' EXIT
+}
+
+proofs() {
+  local ok=0
+
+  stage_begin "asan+ubsan build (with the fuzz targets)"
+  if [ -n "${proofs_build_pid:-}" ]; then
+    # Started beside the tests: this stage is only what was left of it.
+    if ! wait "$proofs_build_pid"; then
+      cat "$root/_build-fuzz.log" >&2
+      stage_end
+      return 1
+    fi
+  else
+    proofs_configure
+    meson compile -C "$fuzzdir" >/dev/null
+  fi
   stage_end
   stage_begin "asan+ubsan tests"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -179,10 +220,19 @@ case "$command" in
       echo "dev.sh: 'test' takes no arguments" >&2
       exit 2
     fi
-    prepare test
     status=0
+    # With the proofs, the core suite runs once, in the sanitizer build
+    # (every core test, under ASan + UBSan); the plain build runs the rest:
+    # the UI, the proofs that measure memory or time, the data checks.
+    skip_core=()
+    if [ "${PLANDECK_PROOFS:-1}" != 0 ]; then
+      skip_core=(--no-suite core)
+      prepare test with-proofs
+    else
+      prepare test
+    fi
     stage_begin "tests"
-    meson test -C "$builddir" --print-errorlogs || status=$?
+    meson test -C "$builddir" --print-errorlogs "${skip_core[@]}" || status=$?
     summary "tests" "$builddir/meson-logs/testlog.json"
     stage_end
     if [ "${PLANDECK_PROOFS:-1}" != 0 ]; then
