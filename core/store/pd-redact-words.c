@@ -3,7 +3,7 @@
  * The shell joins a word of parts, quoted or not: -p"a"b is the password
  * ab, PGPASSWORD=a"b c"d the value ab cd, '''x''' the value x, and
  * "mysql" or m'ysql' the command mysql.  A value's parts are taken whole
- * (pd-redact.h), the way the patterns of pd-redact.c take a single quoted
+ * (pd-redact.h), the way the patterns of pd-redact-patterns.c take a single quoted
  * value: a quoted part of at most 256 bytes to its closing quote, never
  * over a line break; an escape (\x) always with what it escapes, so a JSON
  * string is never cut inside one.  What a backslash escapes depends on
@@ -23,7 +23,7 @@
 
 #define PART_MAX_BYTES 256
 
-/* What an unquoted value may hold (VALUE_CHARS of pd-redact.c). */
+/* What an unquoted value may hold (VALUE_CHARS of pd-redact-patterns.c). */
 static inline gboolean
 is_value_char (char c)
 {
