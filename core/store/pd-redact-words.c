@@ -307,6 +307,73 @@ _pd_redact_value_quoting (const char   *t,
   return q > bs && t[q - bs - 1] == '$' ? QUOTING_ANSI : QUOTING_SINGLE;
 }
 
+/* The length of the shell's backslash at @p of @t as the JSON strings it
+ * is in write it (@depth: 1, 2, 4 bytes…), or 0. */
+static gsize
+shell_backslash_len (const char *t,
+                     gsize       len,
+                     gsize       p,
+                     guint       depth)
+{
+  gsize width = (gsize) 1 << MIN (depth, JSON_DEPTH);
+
+  for (gsize k = 0; k < width; k++)
+    if (p + k >= len || t[p + k] != '\\')
+      return 0;
+  return width;
+}
+
+/* The length of one character of the shell's text at @p of @t as the JSON
+ * strings it is in write it (@depth): its backslash and its " are escaped
+ * for each of them (\\ and \" in one), an escape of theirs (\n, \u0041)
+ * is a character of its own.  At least 1. */
+static gsize
+shell_char_len (const char *t,
+                gsize       len,
+                gsize       p,
+                guint       depth)
+{
+  gsize width = (gsize) 1 << MIN (depth, JSON_DEPTH), k = 0;
+
+  if (depth == 0 || p >= len || t[p] != '\\')
+    return 1;
+  while (p + k < len && k < width && t[p + k] == '\\')
+    k++;
+  if (k == width)
+    return width;  /* a backslash */
+  if (p + k >= len)
+    return k;
+  if (t[p + k] == 'u')
+    return MIN (k + 5, len - p);  /* \uXXXX, read by one of the strings */
+  return k + 1;  /* the shell's ", or an escape of a string it is in */
+}
+
+/* Whether the quote at @p of @t, after a backslash, is escaped for the
+ * shell: the backslashes before it, read through the JSON strings it is
+ * in (@depth; each halves them, and a " escaped for none of them is a
+ * string's own), leave an odd one.  Only outside a JSON string and for a
+ * single quote, which JSON does not escape: the shell's " in one is
+ * read from its backslash (part_end()). */
+static gboolean
+quote_is_escaped (const char *t,
+                  gsize       p,
+                  guint       depth)
+{
+  guint n = 0;
+
+  if (depth > 0 && t[p] == '"')
+    return TRUE;
+  while (n < p && n < 64 && t[p - 1 - n] == '\\')
+    n++;
+  for (guint level = 0; level < depth; level++)
+    {
+      if (n % 2 == 1)
+        return TRUE;  /* \' is no JSON escape: the sign itself */
+      n /= 2;
+    }
+  return n % 2 == 1;
+}
+
 /* The end of the part of a word at @p, or @p when none starts there.
  * Quoted: '…' (everything literal), $'…' and "…" (escapes taken whole),
  * \"…\" and \'…\' (quotes escaped inside a JSON string: no quote,
@@ -325,11 +392,12 @@ part_end (const char *t,
 
   /* A quote after a backslash opens nothing: \' in the shell, \\' in a
    * JSON string, is the sign itself (PGPASSWORD=\'abc rm victim \' runs
-   * rm; the mask hid it, tried as an attacker would). */
-  if ((t[p] == '\'' || t[p] == '"') && p > 0 && t[p - 1] == '\\')
+   * rm; the mask hid it, tried as an attacker would).  Unless that
+   * backslash is escaped itself: Ab\\"efZq9A" is Ab\efZq9A, one word. */
+  if ((t[p] == '\'' || t[p] == '"') && p > 0 && t[p - 1] == '\\' && quote_is_escaped (t, p, depth))
     return p;
   if (t[p] == '\'')
-    open = 1, close = '\'';
+    open = 1, close = '\'', escapes = p > 0 && t[p - 1] == '$';  /* Secr$'\''etZ: the $ ended the part before */
   else if (t[p] == '$' && p + 1 < len && t[p + 1] == '\'')
     open = 2, close = '\'', escapes = TRUE;
   else if (t[p] == '"' || (t[p] == '$' && p + 1 < len && t[p + 1] == '"'))
@@ -341,8 +409,11 @@ part_end (const char *t,
     return _pd_redact_unquoted_end (t, len, p, depth);
 
   q = p + open;
+  /* In $'…' a backslash starts an escape of the value (Secr$'\t'etZq9B),
+   * also when the $ ended the part before. */
   if (q < len && !(json ? t[q] == '\\' && q + 1 < len && t[q + 1] == close : t[q] == close)
-      && !is_part_first (t[q]) && !is_mask (t + q, len - q))
+      && !is_part_first (t[q]) && !is_mask (t + q, len - q)
+      && !(t[q] == '\\' && close == '\'' && escapes))
     return p;
   while (q < len && q - (p + open) <= PART_MAX_BYTES)
     {
@@ -369,9 +440,14 @@ part_end (const char *t,
         return p;
       if (escapes && c == '\\')
         {
+          gsize bs = shell_backslash_len (t, len, q, depth);
+
           if (q + 1 >= len || t[q + 1] == '\n' || t[q + 1] == '\r')
             return p;
-          q += 2;
+          /* The shell's backslash and the character it escapes, both as
+           * the JSON strings the part is in write them ($'\\'' in one
+           * is $'\'': the quote is escaped, not closing). */
+          q += bs > 0 ? bs + shell_char_len (t, len, q + bs, depth) : shell_char_len (t, len, q, depth);
         }
       else
         q++;

@@ -162,12 +162,108 @@ mask_span (Redactor *r,
     return FALSE;
   if (r->out == NULL)
     r->out = g_string_sized_new (r->len);
-  g_string_append_len (r->out, r->text + r->copied, start - r->copied);
-  g_string_append (r->out, PD_REDACTED);
+  /* Right after another mask, one: what both replace keeps the quoting. */
+  if (!(start == r->copied && g_str_has_suffix (r->out->str, PD_REDACTED)))
+    {
+      g_string_append_len (r->out, r->text + r->copied, start - r->copied);
+      g_string_append (r->out, PD_REDACTED);
+    }
   r->copied = end;
   r->count += !counted;
   _pd_redact_command_line_masked (&r->line, r->text, start, end);
   return end == whole_end;
+}
+
+/* How many pieces of one value mask_pieces() masks after its first, and
+ * how far it reads for each: bounded, so a value of quotes and backslashes
+ * (a\'b\'c\'… of 4 MiB) is not read again for each of its pieces. */
+#define PIECES_MAX 16
+#define PIECE_READ 264
+
+/* Masks what of [start, end) keeps the quoting (mask_span()), piece by
+ * piece: a quote, a backslash or a $ that bash reads otherwise where the
+ * value stands stays in sight, and the value's characters on both sides
+ * of it are masked (PGPASSWORD='Ab\'Zq9C is '[REDACTED]\'[REDACTED]; the
+ * part after such a sign was stored, tried as an attacker would).  The
+ * first piece counts as the redaction (unless @counted), the others are
+ * the same value's.  Returns where what is left in sight at the end
+ * starts: @end when nothing is, @start when nothing was masked. */
+static gsize
+mask_pieces (Redactor *r,
+             gsize     start,
+             gsize     end,
+             gboolean  counted)
+{
+  gsize at = start;
+
+  for (guint k = 0; at < end && k <= PIECES_MAX; k++)
+    {
+      gsize before = r->copied;
+      gsize until = k == 0 ? end : MIN (end, at + PIECE_READ);
+
+      mask_span (r, at, until, counted || k > 0);
+      if (r->copied == before || r->copied <= at)
+        break;
+      at = r->copied;
+    }
+  return at;
+}
+
+/* The piece of a value's word the shell joins to it at @at, right after
+ * what is masked of it, in [*piece, *piece_end): after a line continuation
+ * (the shell takes it out), after an escaped quote (its sign; not, right
+ * after the value (@first), one that closes the quote before the name:
+ * echo \"PGPASSWORD=x\"y, y is no value's), or a quoted part, for a
+ * pattern that reads none (curl -u user:Ab\\"efZq9A": the password is
+ * Ab\efZq9A; -u user:Secr$'\t'etZ), unless its quote closes the name's
+ * own word.  FALSE when none is. */
+static gboolean
+word_piece_at (Redactor *r,
+               gsize     at,
+               gboolean  first,
+               gsize    *piece,
+               gsize    *piece_end)
+{
+  const char *t = r->text;
+  gsize n = _pd_redact_continuation_len (t, r->len, at);
+
+  if (n > 0)
+    {
+      *piece = at + n;
+      return _pd_redact_joined_word (t, r->len, *piece, _pd_redact_depth_at (r->depths, *piece), piece_end) > 0;
+    }
+  n = _pd_redact_escaped_quote_len (t, r->len, at, _pd_redact_depth_at (r->depths, at));
+  if (n > 0)
+    {
+      *piece = at + n;
+      if (first && n != 8 && n != 5 && quote_closes_name_word (r, *piece))
+        return FALSE;
+      *piece_end = _pd_redact_unquoted_end (t, r->len, *piece, _pd_redact_depth_at (r->depths, *piece));
+      return *piece_end > *piece;
+    }
+  n = at < r->len && t[at] == '$' ? 1 : 0;
+  if (at + n < r->len && (t[at + n] == '\'' || (t[at + n] == '"' && _pd_redact_depth_at (r->depths, at) == 0)))
+    {
+      *piece = at;
+      return !quote_closes_name_word (r, at + n + 1)
+             && _pd_redact_joined_word (t, r->len, at, _pd_redact_depth_at (r->depths, at), piece_end) > 0;
+    }
+  return FALSE;
+}
+
+/* Whether the word of a value goes on after what a mask left in sight at
+ * its end, [@left, @end): nothing, or a piece (word_piece_at(), @first
+ * right after the value) that starts there and reaches past it (the \'
+ * of curl -u 'admin:Ab\'Zq9C, the value Ab\ read to its closing quote). */
+static gboolean
+word_goes_on_after (Redactor *r,
+                    gsize     left,
+                    gsize     end,
+                    gboolean  first)
+{
+  gsize piece, piece_end;
+
+  return left == end || (word_piece_at (r, left, first, &piece, &piece_end) && piece_end > end);
 }
 
 static gboolean command_follows (Redactor *r, gsize vs, gsize ve);
@@ -201,37 +297,31 @@ redact_span (Redactor *r,
       r->refused_end = MAX (r->refused_end, end);
       return;
     }
-  if (end > start && !mask_span (r, start, end, FALSE))
-    return;  /* cut short to keep the quoting: where the word ends is unsure */
+  if (end > start)
+    {
+      gsize left = mask_pieces (r, start, end, FALSE);
+
+      /* Nothing masked, or signs left in sight that end the word's
+       * reading: where the word ends is unsure. */
+      if (left == start || !word_goes_on_after (r, left, end, TRUE))
+        return;
+      end = left;
+    }
 
   /* The word goes on after a line continuation, which the shell takes
-   * out (PGPASSWORD=Sec\<newline>r3t is Secr3t), and after an escaped
-   * quote, which is its sign (PGPASSWORD=Sec\"r3t is Sec"r3t; \\\" and \\'
-   * inside a JSON string): what follows is masked too, the continuation or
-   * the quote left in sight, so that no reading of the quotes changes
-   * (tried as an attacker would).  Not after a quote that closes the
-   * quote before the name (echo \"PGPASSWORD=x\"y: y is no value's).  The
-   * scan goes on after it: pd_redact() skips what is masked. */
+   * out (PGPASSWORD=Sec\<newline>r3t is Secr3t), after an escaped quote,
+   * which is its sign (PGPASSWORD=Sec\"r3t is Sec"r3t; \\\" and \\'
+   * inside a JSON string), and in a quoted part joined to it: what follows
+   * is masked too, the continuation or the quote left in sight, so that no
+   * reading of the quotes changes (tried as an attacker would).  The scan
+   * goes on after it: pd_redact() skips what is masked. */
   for (gboolean first = TRUE;; first = FALSE)
     {
       const char *t = r->text;
-      gsize n = _pd_redact_continuation_len (t, r->len, end), piece, piece_end;
+      gsize piece, piece_end, left;
 
-      if (n > 0)
-        {
-          piece = end + n;
-          if (_pd_redact_joined_word (t, r->len, piece, _pd_redact_depth_at (r->depths, piece), &piece_end) == 0)
-            break;
-        }
-      else
-        {
-          n = _pd_redact_escaped_quote_len (t, r->len, end, _pd_redact_depth_at (r->depths, end));
-          piece = end + n;
-          if (n == 0 || (first && n != 8 && n != 5 && quote_closes_name_word (r, piece))
-              || (piece_end = _pd_redact_unquoted_end (t, r->len, piece, _pd_redact_depth_at (r->depths, piece))) == piece)
-            break;
-        }
-      if (_pd_redact_value_hides_syntax (t + piece, piece_end - piece, QUOTING_NONE, _pd_redact_depth_at (r->depths, piece))
+      if (!word_piece_at (r, end, first, &piece, &piece_end)
+          || _pd_redact_value_hides_syntax (t + piece, piece_end - piece, QUOTING_NONE, _pd_redact_depth_at (r->depths, piece))
           || g_strstr_len (t + piece, piece_end - piece, PD_REDACTED) != NULL)
         break;
       {
@@ -240,9 +330,10 @@ redact_span (Redactor *r,
         if (_pd_redact_joined_holds_no_secret (word) || command_follows (r, piece, piece_end))
           break;
       }
-      if (!mask_span (r, piece, piece_end, TRUE))  /* one value, one redaction */
+      left = mask_pieces (r, piece, piece_end, TRUE);  /* one value, one redaction */
+      if (left == piece || !word_goes_on_after (r, left, piece_end, FALSE))
         break;
-      end = piece_end;
+      end = left;
     }
 }
 
