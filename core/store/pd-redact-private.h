@@ -295,7 +295,8 @@ char *_pd_redact_pem      (const char *text,
 
 /* pd_redact(), and in *@line_bytes how many bytes its reading of command
  * lines looked at: each a bounded number of times, so a small multiple of
- * the text's length (test-redact-attack's /pd/redact/linear-lookups). */
+ * the text's length (test-redact-attack's /pd/redact/linear-lookups).
+ * The words after the values, read for what the shell runs, count too. */
 char *_pd_redact_counting (const char *text,
                            guint      *n_redacted,
                            gsize      *line_bytes);
