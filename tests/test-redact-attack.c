@@ -795,46 +795,49 @@ test_mask_keeps_quoting (void)
   assert_redacted ("PGPASSWORD=\\'Q7vLm psql", "PGPASSWORD=\\'[REDACTED] psql", 1);
 }
 
-/* @command as a JSON string held in a JSON string ({"a":"{\"cmd\":…}"}),
- * redacted as text: @secret gone, the signs bash reads outside quotes
- * the same. */
+/* @command as a JSON string held @levels deep (2: {"a":"{\"cmd\":…}"}),
+ * redacted as text: @secret (NULL: none) gone, the signs bash reads
+ * outside quotes the same; with no secret, the text kept whole. */
 static void
-assert_nested_secret_gone (const char *command,
-                           const char *secret)
+assert_held_secret_gone (const char *command,
+                         const char *secret,
+                         guint       levels)
 {
-  g_autofree char *inner = NULL;
-  g_autofree char *outer = NULL;
+  g_autofree char *text = g_strdup (command);
   g_autofree char *out = NULL;
   g_autofree char *signs = unquoted_signs (command);
   g_autofree char *got = NULL;
-  g_autoptr(JsonNode) back = NULL;
-  g_autoptr(JsonNode) back_inner = NULL;
-  const char *cmd;
+  char *cmd;
 
-  for (guint level = 0; level < 2; level++)
+  for (guint level = 0; level < levels; level++)
     {
       g_autoptr(JsonBuilder) builder = json_builder_new ();
       g_autoptr(JsonNode) doc = NULL;
 
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, level == 0 ? "cmd" : "a");
-      json_builder_add_string_value (builder, level == 0 ? command : inner);
+      json_builder_add_string_value (builder, text);
       json_builder_end_object (builder);
       doc = json_builder_get_root (builder);
-      if (level == 0)
-        inner = json_to_string (doc, FALSE);
-      else
-        outer = json_to_string (doc, FALSE);
+      g_free (text);
+      text = json_to_string (doc, FALSE);
     }
-  out = pd_redact (outer, NULL);
-  back = json_from_string (out, NULL);
-  g_assert_nonnull (back);
-  back_inner = json_from_string (json_object_get_string_member (json_node_get_object (back), "a"), NULL);
-  g_assert_nonnull (back_inner);
-  cmd = json_object_get_string_member (json_node_get_object (back_inner), "cmd");
+  out = pd_redact (text, NULL);
+  if (secret == NULL && strcmp (out, text) != 0)
+    g_error ("%s held %u deep became %s", command, levels, out);
+  cmd = g_strdup (out);
+  for (guint level = levels; level > 0; level--)
+    {
+      g_autoptr(JsonNode) back = json_from_string (cmd, NULL);
+
+      g_assert_nonnull (back);
+      g_free (cmd);
+      cmd = g_strdup (json_object_get_string_member (json_node_get_object (back), level == 1 ? "cmd" : "a"));
+    }
   got = unquoted_signs (cmd);
-  if (strstr (cmd, secret) != NULL || g_strcmp0 (got, signs) != 0)
-    g_error ("%s held in a JSON string in one became %s", command, out);
+  if ((secret != NULL && strstr (cmd, secret) != NULL) || g_strcmp0 (got, signs) != 0)
+    g_error ("%s held %u deep became %s", command, levels, out);
+  g_free (cmd);
 }
 
 /* Finding: in a JSON string held in a JSON string the shell's escaped
@@ -845,10 +848,10 @@ assert_nested_secret_gone (const char *command,
 static void
 test_nested_escaped_quote (void)
 {
-  assert_nested_secret_gone ("redis-cli -a Ab\\\"Zq9X ping", "Zq9X");
-  assert_nested_secret_gone ("PGPASSWORD=\\\"\\x\\\\\\rZq9X psql", "Zq9X");
-  assert_nested_secret_gone ("PGPASSWORD=Tr0ub\\\"4dorZq9X psql", "Zq9X");
-  assert_nested_secret_gone ("mysql -pTr0ub\\'4dorZq9X shop", "Zq9X");
+  assert_held_secret_gone ("redis-cli -a Ab\\\"Zq9X ping", "Zq9X", 2);
+  assert_held_secret_gone ("PGPASSWORD=\\\"\\x\\\\\\rZq9X psql", "Zq9X", 2);
+  assert_held_secret_gone ("PGPASSWORD=Tr0ub\\\"4dorZq9X psql", "Zq9X", 2);
+  assert_held_secret_gone ("mysql -pTr0ub\\'4dorZq9X shop", "Zq9X", 2);
 }
 
 /* Finding: where the quoting changes inside a value the mask stopped
@@ -896,6 +899,32 @@ test_value_across_quotes (void)
   assert_redacted ("echo \"PGPASSWORD=Secr3t\"y", "echo \"PGPASSWORD=[REDACTED]\"y", 1);
 }
 
+/* Finding: a JSON string held three deep (a tool's argument that is JSON
+ * text holding a command with escaped JSON) was read as two deep: mysql
+ * -pSecr3t there was stored (its client not found after the string's
+ * quote), and PGPASSWORD=Tr0ub\"4dor stored as PGPASSWORD=[REDACTED]"[…]:
+ * eight of the fifteen backslashes of the shell's \" taken as its \\, the
+ * quote left open.  Strings are counted to any depth (to 7), the patterns
+ * read them to 4.  Tried as an attacker would. */
+static void
+test_held_deep (void)
+{
+  static const AttackCase cases[] = {
+    { "mysql -pSecr3tZq9 shop", "Secr3tZq9", { NULL } },
+    { "PGPASSWORD=Tr0ub\\\"4dorZq9X psql", "4dorZq9X", { NULL } },
+    { "redis-cli -a Ab\\\"Zq9X ping", "Zq9X", { NULL } },
+    { "PGPASSWORD=\\Secr3tZq9 psql", "ecr3tZq9", { NULL } },
+    { "curl -u 'admin:Ab\\'Zq9C https://x.example", "Zq9C", { NULL } },
+    /* Kept: what the shell runs stays in sight. */
+    { "mysql -p\"x; reboot\" shop", NULL, { NULL } },
+    { "PGPASSWORD=\"$(id)\" psql", NULL, { NULL } },
+  };
+
+  for (guint levels = 3; levels <= 4; levels++)
+    for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+      assert_held_secret_gone (cases[i].command, cases[i].secret, levels);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -919,6 +948,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/mask-keeps-quoting", test_mask_keeps_quoting);
   g_test_add_func ("/pd/redact/nested-escaped-quote", test_nested_escaped_quote);
   g_test_add_func ("/pd/redact/value-across-quotes", test_value_across_quotes);
+  g_test_add_func ("/pd/redact/held-deep", test_held_deep);
 
   return g_test_run ();
 }

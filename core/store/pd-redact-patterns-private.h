@@ -36,8 +36,13 @@ enum {
   N_RE
 };
 
+/* How deep in JSON strings the patterns read a value as the shell's
+ * (pd-redact-private.h's depths): deeper, no pattern is tried. */
+#define PD_REDACT_PATTERN_DEPTH 4
+
 /* The pattern @which (RE_*), compiled once, and the numbers of its groups
- * "s" and "v" (-1 when it has none), as read at @depth in JSON strings. */
+ * "s" and "v" (-1 when it has none), as read at @depth in JSON strings;
+ * NULL deeper than PD_REDACT_PATTERN_DEPTH. */
 GRegex *_pd_redact_get_regex (guint  which,
                               guint  depth,
                               int   *s_group,

@@ -52,7 +52,7 @@
 /* Unquoted, a backslash is taken with what it escapes, as the shell reads
  * it (tried as an attacker would: PGPASSWORD=\Secr3t was stored as
  * written, bash's value is Secr3t); in a JSON string (BARE_ESCAPE_SHELL
- * outside one, BARE_ESCAPE_NESTED in one held in one):
+ * outside one, bare_escape_nested() in one held in one):
  *  - before a space or a sign, not one of Unicode's spaces (which ends the
  *    value) nor " or a backslash (below);
  *  - before a letter or a digit, but not n r t b f u U: \n, \t and \u0041
@@ -74,11 +74,10 @@
  * line break (PGPASSWORD=Q\w\e\rty is Qwerty, \\ a backslash).  The
  * patterns are compiled once with each (_pd_redact_get_regex()). */
 #define BARE_ESCAPE_SHELL "(?:\\\\(?!" USPACE ")[^\\n\\r\\t\"])"
-/* In a JSON string held in one (depth 2) the shell's backslash is four:
- * \\\\ before a value's character, and \\\\\\\\ (the shell's \\)
- * whole; never \\\\ alone, whose character a mask would leave bare. */
-#define BS4 "\\\\\\\\\\\\\\\\"
-#define BARE_ESCAPE_NESTED "(?:" BS4 BS4 "|" BS4 "(?=" VALUE_CHARS "))"
+/* In a JSON string held in one (depth 2) the shell's backslash is four,
+ * eight three deep (bare_escape_nested() below): \\\\ before a value's
+ * character, and \\\\\\\\ (the shell's \\) whole; never \\\\ alone, whose
+ * character a mask would leave bare. */
 /* A quoted value, up to its closing quote: in '…' everything is literal
  * text, backslashes too; in "…" and bash's $'…' an escaped quote does not
  * close it.  Quotes escaped themselves (\"…\" inside a JSON string) hold a
@@ -103,9 +102,9 @@
 #define ESCAPED_QUOTE "(?:\\\\\\\\\\\\\"|\\\\\\\\'|\\\\[\"'])"
 /* An opening quote before a value: ' or ", escaped (ESCAPED_QUOTE), or
  * bash's ANSI-C quoting $'…' (and its $"…"); at depth 2 the shell's \" and
- * \' are 8 and 5 bytes too (PGPASSWORD=\"x opens no value there either). */
+ * \' are 8 and 5 bytes too, 16 and 9 three deep (open_quote_nested()
+ * below: PGPASSWORD=\"x opens no value there either). */
 #define OPEN_QUOTE "(?:\\$?(?:\\\\\\\\\\\\\"|\\\\\\\\'|\\\\?[\"']))?"
-#define OPEN_QUOTE_NESTED "(?:\\$?(?:" BS4 "\\\\\\\\\\\\\"|" BS4 "'|\\\\\\\\\\\\\"|\\\\\\\\'|\\\\?[\"']))?"
 /* Where a value starts (group "s": a value the shell joins of parts,
  * -p"a"b, is found from there by _pd_redact_joined_word()), and the value;
  * after line continuations, which the shell takes out (PGPASSWORD=\<newline>
@@ -226,10 +225,54 @@ static const char * const patterns[N_RE] = {
     "|pass:(?<v>" VALUE_PIECES "))",
 };
 
+/* @n backslashes, as a pattern reads them. */
+static void
+append_backslashes (GString *pattern,
+                    gsize    n)
+{
+  for (gsize i = 0; i < n; i++)
+    g_string_append (pattern, "\\\\");
+}
+
+/* BARE_ESCAPE_NESTED and OPEN_QUOTE_NESTED for a JSON string held @depth
+ * deep (2 or more), where the shell's backslash is 2^@depth of them: its
+ * \\ whole, or its \ before a value's character; its \" (2^(@depth + 1)
+ * - 1 backslashes and a quote) and \' open no value, nor do the forms of
+ * the strings it is in. */
+static char *
+bare_escape_nested (guint depth)
+{
+  GString *pattern = g_string_new ("(?:");
+  gsize width = (gsize) 1 << depth;
+
+  append_backslashes (pattern, 2 * width);
+  g_string_append_c (pattern, '|');
+  append_backslashes (pattern, width);
+  g_string_append (pattern, "(?=" VALUE_CHARS "))");
+  return g_string_free (pattern, FALSE);
+}
+
+static char *
+open_quote_nested (guint depth)
+{
+  GString *pattern = g_string_new ("(?:\\$?(?:");
+
+  for (guint d = depth; d >= 1; d--)
+    {
+      append_backslashes (pattern, ((gsize) 2 << d) - 1);
+      g_string_append (pattern, "\"|");
+      append_backslashes (pattern, (gsize) 1 << d);
+      g_string_append (pattern, "'|");
+    }
+  g_string_append (pattern, "\\\\?[\"']))?");
+  return g_string_free (pattern, FALSE);
+}
+
 /* The pattern @which, compiled once, and the numbers of its groups "s"
  * and "v" (-1 when it has none): as read at @depth in JSON strings, 0 as
- * the shell reads it (BARE_ESCAPE_SHELL, GLUED_ESCAPE_SHELL), 2 with
- * BARE_ESCAPE_NESTED. */
+ * the shell reads it (BARE_ESCAPE_SHELL, GLUED_ESCAPE_SHELL), 2 and more
+ * with bare_escape_nested() and open_quote_nested().  NULL deeper than
+ * PD_REDACT_PATTERN_DEPTH. */
 GRegex *
 _pd_redact_get_regex (guint  which,
                       guint  depth,
@@ -237,23 +280,31 @@ _pd_redact_get_regex (guint  which,
                       int   *v_group)
 {
   static gsize once = 0;
-  static GRegex *regexes[3][N_RE];
+  static GRegex *regexes[PD_REDACT_PATTERN_DEPTH + 1][N_RE];
   static int s_groups[N_RE], v_groups[N_RE];
 
   if (g_once_init_enter (&once))
     {
-      for (guint i = 0; i < 3 * N_RE; i++)
+      for (guint i = 0; i < (PD_REDACT_PATTERN_DEPTH + 1) * N_RE; i++)
         {
           g_autoptr(GError) error = NULL;
           g_autoptr(GString) pattern = g_string_new (patterns[i % N_RE]);
           GRegex **regex = &regexes[i / N_RE][i % N_RE];
+          guint d = i / N_RE;
 
-          if (i / N_RE != 1)
-            g_string_replace (pattern, BARE_ESCAPE, i < N_RE ? BARE_ESCAPE_SHELL : BARE_ESCAPE_NESTED, 0);
-          if (i < N_RE)
-            g_string_replace (pattern, GLUED_ESCAPE, GLUED_ESCAPE_SHELL, 0);
-          else if (i / N_RE == 2)
-            g_string_replace (pattern, OPEN_QUOTE, OPEN_QUOTE_NESTED, 0);
+          if (d == 0)
+            {
+              g_string_replace (pattern, BARE_ESCAPE, BARE_ESCAPE_SHELL, 0);
+              g_string_replace (pattern, GLUED_ESCAPE, GLUED_ESCAPE_SHELL, 0);
+            }
+          else if (d >= 2)
+            {
+              g_autofree char *bare = bare_escape_nested (d);
+              g_autofree char *open = open_quote_nested (d);
+
+              g_string_replace (pattern, BARE_ESCAPE, bare, 0);
+              g_string_replace (pattern, OPEN_QUOTE, open, 0);
+            }
           /* Anchored when compiled: PCRE2's JIT does not take the
            * anchoring as a match option, and falls back to its (much
            * slower) interpreter then. */
@@ -267,5 +318,5 @@ _pd_redact_get_regex (guint  which,
     }
   *s_group = s_groups[which];
   *v_group = v_groups[which];
-  return regexes[MIN (depth, 2)][which];
+  return depth <= PD_REDACT_PATTERN_DEPTH ? regexes[depth][which] : NULL;
 }

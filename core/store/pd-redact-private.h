@@ -87,12 +87,15 @@ _pd_redact_continuation_len (const char *t,
  * 0 outside, 1 in a JSON string's text (a tool call's arguments: the
  * JSON escape \n is a line break of the command there, \\ a backslash),
  * 2 in a JSON string held escaped in one ({\"cmd\":\"…\"} inside a
- * JSON string).  A string opens at a quote after { [ , or : and ends at
- * its mate, never over a raw line break; a text whose first quote closes
- * a string ("…x", "b") starts inside one.  JSON_OPENS marks the quote
- * that opens a string (\" for one of depth 2): a command line starts
- * after it. */
-enum { JSON_DEPTH = 3, JSON_OPENS = 4 };
+ * JSON string), 3 in one held in that (its quotes \\\"), and so on to
+ * JSON_DEPTH, where a string held deeper is counted (the patterns are
+ * compiled to PD_REDACT_PATTERN_DEPTH; deeper, known token shapes only are
+ * masked).  A string opens at a quote after { [ , or : and ends at its
+ * mate, never over a raw line break; a text whose first quote closes a
+ * string ("…x", "b") starts inside one.  JSON_OPENS marks the quote that
+ * opens a string (\" for one of depth 2): a command line starts after
+ * it. */
+enum { JSON_DEPTH = 7, JSON_OPENS = 8 };
 
 /* The depths of @t (@len bytes, @len + 1 of them), or NULL when it holds
  * no quote (all 0).  One pass, or two. */

@@ -50,6 +50,22 @@ is_part_first (char c)
   return is_value_char (c) && c != ':';
 }
 
+/* The length of the shell's backslash at @p of @t as the JSON strings it
+ * is in write it (@depth: 1, 2, 4 bytes…), or 0. */
+static gsize
+shell_backslash_len (const char *t,
+                     gsize       len,
+                     gsize       p,
+                     guint       depth)
+{
+  gsize width = (gsize) 1 << MIN (depth, JSON_DEPTH);
+
+  for (gsize k = 0; k < width; k++)
+    if (p + k >= len || t[p + k] != '\\')
+      return 0;
+  return width;
+}
+
 gsize
 _pd_redact_escape_len (const char *t,
                        gsize       len,
@@ -72,12 +88,15 @@ _pd_redact_escape_len (const char *t,
     }
   if (depth >= 2)
     {
-      /* Four backslashes are the shell's one (BARE_ESCAPE_NESTED). */
-      if (p + 3 >= len || memcmp (t + p, "\\\\\\\\", 4) != 0)
+      /* Four backslashes are the shell's one two deep, eight three deep
+       * (BARE_ESCAPE_NESTED). */
+      gsize w = shell_backslash_len (t, len, p, depth);
+
+      if (w == 0)
         return 0;
-      if (p + 7 < len && memcmp (t + p + 4, "\\\\\\\\", 4) == 0)
-        return 8;
-      return p + 4 < len && is_value_char (t[p + 4]) ? 4 : 0;
+      if (shell_backslash_len (t, len, p + w, depth) == w)
+        return 2 * w;
+      return p + w < len && is_value_char (t[p + w]) ? w : 0;
     }
   if (c == '\\')
     {
@@ -172,13 +191,12 @@ read_json_depths (const char *t,
   static const guint8 stops[256] = { ['"'] = 1, ['\\'] = 1, ['\n'] = 1, ['\r'] = 1 };
   gsize k = 0, floor = 0, inside = 0;  /* outside strings from floor, in the string from inside */
   char at_floor = 0;
-  gboolean escaped2 = FALSE, quote_seen = FALSE;
+  gboolean quote_seen = FALSE;
 
   while (k < len)
     {
-      gsize e;
-      guint mark;
-      char c1;
+      gsize e, run;
+      guint mark, level;
 
       if (depth == 0)
         {
@@ -217,43 +235,57 @@ read_json_depths (const char *t,
       for (e = k; e < len && !stops[(guchar) t[e]]; e++)
         ;
       memset (d + k, (int) depth, e - k);
-      if (e > k)
-        escaped2 = FALSE;
       k = e;
       if (k >= len)
         break;
       if (t[k] != '\\')
         {
-          /* Its mate (a quote of depth 2 holds none raw), or a raw line
-           * break, which no JSON string holds. */
+          /* Its mate (a quote of a string held in it holds a backslash),
+           * or a raw line break, which no JSON string holds. */
           at_floor = t[k] == '"' ? '"' : 0;
           depth = 0;
           floor = ++k;
           continue;
         }
-      if (k + 1 >= len || t[k + 1] == '\n' || t[k + 1] == '\r')
+      for (e = k; e < len && t[e] == '\\'; e++)
+        ;
+      run = e - k;
+      if (e >= len || t[e] != '"')
         {
-          d[k++] = (guint8) depth;
+          /* Escapes, the last with its character (\n, \u…); not a raw
+           * line break, which ends the string. */
+          if (run % 2 == 1 && e < len && t[e] != '\n' && t[e] != '\r')
+            e++;
+          memset (d + k, (int) depth, e - k);
+          k = e;
           continue;
         }
-      /* An escape: one character of the string's text. */
-      c1 = t[k + 1] == '"' || t[k + 1] == '\\' ? t[k + 1] : 0;
+      /* A quote after backslashes: each string it is in, from the
+       * outermost, halves them.  An even number left at a string's level
+       * makes the quote that string's mate (\" of a string held in one,
+       * \\\" of one held three deep); an odd one to the innermost is
+       * a quote of its text, which opens a string held in it after
+       * { [ , or : (PGPASSWORD held in a string in a string in a string
+       * was read two deep, tried as an attacker would). */
       mark = depth;
-      if (depth == 1 && c1 == '"' && opens_json_string_after (char_before (t, inside, k)))
+      for (level = 0; level < depth && run % 2 == 1; level++)
+        run = (run - 1) / 2;
+      if (level < depth)
+        {
+          depth = level;  /* the mate of the string of level + 1 */
+          mark = depth;
+          inside = e + 1;
+          if (depth == 0)
+            at_floor = '"', floor = e + 1;
+        }
+      else if (run == 0 && depth < JSON_DEPTH && opens_json_string_after (char_before (t, inside, k)))
         {
           d[k] = JSON_OPENS;
-          depth = 2;
-          escaped2 = FALSE;
+          depth++;
+          inside = e + 1;
         }
-      else if (depth == 2 && escaped2)
-        escaped2 = FALSE;
-      else if (depth == 2 && c1 == '\\')
-        escaped2 = TRUE;
-      else if (depth == 2 && c1 == '"')
-        depth = 1, mark = 1;
-      d[k] |= (guint8) mark;
-      d[k + 1] = (guint8) mark;
-      k += 2;
+      for (; k <= e; k++)
+        d[k] |= (guint8) mark;
     }
   return TRUE;
 }
@@ -287,7 +319,7 @@ _pd_redact_value_quoting (const char   *t,
   if (vs == 0 || (t[vs - 1] != '"' && t[vs - 1] != '\''))
     return QUOTING_NONE;
   q = vs - 1;
-  while (n < q && n < 16 && t[q - 1 - n] == '\\')
+  while (n < q && n < 256 && t[q - 1 - n] == '\\')
     n++;
   bs = n;
   /* Each JSON string halves the backslashes; an odd one left escapes the
@@ -305,22 +337,6 @@ _pd_redact_value_quoting (const char   *t,
   if (t[q] == '"')
     return QUOTING_DOUBLE;
   return q > bs && t[q - bs - 1] == '$' ? QUOTING_ANSI : QUOTING_SINGLE;
-}
-
-/* The length of the shell's backslash at @p of @t as the JSON strings it
- * is in write it (@depth: 1, 2, 4 bytes…), or 0. */
-static gsize
-shell_backslash_len (const char *t,
-                     gsize       len,
-                     gsize       p,
-                     guint       depth)
-{
-  gsize width = (gsize) 1 << MIN (depth, JSON_DEPTH);
-
-  for (gsize k = 0; k < width; k++)
-    if (p + k >= len || t[p + k] != '\\')
-      return 0;
-  return width;
 }
 
 /* The length of one character of the shell's text at @p of @t as the JSON
@@ -535,11 +551,24 @@ _pd_redact_escaped_quote_len (const char *t,
                               guint       depth)
 {
   /* Deepest first: the shell's \" is 8 bytes in a JSON string held in
-   * one, \' 5 (their backslash escaped for each string). */
-  if (depth == 2 && p + 7 < len && strncmp (t + p, "\\\\\\\\\\\\\\\"", 8) == 0)
-    return 8;
-  if (depth == 2 && p + 4 < len && strncmp (t + p, "\\\\\\\\'", 5) == 0)
-    return 5;
+   * one, \' 5, 16 and 9 three deep (their backslash escaped for each
+   * string). */
+  if (depth >= 2)
+    {
+      gsize w = shell_backslash_len (t, len, p, depth);
+
+      if (w > 0 && shell_backslash_len (t, len, p + w, depth) == 0)
+        {
+          gsize k = 0;
+
+          while (p + w + k < len && t[p + w + k] == '\\')
+            k++;
+          if (k == w - 1 && p + w + k < len && t[p + w + k] == '"')
+            return 2 * w;
+          if (k == 0 && p + w < len && t[p + w] == '\'')
+            return w + 1;
+        }
+    }
   if (p + 1 < len && t[p] == '\\' && (t[p + 1] == '"' || t[p + 1] == '\''))
     return 2;
   if (p + 3 < len && strncmp (t + p, "\\\\\\\"", 4) == 0)

@@ -70,9 +70,18 @@ quote_closes_name_word (Redactor *r,
     q = vs;
   else
     return FALSE;
-  if (w >= q || q - w > 320  /* nor does the shell's \" of depth 2 */
-      || (q >= 7 && _pd_redact_escaped_quote_len (t, r->len, q - 7, _pd_redact_depth_at (r->depths, q)) == 8))
+  if (w >= q || q - w > 320)
     return FALSE;
+  {
+    /* nor does the shell's \" of depth 2 or more (8, 16… bytes) */
+    guint depth = _pd_redact_depth_at (r->depths, q);
+    gsize width = (gsize) 2 << MIN (depth, JSON_DEPTH), k = 0;
+
+    while (k < q && k < width && t[q - 1 - k] == '\\')
+      k++;
+    if (depth >= 2 && k == width - 1)
+      return FALSE;
+  }
   escaped = q > 0 && t[q - 1] == '\\';
   if (w > 0 && t[w - 1] == t[q])
     w--;
@@ -238,7 +247,7 @@ word_piece_at (Redactor *r,
   if (n > 0)
     {
       *piece = at + n;
-      if (first && n != 8 && n != 5 && quote_closes_name_word (r, *piece))
+      if (first && n <= 4 && quote_closes_name_word (r, *piece))
         return FALSE;
       *piece_end = _pd_redact_unquoted_end (t, r->len, *piece, _pd_redact_depth_at (r->depths, *piece));
       return *piece_end > *piece;
@@ -494,7 +503,7 @@ match_at (Redactor *r,
   int s = -1, s_end = -1;
 
   r->joined = FALSE;
-  if (!g_regex_match_full (regex, r->text, (gssize) r->len, (int) pos, 0, &info, NULL))
+  if (regex == NULL || !g_regex_match_full (regex, r->text, (gssize) r->len, (int) pos, 0, &info, NULL))
     return FALSE;
   /* A group "v" that took no part in the match (a name with no value
    * after it) is no match, unless a joined word starts there. */
