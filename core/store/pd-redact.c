@@ -5,7 +5,7 @@
  * a known token prefix at a word start, "Authorization", "Bearer", curl's
  * -u, the "://" of a URL, or a word of a secret-like name (key, token,
  * auth, secret, passw…, pwd, credential, creds).  Only there is a small
- * pattern tried, anchored; a name is judged by the rule of pd-redact.h
+ * pattern tried, anchored (pd-redact-patterns.c holds them); a name is judged by the rule of pd-redact.h
  * before its value is looked at.  Every pattern is possessive or bounded,
  * and the patterns run on bytes (G_REGEX_RAW: no UTF-8 check of the whole
  * text per try), so the cost stays linear in the text —
@@ -23,281 +23,8 @@
 
 #include "pd-redact.h"
 #include "pd-redact-private.h"
+#include "pd-redact-patterns-private.h"
 #include "pd-secret-text.h"
-
-/* The patterns run on bytes: a character of UTF-8 is one to four of them,
- * and a mask must never cut one (a value before a no-break space, C2 A0,
- * was masked with its C2: the lone A0 left made the stored session, its
- * export and serve's replies invalid UTF-8; tried as an attacker would).
- * A byte of 80-FF is a value's unless it starts one of Unicode's spaces
- * (U+0085, U+00A0, U+1680, U+2000-200A, U+2028, U+2029, U+202F, U+205F,
- * U+3000), which end a value as a blank does: whole characters either way
- * (PCRE2's \s on bytes matched the A0 and the 85 alone). */
-#define USPACE \
-  "(?:\\xc2[\\x85\\xa0]|\\xe1\\x9a\\x80|\\xe2\\x80[\\x80-\\x8a\\xa8\\xa9\\xaf]|\\xe2\\x81\\x9f|\\xe3\\x80\\x80)"
-/* A line break escaped for the shell (\ and a line break), which the shell
- * takes out, or its spelling inside a JSON string (\\ and \n): the word
- * goes on after it (_pd_redact_continuation_len() of pd-redact-private.h). */
-#define CONT "(?:\\\\\\r?\\n|\\\\\\\\(?:\\\\r)?\\\\n)"
-/* The blanks between an option and its value: a space or a tab, one of
- * Unicode's spaces, or a line continuation (--password \<newline> X). */
-#define BLANK "(?:[ \\t]|" USPACE "|" CONT ")"
-/* A mask an earlier redaction left stands for a value's characters, so a
- * value is read the same when the text is redacted again (its brackets
- * made another reading of it the second time; found by fuzz-redact). */
-#define MASK "\\[REDACTED\\]"
-#define HIGH_VALUE_BYTE "(?!" USPACE ")[\\x80-\\xff]"
-/* What a secret value may be made of: never quotes, backslashes, brackets,
- * braces, parentheses, separators or whitespace.  That is what keeps a
- * redacted JSON string or a rendered plan line intact. */
-#define VALUE_CHARS "(?:[^\\s\"'`\\\\\\[\\]{}()<>,;&|\\x80-\\xff]|" HIGH_VALUE_BYTE "|" MASK ")"
-/* An escape, as the shell reads one outside single quotes: a backslash and
- * the character after it, taken together (a\ b, a\"b), so a value is masked
- * whole and a JSON escape is never cut in two.  (Of a character of UTF-8
- * the backslash takes the first byte, the value the others.) */
-#define ESCAPE "\\\\[^\\n\\r]"
-/* Unquoted, a backslash is taken with what it escapes, as the shell reads
- * it (tried as an attacker would: PGPASSWORD=\Secr3t was stored as
- * written, bash's value is Secr3t); in a JSON string (BARE_ESCAPE_SHELL
- * outside one, BARE_ESCAPE_NESTED in one held in one):
- *  - before a space or a sign, not one of Unicode's spaces (which ends the
- *    value) nor " or a backslash (below);
- *  - before a letter or a digit, but not n r t b f u U: \n, \t and \u0041
- *    are the JSON string's own escapes;
- *  - doubled, \\\\ (a JSON string's spelling of the shell's \\), or \\ before
- *    a value's character or a line continuation.  Never before a quote or another escape (\\\",
- *    \\', \\ and \n in a JSON string): the mask would take the backslash
- *    that escapes it and leave a quote, or a line break, that the shell
- *    reads as its own;
- *  - never \" (ssh h \"mysql -pX\" keeps its quote, and inside a JSON
- *    string it opens or closes a quoted part).
- * A value goes on after an escaped quote and a line continuation, masked
- * apart (redact_span()). */
-#define BARE_ESCAPE \
-  "(?:\\\\(?!" USPACE ")[^\\n\\rA-Za-z0-9\\t\"\\\\]|\\\\(?![nrtbfuU])[A-Za-z0-9]" \
-  "|\\\\\\\\\\\\\\\\|\\\\\\\\(?=" VALUE_CHARS "|\\\\\\r?\\n))"
-/* Outside a JSON string (depth 0 of pd-redact-private.h) the shell's
- * reading only: a backslash and any character but a quote, a blank or a
- * line break (PGPASSWORD=Q\w\e\rty is Qwerty, \\ a backslash).  The
- * patterns are compiled once with each (get_regex()). */
-#define BARE_ESCAPE_SHELL "(?:\\\\(?!" USPACE ")[^\\n\\r\\t\"])"
-/* In a JSON string held in one (depth 2) the shell's backslash is four:
- * \\\\ before a value's character, and \\\\\\\\ (the shell's \\)
- * whole; never \\\\ alone, whose character a mask would leave bare. */
-#define BS4 "\\\\\\\\\\\\\\\\"
-#define BARE_ESCAPE_NESTED "(?:" BS4 BS4 "|" BS4 "(?=" VALUE_CHARS "))"
-/* A quoted value, up to its closing quote: in '…' everything is literal
- * text, backslashes too; in "…" and bash's $'…' an escaped quote does not
- * close it.  Quotes escaped themselves (\"…\" inside a JSON string) hold a
- * value with no quote, backslash, bracket or line break. */
-#define SQUOTED_VALUE "(?<=(?<![\\\\$])')[^'\\n\\r]{1,256}+(?=')"
-#define ANSI_VALUE "(?<=\\$')(?:[^'\\\\\\n\\r]|" ESCAPE "){1,256}+(?=')"
-#define DQUOTED_VALUE "(?<=(?<!\\\\)\")(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+(?=\")"
-/* An escaped quote (\" or \', also \\\" inside a JSON string) is the sign
- * itself to the shell, the words split at a blank after it: its value
- * holds none (PGPASSWORD=\"x rm victim\" runs rm; tried as an attacker
- * would).  A value of JSON's own \"…\" with a blank shows its other words. */
-#define ESCAPED_QUOTED_VALUE \
-  "(?<=[\"'])(?(?<=\\\\[\"'])(?=[^\\s\"'`\\\\]{1,256}+\\\\?[\"']))" \
-  "(?:[^\"'`\\\\\\[\\]\\n\\r]|" MASK "){1,256}+(?=\\\\?[\"'])"
-#define QUOTED_VALUE SQUOTED_VALUE "|" ANSI_VALUE "|" DQUOTED_VALUE "|" ESCAPED_QUOTED_VALUE
-/* A value as written: quoted, or unquoted with its escapes. */
-#define VALUE_PIECES "(?:" VALUE_CHARS "|" BARE_ESCAPE ")++"
-#define VALUE "(?<v>" QUOTED_VALUE "|" VALUE_PIECES ")"
-#define WORD_END "(?![A-Za-z0-9_\\-])"
-/* A quote escaped: \" or \', and the shell's \" and \' inside a JSON
- * string, \\\" and \\'. */
-#define ESCAPED_QUOTE "(?:\\\\\\\\\\\\\"|\\\\\\\\'|\\\\[\"'])"
-/* An opening quote before a value: ' or ", escaped (ESCAPED_QUOTE), or
- * bash's ANSI-C quoting $'…' (and its $"…"); at depth 2 the shell's \" and
- * \' are 8 and 5 bytes too (PGPASSWORD=\"x opens no value there either). */
-#define OPEN_QUOTE "(?:\\$?(?:\\\\\\\\\\\\\"|\\\\\\\\'|\\\\?[\"']))?"
-#define OPEN_QUOTE_NESTED "(?:\\$?(?:" BS4 "\\\\\\\\\\\\\"|" BS4 "'|\\\\\\\\\\\\\"|\\\\\\\\'|\\\\?[\"']))?"
-/* Where a value starts (group "s": a value the shell joins of parts,
- * -p"a"b, is found from there by _pd_redact_joined_word()), and the value;
- * after line continuations, which the shell takes out (PGPASSWORD=\<newline>
- * X is X; PGPASSWORD=\<newline> rm x an empty value, then rm x). */
-#define WORD_VALUE "(?:" CONT ")*+(?<s>)(?:" OPEN_QUOTE VALUE ")?+"
-/* curl's user before the ':' of user:password (none: -u :PASSWORD). */
-#define CURL_USER "[^\\s:\"'`\\\\/]{0,256}+:"
-/* The short options curl takes without an argument, which may stand
- * grouped before its -u or -U: curl -fsSu user:PASSWORD. */
-#define CURL_FLAGS "0123456#BfGgIiJjkLlMNnOpqRSsvZ"
-
-/* A backslash the shell drops after a glued -p (-p\\PASSWORD), not a JSON
- * string's \\n, \\t, \\u…; outside one any (-pTr\\n is -pTrn). */
-#define GLUED_ESCAPE "\\\\(?![nrtbfu])(?=[A-Za-z0-9])"
-#define GLUED_ESCAPE_SHELL "\\\\(?=[A-Za-z0-9])"
-
-/* The schemes of an Authorization header. */
-#define AUTH_SCHEMES "(?i:basic|bearer|token|digest|negotiate|ntlm|apikey|key|sso-key|aws4-hmac-sha256)"
-
-/* Each pattern is tried anchored where the scan found its start; group
- * "v" is what is replaced (the whole match when there is none). */
-enum {
-  RE_KEY,
-  RE_AUTH,
-  RE_BEARER,
-  RE_CURL,
-  RE_HOOK,
-  RE_USERINFO,
-  RE_USERTOKEN,
-  RE_NETRC,
-  RE_GLUED,
-  RE_SPACED,
-  RE_GLUED_WP,
-  RE_SMB,
-  RE_ASSIGN,
-  RE_PASSARG,
-  N_RE
-};
-
-static const char * const patterns[N_RE] = {
-  /* Known token shapes. */
-  [RE_KEY] =
-    "(?:sk-ant-[A-Za-z0-9_\\-]{20,}+"
-    /* a key has a capital or a digit; kebab-case words (sk-learn-…) do not */
-    "|sk-(?=[a-z_\\-]*+[A-Z0-9])[A-Za-z0-9_\\-]{20,}+"
-    "|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}+"
-    "|github_pat_[A-Za-z0-9_]{22,}+"
-    "|gl(?:pat|ptt|dt|rt|cbt|imt|soat|ffct|oas|agent)-[A-Za-z0-9_\\-]{20,}+"
-    "|npm_[A-Za-z0-9]{36}"
-    "|gsk_[A-Za-z0-9]{40,}+"
-    "|dckr_pat_[A-Za-z0-9_\\-]{20,}+"
-    "|pypi-[A-Za-z0-9_\\-]{50,}+"
-    "|(?:AKIA|ASIA)[A-Z0-9]{16}"
-    "|xox[abposr]-[A-Za-z0-9\\-]{10,}+"
-    "|xapp-[0-9]-[A-Za-z0-9\\-]{10,}+"
-    "|AIza[A-Za-z0-9_\\-]{35}"
-    "|(?:sk_|rk_)(?:live_|test_)[A-Za-z0-9]{16,}+"
-    "|hf_[A-Za-z0-9]{30,}+"
-    "|SG\\.[A-Za-z0-9_\\-]{22}\\.[A-Za-z0-9_\\-]{43}"
-    "|do[por]_v1_[a-f0-9]{64}"
-    "|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"
-    "|eyJ[A-Za-z0-9_\\-]{8,}+\\.eyJ[A-Za-z0-9_\\-]{8,}+\\.[A-Za-z0-9_\\-]*+"
-    ")" WORD_END,
-  /* Authorization: [scheme] credentials, the credentials quoted or not
-   * (the scheme stays, and is never taken for the credentials: in
-   * Authorization: Basic '$(id)' the mask took Basic; AUTHORIZATION= cmd
-   * is an empty assignment, as in RE_ASSIGN). */
-  [RE_AUTH] =
-    "(?i:(?:proxy-)?authorization)(?:\\\\?[\"'])?(?:[ \\t]*+:|=(?![ \\t])|[ \\t]++=)[ \\t]*+(?:\\\\?[\"'])?"
-    "(?>" AUTH_SCHEMES BLANK "++)?(?:" ESCAPED_QUOTE "|[\"'])?+"
-    "(?!" AUTH_SCHEMES "(?!" VALUE_CHARS "))"
-    "(?<v>" VALUE_PIECES ")",
-  [RE_BEARER] = "(?i:bearer)[ \\t]++(?<v>[A-Za-z0-9\\-._~+/]{8,}+=*+)",
-  /* curl -u user:password (also glued: -uuser:password; after grouped
-   * flags: -fsSu user:password; the proxy's: -U, --proxy-user; or quoted,
-   * to its closing quote: -u 'user:a b', -u user:'a b'), the part after
-   * the first ':'; unquoted with its escapes: -u user:pa\ ss). */
-  [RE_CURL] =
-    "(?:-[" CURL_FLAGS "]{0,16}+[uU](?:" BLANK "++|=)?+|--(?:proxy-)?user(?:" BLANK "++|=))"
-    "(?|'" CURL_USER "(?<v>[^'\\n\\r]{1,256}+)(?=')"
-    "|\"" CURL_USER "(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
-    "|" ESCAPED_QUOTE CURL_USER "(?<v>[^\\s\"'`\\\\\\[\\]]{1,256}+)(?=\\\\[\"'])"
-    "|" ESCAPED_QUOTE CURL_USER "(?<v>" VALUE_PIECES ")"
-    "|" CURL_USER "'(?<v>[^'\\n\\r]{1,256}+)(?=')"
-    "|" CURL_USER "\"(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
-    "|" CURL_USER ESCAPED_QUOTE "(?<v>[^\\s\"'`\\\\\\[\\]]{1,256}+)(?=\\\\[\"'])"
-    "|" CURL_USER ESCAPED_QUOTE "(?<v>" VALUE_PIECES ")"
-    "|" CURL_USER "(?:" CONT ")*+(?<v>" VALUE_PIECES "))",
-  /* Webhook URLs: whoever has the path may post. */
-  [RE_HOOK] =
-    "(?i:https?)://(?:hooks\\.slack\\.com/(?:services|workflows|triggers)/"
-    "|(?:ptb\\.|canary\\.)?discord(?:app)?\\.com/api/webhooks/)(?<v>[A-Za-z0-9_/\\-]{8,}+)",
-  /* scheme://user:password@host: the password goes. */
-  [RE_USERINFO] =
-    "[A-Za-z][A-Za-z0-9+.\\-]{0,30}+://[^\\s:/?#@\"'`<>\\\\\\[\\]{}]*+:"
-    "(?<v>[^\\s/?#@\"'`<>\\\\\\[\\]{}]++)(?=@)",
-  /* scheme://TOKEN@host: a key given as the user (a Sentry DSN, a
-   * token in a git remote), 20 or more of a key's characters. */
-  [RE_USERTOKEN] =
-    "[A-Za-z][A-Za-z0-9+.\\-]{0,30}+://(?<v>[A-Za-z0-9_\\-]{20,}+)(?=@)",
-  /* A .netrc line: machine HOST login USER password SECRET. */
-  [RE_NETRC] = "(?i:password)[ \\t]++(?<v>(?:[^\\s\"'`\\x80-\\xff]|" HIGH_VALUE_BYTE ")++)",
-  /* MySQL's (and sshpass's) -pPASSWORD, glued or quoted: -p'a b',
-   * -p$'a b', after grouped flags: -vpPASSWORD, after a backslash the
-   * shell drops: -p\PASSWORD (not \n, \t, \u…: a JSON string's). */
-  [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p=?+(?:" GLUED_ESCAPE ")?+" WORD_VALUE,
-  /* sshpass's -p PASSWORD, redis-cli's -a PASSWORD and --pass PASSWORD,
-   * the MongoDB tools' -p PASSWORD, OpenLDAP's -w PASSWORD, sqlcmd's and
-   * bcp's -P PASSWORD. */
-  [RE_SPACED] = "(?:-[paPw]|--pass)" BLANK "++" WORD_VALUE,
-  /* OpenLDAP's -wPASSWORD, sqlcmd's and bcp's -PPASSWORD, glued. */
-  [RE_GLUED_WP] = "-[wP]" WORD_VALUE,
-  /* Samba's -U user%PASSWORD, --user=user%PASSWORD (the user may be
-   * DOMAIN\user), also quoted: -U 'user%a b'. */
-  [RE_SMB] =
-    "(?:-U[ \\t]*+|--user(?:=|[ \\t]++))"
-    "(?|'[^\\s%'\"]{1,256}+%(?<v>[^'\\n\\r]{1,256}+)(?=')"
-    "|\"[^\\s%'\"]{1,256}+%(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
-    "|[^\\s%'\"]{1,256}+%(?<v>" VALUE_PIECES "))",
-  /* NAME=value, NAME: value, "name": "value", NAME := value, NAME = value,
-   * --name value, --name=value.  A blank right after an '=' glued to its
-   * name ends the value there, empty, as the shell reads NAME= cmd: what
-   * follows is the command (PGPASSWORD= rm x runs rm), never a value. */
-  [RE_ASSIGN] =
-    "(?<dash>--?)?[A-Za-z_][A-Za-z0-9_.\\-]{0,63}+"
-    "(?(dash)(?:=" USPACE "*+|" BLANK "++(?![\\-\\s]))"
-    "|(?:\\\\?[\"'])?(?:=(?![=:])|[ \\t]*+(?::=|:(?![=:]))[ \\t]*+|[ \\t]++=(?![=:])[ \\t]*+))"
-    WORD_VALUE,
-  /* openssl's pass phrase arguments: -passin pass:PASSWORD, -passout
-   * pass:…, -pass pass:… (quoted too: -pass 'pass:a b', pass:'a b'; after
-   * '=': -passin=pass:…). */
-  [RE_PASSARG] =
-    "--?+pass(?:in|out)?+(?:[ \\t]++|=)"
-    "(?|'pass:(?<v>[^'\\n\\r]{1,256}+)(?=')"
-    "|pass:'(?<v>[^'\\n\\r]{1,256}+)(?=')"
-    "|pass:\"(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
-    "|\"pass:(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
-    "|" ESCAPED_QUOTE "pass:(?<v>[^\\s\"'`\\\\\\[\\]]{1,256}+)(?=\\\\[\"'])"
-    "|" ESCAPED_QUOTE "pass:(?<v>" VALUE_PIECES ")"
-    "|pass:(?<v>" VALUE_PIECES "))",
-};
-
-/* The pattern @which, compiled once, and the numbers of its groups "s"
- * and "v" (-1 when it has none): as read at @depth in JSON strings, 0 as
- * the shell reads it (BARE_ESCAPE_SHELL, GLUED_ESCAPE_SHELL), 2 with
- * BARE_ESCAPE_NESTED. */
-static GRegex *
-get_regex (guint     which,
-           guint     depth,
-           int      *s_group,
-           int      *v_group)
-{
-  static gsize once = 0;
-  static GRegex *regexes[3][N_RE];
-  static int s_groups[N_RE], v_groups[N_RE];
-
-  if (g_once_init_enter (&once))
-    {
-      for (guint i = 0; i < 3 * N_RE; i++)
-        {
-          g_autoptr(GError) error = NULL;
-          g_autoptr(GString) pattern = g_string_new (patterns[i % N_RE]);
-          GRegex **regex = &regexes[i / N_RE][i % N_RE];
-
-          if (i / N_RE != 1)
-            g_string_replace (pattern, BARE_ESCAPE, i < N_RE ? BARE_ESCAPE_SHELL : BARE_ESCAPE_NESTED, 0);
-          if (i < N_RE)
-            g_string_replace (pattern, GLUED_ESCAPE, GLUED_ESCAPE_SHELL, 0);
-          else if (i / N_RE == 2)
-            g_string_replace (pattern, OPEN_QUOTE, OPEN_QUOTE_NESTED, 0);
-          /* Anchored when compiled: PCRE2's JIT does not take the
-           * anchoring as a match option, and falls back to its (much
-           * slower) interpreter then. */
-          *regex = g_regex_new (pattern->str, G_REGEX_OPTIMIZE | G_REGEX_RAW | G_REGEX_ANCHORED, 0, &error);
-          /* The patterns are constants: failing to compile is a bug, not input. */
-          g_assert_no_error (error);
-          s_groups[i % N_RE] = g_regex_get_string_number (*regex, "s");
-          v_groups[i % N_RE] = g_regex_get_string_number (*regex, "v");
-        }
-      g_once_init_leave (&once, 1);
-    }
-  *s_group = s_groups[which];
-  *v_group = v_groups[which];
-  return regexes[MIN (depth, 2)][which];
-}
 
 /* ---------------------------------------------------------------------- */
 /* The scan                                                               */
@@ -317,6 +44,8 @@ typedef struct
   gsize       name_start;   /* where the name or option of the value tried starts */
   gsize       refused_from; /* a value redact_span() refused starts here (G_MAXSIZE: none) */
   gsize       refused_end;  /* inside [.., refused_end) only known token shapes are tried */
+  gsize       plain_from;   /* command_follows() found nothing the shell runs, */
+  gsize       plain_to;     /* nor a word's end, in [plain_from, plain_to) */
 } Redactor;
 
 /* Whether the quote that opens the value at @vs (before it, or the first
@@ -341,9 +70,18 @@ quote_closes_name_word (Redactor *r,
     q = vs;
   else
     return FALSE;
-  if (w >= q || q - w > 320  /* nor does the shell's \" of depth 2 */
-      || (q >= 7 && _pd_redact_escaped_quote_len (t, r->len, q - 7, _pd_redact_depth_at (r->depths, q)) == 8))
+  if (w >= q || q - w > 320)
     return FALSE;
+  {
+    /* nor does the shell's \" of depth 2 or more (8, 16… bytes) */
+    guint depth = _pd_redact_depth_at (r->depths, q);
+    gsize width = (gsize) 2 << MIN (depth, JSON_DEPTH), k = 0;
+
+    while (k < q && k < width && t[q - 1 - k] == '\\')
+      k++;
+    if (depth >= 2 && k == width - 1)
+      return FALSE;
+  }
   escaped = q > 0 && t[q - 1] == '\\';
   if (w > 0 && t[w - 1] == t[q])
     w--;
@@ -435,12 +173,108 @@ mask_span (Redactor *r,
     return FALSE;
   if (r->out == NULL)
     r->out = g_string_sized_new (r->len);
-  g_string_append_len (r->out, r->text + r->copied, start - r->copied);
-  g_string_append (r->out, PD_REDACTED);
+  /* Right after another mask, one: what both replace keeps the quoting. */
+  if (!(start == r->copied && g_str_has_suffix (r->out->str, PD_REDACTED)))
+    {
+      g_string_append_len (r->out, r->text + r->copied, start - r->copied);
+      g_string_append (r->out, PD_REDACTED);
+    }
   r->copied = end;
   r->count += !counted;
   _pd_redact_command_line_masked (&r->line, r->text, start, end);
   return end == whole_end;
+}
+
+/* How many pieces of one value mask_pieces() masks after its first, and
+ * how far it reads for each: bounded, so a value of quotes and backslashes
+ * (a\'b\'c\'… of 4 MiB) is not read again for each of its pieces. */
+#define PIECES_MAX 16
+#define PIECE_READ 264
+
+/* Masks what of [start, end) keeps the quoting (mask_span()), piece by
+ * piece: a quote, a backslash or a $ that bash reads otherwise where the
+ * value stands stays in sight, and the value's characters on both sides
+ * of it are masked (PGPASSWORD='Ab\'Zq9C is '[REDACTED]\'[REDACTED]; the
+ * part after such a sign was stored, tried as an attacker would).  The
+ * first piece counts as the redaction (unless @counted), the others are
+ * the same value's.  Returns where what is left in sight at the end
+ * starts: @end when nothing is, @start when nothing was masked. */
+static gsize
+mask_pieces (Redactor *r,
+             gsize     start,
+             gsize     end,
+             gboolean  counted)
+{
+  gsize at = start;
+
+  for (guint k = 0; at < end && k <= PIECES_MAX; k++)
+    {
+      gsize before = r->copied;
+      gsize until = k == 0 ? end : MIN (end, at + PIECE_READ);
+
+      mask_span (r, at, until, counted || k > 0);
+      if (r->copied == before || r->copied <= at)
+        break;
+      at = r->copied;
+    }
+  return at;
+}
+
+/* The piece of a value's word the shell joins to it at @at, right after
+ * what is masked of it, in [*piece, *piece_end): after a line continuation
+ * (the shell takes it out), after an escaped quote (its sign; not, right
+ * after the value (@first), one that closes the quote before the name:
+ * echo \"PGPASSWORD=x\"y, y is no value's), or a quoted part, for a
+ * pattern that reads none (curl -u user:Ab\\"efZq9A": the password is
+ * Ab\efZq9A; -u user:Secr$'\t'etZ), unless its quote closes the name's
+ * own word.  FALSE when none is. */
+static gboolean
+word_piece_at (Redactor *r,
+               gsize     at,
+               gboolean  first,
+               gsize    *piece,
+               gsize    *piece_end)
+{
+  const char *t = r->text;
+  gsize n = _pd_redact_continuation_len (t, r->len, at);
+
+  if (n > 0)
+    {
+      *piece = at + n;
+      return _pd_redact_joined_word (t, r->len, *piece, _pd_redact_depth_at (r->depths, *piece), piece_end) > 0;
+    }
+  n = _pd_redact_escaped_quote_len (t, r->len, at, _pd_redact_depth_at (r->depths, at));
+  if (n > 0)
+    {
+      *piece = at + n;
+      if (first && n <= 4 && quote_closes_name_word (r, *piece))
+        return FALSE;
+      *piece_end = _pd_redact_unquoted_end (t, r->len, *piece, _pd_redact_depth_at (r->depths, *piece));
+      return *piece_end > *piece;
+    }
+  n = at < r->len && t[at] == '$' ? 1 : 0;
+  if (at + n < r->len && (t[at + n] == '\'' || (t[at + n] == '"' && _pd_redact_depth_at (r->depths, at) == 0)))
+    {
+      *piece = at;
+      return !quote_closes_name_word (r, at + n + 1)
+             && _pd_redact_joined_word (t, r->len, at, _pd_redact_depth_at (r->depths, at), piece_end) > 0;
+    }
+  return FALSE;
+}
+
+/* Whether the word of a value goes on after what a mask left in sight at
+ * its end, [@left, @end): nothing, or a piece (word_piece_at(), @first
+ * right after the value) that starts there and reaches past it (the \'
+ * of curl -u 'admin:Ab\'Zq9C, the value Ab\ read to its closing quote). */
+static gboolean
+word_goes_on_after (Redactor *r,
+                    gsize     left,
+                    gsize     end,
+                    gboolean  first)
+{
+  gsize piece, piece_end;
+
+  return left == end || (word_piece_at (r, left, first, &piece, &piece_end) && piece_end > end);
 }
 
 static gboolean command_follows (Redactor *r, gsize vs, gsize ve);
@@ -474,37 +308,31 @@ redact_span (Redactor *r,
       r->refused_end = MAX (r->refused_end, end);
       return;
     }
-  if (end > start && !mask_span (r, start, end, FALSE))
-    return;  /* cut short to keep the quoting: where the word ends is unsure */
+  if (end > start)
+    {
+      gsize left = mask_pieces (r, start, end, FALSE);
+
+      /* Nothing masked, or signs left in sight that end the word's
+       * reading: where the word ends is unsure. */
+      if (left == start || !word_goes_on_after (r, left, end, TRUE))
+        return;
+      end = left;
+    }
 
   /* The word goes on after a line continuation, which the shell takes
-   * out (PGPASSWORD=Sec\<newline>r3t is Secr3t), and after an escaped
-   * quote, which is its sign (PGPASSWORD=Sec\"r3t is Sec"r3t; \\\" and \\'
-   * inside a JSON string): what follows is masked too, the continuation or
-   * the quote left in sight, so that no reading of the quotes changes
-   * (tried as an attacker would).  Not after a quote that closes the
-   * quote before the name (echo \"PGPASSWORD=x\"y: y is no value's).  The
-   * scan goes on after it: pd_redact() skips what is masked. */
+   * out (PGPASSWORD=Sec\<newline>r3t is Secr3t), after an escaped quote,
+   * which is its sign (PGPASSWORD=Sec\"r3t is Sec"r3t; \\\" and \\'
+   * inside a JSON string), and in a quoted part joined to it: what follows
+   * is masked too, the continuation or the quote left in sight, so that no
+   * reading of the quotes changes (tried as an attacker would).  The scan
+   * goes on after it: pd_redact() skips what is masked. */
   for (gboolean first = TRUE;; first = FALSE)
     {
       const char *t = r->text;
-      gsize n = _pd_redact_continuation_len (t, r->len, end), piece, piece_end;
+      gsize piece, piece_end, left;
 
-      if (n > 0)
-        {
-          piece = end + n;
-          if (_pd_redact_joined_word (t, r->len, piece, _pd_redact_depth_at (r->depths, piece), &piece_end) == 0)
-            break;
-        }
-      else
-        {
-          n = _pd_redact_escaped_quote_len (t, r->len, end, _pd_redact_depth_at (r->depths, end));
-          piece = end + n;
-          if (n == 0 || (first && n != 8 && n != 5 && quote_closes_name_word (r, piece))
-              || (piece_end = _pd_redact_unquoted_end (t, r->len, piece, _pd_redact_depth_at (r->depths, piece))) == piece)
-            break;
-        }
-      if (_pd_redact_value_hides_syntax (t + piece, piece_end - piece, QUOTING_NONE, _pd_redact_depth_at (r->depths, piece))
+      if (!word_piece_at (r, end, first, &piece, &piece_end)
+          || _pd_redact_value_hides_syntax (t + piece, piece_end - piece, QUOTING_NONE, _pd_redact_depth_at (r->depths, piece))
           || g_strstr_len (t + piece, piece_end - piece, PD_REDACTED) != NULL)
         break;
       {
@@ -513,9 +341,10 @@ redact_span (Redactor *r,
         if (_pd_redact_joined_holds_no_secret (word) || command_follows (r, piece, piece_end))
           break;
       }
-      if (!mask_span (r, piece, piece_end, TRUE))  /* one value, one redaction */
+      left = mask_pieces (r, piece, piece_end, TRUE);  /* one value, one redaction */
+      if (left == piece || !word_goes_on_after (r, left, piece_end, FALSE))
         break;
-      end = piece_end;
+      end = left;
     }
 }
 
@@ -563,17 +392,35 @@ command_follows (Redactor *r,
 {
   const char *t = r->text;
 
+  static const guint8 stops[256] = {
+    ['$'] = 1, ['`'] = 1, [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\v'] = 1, ['\f'] = 1, ['\r'] = 1,
+    [';'] = 1, ['&'] = 1, ['|'] = 1, [','] = 1, [':'] = 1, ['<'] = 1, ['>'] = 1,
+    ['('] = 1, [')'] = 1, ['['] = 1, [']'] = 1, ['{'] = 1, ['}'] = 1,
+  };
+  gsize e = ve, from;
+
   if (ve > vs && t[ve - 1] == '$' && ve < r->len && (t[ve] == '(' || t[ve] == '{'))
     return TRUE;
-  for (gsize e = ve; e < r->len && e - ve < 256; e++)
+  /* The pieces of one value ask about the same word, each a few bytes on
+   * (\\\" repeated after PGPASSWORD=" asked 256 bytes each, 1.9 s at 4
+   * MiB): what is known plain is not read again. */
+  if (ve >= r->plain_from && ve < r->plain_to)
+    e = r->plain_to;
+  from = e;
+  for (; e < r->len && e - ve < 256; e++)
     {
+      if (!stops[(guchar) t[e]])
+        continue;
       if (t[e] == '$' && e + 1 < r->len && t[e + 1] == '(')
         return TRUE;
       if (t[e] == '`')
         return backticks_before (r, e) % 2 == 0;
-      if (g_ascii_isspace (t[e]) || strchr (";&|,:<>()[]{}", t[e]) != NULL)
-        return FALSE;
+      if (t[e] != '$')
+        break;
     }
+  r->line.bytes_read += e - from;  /* counted with the command line's reading */
+  r->plain_from = ve;
+  r->plain_to = e;
   return FALSE;
 }
 
@@ -650,13 +497,13 @@ match_at (Redactor *r,
           gsize    *ve)
 {
   int s_group, v_group;
-  GRegex *regex = get_regex (which, _pd_redact_depth_at (r->depths, pos), &s_group, &v_group);
+  GRegex *regex = _pd_redact_get_regex (which, _pd_redact_depth_at (r->depths, pos), &s_group, &v_group);
   g_autoptr(GMatchInfo) info = NULL;
   int start = -1, end = -1;
   int s = -1, s_end = -1;
 
   r->joined = FALSE;
-  if (!g_regex_match_full (regex, r->text, (gssize) r->len, (int) pos, 0, &info, NULL))
+  if (regex == NULL || !g_regex_match_full (regex, r->text, (gssize) r->len, (int) pos, 0, &info, NULL))
     return FALSE;
   /* A group "v" that took no part in the match (a name with no value
    * after it) is no match, unless a joined word starts there. */
