@@ -524,6 +524,7 @@ pd_window_update_connection (PdWindow *self)
 
   if (state == PD_REMOTE_ONLINE)
     _pd_window_end_retry (self, TRUE);
+  _pd_window_check_typed_token (self);
   if (text != NULL)
     gtk_label_set_text (self->connection_label, text);
   gtk_widget_set_visible (GTK_WIDGET (self->connection_retry), state == PD_REMOTE_OFFLINE);
