@@ -238,6 +238,7 @@ check_banner_token (PdApplication *app,
   Lookup lookup = { 0 };
   g_autofree char *kept = NULL;
   g_autofree char *pasted = NULL;
+  g_autofree char *banner = NULL;
 
   /* Opened at the address alone: no token kept for it, the banner asks. */
   pd_test_wait_until (refused, &refusal, "the endpoint to ask for a token");
@@ -245,6 +246,13 @@ check_banner_token (PdApplication *app,
   type_token (window, WRONG_TOKEN);
   refusal.token = WRONG_TOKEN;
   pd_test_wait_until (refused, &refusal, "the endpoint to refuse the mistyped token");
+  /* The banner words it for every cause: it said a restarted server
+   * prints a new token, of a token typed wrong. */
+  banner = g_strdup_printf ("%s refused the token (HTTP 403). The token is wrong or has changed (a restarted serve "
+                            "prints a new one): enter the token serve printed here.",
+                            pd_remote_source_get_base_url (PD_REMOTE_SOURCE (pd_window_get_source (window))));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (window), banner));
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "token-refused-banner");
   /* Neither the keyring nor this session keeps it: what a new window or
    * the next start would send.  (A lookup asked now is answered after a
    * store the window would have asked before.) */
