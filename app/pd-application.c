@@ -110,38 +110,6 @@ remember_source (const char *source,
   g_settings_apply (settings);
 }
 
-static void
-on_token_stored (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      data)
-{
-  GWeakRef *window_ref = data;
-  g_autoptr(PdWindow) window = g_weak_ref_get (window_ref);
-  g_autoptr(GError) error = NULL;
-
-  g_weak_ref_clear (window_ref);
-  g_free (window_ref);
-  if (pd_secrets_store_token_finish (result, &error))
-    return;
-  g_debug ("%s", error->message);
-  if (window != NULL)
-    pd_window_say_token_not_kept (window, error);
-}
-
-/* A token that came with the URL is kept for reconnecting to it, in the
- * keyring; without one, for this session only, and the window says so.
- * It never goes to GSettings, which keeps it in clear. */
-static void
-remember_token (PdWindow   *window,
-                const char *endpoint,
-                const char *token)
-{
-  GWeakRef *window_ref = g_new0 (GWeakRef, 1);
-
-  g_weak_ref_init (window_ref, window);
-  pd_secrets_store_token_async (endpoint, token, on_token_stored, window_ref);
-}
-
 /* An older Plandeck kept the token in GSettings: it moves to the keyring,
  * and leaves GSettings once the keyring has it. */
 static void
@@ -244,7 +212,10 @@ pd_application_open_source_now (PdApplication *self,
     {
       remember_source (remote_url, TRUE);
       if (token_is_new)
-        remember_token (window, remote_url, token);
+        /* A token that came with the URL is kept for reconnecting to it, in
+         * the keyring; without one, for this session only, and the window
+         * says so.  It never goes to GSettings, which keeps it in clear. */
+        pd_window_keep_token (window, remote_url, token);
     }
   else
     remember_source (database_path, FALSE);

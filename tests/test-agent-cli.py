@@ -697,7 +697,7 @@ def usage_errors(tap, agent_run, detail, db, recording, work):
     # Codex's sessions folder for its home (tried as a new user would): it said
     # "No transcripts found." alone; now where it looked, what --codex-dir takes.
     proc = agent_run("import", "--codex-dir", codex_sessions := os.path.join(FIXTURES, "codex", "sessions"))
-    tap.check(proc.returncode == 0 and "No transcripts found." in proc.stdout
+    tap.check(proc.returncode == 2 and "No transcripts found." in proc.stdout
               and "  " + os.path.join(codex_sessions, "sessions") + "\n" in proc.stderr
               and "--codex-dir takes Codex's home folder" in proc.stderr
               and "not its sessions folder: --codex-dir " + os.path.join(FIXTURES, "codex") + "\n" in proc.stderr,

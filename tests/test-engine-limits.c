@@ -191,6 +191,7 @@ test_budget_iterations (Fixture       *f,
   g_autoptr(PdRunResult) result = NULL;
   g_autoptr(JsonArray) stored = NULL;
   g_autoptr(PdSessionInfo) info = NULL;
+  const char *note;
   PdEngineOptions options = { .max_iterations = 2 };
 
   engine_fixture_replay (f,
@@ -217,8 +218,13 @@ test_budget_iterations (Fixture       *f,
   g_assert_cmpuint (count_events (f, PD_EVENT_RUN_COMPLETED), ==, 1);
   g_assert_cmpuint (count_events (f, PD_EVENT_RUN_FAILED), ==, 0);
 
+  /* The note for the model wraps what came from the plan; what a person
+   * is told (run's stderr, serve's result) is that, plain. */
+  g_assert_null (strstr (result->final_text, "untrusted_content"));
   stored = stored_messages (f, result->session_id);
-  g_assert_cmpstr (msg_content (stored, json_array_get_length (stored) - 1), ==, result->final_text);
+  note = msg_content (stored, json_array_get_length (stored) - 1);
+  g_assert_true (g_str_has_prefix (note, "[plandeck: the run stopped because its iterations budget is exhausted"));
+  g_assert_nonnull (strstr (note, "source=\"plan_remaining\">\n[plan remaining: s2 pending, s3 blocked]\n</untrusted_content_"));
   info = pd_session_store_get (f->store, result->session_id, NULL);
   g_assert_cmpint (info->status, ==, PD_SESSION_STATUS_IDLE);
   /* Idle, but stopped short: its run_completed says which budget, and the

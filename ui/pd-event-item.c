@@ -64,6 +64,21 @@ pd_event_item_finalize (GObject *object)
   G_OBJECT_CLASS (pd_event_item_parent_class)->finalize (object);
 }
 
+/* Its type as a person reads it.  A run that ended short of its answer
+ * (its budget ran out, its answer cut off) ends with run_completed, which
+ * read "Run completed" where the Now page said it stopped (tried as a new
+ * user would). */
+static const char *
+type_label (PdEventItem *self)
+{
+  JsonObject *data = self->event != NULL ? pd_event_get_data (self->event) : NULL;
+
+  if (g_strcmp0 (self->event_type, PD_EVENT_RUN_COMPLETED) == 0 &&
+      (pd_json_get_string (data, "budget_exceeded") != NULL || pd_json_get_boolean (data, "incomplete", FALSE)))
+    return _("Run stopped");
+  return _pd_event_type_label (self->event_type);
+}
+
 static void
 pd_event_item_get_property (GObject    *object,
                             guint       prop_id,
@@ -81,7 +96,7 @@ pd_event_item_get_property (GObject    *object,
       g_value_set_string (value, self->event_type);
       break;
     case PROP_TYPE_LABEL:
-      g_value_set_string (value, _pd_event_type_label (self->event_type));
+      g_value_set_string (value, type_label (self));
       break;
     case PROP_TIME_TEXT:
       g_value_set_string (value, self->time_text);
@@ -282,6 +297,11 @@ summarize (PdEvent *event)
 
       if (error_class != NULL)
         return g_strdup_printf (_("%s after %s"), error_class, duration);
+      if (pd_json_get_string (data, "budget_exceeded") != NULL)
+        /* Translators: %s names the budget (iterations, tokens, wall_time), then the run's duration */
+        return g_strdup_printf (_("stopped: its budget ran out (%s) · %s · %lld in / %lld out tokens"),
+                                pd_json_get_string (data, "budget_exceeded"), duration,
+                                data_int (data, "input_tokens", 0), data_int (data, "output_tokens", 0));
       if (pd_json_get_boolean (data, "incomplete", FALSE))
         return g_strdup_printf (_("incomplete: cut off by the output limit · %s · %lld in / %lld out tokens"),
                                 duration, data_int (data, "input_tokens", 0),
@@ -481,7 +501,7 @@ pd_event_item_dup_row_name (PdEventItem *self)
 
   g_return_val_if_fail (PD_IS_EVENT_ITEM (self), NULL);
 
-  type = _pd_event_type_label (self->event_type);
+  type = type_label (self);
   if (self->summary == NULL || *self->summary == '\0')
     /* TRANSLATORS: an event row as a screen reader says it: its time, its type */
     return g_strdup_printf (_("%s, %s"), self->time_text, type);

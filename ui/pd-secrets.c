@@ -116,6 +116,19 @@ keyring_failure (const GError *error)
   return g_strdup (copy->message);
 }
 
+/* Whether a store failed because the keyring has no default collection
+ * and made none: libsecret asks the keyring to create one, and when that
+ * prompt is cancelled (or cannot be shown) it stores into the missing
+ * collection all the same, whose error is this one ("Object does not
+ * exist at path …/collection/login"). */
+static gboolean
+keyring_not_made (const GError *error)
+{
+  return g_error_matches (error, SECRET_ERROR, SECRET_ERROR_NO_SUCH_OBJECT) ||
+         g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD) ||
+         g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_OBJECT);
+}
+
 /**
  * pd_secrets_error_is_no_keyring:
  * @error: (nullable): what the secret store said
@@ -361,12 +374,14 @@ on_answer (GObject      *object,
     case REQUEST_STORE:
       if (!secret_service_store_finish (service, result, &error))
         {
-          g_autofree char *why = keyring_failure (error);
-          /* The keyring is there, left locked: its prompt cancelled (no
-           * error from libsecret) or refused.  Told apart, so that the
-           * window does not say no keyring runs (tried as a new user
-           * would). */
-          GIOErrorEnum code = error == NULL || g_error_matches (error, SECRET_ERROR, SECRET_ERROR_IS_LOCKED) ||
+          gboolean not_made = keyring_not_made (error);
+          g_autofree char *why = not_made ? g_strdup (_("no keyring was created for it")) : keyring_failure (error);
+          /* The keyring is there and did not take it: left locked (its
+           * prompt cancelled, no error from libsecret, or refused), or
+           * none made (the prompt for a first keyring cancelled).  Told
+           * apart, so that the window does not say no keyring runs (tried
+           * as a new user would). */
+          GIOErrorEnum code = error == NULL || not_made || g_error_matches (error, SECRET_ERROR, SECRET_ERROR_IS_LOCKED) ||
                               g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED)
                               ? G_IO_ERROR_PERMISSION_DENIED : G_IO_ERROR_NOT_SUPPORTED;
 

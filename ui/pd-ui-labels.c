@@ -10,26 +10,17 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "pd-plan-row-item.h"
 #include "pd-ui-util-private.h"
 
 const char *
 _pd_step_status_icon_name (PdPlanStepStatus status)
 {
-  switch (status)
-    {
-    case PD_PLAN_STEP_DONE:
-      return "object-select-symbolic";
-    case PD_PLAN_STEP_IN_PROGRESS:
-      return "media-playback-start-symbolic";
-    case PD_PLAN_STEP_BLOCKED:
-      return "action-unavailable-symbolic";
-    case PD_PLAN_STEP_PENDING:
-    default:
-      /* Not radio-symbolic: its hairline ring measured 1.3–2.3:1 against
-       * the row, in light, dark and high contrast (3:1 is needed). The
-       * dots of a pending check, solid. */
-      return "content-loading-symbolic";
-    }
+  /* The Now and Checklist pages' glyph, in the Transcript's plan cards
+   * and the History too: an in-progress step was a triangle there and
+   * circling arrows on the Now page (tried as a new user would).  One
+   * glyph for a status everywhere. */
+  return pd_plan_step_status_icon_name (status);
 }
 
 const char *

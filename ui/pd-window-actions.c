@@ -796,108 +796,6 @@ on_token_activate (PdWindow *self)
   gtk_widget_activate_action (GTK_WIDGET (self), "win.use-token", NULL);
 }
 
-/**
- * pd_window_say_token_not_kept:
- * @error: why the secret store did not keep it
- *
- * Says, once for this window, that no keyring kept its endpoint's token:
- * it was said on every token the window stored, with the bus's error.  A
- * keyring left locked (its prompt cancelled) is no missing keyring.
- */
-void
-pd_window_say_token_not_kept (PdWindow     *self,
-                              const GError *error)
-{
-  g_return_if_fail (PD_IS_WINDOW (self));
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
-    {
-      pd_window_show_message (self, _("Token not saved: it is used until Plandeck quits"));
-      return;
-    }
-  if (self->said_no_keyring)
-    return;
-  self->said_no_keyring = TRUE;
-  pd_window_show_message (self, _("No keyring is running: the token is used for this session only"));
-}
-
-static void
-on_banner_token_stored (GObject      *object,
-                        GAsyncResult *result,
-                        gpointer      data)
-{
-  g_autoptr(PdWindow) self = data;
-  g_autoptr(GError) error = NULL;
-
-  if (pd_secrets_store_token_finish (result, &error))
-    return;
-  g_debug ("%s", error->message);
-  pd_window_say_token_not_kept (self, error);
-}
-
-/* The token entered in the banner, for a server that refused the old one. */
-/* The port a URL names, or its scheme's own. */
-static int
-uri_port (GUri *uri)
-{
-  if (g_uri_get_port (uri) > 0)
-    return g_uri_get_port (uri);
-  return g_ascii_strcasecmp (g_uri_get_scheme (uri), "https") == 0 ? 443 : 80;
-}
-
-/* Whether @a and @b name the same endpoint: scheme, host and port. */
-static gboolean
-same_endpoint (const char *a,
-               const char *b)
-{
-  g_autoptr(GUri) ua = g_uri_parse (a, G_URI_FLAGS_ENCODED_QUERY, NULL);
-  g_autoptr(GUri) ub = g_uri_parse (b, G_URI_FLAGS_ENCODED_QUERY, NULL);
-
-  return ua != NULL && ub != NULL &&
-         g_uri_get_host (ua) != NULL && g_uri_get_host (ub) != NULL &&
-         g_ascii_strcasecmp (g_uri_get_scheme (ua), g_uri_get_scheme (ub)) == 0 &&
-         g_ascii_strcasecmp (g_uri_get_host (ua), g_uri_get_host (ub)) == 0 &&
-         uri_port (ua) == uri_port (ub);
-}
-
-static void
-use_token_action (GtkWidget  *widget,
-                  const char *action_name,
-                  GVariant   *parameter)
-{
-  PdWindow *self = PD_WINDOW (widget);
-  g_autofree char *token = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->token_entry))));
-
-  if (token[0] == '\0')
-    return;
-
-  /* What `serve` prints is the whole address with its token; a person
-   * pastes that.  The token is taken from it only for this window's own
-   * endpoint: another address's token is not sent here. */
-  if (g_str_has_prefix (token, "http://") || g_str_has_prefix (token, "https://"))
-    {
-      g_autofree char *from_url = NULL;
-      g_autofree char *base = pd_window_split_endpoint_url (token, &from_url);
-
-      if (self->remote_url == NULL || !same_endpoint (base, self->remote_url))
-        {
-          pd_window_show_message (self, _("That address is not this window’s endpoint: paste its token, or use Connect to Endpoint"));
-          return;
-        }
-      if (from_url == NULL || from_url[0] == '\0')
-        {
-          pd_window_show_message (self, _("That address has no token: paste the address serve printed, or the token alone"));
-          return;
-        }
-      g_free (token);
-      token = g_steal_pointer (&from_url);
-    }
-  gtk_editable_set_text (GTK_EDITABLE (self->token_entry), "");
-  pd_window_set_remote_token (self, token);
-  if (self->remote_url != NULL)
-    pd_secrets_store_token_async (self->remote_url, token, on_banner_token_stored, g_object_ref (self));
-}
-
 /* Retry on an error page or the offline banner: open or ask again now. */
 static void
 retry_action (GtkWidget  *widget,
@@ -1090,7 +988,7 @@ _pd_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.stop-run", NULL, stop_run_action);
   gtk_widget_class_install_action (widget_class, "win.send-message", NULL, send_message_action);
   gtk_widget_class_install_action (widget_class, "win.retry", NULL, retry_action);
-  gtk_widget_class_install_action (widget_class, "win.use-token", NULL, use_token_action);
+  gtk_widget_class_install_action (widget_class, "win.use-token", NULL, _pd_window_use_token_action);
 
   /* Pages and panes from the keyboard (listed in the shortcuts window). */
   gtk_widget_class_install_action (widget_class, "win.show-page", "s", show_page_action);

@@ -47,6 +47,7 @@ struct _PdWindow
   gboolean             failed;
   gboolean             retrying;            /* Retry pressed, no answer yet */
   gboolean             said_no_keyring;     /* pd_window_say_token_not_kept() */
+  char                *typed_token;         /* typed in the banner, kept once accepted */
   char                *error_description;   /* the error page's, as plain text */
 
   PdDemo              *demo;
@@ -208,6 +209,11 @@ void        _pd_window_class_runs_init     (GtkWidgetClass  *widget_class);
 /* pd-window-actions.c */
 void        _pd_window_update_recent       (PdWindow        *self);
 void        _pd_window_class_actions_init  (GtkWidgetClass  *widget_class);
+void        _pd_window_use_token_action    (GtkWidget       *widget,
+                                            const char      *action_name,
+                                            GVariant        *parameter);
+void        _pd_window_check_typed_token   (PdWindow        *self);
+void        _pd_window_forget_typed_token  (PdWindow        *self);
 void        _pd_window_actions_init        (PdWindow        *self);
 void        _pd_window_read_agent_sessions (PdWindow        *self);
 void        _pd_window_focus_opened        (PdWindow        *self);

@@ -511,8 +511,12 @@ pd_window_update_connection (PdWindow *self)
                                   "started (the part of its address after ?token=) here."),
                                 pd_remote_source_get_base_url (remote));
       else
+        /* Every cause of a refusal, not a restart alone: a token typed
+         * wrong read as if the server had been restarted (tried as a new
+         * user would). */
         /* Translators: %s says why, e.g. "http://… refused the token (HTTP 403)" */
-        text = g_strdup_printf (_("%s. A restarted server prints a new token: enter it here."), reason ? reason : "");
+        text = g_strdup_printf (_("%s. The token is wrong or has changed (a restarted serve prints a new one): "
+                                  "enter the token serve printed here."), reason ? reason : "");
       gtk_image_set_from_icon_name (self->connection_icon, "dialog-password-symbolic");
       gtk_widget_add_css_class (gtk_revealer_get_child (self->connection_banner), "denied");
       break;
@@ -524,6 +528,7 @@ pd_window_update_connection (PdWindow *self)
 
   if (state == PD_REMOTE_ONLINE)
     _pd_window_end_retry (self, TRUE);
+  _pd_window_check_typed_token (self);
   if (text != NULL)
     gtk_label_set_text (self->connection_label, text);
   gtk_widget_set_visible (GTK_WIDGET (self->connection_retry), state == PD_REMOTE_OFFLINE);

@@ -673,6 +673,7 @@ pd_window_finalize (GObject *object)
   g_clear_pointer (&self->database_path, g_free);
   g_clear_pointer (&self->remote_url, g_free);
   g_clear_pointer (&self->remote_token, g_free);
+  _pd_window_forget_typed_token (self);
   g_clear_pointer (&self->error_description, g_free);
   g_clear_pointer (&self->pending_select, g_free);
   g_clear_pointer (&self->session_id, g_free);

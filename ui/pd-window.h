@@ -35,6 +35,9 @@ const char *pd_window_get_database_path (PdWindow       *self);
 const char *pd_window_get_remote_url    (PdWindow       *self);
 void        pd_window_say_token_not_kept (PdWindow      *self,
                                           const GError  *error);
+void        pd_window_keep_token        (PdWindow       *self,
+                                         const char     *endpoint,
+                                         const char     *token);
 void        pd_window_show_message      (PdWindow       *self,
                                          const char     *message);
 

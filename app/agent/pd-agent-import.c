@@ -374,6 +374,22 @@ say_where_looked (PdImportScanner *scanner,
       g_free (dir);
       dir = parent;
     }
+  /* Its parent, the home folder (`--codex-dir ~`): the .codex in it. */
+  if (above == NULL)
+    {
+      g_autofree char *dot = g_build_filename (codex_dir, ".codex", NULL);
+
+      if (g_file_test (dot, G_FILE_TEST_IS_DIR))
+        {
+          g_autofree char *shown = safe (dot);
+
+          /* TRANSLATORS: %s is a folder */
+          fprintf (stderr, _("plandeck-agent import: --codex-dir takes Codex's home folder, the one that holds "
+                             "sessions/YYYY/MM/DD/rollout-*.jsonl ($CODEX_HOME, ~/.codex by default): "
+                             "--codex-dir %s\n"), shown);
+          return;
+        }
+    }
   if (above != NULL)
     {
       g_autofree char *shown = safe (above);
@@ -413,6 +429,7 @@ pd_agent_import_main (int    argc,
   g_autofree char *db_path = NULL;
   gboolean as_json = FALSE;
   gboolean with_plans = FALSE;
+  int status = 0;
   GOptionEntry entries[] = {
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, N_("Index the sessions into this database (metadata and plan counts only)"), N_("PATH") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &as_json, N_("Print the sessions as JSON"), NULL },
@@ -493,6 +510,8 @@ pd_agent_import_main (int    argc,
   else
     {
       g_autoptr(PdImportScanner) scanner = pd_import_scanner_new ();
+      gboolean dirs_given = claude_dir || codex_dir || opencode_dir || qwen_dir || gemini_dir || vscode_dir ||
+                            kilo_dir;
       GPtrArray *found;
 
       if (claude_dir)
@@ -511,15 +530,28 @@ pd_agent_import_main (int    argc,
         pd_import_scanner_set_kilo_dir (scanner, kilo_dir);
       if (!(found = pd_import_scanner_scan_full (scanner, skipped, NULL, &error)))
         return pd_agent_fail ("import", error);
-      if (found->len == 0 && !as_json)
+      /* Folders given that hold no transcript at all, nothing even
+       * skipped: a wrong folder, as one that is not there, is a usage
+       * error (status 2), said on stderr with --json too; it exited 0 where
+       * a missing folder exited 2, and a script took it for an empty
+       * import (tried as a new user would).  Nothing found in the default
+       * folders is no error: a machine without other agents. */
+      if (found->len == 0 && (!as_json || (dirs_given && skipped->len == 0)))
         {
-          printf ("%s\n", _("No transcripts found."));
-          fflush (stdout);
-          /* What it could not read, first: a FIFO, a hostile database. */
-          print_skipped (skipped);
-          say_where_looked (scanner, codex_dir,
-                            claude_dir || codex_dir || opencode_dir || qwen_dir || gemini_dir || vscode_dir || kilo_dir);
-          return 0;
+          if (!as_json)
+            {
+              printf ("%s\n", _("No transcripts found."));
+              fflush (stdout);
+              /* What it could not read, first: a FIFO, a hostile database. */
+              print_skipped (skipped);
+            }
+          say_where_looked (scanner, codex_dir, dirs_given);
+          status = dirs_given && skipped->len == 0 ? 2 : 0;
+          if (!as_json)
+            {
+              g_ptr_array_unref (found);
+              return status;
+            }
         }
       g_ptr_array_extend_and_steal (sessions, found);
     }
@@ -543,7 +575,7 @@ pd_agent_import_main (int    argc,
       g_string_append_c (writer.out, '\n');
       pd_json_writer_finish (&writer);
       fflush (stdout);
-      return 0;
+      return status;
     }
 
   if (sessions->len == 0)

@@ -127,6 +127,7 @@ _pd_engine_stop_for_budget (PdEngineRun *run,
 {
   g_autofree char *remaining = _pd_engine_remaining_steps (run, FALSE);
   g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(GString) said = NULL;
   g_autoptr(JsonObject) note = NULL;
   JsonObject *data = json_object_new ();
   JsonObject *end;
@@ -139,24 +140,28 @@ _pd_engine_stop_for_budget (PdEngineRun *run,
 
   g_string_append_printf (text, "[plandeck: the run stopped because its %s budget is exhausted (%" G_GINT64_FORMAT
                                 " of %" G_GINT64_FORMAT ").]", name, observed, limit);
+  said = g_string_new (text->str);
   if (remaining != NULL)
     {
-      /* Derived from the plan, so wrapped like the plan message body. */
+      /* Derived from the plan, so wrapped like the plan message body for
+       * the model; a person is told it plain (run printed the wrapper on
+       * stderr, tried as a new user would). */
       g_autofree char *nonce = pd_plan_new_nonce ();
 
       g_string_append_printf (text, "\n<untrusted_content_%s source=\"plan_remaining\">\n[plan remaining: %s]\n"
                                     "</untrusted_content_%s>", nonce, remaining, nonce);
+      g_string_append_printf (said, "\n[plan remaining: %s]", remaining);
     }
 
   note = pd_message_new_note (text->str);
   pd_transcript_append (run->transcript, note);
-  _pd_engine_progress (run, PD_ENGINE_PROGRESS_NOTICE, text->str);
+  _pd_engine_progress (run, PD_ENGINE_PROGRESS_NOTICE, said->str);
 
   /* Ours: which budget ended it, so the session's listing can say the run
    * stopped (pd-session-info.h) without reading the budget_exceeded event. */
   end = json_object_new ();
   json_object_set_string_member (end, "budget_exceeded", name);
-  result = _pd_engine_finish_with (run, PD_RUN_BUDGET_EXCEEDED, text->str, NULL, end);
+  result = _pd_engine_finish_with (run, PD_RUN_BUDGET_EXCEEDED, said->str, NULL, end);
   result->budget_name = g_strdup (name);
   return result;
 }

@@ -113,7 +113,7 @@ error_page_shown (gpointer data)
   GtkWidget *label = pd_test_find_label (data, "The Endpoint Refused Access");
 
   /* With the banner that takes the new token, over the page. */
-  return label != NULL && gtk_widget_get_mapped (label) && pd_test_count_shown_labels (data, "enter it here", TRUE) == 1;
+  return label != NULL && gtk_widget_get_mapped (label) && pd_test_count_shown_labels (data, "The token is wrong or has changed", TRUE) == 1;
 }
 
 static void

@@ -20,6 +20,7 @@
 #include "pd-message-item.h"
 #include "pd-message-row.h"
 #include "pd-plan.h"
+#include "pd-plan-row-item.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-db.h"
 #include "pd-test-ui.h"
@@ -545,6 +546,7 @@ test_transcript_plain_language (void)
   PdMessageRow *row;
   GtkExpander *fold;
   GtkWidget *label;
+  GtkWidget *image;
 
   g_assert_nonnull (strstr (wrapped, "<untrusted_content_"));
   json_array_add_object_element (messages, pd_test_message ("system", "You are a careful coding agent.\nUse the plan tool."));
@@ -573,7 +575,10 @@ test_transcript_plain_language (void)
   row = row_for_index (view, 1);
   g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), is_label_containing_mapped, "Plan v2 · 1/4 done · 1 blocked"));
   g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), is_label_containing_mapped, "Add the export subcommand"));
-  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), is_image_with_tooltip, "In progress"));
+  image = pd_test_find_first (GTK_WIDGET (row), is_image_with_tooltip, "In progress");
+  g_assert_nonnull (image);
+  /* The Now page's glyph for it (a triangle here before, its arrows there). */
+  g_assert_cmpstr (gtk_image_get_icon_name (GTK_IMAGE (image)), ==, pd_plan_step_status_icon_name (PD_PLAN_STEP_IN_PROGRESS));
   g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), is_image_with_tooltip, "Blocked"));
   g_assert_null (pd_test_find_first (view, is_label_containing_mapped, "untrusted_content"));
   g_assert_null (pd_test_find_first (view, is_label_containing_mapped, "in_progress"));

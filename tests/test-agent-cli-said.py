@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""What plandeck-agent tells a person, end to end with the replay provider.
+
+usage: test-agent-cli-said.py AGENT
+
+A run stopped by --max-iterations says why on stderr, and the plan steps
+left, plain: the wrapper the note carries for the model
+(<untrusted_content_…>) is not for the person.  import --codex-dir of a
+folder that holds no Codex sessions is an error (status 2, as a folder
+that is not there; it was 0), with --json too, and `--codex-dir ~` names
+~/.codex.  Prints TAP.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+RECORDING = {
+    "label": "budget",
+    "turns": [
+        {"content": "Planning.",
+         "tool_calls": [{"name": "plan", "arguments": {"verb": "create", "steps": [
+             {"id": "look", "title": "List the files"},
+             {"id": "tell", "title": "Report them"}]}}]},
+        {"content": "not reached"},
+    ],
+}
+
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def check(self, ok, what, detail=""):
+        self.n += 1
+        print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
+        if not ok:
+            self.failed += 1
+            for line in str(detail).splitlines()[:40]:
+                print(f"# {line}")
+        return ok
+
+
+def detail(proc):
+    return f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+
+
+def budget_stop(tap, agent_run, tmp):
+    recording = os.path.join(tmp, "budget.json")
+    with open(recording, "w") as f:
+        json.dump(RECORDING, f)
+    work = os.path.join(tmp, "budget-work")
+    os.mkdir(work)
+    proc = agent_run("run", "--db", os.path.join(tmp, "budget.db"), "--provider", "replay", "--replay", recording,
+                     "--approve", "auto", "-C", work, "--max-iterations", "1", "Two things")
+    said = ("[plandeck: the run stopped because its iterations budget is exhausted (1 of 1).]\n"
+            "[plan remaining: look pending, tell pending]\n")
+    tap.check(proc.returncode == 3 and said in proc.stderr, "run --max-iterations says why it stopped, plain",
+              detail(proc))
+    tap.check("untrusted_content" not in proc.stdout + proc.stderr,
+              "run --max-iterations prints no wrapper meant for the model", detail(proc))
+
+
+def codex_dir(tap, agent_run, tmp):
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "codex")
+    home = os.path.join(tmp, "home-like")
+    os.makedirs(os.path.join(home, ".codex"))
+    shutil.copytree(os.path.join(fixtures, "sessions"), os.path.join(home, ".codex", "sessions"))
+    missing = agent_run("import", "--codex-dir", os.path.join(tmp, "not-there"))
+    wrong = agent_run("import", "--codex-dir", home)
+    tap.check(missing.returncode == 2 and wrong.returncode == 2,
+              "import --codex-dir: a wrong folder exits 2, as a missing one does", detail(wrong))
+    tap.check("--codex-dir takes Codex's home folder" in wrong.stderr
+              and wrong.stderr.endswith(": --codex-dir " + os.path.join(home, ".codex") + "\n"),
+              "import --codex-dir of the home folder names the .codex in it", detail(wrong))
+    wrong_json = agent_run("import", "--json", "--codex-dir", home)
+    listed = json.loads(wrong_json.stdout or "{}")
+    tap.check(wrong_json.returncode == 2 and listed.get("count") == 0
+              and "--codex-dir " + os.path.join(home, ".codex") in wrong_json.stderr,
+              "import --json of a wrong folder: the empty listing, status 2, the hint on stderr", detail(wrong_json))
+    right = agent_run("import", "--json", "--codex-dir", os.path.join(home, ".codex"))
+    tap.check(right.returncode == 0 and json.loads(right.stdout or "{}").get("count", 0) > 0,
+              "import --codex-dir ~/.codex reads its sessions", detail(right))
+    default = agent_run("import")
+    tap.check(default.returncode == 0 and "No transcripts found." in default.stdout,
+              "import of the default folders finding nothing is no error", detail(default))
+
+
+def main():
+    agent = os.path.abspath(sys.argv[1])
+    tap = Tap()
+    with tempfile.TemporaryDirectory(prefix="pd-test-cli-said-") as tmp:
+        env = dict(os.environ)
+        for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "HOME"):
+            env[var] = tmp
+        for var in ("PLANDECK_PLANNING", "PLANDECK_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "CODEX_HOME",
+                    "CLAUDE_CONFIG_DIR"):
+            env.pop(var, None)
+
+        def agent_run(*args):
+            return subprocess.run([agent, *args], env=env, cwd=tmp, capture_output=True, text=True, timeout=60,
+                                  stdin=subprocess.DEVNULL)
+
+        budget_stop(tap, agent_run, tmp)
+        codex_dir(tap, agent_run, tmp)
+    print(f"1..{tap.n}")
+    return 1 if tap.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

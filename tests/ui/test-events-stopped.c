@@ -1,0 +1,117 @@
+/* test-events-stopped.c: a run stopped short ends the Events page as such
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A real PdEventsView on a real database holding the events of a run its
+ * iterations budget stopped, as the engine writes them: budget_exceeded,
+ * then run_completed with budget_exceeded.  Its last row read "Run
+ * completed" where the Now page said "Stopped — its budget ran out" (tried
+ * as a new user would): it says the run stopped, and why.  A run whose
+ * answer was cut off likewise.  Screenshots at the default size and 360 px
+ * with PD_TEST_SCREENSHOT_DIR.
+ */
+#define G_LOG_DOMAIN "test-events-stopped"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-event-item.h"
+#include "pd-events-view.h"
+#include "pd-session-store.h"
+#include "pd-test-db.h"
+#include "pd-test-ui.h"
+
+typedef struct
+{
+  GListModel *model;
+  guint       n;
+} CountWait;
+
+static gboolean
+has_n_items (gpointer user_data)
+{
+  CountWait *wait = user_data;
+
+  return g_list_model_get_n_items (wait->model) == wait->n;
+}
+
+static gboolean
+is_mapped_label (GtkWidget     *widget,
+                 gconstpointer  text)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0;
+}
+
+static gboolean
+shows_stopped (gpointer view)
+{
+  return pd_test_find_first (view, is_mapped_label, "Run stopped") != NULL;
+}
+
+static void
+test_budget_stopped (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Three things");
+  GtkWidget *view = pd_events_view_new ();
+  GtkWindow *window;
+  CountWait wait;
+  g_autoptr(PdEventItem) last = NULL;
+  g_autoptr(PdEventItem) cut = NULL;
+  g_autofree char *row_name = NULL;
+
+  pd_test_db_add_event (db, id, PD_EVENT_RUN_STARTED, NULL, 0, "{\"model\":\"test-model\",\"provider\":\"replay\"}");
+  pd_test_db_add_event (db, id, PD_EVENT_BUDGET_EXCEEDED, NULL, 2,
+                        "{\"limit_name\":\"iterations\",\"observed\":2,\"limit\":2}");
+  pd_test_db_add_event (db, id, PD_EVENT_RUN_COMPLETED, NULL, 0,
+                        "{\"budget_exceeded\":\"iterations\",\"duration_ms\":2000,\"input_tokens\":30,"
+                        "\"output_tokens\":10}");
+
+  window = pd_test_present (view, 900, 600);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  wait.model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
+  wait.n = 3;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+
+  last = g_list_model_get_item (wait.model, 2);
+  {
+    g_autofree char *label = NULL;
+
+    g_object_get (last, "type-label", &label, NULL);
+    g_assert_cmpstr (label, ==, "Run stopped");
+  }
+  g_assert_cmpstr (pd_event_item_get_summary (last), ==,
+                   "stopped: its budget ran out (iterations) · 2.0 s · 30 in / 10 out tokens");
+  row_name = pd_event_item_dup_row_name (last);
+  g_assert_nonnull (strstr (row_name, "Run stopped: stopped: its budget ran out"));
+  /* Shown so, in its row. */
+  g_assert_true (pd_test_wait_for (shows_stopped, view));
+  g_assert_null (pd_test_find_first (view, is_mapped_label, "Run completed"));
+  pd_test_screenshot_sizes (window, "events-budget-stopped");
+
+  /* An answer cut off by the output limit stopped the run too. */
+  cut = pd_event_item_new (4, "{\"schema\":\"plandeck.event/v1\",\"type\":\"run_completed\","
+                              "\"timestamp\":\"2026-12-01T10:00:00Z\",\"data\":{\"duration_ms\":2000,"
+                              "\"input_tokens\":30,\"output_tokens\":16384,\"incomplete\":true}}");
+  {
+    g_autofree char *label = NULL;
+
+    g_object_get (cut, "type-label", &label, NULL);
+    g_assert_cmpstr (label, ==, "Run stopped");
+  }
+  pd_test_destroy_window (window, view);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  pd_test_views_init (&argc, &argv);
+
+  g_test_add_func ("/pd/ui/events-stopped/budget", test_budget_stopped);
+
+  return g_test_run ();
+}

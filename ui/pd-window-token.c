@@ -1,0 +1,190 @@
+/* pd-window-token.c: the token of a window's endpoint, and the keyring
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A token typed in the banner of a window on one endpoint is used at once,
+ * and kept (in the keyring, else for this session) only once the endpoint
+ * has accepted it: a mistyped token went to the keyring before the server
+ * had checked it, and the next start sent it again (tried as a new user
+ * would).  serve checks the token on every request, /api/health included,
+ * so the endpoint's state turning to Connected with that token is a 2xx to
+ * a request that carried it.
+ */
+#define G_LOG_DOMAIN "pd-window"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "pd-secrets.h"
+#include "pd-window-private.h"
+
+/**
+ * pd_window_say_token_not_kept:
+ * @error: why the secret store did not keep it
+ *
+ * Says, once for this window, that no keyring kept its endpoint's token:
+ * it was said on every token the window stored, with the bus's error.  A
+ * keyring there that did not take it (its unlock or its creation prompt
+ * cancelled) is no missing keyring: that is said each time.
+ */
+void
+pd_window_say_token_not_kept (PdWindow     *self,
+                              const GError *error)
+{
+  g_return_if_fail (PD_IS_WINDOW (self));
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
+    {
+      pd_window_show_message (self, _("Token not saved: it is used until Plandeck quits"));
+      return;
+    }
+  if (self->said_no_keyring)
+    return;
+  self->said_no_keyring = TRUE;
+  pd_window_show_message (self, _("No keyring is running: the token is used for this session only"));
+}
+
+static void
+on_token_kept (GObject      *object,
+               GAsyncResult *result,
+               gpointer      data)
+{
+  GWeakRef *window_ref = data;
+  g_autoptr(PdWindow) self = g_weak_ref_get (window_ref);
+  g_autoptr(GError) error = NULL;
+
+  g_weak_ref_clear (window_ref);
+  g_free (window_ref);
+  if (pd_secrets_store_token_finish (result, &error))
+    return;
+  g_debug ("%s", error->message);
+  if (self != NULL)
+    pd_window_say_token_not_kept (self, error);
+}
+
+/**
+ * pd_window_keep_token:
+ * @endpoint: the endpoint's URL without its token
+ * @token: its token
+ *
+ * Keeps @token for @endpoint in the keyring (for this session at once),
+ * and says in @self what became of it when no keyring took it.  The window
+ * may be closed meanwhile.
+ */
+void
+pd_window_keep_token (PdWindow   *self,
+                      const char *endpoint,
+                      const char *token)
+{
+  GWeakRef *window_ref;
+
+  g_return_if_fail (PD_IS_WINDOW (self));
+  g_return_if_fail (endpoint != NULL);
+
+  window_ref = g_new0 (GWeakRef, 1);
+  g_weak_ref_init (window_ref, self);
+  pd_secrets_store_token_async (endpoint, token, on_token_kept, window_ref);
+}
+
+void
+_pd_window_forget_typed_token (PdWindow *self)
+{
+  if (self->typed_token != NULL)
+    explicit_bzero (self->typed_token, strlen (self->typed_token));
+  g_clear_pointer (&self->typed_token, g_free);
+}
+
+/**
+ * _pd_window_check_typed_token:
+ *
+ * Keeps the token typed in the banner once the endpoint is connected with
+ * it; called on each change of the endpoint's state.  A refused one stays
+ * unkept, and the next one typed takes its place.
+ */
+void
+_pd_window_check_typed_token (PdWindow *self)
+{
+  PdRemoteSource *remote;
+
+  if (self->typed_token == NULL || self->remote_url == NULL || self->source == NULL ||
+      !PD_IS_REMOTE_SOURCE (self->source))
+    return;
+  remote = PD_REMOTE_SOURCE (self->source);
+  if (pd_remote_source_get_state (remote) != PD_REMOTE_ONLINE ||
+      g_strcmp0 (pd_remote_source_get_token (remote), self->typed_token) != 0)
+    return;
+  pd_window_keep_token (self, self->remote_url, self->typed_token);
+  _pd_window_forget_typed_token (self);
+}
+
+/* The port a URL names, or its scheme's own. */
+static int
+uri_port (GUri *uri)
+{
+  if (g_uri_get_port (uri) > 0)
+    return g_uri_get_port (uri);
+  return g_ascii_strcasecmp (g_uri_get_scheme (uri), "https") == 0 ? 443 : 80;
+}
+
+/* Whether @a and @b name the same endpoint: scheme, host and port. */
+static gboolean
+same_endpoint (const char *a,
+               const char *b)
+{
+  g_autoptr(GUri) ua = g_uri_parse (a, G_URI_FLAGS_ENCODED_QUERY, NULL);
+  g_autoptr(GUri) ub = g_uri_parse (b, G_URI_FLAGS_ENCODED_QUERY, NULL);
+
+  return ua != NULL && ub != NULL &&
+         g_uri_get_host (ua) != NULL && g_uri_get_host (ub) != NULL &&
+         g_ascii_strcasecmp (g_uri_get_scheme (ua), g_uri_get_scheme (ub)) == 0 &&
+         g_ascii_strcasecmp (g_uri_get_host (ua), g_uri_get_host (ub)) == 0 &&
+         uri_port (ua) == uri_port (ub);
+}
+
+/* win.use-token: the token entered in the banner, for a server that
+ * refused the old one (or was given none). */
+void
+_pd_window_use_token_action (GtkWidget  *widget,
+                             const char *action_name,
+                             GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  g_autofree char *token = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->token_entry))));
+
+  if (token[0] == '\0')
+    return;
+
+  /* What `serve` prints is the whole address with its token; a person
+   * pastes that.  The token is taken from it only for this window's own
+   * endpoint: another address's token is not sent here. */
+  if (g_str_has_prefix (token, "http://") || g_str_has_prefix (token, "https://"))
+    {
+      g_autofree char *from_url = NULL;
+      g_autofree char *base = pd_window_split_endpoint_url (token, &from_url);
+
+      if (self->remote_url == NULL || !same_endpoint (base, self->remote_url))
+        {
+          pd_window_show_message (self, _("That address is not this window’s endpoint: paste its token, or use Connect to Endpoint"));
+          return;
+        }
+      if (from_url == NULL || from_url[0] == '\0')
+        {
+          pd_window_show_message (self, _("That address has no token: paste the address serve printed, or the token alone"));
+          return;
+        }
+      g_free (token);
+      token = g_steal_pointer (&from_url);
+    }
+  gtk_editable_set_text (GTK_EDITABLE (self->token_entry), "");
+  if (self->remote_url == NULL)
+    return;
+  _pd_window_forget_typed_token (self);
+  self->typed_token = g_strdup (token);
+  pd_window_set_remote_token (self, token);
+  /* The same token again, while connected with it: accepted already. */
+  _pd_window_check_typed_token (self);
+  explicit_bzero (token, strlen (token));
+}
