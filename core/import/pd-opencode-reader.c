@@ -62,6 +62,7 @@ load_json_file (const char *root,
   parser = json_parser_new_immutable ();
   if (!g_utf8_validate (contents, (gssize) length, NULL)
       || pd_json_nesting_exceeds (contents, (gssize) length, PD_JSON_FOREIGN_MAX_DEPTH)
+      || _pd_import_too_many_values (contents, length)
       || !json_parser_load_from_data (parser, contents, (gssize) length, NULL)
       || json_parser_get_root (parser) == NULL)
     {
@@ -527,6 +528,7 @@ read_database (const char         *path,
         continue;
       pd_imported_session_get_stats (session)->lines++;
       if (!g_utf8_validate (data, -1, NULL) || pd_json_nesting_exceeds (data, -1, PD_JSON_FOREIGN_MAX_DEPTH)
+          || _pd_import_too_many_values (data, strlen (data))
           || !json_parser_load_from_data (parser, data, -1, NULL)
           || !(root = json_parser_get_root (parser)))
         {
@@ -893,7 +895,8 @@ parse_column (sqlite3_stmt *stmt,
 
   if (data == NULL || !g_utf8_validate (data, -1, NULL))
     return NULL;
-  return pd_json_parse_full (data, -1, PD_JSON_PARSE_FOREIGN, NULL);
+  /* Refused unbuilt when it holds too many values for its size. */
+  return _pd_import_parse_json (data, -1);
 }
 
 /* The same from opencode.db: its message and part tables. */
