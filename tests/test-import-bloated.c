@@ -29,6 +29,7 @@
 #include "pd-session-reads.h"
 #include "pd-test-long-session.h"
 #include "pd-test-valgrind.h"
+#include "pd-transcript-reader.h"
 
 #define TOKEN "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
@@ -271,6 +272,62 @@ test_codex_placeholder (void)
   pd_long_session_close (&f);
 }
 
+/* @text as @rel below @root. */
+static void
+write_file (const char *root,
+            const char *rel,
+            const char *text,
+            gssize      length)
+{
+  g_autofree char *path = g_build_filename (root, rel, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, text, length, &error));
+  g_assert_no_error (error);
+}
+
+#define OC_MESSAGE(id, role, ms) \
+  "{\"id\":\"" id "\",\"sessionID\":\"ses_b\",\"role\":\"" role "\",\"time\":{\"created\":17738283180" ms "}}"
+#define OC_TEXT(id, message, text) \
+  "{\"id\":\"" id "\",\"sessionID\":\"ses_b\",\"messageID\":\"" message "\",\"type\":\"text\",\"text\":\"" text "\"}"
+
+/* An OpenCode storage tree: one part file of 4 MiB of empty objects (the
+ * files are read up to 8 MiB) between three messages' texts. */
+static void
+test_opencode_placeholder (void)
+{
+  g_autofree char *root = pd_import_test_tmpdir ();
+  g_autoptr(GString) bloated = g_string_new ("{\"id\":\"prt_3\",\"messageID\":\"msg_2\",\"type\":\"text\",\"text\":\"x\",\"extra\":");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdTranscriptReader) reader = NULL;
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+
+  write_file (root, "session/proj/ses_b.json",
+              "{\"id\":\"ses_b\",\"projectID\":\"proj\",\"directory\":\"/w\",\"title\":\"t\","
+              "\"time\":{\"created\":1773828312000,\"updated\":1773828365150}}", -1);
+  write_file (root, "message/ses_b/msg_1.json", OC_MESSAGE ("msg_1", "user", "01"), -1);
+  write_file (root, "part/msg_1/prt_1.json", OC_TEXT ("prt_1", "msg_1", "first message before"), -1);
+  write_file (root, "message/ses_b/msg_2.json", OC_MESSAGE ("msg_2", "assistant", "02"), -1);
+  write_file (root, "part/msg_2/prt_2.json", OC_TEXT ("prt_2", "msg_2", "reply before"), -1);
+  append_empty_objects (bloated, 4 * 1024 * 1024);
+  g_string_append_c (bloated, '}');
+  write_file (root, "part/msg_2/prt_3.json", bloated->str, (gssize) bloated->len);
+  write_file (root, "message/ses_b/msg_3.json", OC_MESSAGE ("msg_3", "assistant", "03"), -1);
+  write_file (root, "part/msg_3/prt_4.json", OC_TEXT ("prt_4", "msg_3", "reply after"), -1);
+
+  reader = pd_transcript_reader_new_for_format ("opencode-storage", root, "ses_b", &error);
+  g_assert_no_error (error);
+  pages = pd_transcript_reader_read_pages (reader, NULL, &error);
+  g_assert_no_error (error);
+  messages = pd_transcript_pages_dup_messages (pages);
+  assert_messages (messages, bloated->len);
+
+  pd_test_remove_tree (root);
+}
+
 /* The peak of this process's resident memory, in KiB. */
 static long
 peak_rss_kib (void)
@@ -433,6 +490,7 @@ main (int    argc,
   g_test_add_func ("/pd/import-bloated/claude-placeholder", test_claude_placeholder);
   g_test_add_func ("/pd/import-bloated/serve-placeholder", test_serve_placeholder);
   g_test_add_func ("/pd/import-bloated/codex-placeholder", test_codex_placeholder);
+  g_test_add_func ("/pd/import-bloated/opencode-placeholder", test_opencode_placeholder);
   g_test_add_func ("/pd/import-bloated/todo-write", test_todo_write);
   g_test_add_func ("/pd/import-bloated/never-built", test_never_built);
   g_test_add_func ("/pd/import-bloated/legit-long-lines", test_legit_long_lines);
