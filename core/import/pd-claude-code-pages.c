@@ -247,3 +247,16 @@ _pd_claude_conversation_line (PdClaudeCodeReader *self,
     _pd_transcript_pages_add_text (self->pages, key, "system", pd_json_get_string (line, "content"), NULL, time);
 }
 
+void
+_pd_claude_conversation_too_many_values (PdClaudeCodeReader *self,
+                                         gboolean            is_main,
+                                         const char         *path,
+                                         gsize               length,
+                                         gint64              time)
+{
+  /* Its own conversation, or its subagent file's: an inline sidechain's
+   * line is not known as one unread. */
+  g_autofree char *key = conversation_of (self, is_main, path, NULL);
+
+  _pd_import_add_too_many_values (self->pages, key, length, time);
+}

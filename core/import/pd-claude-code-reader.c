@@ -154,7 +154,8 @@ typedef struct
   JsonNode      *root;       /* the line last parsed */
   gboolean       has_head;   /* the next line to replay: */
   JsonObject    *head;       /* parsed, in root, */
-  const char    *head_line;  /* or checked only (head NULL), in the reader's buffer, */
+  const char    *head_line;  /* or checked only (head NULL), in the reader's buffer (or NULL:
+                              * too many values, head_length bytes, for the pages), */
   gsize          head_length;
   PdClaudeSpans *spans;      /* with what the check found of it */
   gint64         head_time;
@@ -820,6 +821,18 @@ stream_advance (PdClaudeCodeReader  *self,
         relevant = FALSE;
       if (!relevant && !meta)
         continue;
+      /* Nothing is built, checked in place or replayed of a line of more
+       * values than its size can hold; the pages say where it was. */
+      if (_pd_import_too_many_values (line, length))
+        {
+          st->skipped_lines++;
+          if (self->pages == NULL)
+            continue;
+          stream->has_head = TRUE;
+          stream->head_length = length;
+          stream->head_time = time > 0 ? time : stream->last_time;
+          return TRUE;
+        }
 
       /* A plan line the session's facts do not need: checked now, read in
        * place when it is replayed. */
@@ -1133,6 +1146,8 @@ claude_update (PdTranscriptReader  *reader,
             _pd_claude_conversation_line (self, next->is_main, next->path, next->head, next->head_time);
           handle_line (self, next, next->head, next->head_time);
         }
+      else if (next->head_line == NULL)
+        _pd_claude_conversation_too_many_values (self, next->is_main, next->path, next->head_length, next->head_time);
       else if (!_pd_claude_span_handle_line (self, next->is_main, next->spans, next->head_time))
         {
           JsonObject *object = _pd_import_parse_picked (&next->root, next->head_line, next->head_length,

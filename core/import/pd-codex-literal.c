@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pd-codex-reader.h"
+#include "pd-import-private.h"
 
 #define LITERAL_MAX_DEPTH 32
 
@@ -254,6 +255,7 @@ pd_codex_extract_exec_plan (const char *script)
 
   parser = json_parser_new ();
   if (pd_json_nesting_exceeds (out->str, (gssize) out->len, PD_JSON_FOREIGN_MAX_DEPTH) ||
+      _pd_import_too_many_values (out->str, out->len) ||
       !json_parser_load_from_data (parser, out->str, (gssize) out->len, NULL))
     return NULL;
   return json_node_copy (json_parser_get_root (parser));

@@ -897,11 +897,11 @@ read_lines (PdCodexReader  *self,
 
       pd_jsonl_reader_set_max_line (reader, self->max_line);
       pd_jsonl_reader_set_hold_partial (reader, self->follow);
-      return _pd_jsonl_replay_reader (reader, from, stop, &replay_funcs, self,
+      return _pd_jsonl_replay_reader (reader, from, stop, &replay_funcs, self, self->pages,
                                       pd_imported_session_get_stats (self->session), end, cancellable, error);
     }
   g_clear_pointer (&self->opened, pd_jsonl_reader_free);
-  return _pd_jsonl_replay (self->path, from, stop, self->max_line, self->follow, &replay_funcs, self,
+  return _pd_jsonl_replay (self->path, from, stop, self->max_line, self->follow, &replay_funcs, self, self->pages,
                            pd_imported_session_get_stats (self->session), end, cancellable, error);
 }
 

@@ -957,7 +957,7 @@ read_lines (PdGeminiReader  *self,
             GError         **error)
 {
   gboolean ok = _pd_jsonl_replay (self->path, self->offset, 0, self->max_line, self->follow,
-                                  self->pages != NULL ? &pages_funcs : &replay_funcs, self,
+                                  self->pages != NULL ? &pages_funcs : &replay_funcs, self, self->pages,
                                   pd_imported_session_get_stats (self->session), &self->offset, cancellable, error);
 
   self->record = NULL;

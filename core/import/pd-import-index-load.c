@@ -49,7 +49,8 @@ _pd_import_index_apply_annotations (PdSessionStore  *store,
       return TRUE;
     }
   parser = json_parser_new ();
-  if (pd_json_nesting_exceeds (json, -1, PD_JSON_FOREIGN_MAX_DEPTH) || !json_parser_load_from_data (parser, json, -1, NULL)
+  if (pd_json_nesting_exceeds (json, -1, PD_JSON_FOREIGN_MAX_DEPTH) || _pd_import_too_many_values (json, strlen (json))
+      || !json_parser_load_from_data (parser, json, -1, NULL)
       || !pd_checklist_load_annotations (checklist, json_parser_get_root (parser), NULL))
     g_debug ("Session %s: ignoring unreadable checklist annotations", session_id);
   return TRUE;

@@ -29,8 +29,14 @@ G_BEGIN_DECLS
 /* Text of one item, in characters. */
 #define PD_IMPORT_MAX_TEXT    2000
 
+/* Whether @text (JSON another agent wrote, need not be valid) holds more
+ * values than its size can in a real transcript (pd-import-util.c says
+ * why): refused before a tree is built of it, by every parse below. */
+gboolean     _pd_import_too_many_values (const char *text,
+                                         gsize       length);
 /* Parses JSON text written by another agent: pd_json_parse_full() with
- * PD_JSON_PARSE_FOREIGN; NULL when it is not one JSON value. */
+ * PD_JSON_PARSE_FOREIGN; NULL when it is not one JSON value, or holds too
+ * many values. */
 JsonNode    *_pd_import_parse_json    (const char  *text,
                                        gssize       length);
 /* Parses one line into its top-level object, kept in *@root (whatever
@@ -47,6 +53,13 @@ JsonObject  *_pd_import_parse_picked  (JsonNode         **root,
                                        const char        *line,
                                        gsize              length,
                                        const PdJsonPick  *pick);
+/* The message in @conversation of @pages (nullable: none) where a line of
+ * @length bytes was refused for too many values (the readers check a line
+ * before they look into it, so as to say so). */
+void         _pd_import_add_too_many_values (PdTranscriptPages *pages,
+                                             const char        *conversation,
+                                             gsize              length,
+                                             gint64             time);
 /* What the Claude Code and Codex readers pick of the lines they replay
  * (for the tests, which compare it with whole trees). */
 extern const PdJsonPick _pd_claude_line_pick[];

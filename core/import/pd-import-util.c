@@ -18,6 +18,7 @@
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <glib/gi18n-lib.h>
 
 #include "pd-import-private.h"
 #include "pd-import-skip.h"
@@ -26,13 +27,89 @@
 #include "pd-json.h"
 #include "pd-safe-text.h"
 
+/* Off only in tests, which compare what readers make of lines picked with
+ * what they make of whole trees. */
+static gboolean pick_lines = TRUE;
+
+/* The most values a transcript line (or any text another agent wrote) may
+ * hold before a tree is built of it: one unit (pd_json_values_exceed(),
+ * about 100 bytes of json-glib's tree) for each LINE_BYTES_PER_UNIT bytes,
+ * and LINE_UNITS_SLACK more.  A Claude Code line whose message content was
+ * 15 MiB of "[{},{},...]" (one unit a byte) imported in 25 MB but took
+ * `serve`, `sessions show` and the Transcript page to 1.57 GB, and as a
+ * TodoWrite's todos the import too (tried as an attacker would).  Real
+ * lines are far sparser: of the fixtures' 768 transcript lines
+ * (tests/fixtures and the shared ones: Claude Code, Codex, OpenCode, Qwen,
+ * Gemini, Cline) the densest holds one unit for 6.6 bytes (an OpenCode
+ * part of 79 bytes), the densest of 4 KiB or more one for 8.7 (a Codex
+ * line of 7 KB), and none more than 2 946 units (a Codex line of 25 KB,
+ * under the slack alone); Claude Code's are 10.5 at their densest.  A
+ * structured patch of blank lines (" ",) is four bytes a unit, and still
+ * read.  Only a long run of bare one-digit numbers or empty containers
+ * is denser, which no agent's line holds; an accepted line builds at most
+ * about 25 times its size. */
+#define LINE_BYTES_PER_UNIT 4
+#define LINE_UNITS_SLACK    4096
+
+gboolean
+_pd_import_too_many_values (const char *text,
+                            gsize       length)
+{
+  /* A '{' is two units, so a text this short cannot exceed the bound. */
+  if (length <= LINE_UNITS_SLACK / 2)
+    return FALSE;
+  return pd_json_values_exceed (text, length, length / LINE_BYTES_PER_UNIT + LINE_UNITS_SLACK);
+}
+
 JsonNode *
 _pd_import_parse_json (const char *text,
                        gssize      length)
 {
+  gsize size;
+
   if (text == NULL)
     return NULL;
-  return pd_json_parse_full (text, length, PD_JSON_PARSE_FOREIGN, NULL);
+  size = length < 0 ? strlen (text) : (gsize) length;
+  if (_pd_import_too_many_values (text, size))
+    return NULL;
+  return pd_json_parse_full (text, (gssize) size, PD_JSON_PARSE_FOREIGN, NULL);
+}
+
+/* One line's top-level object, whole or picked (@pick, when lines are
+ * picked), in *@root. */
+static JsonObject *
+parse_line (JsonNode         **root,
+            const char        *line,
+            gsize              length,
+            const PdJsonPick  *pick)
+{
+  g_clear_pointer (root, json_node_unref);
+  if (_pd_import_too_many_values (line, length))
+    return NULL;
+  *root = pick != NULL && pick_lines ? pd_json_parse_picked (line, (gssize) length, pick, NULL)
+                                     : pd_json_parse_full (line, (gssize) length, PD_JSON_PARSE_FOREIGN, NULL);
+  if (*root == NULL || !JSON_NODE_HOLDS_OBJECT (*root))
+    return NULL;
+  return json_node_get_object (*root);
+}
+
+void
+_pd_import_add_too_many_values (PdTranscriptPages *pages,
+                                const char        *conversation,
+                                gsize              length,
+                                gint64             time)
+{
+  g_autofree char *text = NULL;
+
+  if (pages == NULL)
+    return;
+  /* In its place, so that the messages around it keep their order. */
+  text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                       "This line of the transcript holds too many values to show (%llu byte)",
+                                       "This line of the transcript holds too many values to show (%llu bytes)",
+                                       length),
+                          (unsigned long long) length);
+  _pd_transcript_pages_add_text (pages, conversation, "system", text, NULL, time);
 }
 
 JsonObject *
@@ -40,16 +117,8 @@ _pd_import_parse_object (JsonNode   **root,
                          const char  *line,
                          gsize        length)
 {
-  g_clear_pointer (root, json_node_unref);
-  *root = _pd_import_parse_json (line, (gssize) length);
-  if (*root == NULL || !JSON_NODE_HOLDS_OBJECT (*root))
-    return NULL;
-  return json_node_get_object (*root);
+  return parse_line (root, line, length, NULL);
 }
-
-/* Off only in tests, which compare what readers make of lines picked with
- * what they make of whole trees. */
-static gboolean pick_lines = TRUE;
 
 void
 _pd_import_set_pick_lines (gboolean pick)
@@ -69,13 +138,7 @@ _pd_import_parse_picked (JsonNode         **root,
                          gsize              length,
                          const PdJsonPick  *pick)
 {
-  if (!pick_lines)
-    return _pd_import_parse_object (root, line, length);
-  g_clear_pointer (root, json_node_unref);
-  *root = pd_json_parse_picked (line, (gssize) length, pick, NULL);
-  if (*root == NULL || !JSON_NODE_HOLDS_OBJECT (*root))
-    return NULL;
-  return json_node_get_object (*root);
+  return parse_line (root, line, length, pick);
 }
 
 typedef struct

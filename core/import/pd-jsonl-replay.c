@@ -21,6 +21,7 @@ _pd_jsonl_replay (const char                *path,
                   gboolean                   follow,
                   const PdJsonlReplayFuncs  *funcs,
                   gpointer                   user_data,
+                  PdTranscriptPages         *pages,
                   PdImportStats             *stats,
                   goffset                   *end,
                   GCancellable              *cancellable,
@@ -31,7 +32,7 @@ _pd_jsonl_replay (const char                *path,
   *end = from;
   if (!(reader = pd_jsonl_reader_new (path, from, max_line, follow, error)))
     return FALSE;
-  return _pd_jsonl_replay_reader (reader, from, stop, funcs, user_data, stats, end, cancellable, error);
+  return _pd_jsonl_replay_reader (reader, from, stop, funcs, user_data, pages, stats, end, cancellable, error);
 }
 
 gboolean
@@ -40,6 +41,7 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
                          goffset                    stop,
                          const PdJsonlReplayFuncs  *funcs,
                          gpointer                   user_data,
+                         PdTranscriptPages         *pages,
                          PdImportStats             *stats,
                          goffset                   *end,
                          GCancellable              *cancellable,
@@ -83,6 +85,15 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
         funcs->at_line (user_data, line_start);
       if (funcs->look != NULL && (use = funcs->look (user_data, line, length)) == PD_JSONL_LINE_SKIP)
         continue;
+      /* Nothing built or read in place of a line of more values than its
+       * size can hold (_pd_import_too_many_values()); the session's own
+       * conversation says where it was (its time is in what is unread). */
+      if (_pd_import_too_many_values (line, length))
+        {
+          stats->skipped_lines++;
+          _pd_import_add_too_many_values (pages, NULL, length, 0);
+          continue;
+        }
       /* Read in place: refused exactly as the tree would be. */
       if (use == PD_JSONL_LINE_SPAN && funcs->handle_span != NULL && _pd_import_get_pick_lines ())
         {

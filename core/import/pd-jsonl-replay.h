@@ -16,6 +16,7 @@
 
 #include "pd-imported-session.h"
 #include "pd-json.h"
+#include "pd-transcript-pages.h"
 
 G_BEGIN_DECLS
 
@@ -65,7 +66,9 @@ typedef struct
  * after @stop (0: to the end), and says in *@end where it stopped (where
  * the next read starts).  Lines, skipped lines and bytes read are added to
  * @stats.  Lines longer than @max_line are skipped; with @follow an
- * unterminated last line waits for the next read.  FALSE on an error
+ * unterminated last line waits for the next read.  A line of more values
+ * than its size can hold is skipped unbuilt, and shown on @pages
+ * (nullable) where it was (_pd_import_add_too_many_values()).  FALSE on an error
  * reading the file or when @cancellable is cancelled (checked every few
  * thousand lines); what was read until then has been handled. */
 gboolean _pd_jsonl_replay (const char                *path,
@@ -75,6 +78,7 @@ gboolean _pd_jsonl_replay (const char                *path,
                            gboolean                   follow,
                            const PdJsonlReplayFuncs  *funcs,
                            gpointer                   user_data,
+                           PdTranscriptPages         *pages,
                            PdImportStats             *stats,
                            goffset                   *end,
                            GCancellable              *cancellable,
@@ -85,6 +89,7 @@ gboolean _pd_jsonl_replay_reader (PdJsonlReader             *reader,
                                   goffset                    stop,
                                   const PdJsonlReplayFuncs  *funcs,
                                   gpointer                   user_data,
+                                  PdTranscriptPages         *pages,
                                   PdImportStats             *stats,
                                   goffset                   *end,
                                   GCancellable              *cancellable,

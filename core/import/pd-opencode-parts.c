@@ -160,6 +160,7 @@ _pd_opencode_replay_part_data (PdImportedSession  *session,
       stats->lines++;
       if (!g_utf8_validate (data[i], (gssize) lengths[i], NULL)
           || pd_json_nesting_exceeds (data[i], (gssize) lengths[i], PD_JSON_FOREIGN_MAX_DEPTH)
+          || _pd_import_too_many_values (data[i], lengths[i])
           || !json_parser_load_from_data (parser, data[i], (gssize) lengths[i], NULL)
           || json_parser_get_root (parser) == NULL)
         {

@@ -28,6 +28,22 @@
 /* ---------------------------------------------------------------------- */
 /* The JSON tree                                                          */
 
+/* The type of the part a file or row of more values than its size can
+ * hold (_pd_import_too_many_values()) is read as, never parsed: its
+ * "bytes" shown by conversation_message(), nothing else read of it (as a
+ * session it has no id; as a message, its parts follow the note). */
+#define TOO_MANY_VALUES_PART "plandeck-too-many-values"
+
+static JsonNode *
+too_many_values_part (gsize length)
+{
+  g_autoptr(JsonObject) object = json_object_new ();
+
+  json_object_set_string_member (object, "type", TOO_MANY_VALUES_PART);
+  json_object_set_int_member (object, "bytes", (gint64) length);
+  return json_node_init_object (json_node_alloc (), object);
+}
+
 /* @root/@rel, a file of the tree.  @skipped (nullable): where a file or
  * folder on the way that is a link (not followed) is named. */
 static JsonNode *
@@ -59,6 +75,11 @@ load_json_file (const char *root,
     }
   if (must_contain && !memmem (contents, length, must_contain, strlen (must_contain)))
     return NULL;
+  if (_pd_import_too_many_values (contents, length))
+    {
+      *bad = TRUE;
+      return too_many_values_part (length);
+    }
   parser = json_parser_new_immutable ();
   if (!g_utf8_validate (contents, (gssize) length, NULL)
       || pd_json_nesting_exceeds (contents, (gssize) length, PD_JSON_FOREIGN_MAX_DEPTH)
@@ -527,6 +548,7 @@ read_database (const char         *path,
         continue;
       pd_imported_session_get_stats (session)->lines++;
       if (!g_utf8_validate (data, -1, NULL) || pd_json_nesting_exceeds (data, -1, PD_JSON_FOREIGN_MAX_DEPTH)
+          || _pd_import_too_many_values (data, strlen (data))
           || !json_parser_load_from_data (parser, data, -1, NULL)
           || !(root = json_parser_get_root (parser)))
         {
@@ -714,6 +736,9 @@ conversation_message (PdTranscriptPages *pages,
   const char *role = g_strcmp0 (pd_json_get_string (info, "role"), "assistant") == 0 ? "assistant" : "user";
   gint64 time = _pd_opencode_ms_to_us (pd_json_get_int (pd_json_get_object (info, "time"), "created", 0));
 
+  if (g_strcmp0 (pd_json_get_string (info, "type"), TOO_MANY_VALUES_PART) == 0)
+    _pd_import_add_too_many_values (pages, key, (gsize) pd_json_get_int (info, "bytes", 0), time);
+
   for (guint i = 0; i < parts->len; i++)
     {
       JsonNode *node = g_ptr_array_index (parts, i);
@@ -734,6 +759,8 @@ conversation_message (PdTranscriptPages *pages,
                                        pd_json_get_string (part, "text"), message_id, time);
       else if (g_strcmp0 (type, "reasoning") == 0)
         _pd_transcript_pages_add_thinking (pages, key, pd_json_get_string (part, "text"), message_id, time);
+      else if (g_strcmp0 (type, TOO_MANY_VALUES_PART) == 0)
+        _pd_import_add_too_many_values (pages, key, (gsize) pd_json_get_int (part, "bytes", 0), time);
       else if (g_strcmp0 (type, "tool") == 0)
         {
           state = pd_json_get_object (part, "state");
@@ -893,6 +920,8 @@ parse_column (sqlite3_stmt *stmt,
 
   if (data == NULL || !g_utf8_validate (data, -1, NULL))
     return NULL;
+  if (_pd_import_too_many_values (data, strlen (data)))
+    return too_many_values_part (strlen (data));
   return pd_json_parse_full (data, -1, PD_JSON_PARSE_FOREIGN, NULL);
 }
 

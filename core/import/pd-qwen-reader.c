@@ -886,7 +886,7 @@ read_lines (PdQwenReader  *self,
             GError       **error)
 {
   gboolean ok = _pd_jsonl_replay (self->path, from, stop, self->max_line, self->follow,
-                                  self->pages != NULL ? &pages_funcs : &replay_funcs, self,
+                                  self->pages != NULL ? &pages_funcs : &replay_funcs, self, self->pages,
                                   pd_imported_session_get_stats (self->session), end, cancellable, error);
 
   self->line = NULL;

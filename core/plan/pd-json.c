@@ -723,15 +723,25 @@ pd_json_from_string_bounded (const char  *text,
 
 /* The closing quote of the JSON string opened at @p, or the last byte
  * before @end when it is not closed: the scans below count outside
- * strings only, and step on from there. */
+ * strings only, and step on from there.  Sixteen bytes at a time to the
+ * next quote or backslash (pd-json-scan-private.h): the import's readers
+ * scan every long transcript line they build a tree of, mostly strings. */
 static inline const char *
 skip_string (const char *p,
              const char *end)
 {
-  for (p++; p < end && *p != '"'; p++)
-    if (*p == '\\')
-      p++;
-  return p < end ? p : end - 1;
+  for (p++;;)
+    {
+      p = pd_json_find_quote_or_backslash (p, end);
+      if (p >= end)
+        return end - 1;
+      if (*p == '"')
+        return p;
+      /* A backslash and the byte it escapes. */
+      p += 2;
+      if (p >= end)
+        return end - 1;
+    }
 }
 
 /**
