@@ -169,6 +169,11 @@ static void pd_session_view_start (PdSessionView *self);
 static void
 on_retry_clicked (PdSessionView *self)
 {
+  PdSessionViewPrivate *priv = pd_session_view_get_instance_private (self);
+
+  /* Asked now: a read that failed is not left to its wait. */
+  if (PD_IS_REMOTE_SOURCE (priv->source) && priv->session_id != NULL)
+    pd_remote_source_forget_failures (PD_REMOTE_SOURCE (priv->source), priv->session_id);
   pd_session_view_start (self);
 }
 

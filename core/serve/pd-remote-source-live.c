@@ -269,6 +269,13 @@ _pd_remote_source_stream_batch (PdRemoteSource      *self,
   if (batch->dropped > 0)
     g_debug ("%s: %u events or pushed sessions past the bounds of a batch; listing again",
              self->base, batch->dropped);
+  /* A session the endpoint tells of may read again: its reads that failed
+   * are sent when next asked (pd-remote-source-backoff.c). */
+  for (guint i = 0; i < batch->events->len; i++)
+    _pd_remote_source_forget_session_failures (self, pd_event_get_session_id (g_ptr_array_index (batch->events, i)));
+  for (guint i = 0; i < batch->pushed->len; i++)
+    _pd_remote_source_forget_session_failures (self,
+                                               ((PdRemotePushedSession *) g_ptr_array_index (batch->pushed, i))->info->id);
   for (guint i = 0; i < batch->events->len; i++)
     {
       _pd_remote_source_emit_event (self, g_ptr_array_index (batch->events, i));
@@ -689,6 +696,8 @@ pd_remote_source_reconnect (PdRemoteSource *self)
 {
   g_return_if_fail (PD_IS_REMOTE_SOURCE (self));
 
+  /* Everything is asked again now, what failed too. */
+  pd_remote_source_forget_failures (self, NULL);
   pd_remote_source_watch (self, self->watch_interval ? self->watch_interval : PD_REMOTE_SOURCE_WATCH_MS);
   pd_source_emit_changed (PD_SOURCE (self));
 }

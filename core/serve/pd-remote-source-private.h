@@ -79,6 +79,9 @@ typedef struct
   gsize       max_bytes;     /* the reply's bound; 0: PD_BOUNDED_REPLY_MAX_BYTES */
   guint       changes;      /* shares_export: the source's changes when it was asked */
   gboolean    budgeted;     /* a lookup given its token in the queue: it goes */
+  gboolean    keyed;        /* failed_key was decided (pd-remote-source-backoff.c) */
+  char       *failed_key;   /* (nullable) what a failure of this read is kept by */
+  GError     *failure;      /* (nullable) the failure the endpoint answered it with */
 } Call;
 
 /* GET /api/sessions/ID/export answers both the plan history and the
@@ -142,6 +145,9 @@ struct _PdRemoteSource
 
   guint         list_pace_ms;    /* > 0: a test's pace for session lists (PdReplyPace's first_ms) … */
   guint         list_pace_rate;  /* … and their least rate */
+
+  GHashTable   *failed_reads;    /* failed_key → FailedRead: reads answered with a failure, waiting */
+  guint         failed_first_ms; /* > 0: a test's first wait after such a failure */
 };
 
 /* A request: its path is @format's; @id names the session whose token
@@ -161,6 +167,22 @@ void      _pd_remote_source_forget_waiting_lookup (PdRemoteSource *self,
 gboolean  _pd_remote_source_call_is_shown (PdRemoteSource     *self,
                                            const Call         *call);
 void      _pd_remote_source_budget_clear (PdRemoteSource      *self);
+/* pd-remote-source-backoff.c: a read answered with a failure waits before
+ * it is sent again.  _pd_remote_source_fail() answers @task with @error
+ * (taken), a failure the endpoint answered; _pd_remote_source_note_read()
+ * keeps it once its reply is handled (@msg NULL when none came), or
+ * forgets it on a success; _pd_remote_source_replay_failure() answers
+ * @task (taken, when TRUE) with it while its wait is not over. */
+GHashTable *_pd_remote_source_failed_reads_new (void);
+void      _pd_remote_source_fail         (GTask               *task,
+                                          GError              *error);
+void      _pd_remote_source_note_read    (PdRemoteSource      *self,
+                                          GTask               *task,
+                                          SoupMessage         *msg);
+gboolean  _pd_remote_source_replay_failure (PdRemoteSource    *self,
+                                            GTask             *task);
+void      _pd_remote_source_forget_session_failures (PdRemoteSource *self,
+                                                     const char     *session_id);
 /* Sends @task (taken) as it is, its lookup token taken. */
 void      _pd_remote_source_send_call    (GTask               *task);
 /* @task's export request ends: @msg and @bytes its answer, or NULL. */

@@ -101,6 +101,8 @@ call_free (Call *call)
   g_free (call->body);
   g_free (call->id);
   g_clear_pointer (&call->followers, g_ptr_array_unref);
+  g_free (call->failed_key);
+  g_clear_error (&call->failure);
   g_free (call);
 }
 
@@ -165,10 +167,10 @@ return_http_error (GTask      *task,
     {
     case 401:
     case 403:
-      g_task_return_error (task, _pd_remote_source_denied_error (self, status, message));
+      _pd_remote_source_fail (task, _pd_remote_source_denied_error (self, status, message));
       break;
     case 404:
-      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND, _("Not found on %s: %s"), self->base, message);
+      _pd_remote_source_fail (task, g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND, _("Not found on %s: %s"), self->base, message));
       break;
     case 429:
       {
@@ -184,8 +186,8 @@ return_http_error (GTask      *task,
       }
       break;
     default:
-      g_task_return_new_error (task, PD_SOURCE_ERROR, status >= 500 ? PD_SOURCE_ERROR_UNAVAILABLE : PD_SOURCE_ERROR_INVALID,
-                               _("%s answered HTTP %u: %s"), self->base, status, message);
+      _pd_remote_source_fail (task, g_error_new (PD_SOURCE_ERROR, status >= 500 ? PD_SOURCE_ERROR_UNAVAILABLE : PD_SOURCE_ERROR_INVALID,
+                                                 _("%s answered HTTP %u: %s"), self->base, status, message));
       break;
     }
 }
@@ -251,7 +253,7 @@ finish_call (GTask    *task,
         PdSessionPage *page = _pd_remote_session_page_from_json (root);
 
         if (page == NULL)
-          g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a session list of an unknown shape"), self->base);
+          _pd_remote_source_fail (task, g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a session list of an unknown shape"), self->base));
         else
           g_task_return_pointer (task, page, (GDestroyNotify) pd_session_page_free);
       }
@@ -262,7 +264,7 @@ finish_call (GTask    *task,
         PdSessionInfo *info = object ? _pd_remote_session_from_json (object) : NULL;
 
         if (info == NULL)
-          g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a session record without a valid id"), self->base);
+          _pd_remote_source_fail (task, g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a session record without a valid id"), self->base));
         else
           g_task_return_pointer (task, info, (GDestroyNotify) pd_session_info_free);
       }
@@ -273,9 +275,9 @@ finish_call (GTask    *task,
         PdPlanState *state = object ? _pd_remote_plan_from_json (object, &error) : NULL;
 
         if (error != NULL)
-          g_task_return_error (task, error);
+          _pd_remote_source_fail (task, error);
         else if (object == NULL)
-          g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a plan of an unknown shape"), self->base);
+          _pd_remote_source_fail (task, g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a plan of an unknown shape"), self->base));
         else
           g_task_return_pointer (task, state, state ? (GDestroyNotify) pd_plan_state_free : NULL);
       }
@@ -300,7 +302,7 @@ finish_call (GTask    *task,
         GPtrArray *events = _pd_remote_events_from_json (object, call->after_seq);
 
         if (events == NULL)
-          g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent events of an unknown shape"), self->base);
+          _pd_remote_source_fail (task, g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent events of an unknown shape"), self->base));
         else
           g_task_return_pointer (task, events, (GDestroyNotify) g_ptr_array_unref);
       }
@@ -308,7 +310,7 @@ finish_call (GTask    *task,
 
     case OP_USAGE:
       if (object == NULL)
-        g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent usage of an unknown shape"), self->base);
+        _pd_remote_source_fail (task, g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent usage of an unknown shape"), self->base));
       else
         g_task_return_pointer (task, json_object_ref (object), (GDestroyNotify) json_object_unref);
       return;
@@ -329,8 +331,8 @@ finish_call (GTask    *task,
         PdRemoteRun *run = pd_remote_run_new_from_json (object);
 
         if (run == NULL)
-          g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID,
-                                   _("%s sent a run of an unknown shape"), self->base);
+          _pd_remote_source_fail (task, g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID,
+                                                     _("%s sent a run of an unknown shape"), self->base));
         else
           g_task_return_pointer (task, run, (GDestroyNotify) pd_remote_run_free);
       }
@@ -348,8 +350,8 @@ finish_call (GTask    *task,
 
         if (runs == NULL)
           {
-            g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID,
-                                     _("%s sent a run list of an unknown shape"), self->base);
+            _pd_remote_source_fail (task, g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID,
+                                                       _("%s sent a run list of an unknown shape"), self->base));
             return;
           }
         for (guint i = 0; live == NULL && i < json_array_get_length (runs); i++)
@@ -400,8 +402,8 @@ handle_reply (GTask       *task_,
         }
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE))   /* answered: not gone */
         {
-          g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a reply too large to read: %s"),
-                                   self->base, error->message);
+          _pd_remote_source_fail (task, g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a reply too large to read: %s"),
+                                                     self->base, error->message));
           return;
         }
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
@@ -436,13 +438,13 @@ handle_reply (GTask       *task_,
 
   if (bloated)
     {
-      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID,
-                               _("%s sent a malformed reply: too many values for its size"), self->base);
+      _pd_remote_source_fail (task, g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID,
+                                                 _("%s sent a malformed reply: too many values for its size"), self->base));
       return;
     }
   if (g_bytes_get_size (bytes) > 0 && root == NULL && SOUP_STATUS_IS_SUCCESSFUL (status))
     {
-      g_task_return_new_error (task, PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a reply that is not JSON"), self->base);
+      _pd_remote_source_fail (task, g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent a reply that is not JSON"), self->base));
       return;
     }
 
@@ -472,7 +474,7 @@ handle_reply (GTask       *task_,
                                                   self->base, status);
 
       _pd_remote_source_note_failure (self, redirected);
-      g_task_return_error (task, g_steal_pointer (&redirected));
+      _pd_remote_source_fail (task, g_steal_pointer (&redirected));
       return;
     }
   if (!SOUP_STATUS_IS_SUCCESSFUL (status) && return_unsupported (task, status, root))
@@ -559,6 +561,7 @@ answer_call (GTask        *task,
              const GError *error)
 {
   g_autoptr(GPtrArray) followers = steal_followers (task);
+  g_autoptr(GTask) answered = g_object_ref (task);
   Call *call = g_task_get_task_data (task);
 
   if (call->shares_export)
@@ -567,6 +570,7 @@ answer_call (GTask        *task,
   /* The lookups merged into this one get the same, newest answer. */
   for (guint i = 0; followers != NULL && i < followers->len; i++)
     handle_reply (g_object_ref (g_ptr_array_index (followers, i)), msg, bytes, root, bloated, error);
+  _pd_remote_source_note_read (g_task_get_source_object (answered), answered, bytes != NULL ? msg : NULL);
 }
 
 /* A reply being parsed on a worker thread. */
@@ -811,6 +815,9 @@ send_call (GTask *task)
       return;
     }
 
+  /* A read that failed and waits is answered so again, unsent. */
+  if (_pd_remote_source_replay_failure (self, task))
+    return;
   /* Session lookups within the budget, in their queue
    * (pd-remote-source-budget.c), merged with a waiting lookup of the same
    * path; after a 429 the others wait for its back-off. */
@@ -1029,6 +1036,7 @@ pd_remote_source_finalize (GObject *object)
   g_hash_table_unref (self->session_tokens);
   g_hash_table_unref (self->lookups_waiting);
   g_hash_table_unref (self->exports_asked);
+  g_hash_table_unref (self->failed_reads);
   g_clear_pointer (&self->last_export, export_answer_free);
   g_free (self->base);
   g_free (self->base_query);
@@ -1121,6 +1129,7 @@ pd_remote_source_init (PdRemoteSource *self)
   self->lookups_waiting = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->lookup_limit = -1;
   self->exports_asked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->failed_reads = _pd_remote_source_failed_reads_new ();
   /* First of the handlers: before any view reloads on it. */
   g_signal_connect (self, "changed", G_CALLBACK (on_changed), NULL);
   self->context = g_main_context_ref_thread_default ();

@@ -82,6 +82,11 @@ void            pd_remote_source_set_token    (PdRemoteSource *self,
                                                const char     *token);
 void            pd_remote_source_set_shown_session (PdRemoteSource *self,
                                                     const char     *session_id);
+/* A read the endpoint answered with a failure (a 5xx, a refusal, a
+ * malformed reply) is not sent again before a wait that doubles from 3 s
+ * to 60 s; this ends the waits of @session_id's reads, or (NULL) of all. */
+void            pd_remote_source_forget_failures   (PdRemoteSource *self,
+                                                    const char     *session_id);
 
 /* Runs on the endpoint: started or continued there (its engine, folder
  * and limits), followed, their questions answered, cancelled.  Said
