@@ -82,6 +82,7 @@ struct _PdRunController
    * calls in flight (cancelled only when the controller goes). */
   PdRemoteRun   *remote_run;
   char          *remote_asked;
+  char          *remote_message;    /* the message the run was started with */
   GCancellable  *remote_calls;
   guint          remote_poll;
   gboolean       remote_stop;  /* stopped before the server named the run */
@@ -124,6 +125,9 @@ void      _pd_run_controller_emit_review          (PdRunController     *self,
 void      _pd_run_controller_emit_approval        (PdRunController     *self,
                                                    const char          *tool,
                                                    guint                serial);
+void      _pd_run_controller_emit_unsent          (PdRunController     *self,
+                                                   const char          *session_id,
+                                                   const char          *message);
 void      _pd_run_controller_emit_session_started (PdRunController     *self,
                                                    const char          *session_id);
 void      _pd_run_controller_set_session_id       (PdRunController     *self,

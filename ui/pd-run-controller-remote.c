@@ -367,10 +367,19 @@ on_remote_started (GObject      *object,
     return;
   if (run == NULL)
     {
+      /* The endpoint did not take it (gone, refused): the message goes
+       * back to the person, who typed it (tried as a new user would: sent
+       * while serve was stopped, it was gone with the error). */
+      g_autofree char *message = g_steal_pointer (&self->remote_message);
+      g_autofree char *session_id = g_strdup (self->session_id);
+
       _pd_run_controller_finish (self, PD_RUN_FAILED, error->message);
+      if (message != NULL)
+        _pd_run_controller_emit_unsent (self, session_id, message);
       return;
     }
 
+  g_clear_pointer (&self->remote_message, g_free);
   self->remote_run = pd_remote_run_copy (run);
   if (run->session_id != NULL && g_strcmp0 (run->session_id, self->session_id) != 0)
     {
@@ -390,6 +399,8 @@ _pd_run_controller_begin_remote (PdRunController *self,
 {
   g_clear_pointer (&self->remote_run, pd_remote_run_free);
   g_clear_pointer (&self->remote_asked, g_free);
+  g_free (self->remote_message);
+  self->remote_message = g_strdup (message);
   self->remote_stop = FALSE;
   self->remote_ending = FALSE;
   pd_run_controller_set_activity (self, _("Starting on the endpoint…"));

@@ -154,6 +154,7 @@ enum {
   APPROVAL_ANSWERED,
   REVIEW_ASKED,
   REVIEW_ENDED,
+  UNSENT,
   N_SIGNALS
 };
 
@@ -181,6 +182,14 @@ _pd_run_controller_set_notice (PdRunController *self,
   g_free (self->notice);
   self->notice = g_strdup (notice);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NOTICE]);
+}
+
+void
+_pd_run_controller_emit_unsent (PdRunController *self,
+                                const char      *session_id,
+                                const char      *message)
+{
+  g_signal_emit (self, signals[UNSENT], 0, session_id, message);
 }
 
 void
@@ -824,6 +833,7 @@ pd_run_controller_finalize (GObject *object)
   g_clear_object (&self->remote_calls);
   g_clear_pointer (&self->remote_run, pd_remote_run_free);
   g_clear_pointer (&self->remote_asked, g_free);
+  g_clear_pointer (&self->remote_message, g_free);
   g_clear_pointer (&self->notice, g_free);
   g_clear_object (&self->engine);
   g_clear_pointer (&self->engine_settings, pd_run_settings_free);
@@ -963,6 +973,18 @@ pd_run_controller_class_init (PdRunControllerClass *klass)
   signals[REVIEW_ENDED] =
     g_signal_new ("review-ended", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  /**
+   * PdRunController::unsent:
+   * @session_id: (nullable): the session the message was for
+   * @message: the message
+   *
+   * A run could not be started with @message (the endpoint did not take
+   * it): the message is the person's to send again, not lost.
+   */
+  signals[UNSENT] =
+    g_signal_new ("unsent", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
 }
 
 static void

@@ -436,6 +436,22 @@ on_plan_mode_toggled (PdWindow *self)
 }
 
 /* Takes @runs: the window's runs, on its database or its endpoint. */
+/* A message the endpoint did not take is back in the message bar, for
+ * the same session, unless something new was typed there meanwhile. */
+static void
+on_run_unsent (PdWindow   *self,
+               const char *session_id,
+               const char *message)
+{
+  GtkEditable *entry = GTK_EDITABLE (self->message_entry);
+
+  if (g_strcmp0 (session_id, _pd_window_shown_session_id (self)) != 0 ||
+      *gtk_editable_get_text (entry) != '\0')
+    return;
+  gtk_editable_set_text (entry, message);
+  gtk_editable_set_position (entry, -1);
+}
+
 void
 _pd_window_set_runs (PdWindow        *self,
                      PdRunController *runs)
@@ -449,6 +465,8 @@ _pd_window_set_runs (PdWindow        *self,
   g_signal_connect_object (self->runs, "session-started", G_CALLBACK (on_run_session_started),
                            self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->runs, "finished", G_CALLBACK (on_run_finished),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "unsent", G_CALLBACK (on_run_unsent),
                            self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->runs, "notify::running", G_CALLBACK (on_run_running),
                            self, G_CONNECT_SWAPPED);

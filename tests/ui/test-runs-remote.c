@@ -45,6 +45,8 @@ string_set (gpointer data)
   return *(char **) data != NULL;
 }
 
+static gboolean is_message_entry (GtkWidget *widget, gconstpointer data);
+
 static void
 check_remote_lists (PdApplication *app,
                     PdWindow      *window,
@@ -64,6 +66,9 @@ check_remote_lists (PdApplication *app,
   g_assert_nonnull (strstr (message, "does not run sessions for this app"));
   g_assert_nonnull (strstr (message, "this server does not run prompts"));
   g_assert_false (pd_run_controller_get_running (runs));
+  /* The message the endpoint did not take is back in the message bar. */
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (pd_test_find_first (GTK_WIDGET (window), is_message_entry, NULL))),
+                   ==, "Go on");
   /* The token is not part of the shown URL. */
   g_assert_null (strstr (pd_window_get_remote_url (window), "token"));
   g_assert_null (strstr (gtk_window_get_title (GTK_WINDOW (window)), "token"));
@@ -696,6 +701,60 @@ test_remote_run_stopped (void)
   run_remote_case (check_remote_run_stopped, NULL);
 }
 
+typedef struct
+{
+  PdTestServed *served;
+  const char   *id;
+} DownCase;
+
+static gboolean
+entry_holds_unsent (gpointer data)
+{
+  GtkWidget *entry = pd_test_find_first (data, is_message_entry, NULL);
+
+  return g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (entry)), "hello while it is down") == 0;
+}
+
+/* A message sent while serve is gone (killed after the window listed its
+ * sessions) fails to start a run, and is back in the message bar: it was
+ * lost with the error (tried as a new user would). */
+static void
+check_message_kept_while_down (PdApplication *app,
+                               PdWindow      *window,
+                               gpointer       user_data)
+{
+  DownCase *down = user_data;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  g_autofree char *message = NULL;
+
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished_message), &message);
+  pd_test_wait_until (remote_one_listed, window, "the endpoint's sessions to be listed");
+  g_assert_true (pd_session_list_select (session_list (window), down->id));
+  pd_test_wait_until (send_enabled, window, "the message bar to offer sending");
+  pd_test_served_stop (down->served);
+  send_from_window (window, down->id, "hello while it is down");
+  pd_test_wait_until (string_set, &message, "the run not to start");
+  g_test_message ("the run's end: %s", message);
+  pd_test_wait_until (entry_holds_unsent, window, "the unsent message back in the message bar");
+}
+
+static void
+test_remote_message_kept_while_down (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
+  g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
+  PdTestServed served = { fixture };
+  DownCase down = { &served, id };
+  const char *args[] = { "--remote", NULL, NULL };
+
+  pd_test_served_start (&served);
+  args[1] = served.url;
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_message_kept_while_down, &down, NULL), ==, 0);
+  pd_test_served_clear (&served);
+}
+
 /* A run going on at the endpoint that no open window started (its window
  * was closed, or another client started it): showing its session follows
  * it, its question comes to this window's dialog, and it ends here. */
@@ -1072,6 +1131,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/remote/plan-reviewed-in-dialog", test_remote_plan_reviewed);
   g_test_add_func ("/pd/ui/remote/change-not-sent", test_remote_change_not_sent);
   g_test_add_func ("/pd/ui/remote/run-stopped", test_remote_run_stopped);
+  g_test_add_func ("/pd/ui/remote/message-kept-while-down", test_remote_message_kept_while_down);
   g_test_add_func ("/pd/ui/remote/run-followed", test_remote_run_followed);
   g_test_add_func ("/pd/ui/remote/new-session", test_remote_new_session);
   g_test_add_func ("/pd/ui/remote/run-answered-elsewhere", test_remote_run_answered_elsewhere);
