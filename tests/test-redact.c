@@ -615,6 +615,33 @@ test_commands_in_sight (void)
   assert_cases (cases, G_N_ELEMENTS (cases), TRUE);
 }
 
+/* Found (tried as an attacker would, round 6's binaries): a double-quoted
+ * value holding a parameter expansion whose own quotes hold a " (bash
+ * reads quotes of their own inside ${…}): the redactor read that " as the
+ * value's end, the mask took the opening ", and the stored text read
+ * "; touch PWN" as quoted.  A value that holds or is followed in its word
+ * by ${ is never masked, as with $( and a backtick. */
+static void
+test_expansion_in_sight (void)
+{
+  static const char * const kept[] = {
+    "PGPASSWORD=\"Zq9Sec${X:-'\"'}b\" ; touch PWN ; echo ' #'",
+    "PGPASSWORD=\"Zq9Sec${X-'\"'}b\" ; touch PWN ; echo ' #'",
+    "PGPASSWORD=\"Zq9Sec${X#'\"'}b\" ; touch PWN ; echo ' #'",
+    "PGPASSWORD=\"Zq9Sec${X:+'\"'}b\" ; touch PWN ; echo ' #'",
+    "PGPASSWORD=\"Zq9Sec${X/'\"'/y}b\" ; touch PWN ; echo ' #'",
+    "PGPASSWORD=\"Zq9Sec${X:-\"'\"}b\" ; touch PWN ; echo ' #'",
+    "export PGPASSWORD=\"Zq9Sec${X:-'\"'}b\" ; touch PWN ; echo ' #'",
+    "mysql -p\"Zq9Sec${X:-'\"'}b\" ; touch PWN ; echo ' #'",
+    "curl -u \"admin:Zq9Sec${X:-'\"'}b\" ; touch PWN ; echo ' #'",
+    "PGPASSWORD=Zq9Sec${X:-'x'}b psql",
+    "PGPASSWORD=${X:-Zq9SecretTail} psql",
+    "{\"command\": \"PGPASSWORD=\\\"Zq9Sec${X:-'\\\"'}b\\\" ; touch PWN ; echo ' #'\"}",
+  };
+
+  assert_kept (kept, G_N_ELEMENTS (kept));
+}
+
 /* Found (tried as an attacker would, again): a value the shell joins of
  * parts was kept in sight only when $(…) or a backtick stood outside
  * single quotes, and never when escaped: in a command quoted for another
@@ -927,6 +954,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/idempotent", test_idempotent);
   g_test_add_func ("/pd/redact/json-gaps-and-commands", test_json_gaps_and_commands);
   g_test_add_func ("/pd/redact/commands-in-sight", test_commands_in_sight);
+  g_test_add_func ("/pd/redact/expansion-in-sight", test_expansion_in_sight);
   g_test_add_func ("/pd/redact/single-quotes-inside", test_single_quotes_inside);
   g_test_add_func ("/pd/redact/utf8-boundaries", test_utf8_boundaries);
   g_test_add_func ("/pd/redact/curl-openssl-spellings", test_curl_openssl_spellings);

@@ -169,11 +169,15 @@ gsize    _pd_redact_neutral_part           (const char   *t,
  * from whoever approves it ("x$(touch …)"; tried as an attacker would).
  * Whatever its quoting: single quotes inside a command quoted for another
  * shell (ssh h "PGPASSWORD='$(…)' psql", bash -c "…") do not stop the
- * outer shell's substitution, which the text alone does not show. */
+ * outer shell's substitution, which the text alone does not show.  A
+ * parameter expansion (${…}) too: inside it bash reads quotes of its own,
+ * so a " in ${X:-'"'} does not end the "…" around it, and a mask read to
+ * that " took the opening one: "; touch PWN" after it read as quoted
+ * (tried as an attacker would). */
 static inline gboolean
 _pd_redact_value_runs_command (const char *value)
 {
-  return strstr (value, "$(") != NULL || strchr (value, '`') != NULL;
+  return strstr (value, "$(") != NULL || strstr (value, "${") != NULL || strchr (value, '`') != NULL;
 }
 
 /* Of pd-redact-values.c. */

@@ -506,7 +506,7 @@ _pd_redact_joined_holds_no_secret (const char *value)
    * or \` and \$( there (bash -c "…'x'\`id\`"), are run by one of the two
    * shells, which the text alone does not show (tried as an attacker
    * would: the word was masked whole, the command with it). */
-  if (strstr (value, "$(") != NULL || strchr (value, '`') != NULL)
+  if (_pd_redact_value_runs_command (value))
     return TRUE;
   for (const char *p = value; *p != '\0'; p++)
     {

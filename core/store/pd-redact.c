@@ -411,7 +411,7 @@ command_follows (Redactor *r,
     {
       if (!stops[(guchar) t[e]])
         continue;
-      if (t[e] == '$' && e + 1 < r->len && t[e + 1] == '(')
+      if (t[e] == '$' && e + 1 < r->len && (t[e + 1] == '(' || t[e + 1] == '{'))
         return TRUE;
       if (t[e] == '`')
         return backticks_before (r, e) % 2 == 0;
