@@ -333,11 +333,26 @@ test_backoff_pushed_change (void)
   assert_plan_fails (source);
   g_assert_cmpuint (endpoint.plans, ==, plans + 1);
 
+  /* Once: an endpoint pushing change after change of the session does not
+   * have the failing read asked again at each (it was, twice a second, at
+   * 10 to 200 events a second; tried as an attacker would). */
+  for (guint i = 0; i < 10; i++)
+    {
+      push_event (&endpoint, ID);
+      assert_plan_fails (source);
+    }
+  g_assert_cmpuint (endpoint.plans, ==, plans + 1);
+
+  /* A person's Retry asks it again. */
+  pd_remote_source_forget_failures (PD_REMOTE_SOURCE (source), ID);
+  assert_plan_fails (source);
+  g_assert_cmpuint (endpoint.plans, ==, plans + 2);
+
   /* A reconnection (the window's Retry) asks everything again too. */
   pd_remote_source_reconnect (PD_REMOTE_SOURCE (source));
   endpoint.broken = FALSE;
   g_assert_no_error (read_plan (source));
-  g_assert_cmpuint (endpoint.plans, ==, plans + 2);
+  g_assert_cmpuint (endpoint.plans, ==, plans + 3);
 
   pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
   g_clear_object (&source);

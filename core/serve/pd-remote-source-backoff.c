@@ -9,9 +9,13 @@
  * read asked before its wait is over gets the same error at once, without
  * a request: the page says it as it did.  The wait starts at the pages'
  * idle poll and doubles with each failure, to a minute at most.  An answer
- * that is no failure forgets it, as do a change the endpoint pushes of
- * that session, a person's Retry (pd_remote_source_forget_failures()), a
- * reconnection and a new token.
+ * that is no failure forgets it, as do a person's Retry
+ * (pd_remote_source_forget_failures()), a reconnection and a new token.
+ * A change the endpoint pushes of that session ends the wait once: the
+ * read is sent at the next ask, and if it fails again its wait goes on
+ * doubling, whatever the endpoint pushes (an endpoint pushing 10 to 200
+ * events a second had the failing page asked twice a second; tried as an
+ * attacker would).
  *
  * Not kept: the watch's own reads (their failures put the endpoint
  * offline, reconnected after a growing wait of their own), what is not a
@@ -44,6 +48,7 @@ typedef struct
   GError *error;    /* how the endpoint answered it last */
   guint   wait_ms;  /* the last wait */
   gint64  until;    /* monotonic µs: not sent before */
+  gboolean opened;  /* a pushed change ended a wait of it early */
 } FailedRead;
 
 static void
@@ -192,11 +197,13 @@ _pd_remote_source_fail (GTask  *task,
   g_task_return_error (task, error);
 }
 
-/* The reads of @session_id are sent again when next asked: the endpoint
- * pushed a change of it.  Nothing when @session_id is NULL. */
-void
-_pd_remote_source_forget_session_failures (PdRemoteSource *self,
-                                           const char     *session_id)
+/* The reads of @session_id are sent again when next asked, once: the
+ * endpoint pushed a change of it.  With @pushed %FALSE (a person's Retry)
+ * they are forgotten.  Nothing when @session_id is NULL. */
+static void
+forget_session_failures (PdRemoteSource *self,
+                         const char     *session_id,
+                         gboolean        pushed)
 {
   GHashTableIter iter;
   FailedRead *failed;
@@ -205,8 +212,24 @@ _pd_remote_source_forget_session_failures (PdRemoteSource *self,
     return;
   g_hash_table_iter_init (&iter, self->failed_reads);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &failed))
-    if (g_strcmp0 (failed->id, session_id) == 0)
-      g_hash_table_iter_remove (&iter);
+    {
+      if (g_strcmp0 (failed->id, session_id) != 0)
+        continue;
+      if (!pushed)
+        g_hash_table_iter_remove (&iter);
+      else if (!failed->opened)
+        {
+          failed->opened = TRUE;
+          failed->until = 0;
+        }
+    }
+}
+
+void
+_pd_remote_source_forget_session_failures (PdRemoteSource *self,
+                                           const char     *session_id)
+{
+  forget_session_failures (self, session_id, TRUE);
 }
 
 /**
@@ -226,5 +249,5 @@ pd_remote_source_forget_failures (PdRemoteSource *self,
   if (session_id == NULL)
     g_hash_table_remove_all (self->failed_reads);
   else
-    _pd_remote_source_forget_session_failures (self, session_id);
+    forget_session_failures (self, session_id, FALSE);
 }
