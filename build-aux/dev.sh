@@ -43,12 +43,19 @@ usage() {
   sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 }
 
-# prepare run|test: the packages for that, then the build (for run, the
-# app, its CLI and its settings schema only; for test, everything).
+# prepare run|test [with-proofs]: the packages for that, then the build
+# (for run, the app, its CLI and its settings schema only; for test,
+# everything, and with-proofs starts the sanitizer build beside it).
 prepare() {
   stage_begin "setup (packages)"
   bash "$here/setup.sh" "$1"
   stage_end
+
+  # CI's run: the sanitizer build starts now, beside the plain build and
+  # its tests (see proofs_build_start).
+  if [ "$1" = test ] && [ "${2:-}" = with-proofs ]; then
+    proofs_build_start
+  fi
 
   stage_begin "build"
   if [ ! -f "$builddir/meson-private/coredata.dat" ]; then
@@ -111,12 +118,45 @@ proofs_configure() {
   fi
 }
 
+# The sanitizer build, started beside the plain build and its tests at
+# the lowest CPU and I/O priority.  The plain build's links and those
+# tests leave one core of two idle much of the time (many tests wait on
+# servers, timers and the X server), so this build runs in that idle
+# time; at nice 19 it gets a sliver of a core whenever the others want
+# both, which leaves the tests' timing as it was.  Its output goes to a
+# log, shown if it fails.
+proofs_build_start() {
+  local log="$root/_build-fuzz.log"
+  # A process group of its own (job control on for the one job), ended
+  # with this script if the plain build or a test run stops it early.  Not
+  # a session of its own (setsid): with the kernel's autogroups a new
+  # session is a new group scheduled as an equal of this one, whatever its
+  # nice value, and the build took half the CPU from the plain build.
+  set -m
+  (
+    proofs_configure &&
+      exec nice -n 19 ionice -c 3 meson compile -C "$fuzzdir"
+  ) >"$log" 2>&1 &
+  proofs_build_pid=$!
+  set +m
+  trap 'kill -- -"$proofs_build_pid" 2>/dev/null || true' EXIT
+}
+
 proofs() {
   local ok=0
 
   stage_begin "asan+ubsan build (with the fuzz targets)"
-  proofs_configure
-  meson compile -C "$fuzzdir" >/dev/null
+  if [ -n "${proofs_build_pid:-}" ]; then
+    # Started beside the tests: this stage is only what was left of it.
+    if ! wait "$proofs_build_pid"; then
+      cat "$root/_build-fuzz.log" >&2
+      stage_end
+      return 1
+    fi
+  else
+    proofs_configure
+    meson compile -C "$fuzzdir" >/dev/null
+  fi
   stage_end
   stage_begin "asan+ubsan tests"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -191,8 +231,10 @@ case "$command" in
     skip_core=()
     if [ "${PLANDECK_PROOFS:-1}" != 0 ]; then
       skip_core=(--no-suite core)
+      prepare test with-proofs
+    else
+      prepare test
     fi
-    prepare test
     stage_begin "tests"
     meson test -C "$builddir" --print-errorlogs "${skip_core[@]}" || status=$?
     summary "tests" "$builddir/meson-logs/testlog.json"
