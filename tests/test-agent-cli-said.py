@@ -17,6 +17,8 @@ import subprocess
 import sys
 import tempfile
 
+from pd_tap import Tap, detail
+
 RECORDING = {
     "label": "budget",
     "turns": [
@@ -27,25 +29,6 @@ RECORDING = {
         {"content": "not reached"},
     ],
 }
-
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        self.n += 1
-        print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
-        if not ok:
-            self.failed += 1
-            for line in str(detail).splitlines()[:40]:
-                print(f"# {line}")
-        return ok
-
-
-def detail(proc):
-    return f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
 
 
 def budget_stop(tap, agent_run, tmp):

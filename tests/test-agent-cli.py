@@ -22,6 +22,8 @@ import time
 import urllib.request
 from urllib.parse import parse_qs, urlparse
 
+from pd_tap import Tap
+
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 
 RECORDING = {
@@ -95,21 +97,6 @@ class FakeProvider:
     def close(self):
         self.server.shutdown()
         self.server.server_close()
-
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        self.n += 1
-        print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
-        if not ok:
-            self.failed += 1
-            for line in str(detail).splitlines()[:40]:
-                print(f"# {line}")
-        return ok
 
 
 def project_trust(tap, agent, env, tmp, db):

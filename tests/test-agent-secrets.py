@@ -40,26 +40,13 @@ import sys
 import tempfile
 import threading
 
+from pd_tap import Tap
+
 HANG_BOUND = 120
 PASSWORD = "Pa55wordOfTheUrl"
 TOKEN = "UrlTokenValue9876"
 # No shape any pattern knows: only the key itself can find it.
 KEY = "plain.Key~With-NoKnownShape42"
-
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        self.n += 1
-        print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
-        if not ok:
-            self.failed += 1
-            for line in str(detail).splitlines()[:40]:
-                print(f"# {line}")
-        return ok
 
 
 class Provider(http.server.ThreadingHTTPServer):

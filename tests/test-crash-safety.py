@@ -32,6 +32,8 @@ import sys
 import tempfile
 import time
 
+from pd_tap import Tap
+
 STEPS = [{"id": f"s{i}", "title": f"Step {i}"} for i in range(1, 9)]
 
 
@@ -55,21 +57,6 @@ CONTINUE_WITH_PLAN = {"turns": [
 CONTINUE_PLAIN = {"turns": [{"content": "Resumed."}, {"content": "Resumed."}, {"content": "Resumed."}]}
 
 
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        self.n += 1
-        print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
-        if not ok:
-            self.failed += 1
-            for line in str(detail).splitlines()[:30]:
-                print(f"# {line}")
-        return ok
-
-
 def read_events(path):
     events = []
     try:
@@ -90,7 +77,7 @@ def main():
     seed = int(sys.argv[3]) if len(sys.argv) > 3 else int(time.time())
     rng = random.Random(seed)
     print(f"# seed {seed}, {kills} kills")
-    tap = Tap()
+    tap = Tap(detail_lines=30)
     figures = {"killed_mid_run": 0, "saves_checked": 0, "resumed_with_plan": 0, "finished_before_kill": 0,
                "seen_running_alive": 0, "marked_interrupted": 0}
     started = time.monotonic()

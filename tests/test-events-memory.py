@@ -20,22 +20,9 @@ import subprocess
 import sys
 import tempfile
 
+from pd_tap import Tap
+
 BOUND = 48 * 1024 * 1024
-
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        self.n += 1
-        print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
-        if not ok:
-            self.failed += 1
-            for line in str(detail).splitlines()[:40]:
-                print(f"# {line}")
-        return ok
 
 
 def peak_run(argv, env, out):

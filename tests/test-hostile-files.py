@@ -33,31 +33,14 @@ import tempfile
 import urllib.error
 import urllib.request
 
+from pd_tap import Tap, detail
+
 RECORDING = {"label": "hostile files", "turns": [
     {"tool_calls": [{"name": "plan", "arguments": {"verb": "create", "steps": [
         {"id": "a", "title": "Look"}]}}]},
     {"tool_calls": [{"name": "plan", "arguments": {"verb": "complete", "step_id": "a"}}]},
     {"content": "Done."}]}
 NOBODY = 65534
-
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        self.n += 1
-        print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
-        if not ok:
-            self.failed += 1
-            for line in str(detail).splitlines()[:40]:
-                print(f"# {line}")
-        return ok
-
-
-def detail(proc):
-    return f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
 
 
 def as_nobody():

@@ -27,23 +27,10 @@ import subprocess
 import sys
 import tempfile
 
+from pd_tap import Tap
+
 N_ITEMS = 600
 KEPT = 500
-
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        self.n += 1
-        print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
-        if not ok:
-            self.failed += 1
-            for line in str(detail).splitlines()[:40]:
-                print(f"# {line}")
-        return ok
 
 
 def todos(n, text_member="content", id_member="id"):

@@ -36,20 +36,7 @@ import subprocess
 import sys
 import tempfile
 
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        self.n += 1
-        print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
-        if not ok:
-            self.failed += 1
-            for line in str(detail).splitlines()[:40]:
-                print(f"# {line}")
-        return ok
+from pd_tap import Tap
 
 
 # Messages as the agents save them: many short ones with a few members

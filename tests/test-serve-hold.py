@@ -53,6 +53,8 @@ import threading
 import time
 from urllib.parse import urlparse, parse_qs
 
+from pd_tap import Tap
+
 FD_LIMIT = 1024
 HOLD = 1100
 REFUSALS = 200
@@ -67,21 +69,6 @@ SLOW_SECONDS = 12
 SLOW_SHARE = FD_LIMIT // 4 * 3 // 2
 SLOW_ANSWER_S = 20
 SILENT_BOUND_S = 60
-
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        self.n += 1
-        print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
-        if not ok:
-            self.failed += 1
-            for line in str(detail).splitlines()[:30]:
-                print(f"# {line}")
-        return ok
 
 
 def limit_descriptors():
@@ -157,7 +144,7 @@ def slowloris(host, port, token, stop):
 
 def main():
     agent = os.path.abspath(sys.argv[1])
-    tap = Tap()
+    tap = Tap(detail_lines=30)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
 

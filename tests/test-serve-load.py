@@ -33,6 +33,8 @@ import time
 from datetime import datetime
 from urllib.parse import urlparse, parse_qs
 
+from pd_tap import Tap
+
 RSS_BOUND_KB = 16 * 1024
 STALL_S = 1.0
 
@@ -51,23 +53,6 @@ def recording():
     return {"label": "serve load", "turns": turns}
 
 
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        self.n += 1
-        print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
-        if not ok:
-            self.failed += 1
-            # Also on stderr: a test runner's console shows that, not stdout.
-            for line in str(detail).splitlines()[:30]:
-                print(f"# {line}")
-                print(f"# {line}", file=sys.stderr)
-        return ok
-
-
 def rss_kb(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -84,7 +69,7 @@ def main():
     agent = os.path.abspath(sys.argv[1])
     seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 12
     readers = int(sys.argv[3]) if len(sys.argv) > 3 else 8
-    tap = Tap()
+    tap = Tap(detail_lines=30, echo_stderr=True)
 
     with tempfile.TemporaryDirectory(prefix="pd-load-") as tmp:
         env = dict(os.environ)

@@ -42,27 +42,13 @@ import tempfile
 import time
 from urllib.parse import urlparse, parse_qs
 
+from pd_tap import Tap
+
 FD_LIMIT = 1024
 SLACK = 16
 RSS_BOUND_KB = 16 * 1024
 ANSWER_TIMEOUT_S = 10
 PER_SOURCE = 4000
-
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        self.n += 1
-        print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
-        if not ok:
-            self.failed += 1
-            for line in str(detail).splitlines()[:30]:
-                print(f"# {line}")
-                print(f"# {line}", file=sys.stderr)
-        return ok
 
 
 def read_answer(sock, buffer):
@@ -149,7 +135,7 @@ def main():
     agent = os.path.abspath(sys.argv[1])
     connections = int(sys.argv[2]) if len(sys.argv) > 2 else 100_000
     workers = int(sys.argv[3]) if len(sys.argv) > 3 else 2
-    tap = Tap()
+    tap = Tap(detail_lines=30, echo_stderr=True)
 
     with tempfile.TemporaryDirectory(prefix="pd-storm-") as tmp:
         env = dict(os.environ)

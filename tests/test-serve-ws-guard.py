@@ -34,22 +34,9 @@ import tempfile
 import time
 from urllib.parse import urlparse, parse_qs
 
+from pd_tap import Tap
+
 SPELLINGS = ["/ws/", "/ws/x", "/ws;x", "/ws%2f", "/wsx", "/ws//", "/ws%20"]
-
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        self.n += 1
-        print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
-        if not ok:
-            self.failed += 1
-            for line in str(detail).splitlines()[:30]:
-                print(f"# {line}")
-        return ok
 
 
 def handshake(port, path, headers):
@@ -109,7 +96,7 @@ def read_text(sock, buffer):
 
 def main():
     agent = os.path.abspath(sys.argv[1])
-    tap = Tap()
+    tap = Tap(detail_lines=30)
     with tempfile.TemporaryDirectory(prefix="pd-ws-guard-") as tmp:
         env = dict(os.environ)
         for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "HOME"):

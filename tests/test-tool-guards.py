@@ -38,25 +38,12 @@ import tempfile
 import threading
 import time
 
+from pd_tap import Tap
+
 SECRET = "pd-secret-sentinel-7f3a"
 SECRET_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY",
                "PLANDECK_SERVE_TOKEN", "PLANDECK_REMOTE_TOKEN")
 HANG_BOUND = 60
-
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        self.n += 1
-        print(f"{'ok' if ok else 'not ok'} {self.n} {what}", flush=True)
-        if not ok:
-            self.failed += 1
-            for line in str(detail).splitlines()[:40]:
-                print(f"# {line}")
-        return ok
 
 
 def write_slow_file(path):
