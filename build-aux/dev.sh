@@ -51,10 +51,10 @@ prepare() {
   bash "$here/setup.sh" "$1"
   stage_end
 
-  # CI's run: the sanitizer build starts now, beside the plain build and
-  # its tests (see proofs_build_start).
+  # CI's run: the sanitizer build and its tests start now, beside the
+  # plain build and its tests (see proofs_start).
   if [ "$1" = test ] && [ "${2:-}" = with-proofs ]; then
-    proofs_build_start
+    proofs_start
   fi
 
   stage_begin "build"
@@ -118,14 +118,15 @@ proofs_configure() {
   fi
 }
 
-# The sanitizer build, started beside the plain build and its tests at
-# the lowest CPU and I/O priority.  The plain build's links and those
-# tests leave one core of two idle much of the time (many tests wait on
-# servers, timers and the X server), so this build runs in that idle
-# time; at nice 19 it gets a sliver of a core whenever the others want
-# both, which leaves the tests' timing as it was.  Its output goes to a
-# log, shown if it fails.
-proofs_build_start() {
+# The sanitizer build and its core tests, started beside the plain build
+# and its tests at the lowest CPU and I/O priority.  The plain build's
+# links and those tests leave one core of two idle much of the time (many
+# tests wait on servers, timers and the X server), so this chain runs in
+# that idle time; at nice 19 it gets a sliver of a core whenever the
+# others want both, which leaves the plain tests' timing as it was.  Its
+# output goes to a log, shown if it fails; its stages' times are written
+# there too and printed when it is waited for.
+proofs_start() {
   local log="$root/_build-fuzz.log"
   # A process group of its own (job control on for the one job), ended
   # with this script if the plain build or a test run stops it early.  Not
@@ -134,36 +135,44 @@ proofs_build_start() {
   # nice value, and the build took half the CPU from the plain build.
   set -m
   (
-    proofs_configure &&
-      exec nice -n 19 ionice -c 3 meson compile -C "$fuzzdir"
+    exec nice -n 19 ionice -c 3 bash "$here/dev.sh" proofs-chain
   ) >"$log" 2>&1 &
-  proofs_build_pid=$!
+  proofs_pid=$!
   set +m
-  trap 'kill -- -"$proofs_build_pid" 2>/dev/null || true' EXIT
+  trap 'kill -- -"$proofs_pid" 2>/dev/null || true' EXIT
+}
+
+# The sanitizer build, then the core suite in it (ASan + UBSan).  Its
+# timeouts are doubled twice over: the sanitizers slow a test about two
+# times, and at nice 19 beside the plain tests it may wait for a core.
+proofs_chain() {
+  stage_begin "asan+ubsan build (with the fuzz targets)"
+  proofs_configure
+  meson compile -C "$fuzzdir" >/dev/null
+  stage_end
+  stage_begin "asan+ubsan tests"
+  local ok=0
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    meson test -C "$fuzzdir" --suite core --print-errorlogs --timeout-multiplier 4 \
+    --logbase asan >/dev/null || ok=1
+  summary "asan+ubsan (core)" "$fuzzdir/meson-logs/asan.json"
+  stage_end
+  return "$ok"
 }
 
 proofs() {
   local ok=0
 
-  stage_begin "asan+ubsan build (with the fuzz targets)"
-  if [ -n "${proofs_build_pid:-}" ]; then
-    # Started beside the tests: this stage is only what was left of it.
-    if ! wait "$proofs_build_pid"; then
-      cat "$root/_build-fuzz.log" >&2
-      stage_end
-      return 1
-    fi
+  stage_begin "asan+ubsan build and tests (what was left of them)"
+  wait "$proofs_pid" || ok=1
+  stage_end
+  # What the chain did beside the plain run, or why it failed.
+  if [ "$ok" = 0 ]; then
+    grep -E '^(dev\.sh: asan|asan\+ubsan)' "$root/_build-fuzz.log" || true
   else
-    proofs_configure
-    meson compile -C "$fuzzdir" >/dev/null
+    cat "$root/_build-fuzz.log" >&2
+    return 1
   fi
-  stage_end
-  stage_begin "asan+ubsan tests"
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    meson test -C "$fuzzdir" --suite core --print-errorlogs --timeout-multiplier 2 \
-    --logbase asan >/dev/null || ok=1
-  summary "asan+ubsan (core)" "$fuzzdir/meson-logs/asan.json"
-  stage_end
 
   stage_begin "fuzz"
   bash "$here/fuzz.sh" all "${PLANDECK_FUZZ_SECONDS:-10}" || ok=1
@@ -244,6 +253,10 @@ case "$command" in
     fi
     echo "dev.sh: total: $SECONDS s (exit $status)"
     exit "$status"
+    ;;
+  proofs-chain)
+    # dev.sh test's background half (see proofs_start); not for use alone.
+    proofs_chain
     ;;
   valgrind)
     prepare test
