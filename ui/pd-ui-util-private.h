@@ -77,6 +77,8 @@ char       *_pd_run_ended_short_text  (PdSessionStatus     status,
                                         const char         *stopped,
                                         const char         *error,
                                         guint               max_chars);
+char       *_pd_budget_name            (const char         *name,
+                                        guint               max_chars);
 char       *_pd_toast_quote            (GtkWidget          *overlay,
                                         const char         *text,
                                         const char         *rest);

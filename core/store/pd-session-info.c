@@ -124,8 +124,10 @@ pd_session_info_to_json (const PdSessionInfo *self,
       JsonObject *stopped = json_object_new ();
 
       json_object_set_string_member (stopped, "class", self->stopped);
+      /* A budget is no error: named as what it is. */
       if (self->stopped_error != NULL)
-        json_object_set_string_member (stopped, "error", self->stopped_error);
+        json_object_set_string_member (stopped, g_strcmp0 (self->stopped, "budget") == 0 ? "budget" : "error",
+                                       self->stopped_error);
       json_object_set_object_member (object, "stopped", stopped);
     }
   /* Ours too: its last run completed, none came after (an Overview card
