@@ -8,7 +8,8 @@ left, plain: the wrapper the note carries for the model
 (<untrusted_content_…>) is not for the person.  import --codex-dir of a
 folder that holds no Codex sessions is an error (status 2, as a folder
 that is not there; it was 0), with --json too, and `--codex-dir ~` names
-~/.codex.  Prints TAP.
+~/.codex.  sessions list/show say "stopped" of a run that ended short,
+the window's word (--json keeps "idle").  Prints TAP.
 """
 import json
 import os
@@ -62,6 +63,20 @@ def budget_stop(tap, agent_run, tmp):
               detail(proc))
     tap.check("untrusted_content" not in proc.stdout + proc.stderr,
               "run --max-iterations prints no wrapper meant for the model", detail(proc))
+    # The window says "Stopped" of that session: the CLI said "idle".
+    db = os.path.join(tmp, "budget.db")
+    listed = agent_run("sessions", "list", "--db", db)
+    rows = [line.split() for line in listed.stdout.splitlines()[1:] if line.strip()]
+    tap.check(listed.returncode == 0 and len(rows) == 1 and rows[0][1] == "stopped",
+              "sessions list says stopped of a run its budget stopped, as the window does", detail(listed))
+    as_json = agent_run("sessions", "list", "--db", db, "--json")
+    sessions = json.loads(as_json.stdout or "{}").get("sessions", [])
+    tap.check(as_json.returncode == 0 and len(sessions) == 1 and sessions[0].get("status") == "idle",
+              "sessions list --json keeps the stored status", detail(as_json))
+    if rows:
+        shown = agent_run("sessions", "show", rows[0][0], "--db", db)
+        tap.check(shown.returncode == 0 and "\n  status    stopped\n" in shown.stdout,
+                  "sessions show says stopped too", detail(shown))
 
 
 def codex_dir(tap, agent_run, tmp):

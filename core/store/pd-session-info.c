@@ -209,6 +209,22 @@ pd_session_info_is_working (const PdSessionInfo *self,
 }
 
 /**
+ * pd_session_info_stopped_short:
+ *
+ * Whether its last run ended short of its answer (a budget, a cancel, a
+ * refusal, an answer cut off) and nothing runs now: the window's
+ * "Stopped".  A failed run is not this: its status says "failed".
+ */
+gboolean
+pd_session_info_stopped_short (const PdSessionInfo *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->status == PD_SESSION_STATUS_IDLE && self->stopped != NULL &&
+         g_strcmp0 (self->stopped, "failed") != 0;
+}
+
+/**
  * pd_session_info_get_state:
  * @now: unix µs
  *
