@@ -7,9 +7,10 @@ A run stopped by --max-iterations says why on stderr, and the plan steps
 left, plain: the wrapper the note carries for the model
 (<untrusted_content_…>) is not for the person.  import --codex-dir of a
 folder that holds no Codex sessions is an error (status 2, as a folder
-that is not there; it was 0), with --json too, and `--codex-dir ~` names
-~/.codex.  sessions list/show say "stopped" of a run that ended short,
-the window's word (--json keeps "idle").  Prints TAP.
+that is not there; it was 0), with --json and --db too, `--codex-dir ~`
+names ~/.codex and `--codex-dir=~` says the shell did not expand it.
+sessions list/show say "stopped" of a run that ended short, the window's
+word (--json keeps "idle").  Prints TAP.
 """
 import json
 import os
@@ -99,6 +100,25 @@ def codex_dir(tap, agent_run, tmp):
     right = agent_run("import", "--json", "--codex-dir", os.path.join(home, ".codex"))
     tap.check(right.returncode == 0 and json.loads(right.stdout or "{}").get("count", 0) > 0,
               "import --codex-dir ~/.codex reads its sessions", detail(right))
+    # With --db the same wrong folder exited 0 where without it exited 2.
+    db = os.path.join(tmp, "import.db")
+    wrong_db = agent_run("import", "--db", db, "--codex-dir", home)
+    tap.check(wrong_db.returncode == 2 and "--codex-dir " + os.path.join(home, ".codex") in wrong_db.stderr,
+              "import --db of a wrong folder: status 2, as without --db, and the hint", detail(wrong_db))
+    wrong_db_json = agent_run("import", "--db", db, "--json", "--codex-dir", home)
+    tap.check(wrong_db_json.returncode == 2 and json.loads(wrong_db_json.stdout or "{}").get("count") == 0,
+              "import --db --json of a wrong folder: the empty listing, status 2", detail(wrong_db_json))
+    right_db = agent_run("import", "--db", db, "--json", "--codex-dir", os.path.join(home, ".codex"))
+    tap.check(right_db.returncode == 0 and json.loads(right_db.stdout or "{}").get("count", 0) > 0,
+              "import --db --codex-dir ~/.codex indexes its sessions", detail(right_db))
+    # `--codex-dir=~`: no shell expands ~ after =.
+    tilde = agent_run("import", "--codex-dir=~")
+    tap.check(tilde.returncode == 2 and "~ was not expanded" in tilde.stderr
+              and "--codex-dir=$HOME or --codex-dir ~" in tilde.stderr,
+              "import --codex-dir=~ says ~ was not expanded and how to write it", detail(tilde))
+    tilde_sub = agent_run("import", "--codex-dir=~/.codex")
+    tap.check(tilde_sub.returncode == 2 and "--codex-dir=$HOME/.codex or --codex-dir ~/.codex" in tilde_sub.stderr,
+              "import --codex-dir=~/.codex says how to write it", detail(tilde_sub))
     default = agent_run("import")
     tap.check(default.returncode == 0 and "No transcripts found." in default.stdout,
               "import of the default folders finding nothing is no error", detail(default))
