@@ -13,14 +13,38 @@
 #include "pd-plan-row-item.h"
 #include "pd-ui-util-private.h"
 
-const char *
-_pd_step_status_icon_name (PdPlanStepStatus status)
+/* Whether a step left in progress is "in progress when the run stopped":
+ * the session's last run ended short (its budget, a cancel, a failure, a
+ * killed process).  The caller adds that no run goes on now. */
+gboolean
+_pd_run_left_off (PdSessionStatus  status,
+                  const char      *stopped)
 {
-  /* The Now and Checklist pages' glyph, in the Transcript's plan cards
-   * and the History too: an in-progress step was a triangle there and
-   * circling arrows on the Now page (tried as a new user would).  One
-   * glyph for a status everywhere. */
+  return stopped != NULL || status == PD_SESSION_STATUS_FAILED || status == PD_SESSION_STATUS_INTERRUPTED;
+}
+
+/* A step's glyph on every page: the Now and Checklist pages', the
+ * Transcript's plan cards and the History.  A step in progress when the
+ * run stopped is a square (@run_stopped: the run working on it stopped
+ * and none goes on); it was the square on the Now page and circling
+ * arrows in the Transcript and History (tried as a new user would). */
+const char *
+_pd_step_status_icon_name (PdPlanStepStatus status,
+                           gboolean         run_stopped)
+{
+  if (run_stopped && status == PD_PLAN_STEP_IN_PROGRESS)
+    return "media-playback-stop-symbolic";
   return pd_plan_step_status_icon_name (status);
+}
+
+/* The words of that glyph, for its tooltip and its spoken name. */
+const char *
+_pd_step_status_text (PdPlanStepStatus status,
+                      gboolean         run_stopped)
+{
+  if (run_stopped && status == PD_PLAN_STEP_IN_PROGRESS)
+    return C_("step status", "In progress when the run stopped");
+  return pd_plan_step_status_label (status);
 }
 
 const char *

@@ -24,7 +24,12 @@ void        _pd_list_box_refocus_row   (GtkListBox         *list,
                                         gboolean            on_last);
 void        _pd_follow_bottom          (GtkScrolledWindow  *scroller);
 gboolean    _pd_is_following_bottom    (GtkScrolledWindow  *scroller);
-const char *_pd_step_status_icon_name  (PdPlanStepStatus    status);
+const char *_pd_step_status_icon_name  (PdPlanStepStatus    status,
+                                        gboolean            run_stopped);
+const char *_pd_step_status_text       (PdPlanStepStatus    status,
+                                        gboolean            run_stopped);
+gboolean    _pd_run_left_off           (PdSessionStatus     status,
+                                        const char         *stopped);
 const char *_pd_check_status_label     (PdPlanCheckStatus   status);
 const char *_pd_event_type_label       (const char         *type);
 const char *_pd_session_status_label   (PdSessionStatus     status);
