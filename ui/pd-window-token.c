@@ -44,7 +44,7 @@ pd_window_say_token_not_kept (PdWindow     *self,
   if (self->said_no_keyring)
     return;
   self->said_no_keyring = TRUE;
-  pd_window_show_message (self, _("No keyring is running: the token is used for this session only"));
+  pd_window_show_message (self, _("No keyring is running: the token is used until Plandeck quits"));
 }
 
 static void
