@@ -89,6 +89,8 @@ char       *_pd_toast_quote            (GtkWidget          *overlay,
                                         const char         *rest);
 GtkWidget  *_pd_list_box_roving_row    (GtkWidget          *row);
 void        _pd_list_box_one_stop      (GtkListBox         *list);
+void        _pd_toast_keep_above       (GtkWidget          *overlay,
+                                        GtkWidget          *content);
 void        _pd_toast_add              (GtkWidget          *where,
                                         AdwToast           *toast);
 void        _pd_toast_add_text         (GtkWidget          *where,

@@ -1070,6 +1070,8 @@ pd_window_init (PdWindow *self)
   g_signal_connect_object (self->leaflet, "notify::folded", G_CALLBACK (on_folded), self, G_CONNECT_SWAPPED);
   on_folded (self);
   _pd_widen_view_switcher_bar (self->switcher_bar);
+  /* Toasts above the run bar, the message entry and the page tabs. */
+  _pd_toast_keep_above (GTK_WIDGET (self->toast_overlay), GTK_WIDGET (self->view_stack));
 }
 
 /**
