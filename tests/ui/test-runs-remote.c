@@ -251,6 +251,23 @@ check_remote_token_needed (PdApplication *app,
   pd_test_wait_until (remote_loaded, window, "the endpoint listed with the token given in the banner");
   /* Taken: it does not stay in the entry. */
   pd_test_wait_until (entry_empty, entry, "the token taken out of the banner's entry");
+
+  /* Preferences → Sources said "No endpoints yet" while this window was
+   * connected to one (tried as a new user would): it names it. */
+  {
+    GtkWindow *prefs = GTK_WINDOW (pd_preferences_window_new (GTK_WINDOW (window)));
+    const char *base = pd_remote_source_get_base_url (PD_REMOTE_SOURCE (pd_window_get_source (window)));
+    g_autofree char *open = g_strdup_printf ("Open in this window: %s", base);
+
+    gtk_window_present (prefs);
+    adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (prefs), "sources");
+    pd_test_flush (GTK_WIDGET (prefs));
+    g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (prefs), "No endpoints yet", TRUE), ==, 0);
+    g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (prefs), open, TRUE), ==, 1);
+    g_assert_null (pd_test_find_label_containing (GTK_WIDGET (prefs), "right-token"));
+    pd_test_screenshot (GTK_WIDGET (prefs), "preferences-sources-remote-open");
+    gtk_window_destroy (prefs);
+  }
 }
 
 static void
