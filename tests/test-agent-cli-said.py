@@ -7,8 +7,10 @@ A run stopped by --max-iterations says why on stderr, and the plan steps
 left, plain: the wrapper the note carries for the model
 (<untrusted_content_…>) is not for the person.  import --codex-dir of a
 folder that holds no Codex sessions is an error (status 2, as a folder
-that is not there; it was 0), with --json too, and `--codex-dir ~` names
-~/.codex.  Prints TAP.
+that is not there; it was 0), with --json and --db too, `--codex-dir ~`
+names ~/.codex and `--codex-dir=~` says the shell did not expand it.
+sessions list/show say "stopped" of a run that ended short, the window's
+word (--json keeps "idle").  Prints TAP.
 """
 import json
 import os
@@ -45,6 +47,20 @@ def budget_stop(tap, agent_run, tmp):
               detail(proc))
     tap.check("untrusted_content" not in proc.stdout + proc.stderr,
               "run --max-iterations prints no wrapper meant for the model", detail(proc))
+    # The window says "Stopped" of that session: the CLI said "idle".
+    db = os.path.join(tmp, "budget.db")
+    listed = agent_run("sessions", "list", "--db", db)
+    rows = [line.split() for line in listed.stdout.splitlines()[1:] if line.strip()]
+    tap.check(listed.returncode == 0 and len(rows) == 1 and rows[0][1] == "stopped",
+              "sessions list says stopped of a run its budget stopped, as the window does", detail(listed))
+    as_json = agent_run("sessions", "list", "--db", db, "--json")
+    sessions = json.loads(as_json.stdout or "{}").get("sessions", [])
+    tap.check(as_json.returncode == 0 and len(sessions) == 1 and sessions[0].get("status") == "idle",
+              "sessions list --json keeps the stored status", detail(as_json))
+    if rows:
+        shown = agent_run("sessions", "show", rows[0][0], "--db", db)
+        tap.check(shown.returncode == 0 and "\n  status    stopped\n" in shown.stdout,
+                  "sessions show says stopped too", detail(shown))
 
 
 def codex_dir(tap, agent_run, tmp):
@@ -67,6 +83,25 @@ def codex_dir(tap, agent_run, tmp):
     right = agent_run("import", "--json", "--codex-dir", os.path.join(home, ".codex"))
     tap.check(right.returncode == 0 and json.loads(right.stdout or "{}").get("count", 0) > 0,
               "import --codex-dir ~/.codex reads its sessions", detail(right))
+    # With --db the same wrong folder exited 0 where without it exited 2.
+    db = os.path.join(tmp, "import.db")
+    wrong_db = agent_run("import", "--db", db, "--codex-dir", home)
+    tap.check(wrong_db.returncode == 2 and "--codex-dir " + os.path.join(home, ".codex") in wrong_db.stderr,
+              "import --db of a wrong folder: status 2, as without --db, and the hint", detail(wrong_db))
+    wrong_db_json = agent_run("import", "--db", db, "--json", "--codex-dir", home)
+    tap.check(wrong_db_json.returncode == 2 and json.loads(wrong_db_json.stdout or "{}").get("count") == 0,
+              "import --db --json of a wrong folder: the empty listing, status 2", detail(wrong_db_json))
+    right_db = agent_run("import", "--db", db, "--json", "--codex-dir", os.path.join(home, ".codex"))
+    tap.check(right_db.returncode == 0 and json.loads(right_db.stdout or "{}").get("count", 0) > 0,
+              "import --db --codex-dir ~/.codex indexes its sessions", detail(right_db))
+    # `--codex-dir=~`: no shell expands ~ after =.
+    tilde = agent_run("import", "--codex-dir=~")
+    tap.check(tilde.returncode == 2 and "~ was not expanded" in tilde.stderr
+              and "--codex-dir=$HOME or --codex-dir ~" in tilde.stderr,
+              "import --codex-dir=~ says ~ was not expanded and how to write it", detail(tilde))
+    tilde_sub = agent_run("import", "--codex-dir=~/.codex")
+    tap.check(tilde_sub.returncode == 2 and "--codex-dir=$HOME/.codex or --codex-dir ~/.codex" in tilde_sub.stderr,
+              "import --codex-dir=~/.codex says how to write it", detail(tilde_sub))
     default = agent_run("import")
     tap.check(default.returncode == 0 and "No transcripts found." in default.stdout,
               "import of the default folders finding nothing is no error", detail(default))

@@ -832,6 +832,9 @@ test_stopped (Fixture       *f,
 
   card = pd_overview_find (f->overview, source_at (f, 1), failed_id);
   g_assert_cmpstr (pd_overview_card_get_stopped_error (card), ==, "HTTP 500");
+  /* Which budget, through the endpoint (stopped.budget): its card names it. */
+  card = pd_overview_find (f->overview, source_at (f, 1), budget_id);
+  g_assert_cmpstr (pd_overview_card_get_stopped_error (card), ==, "iterations");
   for (guint i = 0; i < 2; i++)
     {
       g_assert_cmpint (pd_overview_card_get_need (card_at (f, i)), ==, PD_OVERVIEW_NEED_FAILED);

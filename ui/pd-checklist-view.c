@@ -434,7 +434,9 @@ new_agent_row (PdChecklistView *self,
   gtk_widget_set_valign (text_box, GTK_ALIGN_CENTER);
   gtk_box_append (GTK_BOX (box), text_box);
 
-  widgets->progress_icon = GTK_IMAGE (gtk_image_new_from_icon_name ("media-playback-start-symbolic"));
+  /* A step's glyph on every page (it was a triangle here only). */
+  widgets->progress_icon = GTK_IMAGE (gtk_image_new_from_icon_name (_pd_step_status_icon_name (PD_PLAN_STEP_IN_PROGRESS,
+                                                                                                FALSE)));
   gtk_widget_set_valign (GTK_WIDGET (widgets->progress_icon), GTK_ALIGN_CENTER);
   gtk_widget_add_css_class (GTK_WIDGET (widgets->progress_icon), "pd-step-in_progress");
   gtk_widget_set_tooltip_text (GTK_WIDGET (widgets->progress_icon), _("In progress"));

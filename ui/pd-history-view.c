@@ -43,6 +43,7 @@ struct _PdHistoryView
   GListStore         *versions;
   GtkSingleSelection *selection;
   gboolean            narrow;
+  gboolean            run_stopped;  /* see pd_history_view_set_run_stopped() */
 
   /* Template widgets */
   GtkPaned           *paned;
@@ -185,10 +186,11 @@ named_row (GtkWidget  *child,
 static GtkWidget *
 step_row (const PdPlanStep *step,
           gboolean          imported,
-          const char       *mark)
+          const char       *mark,
+          gboolean          run_stopped)
 {
   GtkWidget *row = _pd_row_box_new ();
-  GtkWidget *icon = gtk_image_new_from_icon_name (_pd_step_status_icon_name (step->status));
+  GtkWidget *icon = gtk_image_new_from_icon_name (_pd_step_status_icon_name (step->status, run_stopped));
   GtkWidget *text = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   GtkWidget *line = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
   g_autofree char *status_class = g_strdup_printf ("pd-step-%s", pd_plan_step_status_to_string (step->status));
@@ -198,8 +200,8 @@ step_row (const PdPlanStep *step,
 
   gtk_widget_set_valign (icon, GTK_ALIGN_START);
   gtk_widget_add_css_class (icon, status_class);
-  gtk_widget_set_tooltip_text (icon, pd_plan_step_status_label (step->status));
-  _pd_accessible_set_text (GTK_WIDGET (icon), pd_plan_step_status_label (step->status), NULL);
+  gtk_widget_set_tooltip_text (icon, _pd_step_status_text (step->status, run_stopped));
+  _pd_accessible_set_text (GTK_WIDGET (icon), _pd_step_status_text (step->status, run_stopped), NULL);
   gtk_box_append (GTK_BOX (row), icon);
 
   /* An id is read whole: the title wraps instead.  An imported agent's
@@ -262,7 +264,7 @@ step_row (const PdPlanStep *step,
                                      /* Translators: a plan step's spoken name: "s2: Port to GKeyFile" */
                                      : g_strdup_printf (_("%s: %s"), safe_id, safe_title);
 
-    return named_row (row, name, pd_plan_step_status_label (step->status));
+    return named_row (row, name, _pd_step_status_text (step->status, run_stopped));
   }
 }
 
@@ -326,6 +328,7 @@ pd_history_view_show_selected (PdHistoryView *self)
   g_autofree char *title = NULL;
   g_autoptr(JsonObject) marks = NULL;
   gboolean imported = FALSE;
+  gboolean run_stopped;
   guint n_cancelled;
   const PdPlanState *state;
   PdPlanCounts counts = { 0 };
@@ -377,11 +380,15 @@ pd_history_view_show_selected (PdHistoryView *self)
 
   marks = step_marks (pd_plan_version_item_get_state_json (item));
   imported = json_object_get_size (marks) > 0;
+  /* Only the newest version is the plan the stopped run left: in an older
+   * one the step was in progress, and was worked on after. */
+  run_stopped = self->run_stopped && position + 1 == g_list_model_get_n_items (G_LIST_MODEL (self->versions));
   for (guint i = 0; i < state->steps->len; i++)
     {
       const PdPlanStep *step = g_ptr_array_index (state->steps, i);
 
-      gtk_list_box_append (self->steps_list, _pd_list_box_roving_row (step_row (step, imported, step_mark (marks, step->id))));
+      gtk_list_box_append (self->steps_list,
+                           _pd_list_box_roving_row (step_row (step, imported, step_mark (marks, step->id), run_stopped)));
     }
   if (state->steps->len == 0)
     list_box_add_placeholder_row (self->steps_list, _("The plan had no steps"));
@@ -1018,4 +1025,23 @@ pd_history_view_select_version (PdHistoryView *self,
     }
 
   return FALSE;
+}
+
+/**
+ * pd_history_view_set_run_stopped:
+ * @run_stopped: the session's last run ended short and none goes on
+ *
+ * A step the newest version has in progress is then shown as the Now page
+ * shows it: "In progress when the run stopped", its square.
+ */
+void
+pd_history_view_set_run_stopped (PdHistoryView *self,
+                                 gboolean       run_stopped)
+{
+  g_return_if_fail (PD_IS_HISTORY_VIEW (self));
+
+  if (self->run_stopped == !!run_stopped)
+    return;
+  self->run_stopped = !!run_stopped;
+  pd_history_view_show_selected (self);
 }

@@ -19,6 +19,8 @@ gboolean    pd_history_view_get_narrow       (PdHistoryView *self);
 void        pd_history_view_set_narrow       (PdHistoryView *self,
                                               gboolean       narrow);
 void        pd_history_view_refresh          (PdHistoryView *self);
+void        pd_history_view_set_run_stopped  (PdHistoryView *self,
+                                              gboolean       run_stopped);
 GListModel *pd_history_view_get_model        (PdHistoryView *self);
 gint64      pd_history_view_get_selected_version (PdHistoryView *self);
 gboolean    pd_history_view_select_version   (PdHistoryView *self,

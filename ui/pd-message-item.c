@@ -31,6 +31,7 @@ struct _PdMessageItem
   char      *refusal;          /* the model declined: the explanation */
   char      *incomplete;       /* cut off: the stop reason that said so */
   char      *thinking;         /* the model's thinking or reasoning, to show folded */
+  gboolean   run_stopped;      /* the last plan card of a run that stopped short */
 };
 
 G_DEFINE_FINAL_TYPE (PdMessageItem, pd_message_item, G_TYPE_OBJECT)
@@ -322,7 +323,49 @@ pd_message_item_get_thinking (PdMessageItem *self)
   return self->thinking;
 }
 
-/* Same message at the same place: the row need not change. */
+/* Whether this is the last plan of a session whose run stopped short: its
+ * step in progress is shown as the Now page shows it then. */
+gboolean
+pd_message_item_get_run_stopped (PdMessageItem *self)
+{
+  g_return_val_if_fail (PD_IS_MESSAGE_ITEM (self), FALSE);
+  return self->run_stopped;
+}
+
+/**
+ * pd_message_item_copy_run_stopped:
+ *
+ * Items do not change once made: the same message with @run_stopped, to
+ * put in its place.
+ *
+ * Returns: (transfer full): a new item
+ */
+PdMessageItem *
+pd_message_item_copy_run_stopped (PdMessageItem *self,
+                                  gboolean       run_stopped)
+{
+  PdMessageItem *copy;
+
+  g_return_val_if_fail (PD_IS_MESSAGE_ITEM (self), NULL);
+
+  copy = g_object_new (PD_TYPE_MESSAGE_ITEM, NULL);
+  copy->index = self->index;
+  copy->role = g_strdup (self->role);
+  copy->content = g_strdup (self->content);
+  copy->name = g_strdup (self->name);
+  copy->tool_call_id = g_strdup (self->tool_call_id);
+  copy->tool_calls = self->tool_calls ? json_array_ref (self->tool_calls) : NULL;
+  copy->tool_calls_text = g_strdup (self->tool_calls_text);
+  copy->is_plan = self->is_plan;
+  copy->refusal = g_strdup (self->refusal);
+  copy->incomplete = g_strdup (self->incomplete);
+  copy->thinking = g_strdup (self->thinking);
+  copy->run_stopped = !!run_stopped;
+  return copy;
+}
+
+/* Same message at the same place: the row need not change.  Whether its
+ * run stopped is not the message's: the transcript view sets that after. */
 gboolean
 pd_message_item_equal (PdMessageItem *a,
                        PdMessageItem *b)

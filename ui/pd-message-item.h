@@ -24,6 +24,9 @@ gboolean       pd_message_item_get_is_plan   (PdMessageItem *self);
 const char    *pd_message_item_get_refusal   (PdMessageItem *self);
 const char    *pd_message_item_get_incomplete (PdMessageItem *self);
 const char    *pd_message_item_get_thinking  (PdMessageItem *self);
+gboolean       pd_message_item_get_run_stopped (PdMessageItem *self);
+PdMessageItem *pd_message_item_copy_run_stopped (PdMessageItem *self,
+                                                 gboolean       run_stopped);
 gboolean       pd_message_item_equal         (PdMessageItem *a,
                                               PdMessageItem *b);
 char          *pd_message_item_dup_copy_text (PdMessageItem *self);

@@ -318,7 +318,8 @@ clear_box (GtkWidget *box)
  * older or cut render) has no card; its text stays folded below. */
 static void
 pd_message_row_update_plan_card (PdMessageRow *self,
-                                 const char   *plan_text)
+                                 const char   *plan_text,
+                                 gboolean      run_stopped)
 {
   g_autoptr(PdPlanState) state = NULL;
   g_autofree char *title = NULL;
@@ -349,13 +350,13 @@ pd_message_row_update_plan_card (PdMessageRow *self,
       g_autofree char *status_class = g_strdup_printf ("pd-step-%s", pd_plan_step_status_to_string (step->status));
       g_autofree char *title_text = pd_safe_text_line (step->title);
       GtkWidget *line = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-      GtkWidget *icon = gtk_image_new_from_icon_name (_pd_step_status_icon_name (step->status));
+      GtkWidget *icon = gtk_image_new_from_icon_name (_pd_step_status_icon_name (step->status, run_stopped));
       GtkWidget *label = _pd_plain_label (title_text, NULL);
 
       gtk_widget_add_css_class (icon, status_class);
       gtk_widget_set_valign (icon, GTK_ALIGN_START);
-      gtk_widget_set_tooltip_text (icon, pd_plan_step_status_label (step->status));
-      _pd_accessible_set_text (GTK_WIDGET (icon), pd_plan_step_status_label (step->status), NULL);
+      gtk_widget_set_tooltip_text (icon, _pd_step_status_text (step->status, run_stopped));
+      _pd_accessible_set_text (GTK_WIDGET (icon), _pd_step_status_text (step->status, run_stopped), NULL);
       gtk_widget_set_hexpand (label, TRUE);
       gtk_box_append (GTK_BOX (line), icon);
       gtk_box_append (GTK_BOX (line), label);
@@ -541,7 +542,8 @@ pd_message_row_update (PdMessageRow *self)
   gtk_widget_set_visible (GTK_WIDGET (self->content_label),
                           gtk_label_get_text (self->content_label)[0] != '\0');
 
-  pd_message_row_update_plan_card (self, is_plan ? content : NULL);
+  pd_message_row_update_plan_card (self, is_plan ? content : NULL,
+                                   self->item != NULL && pd_message_item_get_run_stopped (self->item));
 
   /* Thinking is there to look into, not to read first: always folded. */
   {

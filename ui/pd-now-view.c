@@ -109,10 +109,8 @@ static void pd_now_view_fill_soon    (PdNowView *self);
 static void
 pd_now_view_sync_halted (PdNowView *self)
 {
-  gboolean ended_short = self->stopped != NULL || self->status == PD_SESSION_STATUS_FAILED ||
-                         self->status == PD_SESSION_STATUS_INTERRUPTED;
-
-  pd_plan_rows_set_halted (self->rows, ended_short && !pd_session_view_get_running (PD_SESSION_VIEW (self)));
+  pd_plan_rows_set_halted (self->rows, _pd_run_left_off (self->status, self->stopped) &&
+                                       !pd_session_view_get_running (PD_SESSION_VIEW (self)));
 }
 
 static void

@@ -263,16 +263,13 @@ pd_plan_row_content_sync (PdPlanRowContent *self,
                           const char       *unverified,
                           gboolean          halted)
 {
-  gboolean stalled = halted && step->status == PD_PLAN_STEP_IN_PROGRESS;
-  const char *status = stalled ? C_("step status", "In progress when the run stopped")
-                               : pd_plan_step_status_label (step->status);
+  const char *status = _pd_step_status_text (step->status, halted);
   g_autofree char *id = cut_text (step->id, CHECK_SHOWN_CHARS, FALSE);
   g_autofree char *title = cut_text (step->title, TITLE_SHOWN_CHARS, FALSE);
   g_autofree char *note = cut_text (step->note, NOTE_SHOWN_CHARS, TRUE);
   GtkWidget *child;
 
-  gtk_image_set_from_icon_name (self->status_icon, stalled ? "media-playback-stop-symbolic"
-                                                           : pd_plan_step_status_icon_name (step->status));
+  gtk_image_set_from_icon_name (self->status_icon, _pd_step_status_icon_name (step->status, halted));
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_icon), status);
   _pd_accessible_set_text (GTK_WIDGET (self->status_icon), status, NULL);
 

@@ -387,11 +387,11 @@ on_answer (GObject      *object,
 
           if (request->endpoint != NULL)
             g_task_return_new_error (task, G_IO_ERROR, code,
-                                     _("No keyring could keep the token (%s): it is kept for this session only"),
+                                     _("No keyring could keep the token (%s): it is kept until Plandeck quits"),
                                      why);
           else
             g_task_return_new_error (task, G_IO_ERROR, code,
-                                     _("No keyring could keep the API key (%s): it is kept for this session only"),
+                                     _("No keyring could keep the API key (%s): it is kept until Plandeck quits"),
                                      why);
           return;
         }
@@ -442,8 +442,8 @@ on_service (GObject      *object,
 
           g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                                    request->endpoint != NULL
-                                   ? _("No keyring could keep the token (%s): it is kept for this session only")
-                                   : _("No keyring could keep the API key (%s): it is kept for this session only"),
+                                   ? _("No keyring could keep the token (%s): it is kept until Plandeck quits")
+                                   : _("No keyring could keep the API key (%s): it is kept until Plandeck quits"),
                                    why);
         }
       else

@@ -440,8 +440,7 @@ pd_session_item_get_source_label (PdSessionItem *self)
 static gboolean
 pd_session_item_stopped_short (PdSessionItem *self)
 {
-  return self->info->status == PD_SESSION_STATUS_IDLE && self->info->stopped != NULL &&
-         g_strcmp0 (self->info->stopped, "failed") != 0;
+  return pd_session_info_stopped_short (self->info);
 }
 
 const char *

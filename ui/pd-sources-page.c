@@ -564,6 +564,8 @@ pd_sources_page_say_token_stays (GtkWidget  *remove_row,
   pd_secrets_has_token_async (url, on_has_token, row_ref);
 }
 
+static void pd_sources_page_sync_empty (PdSourcesPage *self);
+
 static void
 pd_sources_page_rebuild (PdSourcesPage *self)
 {
@@ -624,8 +626,40 @@ pd_sources_page_rebuild (PdSourcesPage *self)
 
   if (self->rows->len == 0)
     {
+      pd_sources_page_sync_empty (self);
       adw_preferences_group_add (self->list_group, self->empty_row);
       g_ptr_array_add (self->rows, self->empty_row);
+    }
+}
+
+/* No endpoint in the list, in a window opened with --remote on one: "No
+ * endpoints yet" read as if that window's endpoint were not there (tried
+ * as a new user would).  It is named, and how to keep it. */
+static void
+pd_sources_page_sync_empty (PdSourcesPage *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWindow *parent = GTK_IS_WINDOW (root) ? gtk_window_get_transient_for (GTK_WINDOW (root)) : NULL;
+  PdSource *source = PD_IS_WINDOW (parent) ? pd_window_get_source (PD_WINDOW (parent)) : NULL;
+
+  if (source != NULL && PD_IS_REMOTE_SOURCE (source))
+    {
+      /* Translators: %s is the endpoint's address, http://HOST:PORT */
+      g_autofree char *title = g_strdup_printf (_("Open in this window: %s"),
+                                                pd_remote_source_get_base_url (PD_REMOTE_SOURCE (source)));
+
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->empty_row), title);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (self->empty_row),
+                                   _("Opened with --remote and not kept: add it below to list it in every window"));
+    }
+  else
+    {
+      /* An address is plain text, never markup. */
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (self->empty_row), FALSE);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->empty_row), _("No endpoints yet"));
+  /* Its window is known once the page is in it. */
+  g_signal_connect (self, "map", G_CALLBACK (pd_sources_page_sync_empty), NULL);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (self->empty_row), NULL);
     }
 }
 

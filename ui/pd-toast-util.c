@@ -32,6 +32,7 @@
 
 #define GATE_KEY "pd-toast-gate"
 #define NAMER_KEY "pd-toast-namer"
+#define ABOVE_KEY "pd-toast-above"
 
 /* libadwaita 1.2's longest appearing (a toast replacing another), and
  * some frames to spare. */
@@ -203,21 +204,42 @@ name_close_button (GtkWidget *widget)
     name_close_button (child);
 }
 
+/* A toast shows at the overlay's bottom: over the bars below the content
+ * given to _pd_toast_keep_above() (the message entry of the Now page,
+ * tried as a new user would), unless raised above them. */
+static void
+keep_above_content (GtkWidget *overlay,
+                    GtkWidget *toast)
+{
+  GtkWidget *content = g_object_get_data (G_OBJECT (overlay), ABOVE_KEY);
+  graphene_point_t bottom;
+  int inset = 0;
+
+  if (content != NULL && gtk_widget_get_mapped (content) &&
+      gtk_widget_compute_point (content, overlay, &GRAPHENE_POINT_INIT (0, gtk_widget_get_height (content)), &bottom))
+    inset = CLAMP (gtk_widget_get_height (overlay) - (int) bottom.y, 0, gtk_widget_get_height (overlay) / 2);
+  gtk_widget_set_margin_bottom (toast, inset);
+}
+
 /* A toast's widget came into the overlay (at once, or when the toasts
- * before it went): its close button is named. */
+ * before it went): its close button is named, and it is kept above the
+ * bars. */
 static void
 on_overlay_children (GListModel *children,
                      guint       position,
                      guint       removed,
                      guint       added,
-                     gpointer    unused)
+                     gpointer    overlay)
 {
   for (guint i = position; i < position + added; i++)
     {
       g_autoptr(GtkWidget) child = g_list_model_get_item (children, i);
 
       if (child != NULL && is_toast_widget (child))
-        name_close_button (child);
+        {
+          name_close_button (child);
+          keep_above_content (overlay, child);
+        }
     }
 }
 
@@ -249,8 +271,27 @@ name_toasts_in (GtkWidget *where)
     return;
   children = gtk_widget_observe_children (overlay);
   g_object_set_data_full (G_OBJECT (overlay), NAMER_KEY, children, g_object_unref);
-  g_signal_connect (children, "items-changed", G_CALLBACK (on_overlay_children), NULL);
-  on_overlay_children (children, 0, 0, g_list_model_get_n_items (children), NULL);
+  g_signal_connect (children, "items-changed", G_CALLBACK (on_overlay_children), overlay);
+  on_overlay_children (children, 0, 0, g_list_model_get_n_items (children), overlay);
+}
+
+/**
+ * _pd_toast_keep_above:
+ * @overlay: an #AdwToastOverlay
+ * @content: a widget inside it, with bars below it
+ *
+ * Toasts shown in @overlay while @content is mapped come above the bottom
+ * edge of @content, not over the bars below it.
+ */
+void
+_pd_toast_keep_above (GtkWidget *overlay,
+                      GtkWidget *content)
+{
+  g_return_if_fail (ADW_IS_TOAST_OVERLAY (overlay));
+  g_return_if_fail (gtk_widget_is_ancestor (content, overlay));
+
+  /* A descendant: it lives as long as the overlay. */
+  g_object_set_data (G_OBJECT (overlay), ABOVE_KEY, content);
 }
 
 /**

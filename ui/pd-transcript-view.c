@@ -34,6 +34,7 @@ struct _PdTranscriptView
   GListStore        *messages;
   guint64            first;          /* the first message shown's index */
   GCancellable      *earlier;        /* "Show Earlier Messages" in flight */
+  gboolean           run_stopped;    /* see pd_transcript_view_set_run_stopped() */
 
   /* Template widgets */
   GtkWidget         *earlier_bar;
@@ -161,6 +162,33 @@ pd_transcript_view_merge (PdTranscriptView *self,
     g_list_store_splice (self->messages, n_old, 0, appended->pdata, appended->len);
 }
 
+/* The last plan card of a run that stopped short shows its step in
+ * progress as the Now page does; the cards before it were plans the run
+ * went on from.  Items do not change: a copy takes the place of one. */
+static void
+pd_transcript_view_sync_run_stopped (PdTranscriptView *self)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->messages));
+  gboolean last_plan = TRUE;
+
+  for (guint i = n; i-- > 0;)
+    {
+      g_autoptr(PdMessageItem) item = g_list_model_get_item (G_LIST_MODEL (self->messages), i);
+      gboolean stopped;
+
+      if (!pd_message_item_get_is_plan (item))
+        continue;
+      stopped = self->run_stopped && last_plan;
+      last_plan = FALSE;
+      if (pd_message_item_get_run_stopped (item) != stopped)
+        {
+          g_autoptr(PdMessageItem) copy = pd_message_item_copy_run_stopped (item, stopped);
+
+          g_list_store_splice (self->messages, i, 1, (gpointer *) &copy, 1);
+        }
+    }
+}
+
 static void
 on_messages_loaded (GObject      *object,
                     GAsyncResult *result,
@@ -185,6 +213,7 @@ on_messages_loaded (GObject      *object,
     g_clear_error (&error);
   else if (messages != NULL)
     pd_transcript_view_merge (self, messages, first);
+  pd_transcript_view_sync_run_stopped (self);
 
   pd_transcript_view_update_state (self);
   pd_session_view_reload_done (request, error);
@@ -357,4 +386,23 @@ pd_transcript_view_get_model (PdTranscriptView *self)
 {
   g_return_val_if_fail (PD_IS_TRANSCRIPT_VIEW (self), NULL);
   return G_LIST_MODEL (self->messages);
+}
+
+/**
+ * pd_transcript_view_set_run_stopped:
+ * @run_stopped: the session's last run ended short and none goes on
+ *
+ * The last plan card then shows a step in progress as the Now page does:
+ * "In progress when the run stopped", its square.
+ */
+void
+pd_transcript_view_set_run_stopped (PdTranscriptView *self,
+                                    gboolean          run_stopped)
+{
+  g_return_if_fail (PD_IS_TRANSCRIPT_VIEW (self));
+
+  if (self->run_stopped == !!run_stopped)
+    return;
+  self->run_stopped = !!run_stopped;
+  pd_transcript_view_sync_run_stopped (self);
 }

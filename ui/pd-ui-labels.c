@@ -13,14 +13,38 @@
 #include "pd-plan-row-item.h"
 #include "pd-ui-util-private.h"
 
-const char *
-_pd_step_status_icon_name (PdPlanStepStatus status)
+/* Whether a step left in progress is "in progress when the run stopped":
+ * the session's last run ended short (its budget, a cancel, a failure, a
+ * killed process).  The caller adds that no run goes on now. */
+gboolean
+_pd_run_left_off (PdSessionStatus  status,
+                  const char      *stopped)
 {
-  /* The Now and Checklist pages' glyph, in the Transcript's plan cards
-   * and the History too: an in-progress step was a triangle there and
-   * circling arrows on the Now page (tried as a new user would).  One
-   * glyph for a status everywhere. */
+  return stopped != NULL || status == PD_SESSION_STATUS_FAILED || status == PD_SESSION_STATUS_INTERRUPTED;
+}
+
+/* A step's glyph on every page: the Now and Checklist pages', the
+ * Transcript's plan cards and the History.  A step in progress when the
+ * run stopped is a square (@run_stopped: the run working on it stopped
+ * and none goes on); it was the square on the Now page and circling
+ * arrows in the Transcript and History (tried as a new user would). */
+const char *
+_pd_step_status_icon_name (PdPlanStepStatus status,
+                           gboolean         run_stopped)
+{
+  if (run_stopped && status == PD_PLAN_STEP_IN_PROGRESS)
+    return "media-playback-stop-symbolic";
   return pd_plan_step_status_icon_name (status);
+}
+
+/* The words of that glyph, for its tooltip and its spoken name. */
+const char *
+_pd_step_status_text (PdPlanStepStatus status,
+                      gboolean         run_stopped)
+{
+  if (run_stopped && status == PD_PLAN_STEP_IN_PROGRESS)
+    return C_("step status", "In progress when the run stopped");
+  return pd_plan_step_status_label (status);
 }
 
 const char *
@@ -114,4 +138,83 @@ _pd_event_type_label (const char *type)
     if (g_str_equal (type, labels[i].type))
       return _(labels[i].label);
   return type;
+}
+
+/* A run's budget in words ("iterations", "tokens", "time"), from the
+ * name the engine gives it; another name, from an endpoint, as it is,
+ * made safe and short. */
+char *
+_pd_budget_name (const char *name,
+                 guint       max_chars)
+{
+  if (g_strcmp0 (name, "iterations") == 0)
+    return g_strdup (C_("budget", "iterations"));
+  if (g_strcmp0 (name, "tokens") == 0)
+    return g_strdup (C_("budget", "tokens"));
+  if (g_strcmp0 (name, "wall_time") == 0)
+    return g_strdup (C_("budget", "time"));
+  return _pd_isolated_short (name, max_chars);
+}
+
+/**
+ * _pd_run_ended_short_text:
+ * @status: the session's status
+ * @stopped: (nullable): how its last run ended short (PdSessionInfo.stopped)
+ * @error: (nullable): the reason a failed run gave (anyone's text); of a
+ *   "budget" stop, the budget (iterations, tokens, wall_time)
+ * @max_chars: how much of @error to show at most
+ *
+ * What a run that ended short of its answer reads as, the same on its
+ * Overview card and on its Now page: "Interrupted", "Stopped — cancelled",
+ * "Failed — HTTP 500 …".
+ *
+ * Returns: (transfer full) (nullable): the text, or %NULL when the last run
+ *   did not end short (or one is on)
+ */
+char *
+_pd_run_ended_short_text (PdSessionStatus  status,
+                          const char      *stopped,
+                          const char      *error,
+                          guint            max_chars)
+{
+  /* Its process ended without ending the run (killed): what is known of
+   * it, as a run its endpoint stopped says by what. */
+  if (status == PD_SESSION_STATUS_INTERRUPTED && stopped == NULL)
+    return g_strdup (_("Interrupted — the process running it stopped without ending it"));
+  if (status == PD_SESSION_STATUS_INTERRUPTED)
+    return g_strdup (_("Interrupted"));
+  if (status == PD_SESSION_STATUS_RUNNING || (stopped == NULL && status != PD_SESSION_STATUS_FAILED))
+    return NULL;
+  if (g_strcmp0 (stopped, "cancelled") == 0 && error != NULL && *error != '\0')
+    {
+      g_autofree char *safe = _pd_isolated_short (error, max_chars);
+
+      /* Translators: %s says what interrupted the run ("the endpoint (serve) stopped") */
+      return g_strdup_printf (_("Interrupted — %s"), safe);
+    }
+  if (g_strcmp0 (stopped, "cancelled") == 0)
+    return g_strdup (_("Stopped — cancelled"));
+  if (g_strcmp0 (stopped, "refused") == 0)
+    return g_strdup (_("Stopped — the model refused"));
+  /* Which budget, as the Events page names it: a run stopped before its
+   * plan said only "its budget ran out" (tried as a new user would). */
+  if (g_strcmp0 (stopped, "budget") == 0 && error != NULL && *error != '\0')
+    {
+      g_autofree char *budget = _pd_budget_name (error, max_chars);
+
+      /* Translators: %s names the budget: "iterations", "tokens" or "time" */
+      return g_strdup_printf (_("Stopped — its %s budget ran out"), budget);
+    }
+  if (g_strcmp0 (stopped, "budget") == 0)
+    return g_strdup (_("Stopped — its budget ran out"));
+  if (g_strcmp0 (stopped, "incomplete") == 0)
+    return g_strdup (_("Stopped — the answer was cut off"));
+  if (error != NULL && *error != '\0')
+    {
+      g_autofree char *safe = _pd_isolated_short (error, max_chars);
+
+      /* Translators: %s is why the run failed, as the model provider said it */
+      return g_strdup_printf (_("Failed — %s"), safe);
+    }
+  return g_strdup (_("Failed"));
 }

@@ -24,7 +24,12 @@ void        _pd_list_box_refocus_row   (GtkListBox         *list,
                                         gboolean            on_last);
 void        _pd_follow_bottom          (GtkScrolledWindow  *scroller);
 gboolean    _pd_is_following_bottom    (GtkScrolledWindow  *scroller);
-const char *_pd_step_status_icon_name  (PdPlanStepStatus    status);
+const char *_pd_step_status_icon_name  (PdPlanStepStatus    status,
+                                        gboolean            run_stopped);
+const char *_pd_step_status_text       (PdPlanStepStatus    status,
+                                        gboolean            run_stopped);
+gboolean    _pd_run_left_off           (PdSessionStatus     status,
+                                        const char         *stopped);
 const char *_pd_check_status_label     (PdPlanCheckStatus   status);
 const char *_pd_event_type_label       (const char         *type);
 const char *_pd_session_status_label   (PdSessionStatus     status);
@@ -77,11 +82,15 @@ char       *_pd_run_ended_short_text  (PdSessionStatus     status,
                                         const char         *stopped,
                                         const char         *error,
                                         guint               max_chars);
+char       *_pd_budget_name            (const char         *name,
+                                        guint               max_chars);
 char       *_pd_toast_quote            (GtkWidget          *overlay,
                                         const char         *text,
                                         const char         *rest);
 GtkWidget  *_pd_list_box_roving_row    (GtkWidget          *row);
 void        _pd_list_box_one_stop      (GtkListBox         *list);
+void        _pd_toast_keep_above       (GtkWidget          *overlay,
+                                        GtkWidget          *content);
 void        _pd_toast_add              (GtkWidget          *where,
                                         AdwToast           *toast);
 void        _pd_toast_add_text         (GtkWidget          *where,

@@ -1041,59 +1041,6 @@ _pd_widen_view_switcher_bar (AdwViewSwitcherBar *bar)
   gtk_widget_set_margin_end (switcher, 0);
 }
 
-/**
- * _pd_run_ended_short_text:
- * @status: the session's status
- * @stopped: (nullable): how its last run ended short (PdSessionInfo.stopped)
- * @error: (nullable): the reason a failed run gave (anyone's text)
- * @max_chars: how much of @error to show at most
- *
- * What a run that ended short of its answer reads as, the same on its
- * Overview card and on its Now page: "Interrupted", "Stopped — cancelled",
- * "Failed — HTTP 500 …".
- *
- * Returns: (transfer full) (nullable): the text, or %NULL when the last run
- *   did not end short (or one is on)
- */
-char *
-_pd_run_ended_short_text (PdSessionStatus  status,
-                          const char      *stopped,
-                          const char      *error,
-                          guint            max_chars)
-{
-  /* Its process ended without ending the run (killed): what is known of
-   * it, as a run its endpoint stopped says by what. */
-  if (status == PD_SESSION_STATUS_INTERRUPTED && stopped == NULL)
-    return g_strdup (_("Interrupted — the process running it stopped without ending it"));
-  if (status == PD_SESSION_STATUS_INTERRUPTED)
-    return g_strdup (_("Interrupted"));
-  if (status == PD_SESSION_STATUS_RUNNING || (stopped == NULL && status != PD_SESSION_STATUS_FAILED))
-    return NULL;
-  if (g_strcmp0 (stopped, "cancelled") == 0 && error != NULL && *error != '\0')
-    {
-      g_autofree char *safe = _pd_isolated_short (error, max_chars);
-
-      /* Translators: %s says what interrupted the run ("the endpoint (serve) stopped") */
-      return g_strdup_printf (_("Interrupted — %s"), safe);
-    }
-  if (g_strcmp0 (stopped, "cancelled") == 0)
-    return g_strdup (_("Stopped — cancelled"));
-  if (g_strcmp0 (stopped, "refused") == 0)
-    return g_strdup (_("Stopped — the model refused"));
-  if (g_strcmp0 (stopped, "budget") == 0)
-    return g_strdup (_("Stopped — its budget ran out"));
-  if (g_strcmp0 (stopped, "incomplete") == 0)
-    return g_strdup (_("Stopped — the answer was cut off"));
-  if (error != NULL && *error != '\0')
-    {
-      g_autofree char *safe = _pd_isolated_short (error, max_chars);
-
-      /* Translators: %s is why the run failed, as the model provider said it */
-      return g_strdup_printf (_("Failed — %s"), safe);
-    }
-  return g_strdup (_("Failed"));
-}
-
 /* --- a moment before a dialog answers ------------------------------------ */
 
 /* For half a second (or GTK's double-click time, when longer) after a

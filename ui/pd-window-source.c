@@ -528,13 +528,14 @@ pd_window_update_connection (PdWindow *self)
 
   if (state == PD_REMOTE_ONLINE)
     _pd_window_end_retry (self, TRUE);
-  _pd_window_check_typed_token (self);
   if (text != NULL)
     gtk_label_set_text (self->connection_label, text);
   gtk_widget_set_visible (GTK_WIDGET (self->connection_retry), state == PD_REMOTE_OFFLINE);
   gtk_widget_set_visible (GTK_WIDGET (self->token_box),
                           state == PD_REMOTE_DENIED && !pd_remote_source_get_host_refused (remote));
   gtk_revealer_set_reveal_child (self->connection_banner, state == PD_REMOTE_OFFLINE || state == PD_REMOTE_DENIED);
+  /* After the banner is shown: a token refused is selected in its entry. */
+  _pd_window_check_typed_token (self);
   _pd_window_update_error_page (self);
 }
 

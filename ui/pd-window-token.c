@@ -44,7 +44,7 @@ pd_window_say_token_not_kept (PdWindow     *self,
   if (self->said_no_keyring)
     return;
   self->said_no_keyring = TRUE;
-  pd_window_show_message (self, _("No keyring is running: the token is used for this session only"));
+  pd_window_show_message (self, _("No keyring is running: the token is used until Plandeck quits"));
 }
 
 static void
@@ -109,10 +109,27 @@ _pd_window_check_typed_token (PdWindow *self)
 {
   PdRemoteSource *remote;
 
-  if (self->typed_token == NULL || self->remote_url == NULL || self->source == NULL ||
-      !PD_IS_REMOTE_SOURCE (self->source))
+  if (self->source == NULL || !PD_IS_REMOTE_SOURCE (self->source))
     return;
   remote = PD_REMOTE_SOURCE (self->source);
+  /* What was typed stays in the banner's entry until the endpoint takes
+   * it: a wrong token was cleared, and had to be typed again whole to
+   * correct one character (tried as a new user would).  Refused, it is
+   * selected, to be corrected or typed over; taken, it goes. */
+  if (pd_remote_source_get_state (remote) == PD_REMOTE_ONLINE)
+    gtk_editable_set_text (GTK_EDITABLE (self->token_entry), "");
+  else if (pd_remote_source_get_state (remote) == PD_REMOTE_DENIED &&
+           gtk_editable_get_text (GTK_EDITABLE (self->token_entry))[0] != '\0')
+    {
+      GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+
+      /* The focus was in the banner, hidden while connecting: back there. */
+      if (focus == NULL || !gtk_widget_get_mapped (focus) || gtk_widget_is_ancestor (focus, GTK_WIDGET (self->token_box)))
+        gtk_widget_grab_focus (GTK_WIDGET (self->token_entry));
+      gtk_editable_select_region (GTK_EDITABLE (self->token_entry), 0, -1);
+    }
+  if (self->typed_token == NULL || self->remote_url == NULL)
+    return;
   if (pd_remote_source_get_state (remote) != PD_REMOTE_ONLINE ||
       g_strcmp0 (pd_remote_source_get_token (remote), self->typed_token) != 0)
     return;
@@ -178,7 +195,6 @@ _pd_window_use_token_action (GtkWidget  *widget,
       g_free (token);
       token = g_steal_pointer (&from_url);
     }
-  gtk_editable_set_text (GTK_EDITABLE (self->token_entry), "");
   if (self->remote_url == NULL)
     return;
   _pd_window_forget_typed_token (self);

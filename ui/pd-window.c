@@ -212,11 +212,16 @@ show_run_end (PdWindow      *self,
               PdSessionItem *item)
 {
   const PdSessionInfo *info = item != NULL ? pd_session_item_get_info (item) : NULL;
+  gboolean run_stopped = info != NULL && _pd_run_left_off (info->status, info->stopped) &&
+                         !pd_session_item_get_running (item);
 
   if (info == NULL)
     pd_now_view_set_run_end (self->now_view, PD_SESSION_STATUS_IDLE, NULL, NULL);
   else
     pd_now_view_set_run_end (self->now_view, info->status, info->stopped, info->stopped_error);
+  /* A step left in progress by it: one glyph on every page. */
+  pd_transcript_view_set_run_stopped (self->transcript_view, run_stopped);
+  pd_history_view_set_run_stopped (self->history_view, run_stopped);
 }
 
 /* Follows the selected session: its title, its status, its plan. */
@@ -1065,6 +1070,8 @@ pd_window_init (PdWindow *self)
   g_signal_connect_object (self->leaflet, "notify::folded", G_CALLBACK (on_folded), self, G_CONNECT_SWAPPED);
   on_folded (self);
   _pd_widen_view_switcher_bar (self->switcher_bar);
+  /* Toasts above the run bar, the message entry and the page tabs. */
+  _pd_toast_keep_above (GTK_WIDGET (self->toast_overlay), GTK_WIDGET (self->view_stack));
 }
 
 /**

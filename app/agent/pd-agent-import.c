@@ -210,8 +210,18 @@ check_dir (const char  *option,
       int saved = errno;
 
       if (saved == ENOENT)
-        /* TRANSLATORS: %s is an option (--qwen-dir), %s a path */
-        fprintf (stderr, _("plandeck-agent import: %s: no such folder: %s\n"), option, shown);
+        {
+          /* TRANSLATORS: %s is an option (--qwen-dir), %s a path */
+          fprintf (stderr, _("plandeck-agent import: %s: no such folder: %s\n"), option, shown);
+          /* `--codex-dir=~`: a shell expands ~ at the start of a word
+           * only, not after =, and "no such folder: ~" left a new user
+           * guessing. */
+          if ((*dir)[0] == '~' && ((*dir)[1] == '\0' || (*dir)[1] == '/'))
+            /* TRANSLATORS: %s is an option (--codex-dir), %s the rest of the path after ~ ("/.codex"),
+             * %s the option again, %s the path as given ("~/.codex"); keep $HOME */
+            fprintf (stderr, _("plandeck-agent import: ~ was not expanded (a shell does not expand it after =): "
+                               "write %s=$HOME%s or %s %s\n"), option, shown + 1, option, shown);
+        }
       else
         /* TRANSLATORS: %s is an option (--qwen-dir), %s a path, %s why (from the system) */
         fprintf (stderr, _("plandeck-agent import: %s: cannot look at %s: %s\n"), option, shown, g_strerror (saved));
@@ -234,12 +244,20 @@ check_dir (const char  *option,
   return FALSE;
 }
 
+static void say_where_looked (PdImportScanner *scanner,
+                              const char      *codex_dir,
+                              gboolean         dirs_given);
+
 /* import --db: index into the database; print what was done and the
- * imported sessions as the index has them (no plan text: there is none). */
+ * imported sessions as the index has them (no plan text: there is none).
+ * Folders given that hold no transcript, nothing even skipped, exit 2 as
+ * without --db (see pd_agent_import_main()). */
 static int
 import_to_db (const char       *db_path,
               char            **paths,
               PdImportScanner  *scanner,
+              const char       *codex_dir,
+              gboolean          dirs_given,
               gboolean          as_json)
 {
   g_autoptr(GError) error = NULL;
@@ -249,6 +267,7 @@ import_to_db (const char       *db_path,
   g_autoptr(GPtrArray) skipped = NULL;
   PdImportIndexStats stats = { 0 };
   gboolean ok;
+  gboolean empty;
   guint total = 0;
 
   if (!(store = pd_agent_open_store (db_path, TRUE, &error)))
@@ -261,6 +280,9 @@ import_to_db (const char       *db_path,
   if (!ok)
     return pd_agent_fail ("import", error);
   skipped = pd_import_index_get_skipped (index);
+  /* It exited 0 here where the same folders without --db exited 2 (tried
+   * as a new user would): a script took a wrong folder for an empty one. */
+  empty = dirs_given && stats.transcripts == 0 && skipped->len == 0;
 
   for (guint offset = 0;; offset += PD_SESSION_LIST_MAX_LIMIT)
     {
@@ -292,7 +314,12 @@ import_to_db (const char       *db_path,
       json_object_set_member (object, "skipped", pd_import_skips_to_json (skipped));
       json_node_take_object (root, object);
       pd_agent_print_json (root, TRUE);
-      return 0;
+      if (empty)
+        {
+          fflush (stdout);
+          say_where_looked (scanner, codex_dir, dirs_given);
+        }
+      return empty ? 2 : 0;
     }
 
   /* TRANSLATORS: import --db summary; the counts of transcript files */
@@ -313,7 +340,12 @@ import_to_db (const char       *db_path,
       print_flat (prefix, info->name ? info->name : info->task);
     }
   print_skipped (skipped);
-  return 0;
+  if (empty)
+    {
+      fflush (stdout);
+      say_where_looked (scanner, codex_dir, dirs_given);
+    }
+  return empty ? 2 : 0;
 }
 
 /* A read's buffer freed is the next file's: glibc otherwise hands a
@@ -492,7 +524,9 @@ pd_agent_import_main (int    argc,
         pd_import_scanner_set_vscode_dir (scanner, vscode_dir);
       if (kilo_dir)
         pd_import_scanner_set_kilo_dir (scanner, kilo_dir);
-      return import_to_db (db_path, paths, scanner, as_json);
+      return import_to_db (db_path, paths, scanner, codex_dir,
+                           claude_dir || codex_dir || opencode_dir || qwen_dir || gemini_dir || vscode_dir || kilo_dir,
+                           as_json);
     }
 
   if (paths != NULL && paths[0] != NULL)

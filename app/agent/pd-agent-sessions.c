@@ -47,6 +47,18 @@ safe (const char *text)
   return pd_safe_text_line (text ? text : "");
 }
 
+/* A session's state in the window's word: a run that ended short (its
+ * budget, a cancel) is "stopped", as the session list says "Stopped"; it
+ * said "idle" here (tried as a new user would).  --json keeps the stored
+ * status, which scripts read. */
+static const char *
+state_word (const PdSessionInfo *info)
+{
+  if (pd_session_info_stopped_short (info))
+    return "stopped";
+  return pd_session_info_get_state (info, g_get_real_time ());
+}
+
 /* Titles: one line, bounded, and safe. */
 static char *
 display_title (const PdSessionInfo *info,
@@ -157,7 +169,7 @@ sessions_list (PdSessionStore *store,
         const PdSessionInfo *info = g_ptr_array_index (sessions, i);
         char *row[N_COLUMNS] = {
           safe (info->id),
-          g_strdup (pd_session_info_get_state (info, g_get_real_time ())),
+          g_strdup (state_word (info)),
           info->plan_version > 0 || info->plan_total > 0 ? g_strdup_printf ("%u/%u", info->plan_done, info->plan_total)
                                                          : g_strdup ("-"),
           format_time (info->updated_at),
@@ -287,7 +299,7 @@ sessions_show (PdSessionStore *store,
 
     printf ("%s\n", title);
     printf (_("  id        %s\n"), info->id);
-    printf (_("  status    %s\n"), pd_session_info_get_state (info, g_get_real_time ()));
+    printf (_("  status    %s\n"), state_word (info));
     printf (_("  source    %s\n"), source);
     /* Another agent's transcript names no model we ran, and its turns and
      * tokens were never counted here: no "model  ()" and no zeros. */

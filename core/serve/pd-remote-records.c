@@ -106,7 +106,8 @@ _pd_remote_session_from_json (JsonObject *object)
       *pd_json_get_string (stopped, "class") != '\0')
     {
       info->stopped = g_strdup (pd_json_get_string (stopped, "class"));
-      info->stopped_error = g_strdup (pd_json_get_string (stopped, "error"));
+      info->stopped_error = g_strdup (pd_json_get_string (stopped, g_strcmp0 (info->stopped, "budget") == 0 ? "budget"
+                                                                                                      : "error"));
     }
   info->run_ended = pd_json_get_boolean (object, "run_ended", FALSE);
   messages = json_object_get_member (object, "messages");

@@ -124,8 +124,10 @@ pd_session_info_to_json (const PdSessionInfo *self,
       JsonObject *stopped = json_object_new ();
 
       json_object_set_string_member (stopped, "class", self->stopped);
+      /* A budget is no error: named as what it is. */
       if (self->stopped_error != NULL)
-        json_object_set_string_member (stopped, "error", self->stopped_error);
+        json_object_set_string_member (stopped, g_strcmp0 (self->stopped, "budget") == 0 ? "budget" : "error",
+                                       self->stopped_error);
       json_object_set_object_member (object, "stopped", stopped);
     }
   /* Ours too: its last run completed, none came after (an Overview card
@@ -204,6 +206,22 @@ pd_session_info_is_working (const PdSessionInfo *self,
     return FALSE;
   return self->plan_done < self->plan_total &&
          pd_session_changed_lately (self->updated_at, now, (gint64) PD_SESSION_WORKING_MINUTES * 60 * G_USEC_PER_SEC);
+}
+
+/**
+ * pd_session_info_stopped_short:
+ *
+ * Whether its last run ended short of its answer (a budget, a cancel, a
+ * refusal, an answer cut off) and nothing runs now: the window's
+ * "Stopped".  A failed run is not this: its status says "failed".
+ */
+gboolean
+pd_session_info_stopped_short (const PdSessionInfo *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->status == PD_SESSION_STATUS_IDLE && self->stopped != NULL &&
+         g_strcmp0 (self->stopped, "failed") != 0;
 }
 
 /**

@@ -67,7 +67,9 @@ typedef struct
    * output limit) or "failed"; NULL while a run is on, after a run that
    * completed, or with no run stored (nullable). */
   char            *stopped;
-  char            *stopped_error; /* (nullable) the reason a failed run gave */
+  /* (nullable) the reason a failed run gave; of "budget", the budget that
+   * ran out ("iterations", "tokens", "wall_time") */
+  char            *stopped_error;
   /* Its last run completed (run_completed) and no run came after: the
    * agent is no longer working on it, whatever steps are left. */
   gboolean         run_ended;
@@ -94,6 +96,7 @@ gboolean       pd_session_changed_lately   (gint64               updated_at,
                                             gint64               window);
 gboolean       pd_session_info_is_working  (const PdSessionInfo *self,
                                             gint64               now);
+gboolean       pd_session_info_stopped_short (const PdSessionInfo *self);
 const char    *pd_session_info_get_state   (const PdSessionInfo *self,
                                             gint64               now);
 char          *pd_session_time_to_string (gint64              unix_usec);

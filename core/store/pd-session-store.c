@@ -188,8 +188,14 @@ _pd_session_store_info_from_row (PdDbStmt     *stmt)
   else if (g_strcmp0 (pd_db_stmt_column_text (stmt, 21), "run_completed") == 0)
     {
       info->run_ended = TRUE;
+      /* Which budget ran out ("iterations", "tokens", "wall_time"): the
+       * Now page of a run stopped before its plan said only "its budget
+       * ran out" (tried as a new user would). */
       if (pd_db_stmt_column_text (stmt, 25) != NULL)
-        info->stopped = g_strdup ("budget");
+        {
+          info->stopped = g_strdup ("budget");
+          info->stopped_error = pd_db_stmt_column_dup_text (stmt, 25);
+        }
       else if (pd_db_stmt_column_int (stmt, 24) != 0)
         info->stopped = g_strdup ("incomplete");
     }

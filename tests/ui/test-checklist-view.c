@@ -14,6 +14,7 @@
 
 #include "../pd-checklist-test.h"
 #include "pd-checklist-view.h"
+#include "pd-plan-row-item.h"
 #include "pd-test-db.h"
 #include "pd-test-a11y.h"
 #include "pd-test-ui.h"
@@ -129,6 +130,14 @@ label_index (GtkWidget  *view,
   return -1;
 }
 
+static gboolean
+is_progress_glyph (GtkWidget     *widget,
+                   gconstpointer  data)
+{
+  return GTK_IS_IMAGE (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_widget_get_tooltip_text (widget), "In progress") == 0;
+}
+
 static void
 test_sections (Fixture       *f,
                gconstpointer  data)
@@ -154,6 +163,16 @@ test_sections (Fixture       *f,
   g_assert_true (gtk_check_button_get_active (checks->pdata[0]));
   g_assert_false (gtk_check_button_get_active (checks->pdata[1]));
   g_assert_false (gtk_check_button_get_active (checks->pdata[2]));
+  /* The item in progress: the glyph a step in progress has on every other
+   * page (a triangle here, circling arrows there, tried as a new user
+   * would). */
+  {
+    GtkWidget *glyph = pd_test_find_first (f->view, is_progress_glyph, NULL);
+
+    g_assert_nonnull (glyph);
+    g_assert_cmpstr (gtk_image_get_icon_name (GTK_IMAGE (glyph)), ==,
+                     pd_plan_step_status_icon_name (PD_PLAN_STEP_IN_PROGRESS));
+  }
 
   /* The plan document, drawn from its markdown (attributes on plain
    * text, never Pango markup), with its badge. */

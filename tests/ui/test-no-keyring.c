@@ -25,7 +25,7 @@
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
 
-#define NOT_KEPT "No keyring is running: the token is used for this session only"
+#define NOT_KEPT "No keyring is running: the token is used until Plandeck quits"
 #define TOKEN "no-keyring-token"
 
 static gboolean

@@ -183,6 +183,19 @@ is_password_entry (GtkWidget     *widget,
 }
 
 static gboolean
+entry_empty (gpointer entry)
+{
+  return gtk_editable_get_text (GTK_EDITABLE (entry))[0] == '\0';
+}
+
+/* The banner after a token typed in it was refused. */
+static gboolean
+token_refused_shown (gpointer data)
+{
+  return pd_test_count_shown_labels (data, "The token is wrong or has changed", TRUE) == 1;
+}
+
+static gboolean
 remote_loaded (gpointer data)
 {
   return pd_session_list_get_loaded (session_list (data));
@@ -213,9 +226,48 @@ check_remote_token_needed (PdApplication *app,
   entry = pd_test_find_first (GTK_WIDGET (window), is_password_entry, NULL);
   g_assert_nonnull (entry);
   g_assert_true (gtk_widget_get_mapped (entry));
+
+  /* A token typed wrong stays in the entry, selected, to be corrected:
+   * it was cleared, and typed again whole (tried as a new user would). */
+  gtk_widget_grab_focus (entry);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "right-tokem");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.use-token", NULL));
+  pd_test_wait_until (token_refused_shown, window, "the banner to say the typed token was refused");
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_true (gtk_widget_get_mapped (entry));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, "right-tokem");
+  {
+    int start = -1, end = -1;
+
+    g_assert_true (gtk_editable_get_selection_bounds (GTK_EDITABLE (entry), &start, &end));
+    g_assert_cmpint (start, ==, 0);
+    g_assert_cmpint (end, ==, (int) strlen ("right-tokem"));
+  }
+  g_assert_true (gtk_widget_has_focus (entry) || gtk_widget_is_ancestor (gtk_root_get_focus (GTK_ROOT (window)), entry));
+  pd_test_screenshot (GTK_WIDGET (window), "remote-token-refused-kept");
+
   gtk_editable_set_text (GTK_EDITABLE (entry), user_data);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.use-token", NULL));
   pd_test_wait_until (remote_loaded, window, "the endpoint listed with the token given in the banner");
+  /* Taken: it does not stay in the entry. */
+  pd_test_wait_until (entry_empty, entry, "the token taken out of the banner's entry");
+
+  /* Preferences → Sources said "No endpoints yet" while this window was
+   * connected to one (tried as a new user would): it names it. */
+  {
+    GtkWindow *prefs = GTK_WINDOW (pd_preferences_window_new (GTK_WINDOW (window)));
+    const char *base = pd_remote_source_get_base_url (PD_REMOTE_SOURCE (pd_window_get_source (window)));
+    g_autofree char *open = g_strdup_printf ("Open in this window: %s", base);
+
+    gtk_window_present (prefs);
+    adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (prefs), "sources");
+    pd_test_flush (GTK_WIDGET (prefs));
+    g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (prefs), "No endpoints yet", TRUE), ==, 0);
+    g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (prefs), open, TRUE), ==, 1);
+    g_assert_null (pd_test_find_label_containing (GTK_WIDGET (prefs), "right-token"));
+    pd_test_screenshot (GTK_WIDGET (prefs), "preferences-sources-remote-open");
+    gtk_window_destroy (prefs);
+  }
 }
 
 static void

@@ -52,7 +52,7 @@ static const SecretSchema token_schema = {
   }
 };
 
-#define NO_KEYRING_MESSAGE "No keyring is running: the token is used for this session only"
+#define NO_KEYRING_MESSAGE "No keyring is running: the token is used until Plandeck quits"
 
 typedef struct
 {
@@ -1017,7 +1017,7 @@ test_keyring_locked_store (void)
    * would). */
   g_assert_error (answer.error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
   g_assert_cmpstr (answer.error->message, ==, "No keyring could keep the API key (the keyring is locked and was not "
-                                              "unlocked): it is kept for this session only");
+                                              "unlocked): it is kept until Plandeck quits");
   answer_clear (&answer);
 
   /* Kept for this session meanwhile: a run finds it. */

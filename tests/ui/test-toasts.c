@@ -140,6 +140,61 @@ test_window_closed_while_held (Fixture       *f,
   f->window = pd_test_present (f->overlay, 640, 480);
 }
 
+typedef struct
+{
+  GtkWidget *overlay;
+  GtkWidget *entry;
+} AboveWait;
+
+/* The toast shown and placed: its bounds in the overlay, and the entry's. */
+static gboolean
+toast_placed (gpointer data)
+{
+  AboveWait *wait = data;
+  GtkWidget *toast = pd_test_find_first (wait->overlay, is_toast_widget, NULL);
+  graphene_rect_t bounds;
+
+  return toast != NULL && gtk_widget_get_mapped (toast) &&
+         gtk_widget_compute_bounds (toast, wait->overlay, &bounds) && bounds.size.height > 0;
+}
+
+/* The window's toasts came at its bottom, over the message entry below
+ * the Now page (tried as a new user would): kept above the content's
+ * bottom edge, the bars below it uncovered. */
+static void
+test_kept_above_bars (void)
+{
+  GtkWidget *overlay = adw_toast_overlay_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *content = gtk_label_new ("The Now page");
+  GtkWidget *entry = gtk_entry_new ();
+  GtkWindow *window;
+  GtkWidget *toast;
+  graphene_rect_t toast_bounds, entry_bounds;
+  AboveWait wait = { overlay, entry };
+
+  gtk_widget_set_vexpand (content, TRUE);
+  gtk_box_append (GTK_BOX (box), content);
+  gtk_box_append (GTK_BOX (box), entry);
+  adw_toast_overlay_set_child (ADW_TOAST_OVERLAY (overlay), box);
+  _pd_toast_keep_above (overlay, content);
+  window = pd_test_present (overlay, 640, 480);
+
+  _pd_toast_add_text (overlay, "Token not saved: it is used until Plandeck quits");
+  g_assert_true (pd_test_wait_for (toast_placed, &wait));
+  pd_test_spin (700);
+  toast = pd_test_find_first (overlay, is_toast_widget, NULL);
+  g_assert_true (gtk_widget_compute_bounds (toast, overlay, &toast_bounds));
+  g_assert_true (gtk_widget_compute_bounds (entry, overlay, &entry_bounds));
+  g_test_message ("toast %.0f–%.0f, entry %.0f–%.0f", toast_bounds.origin.y,
+                  toast_bounds.origin.y + toast_bounds.size.height, entry_bounds.origin.y,
+                  entry_bounds.origin.y + entry_bounds.size.height);
+  g_assert_false (graphene_rect_intersection (&toast_bounds, &entry_bounds, NULL));
+  g_assert_cmpfloat (toast_bounds.origin.y + toast_bounds.size.height, <=, entry_bounds.origin.y);
+  pd_test_screenshot (GTK_WIDGET (window), "toast-above-entry");
+  pd_test_destroy_window (window, overlay);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -152,5 +207,6 @@ main (int   argc,
               test_replaced_while_appearing, fixture_teardown);
   g_test_add ("/pd/ui/toasts/window-closed-while-held", Fixture, NULL, fixture_setup,
               test_window_closed_while_held, fixture_teardown);
+  g_test_add_func ("/pd/ui/toasts/kept-above-bars", test_kept_above_bars);
   return g_test_run ();
 }

@@ -34,7 +34,7 @@
 #define RIGHT_TOKEN "the-right-token"
 #define WRONG_TOKEN "a-mistyped-token"
 #define NOT_SAVED "Token not saved: it is used until Plandeck quits"
-#define NO_KEYRING "No keyring is running: the token is used for this session only"
+#define NO_KEYRING "No keyring is running: the token is used until Plandeck quits"
 
 static const SecretSchema token_schema = {
   "io.github.plandeck.Plandeck.Token", SECRET_SCHEMA_NONE,

@@ -1,0 +1,285 @@
+/* test-run-stopped.c: a run that stopped short looks the same on every page
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Real views on a real database holding what a run its budget stopped
+ * leaves, as the engine writes it: two plan versions (and their plan
+ * messages) with a step in progress, then budget_exceeded and a
+ * run_completed that names the budget.  Tried as a new user would: the
+ * Now page showed that step as a square, "In progress when the run
+ * stopped", the Transcript's plan card and the History circling arrows;
+ * and a run stopped before its plan read "Stopped — its budget ran out"
+ * without saying which.  Screenshots with PD_TEST_SCREENSHOT_DIR.
+ */
+#define G_LOG_DOMAIN "test-run-stopped"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-history-view.h"
+#include "pd-message-item.h"
+#include "pd-message-row.h"
+#include "pd-now-view.h"
+#include "pd-plan.h"
+#include "pd-plan-row-item.h"
+#include "pd-session-store.h"
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+#include "pd-transcript-view.h"
+#include "pd-ui-util-private.h"
+
+#define STOPPED_GLYPH "media-playback-stop-symbolic"
+#define STOPPED_WORDS "In progress when the run stopped"
+
+typedef struct
+{
+  GListModel *model;
+  guint       n;
+} CountWait;
+
+static gboolean
+has_n_items (gpointer user_data)
+{
+  CountWait *wait = user_data;
+
+  return g_list_model_get_n_items (wait->model) == wait->n;
+}
+
+static gboolean
+is_image_with_tooltip (GtkWidget     *widget,
+                       gconstpointer  data)
+{
+  return GTK_IS_IMAGE (widget) && g_strcmp0 (gtk_widget_get_tooltip_text (widget), data) == 0;
+}
+
+static gboolean
+is_mapped_label (GtkWidget     *widget,
+                 gconstpointer  text)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0;
+}
+
+static PdMessageRow *
+row_for_index (GtkWidget *view,
+               guint      index)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+
+  pd_test_collect (view, PD_TYPE_MESSAGE_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PdMessageRow *row = g_ptr_array_index (rows, i);
+      PdMessageItem *item = pd_message_row_get_item (row);
+
+      if (item != NULL && pd_message_item_get_index (item) == index)
+        return row;
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  GtkWidget  *view;
+  guint       index;
+  const char *tooltip;
+} GlyphWait;
+
+static gboolean
+row_has_glyph (gpointer user_data)
+{
+  GlyphWait *wait = user_data;
+  PdMessageRow *row = row_for_index (wait->view, wait->index);
+
+  return row != NULL && pd_test_find_first (GTK_WIDGET (row), is_image_with_tooltip, wait->tooltip) != NULL;
+}
+
+static JsonObject *
+plan_message (PdPlanState *plan)
+{
+  g_autofree char *render = pd_plan_render_full (plan);
+  g_autofree char *nonce = pd_plan_new_nonce ();
+  g_autofree char *wrapped = pd_plan_wrap (render, nonce);
+
+  return pd_test_message ("system", wrapped);
+}
+
+/* Two plan versions, each told the model; the run's budget then ran out. */
+static char *
+budget_stopped_session (PdTestDb *db)
+{
+  char *id = pd_test_db_create_session (db, "Add the export");
+  g_autoptr(PdPlanState) first = pd_test_sample_plan (1);
+  g_autoptr(PdPlanState) second = pd_test_sample_plan (2);
+  g_autoptr(JsonArray) messages = json_array_new ();
+
+  json_array_add_object_element (messages, pd_test_message ("user", "Add the export"));
+  json_array_add_object_element (messages, plan_message (first));
+  pd_test_db_save (db, id, messages, 0, first);
+  json_array_add_object_element (messages, pd_test_message ("assistant", "Writing the export."));
+  json_array_add_object_element (messages, plan_message (second));
+  pd_test_db_save (db, id, messages, 2, second);
+
+  pd_test_db_add_event (db, id, PD_EVENT_RUN_STARTED, NULL, 0, "{\"model\":\"test-model\",\"provider\":\"replay\"}");
+  pd_test_db_add_event (db, id, PD_EVENT_BUDGET_EXCEEDED, NULL, 2,
+                        "{\"limit_name\":\"iterations\",\"observed\":2,\"limit\":2}");
+  pd_test_db_add_event (db, id, PD_EVENT_RUN_COMPLETED, NULL, 0,
+                        "{\"budget_exceeded\":\"iterations\",\"duration_ms\":2000,\"input_tokens\":30,"
+                        "\"output_tokens\":10}");
+  return id;
+}
+
+/* As the window decides it for the shown session (pd-window.c). */
+static gboolean
+run_stopped (PdTestDb   *db,
+             const char *id)
+{
+  g_autoptr(GError) error = NULL;
+  PdSessionInfo *info = pd_session_store_get (db->store, id, &error);
+  gboolean stopped;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (info->stopped, ==, "budget");
+  stopped = _pd_run_left_off (info->status, info->stopped);
+  pd_session_info_free (info);
+  return stopped;
+}
+
+static void
+test_transcript_glyph (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = budget_stopped_session (db);
+  GtkWidget *view = pd_transcript_view_new ();
+  GtkWindow *window;
+  CountWait wait;
+  GlyphWait glyph = { view, 3, STOPPED_WORDS };
+  GtkWidget *image;
+
+  g_assert_true (run_stopped (db, id));
+  window = pd_test_present (view, 900, 1400);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  pd_transcript_view_set_run_stopped (PD_TRANSCRIPT_VIEW (view), TRUE);
+  wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
+  wait.n = 4;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+
+  /* The last plan card: the Now page's square and its words. */
+  g_assert_true (pd_test_wait_for (row_has_glyph, &glyph));
+  image = pd_test_find_first (GTK_WIDGET (row_for_index (view, 3)), is_image_with_tooltip, STOPPED_WORDS);
+  g_assert_cmpstr (gtk_image_get_icon_name (GTK_IMAGE (image)), ==, STOPPED_GLYPH);
+  /* The card before it: a plan the run went on from, in progress then. */
+  image = pd_test_find_first (GTK_WIDGET (row_for_index (view, 1)), is_image_with_tooltip, "In progress");
+  g_assert_nonnull (image);
+  g_assert_cmpstr (gtk_image_get_icon_name (GTK_IMAGE (image)), ==, pd_plan_step_status_icon_name (PD_PLAN_STEP_IN_PROGRESS));
+  pd_test_screenshot_sizes (window, "transcript-run-stopped");
+
+  /* A run goes on again: the arrows. */
+  pd_transcript_view_set_run_stopped (PD_TRANSCRIPT_VIEW (view), FALSE);
+  glyph.tooltip = "In progress";
+  g_assert_true (pd_test_wait_for (row_has_glyph, &glyph));
+  g_assert_null (pd_test_find_first (view, is_image_with_tooltip, STOPPED_WORDS));
+
+  pd_test_destroy_window (window, view);
+}
+
+static void
+test_history_glyph (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = budget_stopped_session (db);
+  GtkWidget *view = pd_history_view_new ();
+  GtkWindow *window;
+  CountWait wait;
+  GtkWidget *image;
+
+  window = pd_test_present (view, 900, 700);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  pd_history_view_set_run_stopped (PD_HISTORY_VIEW (view), run_stopped (db, id));
+  wait.model = pd_history_view_get_model (PD_HISTORY_VIEW (view));
+  wait.n = 2;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+
+  /* The newest version: the plan the run left. */
+  g_assert_true (pd_history_view_select_version (PD_HISTORY_VIEW (view), 2));
+  pd_test_flush (GTK_WIDGET (window));
+  image = pd_test_find_first (view, is_image_with_tooltip, STOPPED_WORDS);
+  g_assert_nonnull (image);
+  g_assert_cmpstr (gtk_image_get_icon_name (GTK_IMAGE (image)), ==, STOPPED_GLYPH);
+  g_assert_null (pd_test_find_first (view, is_image_with_tooltip, "In progress"));
+  pd_test_screenshot_sizes (window, "history-run-stopped");
+
+  /* An older one: in progress then, worked on after. */
+  g_assert_true (pd_history_view_select_version (PD_HISTORY_VIEW (view), 1));
+  pd_test_flush (GTK_WIDGET (window));
+  image = pd_test_find_first (view, is_image_with_tooltip, "In progress");
+  g_assert_nonnull (image);
+  g_assert_cmpstr (gtk_image_get_icon_name (GTK_IMAGE (image)), ==, pd_plan_step_status_icon_name (PD_PLAN_STEP_IN_PROGRESS));
+  g_assert_null (pd_test_find_first (view, is_image_with_tooltip, STOPPED_WORDS));
+
+  pd_test_destroy_window (window, view);
+}
+
+static gboolean
+shows_budget (gpointer view)
+{
+  return pd_test_find_first (view, is_mapped_label, "Stopped — its tokens budget ran out") != NULL;
+}
+
+/* A run its token budget stopped before it made a plan: the Now page
+ * names the budget, from what the store read of its run_completed. */
+static void
+test_budget_named (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Summarise the project");
+  g_autoptr(GError) error = NULL;
+  PdSessionInfo *info;
+  GtkWidget *view = pd_now_view_new ();
+  GtkWindow *window;
+
+  pd_test_db_add_event (db, id, PD_EVENT_RUN_STARTED, NULL, 0, "{\"model\":\"test-model\",\"provider\":\"replay\"}");
+  pd_test_db_add_event (db, id, PD_EVENT_BUDGET_EXCEEDED, NULL, 1,
+                        "{\"limit_name\":\"tokens\",\"observed\":5000,\"limit\":4000}");
+  pd_test_db_add_event (db, id, PD_EVENT_RUN_COMPLETED, NULL, 0,
+                        "{\"budget_exceeded\":\"tokens\",\"duration_ms\":2000,\"input_tokens\":4000,"
+                        "\"output_tokens\":1000}");
+  info = pd_session_store_get (db->store, id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (info->stopped, ==, "budget");
+  g_assert_cmpstr (info->stopped_error, ==, "tokens");
+
+  window = pd_test_present (view, 900, 600);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  pd_now_view_set_run_end (PD_NOW_VIEW (view), info->status, info->stopped, info->stopped_error);
+  g_assert_true (pd_test_wait_for (shows_budget, view));
+  g_assert_null (pd_test_find_first (view, is_mapped_label, "Stopped — its budget ran out"));
+  pd_test_screenshot_sizes (window, "now-budget-named");
+
+  /* The same words with a plan, where no event says it (as its card). */
+  {
+    g_autofree char *with_plan = _pd_run_ended_short_text (info->status, info->stopped, info->stopped_error, 600);
+
+    g_assert_cmpstr (with_plan, ==, "Stopped — its tokens budget ran out");
+  }
+  pd_session_info_free (info);
+  pd_test_destroy_window (window, view);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  pd_test_views_init (&argc, &argv);
+
+  g_test_add_func ("/pd/ui/run-stopped/transcript-glyph", test_transcript_glyph);
+  g_test_add_func ("/pd/ui/run-stopped/history-glyph", test_history_glyph);
+  g_test_add_func ("/pd/ui/run-stopped/budget-named", test_budget_named);
+
+  return g_test_run ();
+}
