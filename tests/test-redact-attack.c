@@ -16,14 +16,27 @@
 #include "pd-redact-private.h"
 #include "test-redact-util.h"
 
+/* @command as a tool call's arguments: the JSON text {"command":"…"}. */
+static char *
+command_as_json (const char *command)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) doc = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "command");
+  json_builder_add_string_value (builder, command);
+  json_builder_end_object (builder);
+  doc = json_builder_get_root (builder);
+  return json_to_string (doc, FALSE);
+}
+
 /* @command kept whole: as text, inside a tool call's JSON text, and as a
  * JSON document's string value (a command that is JSON text already is
  * tried as text). */
 static void
 assert_command_kept (const char *command)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) doc = NULL;
   g_autoptr(JsonNode) back = NULL;
   g_autofree char *json = NULL;
   g_autofree char *as_json = NULL;
@@ -33,19 +46,22 @@ assert_command_kept (const char *command)
   if (command[0] == '{')
     return;  /* JSON text already: its own case */
 
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "command");
-  json_builder_add_string_value (builder, command);
-  json_builder_end_object (builder);
-  doc = json_builder_get_root (builder);
-  json = json_to_string (doc, FALSE);
-
+  json = command_as_json (command);
   as_text = pd_redact (json, NULL);
   g_assert_cmpstr (as_text, ==, json);
   as_json = pd_redact_json (json, NULL);
   back = json_from_string (as_json, NULL);
   g_assert_nonnull (back);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (back), "command"), ==, command);
+}
+
+/* Each of @commands kept whole, in each reading (assert_command_kept()). */
+static void
+assert_commands_kept (const char * const *commands,
+                      gsize               n_commands)
+{
+  for (gsize i = 0; i < n_commands; i++)
+    assert_command_kept (commands[i]);
 }
 
 /* The signs that end or join a command that bash reads outside quotes in
@@ -98,18 +114,9 @@ assert_attacks (const AttackCase *cases,
   for (gsize c = 0; c < n_cases; c++)
     {
       const char *command = cases[c].command;
-      g_autoptr(JsonBuilder) builder = json_builder_new ();
-      g_autoptr(JsonNode) doc = NULL;
-      g_autofree char *json = NULL;
+      g_autofree char *json = command_as_json (command);
       g_autofree char *signs = unquoted_signs (command);
       char *out[3] = { NULL, NULL, NULL };
-
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "command");
-      json_builder_add_string_value (builder, command);
-      json_builder_end_object (builder);
-      doc = json_builder_get_root (builder);
-      json = json_to_string (doc, FALSE);
 
       out[0] = pd_redact (command, NULL);
       out[1] = pd_redact (json, NULL);
@@ -213,8 +220,7 @@ test_commands_never_hidden (void)
   g_autofree char *member = NULL;
   g_autofree char *inner_key = NULL;
 
-  for (gsize i = 0; i < G_N_ELEMENTS (kept); i++)
-    assert_command_kept (kept[i]);
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
   assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
   for (gsize i = 0; i < G_N_ELEMENTS (masked); i++)
     {
@@ -265,8 +271,7 @@ test_authorization_schemes (void)
     { "{\"Authorization\": \"Bearer abc123def\"}", "{\"Authorization\": \"Bearer [REDACTED]\"}", "abc123def" },
   };
 
-  for (gsize i = 0; i < G_N_ELEMENTS (kept); i++)
-    assert_command_kept (kept[i]);
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
   assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
 }
 
@@ -385,8 +390,7 @@ test_empty_assignment (void)
     { "Authorization = Basic S3cret", "Authorization = Basic [REDACTED]", "S3cret" },
   };
 
-  for (gsize i = 0; i < G_N_ELEMENTS (kept); i++)
-    assert_command_kept (kept[i]);
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
   assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
 }
 
@@ -563,8 +567,7 @@ test_backslash_quoting (void)
   };
 
   assert_attacks (cases, G_N_ELEMENTS (cases));
-  for (gsize i = 0; i < G_N_ELEMENTS (kept); i++)
-    assert_command_kept (kept[i]);
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
   /* In a JSON string an unquoted value ends at the JSON escape \n. */
   assert_redacted ("{\"cmd\":\"PGPASSWORD=a\\nrm -rf / psql\"}",
                    "{\"cmd\":\"PGPASSWORD=[REDACTED]\\nrm -rf / psql\"}", 1);
