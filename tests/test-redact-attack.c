@@ -642,6 +642,9 @@ test_linear_lookups (void)
     /* After PGPASSWORD=", one value of escaped quotes masked piece by
      * piece: the rest of the word was read for each (256 bytes). */
     "\\\\\\\"",
+    /* A quoted value's closing quote read as opening a part of its word:
+     * the rest of the text was read after each value (200 KB 26.7 s). */
+    "curl -u \"admin:a\\\\\"", "curl -u \"admin:a\"",
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (units); i++)
@@ -928,6 +931,46 @@ test_held_deep (void)
       assert_held_secret_gone (cases[i].command, cases[i].secret, levels);
 }
 
+/* Finding: curl -u "admin:Ab\\"Zq9SecretTail https://x (the password
+ * Ab\Zq9SecretTail: the quote after \\ closes the user's) kept
+ * Zq9SecretTail, where PGPASSWORD= and mysql -p mask the same word whole:
+ * the quote that closed the value was read as opening a part of its
+ * word, and with nothing quoted after it the rest stayed in sight (and
+ * the rest of the text was read after each value: curl -u "admin:a"
+ * repeated took quadratic time, /pd/redact/linear-lookups).  The word goes
+ * on after the quote that closes the value's, masked apart, the quote in
+ * sight.  Tried as an attacker would. */
+static void
+test_curl_quote_closed (void)
+{
+  static const AttackCase cases[] = {
+    { "curl -u \"admin:Ab\\\\\"Zq9SecretTail https://x", "Zq9SecretTail", { "curl -u \"admin:", "https://x" } },
+    { "curl -u \"admin:Ab\"Zq9SecretTail https://x", "Zq9SecretTail", { "curl -u \"admin:", "https://x" } },
+    { "curl -u 'admin:Ab'Zq9SecretTail https://x", "Zq9SecretTail", { "curl -u 'admin:", "https://x" } },
+    { "curl -u user:'Ab'Zq9SecretTail https://x", "Zq9SecretTail", { "curl -u user:", "https://x" } },
+    { "curl --user=\"u:Ab\"Zq9SecretTail https://x", "Zq9SecretTail", { "--user=\"u:", "https://x" } },
+    { "curl -fsSu \"admin:Ab\"'Zq9SecretTail' https://x", "Zq9SecretTail", { "https://x" } },
+    { "curl -u \"admin:Ab\"\\\"Zq9SecretTail https://x", "Zq9SecretTail", { "https://x" } },
+    { "smbclient -U 'u%Ab'Zq9SecretTail //h/s", "Zq9SecretTail", { "//h/s" } },
+    { "openssl enc -pass 'pass:Ab'Zq9SecretTail -in f", "Zq9SecretTail", { "-in f" } },
+    /* The others, masked whole already. */
+    { "PGPASSWORD=\"Ab\\\\\"Zq9SecretTail psql", "Zq9SecretTail", { "psql" } },
+    { "cd /srv && mysql -p\"Ab\\\\\"Zq9SecretTail shop", "Zq9SecretTail", { "shop" } },
+    /* What the shell runs after the quote stays in sight. */
+    { "curl -u \"admin:a\"$(id) https://x", NULL, { "\"admin:a\"$(id)" } },
+    { "curl -u \"admin:a\"\";reboot\" https://x", NULL, { "\";reboot\"" } },
+    { "curl -u \"admin:a\"`id` https://x", NULL, { "\"admin:a\"`id`" } },
+  };
+
+  assert_attacks (cases, G_N_ELEMENTS (cases));
+  assert_redacted ("curl -u \"admin:Ab\\\\\"Zq9SecretTail https://x",
+                   "curl -u \"admin:[REDACTED]\"[REDACTED] https://x", 1);
+  assert_redacted ("curl -u \"admin:a\"curl -u \"admin:b\" x",
+                   "curl -u \"admin:[REDACTED]\"[REDACTED] -u \"admin:[REDACTED]\" x", 2);
+  /* A quote before the name is the name's word's, not the value's. */
+  assert_redacted ("echo \"PGPASSWORD=Secr3t\"y", "echo \"PGPASSWORD=[REDACTED]\"y", 1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -952,6 +995,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/nested-escaped-quote", test_nested_escaped_quote);
   g_test_add_func ("/pd/redact/value-across-quotes", test_value_across_quotes);
   g_test_add_func ("/pd/redact/held-deep", test_held_deep);
+  g_test_add_func ("/pd/redact/curl-quote-closed", test_curl_quote_closed);
 
   return g_test_run ();
 }

@@ -15,7 +15,8 @@
  *    flags, -fsSu user:[REDACTED], its proxy's, -U and --proxy-user, with
  *    no user, -u :[REDACTED], with escaped blanks, -u user:[REDACTED] for
  *    user:pa\ ss, and quoted to its closing quote,
- *    -u 'user:[REDACTED]', -u user:'[REDACTED]'), the password glued to -p of a
+ *    -u 'user:[REDACTED]', -u user:'[REDACTED]', the word going on after
+ *    it: -u "user:[REDACTED]"[REDACTED] for "user:Ab\\"Zq9), the password glued to -p of a
  *    MySQL or MariaDB client or sshpass, also after flags grouped before it
  *    (mysql -p[REDACTED], -p'[REDACTED]', -vp[REDACTED]), sshpass's
  *    -p [REDACTED], redis-cli's (valkey-cli's, keydb-cli's) -a [REDACTED]
