@@ -971,6 +971,42 @@ test_curl_quote_closed (void)
   assert_redacted ("echo \"PGPASSWORD=Secr3t\"y", "echo \"PGPASSWORD=[REDACTED]\"y", 1);
 }
 
+/* Asked for: PGPASSWORD=${X:-Zq9SecretTail} was stored whole (a value
+ * holding ${ is never masked, /pd/redact/expansion-in-sight).  A default
+ * that is a plain literal word ([A-Za-z0-9_./+=:@%-], right before the }
+ * that ends the value's word) is masked inside the braces: bash reads
+ * ${X:-[REDACTED]} as it reads ${X:-Zq9SecretTail}.  Anything else in or
+ * around the braces keeps the value as written. */
+static void
+test_expansion_default (void)
+{
+  static const AttackCase cases[] = {
+    { "PGPASSWORD=${X:-Zq9SecretTail} psql", "Zq9SecretTail", { "PGPASSWORD=${X:-", "} psql" } },
+    { "export DB_PASSWORD=${DB_PASSWORD-Zq9.S/+=:@%-x}", "Zq9.S", { "${DB_PASSWORD-", "}" } },
+    { "API_TOKEN=${TOKEN:-Zq9SecretTail}\nrun", "Zq9SecretTail", { "${TOKEN:-", "}\nrun" } },
+  };
+  static const char * const kept[] = {
+    "PGPASSWORD=${X:-Zq9}x psql",
+    "PGPASSWORD=\"${X:-Zq9}\" psql",
+    "PGPASSWORD=${X:+Zq9} psql",
+    "PGPASSWORD=${X:=Zq9} psql",
+    "PGPASSWORD=${X:-Zq9 a} psql",
+    "PGPASSWORD=${X:-$Y} psql",
+    "PGPASSWORD=${X:-'Zq9'} psql",
+    "PGPASSWORD=${X:-\\Zq9} psql",
+    "PGPASSWORD=${X:-Zq9};reboot",
+    "PGPASSWORD=${X:-${Y:-Zq9}} psql",
+    "PGPASSWORD=${X:-Zq9}$(id) psql",
+    "PGPASSWORD=${X:-true} psql",
+    "PGPASSWORD=${X:-} psql",
+  };
+
+  assert_attacks (cases, G_N_ELEMENTS (cases));
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
+  assert_redacted ("PGPASSWORD=${X:-Zq9SecretTail} psql", "PGPASSWORD=${X:-[REDACTED]} psql", 1);
+  assert_redacted ("{\"c\":\"PGPASSWORD=${X:-Zq9SecretTail}\"}", "{\"c\":\"PGPASSWORD=${X:-[REDACTED]}\"}", 1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -996,6 +1032,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/value-across-quotes", test_value_across_quotes);
   g_test_add_func ("/pd/redact/held-deep", test_held_deep);
   g_test_add_func ("/pd/redact/curl-quote-closed", test_curl_quote_closed);
+  g_test_add_func ("/pd/redact/expansion-default", test_expansion_default);
 
   return g_test_run ();
 }

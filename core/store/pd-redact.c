@@ -796,6 +796,46 @@ json_member_name (Redactor *r,
   return e < r->len && t[e] == ':';
 }
 
+/* The literal default of a parameter expansion that is the whole value
+ * at @vs, ${NAME:-DEFAULT} or ${NAME-DEFAULT}, in [*ds, *de); returns
+ * where its word ends, after the }, or 0.  Only a plain word
+ * ([A-Za-z0-9_./+=:@%-]: no quote, $, backslash, brace or blank, whose
+ * quoting bash reads apart inside the braces) right before the }, and a
+ * blank, a line break (in a JSON string its \n, \r or \t too), the
+ * text's end or its JSON string's end right after it: masked there, [REDACTED] changes nothing of how bash reads
+ * the command (PGPASSWORD=${X:-Zq9SecretTail} was stored whole: a value
+ * holding ${ is never masked, /pd/redact/expansion-in-sight). */
+static gsize
+expansion_default (Redactor *r,
+                   gsize     vs,
+                   gsize    *ds,
+                   gsize    *de)
+{
+  const char *t = r->text;
+  gsize k = vs + 2;
+
+  if (k >= r->len || t[vs] != '$' || t[vs + 1] != '{' || !(g_ascii_isalpha (t[k]) || t[k] == '_'))
+    return 0;
+  while (k < r->len && (g_ascii_isalnum (t[k]) || t[k] == '_') && k - vs < 68)
+    k++;
+  if (k < r->len && t[k] == ':')
+    k++;
+  if (k >= r->len || t[k] != '-')
+    return 0;
+  *ds = ++k;
+  while (k < r->len && k - *ds < 256 && (g_ascii_isalnum (t[k]) || strchr ("_./+=:@%-", t[k]) != NULL))
+    k++;
+  if (k == *ds || k >= r->len || t[k] != '}')
+    return 0;
+  *de = k++;
+  if (k < r->len && !(t[k] == ' ' || t[k] == '\t' || t[k] == '\n' || t[k] == '\r'
+                      || (t[k] == '"' && _pd_redact_depth_at (r->depths, k) < _pd_redact_depth_at (r->depths, vs))
+                      || (_pd_redact_depth_at (r->depths, vs) == 1 && t[k] == '\\' && k + 1 < r->len
+                          && strchr ("nrt", t[k + 1]) != NULL)))
+    return 0;
+  return k;
+}
+
 /* A name holding a secret-like word at @i: judged whole (back to its
  * start, at most 64 bytes, dashes of a flag included), and its value tried
  * only when the name says secret.  Returns where the scan goes on. */
@@ -843,6 +883,17 @@ try_assignment (Redactor *r,
        * value is not copied for it. */
       g_autofree char *value = g_strndup (t + vs, MIN (ve - vs, 3));
       gsize whole = r->joined ? ve : value_goes_on (r, name, end, vs, ve);
+      gsize ds = 0, de = 0;
+      gsize after = r->joined ? 0 : expansion_default (r, vs, &ds, &de);
+
+      if (after > 0)
+        {
+          g_autofree char *fallback = g_strndup (t + ds, de - ds);
+
+          if (_pd_redact_value_is_secret (fallback, FALSE))
+            mask_span (r, ds, de, FALSE);
+          return after;
+        }
 
       /* A value followed by ( or [ is code (get_key(), env["X"]), not a
        * secret, unless value_goes_on() took it.  Either way the scan goes

@@ -96,7 +96,10 @@
  * curl's, an Authorization header's, a bearer token's or a URL's password
  * then (nor a reference there: Bearer $TOKEN), so the command stays in
  * sight of whoever approves it.  A backtick that closes a Markdown code
- * span (`mysql -pX`) runs nothing: the value before it goes.
+ * span (`mysql -pX`) runs nothing: the value before it goes.  A value that
+ * is only a parameter expansion with a plain literal default has that
+ * default masked inside the braces (PGPASSWORD=${X:-[REDACTED]}; letters,
+ * digits and _./+=:@%- only, the word ending at the }).
  *
  * Nor is a value masked, whatever reading of its quotes found it, that
  * holds ; & | < > or a line break (raw; in a JSON string its escapes, \n,

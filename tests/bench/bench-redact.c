@@ -275,6 +275,8 @@ main (int   argc,
      * took 26.7 s through plandeck-agent run). */
     { "curl -u \"admin:a\\\\\" repeated", "curl -u \"admin:a\\\\\"" },
     { "curl -u \"admin:a\" repeated", "curl -u \"admin:a\"" },
+    /* A literal default of an expansion, masked inside its braces. */
+    { "expansion defaults", "PGPASSWORD=${X:-a} " },
   };
   guint mb = argc > 1 ? (guint) g_ascii_strtoull (argv[1], NULL, 10) : 16;
   gsize kib = argc > 2 ? (gsize) g_ascii_strtoull (argv[2], NULL, 10) : 1024;
