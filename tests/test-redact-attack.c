@@ -16,14 +16,27 @@
 #include "pd-redact-private.h"
 #include "test-redact-util.h"
 
+/* @command as a tool call's arguments: the JSON text {"command":"…"}. */
+static char *
+command_as_json (const char *command)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) doc = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "command");
+  json_builder_add_string_value (builder, command);
+  json_builder_end_object (builder);
+  doc = json_builder_get_root (builder);
+  return json_to_string (doc, FALSE);
+}
+
 /* @command kept whole: as text, inside a tool call's JSON text, and as a
  * JSON document's string value (a command that is JSON text already is
  * tried as text). */
 static void
 assert_command_kept (const char *command)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) doc = NULL;
   g_autoptr(JsonNode) back = NULL;
   g_autofree char *json = NULL;
   g_autofree char *as_json = NULL;
@@ -33,19 +46,22 @@ assert_command_kept (const char *command)
   if (command[0] == '{')
     return;  /* JSON text already: its own case */
 
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "command");
-  json_builder_add_string_value (builder, command);
-  json_builder_end_object (builder);
-  doc = json_builder_get_root (builder);
-  json = json_to_string (doc, FALSE);
-
+  json = command_as_json (command);
   as_text = pd_redact (json, NULL);
   g_assert_cmpstr (as_text, ==, json);
   as_json = pd_redact_json (json, NULL);
   back = json_from_string (as_json, NULL);
   g_assert_nonnull (back);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (back), "command"), ==, command);
+}
+
+/* Each of @commands kept whole, in each reading (assert_command_kept()). */
+static void
+assert_commands_kept (const char * const *commands,
+                      gsize               n_commands)
+{
+  for (gsize i = 0; i < n_commands; i++)
+    assert_command_kept (commands[i]);
 }
 
 /* The signs that end or join a command that bash reads outside quotes in
@@ -98,18 +114,9 @@ assert_attacks (const AttackCase *cases,
   for (gsize c = 0; c < n_cases; c++)
     {
       const char *command = cases[c].command;
-      g_autoptr(JsonBuilder) builder = json_builder_new ();
-      g_autoptr(JsonNode) doc = NULL;
-      g_autofree char *json = NULL;
+      g_autofree char *json = command_as_json (command);
       g_autofree char *signs = unquoted_signs (command);
       char *out[3] = { NULL, NULL, NULL };
-
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "command");
-      json_builder_add_string_value (builder, command);
-      json_builder_end_object (builder);
-      doc = json_builder_get_root (builder);
-      json = json_to_string (doc, FALSE);
 
       out[0] = pd_redact (command, NULL);
       out[1] = pd_redact (json, NULL);
@@ -213,8 +220,7 @@ test_commands_never_hidden (void)
   g_autofree char *member = NULL;
   g_autofree char *inner_key = NULL;
 
-  for (gsize i = 0; i < G_N_ELEMENTS (kept); i++)
-    assert_command_kept (kept[i]);
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
   assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
   for (gsize i = 0; i < G_N_ELEMENTS (masked); i++)
     {
@@ -265,8 +271,7 @@ test_authorization_schemes (void)
     { "{\"Authorization\": \"Bearer abc123def\"}", "{\"Authorization\": \"Bearer [REDACTED]\"}", "abc123def" },
   };
 
-  for (gsize i = 0; i < G_N_ELEMENTS (kept); i++)
-    assert_command_kept (kept[i]);
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
   assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
 }
 
@@ -385,8 +390,7 @@ test_empty_assignment (void)
     { "Authorization = Basic S3cret", "Authorization = Basic [REDACTED]", "S3cret" },
   };
 
-  for (gsize i = 0; i < G_N_ELEMENTS (kept); i++)
-    assert_command_kept (kept[i]);
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
   assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
 }
 
@@ -563,8 +567,7 @@ test_backslash_quoting (void)
   };
 
   assert_attacks (cases, G_N_ELEMENTS (cases));
-  for (gsize i = 0; i < G_N_ELEMENTS (kept); i++)
-    assert_command_kept (kept[i]);
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
   /* In a JSON string an unquoted value ends at the JSON escape \n. */
   assert_redacted ("{\"cmd\":\"PGPASSWORD=a\\nrm -rf / psql\"}",
                    "{\"cmd\":\"PGPASSWORD=[REDACTED]\\nrm -rf / psql\"}", 1);
@@ -639,6 +642,9 @@ test_linear_lookups (void)
     /* After PGPASSWORD=", one value of escaped quotes masked piece by
      * piece: the rest of the word was read for each (256 bytes). */
     "\\\\\\\"",
+    /* A quoted value's closing quote read as opening a part of its word:
+     * the rest of the text was read after each value (200 KB 26.7 s). */
+    "curl -u \"admin:a\\\\\"", "curl -u \"admin:a\"",
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (units); i++)
@@ -925,6 +931,82 @@ test_held_deep (void)
       assert_held_secret_gone (cases[i].command, cases[i].secret, levels);
 }
 
+/* Finding: curl -u "admin:Ab\\"Zq9SecretTail https://x (the password
+ * Ab\Zq9SecretTail: the quote after \\ closes the user's) kept
+ * Zq9SecretTail, where PGPASSWORD= and mysql -p mask the same word whole:
+ * the quote that closed the value was read as opening a part of its
+ * word, and with nothing quoted after it the rest stayed in sight (and
+ * the rest of the text was read after each value: curl -u "admin:a"
+ * repeated took quadratic time, /pd/redact/linear-lookups).  The word goes
+ * on after the quote that closes the value's, masked apart, the quote in
+ * sight.  Tried as an attacker would. */
+static void
+test_curl_quote_closed (void)
+{
+  static const AttackCase cases[] = {
+    { "curl -u \"admin:Ab\\\\\"Zq9SecretTail https://x", "Zq9SecretTail", { "curl -u \"admin:", "https://x" } },
+    { "curl -u \"admin:Ab\"Zq9SecretTail https://x", "Zq9SecretTail", { "curl -u \"admin:", "https://x" } },
+    { "curl -u 'admin:Ab'Zq9SecretTail https://x", "Zq9SecretTail", { "curl -u 'admin:", "https://x" } },
+    { "curl -u user:'Ab'Zq9SecretTail https://x", "Zq9SecretTail", { "curl -u user:", "https://x" } },
+    { "curl --user=\"u:Ab\"Zq9SecretTail https://x", "Zq9SecretTail", { "--user=\"u:", "https://x" } },
+    { "curl -fsSu \"admin:Ab\"'Zq9SecretTail' https://x", "Zq9SecretTail", { "https://x" } },
+    { "curl -u \"admin:Ab\"\\\"Zq9SecretTail https://x", "Zq9SecretTail", { "https://x" } },
+    { "smbclient -U 'u%Ab'Zq9SecretTail //h/s", "Zq9SecretTail", { "//h/s" } },
+    { "openssl enc -pass 'pass:Ab'Zq9SecretTail -in f", "Zq9SecretTail", { "-in f" } },
+    /* The others, masked whole already. */
+    { "PGPASSWORD=\"Ab\\\\\"Zq9SecretTail psql", "Zq9SecretTail", { "psql" } },
+    { "cd /srv && mysql -p\"Ab\\\\\"Zq9SecretTail shop", "Zq9SecretTail", { "shop" } },
+    /* What the shell runs after the quote stays in sight. */
+    { "curl -u \"admin:a\"$(id) https://x", NULL, { "\"admin:a\"$(id)" } },
+    { "curl -u \"admin:a\"\";reboot\" https://x", NULL, { "\";reboot\"" } },
+    { "curl -u \"admin:a\"`id` https://x", NULL, { "\"admin:a\"`id`" } },
+  };
+
+  assert_attacks (cases, G_N_ELEMENTS (cases));
+  assert_redacted ("curl -u \"admin:Ab\\\\\"Zq9SecretTail https://x",
+                   "curl -u \"admin:[REDACTED]\"[REDACTED] https://x", 1);
+  assert_redacted ("curl -u \"admin:a\"curl -u \"admin:b\" x",
+                   "curl -u \"admin:[REDACTED]\"[REDACTED] -u \"admin:[REDACTED]\" x", 2);
+  /* A quote before the name is the name's word's, not the value's. */
+  assert_redacted ("echo \"PGPASSWORD=Secr3t\"y", "echo \"PGPASSWORD=[REDACTED]\"y", 1);
+}
+
+/* Asked for: PGPASSWORD=${X:-Zq9SecretTail} was stored whole (a value
+ * holding ${ is never masked, /pd/redact/expansion-in-sight).  A default
+ * that is a plain literal word ([A-Za-z0-9_./+=:@%-], right before the }
+ * that ends the value's word) is masked inside the braces: bash reads
+ * ${X:-[REDACTED]} as it reads ${X:-Zq9SecretTail}.  Anything else in or
+ * around the braces keeps the value as written. */
+static void
+test_expansion_default (void)
+{
+  static const AttackCase cases[] = {
+    { "PGPASSWORD=${X:-Zq9SecretTail} psql", "Zq9SecretTail", { "PGPASSWORD=${X:-", "} psql" } },
+    { "export DB_PASSWORD=${DB_PASSWORD-Zq9.S/+=:@%-x}", "Zq9.S", { "${DB_PASSWORD-", "}" } },
+    { "API_TOKEN=${TOKEN:-Zq9SecretTail}\nrun", "Zq9SecretTail", { "${TOKEN:-", "}\nrun" } },
+  };
+  static const char * const kept[] = {
+    "PGPASSWORD=${X:-Zq9}x psql",
+    "PGPASSWORD=\"${X:-Zq9}\" psql",
+    "PGPASSWORD=${X:+Zq9} psql",
+    "PGPASSWORD=${X:=Zq9} psql",
+    "PGPASSWORD=${X:-Zq9 a} psql",
+    "PGPASSWORD=${X:-$Y} psql",
+    "PGPASSWORD=${X:-'Zq9'} psql",
+    "PGPASSWORD=${X:-\\Zq9} psql",
+    "PGPASSWORD=${X:-Zq9};reboot",
+    "PGPASSWORD=${X:-${Y:-Zq9}} psql",
+    "PGPASSWORD=${X:-Zq9}$(id) psql",
+    "PGPASSWORD=${X:-true} psql",
+    "PGPASSWORD=${X:-} psql",
+  };
+
+  assert_attacks (cases, G_N_ELEMENTS (cases));
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
+  assert_redacted ("PGPASSWORD=${X:-Zq9SecretTail} psql", "PGPASSWORD=${X:-[REDACTED]} psql", 1);
+  assert_redacted ("{\"c\":\"PGPASSWORD=${X:-Zq9SecretTail}\"}", "{\"c\":\"PGPASSWORD=${X:-[REDACTED]}\"}", 1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -949,6 +1031,8 @@ main (int   argc,
   g_test_add_func ("/pd/redact/nested-escaped-quote", test_nested_escaped_quote);
   g_test_add_func ("/pd/redact/value-across-quotes", test_value_across_quotes);
   g_test_add_func ("/pd/redact/held-deep", test_held_deep);
+  g_test_add_func ("/pd/redact/curl-quote-closed", test_curl_quote_closed);
+  g_test_add_func ("/pd/redact/expansion-default", test_expansion_default);
 
   return g_test_run ();
 }

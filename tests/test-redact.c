@@ -620,7 +620,8 @@ test_commands_in_sight (void)
  * reads quotes of their own inside ${…}): the redactor read that " as the
  * value's end, the mask took the opening ", and the stored text read
  * "; touch PWN" as quoted.  A value that holds or is followed in its word
- * by ${ is never masked, as with $( and a backtick. */
+ * by ${ is never masked, as with $( and a backtick (but for a plain
+ * literal default, masked inside the braces: /pd/redact/expansion-default). */
 static void
 test_expansion_in_sight (void)
 {
@@ -635,7 +636,8 @@ test_expansion_in_sight (void)
     "mysql -p\"Zq9Sec${X:-'\"'}b\" ; touch PWN ; echo ' #'",
     "curl -u \"admin:Zq9Sec${X:-'\"'}b\" ; touch PWN ; echo ' #'",
     "PGPASSWORD=Zq9Sec${X:-'x'}b psql",
-    "PGPASSWORD=${X:-Zq9SecretTail} psql",
+    /* Not PGPASSWORD=${X:-Zq9SecretTail} psql any more: a plain literal
+     * default is masked inside its braces (/pd/redact/expansion-default). */
     "{\"command\": \"PGPASSWORD=\\\"Zq9Sec${X:-'\\\"'}b\\\" ; touch PWN ; echo ' #'\"}",
   };
 

@@ -220,6 +220,86 @@ mask_pieces (Redactor *r,
   return at;
 }
 
+/* How far a piece of a value's word is read (PIECE_WORD_MAX), and how
+ * far from that end it must stop to be sure it is whole: a quoted part
+ * is 256 bytes at most, with its quotes (escaped in JSON: 264). */
+#define PIECE_WORD_MAX 1024
+#define PIECE_WORD_SURE 264
+
+/* The parts of a value's word joined from @at on, to *@piece_end: FALSE
+ * when none, or when the word may go on past PIECE_WORD_MAX (where it
+ * ends is unsure, and it stays in sight).  Bounded: a quoted value's
+ * closing quote read as opening a part read the rest of the text after
+ * each value (curl -u "admin:a" repeated with nothing between: 200 KB
+ * took 26.7 s; tried as an attacker would).  The bytes read count with
+ * the command line's. */
+static gboolean
+piece_words_at (Redactor *r,
+                gsize     at,
+                gsize    *piece_end)
+{
+  gsize view = MIN (r->len, at + PIECE_WORD_MAX);
+  guint parts = _pd_redact_joined_word (r->text, view, at, _pd_redact_depth_at (r->depths, at), piece_end);
+
+  r->line.bytes_read += *piece_end - at;
+  if (view < r->len && *piece_end + PIECE_WORD_SURE >= view)
+    return FALSE;
+  return parts > 0;
+}
+
+/* The length of the quote at @at when it closes one opened after the
+ * start of the value's name or option (r->name_start), as the shell
+ * reads the quotes from there, or 0: curl -u "admin:Ab\\"Zq9 is the
+ * password Ab\Zq9, the word going on after the quote that closes the
+ * user's (its Zq9 was stored, where PGPASSWORD="Ab\\"Zq9 is masked whole,
+ * a joined word; tried as an attacker would; read as opening a part, that
+ * quote also read the rest of the text).  Read through the escapes of
+ * the JSON string the value is in, one deep at most (the shell's " is \"
+ * there, its backslash \\); a quote before the name is its word's
+ * (echo "PGPASSWORD=x"y: y is no value's). */
+static gsize
+closing_quote_len (Redactor *r,
+                   gsize     at)
+{
+  const char *t = r->text;
+  guint depth = _pd_redact_depth_at (r->depths, at);
+  char q = 0;  /* the quote open: 0, ' " or A ($'…) */
+  gboolean escape = FALSE;
+  gsize k = r->name_start;
+
+  if (depth > 1 || k >= at || at - k > 512)
+    return 0;
+  while (k <= at && k < r->len)
+    {
+      char c = t[k];
+      gsize w = 1;
+
+      if (_pd_redact_depth_at (r->depths, k) != depth || c == '\n' || c == '\r' || (depth == 1 && c == '"'))
+        return 0;  /* another line, or the JSON string's own quote */
+      if (depth == 1 && c == '\\')
+        {
+          if (k + 1 >= r->len)
+            return 0;
+          c = t[k + 1] == '"' || t[k + 1] == '\\' ? t[k + 1] : 'x';
+          w = t[k + 1] == 'u' ? 6 : 2;
+        }
+      if (k == at)
+        return !escape && ((c == '\'' && (q == '\'' || q == 'A')) || (c == '"' && q == '"')) ? w : 0;
+      if (escape)
+        escape = FALSE;
+      else if (q == 0 && c == '$' && k + 1 < at && t[k + 1] == '\'')
+        q = 'A', w = 2;
+      else if (q == 0 && (c == '\'' || c == '"'))
+        q = c;
+      else if (q != '\'' && c == '\\')
+        escape = TRUE;  /* in "…" it escapes $ ` " \ only, never another quote */
+      else if (q == c || (q == 'A' && c == '\''))
+        q = 0;
+      k += w;
+    }
+  return 0;
+}
+
 /* The piece of a value's word the shell joins to it at @at, right after
  * what is masked of it, in [*piece, *piece_end): after a line continuation
  * (the shell takes it out), after an escaped quote (its sign; not, right
@@ -236,12 +316,22 @@ word_piece_at (Redactor *r,
                gsize    *piece_end)
 {
   const char *t = r->text;
-  gsize n = _pd_redact_continuation_len (t, r->len, at);
+  gsize n = first ? closing_quote_len (r, at) : 0;
 
   if (n > 0)
     {
+      /* Past the quote, what follows it as after any piece: an escaped
+       * quote ("admin:Ab"\"Zq9), a quoted part, or unquoted parts. */
+      if (word_piece_at (r, at + n, FALSE, piece, piece_end))
+        return TRUE;
       *piece = at + n;
-      return _pd_redact_joined_word (t, r->len, *piece, _pd_redact_depth_at (r->depths, *piece), piece_end) > 0;
+      return piece_words_at (r, *piece, piece_end);
+    }
+  n = _pd_redact_continuation_len (t, r->len, at);
+  if (n > 0)
+    {
+      *piece = at + n;
+      return piece_words_at (r, *piece, piece_end);
     }
   n = _pd_redact_escaped_quote_len (t, r->len, at, _pd_redact_depth_at (r->depths, at));
   if (n > 0)
@@ -250,14 +340,14 @@ word_piece_at (Redactor *r,
       if (first && n <= 4 && quote_closes_name_word (r, *piece))
         return FALSE;
       *piece_end = _pd_redact_unquoted_end (t, r->len, *piece, _pd_redact_depth_at (r->depths, *piece));
+      r->line.bytes_read += *piece_end - *piece;
       return *piece_end > *piece;
     }
   n = at < r->len && t[at] == '$' ? 1 : 0;
   if (at + n < r->len && (t[at + n] == '\'' || (t[at + n] == '"' && _pd_redact_depth_at (r->depths, at) == 0)))
     {
       *piece = at;
-      return !quote_closes_name_word (r, at + n + 1)
-             && _pd_redact_joined_word (t, r->len, at, _pd_redact_depth_at (r->depths, at), piece_end) > 0;
+      return !quote_closes_name_word (r, at + n + 1) && piece_words_at (r, at, piece_end);
     }
   return FALSE;
 }
@@ -706,6 +796,46 @@ json_member_name (Redactor *r,
   return e < r->len && t[e] == ':';
 }
 
+/* The literal default of a parameter expansion that is the whole value
+ * at @vs, ${NAME:-DEFAULT} or ${NAME-DEFAULT}, in [*ds, *de); returns
+ * where its word ends, after the }, or 0.  Only a plain word
+ * ([A-Za-z0-9_./+=:@%-]: no quote, $, backslash, brace or blank, whose
+ * quoting bash reads apart inside the braces) right before the }, and a
+ * blank, a line break (in a JSON string its \n, \r or \t too), the
+ * text's end or its JSON string's end right after it: masked there, [REDACTED] changes nothing of how bash reads
+ * the command (PGPASSWORD=${X:-Zq9SecretTail} was stored whole: a value
+ * holding ${ is never masked, /pd/redact/expansion-in-sight). */
+static gsize
+expansion_default (Redactor *r,
+                   gsize     vs,
+                   gsize    *ds,
+                   gsize    *de)
+{
+  const char *t = r->text;
+  gsize k = vs + 2;
+
+  if (k >= r->len || t[vs] != '$' || t[vs + 1] != '{' || !(g_ascii_isalpha (t[k]) || t[k] == '_'))
+    return 0;
+  while (k < r->len && (g_ascii_isalnum (t[k]) || t[k] == '_') && k - vs < 68)
+    k++;
+  if (k < r->len && t[k] == ':')
+    k++;
+  if (k >= r->len || t[k] != '-')
+    return 0;
+  *ds = ++k;
+  while (k < r->len && k - *ds < 256 && (g_ascii_isalnum (t[k]) || strchr ("_./+=:@%-", t[k]) != NULL))
+    k++;
+  if (k == *ds || k >= r->len || t[k] != '}')
+    return 0;
+  *de = k++;
+  if (k < r->len && !(t[k] == ' ' || t[k] == '\t' || t[k] == '\n' || t[k] == '\r'
+                      || (t[k] == '"' && _pd_redact_depth_at (r->depths, k) < _pd_redact_depth_at (r->depths, vs))
+                      || (_pd_redact_depth_at (r->depths, vs) == 1 && t[k] == '\\' && k + 1 < r->len
+                          && strchr ("nrt", t[k + 1]) != NULL)))
+    return 0;
+  return k;
+}
+
 /* A name holding a secret-like word at @i: judged whole (back to its
  * start, at most 64 bytes, dashes of a flag included), and its value tried
  * only when the name says secret.  Returns where the scan goes on. */
@@ -753,6 +883,17 @@ try_assignment (Redactor *r,
        * value is not copied for it. */
       g_autofree char *value = g_strndup (t + vs, MIN (ve - vs, 3));
       gsize whole = r->joined ? ve : value_goes_on (r, name, end, vs, ve);
+      gsize ds = 0, de = 0;
+      gsize after = r->joined ? 0 : expansion_default (r, vs, &ds, &de);
+
+      if (after > 0)
+        {
+          g_autofree char *fallback = g_strndup (t + ds, de - ds);
+
+          if (_pd_redact_value_is_secret (fallback, FALSE))
+            mask_span (r, ds, de, FALSE);
+          return after;
+        }
 
       /* A value followed by ( or [ is code (get_key(), env["X"]), not a
        * secret, unless value_goes_on() took it.  Either way the scan goes

@@ -15,7 +15,8 @@
  *    flags, -fsSu user:[REDACTED], its proxy's, -U and --proxy-user, with
  *    no user, -u :[REDACTED], with escaped blanks, -u user:[REDACTED] for
  *    user:pa\ ss, and quoted to its closing quote,
- *    -u 'user:[REDACTED]', -u user:'[REDACTED]'), the password glued to -p of a
+ *    -u 'user:[REDACTED]', -u user:'[REDACTED]', the word going on after
+ *    it: -u "user:[REDACTED]"[REDACTED] for "user:Ab\\"Zq9), the password glued to -p of a
  *    MySQL or MariaDB client or sshpass, also after flags grouped before it
  *    (mysql -p[REDACTED], -p'[REDACTED]', -vp[REDACTED]), sshpass's
  *    -p [REDACTED], redis-cli's (valkey-cli's, keydb-cli's) -a [REDACTED]
@@ -95,7 +96,10 @@
  * curl's, an Authorization header's, a bearer token's or a URL's password
  * then (nor a reference there: Bearer $TOKEN), so the command stays in
  * sight of whoever approves it.  A backtick that closes a Markdown code
- * span (`mysql -pX`) runs nothing: the value before it goes.
+ * span (`mysql -pX`) runs nothing: the value before it goes.  A value that
+ * is only a parameter expansion with a plain literal default has that
+ * default masked inside the braces (PGPASSWORD=${X:-[REDACTED]}; letters,
+ * digits and _./+=:@%- only, the word ending at the }).
  *
  * Nor is a value masked, whatever reading of its quotes found it, that
  * holds ; & | < > or a line break (raw; in a JSON string its escapes, \n,

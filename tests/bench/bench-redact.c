@@ -1,6 +1,6 @@
 /* bench-redact.c: how fast pd_redact() goes over text like what is stored.
  *
- * usage: bench-redact [MB]
+ * usage: bench-redact [MB [KIB]]
  *
  * Redaction runs on every message, plan and event saved, so it must stay
  * linear and cheap.  Three corpora:
@@ -14,8 +14,11 @@
  *    headers with no end, many "Bearer ", values joined of quoted parts,
  *    a client's password option before a quote never closed, backslashes
  *    before line breaks and quotes),
- *    each at 1 MiB and 4 MiB: the ratio of their times shows whether the
- *    cost stays linear (≈ 4).
+ *    each at 1 MiB and 4 MiB (KIB and 4 × KIB when given: a quadratic text
+ *    takes hours at 4 MiB, so a run before a fix is made smaller): the
+ *    ratio of their times shows whether the cost stays linear (≈ 4), and
+ *    the last column their cost per byte at the larger size as a multiple
+ *    of the synthetic sessions' (the plain-text baseline).
  * Times are CPU time of the thread.  Prints figures; asserts nothing.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -193,7 +196,8 @@ time_pass (GPtrArray *texts,
   return best;
 }
 
-static void
+/* Returns the MB/s. */
+static double
 report (const char *name,
         GPtrArray  *texts,
         guint       rounds)
@@ -204,6 +208,7 @@ report (const char *name,
 
   g_print ("%-28s %9.2f MB in %6u texts: %8.4f s, %8.1f MB/s, %u redacted\n",
            name, bytes / 1e6, texts->len, seconds, bytes / 1e6 / MAX (seconds, 1e-9), redacted);
+  return bytes / 1e6 / MAX (seconds, 1e-9);
 }
 
 static char *
@@ -265,8 +270,17 @@ main (int   argc,
     /* One value of escaped quotes: each \\\" after PGPASSWORD=" was masked
      * apart with a lookahead of 256 bytes (1.5-1.8 s per MiB). */
     { "escaped quotes after one \"", "\\\\\\\"", "PGPASSWORD=\"" },
+    /* A quoted value's closing quote read as opening a part of its word:
+     * the rest of the text was read after each value (quadratic: 200 KB
+     * took 26.7 s through plandeck-agent run). */
+    { "curl -u \"admin:a\\\\\" repeated", "curl -u \"admin:a\\\\\"" },
+    { "curl -u \"admin:a\" repeated", "curl -u \"admin:a\"" },
+    /* A literal default of an expansion, masked inside its braces. */
+    { "expansion defaults", "PGPASSWORD=${X:-a} " },
   };
   guint mb = argc > 1 ? (guint) g_ascii_strtoull (argv[1], NULL, 10) : 16;
+  gsize kib = argc > 2 ? (gsize) g_ascii_strtoull (argv[2], NULL, 10) : 1024;
+  double plain;
   g_autofree char *fixtures = g_build_filename (g_getenv ("PD_FIXTURES_DIR") ? g_getenv ("PD_FIXTURES_DIR")
                                                 : "../shared/fixtures", NULL);
   g_autoptr(GPtrArray) transcripts = g_ptr_array_new_with_free_func (g_free);
@@ -277,9 +291,10 @@ main (int   argc,
     report ("transcripts (fixtures)", transcripts, 20);
   else
     g_print ("transcripts (fixtures): skipped, %s not found\n", fixtures);
-  report ("synthetic sessions", synthetic, 5);
+  plain = report ("synthetic sessions", synthetic, 5);
 
-  g_print ("adversarial (time at 1 MiB, then 4 MiB; linear is about 4x):\n");
+  g_print ("adversarial (time at %" G_GSIZE_FORMAT " KiB, then 4x that; linear is about 4x; "
+           "then the cost per byte as a multiple of the synthetic sessions'):\n", MAX (kib, 1));
   for (guint i = 0; i < G_N_ELEMENTS (adversarial); i++)
     {
       double seconds[2];
@@ -290,13 +305,14 @@ main (int   argc,
           gsize bytes = 0;
           guint redacted = 0;
 
-          g_autofree char *units = repeat (adversarial[i].unit, s == 0 ? 1024 * 1024 : 4 * 1024 * 1024);
+          g_autofree char *units = repeat (adversarial[i].unit, (s == 0 ? 1 : 4) * MAX (kib, 1) * 1024);
 
           g_ptr_array_add (one, g_strconcat (adversarial[i].prefix ? adversarial[i].prefix : "", units, NULL));
           seconds[s] = time_pass (one, 3, &bytes, &redacted);
         }
-      g_print ("  %-28s %8.4f s, %8.4f s (%5.1fx)\n", adversarial[i].name,
-               seconds[0], seconds[1], seconds[1] / MAX (seconds[0], 1e-9));
+      g_print ("  %-28s %8.4f s, %8.4f s (%5.1fx) %7.1fx plain\n", adversarial[i].name,
+               seconds[0], seconds[1], seconds[1] / MAX (seconds[0], 1e-9),
+               seconds[1] * plain / (4.0 * MAX (kib, 1) * 1024 / 1e6));
     }
   return 0;
 }
