@@ -20,18 +20,14 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include <libsoup/soup.h>
-
 #include "pd-import-index.h"
 #include "pd-import-private.h"
 #include "pd-import-test.h"
-#include "pd-server.h"
+#include "pd-json.h"
 #include "pd-session-reads.h"
 #include "pd-test-long-session.h"
 #include "pd-test-valgrind.h"
 #include "pd-transcript-reader.h"
-
-#define TOKEN "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 /* A Claude Code line of @type at second @second, @rest its other members. */
 #define LINE(type, second, rest) \
@@ -54,6 +50,14 @@
 /* A legit tool result: 10 MiB of text (1 MiB under valgrind). */
 #define OUTPUT_BYTES ((RUNNING_ON_VALGRIND ? 1 : 10) * 1024 * 1024)
 
+/* The second attack, at the per-byte bound: a 15 MiB value of one unit
+ * for 4 bytes, under the line length the readers take (2 MiB under
+ * valgrind: still eight times the cap of units a line may hold). */
+#define AT_BOUND_BYTES ((RUNNING_ON_VALGRIND ? 2 : 15) * 1024 * 1024)
+
+typedef void (*AppendValue) (GString *text,
+                             gsize    bytes);
+
 /* Appends "[{},{},...]" of about @bytes to @text. */
 static void
 append_empty_objects (GString *text,
@@ -65,21 +69,56 @@ append_empty_objects (GString *text,
   g_string_append_c (text, ']');
 }
 
-/* @head, the 15 MiB value, then @tail: one line of @text; its length in
+/* Appends "[0,  0,  0,...]" of about @bytes to @text: one unit for 4
+ * bytes, exactly what the per-byte bound lets through. */
+static void
+append_padded_numbers (GString *text,
+                       gsize    bytes)
+{
+  g_string_append (text, "[0");
+  for (gsize i = 1; i < bytes / 4; i++)
+    g_string_append (text, ",  0");
+  g_string_append_c (text, ']');
+}
+
+/* Appends "[\"xx\",\"xx\",...]" of about @bytes: one unit for 5 bytes. */
+static void
+append_short_strings (GString *text,
+                      gsize    bytes)
+{
+  g_string_append (text, "[\"xx\"");
+  for (gsize i = 1; i < bytes / 5; i++)
+    g_string_append (text, ",\"xx\"");
+  g_string_append_c (text, ']');
+}
+
+/* @head, @value of @bytes, then @tail: one line of @text; its length in
  * *@length. */
+static void
+append_line_of (GString     *text,
+                const char  *head,
+                AppendValue  value,
+                gsize        bytes,
+                const char  *tail,
+                gsize       *length)
+{
+  gsize start = text->len;
+
+  g_string_append (text, head);
+  value (text, bytes);
+  g_string_append (text, tail);
+  g_assert_cmpint (text->str[text->len - 1], ==, '\n');
+  *length = text->len - start - 1;
+}
+
+/* @head, the 15 MiB of empty objects, then @tail. */
 static void
 append_bloated_line (GString    *text,
                      const char *head,
                      const char *tail,
                      gsize      *length)
 {
-  gsize start = text->len;
-
-  g_string_append (text, head);
-  append_empty_objects (text, BLOATED_BYTES);
-  g_string_append (text, tail);
-  g_assert_cmpint (text->str[text->len - 1], ==, '\n');
-  *length = text->len - start - 1;
+  append_line_of (text, head, append_empty_objects, BLOATED_BYTES, tail, length);
 }
 
 /* A session of four messages, the third the attacker's line (its length
@@ -166,36 +205,18 @@ test_serve_placeholder (void)
 {
   PdLongSession f = { 0 };
   g_autoptr(GError) error = NULL;
-  g_autofree char *db_path = NULL;
-  g_autofree char *base = NULL;
-  g_autofree char *url = NULL;
-  g_autoptr(PdServer) server = NULL;
-  g_autoptr(SoupSession) session = soup_session_new_with_options ("timeout", 60, NULL);
-  g_autoptr(SoupMessage) msg = NULL;
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(JsonNode) root = NULL;
+  guint status = 0;
   gsize length = 0;
 
   bloated_content_open (&f, &length);
-  db_path = g_build_filename (f.db_dir, "sessions.db", NULL);
-  server = pd_server_new (db_path);
-  pd_server_set_listen (server, "127.0.0.1", 0);
-  pd_server_set_token (server, TOKEN);
-  g_assert_true (pd_server_start (server, &error));
-  g_assert_no_error (error);
-  base = pd_server_dup_base_url (server);
-  url = g_strdup_printf ("%s/api/sessions/%s", base, f.id);
-
-  msg = soup_message_new ("GET", url);
-  soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Plandeck-Token", TOKEN);
-  bytes = soup_session_send_and_read (session, msg, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (soup_message_get_status (msg), ==, 200);
+  bytes = pd_long_session_serve_get (&f, "", &status);
+  g_assert_cmpuint (status, ==, 200);
   root = json_from_string (g_bytes_get_data (bytes, NULL), &error);
   g_assert_no_error (error);
   assert_messages (pd_json_get_array (json_node_get_object (root), "messages"), length);
 
-  pd_server_stop (server);
   pd_long_session_close (&f);
 }
 
@@ -203,24 +224,34 @@ test_serve_placeholder (void)
  * objects, between two real ones, is passed over; the plan is the last
  * real list, and the import never builds the line. */
 static void
-todo_write_open (PdLongSession *f)
+todo_write_open_with (PdLongSession *f,
+                      AppendValue    todos,
+                      gsize          bytes,
+                      gsize         *length)
 {
   g_autoptr(GString) text = g_string_new (USER ("01", "\"plan it\"")
                                           ANSWER ("02", TODO_WRITE ("t1", TODOS_PENDING))
                                           USER ("03", RESULT ("t1", "Todos have been modified successfully")));
-  gsize length;
 
-  append_bloated_line (text, "{\"parentUuid\":\"u03\",\"isSidechain\":false,\"userType\":\"external\",\"cwd\":\"/w\","
-                             "\"sessionId\":\"0badc0de-1111-4222-8333-444455556666\",\"type\":\"assistant\","
-                             "\"uuid\":\"u04\",\"timestamp\":\"2026-03-09T14:03:04.000Z\","
-                             "\"message\":{\"id\":\"m04\",\"type\":\"message\",\"role\":\"assistant\",\"content\":"
-                             "[{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"TodoWrite\",\"input\":{\"todos\":",
-                       "}}]}}\n", &length);
+  append_line_of (text, "{\"parentUuid\":\"u03\",\"isSidechain\":false,\"userType\":\"external\",\"cwd\":\"/w\","
+                        "\"sessionId\":\"0badc0de-1111-4222-8333-444455556666\",\"type\":\"assistant\","
+                        "\"uuid\":\"u04\",\"timestamp\":\"2026-03-09T14:03:04.000Z\","
+                        "\"message\":{\"id\":\"m04\",\"type\":\"message\",\"role\":\"assistant\",\"content\":"
+                        "[{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"TodoWrite\",\"input\":{\"todos\":",
+                  todos, bytes, "}}]}}\n", length);
   g_string_append (text, USER ("05", RESULT ("t2", "Todos have been modified successfully"))
                          ANSWER ("06", TODO_WRITE ("t3", TODOS_MOVED))
                          USER ("07", RESULT ("t3", "Todos have been modified successfully")));
   pd_long_session_open (f, "0badc0de-1111-4222-8333-444455556666.jsonl", text, FALSE);
   _pd_import_set_tail_limits (0, 0);
+}
+
+static void
+todo_write_open (PdLongSession *f)
+{
+  gsize length;
+
+  todo_write_open_with (f, append_empty_objects, BLOATED_BYTES, &length);
 }
 
 static void
@@ -235,6 +266,74 @@ test_todo_write (void)
   g_assert_no_error (error);
   pd_import_test_assert_list (session, "A:completed|B:in_progress");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, >=, 1);
+  pd_long_session_close (&f);
+}
+
+/* The index of the message of @messages whose text is @text, or -1. */
+static int
+find_message (JsonArray  *messages,
+              const char *text)
+{
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    if (g_strcmp0 (pd_json_get_string (json_array_get_object_element (messages, i), "content"), text) == 0)
+      return (int) i;
+  return -1;
+}
+
+/* A TodoWrite whose todos are 15 MiB of "[0,  0,  0,...]": one unit for
+ * 4 bytes, AT the per-byte bound, so it was built (a read of its messages
+ * took 367 MB).  Now over the cap of units a line may hold: the pages
+ * (read whole, by `serve` too) show the placeholder where it was, the
+ * conversation around it intact, and the plan is the last real list. */
+static void
+test_at_bound (void)
+{
+  PdLongSession f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdImportedSession) session = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *contents = NULL;
+  JsonArray *served;
+  const char *line;
+  guint status = 0;
+  gsize length = 0, size;
+  int at;
+
+  todo_write_open_with (&f, append_padded_numbers, AT_BOUND_BYTES, &length);
+  expected = placeholder (length);
+
+  /* The line is within the per-byte bound and over the cap. */
+  g_assert_true (g_file_get_contents (f.path, &contents, &size, NULL));
+  line = strstr (contents, "{\"parentUuid\":\"u03\"");
+  g_assert_nonnull (line);
+  g_assert_cmpint (line[length], ==, '\n');
+  g_assert_false (pd_json_values_exceed (line, length, length / 4 + 4096));
+  g_assert_true (_pd_import_too_many_values (line, length));
+
+  session = pd_import_index_load_session (f.store, f.id, &error);
+  g_assert_no_error (error);
+  pd_import_test_assert_list (session, "A:completed|B:in_progress");
+
+  messages = pd_session_reads_load_messages (f.store, f.id, &error);
+  g_assert_no_error (error);
+  at = find_message (messages, expected);
+  g_assert_cmpint (at, >, 0);
+  g_assert_cmpstr (pd_json_get_string (json_array_get_object_element (messages, at), "role"), ==, "system");
+  g_assert_cmpstr (pd_json_get_string (json_array_get_object_element (messages, 0), "content"), ==, "plan it");
+  g_assert_cmpint (find_message (messages, "Todos have been modified successfully"), <, at);
+
+  /* `serve` answers the same messages. */
+  bytes = pd_long_session_serve_get (&f, "", &status);
+  g_assert_cmpuint (status, ==, 200);
+  root = json_from_string (g_bytes_get_data (bytes, NULL), &error);
+  g_assert_no_error (error);
+  served = pd_json_get_array (json_node_get_object (root), "messages");
+  g_assert_cmpuint (json_array_get_length (served), ==, json_array_get_length (messages));
+  g_assert_cmpint (find_message (served, expected), ==, at);
+
   pd_long_session_close (&f);
 }
 
@@ -338,9 +437,10 @@ peak_rss_kib (void)
   return usage.ru_maxrss;
 }
 
-/* In a process of its own, so its peak is its own: the import of both
- * sessions, and every read of the messages.  Before, each took 1.57 GB;
- * now about 60 MB (the files are written from memory first). */
+/* In a process of its own, so its peak is its own: the import of the
+ * three sessions, and every read of the messages.  Before, the first two
+ * took 1.57 GB each, the third (at the per-byte bound) 367 MB; now 41 MB
+ * (the files are written from memory first). */
 static void
 test_never_built (void)
 {
@@ -348,6 +448,7 @@ test_never_built (void)
     {
       PdLongSession f = { 0 };
       PdLongSession g = { 0 };
+      PdLongSession h = { 0 };
       g_autoptr(GError) error = NULL;
       g_autoptr(JsonArray) messages = NULL;
       g_autoptr(PdImportedSession) session = NULL;
@@ -361,9 +462,14 @@ test_never_built (void)
       session = pd_import_index_load_session (g.store, g.id, &error);
       g_assert_no_error (error);
       pd_long_session_close (&g);
-      /* 15 MiB built would be 1.5 GB. */
+      todo_write_open_with (&h, append_padded_numbers, AT_BOUND_BYTES, &length);
+      g_clear_pointer (&messages, json_array_unref);
+      messages = pd_session_reads_load_messages (h.store, h.id, &error);
+      g_assert_no_error (error);
+      pd_long_session_close (&h);
+      /* 15 MiB built would be 1.5 GB; 15 MiB at the per-byte bound, 367 MB. */
       g_test_message ("peak resident memory: %ld KiB", peak_rss_kib ());
-      g_assert_cmpint (peak_rss_kib (), <, 400 * 1024);
+      g_assert_cmpint (peak_rss_kib (), <, 200 * 1024);
       return;
     }
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
@@ -371,8 +477,9 @@ test_never_built (void)
 }
 
 /* A legit long line still shows: a tool result of 10 MiB of text (one
- * string: no values in it), and a structured patch of 500 000 blank lines
- * (" ", four bytes a value: the densest a real line gets). */
+ * string: no values in it), and a structured patch of 200 000 blank lines
+ * (" ", four bytes a value: the densest a real line gets; under the cap
+ * of units a line may hold too). */
 static void
 test_legit_long_lines (void)
 {
@@ -399,7 +506,7 @@ test_legit_long_lines (void)
                          "\"uuid\":\"u05\",\"timestamp\":\"2026-03-09T14:03:05.000Z\","
                          "\"message\":{\"role\":\"user\",\"content\":[{\"tool_use_id\":\"e1\",\"type\":\"tool_result\",\"content\":\"edited\"}]},"
                          "\"toolUseResult\":{\"filePath\":\"/w/a\",\"structuredPatch\":[{\"oldStart\":1,\"lines\":[\" \"");
-  for (guint i = 1; i < 500000; i++)
+  for (guint i = 1; i < 200000; i++)
     g_string_append (text, ",\" \"");
   g_string_append (text, "]}]}}\n");
   g_assert_false (_pd_import_too_many_values (text->str + start, text->len - start - 1));
@@ -478,6 +585,18 @@ test_fixtures_pass (void)
     g_string_truncate (text, 0);
     append_empty_objects (text, 2 * 1024);
     g_assert_false (_pd_import_too_many_values (text->str, text->len));
+
+    /* At the per-byte bound, or near it, but more units than any line
+     * may hold (262 144: a tree of about 30 MB); and under them. */
+    g_string_truncate (text, 0);
+    append_padded_numbers (text, 2 * 1024 * 1024);
+    g_assert_true (_pd_import_too_many_values (text->str, text->len));
+    g_string_truncate (text, 0);
+    append_short_strings (text, 8 * 1024 * 1024);
+    g_assert_true (_pd_import_too_many_values (text->str, text->len));
+    g_string_truncate (text, 0);
+    append_padded_numbers (text, 1000 * 1000);
+    g_assert_false (_pd_import_too_many_values (text->str, text->len));
   }
 }
 
@@ -492,6 +611,7 @@ main (int    argc,
   g_test_add_func ("/pd/import-bloated/codex-placeholder", test_codex_placeholder);
   g_test_add_func ("/pd/import-bloated/opencode-placeholder", test_opencode_placeholder);
   g_test_add_func ("/pd/import-bloated/todo-write", test_todo_write);
+  g_test_add_func ("/pd/import-bloated/at-bound", test_at_bound);
   g_test_add_func ("/pd/import-bloated/never-built", test_never_built);
   g_test_add_func ("/pd/import-bloated/legit-long-lines", test_legit_long_lines);
   g_test_add_func ("/pd/import-bloated/fixtures-pass", test_fixtures_pass);
