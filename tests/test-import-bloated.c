@@ -24,6 +24,7 @@
 #include "pd-import-private.h"
 #include "pd-import-test.h"
 #include "pd-json.h"
+#include "pd-jsonl-reader.h"
 #include "pd-session-reads.h"
 #include "pd-test-long-session.h"
 #include "pd-test-valgrind.h"
@@ -92,6 +93,20 @@ append_short_strings (GString *text,
   g_string_append_c (text, ']');
 }
 
+/* Appends "\"xxx...\"" of @bytes: one string, no unit at all. */
+static void
+append_long_string (GString *text,
+                    gsize    bytes)
+{
+  gsize start;
+
+  g_string_append_c (text, '"');
+  start = text->len;
+  g_string_set_size (text, start + bytes - 2);
+  memset (text->str + start, 'x', bytes - 2);
+  g_string_append_c (text, '"');
+}
+
 /* @head, @value of @bytes, then @tail: one line of @text; its length in
  * *@length. */
 static void
@@ -148,12 +163,11 @@ placeholder (gsize length)
                           length);
 }
 
-/* @messages are the session's four, the attacker's line a placeholder. */
+/* @messages are the session's four, the attacker's line @expected. */
 static void
-assert_messages (JsonArray *messages,
-                 gsize      length)
+assert_messages_with (JsonArray  *messages,
+                      const char *expected)
 {
-  g_autofree char *expected = placeholder (length);
   const char * const roles[] = { "user", "assistant", "system", "assistant" };
   const char * const texts[] = { "first message before", "reply before", expected, "reply after" };
 
@@ -166,6 +180,17 @@ assert_messages (JsonArray *messages,
       g_assert_cmpstr (pd_json_get_string (message, "role"), ==, roles[i]);
       g_assert_cmpstr (pd_json_get_string (message, "content"), ==, texts[i]);
     }
+}
+
+/* @messages are the session's four, the attacker's line of @length a
+ * placeholder. */
+static void
+assert_messages (JsonArray *messages,
+                 gsize      length)
+{
+  g_autofree char *expected = placeholder (length);
+
+  assert_messages_with (messages, expected);
 }
 
 /* The pages (`sessions show`, the Transcript page whole and in parts):
@@ -476,6 +501,99 @@ test_never_built (void)
   g_test_trap_assert_passed ();
 }
 
+/* A line longer than the readers take (PD_JSONL_DEFAULT_MAX_LINE, 16 MiB):
+ * a tool result of 17 MB of text. */
+#define TOO_LONG_BYTES (17 * 1000 * 1000)
+
+static char *
+too_long_placeholder (gsize length)
+{
+  return g_strdup_printf ("This line of the transcript is too long to show (%" G_GSIZE_FORMAT " bytes)", length);
+}
+
+/* A Claude Code line too long to read is passed over unread, but no
+ * longer unsaid: the pages (whole, a long transcript's part, and `serve`)
+ * show the placeholder third of four, the others intact.  Before, the
+ * session read as if the line had never been written (tried as an
+ * attacker would, and a real tool result can be that long). */
+static void
+test_too_long_claude (void)
+{
+  PdLongSession f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) text = g_string_new (USER ("01", "\"first message before\"")
+                                          ANSWER ("02", TEXT ("reply before")));
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(JsonArray) part = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *expected = NULL;
+  guint64 first = 0, total = 0;
+  guint status = 0;
+  gsize length;
+
+  append_line_of (text, "{\"parentUuid\":\"u02\",\"isSidechain\":false,\"userType\":\"external\",\"cwd\":\"/w\","
+                        "\"sessionId\":\"0badc0de-1111-4222-8333-444455556666\",\"type\":\"user\","
+                        "\"uuid\":\"u03\",\"timestamp\":\"2026-03-09T14:03:03.000Z\","
+                        "\"message\":{\"role\":\"user\",\"content\":",
+                  append_long_string, TOO_LONG_BYTES, "}}\n", &length);
+  g_assert_cmpuint (length, >, PD_JSONL_DEFAULT_MAX_LINE);
+  g_string_append (text, ANSWER ("04", TEXT ("reply after")));
+  pd_long_session_open (&f, "0badc0de-1111-4222-8333-444455556666.jsonl", text, FALSE);
+  _pd_import_set_tail_limits (0, 0);
+  expected = too_long_placeholder (length);
+
+  messages = pd_session_reads_load_messages (f.store, f.id, &error);
+  g_assert_no_error (error);
+  assert_messages_with (messages, expected);
+
+  bytes = pd_long_session_serve_get (&f, "", &status);
+  g_assert_cmpuint (status, ==, 200);
+  root = json_from_string (g_bytes_get_data (bytes, NULL), &error);
+  g_assert_no_error (error);
+  assert_messages_with (pd_json_get_array (json_node_get_object (root), "messages"), expected);
+
+  _pd_import_set_tail_limits (64 * 1024, 64 * 1024);
+  part = pd_session_reads_load_messages_part (f.store, f.id, -1, PD_SESSION_READS_PART_MAX,
+                                              &first, &total, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (total, ==, 4);
+  assert_messages_with (part, expected);
+
+  pd_long_session_close (&f);
+}
+
+/* The same in a Codex rollout, read by the replay Qwen Code and Gemini
+ * CLI share: the placeholder without a time. */
+static void
+test_too_long_codex (void)
+{
+  PdLongSession f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GString) text = g_string_new ("{\"timestamp\":\"2026-03-14T09:12:40.000Z\",\"type\":\"session_meta\","
+                                          "\"payload\":{\"id\":\"019ceb9e-8409-72b7-bb14-1b6f441e1673\",\"cwd\":\"/w\"}}\n"
+                                          CODEX_MESSAGE ("41", "user", "input_text", "first message before")
+                                          CODEX_MESSAGE ("42", "assistant", "output_text", "reply before"));
+  g_autofree char *expected = NULL;
+  gsize length;
+
+  append_line_of (text, "{\"timestamp\":\"2026-03-14T09:12:43.000Z\",\"type\":\"response_item\","
+                        "\"payload\":{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":",
+                  append_long_string, TOO_LONG_BYTES, "}}\n", &length);
+  g_string_append (text, CODEX_MESSAGE ("44", "assistant", "output_text", "reply after"));
+  pd_long_session_open (&f, "rollout-2026-03-14T09-12-40-019ceb9e-8409-72b7-bb14-1b6f441e1673.jsonl", text, FALSE);
+  _pd_import_set_tail_limits (0, 0);
+  expected = too_long_placeholder (length);
+
+  messages = pd_session_reads_load_messages (f.store, f.id, &error);
+  g_assert_no_error (error);
+  assert_messages_with (messages, expected);
+  g_assert_null (pd_json_get_string (json_array_get_object_element (messages, 2), "time"));
+
+  pd_long_session_close (&f);
+}
+
 /* A legit long line still shows: a tool result of 10 MiB of text (one
  * string: no values in it), and a structured patch of 200 000 blank lines
  * (" ", four bytes a value: the densest a real line gets; under the cap
@@ -612,6 +730,8 @@ main (int    argc,
   g_test_add_func ("/pd/import-bloated/opencode-placeholder", test_opencode_placeholder);
   g_test_add_func ("/pd/import-bloated/todo-write", test_todo_write);
   g_test_add_func ("/pd/import-bloated/at-bound", test_at_bound);
+  g_test_add_func ("/pd/import-bloated/too-long-claude", test_too_long_claude);
+  g_test_add_func ("/pd/import-bloated/too-long-codex", test_too_long_codex);
   g_test_add_func ("/pd/import-bloated/never-built", test_never_built);
   g_test_add_func ("/pd/import-bloated/legit-long-lines", test_legit_long_lines);
   g_test_add_func ("/pd/import-bloated/fixtures-pass", test_fixtures_pass);

@@ -60,6 +60,13 @@ void         _pd_import_add_too_many_values (PdTranscriptPages *pages,
                                              const char        *conversation,
                                              gsize              length,
                                              gint64             time);
+/* The message in @conversation of @pages (nullable: none) where a line of
+ * @length bytes, longer than the readers take (PD_JSONL_DEFAULT_MAX_LINE),
+ * was passed over unread (pd_jsonl_reader_set_report_too_long()). */
+void         _pd_import_add_too_long        (PdTranscriptPages *pages,
+                                             const char        *conversation,
+                                             gsize              length,
+                                             gint64             time);
 /* What the Claude Code and Codex readers pick of the lines they replay
  * (for the tests, which compare it with whole trees). */
 extern const PdJsonPick _pd_claude_line_pick[];

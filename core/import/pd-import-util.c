@@ -126,6 +126,24 @@ _pd_import_add_too_many_values (PdTranscriptPages *pages,
   _pd_transcript_pages_add_text (pages, conversation, "system", text, NULL, time);
 }
 
+void
+_pd_import_add_too_long (PdTranscriptPages *pages,
+                         const char        *conversation,
+                         gsize              length,
+                         gint64             time)
+{
+  g_autofree char *text = NULL;
+
+  if (pages == NULL)
+    return;
+  text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                       "This line of the transcript is too long to show (%llu byte)",
+                                       "This line of the transcript is too long to show (%llu bytes)",
+                                       length),
+                          (unsigned long long) length);
+  _pd_transcript_pages_add_text (pages, conversation, "system", text, NULL, time);
+}
+
 JsonObject *
 _pd_import_parse_object (JsonNode   **root,
                          const char  *line,
