@@ -7,8 +7,10 @@
  * took as much.  Now the line is a placeholder message in its place, the
  * session's other messages and plan are read as before, and a legit long
  * line (a 10 MiB tool result, a structured patch of blank lines) still
- * shows.  Nothing here asserts a time; the memory is held to a bound in a
- * subprocess of its own.
+ * shows.  So does a line at the per-byte bound but of more values than
+ * any line may hold (a tree of about 30 MB), and a line too long to read
+ * at all (over 16 MiB), which went unsaid before.  Nothing here asserts
+ * a time; the memory is held to a bound in a subprocess of its own.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
