@@ -34,6 +34,10 @@ G_BEGIN_DECLS
  * why): refused before a tree is built of it, by every parse below. */
 gboolean     _pd_import_too_many_values (const char *text,
                                          gsize       length);
+/* The per-byte bound alone, for a line read in place or picked, which
+ * builds no more than the members it names. */
+gboolean     _pd_import_too_dense       (const char *text,
+                                         gsize       length);
 /* Parses JSON text written by another agent: pd_json_parse_full() with
  * PD_JSON_PARSE_FOREIGN; NULL when it is not one JSON value, or holds too
  * many values. */

@@ -59,16 +59,31 @@ static gboolean pick_lines = TRUE;
  * real line is long for its strings, which are no units: a 10 MiB tool
  * result is one.  What it refuses is a structured patch of over 262 144
  * lines, or a list of as many files, in one line: a placeholder then,
- * where the session's other lines still show. */
+ * where the session's other lines still show.  The cap is for trees built
+ * whole, and for every Claude Code line (whose pick builds a TodoWrite's
+ * todos: 389 MB for that line).  The Qwen Code and Gemini CLI replays
+ * read their plan calls in place and keep the first 500 items of a list
+ * of 200 000, the rest counted (the import-memory proof), and their picks
+ * build no list: a line they read in place or picked is held to the
+ * per-byte bound alone (_pd_import_too_dense()). */
 #define LINE_BYTES_PER_UNIT 4
 #define LINE_UNITS_SLACK    4096
 #define LINE_UNITS_MAX      (256 * 1024)
 
 gboolean
+_pd_import_too_dense (const char *text,
+                      gsize       length)
+{
+  /* A '{' is two units, so a text this short cannot exceed the bound. */
+  if (length <= LINE_UNITS_SLACK / 2)
+    return FALSE;
+  return pd_json_values_exceed (text, length, length / LINE_BYTES_PER_UNIT + LINE_UNITS_SLACK);
+}
+
+gboolean
 _pd_import_too_many_values (const char *text,
                             gsize       length)
 {
-  /* A '{' is two units, so a text this short cannot exceed the bound. */
   if (length <= LINE_UNITS_SLACK / 2)
     return FALSE;
   return pd_json_values_exceed (text, length,
@@ -98,7 +113,7 @@ parse_line (JsonNode         **root,
             const PdJsonPick  *pick)
 {
   g_clear_pointer (root, json_node_unref);
-  if (_pd_import_too_many_values (line, length))
+  if (pick != NULL && pick_lines ? _pd_import_too_dense (line, length) : _pd_import_too_many_values (line, length))
     return NULL;
   *root = pick != NULL && pick_lines ? pd_json_parse_picked (line, (gssize) length, pick, NULL)
                                      : pd_json_parse_full (line, (gssize) length, PD_JSON_PARSE_FOREIGN, NULL);

@@ -100,7 +100,8 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
       /* Nothing built or read in place of a line of more values than its
        * size can hold (_pd_import_too_many_values()); the session's own
        * conversation says where it was (its time is in what is unread). */
-      if (_pd_import_too_many_values (line, length))
+      if ((use == PD_JSONL_LINE_PARSE || funcs->pick == NULL ? _pd_import_too_many_values
+                                                             : _pd_import_too_dense) (line, length))
         {
           stats->skipped_lines++;
           _pd_import_add_too_many_values (pages, NULL, length, 0);
