@@ -1,17 +1,23 @@
 /* pd-test-long-session.h: what the long-transcript tests share: one
  * generated transcript imported into a database of its own with the tail
  * threshold lowered (64 KiB), and the Events page's walk back through its
- * timeline a page at a time.  Shared by test-import-events-parts.c (a
- * fixture written again and again, read in parts) and
- * test-import-pages-bounded.c (thousands of small plan calls).
+ * timeline a page at a time, and `serve`'s answer of a path of it.
+ * Shared by test-import-events-parts.c (a fixture written again and
+ * again, read in parts), test-import-pages-bounded.c (thousands of small
+ * plan calls) and test-import-bloated.c (a line of too many values).
  * Header-only because the test list builds one source file per test.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 
+#include <libsoup/soup.h>
+
 #include "pd-import-test.h"
+#include "pd-server.h"
 #include "pd-session-reads.h"
+
+#define PD_LONG_SESSION_TOKEN "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 typedef struct
 {
@@ -64,6 +70,40 @@ pd_long_session_close (PdLongSession *f)
   g_free (f->db_dir);
   g_free (f->path);
   g_free (f->id);
+}
+
+/* What a real `serve` (a PdServer on loopback over @f's database)
+ * answers a GET of /api/sessions/ID@suffix with the token: the body, the
+ * status in *@status.  The server is stopped before it returns, so all it
+ * held for the answer is let go. */
+static inline GBytes *
+pd_long_session_serve_get (PdLongSession *f,
+                           const char    *suffix,
+                           guint         *status)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *db_path = g_build_filename (f->db_dir, "sessions.db", NULL);
+  g_autofree char *base = NULL;
+  g_autofree char *url = NULL;
+  g_autoptr(PdServer) server = pd_server_new (db_path);
+  g_autoptr(SoupSession) session = soup_session_new_with_options ("timeout", 60, NULL);
+  g_autoptr(SoupMessage) msg = NULL;
+  GBytes *bytes;
+
+  pd_server_set_listen (server, "127.0.0.1", 0);
+  pd_server_set_token (server, PD_LONG_SESSION_TOKEN);
+  g_assert_true (pd_server_start (server, &error));
+  g_assert_no_error (error);
+  base = pd_server_dup_base_url (server);
+  url = g_strdup_printf ("%s/api/sessions/%s%s", base, f->id, suffix);
+
+  msg = soup_message_new ("GET", url);
+  soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Plandeck-Token", PD_LONG_SESSION_TOKEN);
+  bytes = soup_session_send_and_read (session, msg, NULL, &error);
+  g_assert_no_error (error);
+  *status = soup_message_get_status (msg);
+  pd_server_stop (server);
+  return bytes;
 }
 
 /* Holds @page to the whole timeline's events from index @first on. */

@@ -7,8 +7,10 @@
  * took as much.  Now the line is a placeholder message in its place, the
  * session's other messages and plan are read as before, and a legit long
  * line (a 10 MiB tool result, a structured patch of blank lines) still
- * shows.  Nothing here asserts a time; the memory is held to a bound in a
- * subprocess of its own.
+ * shows.  So does a line at the per-byte bound but of more values than
+ * any line may hold (a tree of about 30 MB), and a line too long to read
+ * at all (over 16 MiB), which went unsaid before.  Nothing here asserts
+ * a time; the memory is held to a bound in a subprocess of its own.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -20,18 +22,15 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include <libsoup/soup.h>
-
 #include "pd-import-index.h"
 #include "pd-import-private.h"
 #include "pd-import-test.h"
-#include "pd-server.h"
+#include "pd-json.h"
+#include "pd-jsonl-reader.h"
 #include "pd-session-reads.h"
 #include "pd-test-long-session.h"
 #include "pd-test-valgrind.h"
 #include "pd-transcript-reader.h"
-
-#define TOKEN "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 /* A Claude Code line of @type at second @second, @rest its other members. */
 #define LINE(type, second, rest) \
@@ -54,6 +53,14 @@
 /* A legit tool result: 10 MiB of text (1 MiB under valgrind). */
 #define OUTPUT_BYTES ((RUNNING_ON_VALGRIND ? 1 : 10) * 1024 * 1024)
 
+/* The second attack, at the per-byte bound: a 15 MiB value of one unit
+ * for 4 bytes, under the line length the readers take (2 MiB under
+ * valgrind: still eight times the cap of units a line may hold). */
+#define AT_BOUND_BYTES ((RUNNING_ON_VALGRIND ? 2 : 15) * 1024 * 1024)
+
+typedef void (*AppendValue) (GString *text,
+                             gsize    bytes);
+
 /* Appends "[{},{},...]" of about @bytes to @text. */
 static void
 append_empty_objects (GString *text,
@@ -65,21 +72,70 @@ append_empty_objects (GString *text,
   g_string_append_c (text, ']');
 }
 
-/* @head, the 15 MiB value, then @tail: one line of @text; its length in
+/* Appends "[0,  0,  0,...]" of about @bytes to @text: one unit for 4
+ * bytes, exactly what the per-byte bound lets through. */
+static void
+append_padded_numbers (GString *text,
+                       gsize    bytes)
+{
+  g_string_append (text, "[0");
+  for (gsize i = 1; i < bytes / 4; i++)
+    g_string_append (text, ",  0");
+  g_string_append_c (text, ']');
+}
+
+/* Appends "[\"xx\",\"xx\",...]" of about @bytes: one unit for 5 bytes. */
+static void
+append_short_strings (GString *text,
+                      gsize    bytes)
+{
+  g_string_append (text, "[\"xx\"");
+  for (gsize i = 1; i < bytes / 5; i++)
+    g_string_append (text, ",\"xx\"");
+  g_string_append_c (text, ']');
+}
+
+/* Appends "\"xxx...\"" of @bytes: one string, no unit at all. */
+static void
+append_long_string (GString *text,
+                    gsize    bytes)
+{
+  gsize start;
+
+  g_string_append_c (text, '"');
+  start = text->len;
+  g_string_set_size (text, start + bytes - 2);
+  memset (text->str + start, 'x', bytes - 2);
+  g_string_append_c (text, '"');
+}
+
+/* @head, @value of @bytes, then @tail: one line of @text; its length in
  * *@length. */
+static void
+append_line_of (GString     *text,
+                const char  *head,
+                AppendValue  value,
+                gsize        bytes,
+                const char  *tail,
+                gsize       *length)
+{
+  gsize start = text->len;
+
+  g_string_append (text, head);
+  value (text, bytes);
+  g_string_append (text, tail);
+  g_assert_cmpint (text->str[text->len - 1], ==, '\n');
+  *length = text->len - start - 1;
+}
+
+/* @head, the 15 MiB of empty objects, then @tail. */
 static void
 append_bloated_line (GString    *text,
                      const char *head,
                      const char *tail,
                      gsize      *length)
 {
-  gsize start = text->len;
-
-  g_string_append (text, head);
-  append_empty_objects (text, BLOATED_BYTES);
-  g_string_append (text, tail);
-  g_assert_cmpint (text->str[text->len - 1], ==, '\n');
-  *length = text->len - start - 1;
+  append_line_of (text, head, append_empty_objects, BLOATED_BYTES, tail, length);
 }
 
 /* A session of four messages, the third the attacker's line (its length
@@ -109,12 +165,11 @@ placeholder (gsize length)
                           length);
 }
 
-/* @messages are the session's four, the attacker's line a placeholder. */
+/* @messages are the session's four, the attacker's line @expected. */
 static void
-assert_messages (JsonArray *messages,
-                 gsize      length)
+assert_messages_with (JsonArray  *messages,
+                      const char *expected)
 {
-  g_autofree char *expected = placeholder (length);
   const char * const roles[] = { "user", "assistant", "system", "assistant" };
   const char * const texts[] = { "first message before", "reply before", expected, "reply after" };
 
@@ -127,6 +182,17 @@ assert_messages (JsonArray *messages,
       g_assert_cmpstr (pd_json_get_string (message, "role"), ==, roles[i]);
       g_assert_cmpstr (pd_json_get_string (message, "content"), ==, texts[i]);
     }
+}
+
+/* @messages are the session's four, the attacker's line of @length a
+ * placeholder. */
+static void
+assert_messages (JsonArray *messages,
+                 gsize      length)
+{
+  g_autofree char *expected = placeholder (length);
+
+  assert_messages_with (messages, expected);
 }
 
 /* The pages (`sessions show`, the Transcript page whole and in parts):
@@ -166,36 +232,18 @@ test_serve_placeholder (void)
 {
   PdLongSession f = { 0 };
   g_autoptr(GError) error = NULL;
-  g_autofree char *db_path = NULL;
-  g_autofree char *base = NULL;
-  g_autofree char *url = NULL;
-  g_autoptr(PdServer) server = NULL;
-  g_autoptr(SoupSession) session = soup_session_new_with_options ("timeout", 60, NULL);
-  g_autoptr(SoupMessage) msg = NULL;
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(JsonNode) root = NULL;
+  guint status = 0;
   gsize length = 0;
 
   bloated_content_open (&f, &length);
-  db_path = g_build_filename (f.db_dir, "sessions.db", NULL);
-  server = pd_server_new (db_path);
-  pd_server_set_listen (server, "127.0.0.1", 0);
-  pd_server_set_token (server, TOKEN);
-  g_assert_true (pd_server_start (server, &error));
-  g_assert_no_error (error);
-  base = pd_server_dup_base_url (server);
-  url = g_strdup_printf ("%s/api/sessions/%s", base, f.id);
-
-  msg = soup_message_new ("GET", url);
-  soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Plandeck-Token", TOKEN);
-  bytes = soup_session_send_and_read (session, msg, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (soup_message_get_status (msg), ==, 200);
+  bytes = pd_long_session_serve_get (&f, "", &status);
+  g_assert_cmpuint (status, ==, 200);
   root = json_from_string (g_bytes_get_data (bytes, NULL), &error);
   g_assert_no_error (error);
   assert_messages (pd_json_get_array (json_node_get_object (root), "messages"), length);
 
-  pd_server_stop (server);
   pd_long_session_close (&f);
 }
 
@@ -203,24 +251,34 @@ test_serve_placeholder (void)
  * objects, between two real ones, is passed over; the plan is the last
  * real list, and the import never builds the line. */
 static void
-todo_write_open (PdLongSession *f)
+todo_write_open_with (PdLongSession *f,
+                      AppendValue    todos,
+                      gsize          bytes,
+                      gsize         *length)
 {
   g_autoptr(GString) text = g_string_new (USER ("01", "\"plan it\"")
                                           ANSWER ("02", TODO_WRITE ("t1", TODOS_PENDING))
                                           USER ("03", RESULT ("t1", "Todos have been modified successfully")));
-  gsize length;
 
-  append_bloated_line (text, "{\"parentUuid\":\"u03\",\"isSidechain\":false,\"userType\":\"external\",\"cwd\":\"/w\","
-                             "\"sessionId\":\"0badc0de-1111-4222-8333-444455556666\",\"type\":\"assistant\","
-                             "\"uuid\":\"u04\",\"timestamp\":\"2026-03-09T14:03:04.000Z\","
-                             "\"message\":{\"id\":\"m04\",\"type\":\"message\",\"role\":\"assistant\",\"content\":"
-                             "[{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"TodoWrite\",\"input\":{\"todos\":",
-                       "}}]}}\n", &length);
+  append_line_of (text, "{\"parentUuid\":\"u03\",\"isSidechain\":false,\"userType\":\"external\",\"cwd\":\"/w\","
+                        "\"sessionId\":\"0badc0de-1111-4222-8333-444455556666\",\"type\":\"assistant\","
+                        "\"uuid\":\"u04\",\"timestamp\":\"2026-03-09T14:03:04.000Z\","
+                        "\"message\":{\"id\":\"m04\",\"type\":\"message\",\"role\":\"assistant\",\"content\":"
+                        "[{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"TodoWrite\",\"input\":{\"todos\":",
+                  todos, bytes, "}}]}}\n", length);
   g_string_append (text, USER ("05", RESULT ("t2", "Todos have been modified successfully"))
                          ANSWER ("06", TODO_WRITE ("t3", TODOS_MOVED))
                          USER ("07", RESULT ("t3", "Todos have been modified successfully")));
   pd_long_session_open (f, "0badc0de-1111-4222-8333-444455556666.jsonl", text, FALSE);
   _pd_import_set_tail_limits (0, 0);
+}
+
+static void
+todo_write_open (PdLongSession *f)
+{
+  gsize length;
+
+  todo_write_open_with (f, append_empty_objects, BLOATED_BYTES, &length);
 }
 
 static void
@@ -235,6 +293,74 @@ test_todo_write (void)
   g_assert_no_error (error);
   pd_import_test_assert_list (session, "A:completed|B:in_progress");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->skipped_lines, >=, 1);
+  pd_long_session_close (&f);
+}
+
+/* The index of the message of @messages whose text is @text, or -1. */
+static int
+find_message (JsonArray  *messages,
+              const char *text)
+{
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    if (g_strcmp0 (pd_json_get_string (json_array_get_object_element (messages, i), "content"), text) == 0)
+      return (int) i;
+  return -1;
+}
+
+/* A TodoWrite whose todos are 15 MiB of "[0,  0,  0,...]": one unit for
+ * 4 bytes, AT the per-byte bound, so it was built (a read of its messages
+ * took 367 MB).  Now over the cap of units a line may hold: the pages
+ * (read whole, by `serve` too) show the placeholder where it was, the
+ * conversation around it intact, and the plan is the last real list. */
+static void
+test_at_bound (void)
+{
+  PdLongSession f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdImportedSession) session = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *contents = NULL;
+  JsonArray *served;
+  const char *line;
+  guint status = 0;
+  gsize length = 0, size;
+  int at;
+
+  todo_write_open_with (&f, append_padded_numbers, AT_BOUND_BYTES, &length);
+  expected = placeholder (length);
+
+  /* The line is within the per-byte bound and over the cap. */
+  g_assert_true (g_file_get_contents (f.path, &contents, &size, NULL));
+  line = strstr (contents, "{\"parentUuid\":\"u03\"");
+  g_assert_nonnull (line);
+  g_assert_cmpint (line[length], ==, '\n');
+  g_assert_false (pd_json_values_exceed (line, length, length / 4 + 4096));
+  g_assert_true (_pd_import_too_many_values (line, length));
+
+  session = pd_import_index_load_session (f.store, f.id, &error);
+  g_assert_no_error (error);
+  pd_import_test_assert_list (session, "A:completed|B:in_progress");
+
+  messages = pd_session_reads_load_messages (f.store, f.id, &error);
+  g_assert_no_error (error);
+  at = find_message (messages, expected);
+  g_assert_cmpint (at, >, 0);
+  g_assert_cmpstr (pd_json_get_string (json_array_get_object_element (messages, at), "role"), ==, "system");
+  g_assert_cmpstr (pd_json_get_string (json_array_get_object_element (messages, 0), "content"), ==, "plan it");
+  g_assert_cmpint (find_message (messages, "Todos have been modified successfully"), <, at);
+
+  /* `serve` answers the same messages. */
+  bytes = pd_long_session_serve_get (&f, "", &status);
+  g_assert_cmpuint (status, ==, 200);
+  root = json_from_string (g_bytes_get_data (bytes, NULL), &error);
+  g_assert_no_error (error);
+  served = pd_json_get_array (json_node_get_object (root), "messages");
+  g_assert_cmpuint (json_array_get_length (served), ==, json_array_get_length (messages));
+  g_assert_cmpint (find_message (served, expected), ==, at);
+
   pd_long_session_close (&f);
 }
 
@@ -338,9 +464,10 @@ peak_rss_kib (void)
   return usage.ru_maxrss;
 }
 
-/* In a process of its own, so its peak is its own: the import of both
- * sessions, and every read of the messages.  Before, each took 1.57 GB;
- * now about 60 MB (the files are written from memory first). */
+/* In a process of its own, so its peak is its own: the import of the
+ * three sessions, and every read of the messages.  Before, the first two
+ * took 1.57 GB each, the third (at the per-byte bound) 367 MB; now 41 MB
+ * (the files are written from memory first). */
 static void
 test_never_built (void)
 {
@@ -348,6 +475,7 @@ test_never_built (void)
     {
       PdLongSession f = { 0 };
       PdLongSession g = { 0 };
+      PdLongSession h = { 0 };
       g_autoptr(GError) error = NULL;
       g_autoptr(JsonArray) messages = NULL;
       g_autoptr(PdImportedSession) session = NULL;
@@ -361,18 +489,117 @@ test_never_built (void)
       session = pd_import_index_load_session (g.store, g.id, &error);
       g_assert_no_error (error);
       pd_long_session_close (&g);
-      /* 15 MiB built would be 1.5 GB. */
+      todo_write_open_with (&h, append_padded_numbers, AT_BOUND_BYTES, &length);
+      g_clear_pointer (&messages, json_array_unref);
+      messages = pd_session_reads_load_messages (h.store, h.id, &error);
+      g_assert_no_error (error);
+      pd_long_session_close (&h);
+      /* 15 MiB built would be 1.5 GB; 15 MiB at the per-byte bound, 367 MB. */
       g_test_message ("peak resident memory: %ld KiB", peak_rss_kib ());
-      g_assert_cmpint (peak_rss_kib (), <, 400 * 1024);
+      g_assert_cmpint (peak_rss_kib (), <, 200 * 1024);
       return;
     }
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_passed ();
 }
 
+/* A line longer than the readers take (PD_JSONL_DEFAULT_MAX_LINE, 16 MiB):
+ * a tool result of 17 MB of text. */
+#define TOO_LONG_BYTES (17 * 1000 * 1000)
+
+static char *
+too_long_placeholder (gsize length)
+{
+  return g_strdup_printf ("This line of the transcript is too long to show (%" G_GSIZE_FORMAT " bytes)", length);
+}
+
+/* A Claude Code line too long to read is passed over unread, but no
+ * longer unsaid: the pages (whole, a long transcript's part, and `serve`)
+ * show the placeholder third of four, the others intact.  Before, the
+ * session read as if the line had never been written (tried as an
+ * attacker would, and a real tool result can be that long). */
+static void
+test_too_long_claude (void)
+{
+  PdLongSession f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) text = g_string_new (USER ("01", "\"first message before\"")
+                                          ANSWER ("02", TEXT ("reply before")));
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(JsonArray) part = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *expected = NULL;
+  guint64 first = 0, total = 0;
+  guint status = 0;
+  gsize length;
+
+  append_line_of (text, "{\"parentUuid\":\"u02\",\"isSidechain\":false,\"userType\":\"external\",\"cwd\":\"/w\","
+                        "\"sessionId\":\"0badc0de-1111-4222-8333-444455556666\",\"type\":\"user\","
+                        "\"uuid\":\"u03\",\"timestamp\":\"2026-03-09T14:03:03.000Z\","
+                        "\"message\":{\"role\":\"user\",\"content\":",
+                  append_long_string, TOO_LONG_BYTES, "}}\n", &length);
+  g_assert_cmpuint (length, >, PD_JSONL_DEFAULT_MAX_LINE);
+  g_string_append (text, ANSWER ("04", TEXT ("reply after")));
+  pd_long_session_open (&f, "0badc0de-1111-4222-8333-444455556666.jsonl", text, FALSE);
+  _pd_import_set_tail_limits (0, 0);
+  expected = too_long_placeholder (length);
+
+  messages = pd_session_reads_load_messages (f.store, f.id, &error);
+  g_assert_no_error (error);
+  assert_messages_with (messages, expected);
+
+  bytes = pd_long_session_serve_get (&f, "", &status);
+  g_assert_cmpuint (status, ==, 200);
+  root = json_from_string (g_bytes_get_data (bytes, NULL), &error);
+  g_assert_no_error (error);
+  assert_messages_with (pd_json_get_array (json_node_get_object (root), "messages"), expected);
+
+  _pd_import_set_tail_limits (64 * 1024, 64 * 1024);
+  part = pd_session_reads_load_messages_part (f.store, f.id, -1, PD_SESSION_READS_PART_MAX,
+                                              &first, &total, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (total, ==, 4);
+  assert_messages_with (part, expected);
+
+  pd_long_session_close (&f);
+}
+
+/* The same in a Codex rollout, read by the replay Qwen Code and Gemini
+ * CLI share: the placeholder without a time. */
+static void
+test_too_long_codex (void)
+{
+  PdLongSession f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GString) text = g_string_new ("{\"timestamp\":\"2026-03-14T09:12:40.000Z\",\"type\":\"session_meta\","
+                                          "\"payload\":{\"id\":\"019ceb9e-8409-72b7-bb14-1b6f441e1673\",\"cwd\":\"/w\"}}\n"
+                                          CODEX_MESSAGE ("41", "user", "input_text", "first message before")
+                                          CODEX_MESSAGE ("42", "assistant", "output_text", "reply before"));
+  g_autofree char *expected = NULL;
+  gsize length;
+
+  append_line_of (text, "{\"timestamp\":\"2026-03-14T09:12:43.000Z\",\"type\":\"response_item\","
+                        "\"payload\":{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":",
+                  append_long_string, TOO_LONG_BYTES, "}}\n", &length);
+  g_string_append (text, CODEX_MESSAGE ("44", "assistant", "output_text", "reply after"));
+  pd_long_session_open (&f, "rollout-2026-03-14T09-12-40-019ceb9e-8409-72b7-bb14-1b6f441e1673.jsonl", text, FALSE);
+  _pd_import_set_tail_limits (0, 0);
+  expected = too_long_placeholder (length);
+
+  messages = pd_session_reads_load_messages (f.store, f.id, &error);
+  g_assert_no_error (error);
+  assert_messages_with (messages, expected);
+  g_assert_null (pd_json_get_string (json_array_get_object_element (messages, 2), "time"));
+
+  pd_long_session_close (&f);
+}
+
 /* A legit long line still shows: a tool result of 10 MiB of text (one
- * string: no values in it), and a structured patch of 500 000 blank lines
- * (" ", four bytes a value: the densest a real line gets). */
+ * string: no values in it), and a structured patch of 200 000 blank lines
+ * (" ", four bytes a value: the densest a real line gets; under the cap
+ * of units a line may hold too). */
 static void
 test_legit_long_lines (void)
 {
@@ -399,7 +626,7 @@ test_legit_long_lines (void)
                          "\"uuid\":\"u05\",\"timestamp\":\"2026-03-09T14:03:05.000Z\","
                          "\"message\":{\"role\":\"user\",\"content\":[{\"tool_use_id\":\"e1\",\"type\":\"tool_result\",\"content\":\"edited\"}]},"
                          "\"toolUseResult\":{\"filePath\":\"/w/a\",\"structuredPatch\":[{\"oldStart\":1,\"lines\":[\" \"");
-  for (guint i = 1; i < 500000; i++)
+  for (guint i = 1; i < 200000; i++)
     g_string_append (text, ",\" \"");
   g_string_append (text, "]}]}}\n");
   g_assert_false (_pd_import_too_many_values (text->str + start, text->len - start - 1));
@@ -478,6 +705,18 @@ test_fixtures_pass (void)
     g_string_truncate (text, 0);
     append_empty_objects (text, 2 * 1024);
     g_assert_false (_pd_import_too_many_values (text->str, text->len));
+
+    /* At the per-byte bound, or near it, but more units than any line
+     * may hold (262 144: a tree of about 30 MB); and under them. */
+    g_string_truncate (text, 0);
+    append_padded_numbers (text, 2 * 1024 * 1024);
+    g_assert_true (_pd_import_too_many_values (text->str, text->len));
+    g_string_truncate (text, 0);
+    append_short_strings (text, 8 * 1024 * 1024);
+    g_assert_true (_pd_import_too_many_values (text->str, text->len));
+    g_string_truncate (text, 0);
+    append_padded_numbers (text, 1000 * 1000);
+    g_assert_false (_pd_import_too_many_values (text->str, text->len));
   }
 }
 
@@ -492,6 +731,9 @@ main (int    argc,
   g_test_add_func ("/pd/import-bloated/codex-placeholder", test_codex_placeholder);
   g_test_add_func ("/pd/import-bloated/opencode-placeholder", test_opencode_placeholder);
   g_test_add_func ("/pd/import-bloated/todo-write", test_todo_write);
+  g_test_add_func ("/pd/import-bloated/at-bound", test_at_bound);
+  g_test_add_func ("/pd/import-bloated/too-long-claude", test_too_long_claude);
+  g_test_add_func ("/pd/import-bloated/too-long-codex", test_too_long_codex);
   g_test_add_func ("/pd/import-bloated/never-built", test_never_built);
   g_test_add_func ("/pd/import-bloated/legit-long-lines", test_legit_long_lines);
   g_test_add_func ("/pd/import-bloated/fixtures-pass", test_fixtures_pass);

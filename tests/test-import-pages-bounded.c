@@ -19,12 +19,9 @@
 #include "pd-import-index.h"
 #include "pd-import-private.h"
 #include "pd-import-test.h"
-#include "pd-server.h"
 #include "pd-session-reads.h"
 #include "pd-test-long-session.h"
 #include "pd-transcript-pages-private.h"
-
-#include <libsoup/soup.h>
 
 #include "pd-test-valgrind.h"
 
@@ -435,38 +432,20 @@ test_serve_export_streams (void)
 {
   ManyCalls f = { 0 };
   g_autoptr(GError) error = NULL;
-  g_autofree char *db_path = NULL;
-  g_autofree char *base = NULL;
-  g_autofree char *url = NULL;
-  g_autoptr(PdServer) server = NULL;
-  g_autoptr(SoupSession) session = soup_session_new_with_options ("timeout", 60, NULL);
-  g_autoptr(SoupMessage) msg = NULL;
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(PdTranscriptPages) whole = NULL;
   g_autoptr(JsonArray) expected = NULL;
-  g_autoptr(PdSessionInfo) info = NULL;
   JsonObject *object;
   JsonArray *messages, *history;
+  guint status = 0;
   guint peak;
 
   many_calls_open (&f);
-  db_path = g_build_filename (f.db_dir, "sessions.db", NULL);
-  server = pd_server_new (db_path);
-  pd_server_set_listen (server, "127.0.0.1", 0);
-  pd_server_set_token (server, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
-  g_assert_true (pd_server_start (server, &error));
-  g_assert_no_error (error);
-  base = pd_server_dup_base_url (server);
-  url = g_strdup_printf ("%s/api/sessions/%s/export", base, f.id);
 
   _pd_transcript_pages_reset_peak_held ();
-  msg = soup_message_new ("GET", url);
-  soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Plandeck-Token",
-                                "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
-  bytes = soup_session_send_and_read (session, msg, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (soup_message_get_status (msg), ==, 200);
+  bytes = pd_long_session_serve_get (&f, "/export", &status);
+  g_assert_cmpuint (status, ==, 200);
   peak = _pd_transcript_pages_reset_peak_held ();
   g_assert_cmpuint (peak, <=, 2 * PD_TRANSCRIPT_PAGES_STREAM_LAG + 1);
 
@@ -497,7 +476,6 @@ test_serve_export_streams (void)
   g_assert_cmpuint (json_array_get_length (history), ==, N_CALLS);
   g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (history, N_CALLS - 1), "version"), ==, N_CALLS);
 
-  pd_server_stop (server);
   many_calls_close (&f);
 }
 

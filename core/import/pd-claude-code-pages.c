@@ -248,15 +248,19 @@ _pd_claude_conversation_line (PdClaudeCodeReader *self,
 }
 
 void
-_pd_claude_conversation_too_many_values (PdClaudeCodeReader *self,
-                                         gboolean            is_main,
-                                         const char         *path,
-                                         gsize               length,
-                                         gint64              time)
+_pd_claude_conversation_unread (PdClaudeCodeReader *self,
+                                gboolean            is_main,
+                                const char         *path,
+                                gboolean            too_long,
+                                gsize               length,
+                                gint64              time)
 {
   /* Its own conversation, or its subagent file's: an inline sidechain's
    * line is not known as one unread. */
   g_autofree char *key = conversation_of (self, is_main, path, NULL);
 
-  _pd_import_add_too_many_values (self->pages, key, length, time);
+  if (too_long)
+    _pd_import_add_too_long (self->pages, key, length, time);
+  else
+    _pd_import_add_too_many_values (self->pages, key, length, time);
 }

@@ -122,12 +122,14 @@ void           _pd_claude_conversation_line   (PdClaudeCodeReader *self,
                                                const char         *path,
                                                JsonObject         *line,
                                                gint64              time);
-/* Where a line of @length bytes of it was refused for too many values. */
-void           _pd_claude_conversation_too_many_values (PdClaudeCodeReader *self,
-                                                        gboolean            is_main,
-                                                        const char         *path,
-                                                        gsize               length,
-                                                        gint64              time);
+/* Where a line of @length bytes of it was left unread: @too_long, longer
+ * than the reader takes; otherwise refused for too many values. */
+void           _pd_claude_conversation_unread (PdClaudeCodeReader *self,
+                                               gboolean            is_main,
+                                               const char         *path,
+                                               gboolean            too_long,
+                                               gsize               length,
+                                               gint64              time);
 
 void           _pd_claude_task_free           (Task               *task);
 PdImportStats *_pd_claude_stats               (PdClaudeCodeReader *self);

@@ -155,7 +155,8 @@ typedef struct
   gboolean       has_head;   /* the next line to replay: */
   JsonObject    *head;       /* parsed, in root, */
   const char    *head_line;  /* or checked only (head NULL), in the reader's buffer (or NULL:
-                              * too many values, head_length bytes, for the pages), */
+                              * too many values, or too long, head_length bytes, for the pages), */
+  gboolean       head_too_long;
   gsize          head_length;
   PdClaudeSpans *spans;      /* with what the check found of it */
   gint64         head_time;
@@ -765,11 +766,12 @@ stream_advance (PdClaudeCodeReader  *self,
   const char *line;
   gsize length;
 
-  stream->has_head = FALSE;
+  stream->has_head = stream->head_too_long = FALSE;
   stream->head = NULL;
   stream->head_line = NULL;
   if (stream->reader == NULL)
     return TRUE;
+  pd_jsonl_reader_set_report_too_long (stream->reader, self->pages != NULL && !stream->meta_only);
 
   for (;;)
     {
@@ -791,6 +793,14 @@ stream_advance (PdClaudeCodeReader  *self,
         }
       st->skipped_lines += pd_jsonl_reader_get_n_too_long (stream->reader) - too_long;
       st->lines += 1 + pd_jsonl_reader_get_n_too_long (stream->reader) - too_long;
+      /* Too long to read (its text never held): the pages say where. */
+      if ((stream->head_length = pd_jsonl_reader_get_too_long (stream->reader)) > 0)
+        {
+          st->skipped_lines++;
+          stream->has_head = stream->head_too_long = TRUE;
+          stream->head_time = stream->last_time;
+          return TRUE;
+        }
 
       /* Cheap shape check for every line: one JSON object. */
       if (length == 0 || line[0] != '{' || line[length - 1] != '}')
@@ -1147,7 +1157,8 @@ claude_update (PdTranscriptReader  *reader,
           handle_line (self, next, next->head, next->head_time);
         }
       else if (next->head_line == NULL)
-        _pd_claude_conversation_too_many_values (self, next->is_main, next->path, next->head_length, next->head_time);
+        _pd_claude_conversation_unread (self, next->is_main, next->path, next->head_too_long, next->head_length,
+                                        next->head_time);
       else if (!_pd_claude_span_handle_line (self, next->is_main, next->spans, next->head_time))
         {
           JsonObject *object = _pd_import_parse_picked (&next->root, next->head_line, next->head_length,

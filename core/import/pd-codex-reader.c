@@ -890,6 +890,9 @@ read_lines (PdCodexReader  *self,
             GCancellable   *cancellable,
             GError        **error)
 {
+  /* The head of a tail read gives facts only: no placeholder either. */
+  PdTranscriptPages *pages = self->meta_only ? NULL : self->pages;
+
   if (self->opened != NULL && from == 0)
     {
       /* The file as the look that recognised it left it: at its start. */
@@ -897,11 +900,11 @@ read_lines (PdCodexReader  *self,
 
       pd_jsonl_reader_set_max_line (reader, self->max_line);
       pd_jsonl_reader_set_hold_partial (reader, self->follow);
-      return _pd_jsonl_replay_reader (reader, from, stop, &replay_funcs, self, self->pages,
+      return _pd_jsonl_replay_reader (reader, from, stop, &replay_funcs, self, pages,
                                       pd_imported_session_get_stats (self->session), end, cancellable, error);
     }
   g_clear_pointer (&self->opened, pd_jsonl_reader_free);
-  return _pd_jsonl_replay (self->path, from, stop, self->max_line, self->follow, &replay_funcs, self, self->pages,
+  return _pd_jsonl_replay (self->path, from, stop, self->max_line, self->follow, &replay_funcs, self, pages,
                            pd_imported_session_get_stats (self->session), end, cancellable, error);
 }
 

@@ -34,6 +34,10 @@ G_BEGIN_DECLS
  * why): refused before a tree is built of it, by every parse below. */
 gboolean     _pd_import_too_many_values (const char *text,
                                          gsize       length);
+/* The per-byte bound alone, for a line read in place or picked, which
+ * builds no more than the members it names. */
+gboolean     _pd_import_too_dense       (const char *text,
+                                         gsize       length);
 /* Parses JSON text written by another agent: pd_json_parse_full() with
  * PD_JSON_PARSE_FOREIGN; NULL when it is not one JSON value, or holds too
  * many values. */
@@ -57,6 +61,13 @@ JsonObject  *_pd_import_parse_picked  (JsonNode         **root,
  * @length bytes was refused for too many values (the readers check a line
  * before they look into it, so as to say so). */
 void         _pd_import_add_too_many_values (PdTranscriptPages *pages,
+                                             const char        *conversation,
+                                             gsize              length,
+                                             gint64             time);
+/* The message in @conversation of @pages (nullable: none) where a line of
+ * @length bytes, longer than the readers take (PD_JSONL_DEFAULT_MAX_LINE),
+ * was passed over unread (pd_jsonl_reader_set_report_too_long()). */
+void         _pd_import_add_too_long        (PdTranscriptPages *pages,
                                              const char        *conversation,
                                              gsize              length,
                                              gint64             time);

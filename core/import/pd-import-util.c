@@ -46,19 +46,48 @@ static gboolean pick_lines = TRUE;
  * under the slack alone); Claude Code's are 10.5 at their densest.  A
  * structured patch of blank lines (" ",) is four bytes a unit, and still
  * read.  Only a long run of bare one-digit numbers or empty containers
- * is denser, which no agent's line holds; an accepted line builds at most
- * about 25 times its size. */
+ * is denser, which no agent's line holds.
+ *
+ * The per-byte bound alone still let a line AT it cost 25 to 30 times its
+ * size: a 16 MB TodoWrite of "[    0]"-style values took `sessions show
+ * --json` to 468 MB, three such lines in a 50 MB file to 1.40 GB, and
+ * `serve` reading that session to 1.41 GB (tried as an attacker would).
+ * So a line also holds at most LINE_UNITS_MAX units, whatever its size:
+ * at about 100 to 120 bytes of tree a unit (the figures above, and 468 MB
+ * for the 4.2 million of that line) a tree of at most about 30 MB.  That
+ * is 89 times the most units any fixture line holds (2 946), and a long
+ * real line is long for its strings, which are no units: a 10 MiB tool
+ * result is one.  What it refuses is a structured patch of over 262 144
+ * lines, or a list of as many files, in one line: a placeholder then,
+ * where the session's other lines still show.  The cap is for trees built
+ * whole, and for every Claude Code line (whose pick builds a TodoWrite's
+ * todos: 389 MB for that line).  The Qwen Code and Gemini CLI replays
+ * read their plan calls in place and keep the first 500 items of a list
+ * of 200 000, the rest counted (the import-memory proof), and their picks
+ * build no list: a line they read in place or picked is held to the
+ * per-byte bound alone (_pd_import_too_dense()). */
 #define LINE_BYTES_PER_UNIT 4
 #define LINE_UNITS_SLACK    4096
+#define LINE_UNITS_MAX      (256 * 1024)
 
 gboolean
-_pd_import_too_many_values (const char *text,
-                            gsize       length)
+_pd_import_too_dense (const char *text,
+                      gsize       length)
 {
   /* A '{' is two units, so a text this short cannot exceed the bound. */
   if (length <= LINE_UNITS_SLACK / 2)
     return FALSE;
   return pd_json_values_exceed (text, length, length / LINE_BYTES_PER_UNIT + LINE_UNITS_SLACK);
+}
+
+gboolean
+_pd_import_too_many_values (const char *text,
+                            gsize       length)
+{
+  if (length <= LINE_UNITS_SLACK / 2)
+    return FALSE;
+  return pd_json_values_exceed (text, length,
+                                MIN (length / LINE_BYTES_PER_UNIT + LINE_UNITS_SLACK, LINE_UNITS_MAX));
 }
 
 JsonNode *
@@ -84,7 +113,7 @@ parse_line (JsonNode         **root,
             const PdJsonPick  *pick)
 {
   g_clear_pointer (root, json_node_unref);
-  if (_pd_import_too_many_values (line, length))
+  if (pick != NULL && pick_lines ? _pd_import_too_dense (line, length) : _pd_import_too_many_values (line, length))
     return NULL;
   *root = pick != NULL && pick_lines ? pd_json_parse_picked (line, (gssize) length, pick, NULL)
                                      : pd_json_parse_full (line, (gssize) length, PD_JSON_PARSE_FOREIGN, NULL);
@@ -107,6 +136,24 @@ _pd_import_add_too_many_values (PdTranscriptPages *pages,
   text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                        "This line of the transcript holds too many values to show (%llu byte)",
                                        "This line of the transcript holds too many values to show (%llu bytes)",
+                                       length),
+                          (unsigned long long) length);
+  _pd_transcript_pages_add_text (pages, conversation, "system", text, NULL, time);
+}
+
+void
+_pd_import_add_too_long (PdTranscriptPages *pages,
+                         const char        *conversation,
+                         gsize              length,
+                         gint64             time)
+{
+  g_autofree char *text = NULL;
+
+  if (pages == NULL)
+    return;
+  text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                       "This line of the transcript is too long to show (%llu byte)",
+                                       "This line of the transcript is too long to show (%llu bytes)",
                                        length),
                           (unsigned long long) length);
   _pd_transcript_pages_add_text (pages, conversation, "system", text, NULL, time);

@@ -43,6 +43,9 @@ struct _PdJsonlReader
   char      restore;     /* the byte it replaced */
   guint64   n_lines;
   guint64   n_too_long;
+  gsize     discarded;   /* bytes dropped so far of the line being discarded */
+  gsize     too_long;    /* the length of the too-long line last returned, or 0 */
+  gboolean  report_too_long;
   gboolean  hold_partial;
   gboolean  discarding;  /* inside a line longer than max_line */
   gboolean  eof;
@@ -209,6 +212,7 @@ pd_jsonl_reader_rewind (PdJsonlReader  *self,
   self->start = self->scanned = 0;
   self->offset = self->origin;
   self->n_lines = self->n_too_long = 0;
+  self->discarded = self->too_long = 0;
   self->discarding = self->unterminated = FALSE;
   /* A look at the first lines read little; a whole read reads in chunks. */
   if (self->cap < FIRST_CHUNK + 1 && self->cap < self->max_line + 3)
@@ -272,10 +276,45 @@ pd_jsonl_reader_last_was_unterminated (PdJsonlReader *self)
   return self->unterminated;
 }
 
+void
+pd_jsonl_reader_set_report_too_long (PdJsonlReader *self,
+                                     gboolean       report)
+{
+  self->report_too_long = report;
+}
+
+gsize
+pd_jsonl_reader_get_too_long (PdJsonlReader *self)
+{
+  return self->too_long;
+}
+
+/* The line of @length bytes, over the cap, returned as a blank one; one
+ * being discarded was counted too long when it was found to be. */
+static gboolean
+return_too_long (PdJsonlReader  *self,
+                 gsize           length,
+                 gboolean        unterminated,
+                 const char    **line,
+                 gsize          *line_length)
+{
+  if (self->discarding)
+    self->n_too_long--;
+  else
+    self->n_lines++;
+  self->discarding = FALSE;
+  self->too_long = length;
+  self->unterminated = unterminated;
+  *line = "";
+  *line_length = 0;
+  return TRUE;
+}
+
 /* Drops what is buffered of an over-long line. */
 static void
 discard_buffered (PdJsonlReader *self)
 {
+  self->discarded += self->end - self->start;
   self->offset += (goffset) (self->end - self->start);
   self->start = self->end = self->scanned = 0;
   self->base = self->offset;
@@ -362,6 +401,7 @@ pd_jsonl_reader_next (PdJsonlReader  *self,
   g_return_val_if_fail (self != NULL, FALSE);
 
   restore_last (self);
+  self->too_long = 0;
   for (;;)
     {
       char *begin = self->buf + self->start;
@@ -376,6 +416,10 @@ pd_jsonl_reader_next (PdJsonlReader  *self,
           self->offset += (goffset) (len + 1);
           if (self->discarding)
             {
+              /* Its length: what was dropped, and this last piece. */
+              len += self->discarded - (nl > begin && nl[-1] == '\r');
+              if (self->report_too_long)
+                return return_too_long (self, len, FALSE, line, length);
               self->discarding = FALSE;
               continue;
             }
@@ -383,6 +427,8 @@ pd_jsonl_reader_next (PdJsonlReader  *self,
             len--;
           if (len > self->max_line)
             {
+              if (self->report_too_long)
+                return return_too_long (self, len, FALSE, line, length);
               self->n_too_long++;
               self->n_lines++;
               continue;
@@ -400,8 +446,10 @@ pd_jsonl_reader_next (PdJsonlReader  *self,
       self->scanned = self->end - self->start;
       if (!self->discarding && self->scanned > self->max_line + 1)
         {
-          /* Too long: count it once and drop it as it streams past. */
+          /* Too long: count it once and drop it as it streams past (or
+           * return it in its place once its length is known). */
           self->discarding = TRUE;
+          self->discarded = 0;
           self->n_too_long++;
           self->n_lines++;
         }
@@ -412,6 +460,8 @@ pd_jsonl_reader_next (PdJsonlReader  *self,
         {
           gsize len = self->end - self->start;
 
+          if (self->discarding && self->report_too_long && !self->hold_partial && !self->at_limit)
+            return return_too_long (self, self->discarded + len, TRUE, line, length);
           if (self->discarding || len == 0 || self->hold_partial || self->at_limit)
             return FALSE;
           /* A last line without a newline: returned (it may be whole),

@@ -67,6 +67,17 @@ gboolean       pd_jsonl_reader_next         (PdJsonlReader  *self,
                                              const char    **line,
                                              gsize          *length,
                                              GError        **error);
+/* With @report, a line longer than the cap is returned in its place as a
+ * blank one ("", length 0) for which pd_jsonl_reader_get_too_long() says
+ * its length, so that a reader can say where a line was left unread; it
+ * is then one of n_lines, not of n_too_long.  An unterminated last line
+ * is reported too, unless held for the next read (hold_partial), or cut
+ * by the limit: its length is not known. */
+void           pd_jsonl_reader_set_report_too_long (PdJsonlReader *self,
+                                                    gboolean       report);
+/* The length of the line last returned when it was one longer than the
+ * cap (and its text was never held), else 0. */
+gsize          pd_jsonl_reader_get_too_long (PdJsonlReader  *self);
 /* Where the next read starts: after the last line returned or skipped. */
 goffset        pd_jsonl_reader_get_offset   (PdJsonlReader  *self);
 guint64        pd_jsonl_reader_get_n_lines  (PdJsonlReader  *self);

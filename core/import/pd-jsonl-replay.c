@@ -64,6 +64,10 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
   if (stop > 0)
     pd_jsonl_reader_set_limit (reader, stop + (goffset) MIN (pd_jsonl_reader_get_max_line (reader),
                                                              (gsize) G_MAXINT32) + 2);
+  /* The pages say where a line too long to read was (before, it went
+   * unsaid: tried as an attacker would, with a line of 17 MB). */
+  if (pages != NULL)
+    pd_jsonl_reader_set_report_too_long (reader, TRUE);
 
   for (;;)
     {
@@ -75,6 +79,14 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
         break;
       if ((++n & CANCEL_CHECK_MASK) == 0 && g_cancellable_set_error_if_cancelled (cancellable, &local))
         break;
+      if (pd_jsonl_reader_get_too_long (reader) > 0)
+        {
+          stats->skipped_lines++;
+          if (funcs->at_line != NULL)
+            funcs->at_line (user_data, line_start);
+          _pd_import_add_too_long (pages, NULL, pd_jsonl_reader_get_too_long (reader), 0);
+          continue;
+        }
       /* The cheap shape check for every line: one JSON object. */
       if (length == 0 || line[0] != '{' || line[length - 1] != '}')
         {
@@ -88,7 +100,8 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
       /* Nothing built or read in place of a line of more values than its
        * size can hold (_pd_import_too_many_values()); the session's own
        * conversation says where it was (its time is in what is unread). */
-      if (_pd_import_too_many_values (line, length))
+      if ((use == PD_JSONL_LINE_PARSE || funcs->pick == NULL ? _pd_import_too_many_values
+                                                             : _pd_import_too_dense) (line, length))
         {
           stats->skipped_lines++;
           _pd_import_add_too_many_values (pages, NULL, length, 0);

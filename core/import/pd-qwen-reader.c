@@ -886,8 +886,9 @@ read_lines (PdQwenReader  *self,
             GError       **error)
 {
   gboolean ok = _pd_jsonl_replay (self->path, from, stop, self->max_line, self->follow,
-                                  self->pages != NULL ? &pages_funcs : &replay_funcs, self, self->pages,
-                                  pd_imported_session_get_stats (self->session), end, cancellable, error);
+                                  self->pages != NULL ? &pages_funcs : &replay_funcs, self,
+                                  self->meta_only ? NULL : self->pages, pd_imported_session_get_stats (self->session),
+                                  end, cancellable, error);
 
   self->line = NULL;
   self->line_length = 0;
@@ -972,15 +973,14 @@ read_head (PdQwenReader  *self,
            GError       **error)
 {
   goffset end;
-  gsize max_line;
+  gsize max_line = self->max_line;
   gboolean ok;
 
   until = MIN (until, PD_IMPORT_TAIL_HEAD);
   if (until <= 0)
     return TRUE;
   /* Only lines within the head: a longer one (a first line of 81 MB) is
-   * not read to its end. */
-  max_line = self->max_line;
+   * not read to its end, nor told on the pages (facts only: read_lines()). */
   self->max_line = MIN (max_line, (gsize) until);
   self->meta_only = TRUE;
   ok = read_lines (self, 0, until, &end, NULL, error);
