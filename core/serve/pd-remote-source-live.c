@@ -730,6 +730,7 @@ pd_remote_source_set_token (PdRemoteSource *self,
 
   g_free (self->token);
   self->token = token != NULL && *token != '\0' ? g_strdup (token) : NULL;
+  self->token_serial++;
   g_hash_table_remove_all (self->session_tokens);
   self->backoff_until = 0;
   self->backoff_seconds = 0;

@@ -79,6 +79,7 @@ typedef struct
   gsize       max_bytes;     /* the reply's bound; 0: PD_BOUNDED_REPLY_MAX_BYTES */
   guint       changes;      /* shares_export: the source's changes when it was asked */
   gboolean    budgeted;     /* a lookup given its token in the queue: it goes */
+  guint       token_serial; /* the source's token_serial when it was sent */
   gboolean    keyed;        /* failed_key was decided (pd-remote-source-backoff.c) */
   char       *failed_key;   /* (nullable) what a failure of this read is kept by */
   GError     *failure;      /* (nullable) the failure the endpoint answered it with */
@@ -104,6 +105,7 @@ struct _PdRemoteSource
   char         *base_query;      /* (nullable) the address's query, without its token */
   char         *base_url;        /* both, as the endpoint is known */
   char         *token;
+  guint         token_serial;    /* tokens set so far: a refusal of an older one is no verdict */
   SoupSession  *session;
   GMainContext *context;
   GHashTable   *session_tokens;  /* session id → X-Session-Token */

@@ -477,6 +477,17 @@ handle_reply (GTask       *task_,
       _pd_remote_source_fail (task, g_steal_pointer (&redirected));
       return;
     }
+  /* Refused with the token before the one set since (a listing on its
+   * way when the person gave the token): no verdict on the new one.  Taken
+   * as one, it set the endpoint "Token refused" after the new token was
+   * accepted, and, as a refused endpoint is never offline, its card never
+   * said "Unreachable" once it was killed.  Asked again with the new one. */
+  if ((status == 401 || status == 403) && call->token_serial != self->token_serial)
+    {
+      g_debug ("%s: %s refused the token it was sent with, not the current one: asked again", self->base, call->path);
+      send_call (g_steal_pointer (&task));
+      return;
+    }
   if (!SOUP_STATUS_IS_SUCCESSFUL (status) && return_unsupported (task, status, root))
     return;
 
@@ -871,6 +882,7 @@ send_call (GTask *task)
   soup_message_add_flags (msg, SOUP_MESSAGE_NO_REDIRECT);
   if (self->token != NULL)
     soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Odek-Ws-Token", self->token);
+  call->token_serial = self->token_serial;
   soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", "application/json");
   if (session_token != NULL)
     soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Session-Token", session_token);
