@@ -18,6 +18,11 @@ G_BEGIN_DECLS
 /* Reconnecting after the server went away: 0.5 s, 1 s, 2 s … at most 30 s. */
 #define RECONNECT_FIRST_MS  500
 #define RECONNECT_MAX_MS    30000
+/* … but at most 2 s while the connection is refused: nothing listens there
+ * (a serve stopped, to be started again), and a refused connection costs
+ * the endpoint nothing.  A restarted serve waited up to 30 s for its next
+ * try, its banner saying "connection refused" all the while. */
+#define RECONNECT_REFUSED_MAX_MS 2000
 /* A stream that lived this long and said something real puts the back-off
  * back to none when it ends; a shorter one, or one of comments alone,
  * grows it. */
@@ -144,6 +149,7 @@ struct _PdRemoteSource
   char         *state_message;   /* why it is offline or denied */
   gboolean      host_refused;    /* the last 401/403 refused the Host, not the token */
   guint         reconnect_ms;    /* the next wait before reconnecting */
+  gboolean      connect_refused; /* the last try's connection was refused */
 
   guint         list_pace_ms;    /* > 0: a test's pace for session lists (PdReplyPace's first_ms) … */
   guint         list_pace_rate;  /* … and their least rate */
