@@ -214,8 +214,10 @@ pd_application_open_source_now (PdApplication *self,
       if (token_is_new)
         /* A token that came with the URL is kept for reconnecting to it, in
          * the keyring; without one, for this session only, and the window
-         * says so.  It never goes to GSettings, which keeps it in clear. */
-        pd_window_keep_token (window, remote_url, token);
+         * says so.  It never goes to GSettings, which keeps it in clear.
+         * Kept once the endpoint took it: a mistyped one went to the
+         * keyring, and the next start sent it again. */
+        pd_window_keep_token_once_accepted (window, token);
     }
   else
     remember_source (database_path, FALSE);

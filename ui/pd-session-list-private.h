@@ -31,6 +31,7 @@ struct _PdSessionList
   gboolean            top_on_map;     /* rows came above while hidden, the list at its top */
   gboolean            search_top;     /* a new search's pages go on: its results show from the top */
   GCancellable       *cancellable;
+  gboolean            stale;          /* changed while a page was on its way: read the top after it */
   guint               generation;     /* of the newest pass */
   gboolean            tell;           /* a new search's count is to be told */
   guint               replies;        /* passes finished */

@@ -171,9 +171,13 @@ on_retry_clicked (PdSessionView *self)
 {
   PdSessionViewPrivate *priv = pd_session_view_get_instance_private (self);
 
-  /* Asked now: a read that failed is not left to its wait. */
+  /* Asked now: a read that failed is not left to its wait; an endpoint
+   * away is tried again now, not after its growing wait. */
   if (PD_IS_REMOTE_SOURCE (priv->source) && priv->session_id != NULL)
     pd_remote_source_forget_failures (PD_REMOTE_SOURCE (priv->source), priv->session_id);
+  if (PD_IS_REMOTE_SOURCE (priv->source) &&
+      pd_remote_source_get_state (PD_REMOTE_SOURCE (priv->source)) == PD_REMOTE_OFFLINE)
+    pd_remote_source_reconnect (PD_REMOTE_SOURCE (priv->source));
   pd_session_view_start (self);
 }
 
@@ -252,12 +256,13 @@ pd_session_view_update_error_bar (PdSessionView *self)
     return;
   gtk_revealer_set_reveal_child (GTK_REVEALER (priv->error_bar),
                                  priv->error != NULL && !gtk_widget_get_visible (priv->error_page) && !told);
-  /* The error page under the banner keeps its title; the banner says why
-   * and has the Retry.  The description of an AdwStatusPage is markup. */
-  if (priv->error != NULL && !told)
+  /* The error page says why and has its Retry under the banner too: with
+   * the endpoint away it said "Could Not Load This Session" alone, no
+   * reason and no button where the eye was (tried as a new user would).
+   * The description of an AdwStatusPage is markup. */
+  if (priv->error != NULL)
     escaped = g_markup_escape_text (priv->error, -1);
   adw_status_page_set_description (ADW_STATUS_PAGE (priv->error_page), escaped);
-  gtk_widget_set_visible (adw_status_page_get_child (ADW_STATUS_PAGE (priv->error_page)), !told);
 }
 
 static void

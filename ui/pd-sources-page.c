@@ -192,6 +192,127 @@ on_token_stored (GObject      *object,
     pd_sources_note_unkept (url, NULL);
 }
 
+/* A token given is kept in the keyring once the endpoint took it: a
+ * mistyped one, on the endpoint's page or in Preferences, went to the
+ * keyring before the server had checked it, and the next start sent it
+ * again (tried as a new user would).  It is asked with a probe of its own
+ * (serve checks the token on every request), whatever window shows the
+ * endpoint, or none yet (an endpoint being added); while the endpoint does
+ * not answer, asked again after a growing wait.  A newer token given for
+ * the address ends the check of the older. */
+#define TOKEN_CHECK_FIRST_MS 2000
+#define TOKEN_CHECK_MAX_MS   60000
+
+typedef struct
+{
+  char           *url;
+  char           *token;
+  PdRemoteSource *probe;
+  GCancellable   *cancellable;
+  guint           retry;
+  guint           wait_ms;
+} TokenCheck;
+
+static GHashTable *token_checks;   /* url → TokenCheck */
+
+static void
+token_check_free (TokenCheck *check)
+{
+  g_cancellable_cancel (check->cancellable);
+  g_clear_object (&check->cancellable);
+  g_clear_handle_id (&check->retry, g_source_remove);
+  g_clear_object (&check->probe);
+  explicit_bzero (check->token, strlen (check->token));
+  g_free (check->token);
+  g_free (check->url);
+  g_free (check);
+}
+
+static void token_check_ask (TokenCheck *check);
+
+static gboolean
+on_token_check_retry (gpointer data)
+{
+  TokenCheck *check = data;
+
+  check->retry = 0;
+  token_check_ask (check);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_token_checked (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      data)
+{
+  TokenCheck *check = data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdSessionPage) page = pd_source_list_sessions_finish (PD_SOURCE (object), result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (page == NULL && !g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_DENIED) &&
+      pd_remote_source_get_state (check->probe) == PD_REMOTE_OFFLINE)
+    {
+      g_debug ("%s: the token is kept once it answers (%s)", check->url, error->message);
+      check->retry = g_timeout_add (check->wait_ms, on_token_check_retry, check);
+      check->wait_ms = MIN (check->wait_ms * 2, TOKEN_CHECK_MAX_MS);
+      return;
+    }
+  /* Answered: taken, kept; refused (or answered so that nothing tells),
+   * not kept. */
+  if (page != NULL)
+    pd_secrets_store_token_async (check->url, check->token, on_token_stored, g_strdup (check->url));
+  else
+    g_debug ("%s: the token given is not kept (%s)", check->url, error->message);
+  g_hash_table_remove (token_checks, check->url);
+}
+
+static void
+token_check_ask (TokenCheck *check)
+{
+  pd_source_list_sessions_async (PD_SOURCE (check->probe), NULL, FALSE, 0, 1, check->cancellable,
+                                 on_token_checked, check);
+}
+
+static void
+pd_sources_keep_token_once_taken (const char *url,
+                                  const char *token)
+{
+  g_autoptr(GError) error = NULL;
+  TokenCheck *check;
+
+  if (token_checks == NULL)
+    token_checks = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) token_check_free);
+  g_hash_table_remove (token_checks, url);
+  check = g_new0 (TokenCheck, 1);
+  check->url = g_strdup (url);
+  check->token = g_strdup (token);
+  check->cancellable = g_cancellable_new ();
+  check->wait_ms = TOKEN_CHECK_FIRST_MS;
+  check->probe = pd_remote_source_new (url, token, &error);
+  if (check->probe == NULL)
+    {
+      g_debug ("%s: %s", url, error->message);
+      token_check_free (check);
+      return;
+    }
+  g_hash_table_insert (token_checks, check->url, check);
+  token_check_ask (check);
+}
+
+/**
+ * pd_sources_token_check_pending:
+ *
+ * Returns: whether a token given for @url waits for the endpoint to take
+ *   it before it is kept in the keyring
+ */
+gboolean
+pd_sources_token_check_pending (const char *url)
+{
+  return token_checks != NULL && g_hash_table_contains (token_checks, url);
+}
+
 /**
  * pd_sources_page_set_token:
  * @token: (nullable): the endpoint's token; empty or %NULL removes it
@@ -226,7 +347,15 @@ pd_sources_give_token (const char *url,
 
   if (token != NULL && token[0] == '\0')
     token = NULL;
-  pd_secrets_store_token_async (url, token != NULL ? token : "", on_token_stored, g_strdup (url));
+  /* Removed at once; a new one kept once the endpoint took it. */
+  if (token != NULL)
+    pd_sources_keep_token_once_taken (url, token);
+  else
+    {
+      if (token_checks != NULL)
+        g_hash_table_remove (token_checks, url);
+      pd_secrets_store_token_async (url, "", on_token_stored, g_strdup (url));
+    }
   pd_secrets_keep_for_session (url, token);
   if (app != NULL && GTK_IS_APPLICATION (app))
     for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)

@@ -30,5 +30,6 @@ gboolean            pd_sources_move_url_tokens (GSettings   *settings);
 void                pd_sources_give_token    (const char    *url,
                                               const char    *token);
 char               *pd_sources_dup_unkept_warning (void);
+gboolean            pd_sources_token_check_pending (const char *url);
 
 G_END_DECLS

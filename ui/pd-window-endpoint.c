@@ -21,6 +21,31 @@
 #include "pd-ui-util-private.h"
 #include "pd-window-private.h"
 
+/**
+ * _pd_window_say_still_unreachable:
+ *
+ * A retry failed: the offline banner says so, with the time of the try.
+ * A refused connection fails at once, the toast alone was easily missed,
+ * and the banner's words stayed as they were, as if Retry Now did nothing
+ * (tried as a new user would).
+ */
+void
+_pd_window_say_still_unreachable (PdWindow *self)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *time = g_date_time_format (now, "%H:%M:%S");
+  g_autofree char *text = NULL;
+  const char *reason;
+
+  if (self->source == NULL || !PD_IS_REMOTE_SOURCE (self->source) ||
+      pd_remote_source_get_state (PD_REMOTE_SOURCE (self->source)) != PD_REMOTE_OFFLINE)
+    return;
+  reason = pd_remote_source_get_state_message (PD_REMOTE_SOURCE (self->source));
+  /* Translators: %s is the time of the try (14:05:09), then why it failed */
+  text = g_strdup_printf (_("Still unreachable at %s. %s"), time, reason != NULL ? reason : "");
+  gtk_label_set_text (self->connection_label, text);
+}
+
 /* The window's endpoint asks for a token and none was sent: not its Host
  * refused, which no token helps. */
 gboolean

@@ -476,6 +476,9 @@ _pd_window_end_retry (PdWindow *self,
       pd_remote_source_get_state (PD_REMOTE_SOURCE (self->source)) == PD_REMOTE_DENIED)
     return;
   pd_window_show_message (self, reached ? _("Connected") : _("Still cannot reach the endpoint"));
+  /* And its banner, which stayed as it was (pd-window-endpoint.c). */
+  if (!reached)
+    _pd_window_say_still_unreachable (self);
 }
 
 /* The banner over the content says whether a remote endpoint answers:

@@ -8,7 +8,8 @@
  * had checked it, and the next start sent it again (tried as a new user
  * would).  serve checks the token on every request, /api/health included,
  * so the endpoint's state turning to Connected with that token is a 2xx to
- * a request that carried it.
+ * a request that carried it.  A token given with `--remote URL?token=…`
+ * waits in the same way (pd_window_keep_token_once_accepted()).
  */
 #define G_LOG_DOMAIN "pd-window"
 
@@ -135,6 +136,51 @@ _pd_window_check_typed_token (PdWindow *self)
     return;
   pd_window_keep_token (self, self->remote_url, self->typed_token);
   _pd_window_forget_typed_token (self);
+}
+
+/**
+ * _pd_window_typed_token_listed:
+ *
+ * The window's list was read (it had not been): its endpoint answered the
+ * token it has now, which is kept if it is the one given.  The listing of
+ * a `--remote URL?token=…` window is answered before its event stream
+ * turns the endpoint Connected, and a window closed between the two never
+ * kept a token that worked.
+ */
+void
+_pd_window_typed_token_listed (PdWindow *self)
+{
+  PdRemoteSource *remote;
+
+  if (self->typed_token == NULL || self->remote_url == NULL || self->source == NULL ||
+      !PD_IS_REMOTE_SOURCE (self->source))
+    return;
+  remote = PD_REMOTE_SOURCE (self->source);
+  if (pd_remote_source_get_state (remote) == PD_REMOTE_DENIED ||
+      g_strcmp0 (pd_remote_source_get_token (remote), self->typed_token) != 0)
+    return;
+  pd_window_keep_token (self, self->remote_url, self->typed_token);
+  _pd_window_forget_typed_token (self);
+}
+
+/**
+ * pd_window_keep_token_once_accepted:
+ * @token: the token @self's endpoint was given (with `--remote URL?token=`)
+ *
+ * Keeps @token as pd_window_keep_token() does once @self's endpoint is
+ * connected with it, as a token typed in the banner; a refused one is
+ * never kept.
+ */
+void
+pd_window_keep_token_once_accepted (PdWindow   *self,
+                                    const char *token)
+{
+  g_return_if_fail (PD_IS_WINDOW (self));
+  g_return_if_fail (token != NULL);
+
+  _pd_window_forget_typed_token (self);
+  self->typed_token = g_strdup (token);
+  _pd_window_check_typed_token (self);
 }
 
 /* The port a URL names, or its scheme's own. */

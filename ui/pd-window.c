@@ -458,6 +458,7 @@ on_list_loaded (PdWindow *self)
     {
       self->failed = FALSE;
       _pd_window_end_retry (self, TRUE);
+      _pd_window_typed_token_listed (self);
     }
 
   /* Runs go into the local database or the endpoint, so they are offered

@@ -38,6 +38,8 @@ void        pd_window_say_token_not_kept (PdWindow      *self,
 void        pd_window_keep_token        (PdWindow       *self,
                                          const char     *endpoint,
                                          const char     *token);
+void        pd_window_keep_token_once_accepted (PdWindow *self,
+                                                const char *token);
 void        pd_window_show_message      (PdWindow       *self,
                                          const char     *message);
 

@@ -90,12 +90,13 @@ pd_remote_source_set_state (PdRemoteSource *self,
 static void
 watch_reconnect_later (PdRemoteSource *self)
 {
-  guint delay = self->reconnect_ms;
+  guint max = self->connect_refused ? RECONNECT_REFUSED_MAX_MS : RECONNECT_MAX_MS;
+  guint delay = MIN (self->reconnect_ms, max);
 
   stream_drop (self);
   self->streaming = FALSE;
   self->waiting_since = 0;
-  self->reconnect_ms = self->reconnect_ms == 0 ? RECONNECT_FIRST_MS : MIN (self->reconnect_ms * 2, RECONNECT_MAX_MS);
+  self->reconnect_ms = self->reconnect_ms == 0 ? RECONNECT_FIRST_MS : MIN (self->reconnect_ms * 2, max);
   watch_schedule (self, delay);
 }
 
@@ -215,6 +216,7 @@ stream_opened (PdRemoteSource            *self,
                                                    _("Could not reach %s: %s"), self->base, batch->open_error->message);
 
       _pd_remote_source_note_failure (self, unavailable);
+      self->connect_refused = g_error_matches (batch->open_error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED);
       watch_reconnect_later (self);
       return;
     }
@@ -730,6 +732,7 @@ pd_remote_source_set_token (PdRemoteSource *self,
 
   g_free (self->token);
   self->token = token != NULL && *token != '\0' ? g_strdup (token) : NULL;
+  self->token_serial++;
   g_hash_table_remove_all (self->session_tokens);
   self->backoff_until = 0;
   self->backoff_seconds = 0;

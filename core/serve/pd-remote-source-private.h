@@ -18,6 +18,11 @@ G_BEGIN_DECLS
 /* Reconnecting after the server went away: 0.5 s, 1 s, 2 s … at most 30 s. */
 #define RECONNECT_FIRST_MS  500
 #define RECONNECT_MAX_MS    30000
+/* … but at most 2 s while the connection is refused: nothing listens there
+ * (a serve stopped, to be started again), and a refused connection costs
+ * the endpoint nothing.  A restarted serve waited up to 30 s for its next
+ * try, its banner saying "connection refused" all the while. */
+#define RECONNECT_REFUSED_MAX_MS 2000
 /* A stream that lived this long and said something real puts the back-off
  * back to none when it ends; a shorter one, or one of comments alone,
  * grows it. */
@@ -79,6 +84,7 @@ typedef struct
   gsize       max_bytes;     /* the reply's bound; 0: PD_BOUNDED_REPLY_MAX_BYTES */
   guint       changes;      /* shares_export: the source's changes when it was asked */
   gboolean    budgeted;     /* a lookup given its token in the queue: it goes */
+  guint       token_serial; /* the source's token_serial when it was sent */
   gboolean    keyed;        /* failed_key was decided (pd-remote-source-backoff.c) */
   char       *failed_key;   /* (nullable) what a failure of this read is kept by */
   GError     *failure;      /* (nullable) the failure the endpoint answered it with */
@@ -104,6 +110,7 @@ struct _PdRemoteSource
   char         *base_query;      /* (nullable) the address's query, without its token */
   char         *base_url;        /* both, as the endpoint is known */
   char         *token;
+  guint         token_serial;    /* tokens set so far: a refusal of an older one is no verdict */
   SoupSession  *session;
   GMainContext *context;
   GHashTable   *session_tokens;  /* session id → X-Session-Token */
@@ -142,6 +149,7 @@ struct _PdRemoteSource
   char         *state_message;   /* why it is offline or denied */
   gboolean      host_refused;    /* the last 401/403 refused the Host, not the token */
   guint         reconnect_ms;    /* the next wait before reconnecting */
+  gboolean      connect_refused; /* the last try's connection was refused */
 
   guint         list_pace_ms;    /* > 0: a test's pace for session lists (PdReplyPace's first_ms) … */
   guint         list_pace_rate;  /* … and their least rate */

@@ -421,7 +421,7 @@ handle_reply (GTask       *task_,
               return;
             }
         }
-      else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
+      else if ((self->connect_refused = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED)))
         unavailable = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE,
                                    _("Could not reach %s: the connection was refused (is the server running?)"), self->base);
       else
@@ -432,6 +432,7 @@ handle_reply (GTask       *task_,
     }
 
   status = soup_message_get_status (msg);
+  self->connect_refused = FALSE;
   token = soup_message_headers_get_one (soup_message_get_response_headers (msg), "X-Session-Token");
   if (token != NULL && *token && call->id != NULL)
     g_hash_table_replace (self->session_tokens, g_strdup (call->id), g_strdup (token));
@@ -475,6 +476,16 @@ handle_reply (GTask       *task_,
 
       _pd_remote_source_note_failure (self, redirected);
       _pd_remote_source_fail (task, g_steal_pointer (&redirected));
+      return;
+    }
+  /* Refused with the token before the one set since (a listing on its way
+   * when the token was given): no verdict on the new one.  Taken as one, it
+   * set "Token refused" after the new token was accepted, and a refused
+   * endpoint is never offline: its card never said "Unreachable".  Resent. */
+  if ((status == 401 || status == 403) && call->token_serial != self->token_serial)
+    {
+      g_debug ("%s: %s refused the token it was sent with, not the current one: asked again", self->base, call->path);
+      send_call (g_steal_pointer (&task));
       return;
     }
   if (!SOUP_STATUS_IS_SUCCESSFUL (status) && return_unsupported (task, status, root))
@@ -871,6 +882,7 @@ send_call (GTask *task)
   soup_message_add_flags (msg, SOUP_MESSAGE_NO_REDIRECT);
   if (self->token != NULL)
     soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Odek-Ws-Token", self->token);
+  call->token_serial = self->token_serial;
   soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", "application/json");
   if (session_token != NULL)
     soup_message_headers_replace (soup_message_get_request_headers (msg), "X-Session-Token", session_token);

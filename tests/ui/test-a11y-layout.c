@@ -15,6 +15,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <libsoup/soup.h>
+
 #include "pd-event.h"
 #include "pd-events-view.h"
 #include "pd-history-view.h"
@@ -24,6 +26,7 @@
 #include "pd-overview-view.h"
 #include "pd-plan-row.h"
 #include "pd-preferences-window.h"
+#include "pd-secrets.h"
 #include "pd-session-list.h"
 #include "pd-session-store.h"
 #include "pd-sources-page.h"
@@ -1093,6 +1096,19 @@ mapped_label_says (gpointer data)
   return label != NULL && gtk_widget_get_mapped (label);
 }
 
+/* An endpoint on loopback that takes any token: one given is kept (here:
+ * no keyring does) once the endpoint took it. */
+static void
+answer_empty_list (SoupServer        *server,
+                   SoupServerMessage *msg,
+                   const char        *path,
+                   GHashTable        *query,
+                   gpointer           data)
+{
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC, "[]", 2);
+}
+
 static void
 check_contrast_keyring (PdApplication *app,
                         PdWindow      *window,
@@ -1103,13 +1119,24 @@ check_contrast_keyring (PdApplication *app,
   PdPreferencesWindow *prefs = pd_preferences_window_new (GTK_WINDOW (window));
   GtkWidget *page, *label;
   gboolean ok = TRUE;
+  g_autoptr(SoupServer) server = soup_server_new (NULL, NULL);
+  g_autoptr(GSocketAddress) loopback = g_inet_socket_address_new_from_string ("127.0.0.1", 0);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = NULL;
+  GSList *uris;
 
+  soup_server_add_handler (server, NULL, answer_empty_list, NULL, NULL);
+  soup_server_listen (server, loopback, 0, &error);
+  g_assert_no_error (error);
+  uris = soup_server_get_uris (server);
+  url = g_strdup_printf ("http://127.0.0.1:%d/typed", g_uri_get_port (uris->data));
+  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
   gtk_window_present (GTK_WINDOW (prefs));
   adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (prefs), "sources");
   page = pd_test_find_first (GTK_WIDGET (prefs), is_sources_page, NULL);
   g_assert_nonnull (page);
   /* No keyring on the test's bus: the token is kept for the session. */
-  pd_sources_page_set_token (PD_SOURCES_PAGE (page), "http://127.0.0.1:9/typed", "typed-secret");
+  pd_sources_page_set_token (PD_SOURCES_PAGE (page), url, "typed-secret");
   pd_test_wait_until (mapped_label_says, prefs, "the warning that no keyring kept the token");
   pd_test_flush (GTK_WIDGET (prefs));
   label = pd_test_find_label_containing (GTK_WIDGET (prefs), "lost when Plandeck quits");
@@ -1121,6 +1148,8 @@ check_contrast_keyring (PdApplication *app,
                                           : adw_style_manager_get_dark (style) ? "a11y-keyring-warning-dark"
                                           : "a11y-keyring-warning");
   gtk_window_destroy (GTK_WINDOW (prefs));
+  pd_secrets_keep_for_session (url, NULL);
+  soup_server_disconnect (server);
   g_assert_true (ok);
 }
 

@@ -161,6 +161,12 @@ check_told_once (PdWindow *window)
   g_assert_false (error_bar_revealed (now));
 }
 
+static gboolean
+still_unreachable_said (gpointer window)
+{
+  return pd_test_count_shown_labels (window, "Still cannot reach the endpoint", FALSE) == 1;
+}
+
 static GtkWidget *
 token_entry (PdWindow *window)
 {
@@ -195,6 +201,15 @@ check_remote (PdApplication *app,
   g_assert_true (gtk_widget_get_mapped (pd_test_find_action_button (connection_banner (window), "win.retry")));
   check_told_once (window);
   pd_test_screenshot (GTK_WIDGET (window), "remote-offline");
+  /* Retry Now while it is away says it tries, then what came of it. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.retry", NULL);
+  g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Connecting…", FALSE), ==, 1);
+  pd_test_wait_until (still_unreachable_said, window, "Retry Now's answer");
+  g_clear_pointer (&label, g_free);
+  label = g_strdup (gtk_label_get_text (GTK_LABEL (pd_test_find_widget (connection_banner (window), GTK_TYPE_LABEL))));
+  g_assert_true (g_str_has_prefix (label, "Still unreachable at "));
+  g_assert_nonnull (strstr (label, "refused"));
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "remote-retry-still-unreachable");
 
   /* Meanwhile another process goes on with the session. */
   run_agent (&remote->second, second_turns, cont);

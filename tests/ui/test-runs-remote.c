@@ -807,6 +807,58 @@ test_remote_message_kept_while_down (void)
   pd_test_served_clear (&served);
 }
 
+static gboolean
+is_load_error_page (GtkWidget     *widget,
+                    gconstpointer  data)
+{
+  return ADW_IS_STATUS_PAGE (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (adw_status_page_get_title (ADW_STATUS_PAGE (widget)), "Could Not Load This Session") == 0;
+}
+
+static gboolean
+load_error_shown (gpointer window)
+{
+  return pd_test_find_first (window, is_load_error_page, NULL) != NULL;
+}
+
+/* A session opened while serve is gone: its page said "Could Not Load This
+ * Session" alone, no reason and no Retry (tried as a new user would). */
+static void
+check_load_error_says_why (PdApplication *app,
+                           PdWindow      *window,
+                           gpointer       user_data)
+{
+  DownCase *down = user_data;
+  GtkWidget *page;
+
+  pd_test_wait_until (remote_one_listed, window, "the endpoint's sessions to be listed");
+  pd_test_served_stop (down->served);
+  g_assert_true (pd_session_list_select (session_list (window), down->id));
+  pd_test_wait_until (load_error_shown, window, "the session's error page");
+  page = pd_test_find_first (GTK_WIDGET (window), is_load_error_page, NULL);
+  g_assert_nonnull (strstr (adw_status_page_get_description (ADW_STATUS_PAGE (page)), "connection was refused"));
+  g_assert_cmpuint (pd_test_count_shown_labels (page, "Retry", FALSE), ==, 1);
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "session-load-error-offline");
+}
+
+static void
+test_remote_load_error_says_why (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_writes);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
+  g_autofree char *id = pd_test_add_session (store, "Older work", "plandeck");
+  g_autofree char *newer = pd_test_add_session (store, "Newer work", "plandeck");
+  PdTestServed served = { fixture };
+  DownCase down = { &served, id };
+  const char *args[] = { "--remote", NULL, NULL };
+
+  pd_test_served_start (&served);
+  args[1] = served.url;
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_load_error_says_why, &down, NULL), ==, 0);
+  pd_test_served_clear (&served);
+}
+
 /* A run going on at the endpoint that no open window started (its window
  * was closed, or another client started it): showing its session follows
  * it, its question comes to this window's dialog, and it ends here. */
@@ -1184,6 +1236,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/remote/change-not-sent", test_remote_change_not_sent);
   g_test_add_func ("/pd/ui/remote/run-stopped", test_remote_run_stopped);
   g_test_add_func ("/pd/ui/remote/message-kept-while-down", test_remote_message_kept_while_down);
+  g_test_add_func ("/pd/ui/remote/load-error-says-why", test_remote_load_error_says_why);
   g_test_add_func ("/pd/ui/remote/run-followed", test_remote_run_followed);
   g_test_add_func ("/pd/ui/remote/new-session", test_remote_new_session);
   g_test_add_func ("/pd/ui/remote/run-answered-elsewhere", test_remote_run_answered_elsewhere);

@@ -27,6 +27,7 @@
 #include "pd-secrets.h"
 #include "pd-server.h"
 #include "pd-session-list.h"
+#include "pd-sources-page.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
@@ -284,6 +285,67 @@ test_banner_token (void)
   endpoint_stop (&endpoint);
 }
 
+/* --- a token given with the address, or in Preferences ----------------- */
+
+static gboolean
+check_done (gpointer data)
+{
+  return !pd_sources_token_check_pending (data);
+}
+
+static void
+assert_none_kept (Endpoint *endpoint)
+{
+  Lookup lookup = { 0 };
+  g_autofree char *kept = NULL;
+
+  /* A lookup asked now is answered after a store asked before. */
+  pd_secrets_lookup_token_async (endpoint->base_url, on_looked_up, &lookup);
+  pd_test_wait_until (is_true, &lookup.done, "the keyring's answer");
+  kept = keyring_token (endpoint->base_url);
+  g_assert_null (kept);
+  g_free (lookup.token);
+}
+
+static void
+check_given_tokens (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  Endpoint *endpoint = user_data;
+  Refusal refusal = { window, WRONG_TOKEN };
+
+  /* `--remote URL?token=WRONG`: refused, and not kept. */
+  pd_test_wait_until (refused, &refusal, "the endpoint to refuse the token of the address");
+  assert_none_kept (endpoint);
+
+  /* Given as Preferences and the endpoint's page give it: a wrong one is
+   * checked, refused and not kept; the right one kept once taken. */
+  pd_sources_give_token (endpoint->base_url, WRONG_TOKEN);
+  g_assert_true (pd_sources_token_check_pending (endpoint->base_url));
+  pd_test_wait_until (check_done, endpoint->base_url, "the endpoint to answer the token given");
+  assert_none_kept (endpoint);
+  pd_sources_give_token (endpoint->base_url, RIGHT_TOKEN);
+  pd_test_wait_until (keyring_has_right_token, endpoint->base_url, "the accepted token to be kept");
+}
+
+static void
+test_given_tokens (void)
+{
+  Endpoint endpoint = { 0 };
+  const char *args[] = { "--remote", NULL, NULL };
+  g_autofree char *wrong_url = NULL;
+
+  if (skip_without_keyring ())
+    return;
+  pd_test_reset_settings ();
+  endpoint_start (&endpoint);
+  wrong_url = g_strconcat (endpoint.base_url, "?token=" WRONG_TOKEN, NULL);
+  args[1] = wrong_url;
+  g_assert_cmpint (pd_test_run_app (args, check_given_tokens, &endpoint, NULL), ==, 0);
+  endpoint_stop (&endpoint);
+}
+
 /* --- no keyring made: its creation prompt cancelled -------------------- */
 
 static gboolean
@@ -342,6 +404,7 @@ main (int   argc,
 
   /* Order matters: the second case deletes the keyring the first used. */
   g_test_add_func ("/token-kept/banner-token-after-accepted", test_banner_token);
+  g_test_add_func ("/token-kept/given-tokens-after-accepted", test_given_tokens);
   g_test_add_func ("/token-kept/first-keyring-cancelled", test_first_keyring_cancelled);
 
   return g_test_run ();

@@ -1,0 +1,161 @@
+/* test-remote-source-restart.c: an endpoint started again is reconnected
+ * to soon, however long it was away
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A SoupServer on loopback with an event stream, stopped for 16 s (its
+ * port refusing connections) and started again on the same port.  The
+ * source's wait between tries doubled to 30 s whatever the cause: a serve
+ * restarted after a while was tried again up to 30 s later, its banner
+ * saying "connection refused" all the while (tried as a new user would).
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include <libsoup/soup.h>
+
+#include "pd-remote-source.h"
+#include "pd-soup-compat.h"
+
+#define AWAY_SECONDS 16
+
+typedef struct
+{
+  SoupServer        *server;
+  guint              port;
+  guint              streams;   /* event streams opened */
+  SoupServerMessage *stream;    /* (nullable) the open one, held */
+} Endpoint;
+
+static void
+handler (SoupServer        *server,
+         SoupServerMessage *msg,
+         const char        *path,
+         GHashTable        *query,
+         gpointer           user_data)
+{
+  Endpoint *endpoint = user_data;
+  const char *body = "[]";
+
+  if (strcmp (path, "/api/events/stream") == 0)
+    {
+      endpoint->streams++;
+      soup_server_message_set_status (msg, 200, NULL);
+      soup_message_headers_set_content_type (soup_server_message_get_response_headers (msg), "text/event-stream", NULL);
+      soup_message_headers_set_encoding (soup_server_message_get_response_headers (msg), SOUP_ENCODING_CHUNKED);
+      soup_message_body_append (soup_server_message_get_response_body (msg), SOUP_MEMORY_STATIC, ": hello\n\n", 9);
+      g_clear_object (&endpoint->stream);
+      endpoint->stream = g_object_ref (msg);
+      return;
+    }
+  if (strcmp (path, "/api/health") == 0)
+    body = "{\"status\":\"ok\",\"events_stream\":true}";
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC, body, strlen (body));
+}
+
+static void
+endpoint_start (Endpoint *endpoint)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new_from_string ("127.0.0.1", endpoint->port);
+  g_autoptr(GSocketAddress) local = NULL;
+  GSList *listeners;
+
+  endpoint->server = soup_server_new (NULL, NULL);
+  pd_soup_server_plug_accept_leak (endpoint->server);
+  soup_server_add_handler (endpoint->server, NULL, handler, endpoint, NULL);
+  soup_server_listen (endpoint->server, address, 0, &error);
+  g_assert_no_error (error);
+  listeners = soup_server_get_listeners (endpoint->server);
+  local = g_socket_get_local_address (listeners->data, &error);
+  g_assert_no_error (error);
+  g_slist_free (listeners);
+  endpoint->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local));
+}
+
+static void
+endpoint_stop (Endpoint *endpoint)
+{
+  if (endpoint->stream != NULL)
+    {
+      soup_message_body_complete (soup_server_message_get_response_body (endpoint->stream));
+      soup_server_message_unpause (endpoint->stream);
+      g_clear_object (&endpoint->stream);
+    }
+  soup_server_disconnect (endpoint->server);
+  g_clear_object (&endpoint->server);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static void
+wait_state (PdRemoteSource *source,
+            PdRemoteState   state)
+{
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+
+  while (pd_remote_source_get_state (source) != state && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpint (pd_remote_source_get_state (source), ==, state);
+}
+
+static gboolean
+on_away_over (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+test_restarted_soon (void)
+{
+  Endpoint endpoint = { 0 };
+  g_autoptr(PdRemoteSource) source = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = NULL;
+  gboolean away_over = FALSE;
+  gint64 restarted;
+  double took;
+
+  endpoint_start (&endpoint);
+  url = g_strdup_printf ("http://127.0.0.1:%u/?token=tok", endpoint.port);
+  source = pd_remote_source_new (url, NULL, &error);
+  g_assert_no_error (error);
+  pd_remote_source_watch (source, 3000);
+  wait_state (source, PD_REMOTE_ONLINE);
+
+  /* Stopped: refused at each try, for a while. */
+  endpoint_stop (&endpoint);
+  wait_state (source, PD_REMOTE_OFFLINE);
+  g_timeout_add_seconds (AWAY_SECONDS, on_away_over, &away_over);
+  while (!away_over)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpint (pd_remote_source_get_state (source), ==, PD_REMOTE_OFFLINE);
+
+  /* Started again on its port: connected within a few seconds (with the
+   * wait doubled to 16 s after 15.5 s away, it was 15 s). */
+  endpoint_start (&endpoint);
+  restarted = g_get_monotonic_time ();
+  wait_state (source, PD_REMOTE_ONLINE);
+  took = (g_get_monotonic_time () - restarted) / (double) G_USEC_PER_SEC;
+  g_test_message ("online %.1f s after the restart, %u streams opened", took, endpoint.streams);
+  g_assert_cmpfloat (took, <, 8.0);
+  g_assert_cmpuint (endpoint.streams, ==, 2);
+
+  pd_remote_source_watch (source, 0);
+  g_clear_object (&source);
+  endpoint_stop (&endpoint);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/pd/remote-source/restarted-soon", test_restarted_soon);
+
+  return g_test_run ();
+}
