@@ -174,6 +174,8 @@ _pd_server_accept_listen (PdServer        *self,
   GSocketFamily family = g_socket_address_get_family (address);
   g_autoptr(GSocket) listener = NULL;
   g_autoptr(GSocketAddress) local = NULL;
+  GMainContext *idle_context;
+  gboolean listening;
 
   listener = g_socket_new (family, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, error);
   if (listener == NULL)
@@ -188,6 +190,20 @@ _pd_server_accept_listen (PdServer        *self,
   local = g_socket_get_local_address (listener, NULL);
   if (local != NULL && G_IS_INET_SOCKET_ADDRESS (local))
     self->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local));
+  /* libsoup keeps a connection alive after a request only while the
+   * server has a listener of its own (request_finished() in soup-server.c):
+   * without one every client had to connect again for each request.  So
+   * libsoup gets this socket too, but its listener's source is attached to
+   * a context of its own (it takes the thread-default one when made),
+   * dropped at once: the source goes with it (and its wakeup descriptor,
+   * which counts under a small limit), so libsoup never accepts anything. */
+  idle_context = g_main_context_new ();
+  g_main_context_push_thread_default (idle_context);
+  listening = soup_server_listen_socket (self->soup, listener, 0, error);
+  g_main_context_pop_thread_default (idle_context);
+  g_clear_pointer (&idle_context, g_main_context_unref);
+  if (!listening)
+    return FALSE;
   self->listener = g_steal_pointer (&listener);
   accept_watch (self);
   return TRUE;
