@@ -29,8 +29,9 @@
  * out (pd-server-stream.c), and watched there.  It still counts here: a
  * descriptor.
  *
- * Clients that stay are bounded too.  libsoup's listener gives up for good
- * on the first failed accept() (it removes its source): a client holding
+ * Clients that stay are bounded too.  libsoup's listener gave up for good
+ * on the first failed accept() (it removes its source; serve's own waits a
+ * moment and goes on, pd-server-accept.c): a client holding
  * connections until the descriptors ran out (EMFILE) left a server that
  * never answered anyone again, even after that client had gone.  So the
  * connections (and refused ones still draining) are kept below three
@@ -59,6 +60,16 @@
  * connection gives way, never another client's, and at the cap it is the
  * address holding the most that gives way.  And the deadlines are one
  * sweep a second, not a source each.
+ *
+ * Even so, a flood opened as fast as it was closed kept the listen queue
+ * full: libsoup's listener took one connection an iteration, each new one
+ * of that client was set up and evicted another, which came straight back
+ * (another client's request: p50 4.8 s, some unanswered after 60 s).  So
+ * serve accepts itself, up to 64 a dispatch (pd-server-accept.c), and the
+ * share is applied there, before libsoup sees the connection
+ * (_pd_server_conns_admit()): an address at its share gets a new
+ * connection only in place of an idle one or one that has been sending its
+ * request for ADMIT_AFTER_USEC; otherwise the new one is closed at once.
  *
  * All on the server's thread.
  *
@@ -98,6 +109,9 @@
 /* The share of the cap one client address may hold: a half, so that a
  * single host (loopback is one address) cannot take every connection. */
 #define PEER_SHARE_DIV  2
+/* How long a connection of an address at its share has been sending its
+ * request before a new one of that address may take its place. */
+#define ADMIT_AFTER_USEC (2 * G_USEC_PER_SEC)
 
 typedef enum
 {
@@ -259,7 +273,7 @@ static Conn *
 conn_lookup (PdServer          *self,
              SoupServerMessage *msg)
 {
-  GSocket *socket = soup_server_message_get_socket (msg);
+  GSocket *socket = _pd_server_message_socket (msg);
 
   return socket != NULL ? g_hash_table_lookup (self->conns, socket) : NULL;
 }
@@ -450,6 +464,40 @@ conns_make_room (PdServer *self,
   return FALSE;
 }
 
+/* A connection from @address is being accepted (pd-server-accept.c),
+ * before libsoup sees it: FALSE when that address holds its share and none
+ * of its connections can give way, and the new one is to be closed at
+ * once.  Otherwise its oldest idle or half-sent one gave way if it had to,
+ * and the cap is applied as libsoup starts the connection
+ * (_pd_server_conns_request_started()). */
+gboolean
+_pd_server_conns_admit (PdServer   *self,
+                        const char *address)
+{
+  ConnPeer *peer = g_hash_table_lookup (self->conn_peers, address);
+
+  gint64 due = g_get_monotonic_time () - ADMIT_AFTER_USEC;
+
+  if (peer == NULL || peer->conns.length < MAX (1, self->conns_cap / PEER_SHARE_DIV))
+    return TRUE;
+  /* Oldest first: an idle one, or one sending its request for a while.
+   * One younger than that keeps its place and the new one is closed: a
+   * flood that evicted its own young connections made serve set up and
+   * take down one of them for each it accepted, slower than the flood
+   * came back, and the listen queue stayed full of it. */
+  for (GList *l = peer->conns.head; l != NULL; l = l->next)
+    {
+      Conn *conn = l->data;
+
+      if (conn->state == CONN_IDLE || (conn->state == CONN_READING && conn->since <= due))
+        {
+          conn_close (conn);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 /* After soup_server_disconnect(), which disconnected every connection (so
  * the table is normally empty already). */
 void
@@ -475,7 +523,7 @@ void
 _pd_server_conns_request_started (PdServer          *self,
                                   SoupServerMessage *msg)
 {
-  GSocket *socket = soup_server_message_get_socket (msg);
+  GSocket *socket = _pd_server_message_socket (msg);
   gboolean immediate = FALSE;
   Conn *conn;
 
@@ -733,7 +781,7 @@ _pd_server_conns_refuse (PdServer          *self,
   g_autoptr(GString) answer = g_string_new (NULL);
   g_autoptr(GBytes) body = soup_message_body_flatten (soup_server_message_get_response_body (msg));
   g_autoptr(GIOStream) stream = NULL;
-  GSocket *socket = soup_server_message_get_socket (msg);
+  GSocket *socket = _pd_server_message_socket (msg);
   guint status = soup_server_message_get_status (msg);
   Refusal *refusal;
   gsize sent = 0;

@@ -5,6 +5,7 @@
  * pd-server-reads.c the session routes and the plan cache (worker threads)
  * pd-server-runs.c  POST /api/prompt, /api/runs, /api/cancel
  * pd-server-stream.c GET /api/events/stream
+ * pd-server-accept.c the listening socket, accepted in bulk
  * pd-server-conns.c connections closed once their client is gone
  * pd-server-webui.c --webui: a browser UI served as odek serves its own
  * pd-server-ws.c    /ws, odek's WebSocket: prompts, their events, approvals
@@ -90,6 +91,9 @@ struct _PdServer
   gboolean            db_watched;      /* its baseline reading came */
   GMainLoop          *loop;
   SoupServer         *soup;
+  GSocket            *listener;        /* pd-server-accept.c */
+  GSource            *accept_source;
+  GSource            *accept_pause;    /* out of descriptors: a moment's wait */
   GMutex              start_lock;
   GCond               start_cond;
   gboolean            start_done;
@@ -187,7 +191,16 @@ gboolean    _pd_server_rate_allow_in      (GHashTable        *table,
 gboolean    _pd_server_ws_token_offered   (PdServer          *self,
                                            SoupServerMessage *msg);
 
+/* pd-server-accept.c */
+gboolean    _pd_server_accept_listen      (PdServer          *self,
+                                           GSocketAddress    *address,
+                                           GError           **error);
+void        _pd_server_accept_close       (PdServer          *self);
+GSocket    *_pd_server_message_socket     (SoupServerMessage *msg);
+
 /* pd-server-conns.c */
+gboolean    _pd_server_conns_admit        (PdServer          *self,
+                                           const char        *address);
 void        _pd_server_conns_init         (PdServer          *self);
 void        _pd_server_conns_clear        (PdServer          *self);
 guint       _pd_server_conns_count        (PdServer          *self);

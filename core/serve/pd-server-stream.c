@@ -491,8 +491,8 @@ on_stream_wrote_headers (SoupServerMessage *msg,
   int size = STREAM_SOCKET_BUFFER;
   int fd = -1;
 
-  if (soup_server_message_get_socket (msg) != NULL)
-    socket = g_object_ref (soup_server_message_get_socket (msg));
+  if (_pd_server_message_socket (msg) != NULL)
+    socket = g_object_ref (_pd_server_message_socket (msg));
   if (socket != NULL && !g_socket_is_closed (socket))
     fd = fcntl (g_socket_get_fd (socket), F_DUPFD_CLOEXEC, 0);
 
@@ -589,7 +589,7 @@ _pd_server_handle_stream (PdServer          *self,
     }
   /* The stream writes to the socket itself: with TLS those would not be
    * the bytes on the wire.  serve never sets a certificate. */
-  if (soup_server_get_tls_certificate (self->soup) != NULL || soup_server_message_get_socket (msg) == NULL)
+  if (soup_server_get_tls_certificate (self->soup) != NULL || _pd_server_message_socket (msg) == NULL)
     {
       _pd_server_respond_error (msg, 501, "event streams need a plain HTTP connection");
       return;

@@ -23,9 +23,6 @@
 #include "pd-random.h"
 #include "pd-soup-compat.h"
 
-/* Connections the kernel queues for accept(). */
-#define LISTEN_BACKLOG 1024
-
 #define N_READERS            4
 /* The fallback poll of the database watcher, besides its file monitors. */
 #define WATCH_INTERVAL_MS    100
@@ -441,32 +438,12 @@ server_thread (gpointer data)
   else
     {
       socket_address = g_inet_socket_address_new (address, self->port);
-      if (!soup_server_listen (self->soup, socket_address, 0, &error))
+      /* serve's own listening socket, accepted in bulk (pd-server-accept.c). */
+      if (!_pd_server_accept_listen (self, socket_address, &error))
         {
           g_prefix_error (&error, "cannot listen on %s:%u: ", self->host, self->port);
           error->domain = PD_SERVER_ERROR;
           error->code = PD_SERVER_ERROR_LISTEN;
-        }
-      else
-        {
-          /* Not soup_server_get_uris(): libsoup 3.2 leaks the address it
-           * reads there; the listening socket tells the port as well. */
-          GSList *listeners = soup_server_get_listeners (self->soup);
-          g_autoptr(GSocketAddress) local = listeners ? g_socket_get_local_address (listeners->data, NULL) : NULL;
-
-          /* libsoup listens with GSocket's backlog of 10: when more clients
-           * connect at once (a thousand watchers of the event stream after
-           * a restart), a SYN past it waits a second or more for its
-           * retransmission.  listen() again on the listening socket only
-           * sets a longer queue (the kernel bounds it by somaxconn);
-           * GSocket will not set it once listening, so the call is ours. */
-          for (GSList *l = listeners; l != NULL; l = l->next)
-            if (listen (g_socket_get_fd (l->data), LISTEN_BACKLOG) != 0)
-              g_debug ("the listen backlog stays libsoup's: %s", g_strerror (errno));
-
-          if (local != NULL && G_IS_INET_SOCKET_ADDRESS (local))
-            self->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local));
-          g_slist_free (listeners);
         }
     }
 
@@ -479,6 +456,7 @@ server_thread (gpointer data)
   if (error == NULL)
     g_main_loop_run (self->loop);
 
+  _pd_server_accept_close (self);
   soup_server_disconnect (self->soup);
   _pd_server_ws_clear (self);
   _pd_server_conns_clear (self);
