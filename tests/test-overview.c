@@ -759,9 +759,9 @@ card_stopped_is (Fixture       *f,
 
 /* A run that was cancelled, stopped by its budget, or failed leaves its
  * session idle with steps unfinished: its card says it stopped and why,
- * on this computer and through an endpoint, the failed ones above the
- * working ones, the one the person stopped with the runs done; a new run
- * clears it (tried as a new user would: a cancelled run read blue
+ * on this computer and through an endpoint, the failed one above the
+ * working ones, the one the person or its budget stopped with the runs
+ * done; a new run clears it (tried as a new user would: a cancelled run read blue
  * "Working", then "Stalled", while its Now page said it was stopped). */
 static void
 test_stopped (Fixture       *f,
@@ -835,12 +835,10 @@ test_stopped (Fixture       *f,
   /* Which budget, through the endpoint (stopped.budget): its card names it. */
   card = pd_overview_find (f->overview, source_at (f, 1), budget_id);
   g_assert_cmpstr (pd_overview_card_get_stopped_error (card), ==, "iterations");
-  for (guint i = 0; i < 2; i++)
-    {
-      g_assert_cmpint (pd_overview_card_get_need (card_at (f, i)), ==, PD_OVERVIEW_NEED_FAILED);
-      g_assert_nonnull (pd_overview_card_get_stopped (card_at (f, i)));
-    }
-  card = card_at (f, 2);
+  card = card_at (f, 0);
+  g_assert_cmpstr (pd_overview_card_get_session_id (card), ==, failed_id);
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_FAILED);
+  card = card_at (f, 1);
   g_assert_cmpstr (pd_overview_card_get_session_id (card), ==, working_id);
   g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_RUNNING);
   g_assert_null (pd_overview_card_get_stopped (card));
@@ -848,13 +846,16 @@ test_stopped (Fixture       *f,
    * lately, after the working one (N21: it read red among the failed).
    * So is a run that completed with steps left, here and through the
    * endpoint: it read "Working" while nothing ran (tried as a new user
-   * would). */
-  for (guint i = 3; i < 6; i++)
+   * would).  So is a run its budget stopped: it read red among the
+   * failures (tried as a new user would). */
+  for (guint i = 2; i < 6; i++)
     {
       card = card_at (f, i);
       g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
       if (g_strcmp0 (pd_overview_card_get_session_id (card), cancelled_id) == 0)
         g_assert_cmpstr (pd_overview_card_get_stopped (card), ==, "cancelled");
+      else if (g_strcmp0 (pd_overview_card_get_session_id (card), budget_id) == 0)
+        g_assert_cmpstr (pd_overview_card_get_stopped (card), ==, "budget");
       else
         g_assert_null (pd_overview_card_get_stopped (card));
     }

@@ -40,11 +40,10 @@
 #include "pd-remote-source.h"
 #include "pd-session-item.h"
 #include "pd-ui-util-private.h"
+#include "pd-overview-card-need-private.h"
 
 /* How long the buttons ignore clicks after the question changed. */
 #define ANSWER_GUARD_USEC (G_USEC_PER_SEC / 2)
-/* The most characters of one text a card shows; the label ellipsizes. */
-#define CARD_TEXT_CHARS 400
 /* The most of a question's command a card shows, in characters and in
  * lines; a longer one is answered through the Review dialog. */
 #define CARD_COMMAND_CHARS 480
@@ -160,82 +159,6 @@ mnemonic_button (const char *label)
 }
 
 static char *card_text (const char *text);
-
-/* A run that ended short: interrupted, failed with its reason, or stopped
- * with what stopped it, as its Now page says it. */
-static char *
-failed_text (PdOverviewCard *card)
-{
-  const char *check = pd_overview_card_get_failed_check (card);
-  char *text;
-
-  /* A run that completed, a step's check failed: it is done, with what
-   * failed named (it read "Working", then "Stalled"). */
-  if (check != NULL && pd_overview_card_get_stopped (card) == NULL &&
-      pd_overview_card_get_status (card) != PD_SESSION_STATUS_FAILED &&
-      pd_overview_card_get_status (card) != PD_SESSION_STATUS_INTERRUPTED)
-    {
-      g_autofree char *safe = card_text (check);
-
-      /* Translators: the run completed, but the acceptance check %s (its description) failed */
-      return g_strdup_printf (_("Done · check failed: %s"), safe);
-    }
-  text = _pd_run_ended_short_text (pd_overview_card_get_status (card), pd_overview_card_get_stopped (card),
-                                         pd_overview_card_get_stopped_error (card), CARD_TEXT_CHARS);
-
-  return text != NULL ? text : g_strdup (_("Failed"));
-}
-
-static char *
-need_text (PdOverviewCard *card)
-{
-  guint blocked = pd_overview_card_get_blocked (card);
-
-  switch (pd_overview_card_get_need (card))
-    {
-    case PD_OVERVIEW_NEED_APPROVAL:
-      return g_strdup (_("Waiting for Approval"));
-    case PD_OVERVIEW_NEED_BLOCKED:
-      /* Translators: %u is a number of plan steps */
-      return g_strdup_printf (ngettext ("%u Step Blocked", "%u Steps Blocked", blocked), blocked);
-    case PD_OVERVIEW_NEED_UNVERIFIED:
-      {
-        guint unpassed = pd_overview_card_get_unpassed_checks (card);
-
-        /* Translators: all steps done, but %u acceptance checks were denied, failed or never run */
-        return g_strdup_printf (ngettext ("Done · %u check not passed", "Done · %u checks not passed", unpassed),
-                                unpassed);
-      }
-    case PD_OVERVIEW_NEED_FAILED:
-      return failed_text (card);
-    case PD_OVERVIEW_NEED_STALLED:
-      return g_strdup (_("Stalled"));
-    case PD_OVERVIEW_NEED_STOPPED:
-      /* Its run completed with steps left: it ended, and how far it got
-       * (it read "Working" while nothing ran). */
-      if (pd_overview_card_get_stopped (card) == NULL &&
-          pd_overview_card_get_status (card) == PD_SESSION_STATUS_INTERRUPTED)
-        /* Translators: on an Overview card, the process that ran the agent's run stopped without ending it */
-        return g_strdup (C_("overview card", "Interrupted"));
-      if (pd_overview_card_get_stopped (card) == NULL)
-        /* Translators: on an Overview card, the agent's run ended with plan steps left; %u/%u are steps done and all steps */
-        return g_strdup_printf (C_("overview card", "Run ended · %u/%u done"),
-                                pd_overview_card_get_done (card), pd_overview_card_get_total (card));
-      /* A cancel with a reason was no person's: the endpoint stopped, or
-       * the client following the run went away. */
-      if (pd_overview_card_get_stopped_error (card) != NULL)
-        /* Translators: on an Overview card, the agent's run was cut short by its endpoint stopping */
-        return g_strdup (C_("overview card", "Interrupted"));
-      /* Translators: on an Overview card, the person stopped the agent's run */
-      return g_strdup (C_("overview card", "Stopped"));
-    case PD_OVERVIEW_NEED_RUNNING:
-      return g_strdup (pd_overview_card_get_status (card) == PD_SESSION_STATUS_RUNNING
-                       ? _("Running") : _("Working"));
-    case PD_OVERVIEW_NEED_DONE:
-    default:
-      return g_strdup (pd_overview_card_get_total (card) > 0 ? _("Done") : _("Changed Lately"));
-    }
-}
 
 /* An endpoint's or agent's text for a line of the card: its controls
  * shown, in an isolate of its own, and no longer than a card can show (a
@@ -403,29 +326,6 @@ remember_question (PdOverviewCardRow *self)
   if ((run != NULL ? run->approval_id != NULL : serial != 0) &&
       (gtk_widget_has_focus (self->approve) || gtk_widget_has_focus (self->deny)))
     gtk_widget_grab_focus (GTK_WIDGET (self));
-}
-
-static const char *
-need_class (PdOverviewNeed need)
-{
-  switch (need)
-    {
-    case PD_OVERVIEW_NEED_APPROVAL:
-    case PD_OVERVIEW_NEED_BLOCKED:
-    case PD_OVERVIEW_NEED_UNVERIFIED:
-    case PD_OVERVIEW_NEED_STALLED:
-      return "warning";
-    case PD_OVERVIEW_NEED_FAILED:
-      return "error";
-    case PD_OVERVIEW_NEED_DONE:
-      return "success";
-    case PD_OVERVIEW_NEED_STOPPED:
-      /* The person's own choice: neither a failure nor a success. */
-      return "dim-label";
-    case PD_OVERVIEW_NEED_RUNNING:
-    default:
-      return "accent";
-    }
 }
 
 /* What pd_format_relative_time() says of @changed_at at @now, as a number:
@@ -605,29 +505,6 @@ tell_name (PdOverviewCardRow *self)
   self->description_shown = g_string_free (g_steal_pointer (&description), FALSE);
 }
 
-/* The step the plan stands at: "Now: …" while the session goes on; where
- * a run that failed or stopped left it, once it is over.  A failed or
- * stopped card said "Now: …" as if the step were still being worked on
- * (tried as a new user would). */
-static char *
-step_text (PdOverviewCard *card)
-{
-  g_autofree char *safe = card_text (pd_overview_card_get_current_step (card));
-
-  switch (pd_overview_card_get_need (card))
-    {
-    case PD_OVERVIEW_NEED_FAILED:
-      /* Translators: %s is the title of the plan step where the agent's run failed */
-      return g_strdup_printf (_("Failed at: %s"), safe);
-    case PD_OVERVIEW_NEED_STOPPED:
-      /* Translators: %s is the title of the plan step where the agent's run stopped */
-      return g_strdup_printf (_("Stopped at: %s"), safe);
-    default:
-      /* Translators: %s is the title of the plan step the agent works on */
-      return g_strdup_printf (_("Now: %s"), safe);
-    }
-}
-
 /* Everything the card shows, told again (the time: when its words change). */
 /* A title the card cuts is whole in its tooltip, and only then (a tooltip
  * on every card repeated what it showed).  Plain text: a model's. */
@@ -689,11 +566,11 @@ row_update (PdOverviewCardRow *self)
   told |= set_label (self->origin, origin);
   told |= row_update_time (self);
 
-  need = need_text (card);
+  need = _pd_overview_card_need_text (card);
   told |= set_label (self->need, need);
   /* Changed only when it changes: a class taken off and put back restyled
    * the label on every change of the card. */
-  klass = need_class (pd_overview_card_get_need (card));
+  klass = _pd_overview_card_need_class (pd_overview_card_get_need (card));
   if (g_strcmp0 (klass, self->need_class) != 0)
     {
       if (self->need_class != NULL)
@@ -703,7 +580,7 @@ row_update (PdOverviewCardRow *self)
     }
 
   if (pd_overview_card_get_current_step (card) != NULL)
-    step = step_text (card);
+    step = _pd_overview_card_step_text (card);
   told |= set_label (self->step, step != NULL ? step : "");
   gtk_widget_set_visible (self->step, step != NULL);
 

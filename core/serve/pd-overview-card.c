@@ -312,9 +312,11 @@ _pd_overview_card_update_need (PdOverviewCard *self,
     need = PD_OVERVIEW_NEED_BLOCKED;
   /* Stopped by the person (the Stop button, a CLI's Ctrl+C): their own
    * choice, not a failure.  It read red "Stopped — cancelled" among the
-   * failed runs (N21); it goes with the runs done lately, neutral. */
+   * failed runs (N21); it goes with the runs done lately, neutral.  So
+   * does a run whose budget ran out: it stopped where the person said it
+   * should, and read red "Failed at: …" (tried as a new user would). */
   else if (self->status != PD_SESSION_STATUS_INTERRUPTED && self->status != PD_SESSION_STATUS_RUNNING &&
-           g_strcmp0 (self->stopped, "cancelled") == 0)
+           (g_strcmp0 (self->stopped, "cancelled") == 0 || g_strcmp0 (self->stopped, "budget") == 0))
     need = PD_OVERVIEW_NEED_STOPPED;
   /* Its run's process ended without ending the run (serve killed, then
    * started again, found the session left running): no one's failure,
@@ -322,7 +324,7 @@ _pd_overview_card_update_need (PdOverviewCard *self,
    * among the failures, its pie gone (tried as a new user would). */
   else if (self->status == PD_SESSION_STATUS_INTERRUPTED && self->stopped == NULL)
     need = PD_OVERVIEW_NEED_STOPPED;
-  /* A run that failed, was refused, or ran out of its budget left the
+  /* A run that failed, was refused, or was cut off left the
    * session idle: it is over, not working, and says so above the running. */
   else if (self->status == PD_SESSION_STATUS_FAILED || self->status == PD_SESSION_STATUS_INTERRUPTED ||
            self->stopped != NULL)

@@ -26,7 +26,7 @@ typedef enum
   PD_OVERVIEW_NEED_STALLED,   /* unfinished steps, no change for the stalled time */
   PD_OVERVIEW_NEED_RUNNING,   /* working: a run, or unfinished steps changed lately */
   PD_OVERVIEW_NEED_DONE,      /* changed lately, nothing left to do */
-  PD_OVERVIEW_NEED_STOPPED,   /* its run was stopped by the user, or completed with steps left:
+  PD_OVERVIEW_NEED_STOPPED,   /* its run was stopped by the user or its budget, or completed with steps left:
                                * ranked with DONE, by time */
 } PdOverviewNeed;
 

@@ -720,6 +720,7 @@ test_card_step_ended (void)
   g_autoptr(PdOverviewCard) card = card_new ("Work on C", "plandeck", "build-box");
   PdSessionInfo info = { 0 };
   Alone alone = { 0 };
+  GtkWidget *status;
 
   info.id = (char *) "20260402-96aca9fa885c03da29d4f8c5e78be75c";
   info.task = (char *) "Work on C";
@@ -740,6 +741,17 @@ test_card_step_ended (void)
   card_set_run (card, &info, PD_SESSION_STATUS_IDLE, "cancelled", NULL);
   g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
   g_assert_cmpstr (step_line (alone.row), ==, "Stopped at: \u2068Write the tests\u2069");
+
+  /* Its budget ran out: stopped, neutral, and which budget; it read red
+   * "Failed at: …" (tried as a new user would). */
+  card_set_run (card, &info, PD_SESSION_STATUS_IDLE, "budget", "iterations");
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
+  g_assert_cmpstr (step_line (alone.row), ==, "Stopped at: \u2068Write the tests\u2069");
+  status = pd_test_find_first (alone.row, is_status_label, NULL);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "Stopped — its iterations budget ran out");
+  g_assert_false (gtk_widget_has_css_class (status, "error"));
+  g_assert_true (gtk_widget_has_css_class (status, "dim-label"));
+  pd_test_screenshot_sizes (GTK_WINDOW (alone.window), "overview-card-budget-stopped");
 
   /* Its process killed, the run left unended: stopped there too. */
   card_set_run (card, &info, PD_SESSION_STATUS_INTERRUPTED, NULL, NULL);
