@@ -279,6 +279,11 @@ test_budget_wall_time (Fixture       *f,
   g_assert_nonnull (strstr (result->final_text, "[plan remaining: s1 pending]"));
   g_assert_cmpstr (event_string (f, PD_EVENT_BUDGET_EXCEEDED, 0, "limit_name"), ==, "wall_time");
   g_assert_cmpint (event_int (f, PD_EVENT_BUDGET_EXCEEDED, 0, "observed"), >=, 3000);
+  /* Told a person by name and in seconds: it read "its wall_time budget
+   * is exhausted (3001 of 3000)" (tried as a new user would). */
+  g_assert_nonnull (strstr (result->final_text, "[plandeck: the run stopped because its time budget is exhausted ("));
+  g_assert_nonnull (strstr (result->final_text, " s of 3 s).]"));
+  g_assert_null (strstr (result->final_text, "wall_time"));
 }
 
 /* Stall: 3 identical calls, then 6 more, then 12 more; plan pointers. */

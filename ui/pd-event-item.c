@@ -298,10 +298,15 @@ summarize (PdEvent *event)
       if (error_class != NULL)
         return g_strdup_printf (_("%s after %s"), error_class, duration);
       if (pd_json_get_string (data, "budget_exceeded") != NULL)
-        /* Translators: %s names the budget (iterations, tokens, wall_time), then the run's duration */
-        return g_strdup_printf (_("stopped: its budget ran out (%s) · %s · %lld in / %lld out tokens"),
-                                pd_json_get_string (data, "budget_exceeded"), duration,
-                                data_int (data, "input_tokens", 0), data_int (data, "output_tokens", 0));
+        {
+          /* "time", not "wall_time" (tried as a new user would). */
+          g_autofree char *budget = _pd_budget_name (pd_json_get_string (data, "budget_exceeded"), 80);
+
+          /* Translators: %s names the budget (iterations, tokens, time), then the run's duration */
+          return g_strdup_printf (_("stopped: its budget ran out (%s) · %s · %lld in / %lld out tokens"),
+                                  budget, duration,
+                                  data_int (data, "input_tokens", 0), data_int (data, "output_tokens", 0));
+        }
       if (pd_json_get_boolean (data, "incomplete", FALSE))
         return g_strdup_printf (_("incomplete: cut off by the output limit · %s · %lld in / %lld out tokens"),
                                 duration, data_int (data, "input_tokens", 0),
@@ -340,10 +345,19 @@ summarize (PdEvent *event)
                             data_int (data, "tokens_before", 0),
                             data_int (data, "tokens_after", 0));
 
+  /* The budget by name, the time one in seconds: it read "wall_time ·
+   * 2021/2000" (tried as a new user would). */
   if (g_strcmp0 (type, PD_EVENT_BUDGET_EXCEEDED) == 0)
-    return g_strdup_printf ("%s · %lld/%lld",
-                            pd_json_get_string (data, "limit_name") ? pd_json_get_string (data, "limit_name") : "?",
-                            data_int (data, "observed", 0), data_int (data, "limit", 0));
+    {
+      const char *limit_name = pd_json_get_string (data, "limit_name");
+      g_autofree char *limit = _pd_budget_name (limit_name != NULL ? limit_name : "?", 80);
+      g_autofree char *amount = _pd_budget_amount (limit_name, data_int (data, "observed", 0),
+                                                   data_int (data, "limit", 0));
+
+      /* Translators: %s names the budget ("iterations", "tokens", "time"), then how much of
+       * it the run used ("3 of 3", "2.0 s of 2 s") */
+      return g_strdup_printf (_("%s budget · %s"), limit, amount);
+    }
 
   if (g_strcmp0 (type, PD_EVENT_PROVIDER_RETRY) == 0)
     {

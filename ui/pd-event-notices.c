@@ -158,13 +158,15 @@ pd_event_notices_observe (PdEventNotices *self,
   else if (g_strcmp0 (type, PD_EVENT_BUDGET_EXCEEDED) == 0)
     {
       const char *limit_name = pd_json_get_string (data, "limit_name");
-      g_autofree char *limit = _pd_isolated_line (limit_name != NULL ? limit_name : "?");
+      /* "time", in seconds: it read "its wall_time budget is exhausted
+       * (2001 of 2000)" (tried as a new user would). */
+      g_autofree char *limit = _pd_budget_name (limit_name != NULL ? limit_name : "?", 80);
+      g_autofree char *amount = _pd_budget_amount (limit_name, data_int (data, "observed"), data_int (data, "limit"));
 
       changed = set_notice (self, NOTICE_SESSION,
-                            /* Translators: %s names the budget, e.g. "iterations" */
-                            g_strdup_printf (_("The run stopped: its %s budget is exhausted (%d of %d)"),
-                                             limit,
-                                             data_int (data, "observed"), data_int (data, "limit")));
+                            /* Translators: %s names the budget ("iterations", "tokens", "time"), then how
+                             * much of it the run used ("3 of 3", "2.0 s of 2 s") */
+                            g_strdup_printf (_("The run stopped: its %s budget is exhausted (%s)"), limit, amount));
     }
 
   return changed;

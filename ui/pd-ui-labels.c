@@ -156,6 +156,39 @@ _pd_budget_name (const char *name,
   return _pd_isolated_short (name, max_chars);
 }
 
+/* Seconds from @ms: "2 s", "2.5 s"; with @tenths always a tenth ("2.0 s"),
+ * as a time measured is (2001 ms read "2 s", as if within a budget of 2). */
+static char *
+seconds_text (gint64   ms,
+              gboolean tenths)
+{
+  if (!tenths && ms % 1000 == 0)
+    /* Translators: a number of seconds, e.g. "2 s" */
+    return g_strdup_printf (_("%lld s"), (long long) (ms / 1000));
+  /* Translators: seconds with a tenth, e.g. "2.0 s" */
+  return g_strdup_printf (_("%.1f s"), (double) (ms / 100) / 10.0);
+}
+
+/* How much of a run's budget it used, of how much: "3 of 3", the time
+ * budget in seconds ("2.0 s of 2 s"), not the milliseconds the engine
+ * counts (it read "2001 of 2000", tried as a new user would). */
+char *
+_pd_budget_amount (const char *name,
+                   gint64      observed,
+                   gint64      limit)
+{
+  if (g_strcmp0 (name, "wall_time") == 0)
+    {
+      g_autofree char *used = seconds_text (observed, TRUE);
+      g_autofree char *allowed = seconds_text (limit, FALSE);
+
+      /* Translators: how much of a run's time budget it used, e.g. "2.0 s of 2 s" */
+      return g_strdup_printf (_("%s of %s"), used, allowed);
+    }
+  /* Translators: how much of a run's budget it used, e.g. "3 of 3" iterations */
+  return g_strdup_printf (_("%lld of %lld"), (long long) observed, (long long) limit);
+}
+
 /**
  * _pd_run_ended_short_text:
  * @status: the session's status

@@ -84,6 +84,9 @@ char       *_pd_run_ended_short_text  (PdSessionStatus     status,
                                         guint               max_chars);
 char       *_pd_budget_name            (const char         *name,
                                         guint               max_chars);
+char       *_pd_budget_amount          (const char         *name,
+                                        gint64              observed,
+                                        gint64              limit);
 char       *_pd_toast_quote            (GtkWidget          *overlay,
                                         const char         *text,
                                         const char         *rest);

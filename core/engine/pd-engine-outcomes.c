@@ -119,6 +119,17 @@ _pd_engine_finish (PdEngineRun *run,
   return _pd_engine_finish_with (run, status, text, error_message, NULL);
 }
 
+/* @ms as seconds: "2 s", "2.5 s"; with @tenths always a tenth ("2.0 s"),
+ * as a time measured is (2001 ms read "2 s", as if within a budget of 2). */
+static char *
+seconds_text (gint64   ms,
+              gboolean tenths)
+{
+  if (!tenths && ms % 1000 == 0)
+    return g_strdup_printf ("%" G_GINT64_FORMAT " s", ms / 1000);
+  return g_strdup_printf ("%" G_GINT64_FORMAT ".%" G_GINT64_FORMAT " s", ms / 1000, ms % 1000 / 100);
+}
+
 PdRunResult *
 _pd_engine_stop_for_budget (PdEngineRun *run,
                             const char  *name,
@@ -138,8 +149,20 @@ _pd_engine_stop_for_budget (PdEngineRun *run,
   json_object_set_int_member (data, "limit", limit);
   _pd_engine_emit_data (run, PD_EVENT_BUDGET_EXCEEDED, NULL, TRUE, data);
 
-  g_string_append_printf (text, "[plandeck: the run stopped because its %s budget is exhausted (%" G_GINT64_FORMAT
-                                " of %" G_GINT64_FORMAT ").]", name, observed, limit);
+  /* The time budget by a name a person reads, in seconds: it read "its
+   * wall_time budget is exhausted (2001 of 2000)", milliseconds under an
+   * internal name (tried as a new user would).  The event keeps both. */
+  if (g_strcmp0 (name, "wall_time") == 0)
+    {
+      g_autofree char *used = seconds_text (observed, TRUE);
+      g_autofree char *allowed = seconds_text (limit, FALSE);
+
+      g_string_append_printf (text, "[plandeck: the run stopped because its time budget is exhausted (%s of %s).]",
+                              used, allowed);
+    }
+  else
+    g_string_append_printf (text, "[plandeck: the run stopped because its %s budget is exhausted (%" G_GINT64_FORMAT
+                                  " of %" G_GINT64_FORMAT ").]", name, observed, limit);
   said = g_string_new (text->str);
   if (remaining != NULL)
     {

@@ -105,6 +105,45 @@ test_budget_stopped (void)
   pd_test_destroy_window (window, view);
 }
 
+/* The time budget by name and in seconds: its row read "wall_time ·
+ * 2021/2000", milliseconds under an internal name (tried as a new user
+ * would).  The event's data keeps both. */
+static void
+test_time_budget (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "One slow thing");
+  GtkWidget *view = pd_events_view_new ();
+  GtkWindow *window;
+  CountWait wait;
+  g_autoptr(PdEventItem) exceeded = NULL;
+  g_autoptr(PdEventItem) last = NULL;
+
+  pd_test_db_add_event (db, id, PD_EVENT_RUN_STARTED, NULL, 0, "{\"model\":\"test-model\",\"provider\":\"replay\"}");
+  pd_test_db_add_event (db, id, PD_EVENT_BUDGET_EXCEEDED, NULL, 1,
+                        "{\"limit_name\":\"wall_time\",\"observed\":2021,\"limit\":2000}");
+  pd_test_db_add_event (db, id, PD_EVENT_RUN_COMPLETED, NULL, 0,
+                        "{\"budget_exceeded\":\"wall_time\",\"duration_ms\":2021,\"input_tokens\":30,"
+                        "\"output_tokens\":10}");
+
+  window = pd_test_present (view, 900, 600);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  wait.model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
+  wait.n = 3;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+
+  exceeded = g_list_model_get_item (wait.model, 1);
+  g_assert_cmpstr (pd_event_item_get_summary (exceeded), ==, "time budget · 2.0 s of 2 s");
+  last = g_list_model_get_item (wait.model, 2);
+  g_assert_cmpstr (pd_event_item_get_summary (last), ==,
+                   "stopped: its budget ran out (time) · 2.0 s · 30 in / 10 out tokens");
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_null (pd_test_find_label_containing (view, "wall_time"));
+  pd_test_screenshot_sizes (window, "events-time-budget");
+  pd_test_destroy_window (window, view);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -112,6 +151,7 @@ main (int   argc,
   pd_test_views_init (&argc, &argv);
 
   g_test_add_func ("/pd/ui/events-stopped/budget", test_budget_stopped);
+  g_test_add_func ("/pd/ui/events-stopped/time-budget", test_time_budget);
 
   return g_test_run ();
 }

@@ -271,6 +271,46 @@ test_budget_named (void)
   pd_test_destroy_window (window, view);
 }
 
+static gboolean
+shows_time_budget (gpointer view)
+{
+  return pd_test_find_label_containing (view, "its time budget is exhausted (2.0 s of 2 s)") != NULL;
+}
+
+/* A run its time budget stopped: the Now page's notice names it "time",
+ * in seconds.  It read "its wall_time budget is exhausted (2001 of 2000)"
+ * (tried as a new user would). */
+static void
+test_time_budget (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Summarise the project");
+  g_autoptr(GError) error = NULL;
+  PdSessionInfo *info;
+  GtkWidget *view = pd_now_view_new ();
+  GtkWindow *window;
+
+  pd_test_db_add_event (db, id, PD_EVENT_RUN_STARTED, NULL, 0, "{\"model\":\"test-model\",\"provider\":\"replay\"}");
+  pd_test_db_add_event (db, id, PD_EVENT_BUDGET_EXCEEDED, NULL, 1,
+                        "{\"limit_name\":\"wall_time\",\"observed\":2001,\"limit\":2000}");
+  pd_test_db_add_event (db, id, PD_EVENT_RUN_COMPLETED, NULL, 0,
+                        "{\"budget_exceeded\":\"wall_time\",\"duration_ms\":2001,\"input_tokens\":40,"
+                        "\"output_tokens\":10}");
+  info = pd_session_store_get (db->store, id, &error);
+  g_assert_no_error (error);
+
+  window = pd_test_present (view, 900, 600);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  pd_now_view_set_run_end (PD_NOW_VIEW (view), info->status, info->stopped, info->stopped_error);
+  g_assert_true (pd_test_wait_for (shows_time_budget, view));
+  g_assert_null (pd_test_find_label_containing (view, "wall_time"));
+  g_assert_null (pd_test_find_label_containing (view, "2001"));
+  pd_test_screenshot_sizes (window, "now-time-budget");
+  pd_session_info_free (info);
+  pd_test_destroy_window (window, view);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -280,6 +320,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/run-stopped/transcript-glyph", test_transcript_glyph);
   g_test_add_func ("/pd/ui/run-stopped/history-glyph", test_history_glyph);
   g_test_add_func ("/pd/ui/run-stopped/budget-named", test_budget_named);
+  g_test_add_func ("/pd/ui/run-stopped/time-budget", test_time_budget);
 
   return g_test_run ();
 }
