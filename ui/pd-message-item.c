@@ -15,6 +15,7 @@
 #include "pd-message-item.h"
 #include "pd-safe-text.h"
 #include "pd-plan.h"
+#include "pd-transcript.h"
 
 struct _PdMessageItem
 {
@@ -32,6 +33,7 @@ struct _PdMessageItem
   char      *incomplete;       /* cut off: the stop reason that said so */
   char      *thinking;         /* the model's thinking or reasoning, to show folded */
   gboolean   run_stopped;      /* the last plan card of a run that stopped short */
+  gboolean   is_note;          /* Plandeck's record of how the run ended (a stop, a failure) */
 };
 
 G_DEFINE_FINAL_TYPE (PdMessageItem, pd_message_item, G_TYPE_OBJECT)
@@ -198,6 +200,27 @@ thinking_text (JsonObject *message)
  *
  * Returns: (transfer full): a new item
  */
+/* A note as a person reads it: without the lines that wrap, for a
+ * model, what came from the plan (<untrusted_content_…>), which the note
+ * of a budget's stop keeps (the CLI prints it without them too). */
+static char *
+note_text (const char *note)
+{
+  g_auto(GStrv) lines = g_strsplit (note, "\n", -1);
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      if ((g_str_has_prefix (lines[i], "<untrusted_content_") || g_str_has_prefix (lines[i], "</untrusted_content_")) &&
+          g_str_has_suffix (lines[i], ">"))
+        continue;
+      if (text->len > 0)
+        g_string_append_c (text, '\n');
+      g_string_append (text, lines[i]);
+    }
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
 PdMessageItem *
 pd_message_item_new_from_json (guint       index,
                                JsonObject *message)
@@ -231,6 +254,15 @@ pd_message_item_new_from_json (guint       index,
   /* Only the protected system message is the plan: a tool result quoting
    * "[Current plan:" is not. */
   self->is_plan = pd_plan_is_plan_message (self->role, self->content);
+  /* Plandeck's own note of how the run ended, kept for the record (never
+   * sent to a model): it read as a folded "System prompt (4 lines)". */
+  self->is_note = g_strcmp0 (self->role, "system") == 0 && !self->is_plan && pd_message_is_record_only (message);
+  if (self->is_note)
+    {
+      g_autofree char *note = self->content;
+
+      self->content = note_text (note);
+    }
   self->content = show_invisible (self->content);
 
   if (g_strcmp0 (self->role, "assistant") == 0)
@@ -299,6 +331,15 @@ pd_message_item_get_is_plan (PdMessageItem *self)
   return self->is_plan;
 }
 
+/* Whether it is Plandeck's note of how a run ended (a stop, a failure),
+ * shown as a notice of its own, not as a system prompt. */
+gboolean
+pd_message_item_get_is_note (PdMessageItem *self)
+{
+  g_return_val_if_fail (PD_IS_MESSAGE_ITEM (self), FALSE);
+  return self->is_note;
+}
+
 /* (nullable): the explanation of a refused assistant turn */
 const char *
 pd_message_item_get_refusal (PdMessageItem *self)
@@ -357,6 +398,7 @@ pd_message_item_copy_run_stopped (PdMessageItem *self,
   copy->tool_calls = self->tool_calls ? json_array_ref (self->tool_calls) : NULL;
   copy->tool_calls_text = g_strdup (self->tool_calls_text);
   copy->is_plan = self->is_plan;
+  copy->is_note = self->is_note;
   copy->refusal = g_strdup (self->refusal);
   copy->incomplete = g_strdup (self->incomplete);
   copy->thinking = g_strdup (self->thinking);
@@ -376,6 +418,7 @@ pd_message_item_equal (PdMessageItem *a,
   return a->index == b->index &&
          g_strcmp0 (a->role, b->role) == 0 &&
          g_strcmp0 (a->content, b->content) == 0 &&
+         a->is_note == b->is_note &&
          g_strcmp0 (a->name, b->name) == 0 &&
          g_strcmp0 (a->tool_call_id, b->tool_call_id) == 0 &&
          g_strcmp0 (a->tool_calls_text, b->tool_calls_text) == 0 &&

@@ -21,6 +21,7 @@ const char    *pd_message_item_get_name      (PdMessageItem *self);
 const char    *pd_message_item_get_tool_call_id (PdMessageItem *self);
 JsonArray     *pd_message_item_get_tool_calls (PdMessageItem *self);
 gboolean       pd_message_item_get_is_plan   (PdMessageItem *self);
+gboolean       pd_message_item_get_is_note   (PdMessageItem *self);
 const char    *pd_message_item_get_refusal   (PdMessageItem *self);
 const char    *pd_message_item_get_incomplete (PdMessageItem *self);
 const char    *pd_message_item_get_thinking  (PdMessageItem *self);

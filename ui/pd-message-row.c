@@ -84,6 +84,18 @@ role_title (const char *role)
 /* The first @max_lines lines of @text, at most PD_MESSAGE_ROW_FOLD_CHARS,
  * or NULL when the whole text is short enough to show; "" when @max_lines
  * is 0 (folded whole). */
+/* The title of @self's row: its role's, or "Notice" for Plandeck's note
+ * of how a run ended (it read "System", as the system prompt). */
+static const char *
+row_title (PdMessageRow *self,
+           const char   *role)
+{
+  if (self->item != NULL && pd_message_item_get_is_note (self->item))
+    /* Translators: the title of Plandeck's note in a transcript of how the run ended ("the run stopped because …") */
+    return _("Notice");
+  return role_title (role);
+}
+
 static char *
 fold_preview (const char *text,
               guint       max_lines,
@@ -434,9 +446,9 @@ pd_message_row_update_names (PdMessageRow *self,
     name = g_strdup_printf (n_calls == 1 ? _("Tool call: %s") : _("Tool calls: %s"), tools->str);
   else if (words != NULL)
     /* Translators: a message's spoken name: "User: Fix the parser…" */
-    name = g_strdup_printf (_("%s: %s"), role_title (role), words);
+    name = g_strdup_printf (_("%s: %s"), row_title (self, role), words);
   else
-    name = g_strdup (role_title (role));
+    name = g_strdup (row_title (self, role));
 
   _pd_accessible_set_text (GTK_WIDGET (self), name, NULL);
   /* Translators: the Copy button's description: which message it copies */
@@ -454,7 +466,10 @@ pd_message_row_update (PdMessageRow *self)
   JsonArray *calls = self->item ? pd_message_item_get_tool_calls (self->item) : NULL;
   gboolean is_plan = self->item ? pd_message_item_get_is_plan (self->item) : FALSE;
   gboolean is_tool = g_strcmp0 (role, "tool") == 0;
-  gboolean foldable = is_tool || (g_strcmp0 (role, "system") == 0 && !is_plan);
+  gboolean is_note = self->item ? pd_message_item_get_is_note (self->item) : FALSE;
+  /* A note is shown whole: it is not the system prompt, and what it says
+   * (the run stopped, and why) was under a folded "System prompt". */
+  gboolean foldable = is_tool || (g_strcmp0 (role, "system") == 0 && !is_plan && !is_note);
   g_autofree char *preview = NULL;
   g_autofree char *meta = NULL;
   guint n_lines = 0;
@@ -469,7 +484,7 @@ pd_message_row_update (PdMessageRow *self)
                                        is_tool) ? role : "other");
   gtk_widget_add_css_class (GTK_WIDGET (self), self->role_class);
 
-  gtk_label_set_text (self->role_label, role_title (role));
+  gtk_label_set_text (self->role_label, row_title (self, role));
   gtk_widget_set_visible (self->plan_badge, is_plan);
 
   if (self->item != NULL)

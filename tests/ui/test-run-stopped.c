@@ -27,6 +27,7 @@
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
+#include "pd-transcript.h"
 #include "pd-transcript-view.h"
 #include "pd-ui-util-private.h"
 
@@ -311,6 +312,66 @@ test_time_budget (void)
   pd_test_destroy_window (window, view);
 }
 
+static gboolean
+is_mapped_label_containing (GtkWidget     *widget,
+                            gconstpointer  text)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
+         strstr (gtk_label_get_text (GTK_LABEL (widget)), text) != NULL;
+}
+
+static gboolean
+shows_note (gpointer view)
+{
+  PdMessageRow *row = row_for_index (view, 2);
+
+  return row != NULL &&
+         pd_test_find_first (GTK_WIDGET (row), is_mapped_label_containing,
+                             "the run stopped because its iterations budget is exhausted") != NULL;
+}
+
+/* The note of a run its budget stopped, as the engine keeps it (for the
+ * record, the plan's part wrapped): a notice of its own, shown whole.  It
+ * was the last message, folded under "System — System prompt (4 lines)"
+ * (tried as a new user would). */
+static void
+test_transcript_note (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Add the export");
+  g_autoptr(PdPlanState) plan = pd_test_sample_plan (1);
+  g_autoptr(JsonArray) messages = json_array_new ();
+  GtkWidget *view = pd_transcript_view_new ();
+  GtkWindow *window;
+  CountWait wait;
+  PdMessageRow *row;
+
+  json_array_add_object_element (messages, pd_test_message ("user", "Add the export"));
+  json_array_add_object_element (messages, plan_message (plan));
+  json_array_add_object_element (messages,
+                                 pd_message_new_note ("[plandeck: the run stopped because its iterations budget is "
+                                                      "exhausted (2 of 2).]\n<untrusted_content_0f1e2d3c "
+                                                      "source=\"plan_remaining\">\n[plan remaining: s2 pending]\n"
+                                                      "</untrusted_content_0f1e2d3c>"));
+  pd_test_db_save (db, id, messages, 0, plan);
+
+  window = pd_test_present (view, 900, 900);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
+  wait.n = 3;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_test_wait_for (shows_note, view));
+  row = row_for_index (view, 2);
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), is_mapped_label, "Notice"));
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), is_mapped_label_containing, "[plan remaining: s2 pending]"));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (row), is_mapped_label_containing, "System prompt"));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (row), is_mapped_label_containing, "untrusted_content"));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (row), is_mapped_label, "System"));
+  pd_test_screenshot_sizes (window, "transcript-note");
+  pd_test_destroy_window (window, view);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -321,6 +382,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/run-stopped/history-glyph", test_history_glyph);
   g_test_add_func ("/pd/ui/run-stopped/budget-named", test_budget_named);
   g_test_add_func ("/pd/ui/run-stopped/time-budget", test_time_budget);
+  g_test_add_func ("/pd/ui/run-stopped/transcript-note", test_transcript_note);
 
   return g_test_run ();
 }
