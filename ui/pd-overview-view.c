@@ -52,6 +52,7 @@ struct _PdOverviewView
 
   GtkStack      *stack;
   AdwStatusPage *empty_page;
+  GtkSpinner    *loading_spinner;
   GtkScrolledWindow *scroller;
   GtkListView   *list_view;
   GtkWidget     *new_requests;
@@ -90,13 +91,19 @@ update_page (PdOverviewView *self)
   guint minutes = self->overview != NULL ? pd_overview_get_active_minutes (self->overview)
                                          : PD_OVERVIEW_ACTIVE_MINUTES;
   g_autofree char *description = NULL;
+  gboolean loading;
 
   /* Translators: %u is a number of minutes (the Overview preference) */
   description = g_strdup_printf (ngettext ("Sessions show here while an agent works on them, and for %u minute after their last change.",
                                            "Sessions show here while an agent works on them, and for %u minutes after their last change.",
                                            minutes), minutes);
   adw_status_page_set_description (self->empty_page, description);
-  gtk_stack_set_visible_child_name (self->stack, n > 0 ? "cards" : "empty");
+  /* "No Active Sessions" is what the sources answered, never a guess
+   * before they did: it was shown for seconds at start-up, before the
+   * cards came (tried as a new user would). */
+  loading = n == 0 && self->overview != NULL && !pd_overview_get_loaded (self->overview);
+  _pd_spinner_set_wanted (self->loading_spinner, loading);
+  gtk_stack_set_visible_child_name (self->stack, n > 0 ? "cards" : loading ? "loading" : "empty");
 }
 
 static GtkAdjustment *
@@ -918,7 +925,10 @@ pd_overview_view_set_overview (PdOverviewView *self,
     g_signal_handlers_disconnect_by_data (self->overview, self);
   g_set_object (&self->overview, overview);
   if (overview != NULL)
-    g_signal_connect_swapped (overview, "notify::active-minutes", G_CALLBACK (update_page), self);
+    {
+      g_signal_connect_swapped (overview, "notify::active-minutes", G_CALLBACK (update_page), self);
+      g_signal_connect_swapped (overview, "notify::loaded", G_CALLBACK (update_page), self);
+    }
   gtk_filter_list_model_set_model (self->shown, G_LIST_MODEL (overview));
   update_page (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_OVERVIEW]);
@@ -1091,6 +1101,7 @@ pd_overview_view_class_init (PdOverviewViewClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/plandeck/Plandeck/ui/pd-overview-view.ui");
   gtk_widget_class_bind_template_child (widget_class, PdOverviewView, stack);
   gtk_widget_class_bind_template_child (widget_class, PdOverviewView, empty_page);
+  gtk_widget_class_bind_template_child (widget_class, PdOverviewView, loading_spinner);
   gtk_widget_class_bind_template_child (widget_class, PdOverviewView, scroller);
   gtk_widget_class_bind_template_child (widget_class, PdOverviewView, list_view);
   gtk_widget_class_bind_template_child (widget_class, PdOverviewView, new_requests);

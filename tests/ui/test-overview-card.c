@@ -17,12 +17,16 @@
 
 #include "config.h"
 
+#include "pd-local-source.h"
 #include "pd-overview-card-row.h"
 #include "pd-overview-private.h"
+#include "pd-overview-view.h"
+#include "pd-remote-source.h"
 #include "pd-plan-pie.h"
 #include "pd-session-item.h"
 #include "pd-ui-util-private.h"
 #include "pd-test-a11y.h"
+#include "pd-test-fixtures.h"
 #include "pd-test-runs.h"
 
 static gboolean
@@ -872,6 +876,66 @@ test_card_interrupted_killed (void)
   g_assert_nonnull (strstr (ended, "stopped without ending it"));
 }
 
+static const char *
+shown_page (PdOverviewView *view)
+{
+  GtkWidget *stack = pd_test_find_widget (GTK_WIDGET (view), GTK_TYPE_STACK);
+
+  return gtk_stack_get_visible_child_name (GTK_STACK (stack));
+}
+
+static gboolean
+overview_loaded (gpointer overview)
+{
+  return pd_overview_get_loaded (overview);
+}
+
+/* Until its sources first answered, the Overview says it is loading, not
+ * "No Active Sessions": that was shown for seconds at start-up before the
+ * cards came (tried as a new user would).  An endpoint on loopback that
+ * takes the connection and answers nothing yet; then a real source on a
+ * real, empty database: once it answered, the empty page. */
+static void
+test_overview_loading (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *db = g_build_filename (dir, "sessions.db", NULL);
+  g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+  g_autoptr(PdLocalSource) source = pd_local_source_new (db, FALSE);
+  g_autoptr(GListStore) sources = g_list_store_new (PD_TYPE_SOURCE);
+  g_autoptr(GSocketListener) silent = g_socket_listener_new ();
+  g_autoptr(PdRemoteSource) remote = NULL;
+  g_autoptr(PdOverview) overview = NULL;
+  g_autofree char *url = NULL;
+  g_autoptr(GError) error = NULL;
+  PdOverviewView *view = PD_OVERVIEW_VIEW (pd_overview_view_new ());
+  GtkWindow *window;
+  guint16 port;
+
+  port = g_socket_listener_add_any_inet_port (silent, NULL, &error);
+  g_assert_no_error (error);
+  url = g_strdup_printf ("http://127.0.0.1:%u/?token=%s", port,
+                         "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00");
+  remote = pd_remote_source_new (url, NULL, &error);
+  g_assert_no_error (error);
+  g_list_store_append (sources, remote);
+  overview = pd_overview_new (G_LIST_MODEL (sources));
+  pd_overview_view_set_overview (view, overview);
+  window = pd_test_present (GTK_WIDGET (view), 600, 500);
+  pd_test_screenshot_sizes (window, "overview-loading");
+  g_assert_false (pd_overview_get_loaded (overview));
+  g_assert_cmpstr (shown_page (view), ==, "loading");
+  g_assert_true (gtk_widget_get_mapped (pd_test_find_widget (GTK_WIDGET (view), GTK_TYPE_SPINNER)));
+
+  /* The endpoint gone, a source that answers. */
+  g_list_store_remove_all (sources);
+  g_list_store_append (sources, source);
+  pd_test_wait_until (overview_loaded, overview, "the source's first answer");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (overview)), ==, 0);
+  g_assert_cmpstr (shown_page (view), ==, "empty");
+  gtk_window_destroy (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -890,6 +954,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/overview/card-step-ended", test_card_step_ended);
   g_test_add_func ("/pd/ui/overview/card-interrupted-killed", test_card_interrupted_killed);
   g_test_add_func ("/pd/ui/overview/card-time-shown", test_card_time_shown);
+  g_test_add_func ("/pd/ui/overview/loading", test_overview_loading);
   status = g_test_run ();
   pd_test_runs_finish (config_home);
   return status;
