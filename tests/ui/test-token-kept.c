@@ -463,7 +463,10 @@ check_page_token (PdApplication *app,
   g_assert_cmpstr (gtk_label_get_text (note), ==,
                    "Token refused again. Enter the token the server printed when it started.");
 
-  /* The right one: taken, kept, and the entry and its note go. */
+  /* A wrong one and at once the right one, the wrong one's check and
+   * listing on their way: the right one is taken and kept, no older
+   * refusal is said, and the entry and its note go. */
+  page_type (window, WRONG_TOKEN);
   page_type (window, RIGHT_TOKEN);
   pd_test_wait_until (page_listed, window, "the sessions listed with the right token");
   pd_test_wait_until (keyring_has_right_token, page_url.base_url, "the accepted token to be kept");
