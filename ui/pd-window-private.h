@@ -214,6 +214,10 @@ void        _pd_window_use_token_action    (GtkWidget       *widget,
                                             GVariant        *parameter);
 void        _pd_window_check_typed_token   (PdWindow        *self);
 void        _pd_window_forget_typed_token  (PdWindow        *self);
+void        _pd_window_endpoint_taken      (PdWindow        *self);
+gboolean    _pd_window_endpoint_had_refused (PdRemoteSource *remote);
+const char *_pd_window_endpoint_refusal    (PdWindow        *self,
+                                            PdRemoteSource  *remote);
 void        _pd_window_typed_token_listed  (PdWindow        *self);
 void        _pd_window_say_still_unreachable (PdWindow      *self);
 void        _pd_window_actions_init        (PdWindow        *self);

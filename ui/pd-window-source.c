@@ -960,14 +960,16 @@ on_endpoint_connect (PdWindow *self)
 
   if (remote == NULL || token[0] == '\0')
     return;
+  /* "Again" once a token was refused: it said so of the first one given
+   * to an endpoint that had none (tried as a new user would). */
+  g_object_set_data (G_OBJECT (self), "pd-endpoint-connecting",
+                     GINT_TO_POINTER (_pd_window_endpoint_had_refused (remote) ? 2 : 1));
   pd_sources_give_token (pd_remote_source_get_base_url (remote), token);
   explicit_bzero (token, strlen (token));
-  gtk_editable_set_text (entry, "");
-  /* Said while it is tried, and after: the entry emptied and nothing
-   * else, a refused token looked like no try at all (tried as a new user
-   * would). */
+  /* Said while it is tried, and after: a refused token looked like no try
+   * at all (tried as a new user would).  It stays in the entry until
+   * taken, as in the banner. */
   pd_window_endpoint_note (self, _("Connecting…"));
-  g_object_set_data (G_OBJECT (self), "pd-endpoint-connecting", GINT_TO_POINTER (TRUE));
   pd_session_list_refresh (self->session_list);
 }
 
@@ -1065,9 +1067,7 @@ on_chosen_load_failed (PdWindow     *self,
   gtk_widget_set_visible (GTK_WIDGET (self->error_retry), pd_remote_source_get_state (remote) != PD_REMOTE_DENIED ||
                                                          pd_remote_source_get_host_refused (remote));
   if (g_object_get_data (G_OBJECT (self), "pd-endpoint-connecting") != NULL)
-    pd_window_endpoint_note (self, pd_remote_source_get_state (remote) == PD_REMOTE_DENIED
-                                   ? _("Token refused again. Enter the token the server printed when it started.")
-                                   : "");
+    pd_window_endpoint_note (self, _pd_window_endpoint_refusal (self, remote));
   g_object_set_data (G_OBJECT (self), "pd-endpoint-connecting", NULL);
 }
 
@@ -1079,6 +1079,7 @@ on_chosen_loaded (PdWindow *self)
     return;
   pd_window_endpoint_note (self, "");
   g_object_set_data (G_OBJECT (self), "pd-endpoint-connecting", NULL);
+  _pd_window_endpoint_taken (self);
 }
 
 /* A source chosen in the sidebar: its sessions alone, or all again; the

@@ -183,6 +183,58 @@ pd_window_keep_token_once_accepted (PdWindow   *self,
   _pd_window_check_typed_token (self);
 }
 
+/**
+ * _pd_window_endpoint_had_refused:
+ *
+ * Whether @remote (an endpoint chosen in the sidebar) refused a token it
+ * was given: its page says "Token refused", not "Token needed".
+ */
+gboolean
+_pd_window_endpoint_had_refused (PdRemoteSource *remote)
+{
+  return pd_remote_source_get_state (remote) == PD_REMOTE_DENIED &&
+         pd_remote_source_get_token (remote) != NULL;
+}
+
+/**
+ * _pd_window_endpoint_refusal:
+ *
+ * What the page of @remote says once it answered the token given there
+ * ("" when taken).  Refused, the token stays in the page's entry,
+ * selected, to be corrected or typed over, as in the banner: it was
+ * emptied, and a token one character wrong had to be typed again whole
+ * (tried as a new user would).
+ *
+ * Returns: (transfer none): the note
+ */
+const char *
+_pd_window_endpoint_refusal (PdWindow       *self,
+                             PdRemoteSource *remote)
+{
+  GtkWidget *entry = g_object_get_data (G_OBJECT (self), "pd-endpoint-token");
+  gboolean again = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (self), "pd-endpoint-connecting")) == 2;
+
+  if (pd_remote_source_get_state (remote) != PD_REMOTE_DENIED)
+    return "";
+  if (entry != NULL && gtk_widget_get_mapped (entry))
+    {
+      gtk_widget_grab_focus (entry);
+      gtk_editable_select_region (GTK_EDITABLE (entry), 0, -1);
+    }
+  return again ? _("Token refused again. Enter the token the server printed when it started.")
+               : _("Token refused. Enter the token the server printed when it started.");
+}
+
+/* A chosen endpoint listed: the token given on its page was taken. */
+void
+_pd_window_endpoint_taken (PdWindow *self)
+{
+  GtkEditable *entry = g_object_get_data (G_OBJECT (self), "pd-endpoint-token");
+
+  if (entry != NULL)
+    gtk_editable_set_text (entry, "");
+}
+
 /* The port a URL names, or its scheme's own. */
 static int
 uri_port (GUri *uri)

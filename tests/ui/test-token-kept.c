@@ -23,14 +23,17 @@
 #include <glib/gstdio.h>
 #include <libsecret/secret.h>
 
+#include "pd-application.h"
 #include "pd-remote-source.h"
 #include "pd-secrets.h"
 #include "pd-server.h"
 #include "pd-session-list.h"
+#include "pd-source-sidebar.h"
 #include "pd-sources-page.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
+#include "pd-window-private.h"
 
 #define RIGHT_TOKEN "the-right-token"
 #define WRONG_TOKEN "a-mistyped-token"
@@ -346,6 +349,155 @@ test_given_tokens (void)
   endpoint_stop (&endpoint);
 }
 
+/* --- a token typed on an endpoint's page ------------------------------- */
+
+/* A window over this computer's database and the endpoint, added in
+ * Preferences without a token: the endpoint, chosen in the sidebar, shows
+ * its page ("Token needed") with an entry for the token. */
+
+typedef struct
+{
+  PdWindow   *window;
+  const char *token;   /* the endpoint refused this one (NULL: none given) */
+} PageWait;
+
+static PdRemoteSource *
+page_endpoint (PdWindow *window)
+{
+  g_autoptr(PdSource) source = g_list_model_get_item (_pd_window_get_sources (window), 1);
+
+  return source != NULL && PD_IS_REMOTE_SOURCE (source) ? PD_REMOTE_SOURCE (source) : NULL;
+}
+
+static gboolean
+page_shown (gpointer data)
+{
+  GtkWidget *entry = g_object_get_data (G_OBJECT (data), "pd-endpoint-token");
+
+  return entry != NULL && gtk_widget_get_mapped (entry);
+}
+
+static gboolean
+page_refused (gpointer data)
+{
+  PageWait *wait = data;
+  PdRemoteSource *remote = page_endpoint (wait->window);
+
+  /* The sources are read as the window starts. */
+  return remote != NULL && pd_remote_source_get_state (remote) == PD_REMOTE_DENIED &&
+         g_strcmp0 (pd_remote_source_get_token (remote), wait->token) == 0;
+}
+
+/* The page says what became of the token given there: no more
+ * "Connecting…". */
+static gboolean
+page_said_refused (gpointer data)
+{
+  PageWait *wait = data;
+  GtkWidget *note = g_object_get_data (G_OBJECT (wait->window), "pd-endpoint-note");
+
+  return page_refused (data) && gtk_widget_get_visible (note) &&
+         !g_str_equal (gtk_label_get_text (GTK_LABEL (note)), "Connecting…");
+}
+
+static gboolean
+page_listed (gpointer data)
+{
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (data), PD_TYPE_SESSION_LIST));
+
+  return pd_session_list_get_loaded (list) && !pd_session_list_get_busy (list) &&
+         g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (list))) == 1;
+}
+
+static void
+page_type (PdWindow   *window,
+           const char *text)
+{
+  GtkEditable *entry = g_object_get_data (G_OBJECT (window), "pd-endpoint-token");
+
+  gtk_editable_set_text (entry, text);
+  g_signal_emit_by_name (entry, "activate");
+}
+
+static void
+check_page_token (PdApplication *app,
+                  PdWindow      *window,
+                  gpointer       user_data)
+{
+  Endpoint page_url = { 0 };
+  PageWait wait = { window, NULL };
+  GtkEditable *entry;
+  GtkLabel *note;
+  int start = -1;
+  int end = -1;
+
+  pd_test_wait_until (page_refused, &wait, "the endpoint to ask for a token");
+  pd_source_sidebar_select (PD_SOURCE_SIDEBAR (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SOURCE_SIDEBAR)),
+                            PD_SOURCE (page_endpoint (window)));
+  pd_test_wait_until (page_shown, window, "the endpoint's page");
+  /* Kept by the address as the sources setting spells it (no slash). */
+  page_url.base_url = (char *) pd_remote_source_get_base_url (page_endpoint (window));
+  entry = g_object_get_data (G_OBJECT (window), "pd-endpoint-token");
+  note = g_object_get_data (G_OBJECT (window), "pd-endpoint-note");
+
+  /* A wrong token: refused, said so once (it said "again" of the first),
+   * left in the entry, selected, to be corrected (it was emptied), and
+   * never kept: it went to the keyring, with its prompt. */
+  page_type (window, WRONG_TOKEN);
+  wait.token = WRONG_TOKEN;
+  pd_test_wait_until (page_said_refused, &wait, "the page to say the token was refused");
+  pd_test_wait_until (check_done, page_url.base_url, "the given token's check to end");
+  assert_none_kept (&page_url);
+  g_assert_cmpstr (gtk_label_get_text (note), ==,
+                   "Token refused. Enter the token the server printed when it started.");
+  g_assert_cmpstr (gtk_editable_get_text (entry), ==, WRONG_TOKEN);
+  g_assert_true (gtk_editable_get_selection_bounds (entry, &start, &end));
+  g_assert_cmpint (start, ==, 0);
+  g_assert_cmpint (end, ==, strlen (WRONG_TOKEN));
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "token-page-refused");
+
+  /* Refused again: now it says so. */
+  page_type (window, WRONG_TOKEN "-2");
+  wait.token = WRONG_TOKEN "-2";
+  pd_test_wait_until (page_said_refused, &wait, "the page to say the second token was refused");
+  g_assert_cmpstr (gtk_label_get_text (note), ==,
+                   "Token refused again. Enter the token the server printed when it started.");
+
+  /* A wrong one and at once the right one, the wrong one's check and
+   * listing on their way: the right one is taken and kept, no older
+   * refusal is said, and the entry and its note go. */
+  page_type (window, WRONG_TOKEN);
+  page_type (window, RIGHT_TOKEN);
+  pd_test_wait_until (page_listed, window, "the sessions listed with the right token");
+  pd_test_wait_until (keyring_has_right_token, page_url.base_url, "the accepted token to be kept");
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (note)));
+  g_assert_cmpstr (gtk_editable_get_text (entry), ==, "");
+  g_assert_cmpint (pd_remote_source_get_state (page_endpoint (window)), !=, PD_REMOTE_DENIED);
+}
+
+static void
+test_page_token (void)
+{
+  Endpoint endpoint = { 0 };
+  g_autofree char *local_db = pd_application_default_database_path ();
+  g_autofree char *folder = g_path_get_dirname (local_db);
+  g_autoptr(GSettings) settings = NULL;
+  g_autoptr(GVariant) sources = NULL;
+
+  if (skip_without_keyring ())
+    return;
+  pd_test_reset_settings ();
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0700), ==, 0);
+  endpoint_start (&endpoint);
+  /* As Preferences → Sources adds it without a token. */
+  sources = g_variant_ref_sink (g_variant_new_parsed ("[('page-id', 'Build box', %s)]", endpoint.base_url));
+  settings = g_settings_new (APP_ID);
+  g_settings_set_value (settings, "sources", sources);
+  g_assert_cmpint (pd_test_run_app (NULL, check_page_token, &endpoint, NULL), ==, 0);
+  endpoint_stop (&endpoint);
+}
+
 /* --- no keyring made: its creation prompt cancelled -------------------- */
 
 static gboolean
@@ -405,6 +557,7 @@ main (int   argc,
   /* Order matters: the second case deletes the keyring the first used. */
   g_test_add_func ("/token-kept/banner-token-after-accepted", test_banner_token);
   g_test_add_func ("/token-kept/given-tokens-after-accepted", test_given_tokens);
+  g_test_add_func ("/token-kept/page-token-after-accepted", test_page_token);
   g_test_add_func ("/token-kept/first-keyring-cancelled", test_first_keyring_cancelled);
 
   return g_test_run ();
