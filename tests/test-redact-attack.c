@@ -66,7 +66,7 @@ assert_commands_kept (const char * const *commands,
 
 /* The signs that end or join a command that bash reads outside quotes in
  * @command: ; & | < > and line breaks in '…' "…" and $'…' are text, as
- * are escaped ones. */
+ * are escaped ones and those in a comment (# where a word starts). */
 static char *
 unquoted_signs (const char *command)
 {
@@ -85,6 +85,12 @@ unquoted_signs (const char *command)
         quote = 0;
       else if (quote == '"' && *p == '"')
         quote = 0;
+      else if (quote == 0 && *p == '#' && (p == command || strchr (" \t\n;&|()<>", p[-1]) != NULL))
+        {
+          /* A comment: to the line's end, the line break read. */
+          while (p[1] != '\0' && p[1] != '\n')
+            p++;
+        }
       else if (quote == 0 && strchr (";&|<>\n", *p) != NULL)
         g_string_append_c (signs, *p);
     }
@@ -1007,6 +1013,43 @@ test_expansion_default (void)
   assert_redacted ("{\"c\":\"PGPASSWORD=${X:-Zq9SecretTail}\"}", "{\"c\":\"PGPASSWORD=${X:-[REDACTED]}\"}", 1);
 }
 
+/* Found as an attacker would: stored texts bash read otherwise, touch
+ * pwned run but shown as quoted text or a comment.  A backslash eaten
+ * after the quote that closes the value's own ('admin:Zq9'Secret\' …),
+ * a value starting with # where bash starts a comment (its mask
+ * un-commented what followed), a mask that took the outer closing " of a
+ * command quoted for another shell.  One last guard where a mask is
+ * applied: the shell's reading after [REDACTED] is the one after what it
+ * replaces, or the value stays in sight. */
+static void
+test_mask_keeps_reading (void)
+{
+  static const AttackCase cases[] = {
+    { "curl -sS -m 2 -u 'admin:Zq9'Secret\\' http://127.0.0.1:9/; touch pwned #'", "Secret", { "touch pwned" } },
+    { "curl -u 'admin:}'--password=\\'; touch pwned", NULL, { "touch pwned" } },
+    { "sshpass -p #Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "redis-cli -a #Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "docker login -u u -p #Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "tool --password #Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "mongosh -u u -p #Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "ldapsearch -x -w #Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "sqlcmd -S h -P #Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "tool --token #Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "sshpass -p \\\n#Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "ssh -o BatchMode=yes db1.invalid \"mysql -p'\"Zq9Secret\\'; touch pwned #\"", NULL, { "touch pwned" } },
+    { "eval \"PGPASSWORD='\"Zq9\\'; touch pwned; : \"'\"", NULL, { "touch pwned" } },
+    { "bash -c \"mysql -uroot -p'\"Zq9\\'; touch pwned #\"", NULL, { "touch pwned" } },
+    /* Still masked: a value that keeps the reading. */
+    { "sshpass -p Zq9SecretTail ssh h", "Zq9SecretTail", { "ssh h" } },
+    { "curl -u 'admin:Zq9SecretTail' https://x", "Zq9SecretTail", { "https://x" } },
+  };
+
+  assert_attacks (cases, G_N_ELEMENTS (cases));
+  /* Cut short before the backslash, which stays in sight. */
+  assert_redacted ("curl -u 'admin:Zq9'Secret\\' http://x; touch pwned #'",
+                   "curl -u 'admin:[REDACTED]'[REDACTED]\\' http://x; touch pwned #'", 1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1033,6 +1076,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/held-deep", test_held_deep);
   g_test_add_func ("/pd/redact/curl-quote-closed", test_curl_quote_closed);
   g_test_add_func ("/pd/redact/expansion-default", test_expansion_default);
+  g_test_add_func ("/pd/redact/mask-keeps-reading", test_mask_keeps_reading);
 
   return g_test_run ();
 }

@@ -245,3 +245,150 @@ _pd_redact_neutral_part (const char   *t,
   *part_start = s;
   return e;
 }
+
+/* The shell's reading at each byte of the text, for the last guard on a
+ * mask (_pd_redact_mask_keeps_reading()): what bash reads the byte in,
+ * once the bytes before it are read. */
+enum
+{
+  RD_UNQUOTED, RD_SINGLE, RD_DOUBLE, RD_ANSI, RD_COMMENT, RD_MODE = 7,
+  RD_ESCAPE = 8,      /* a backslash waits for its character */
+  RD_WORD_START = 16, /* unquoted, where a word starts: # opens a comment */
+  RD_DOLLAR = 32,     /* an unquoted $ waits: $' opens $'…' */
+  RD_UNKNOWN = 0xff,  /* inside a JSON escape, or held too deep to read */
+  RD_START = RD_UNQUOTED | RD_WORD_START,
+};
+
+static guint8
+read_step (guint8 s,
+           char   c)
+{
+  guint mode = s & RD_MODE;
+
+  if (s & RD_ESCAPE)
+    return c == '\n' ? s & ~RD_ESCAPE : mode;  /* a line continuation is taken out */
+  switch (mode)
+    {
+    case RD_COMMENT:
+      return c == '\n' ? RD_START : s;
+    case RD_SINGLE:
+      return c == '\'' ? RD_UNQUOTED : s;
+    case RD_DOUBLE:
+    case RD_ANSI:
+      if (c == '\\')
+        return s | RD_ESCAPE;
+      return c == (mode == RD_DOUBLE ? '"' : '\'') ? RD_UNQUOTED : s;
+    default:
+      if (c == '#' && (s & RD_WORD_START))
+        return RD_COMMENT;
+      if (c == '\\')
+        return RD_ESCAPE | (s & RD_WORD_START);
+      if (c == '\'')
+        return s & RD_DOLLAR ? RD_ANSI : RD_SINGLE;
+      if (c == '"')
+        return RD_DOUBLE;
+      if (c == '$')
+        return RD_DOLLAR;
+      return c != '\0' && strchr (" \t\r\n;&|()<>", c) != NULL ? RD_START : RD_UNQUOTED;
+    }
+}
+
+/* The character a JSON escape at @p (in a string of depth 1) stands for,
+ * its length in *@len. */
+static char
+json_escaped_char (const char *p,
+                   gsize       avail,
+                   gsize      *len)
+{
+  *len = MIN (avail, 2);
+  if (avail < 2)
+    return 'x';
+  switch (p[1])
+    {
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    case '"': return '"';
+    case '\\': return '\\';
+    case '/': return '/';
+    case 'u':
+      if (avail >= 6 && g_ascii_isxdigit (p[2]) && g_ascii_isxdigit (p[3])
+          && g_ascii_isxdigit (p[4]) && g_ascii_isxdigit (p[5]))
+        {
+          guint v = g_ascii_xdigit_value (p[2]) << 12 | g_ascii_xdigit_value (p[3]) << 8
+                    | g_ascii_xdigit_value (p[4]) << 4 | g_ascii_xdigit_value (p[5]);
+
+          *len = 6;
+          return v > 0 && v < 0x80 ? (char) v : 'x';
+        }
+      return 'x';
+    default:
+      return 'x';
+    }
+}
+
+guint8 *
+_pd_redact_reading_states (const char   *t,
+                           gsize         len,
+                           const guint8 *depths)
+{
+  guint8 *states = g_malloc (len + 1);
+  guint8 s = RD_START;
+  guint prev_depth = 0;
+
+  for (gsize k = 0; k < len; )
+    {
+      guint depth = _pd_redact_depth_at (depths, k);
+      char c = t[k];
+      gsize w = 1;
+
+      /* Each JSON string is a text of its own (a command): read from its
+       * start, and what its end leaves is the reading there. */
+      if (depth > prev_depth || (depths != NULL && (depths[k] & JSON_OPENS)))
+        s = RD_START;
+      states[k] = prev_depth > 1 && depth <= 1 ? RD_UNKNOWN : s;
+      if (depth < prev_depth)
+        s = RD_START;
+      prev_depth = depth;
+      if (depth > 1)
+        {
+          states[k++] = RD_UNKNOWN;
+          continue;
+        }
+      if (depth == 1 && c == '"')
+        s = RD_START;  /* the string's own quote */
+      else
+        {
+          if (depth == 1 && c == '\\')
+            c = json_escaped_char (t + k, len - k, &w);
+          s = read_step (s, c);
+        }
+      for (gsize j = 1; j < w; j++)
+        states[k + j] = RD_UNKNOWN;
+      k += w;
+    }
+  states[len] = s;
+  return states;
+}
+
+gboolean
+_pd_redact_mask_keeps_reading (const guint8 *states,
+                               const guint8 *depths,
+                               gsize         start,
+                               gsize         end)
+{
+  guint depth = _pd_redact_depth_at (depths, start);
+  guint8 s = states[start];
+
+  /* Held deeper than one JSON string, or across strings: the neutral
+   * part's reading alone (known token shapes). */
+  if (depth > 1 || depth != _pd_redact_depth_at (depths, end - 1))
+    return TRUE;
+  if (s == RD_UNKNOWN || states[end] == RD_UNKNOWN)
+    return FALSE;
+  for (const char *p = PD_REDACTED; *p; p++)
+    s = read_step (s, *p);
+  /* [REDACTED] ends its character, so what follows it is read in a word:
+   * what the range left must be read the same. */
+  return s == states[end];
+}

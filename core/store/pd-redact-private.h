@@ -163,6 +163,21 @@ gsize    _pd_redact_neutral_part           (const char   *t,
                                             gsize         start,
                                             gsize         end,
                                             gsize        *part_start);
+/* The shell's reading before each byte of @t (@len + 1 of them):
+ * unquoted (and at a word's start or after a $), in '…', "…" or $'…',
+ * after a backslash, in a comment, each JSON string (depth 1, read
+ * through its escapes) a text of its own. */
+guint8  *_pd_redact_reading_states         (const char   *t,
+                                            gsize         len,
+                                            const guint8 *depths);
+/* The last guard on a mask over [@start, @end): TRUE when [REDACTED]
+ * leaves the shell's reading (@states) where the range leaves it, so
+ * what follows is read the same.  Otherwise the value stays in sight (a
+ * leak, the lesser harm than a command hidden from whoever approves). */
+gboolean _pd_redact_mask_keeps_reading     (const guint8 *states,
+                                            const guint8 *depths,
+                                            gsize         start,
+                                            gsize         end);
 
 
 /* What the shell runs and puts in ($(…), `…`): masked, it hid a command

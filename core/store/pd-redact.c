@@ -41,6 +41,7 @@ typedef struct
   guint       ticks;    /* and found this many backticks on it */
   PdRedactCommandLine line; /* the command line read forward (pd-redact-commands.c) */
   guint8     *depths;   /* in JSON strings (pd-redact-private.h; NULL: none) */
+  guint8     *states;   /* the shell's reading at each byte (NULL until a mask) */
   gsize       name_start;   /* where the name or option of the value tried starts */
   gsize       refused_from; /* a value redact_span() refused starts here (G_MAXSIZE: none) */
   gsize       refused_end;  /* inside [.., refused_end) only known token shapes are tried */
@@ -169,6 +170,14 @@ mask_span (Redactor *r,
     start++;
   while (end > start && end < r->len && ((guchar) r->text[end] & 0xc0) == 0x80)
     end--;
+  if (r->states == NULL)
+    r->states = _pd_redact_reading_states (r->text, r->len, r->depths);
+  /* The last guard, whatever found the range: the shell reads what
+   * follows as it did (a backslash eaten after a closing quote, a mask
+   * over "# that un-commented the next line; tried as an attacker would).
+   * Cut short by up to 8 characters to find such an end, or none. */
+  for (guint k = 0; start < end && !_pd_redact_mask_keeps_reading (r->states, r->depths, start, end); k++)
+    end = k < 8 ? (gsize) (g_utf8_find_prev_char (r->text + start, r->text + end) - r->text) : start;
   if (start == end)
     return FALSE;
   if (r->out == NULL)
@@ -1181,6 +1190,7 @@ _pd_redact_counting (const char *text,
   if (line_bytes)
     *line_bytes = r.line.bytes_read;
   g_free (r.depths);
+  g_free (r.states);
   if (r.out == NULL)
     return g_strdup (r.text);
   g_string_append_len (r.out, r.text + r.copied, r.len - r.copied);
