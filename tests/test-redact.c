@@ -449,6 +449,8 @@ test_name_rule (void)
     "password_file", "passwordFile", "secret_name", "PWD", "OLDPWD", "credential_path",
     "first_pass", "pass_count", "render_pass", "pass_through", "password_stdin", "passphrase_fd",
     "proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "memcached_pass",
+    "RESTIC_PASSWORD_COMMAND", "password_command", "PASSWORD_CMD", "credential.helper",
+    "credential_process", "credsStore", "credHelpers", "secret_program",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (secret); i++)

@@ -101,7 +101,12 @@ _pd_redact_name_is_secret (const char *name)
     "enabled", "disabled", "required", "format", "version", "expiry", "expires", "expiration",
     "ttl", "timeout", "method", "mode", "provider", "policy", "field", "param", "env", "var",
     "header", "prefix", "suffix", "hint", "label", "strength", "pattern", "regex", "rotation",
-    "usage", "used", "ratio", "budget", "index", "stdin", "fd", NULL,
+    "usage", "used", "ratio", "budget", "index", "stdin", "fd",
+    /* A program that is run to get the secret (RESTIC_PASSWORD_COMMAND,
+     * credential.helper, credential_process, credsStore): what runs must
+     * stay in sight of whoever approves the command (tried as an attacker
+     * would: `git -c credential.helper='!touch pwned'` was stored masked). */
+    "command", "cmd", "helper", "helpers", "process", "program", "exec", "store", NULL,
   };
   /* KEY after these is a lookup key, not a secret. */
   static const char * const key_words[] = {

@@ -82,8 +82,9 @@
  *    in password, passwd or passphrase: PGPASSWORD, not sudo's NOPASSWD),
  *    unless the last word says the name is about the secret, not the
  *    secret: count, length, min, max, type, file, path, name, id, url,
- *    enabled, stdin, fd, … (password_file, token_count, --password-stdin
- *    are not secrets;
+ *    enabled, stdin, fd, command, helper, process, store, … (password_file,
+ *    token_count, --password-stdin are not secrets, nor is a program run to
+ *    get one: RESTIC_PASSWORD_COMMAND, credential.helper, credsStore;
  *    SECRET_KEY_BASE is).
  * Whole words only, so KEYBOARD_LAYOUT, monkey, author, TOKENIZER and
  * max_tokens (plural: a count) are left alone, as are PWD and OLDPWD (the
