@@ -1,6 +1,7 @@
 /* pd-redact-private.h: what the parts of the redactor share.
  *
- * pd-redact.c scans text and masks values, after pd-redact-pem.c masked
+ * pd-redact.c scans text (pd-redact-mask.c masks the values it finds,
+ * pd-redact-scan-private.h their shared state), after pd-redact-pem.c masked
  * private key blocks, trying the patterns of pd-redact-patterns.c;
  * pd-redact-names.c holds the name rule (pd-redact.h states it) that says
  * whose value is a secret;

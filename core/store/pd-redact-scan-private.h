@@ -1,0 +1,62 @@
+/* pd-redact-scan-private.h: what the scan of pd-redact.c and the masking
+ * of pd-redact-mask.c share: the redactor's state, and how a value found
+ * is judged and masked.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "pd-redact-private.h"
+
+G_BEGIN_DECLS
+
+/* The scan's state. */
+typedef struct
+{
+  const char *text;
+  gsize       len;
+  GString    *out;      /* NULL until something is redacted */
+  gsize       copied;   /* text[0, copied) is in out */
+  guint       count;
+  gboolean    joined;   /* the last match_at() found a joined word */
+  gsize       tick_pos; /* backticks_before() counted the line up to here */
+  guint       ticks;    /* and found this many backticks on it */
+  PdRedactCommandLine line; /* the command line read forward (pd-redact-commands.c) */
+  guint8     *depths;   /* in JSON strings (pd-redact-private.h; NULL: none) */
+  guint8     *states;   /* the shell's reading at each byte (NULL until a mask) */
+  gsize       name_start;   /* where the name or option of the value tried starts */
+  gsize       refused_from; /* a value redact_span() refused starts here (G_MAXSIZE: none) */
+  gsize       refused_end;  /* inside [.., refused_end) only known token shapes are tried */
+  gsize       plain_from;   /* command_follows() found nothing the shell runs, */
+  gsize       plain_to;     /* nor a word's end, in [plain_from, plain_to) */
+} Redactor;
+
+/* Of pd-redact-mask.c. */
+
+/* Masks [start, end), a known token's shape or a value (counted unless
+ * @counted), where it keeps the quoting: all of it?  The last guard of
+ * every mask. */
+gboolean _pd_redact_mask_span               (Redactor *r,
+                                             gsize     start,
+                                             gsize     end,
+                                             gboolean  counted);
+/* Masks the value [start, end) of a name or an option, and the pieces of
+ * its word the shell joins to it, unless masking could hide what a
+ * command runs. */
+void     _pd_redact_span                    (Redactor *r,
+                                             gsize     start,
+                                             gsize     end);
+/* Whether the value [vs, ve) of curl's -u, an Authorization header, a
+ * bearer token, a URL's or a .netrc line's password is a secret. */
+gboolean _pd_redact_credential_is_secret    (Redactor *r,
+                                             gsize     vs,
+                                             gsize     ve,
+                                             gboolean  single_quoted);
+/* Whether the value [vs, ve) the patterns found holds a secret. */
+gboolean _pd_redact_found_value_is_secret   (Redactor *r,
+                                             gsize     vs,
+                                             gsize     ve);
+
+G_END_DECLS
