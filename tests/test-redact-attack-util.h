@@ -1,0 +1,153 @@
+/* test-redact-attack-util.h: the attack tests' harness, shared by
+ * test-redact-attack.c and test-redact-attack-runs.c: a command tried as
+ * text, inside a tool call's JSON text and as a JSON document's string
+ * value, and bash's reading of its signs outside quotes compared.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+
+#include "pd-redact.h"
+#include "test-redact-util.h"
+
+/* @command as a tool call's arguments: the JSON text {"command":"…"}. */
+static inline char *
+command_as_json (const char *command)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) doc = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "command");
+  json_builder_add_string_value (builder, command);
+  json_builder_end_object (builder);
+  doc = json_builder_get_root (builder);
+  return json_to_string (doc, FALSE);
+}
+
+/* @command kept whole: as text, inside a tool call's JSON text, and as a
+ * JSON document's string value (a command that is JSON text already is
+ * tried as text). */
+static inline void
+assert_command_kept (const char *command)
+{
+  g_autoptr(JsonNode) back = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *as_json = NULL;
+  g_autofree char *as_text = NULL;
+
+  assert_redacted (command, command, 0);
+  if (command[0] == '{')
+    return;  /* JSON text already: its own case */
+
+  json = command_as_json (command);
+  as_text = pd_redact (json, NULL);
+  g_assert_cmpstr (as_text, ==, json);
+  as_json = pd_redact_json (json, NULL);
+  back = json_from_string (as_json, NULL);
+  g_assert_nonnull (back);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (back), "command"), ==, command);
+}
+
+/* Each of @commands kept whole, in each reading (assert_command_kept()). */
+static inline void
+assert_commands_kept (const char * const *commands,
+                      gsize               n_commands)
+{
+  for (gsize i = 0; i < n_commands; i++)
+    assert_command_kept (commands[i]);
+}
+
+/* The signs that end or join a command that bash reads outside quotes in
+ * @command: ; & | < > and line breaks in '…' "…" and $'…' are text, as
+ * are escaped ones and those in a comment (# where a word starts). */
+static inline char *
+unquoted_signs (const char *command)
+{
+  GString *signs = g_string_new (NULL);
+  char quote = 0;  /* 0, ' " or $ (in $'…') */
+
+  for (const char *p = command; *p; p++)
+    {
+      if (*p == '\\' && quote != '\'' && p[1] != '\0')
+        p++;
+      else if (quote == 0 && *p == '$' && p[1] == '\'')
+        quote = '$', p++;
+      else if (quote == 0 && (*p == '\'' || *p == '"'))
+        quote = *p;
+      else if ((quote == '\'' || quote == '$') && *p == '\'')
+        quote = 0;
+      else if (quote == '"' && *p == '"')
+        quote = 0;
+      else if (quote == 0 && *p == '#' && (p == command || strchr (" \t\n;&|()<>", p[-1]) != NULL))
+        {
+          /* A comment: to the line's end, the line break read. */
+          while (p[1] != '\0' && p[1] != '\n')
+            p++;
+        }
+      else if (quote == 0 && strchr (";&|<>\n", *p) != NULL)
+        g_string_append_c (signs, *p);
+    }
+  return g_string_free (signs, FALSE);
+}
+
+/* A command tried as an attacker would: @secret (NULL: none) gone, each
+ * of @shown (NULL-ended) still there. */
+typedef struct
+{
+  const char *command;
+  const char *secret;
+  const char *shown[3];
+} AttackCase;
+
+/* Each case redacted as text, inside a tool call's JSON text and as a
+ * JSON document's string value: its secret gone and its shown words there
+ * in each reading, the JSON still valid, and bash reading the same signs
+ * outside quotes as in the command (a mask never takes a quote, a
+ * backslash or a $ that changes the quoting of what follows). */
+static inline void
+assert_attacks (const AttackCase *cases,
+                gsize             n_cases)
+{
+  static const char * const names[] = { "as text", "in JSON text", "in a JSON document" };
+
+  for (gsize c = 0; c < n_cases; c++)
+    {
+      const char *command = cases[c].command;
+      g_autofree char *json = command_as_json (command);
+      g_autofree char *signs = unquoted_signs (command);
+      char *out[3] = { NULL, NULL, NULL };
+
+      out[0] = pd_redact (command, NULL);
+      out[1] = pd_redact (json, NULL);
+      out[2] = pd_redact_json (json, NULL);
+      for (guint i = 0; i < G_N_ELEMENTS (out); i++)
+        {
+          g_autoptr(JsonNode) back = NULL;
+          g_autofree char *got_signs = NULL;
+          const char *got = out[i];
+
+          if (i > 0)
+            {
+              back = json_from_string (out[i], NULL);
+              g_assert_nonnull (back);
+              got = json_object_get_string_member (json_node_get_object (back), "command");
+            }
+          if (cases[c].secret != NULL && strstr (got, cases[c].secret) != NULL)
+            g_error ("%s %s became %s: \"%s\" stored", command, names[i], got, cases[c].secret);
+          for (guint k = 0; k < G_N_ELEMENTS (cases[c].shown) && cases[c].shown[k] != NULL; k++)
+            if (strstr (got, cases[c].shown[k]) == NULL)
+              g_error ("%s %s became %s: \"%s\" hidden", command, names[i], got, cases[c].shown[k]);
+          got_signs = unquoted_signs (got);
+          if (g_strcmp0 (got_signs, signs) != 0)
+            g_error ("%s %s became %s: bash reads \"%s\" outside quotes, not \"%s\"",
+                     command, names[i], got, got_signs, signs);
+        }
+      for (guint i = 0; i < G_N_ELEMENTS (out); i++)
+        g_free (out[i]);
+    }
+}
