@@ -311,6 +311,15 @@ guint _pd_redact_password_option_form (const char          *p);
  * or 0. */
 gsize _pd_redact_passphrase_option_len (const char          *p);
 
+/* Of pd-redact-runs.c: the names of the shell variables @t (@len bytes,
+ * its JSON strings' @depths) expands where the shell runs what they hold
+ * (a command's word, eval's words, sh -c's code, python -c's…), a set of
+ * strings; NULL when none.  One pass over the text, and one over each
+ * depth of its JSON strings: linear. */
+GHashTable *_pd_redact_run_names (const char   *t,
+                                  gsize         len,
+                                  const guint8 *depths);
+
 /* Of pd-redact-pem.c: @text with its PEM private key blocks masked, their
  * number added to *@count, or NULL when it holds none. */
 char *_pd_redact_pem      (const char *text,

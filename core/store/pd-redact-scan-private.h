@@ -31,6 +31,8 @@ typedef struct
   gsize       refused_end;  /* inside [.., refused_end) only known token shapes are tried */
   gsize       plain_from;   /* command_follows() found nothing the shell runs, */
   gsize       plain_to;     /* nor a word's end, in [plain_from, plain_to) */
+  GHashTable *runs;         /* the variables the text runs (NULL: none or not read yet) */
+  gboolean    runs_read;    /* runs is read */
 } Redactor;
 
 /* Of pd-redact-mask.c. */

@@ -314,6 +314,36 @@ expansion_default (Redactor *r,
   return k;
 }
 
+/* Whether @name at [@start, @name_end), assigned (NAME=, NAME+=) or
+ * expanded with a default (${NAME:-…}), is a shell variable the text
+ * runs (pd-redact-runs.c): its value is a command (API_TOKEN=reboot;
+ * eval "$API_TOKEN"), and masked it hid what runs from whoever approves
+ * the command (tried as an attacker would).  The text is read for it
+ * once, at the first such name. */
+static gboolean
+assigned_variable_runs (Redactor   *r,
+                        const char *name,
+                        gsize       start,
+                        gsize       name_end)
+{
+  const char *t = r->text;
+
+  if (!(g_ascii_isalpha (name[0]) || name[0] == '_'))
+    return FALSE;
+  for (const char *c = name; *c; c++)
+    if (!(g_ascii_isalnum (*c) || *c == '_'))
+      return FALSE;
+  if (!(t[name_end] == '=' || (t[name_end] == '+' && t[name_end + 1] == '=')
+        || (start >= 2 && t[start - 1] == '{' && t[start - 2] == '$')))
+    return FALSE;
+  if (!r->runs_read)
+    {
+      r->runs = _pd_redact_run_names (t, r->len, r->depths);
+      r->runs_read = TRUE;
+    }
+  return r->runs != NULL && g_hash_table_contains (r->runs, name);
+}
+
 /* A name holding a secret-like word at @i: judged whole (back to its
  * start, at most 64 bytes, dashes of a flag included), and its value tried
  * only when the name says secret.  Returns where the scan goes on. */
@@ -364,6 +394,13 @@ try_assignment (Redactor *r,
       gsize ds = 0, de = 0;
       gsize after = r->joined ? 0 : expansion_default (r, vs, &ds, &de);
 
+      /* Kept in sight, and read for known token shapes only. */
+      if (bare == name && assigned_variable_runs (r, name, start, end))
+        {
+          r->refused_from = vs;
+          r->refused_end = MAX (r->refused_end, MAX (whole, after));
+          return MAX (whole, after);
+        }
       if (after > 0)
         {
           g_autofree char *fallback = g_strndup (t + ds, de - ds);
@@ -660,6 +697,7 @@ _pd_redact_counting (const char *text,
     *line_bytes = r.line.bytes_read;
   g_free (r.depths);
   g_free (r.states);
+  g_clear_pointer (&r.runs, g_hash_table_unref);
   if (r.out == NULL)
     return g_strdup (r.text);
   g_string_append_len (r.out, r.text + r.copied, r.len - r.copied);
