@@ -913,6 +913,42 @@ test_mask_keeps_reading (void)
                    "curl -u 'admin:[REDACTED]'[REDACTED]\\' http://x; touch pwned #'", 1);
 }
 
+/* Finding: a mask in a JSON string held two or more deep (a tool call's
+ * arguments quoted in a JSON string: {"a":"{\"command\":\"…\"}"}) got the
+ * earlier rules but not the last guard: what a mask over a quote or a #
+ * changed of bash's reading of what follows was not looked at there.  The
+ * guard reads each string through its escapes, at every depth. */
+static void
+test_mask_keeps_reading_deep (void)
+{
+  static const char * const commands[] = {
+    "curl -sS -m 2 -u 'admin:Zq9'Secret\\' http://127.0.0.1:9/; touch pwned #'",
+    "curl -u 'admin:}'--password=\\'; touch pwned",
+    "sshpass -p #Zq9'\ntouch pwned\n#'",
+    "redis-cli -a #Zq9'\ntouch pwned\n#'",
+    "docker login -u u -p #Zq9'\ntouch pwned\n#'",
+    "tool --password #Zq9'\ntouch pwned\n#'",
+    "mongosh -u u -p #Zq9'\ntouch pwned\n#'",
+    "ldapsearch -x -w #Zq9'\ntouch pwned\n#'",
+    "sqlcmd -S h -P #Zq9'\ntouch pwned\n#'",
+    "tool --token #Zq9'\ntouch pwned\n#'",
+    "sshpass -p \\\n#Zq9'\ntouch pwned\n#'",
+    "ssh -o BatchMode=yes db1.invalid \"mysql -p'\"Zq9Secret\\'; touch pwned #\"",
+    "eval \"PGPASSWORD='\"Zq9\\'; touch pwned; : \"'\"",
+    "bash -c \"mysql -uroot -p'\"Zq9\\'; touch pwned #\"",
+  };
+
+  for (guint levels = 2; levels <= 4; levels++)
+    for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+      assert_held_secret_gone (commands[i], "##none##", levels);
+  /* Still masked held deep: a value that keeps the reading. */
+  for (guint levels = 2; levels <= 4; levels++)
+    {
+      assert_held_secret_gone ("sshpass -p Zq9SecretTail ssh h", "Zq9SecretTail", levels);
+      assert_held_secret_gone ("curl -u 'admin:Zq9SecretTail' https://x", "Zq9SecretTail", levels);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -940,6 +976,7 @@ main (int   argc,
   g_test_add_func ("/pd/redact/curl-quote-closed", test_curl_quote_closed);
   g_test_add_func ("/pd/redact/expansion-default", test_expansion_default);
   g_test_add_func ("/pd/redact/mask-keeps-reading", test_mask_keeps_reading);
+  g_test_add_func ("/pd/redact/mask-keeps-reading-deep", test_mask_keeps_reading_deep);
 
   return g_test_run ();
 }

@@ -335,24 +335,59 @@ _pd_redact_reading_states (const char   *t,
   guint8 *states = g_malloc (len + 1);
   guint8 s = RD_START;
   guint prev_depth = 0;
+  /* Held two or more deep, a string's bytes are read through the escapes
+   * of each string it is in (dec[0] the outermost's), a character at a
+   * time: its first byte has the reading before it, the others none. */
+  JsonEscapes dec[JSON_DEPTH] = { { 0 } };
+  gsize first = G_MAXSIZE;
+  guint8 before = RD_START;
 
   for (gsize k = 0; k < len; )
     {
       guint depth = _pd_redact_depth_at (depths, k);
+      gboolean opens = depths != NULL && (depths[k] & JSON_OPENS);
       char c = t[k];
       gsize w = 1;
+      gboolean ended = depth < prev_depth;
 
       /* Each JSON string is a text of its own (a command): read from its
        * start, and what its end leaves is the reading there. */
-      if (depth > prev_depth || (depths != NULL && (depths[k] & JSON_OPENS)))
+      if (depth > prev_depth || opens)
         s = RD_START;
-      states[k] = prev_depth > 1 && depth <= 1 ? RD_UNKNOWN : s;
-      if (depth < prev_depth)
+      states[k] = first != G_MAXSIZE ? RD_UNKNOWN : s;
+      if (depth != prev_depth || opens)
+        {
+          memset (dec, 0, sizeof dec);
+          first = G_MAXSIZE;
+        }
+      if (ended)
         s = RD_START;
       prev_depth = depth;
       if (depth > 1)
         {
-          states[k++] = RD_UNKNOWN;
+          gboolean starts = first == G_MAXSIZE;
+          gboolean complete = TRUE;
+          char c1 = c;
+
+          if (starts)
+            {
+              first = k;
+              before = s;
+            }
+          for (guint d = 0; d + 1 < depth && complete; d++)
+            complete = json_feed (&dec[d], c1, &c1);
+          if (complete && dec[depth - 1].escape == 0 && c1 == '"')
+            s = RD_START;  /* the string's own quote */
+          else if (complete && json_feed (&dec[depth - 1], c1, &c1))
+            s = read_step (s, c1);
+          else
+            complete = FALSE;
+          /* Where a string ends, the reading it leaves (set above). */
+          if (!ended)
+            states[k] = starts ? before : RD_UNKNOWN;
+          if (complete)
+            first = G_MAXSIZE;
+          k++;
           continue;
         }
       if (depth == 1 && c == '"')
@@ -367,7 +402,7 @@ _pd_redact_reading_states (const char   *t,
         states[k + j] = RD_UNKNOWN;
       k += w;
     }
-  states[len] = s;
+  states[len] = first != G_MAXSIZE ? RD_UNKNOWN : s;
   return states;
 }
 
@@ -380,10 +415,9 @@ _pd_redact_mask_keeps_reading (const guint8 *states,
   guint depth = _pd_redact_depth_at (depths, start);
   guint8 s = states[start];
 
-  /* Held deeper than one JSON string, or across strings: the neutral
-   * part's reading alone (known token shapes). */
-  if (depth > 1 || depth != _pd_redact_depth_at (depths, end - 1))
-    return TRUE;
+  /* Across strings: the reading of neither is known to be kept. */
+  if (depth != _pd_redact_depth_at (depths, end - 1))
+    return FALSE;
   if (s == RD_UNKNOWN || states[end] == RD_UNKNOWN)
     return FALSE;
   for (const char *p = PD_REDACTED; *p; p++)
