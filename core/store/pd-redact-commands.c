@@ -43,6 +43,11 @@ command_word_forms (const char *text,
     "pgbench", "createdb", "dropdb", "createuser", "dropuser", "vacuumdb", "reindexdb", "clusterdb", NULL,
   };
   static const char * const samba_clients[] = { "smbclient", "rpcclient", "smbcacls", "smbget", "smbtree", NULL };
+  static const char * const sevenzip[] = { "7z", "7za", "7zr", "7zz", NULL };
+  static const char * const zip_clients[] = { "zip", "unzip", "zipcloak", "funzip", NULL };
+  static const char * const oracle_clients[] = {
+    "sqlplus", "sqlldr", "rman", "expdp", "impdp", "exp", "imp", "dgmgrl", NULL,
+  };
   g_autofree char *word = NULL;
   const char *base;
 
@@ -79,6 +84,16 @@ command_word_forms (const char *text,
     return PW_SPACED_CAP_P | PW_GLUED_CAP_P;
   if (_pd_redact_word_in (base, samba_clients))
     return PW_SMB_U;
+  if (_pd_redact_word_in (base, sevenzip))
+    return PW_GLUED_P | PW_SEVENZIP;
+  if (_pd_redact_word_in (base, zip_clients))
+    return PW_SPACED_CAP_P;
+  if (strcmp (base, "openssl") == 0)
+    return PW_SPACED_K;
+  if (strcmp (base, "lftp") == 0)
+    return PW_LFTP_U;
+  if (_pd_redact_word_in (base, oracle_clients))
+    return PW_ORACLE;
   if (_pd_redact_word_in (base, registry_clients))
     *registry = TRUE;
   else if (*registry && strcmp (base, "login") == 0)
@@ -209,8 +224,8 @@ _pd_redact_password_options_at (PdRedactCommandLine *r,
 
 /* Whether a blank (BLANK: a space, a tab, one of Unicode's spaces, or \
  * and a line break) is at @p. */
-static gboolean
-option_blank (const char *p)
+gboolean
+_pd_redact_option_blank (const char *p)
 {
   return *p == ' ' || *p == '\t' || _pd_redact_unicode_space_len (p, strnlen (p, 4)) > 0
          || (p[0] == '\\' && (p[1] == '\n' || (p[1] == '\r' && p[2] == '\n')));
@@ -228,14 +243,16 @@ _pd_redact_password_option_form (const char *p)
   if (p[k] == 'p' && p[k + 1] != '\0' && !g_ascii_isspace (p[k + 1])
       && (p[k + 1] != '=' || (p[k + 2] != '\0' && !g_ascii_isspace (p[k + 2]))))
     return PW_GLUED_P;
-  if (k == 1 && (p[1] == 'p' || p[1] == 'a') && option_blank (p + 2))
+  if (k == 1 && (p[1] == 'p' || p[1] == 'a') && _pd_redact_option_blank (p + 2))
     return p[1] == 'p' ? PW_SPACED_P : PW_SPACED_A;
-  if (k == 1 && (p[1] == 'w' || p[1] == 'P') && option_blank (p + 2))
+  if (k == 1 && p[1] == 'k' && _pd_redact_option_blank (p + 2))
+    return PW_SPACED_K;
+  if (k == 1 && (p[1] == 'w' || p[1] == 'P') && _pd_redact_option_blank (p + 2))
     return p[1] == 'w' ? PW_SPACED_W : PW_SPACED_CAP_P;
   /* OpenLDAP's -wSECRET, sqlcmd's and bcp's -PSECRET. */
   if (k == 1 && (p[1] == 'w' || p[1] == 'P') && p[2] != '\0' && !g_ascii_isspace (p[2]) && p[2] != '-')
     return p[1] == 'w' ? PW_GLUED_W : PW_GLUED_CAP_P;
-  if (strncmp (p, "--pass", 6) == 0 && option_blank (p + 6))
+  if (strncmp (p, "--pass", 6) == 0 && _pd_redact_option_blank (p + 6))
     return PW_SPACED_A;
   return 0;
 }

@@ -89,7 +89,9 @@ _pd_redact_name_is_secret (const char *name)
   static const char * const strong[] = {
     "secret", "secrets", "password", "passwords", "passwd", "passphrase", "pwd",
     "credential", "credentials", "creds", "apikey", "accesskey", "secretkey", "privatekey",
-    "authtoken", "accesstoken", "refreshtoken", "clientsecret", NULL,
+    "authtoken", "accesstoken", "refreshtoken", "clientsecret",
+    /* keytool's and jarsigner's key store and key passwords */
+    "storepass", "keypass", "srcstorepass", "deststorepass", "srckeypass", "destkeypass", NULL,
   };
   /* Secret only as the last word (GITLAB_TOKEN, api_key, X-Auth), not
    * before another (token_count, key_id, auth_type). */

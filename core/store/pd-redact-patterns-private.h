@@ -33,6 +33,10 @@ enum {
   RE_SMB,
   RE_ASSIGN,
   RE_PASSARG,
+  RE_LFTP,
+  RE_ORACLE,
+  RE_XML,
+  RE_COOKIE,
   N_RE
 };
 

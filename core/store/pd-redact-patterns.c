@@ -190,9 +190,9 @@ static const char * const patterns[N_RE] = {
    * shell drops: -p\PASSWORD (not \n, \t, \u…: a JSON string's). */
   [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p=?+(?:" GLUED_ESCAPE ")?+" WORD_VALUE,
   /* sshpass's -p PASSWORD, redis-cli's -a PASSWORD and --pass PASSWORD,
-   * the MongoDB tools' -p PASSWORD, OpenLDAP's -w PASSWORD, sqlcmd's and
-   * bcp's -P PASSWORD. */
-  [RE_SPACED] = "(?:-[paPw]|--pass)" BLANK "++" WORD_VALUE,
+   * the MongoDB tools' -p PASSWORD, OpenLDAP's -w PASSWORD, sqlcmd's, bcp's,
+   * zip's and unzip's -P PASSWORD, openssl's -k PASSWORD. */
+  [RE_SPACED] = "(?:-[paPwk]|--pass)" BLANK "++" WORD_VALUE,
   /* OpenLDAP's -wPASSWORD, sqlcmd's and bcp's -PPASSWORD, glued. */
   [RE_GLUED_WP] = "-[wP]" WORD_VALUE,
   /* Samba's -U user%PASSWORD, --user=user%PASSWORD (the user may be
@@ -223,6 +223,21 @@ static const char * const patterns[N_RE] = {
     "|" ESCAPED_QUOTE "pass:(?<v>[^\\s\"'`\\\\\\[\\]]{1,256}+)(?=\\\\[\"'])"
     "|" ESCAPED_QUOTE "pass:(?<v>" VALUE_PIECES ")"
     "|pass:(?<v>" VALUE_PIECES "))",
+  /* lftp's -u user,PASSWORD, also quoted: -u 'user,a b'. */
+  [RE_LFTP] =
+    "-u" BLANK "++"
+    "(?|'[^\\s,'\"]{1,256}+,(?<v>[^'\\n\\r]{1,256}+)(?=')"
+    "|\"[^\\s,'\"]{1,256}+,(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
+    "|[^\\s,'\"]{1,256}+,(?<v>" VALUE_PIECES "))",
+  /* An Oracle connect string, user/PASSWORD@db or user/PASSWORD: no $
+   * (a reference), quote or sign in it. */
+  [RE_ORACLE] =
+    "[A-Za-z0-9_#.]{1,128}+/(?<v>[^\\s/@\"'`\\\\$;&|<>()\\[\\]{}]{1,256}+)"
+    "(?=[@\\s\"'\\\\;&|)]|$)",
+  /* An XML element's text: <password>PASSWORD</password>. */
+  [RE_XML] = "[A-Za-z_][A-Za-z0-9_.:\\-]{0,63}+>(?<v>" VALUE_PIECES ")(?=</)",
+  /* A cookie's value: name=VALUE (Cookie:, Set-Cookie:, curl -b). */
+  [RE_COOKIE] = "[^=;,\\s\"'`\\\\<>()\\[\\]{}]{1,128}+=(?<v>" VALUE_PIECES ")",
 };
 
 /* @n backslashes, as a pattern reads them. */

@@ -276,6 +276,16 @@ enum {
    * take --password as a flag (it asks), MySQL's and MariaDB's take
    * --password=X only (--password X asks, and X is the database). */
   PW_LONG_NO_SPACED = 1 << 9,
+  /* 7-Zip's (7z, 7za, 7zr, 7zz) -pSECRET, glued and never after other
+   * flags (-spf is a switch of its own; its -p SECRET asks). */
+  PW_SEVENZIP = 1 << 10,
+  /* openssl's -k SECRET (enc's password). */
+  PW_SPACED_K = 1 << 11,
+  /* lftp's -u user,SECRET. */
+  PW_LFTP_U = 1 << 12,
+  /* The user/SECRET@db connect string of Oracle's clients (sqlplus,
+   * sqlldr, rman, expdp, impdp, exp, imp, dgmgrl). */
+  PW_ORACLE = 1 << 13,
 };
 
 /* The command line as read so far. */
@@ -305,6 +315,10 @@ void  _pd_redact_command_line_masked  (PdRedactCommandLine *line,
  * Grouped flags may come before a glued -p (mysql -vpSECRET), and the
  * glued value may follow a '=' (docker login -p=SECRET). */
 guint _pd_redact_password_option_form (const char          *p);
+
+/* Whether a blank (a space, a tab, one of Unicode's spaces, or \ and a
+ * line break) is at @p. */
+gboolean _pd_redact_option_blank (const char *p);
 
 /* openssl's pass phrase options at @p (-passin, -passout, -pass, with
  * one dash or two) and the blanks or the '=' after them: their length,

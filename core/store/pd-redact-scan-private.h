@@ -61,4 +61,31 @@ gboolean _pd_redact_found_value_is_secret   (Redactor *r,
                                              gsize     vs,
                                              gsize     ve);
 
+/* Of pd-redact.c: tries pattern @which (RE_*) anchored at @pos; on a match
+ * sets [*vs, *ve), the part to replace. */
+gboolean _pd_redact_match_at                (Redactor *r,
+                                             guint     which,
+                                             gsize     pos,
+                                             gsize    *vs,
+                                             gsize    *ve);
+
+/* Of pd-redact-spellings.c: each returns where the scan goes on, @i when
+ * nothing was found.  A here-string, echo or printf into a program that
+ * reads a password, vault login, htpasswd -b at @i: */
+gsize    _pd_redact_try_spelling            (Redactor *r,
+                                             gsize     i);
+/* Cookie: or Set-Cookie: at @i ("cookie"): its values; */
+gsize    _pd_redact_cookie_at               (Redactor *r,
+                                             gsize     i);
+/* curl's -b or --cookie at @i: its values, when no cookie file; */
+gsize    _pd_redact_curl_cookie_at          (Redactor *r,
+                                             gsize     i);
+/* the name=value pairs from @pos, the first only when @one; */
+gsize    _pd_redact_cookie_values           (Redactor *r,
+                                             gsize     pos,
+                                             gboolean  one);
+/* the '/' of an Oracle client's user/PASSWORD@db at @i. */
+gsize    _pd_redact_oracle_at               (Redactor *r,
+                                             gsize     i);
+
 G_END_DECLS

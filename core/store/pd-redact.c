@@ -57,12 +57,12 @@ may_join (Redactor *r,
  * part to replace.  The regex runs on bytes over the rest of the text.  A
  * value the shell joins of parts (group "s" says where it starts) is
  * replaced whole, and r->joined says so. */
-static gboolean
-match_at (Redactor *r,
-          guint     which,
-          gsize     pos,
-          gsize    *vs,
-          gsize    *ve)
+gboolean
+_pd_redact_match_at (Redactor *r,
+                     guint     which,
+                     gsize     pos,
+                     gsize    *vs,
+                     gsize    *ve)
 {
   int s_group, v_group;
   GRegex *regex = _pd_redact_get_regex (which, _pd_redact_depth_at (r->depths, pos), &s_group, &v_group);
@@ -380,12 +380,24 @@ try_assignment (Redactor *r,
   if (bare == name && g_ascii_strcasecmp (bare, "pass") == 0 && t[end] != '=' && !json_member_name (r, start, end))
     return end;
 
+  /* <password>X</password>: an XML element's text. */
+  if (bare == name && start > 0 && t[start - 1] == '<' && t[end] == '>')
+    {
+      if (_pd_redact_match_at (r, RE_XML, start, &vs, &ve))
+        {
+          if (_pd_redact_found_value_is_secret (r, vs, ve))
+            _pd_redact_span (r, vs, ve);
+          return ve;
+        }
+      return end;
+    }
+
   /* psql --password production_db: a flag (or, of mysql, a value only
    * after '='), the word after it no value. */
   if (bare > name && end < r->len && t[end] != '='
       && (_pd_redact_password_options_at (&r->line, t, start) & PW_LONG_NO_SPACED) != 0)
     return end;
-  if (match_at (r, RE_ASSIGN, start, &vs, &ve))
+  if (_pd_redact_match_at (r, RE_ASSIGN, start, &vs, &ve))
     {
       /* A count is two digits at most: three bytes tell it, and a long
        * value is not copied for it. */
@@ -440,7 +452,7 @@ try_url (Redactor *r,
 
   if ((starts_with_ci (t + i + 3, "hooks.slack.com/") || starts_with_ci (t + i + 3, "discord")
        || starts_with_ci (t + i + 3, "ptb.discord") || starts_with_ci (t + i + 3, "canary.discord"))
-      && match_at (r, RE_HOOK, start, &vs, &ve))
+      && _pd_redact_match_at (r, RE_HOOK, start, &vs, &ve))
     {
       _pd_redact_span (r, vs, ve);
       return ve;
@@ -453,7 +465,7 @@ try_url (Redactor *r,
         at = TRUE;
         break;
       }
-  if (at && (match_at (r, RE_USERINFO, start, &vs, &ve) || match_at (r, RE_USERTOKEN, start, &vs, &ve)))
+  if (at && (_pd_redact_match_at (r, RE_USERINFO, start, &vs, &ve) || _pd_redact_match_at (r, RE_USERTOKEN, start, &vs, &ve)))
     {
       /* mysql://u:x$(id)@h: what the shell runs stays in sight. */
       if (_pd_redact_credential_is_secret (r, vs, ve, FALSE))
@@ -529,20 +541,44 @@ try_at (Redactor *r,
 {
   const char *p = r->text + i;
   gboolean word_start = i == 0 || !is_word_char (p[-1]);
-  guint form;
+  guint form, forms;
   gsize vs, ve, n;
 
   r->name_start = i;
-  if (word_start && has_key_prefix (p) && match_at (r, RE_KEY, i, &vs, &ve))
+  if (word_start && has_key_prefix (p) && _pd_redact_match_at (r, RE_KEY, i, &vs, &ve))
     {
       _pd_redact_mask_span (r, vs, ve, FALSE);
       return ve;
     }
   if (i < r->refused_end)
     return i;  /* inside a value left in sight: known token shapes only */
+  if (*p == '/')
+    return _pd_redact_oracle_at (r, i);
+  if ((*p == '<' || (word_start && (*p == 'e' || *p == 'p' || *p == 'v' || *p == 'h')))
+      && (n = _pd_redact_try_spelling (r, i)) != i)
+    return n;
+  if ((*p == 'c' || *p == 'C') && starts_with_ci (p, "cookie") && (n = _pd_redact_cookie_at (r, i)) != i)
+    return n;
+  if (*p == '-' && word_start
+      && ((p[1] == 'b' && _pd_redact_option_blank (p + 2))
+          || (strncmp (p, "--cookie", 8) == 0 && (p[8] == ' ' || p[8] == '\t' || p[8] == '=')))
+      && (_pd_redact_password_options_at (&r->line, r->text, i) & PW_GLUED_U) != 0
+      && (n = _pd_redact_curl_cookie_at (r, i)) != i)
+    return n;
+  if (*p == '-' && word_start && p[1] == 'u' && _pd_redact_option_blank (p + 2)
+      && (_pd_redact_password_options_at (&r->line, r->text, i) & PW_LFTP_U) != 0)
+    {
+      if (_pd_redact_match_at (r, RE_LFTP, i, &vs, &ve))
+        {
+          if (_pd_redact_credential_is_secret (r, vs, ve, ve < r->len && r->text[ve] == '\''))
+            _pd_redact_span (r, vs, ve);
+          return ve;
+        }
+      return i + 2;
+    }
   if (word_start && (*p == 'a' || *p == 'A' || *p == 'p' || *p == 'P')
       && (starts_with_ci (p, "authorization") || starts_with_ci (p, "proxy-authorization"))
-      && match_at (r, RE_AUTH, i, &vs, &ve))
+      && _pd_redact_match_at (r, RE_AUTH, i, &vs, &ve))
     {
       /* Authorization: Bearer $TOKEN stays as written, single quoted
        * too (-H '…: Bearer $TOKEN' is a placeholder, no token). */
@@ -551,14 +587,14 @@ try_at (Redactor *r,
       return ve;
     }
   if ((*p == 'b' || *p == 'B') && (i == 0 || !(g_ascii_isalnum (p[-1]) || p[-1] == '_'))
-      && starts_with_ci (p, "bearer") && match_at (r, RE_BEARER, i, &vs, &ve))
+      && starts_with_ci (p, "bearer") && _pd_redact_match_at (r, RE_BEARER, i, &vs, &ve))
     {
       if (_pd_redact_credential_is_secret (r, vs, ve, FALSE))
         _pd_redact_span (r, vs, ve);
       return ve;
     }
   if (*p == '-' && word_start && (p[1] == 'U' || strncmp (p, "--user", 6) == 0)
-      && (_pd_redact_password_options_at (&r->line, r->text, i) & PW_SMB_U) != 0 && match_at (r, RE_SMB, i, &vs, &ve))
+      && (_pd_redact_password_options_at (&r->line, r->text, i) & PW_SMB_U) != 0 && _pd_redact_match_at (r, RE_SMB, i, &vs, &ve))
     {
       if (_pd_redact_credential_is_secret (r, vs, ve, ve < r->len && r->text[ve] == '\''))
         _pd_redact_span (r, vs, ve);
@@ -567,7 +603,7 @@ try_at (Redactor *r,
   if (*p == '-' && word_start && ((p[1] == 'u' && (p[2] == ' ' || p[2] == '\t' || p[2] == '='))
                                   || strncmp (p, "--user", 6) == 0 || strncmp (p, "--proxy-user", 12) == 0
                                   || curl_user_option_at (r, i))
-      && match_at (r, RE_CURL, i, &vs, &ve))
+      && _pd_redact_match_at (r, RE_CURL, i, &vs, &ve))
     {
       /* -u 'user:$x' is the text $x: the shell puts nothing in. */
       if (_pd_redact_credential_is_secret (r, vs, ve, ve < r->len && r->text[ve] == '\''))
@@ -578,7 +614,7 @@ try_at (Redactor *r,
     {
       gsize source;
 
-      if (match_at (r, RE_PASSARG, i, &vs, &ve))
+      if (_pd_redact_match_at (r, RE_PASSARG, i, &vs, &ve))
         {
           if (_pd_redact_found_value_is_secret (r, vs, ve))
             _pd_redact_span (r, vs, ve);
@@ -589,8 +625,10 @@ try_at (Redactor *r,
         return i + n + source;
     }
   if (*p == '-' && word_start && (form = _pd_redact_password_option_form (p)) != 0
-      && (_pd_redact_password_options_at (&r->line, r->text, i) & form) != 0
-      && match_at (r, form == PW_GLUED_P ? RE_GLUED : (form == PW_GLUED_W || form == PW_GLUED_CAP_P) ? RE_GLUED_WP : RE_SPACED,
+      && ((forms = _pd_redact_password_options_at (&r->line, r->text, i)) & form) != 0
+      /* 7-Zip's -p glued, after no flag (-spf is a switch) */
+      && (!(forms & PW_SEVENZIP) || (p[1] == 'p' && p[2] != '='))
+      && _pd_redact_match_at (r, form == PW_GLUED_P ? RE_GLUED : (form == PW_GLUED_W || form == PW_GLUED_CAP_P) ? RE_GLUED_WP : RE_SPACED,
                    i, &vs, &ve)
       && _pd_redact_found_value_is_secret (r, vs, ve))
     {
@@ -600,7 +638,7 @@ try_at (Redactor *r,
   if (*p == ':' && p[1] == '/' && p[2] == '/')
     return try_url (r, i);
   if ((*p == 'p' || *p == 'P') && word_start && netrc_password_at (r, i)
-      && match_at (r, RE_NETRC, i, &vs, &ve))
+      && _pd_redact_match_at (r, RE_NETRC, i, &vs, &ve))
     {
       if (_pd_redact_credential_is_secret (r, vs, ve, FALSE))
         _pd_redact_span (r, vs, ve);
@@ -620,8 +658,8 @@ static const guint8 may_start[256] = {
   ['a'] = ANYWHERE, ['A'] = ANYWHERE | AT_WORD_START, ['c'] = ANYWHERE, ['C'] = ANYWHERE,
   ['k'] = ANYWHERE, ['K'] = ANYWHERE, ['p'] = ANYWHERE | AT_WORD_START, ['P'] = ANYWHERE | AT_WORD_START,
   ['s'] = ANYWHERE | AT_WORD_START, ['S'] = ANYWHERE | AT_WORD_START, ['t'] = ANYWHERE, ['T'] = ANYWHERE,
-  [':'] = ANYWHERE,
-  ['r'] = AT_WORD_START, ['g'] = AT_WORD_START, ['n'] = AT_WORD_START, ['x'] = AT_WORD_START,
+  [':'] = ANYWHERE, ['/'] = ANYWHERE, ['<'] = ANYWHERE,
+  ['r'] = AT_WORD_START, ['v'] = AT_WORD_START, ['g'] = AT_WORD_START, ['n'] = AT_WORD_START, ['x'] = AT_WORD_START,
   ['h'] = AT_WORD_START, ['d'] = AT_WORD_START, ['e'] = AT_WORD_START, ['b'] = AT_WORD_START,
   ['B'] = AT_WORD_START, ['-'] = AT_WORD_START,
 };

@@ -31,6 +31,19 @@
  *    -passout pass:…, -pass pass:…, -passin=pass:…, pass:'[REDACTED]';
  *    env:VAR, file:PATH, fd:N and stdin stay), and the path of Slack and
  *    Discord webhook URLs;
+ *  - 7-Zip's -p[REDACTED] (glued, after no flag: 7z's -p X asks), zip's
+ *    and unzip's -P [REDACTED], openssl's -k [REDACTED], keytool's and
+ *    jarsigner's -storepass and -keypass (names of secrets), an Oracle
+ *    client's connect string user/[REDACTED]@db (sqlplus, sqlldr, rman,
+ *    expdp, impdp, exp, imp, dgmgrl; userid=user/[REDACTED]), lftp's
+ *    -u user,[REDACTED], an XML element's text (<password>[REDACTED]<…),
+ *    cookies of 6 characters or more (Cookie: a=[REDACTED]; b=[REDACTED],
+ *    Set-Cookie: a=[REDACTED]; Path=/, curl -b and --cookie with a '='),
+ *    a word echo or printf pipes, or a here-string gives, to sudo -S,
+ *    passwd --stdin or a program given --password-stdin or --with-token
+ *    (echo [REDACTED] | sudo -S …, gh auth login --with-token <<< [REDACTED]),
+ *    vault login [REDACTED], htpasswd -b f u [REDACTED] (-nb u [REDACTED])
+ *    (pd-redact-spellings.c);
  *  - the value of an assignment whose name says secret, in the forms people
  *    write: NAME=v, NAME: v, "name": "v", export NAME=v, NAME := v,
  *    NAME = v, --name v, --name=v, and in JSON objects {"name": "v"}; a
@@ -101,6 +114,17 @@
  * is only a parameter expansion with a plain literal default has that
  * default masked inside the braces (PGPASSWORD=${X:-[REDACTED]}; letters,
  * digits and _./+=:@%- only, the word ending at the }).
+ *
+ * Nor is the value of a shell variable masked (NAME=v, ${NAME:-v}) that
+ * the text then runs: expanded as a command's word (also after exec,
+ * env, sudo, nohup, time, timeout, xargs…, in $(…) or `…`), in eval's,
+ * source's, trap's or watch's words, ssh's command, find -exec, the code
+ * of sh|bash|zsh|dash|ksh -c, su -c, python -c, perl -e, node -e, ruby -e,
+ * php -r, awk's or sed's program, a script's path, or a here-string or a
+ * pipeline into a shell (API_TOKEN=reboot; eval "$API_TOKEN" stays as
+ * written: whoever approves it sees what runs).  A variable used as data
+ * (curl -H "…: Bearer $API_TOKEN", mysql -p"$PASS") is masked
+ * (pd-redact-runs.c).
  *
  * Nor is a value masked, whatever reading of its quotes found it, that
  * holds ; & | < > or a line break (raw; in a JSON string its escapes, \n,

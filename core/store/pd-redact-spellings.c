@@ -1,0 +1,396 @@
+/* pd-redact-spellings.c: secrets that no name or option names, found by
+ * where they stand (tried as an attacker would: each was stored as
+ * written):
+ *  - cookies: the values of Cookie: name=VALUE; name=VALUE, of
+ *    Set-Cookie: name=VALUE (its attributes stay), of curl -b and
+ *    --cookie when they hold a '=' (else a cookie file);
+ *  - a password a program reads from its input: the word echo or printf
+ *    writes into a pipe (echo X | sudo -S …), or a here-string
+ *    (… <<< X), to sudo -S (--stdin), passwd --stdin, and to a program
+ *    given --password-stdin or --with-token (docker login, gh auth login);
+ *  - vault login TOKEN, htpasswd -b FILE USER PASSWORD (-nb USER PASSWORD);
+ *  - the password of an Oracle connect string, user/PASSWORD@db.
+ * Each value goes through _pd_redact_span(), and so through the rules
+ * and the last guard every value does.  The words are read forward from
+ * where the scan is, at most 256 bytes: linear.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "pd-store"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-redact.h"
+#include "pd-redact-private.h"
+#include "pd-redact-patterns-private.h"
+#include "pd-redact-scan-private.h"
+
+/* How far the words of a command are read. */
+#define READ_MAX 256
+
+static inline gboolean
+starts_with_ci (const char *text,
+                const char *word)
+{
+  for (; *word; text++, word++)
+    if (_pd_redact_lower (*text) != *word)
+      return FALSE;
+  return TRUE;
+}
+
+/* Whether @k of @r's text ends a command's words: a sign, a line break
+ * (in a JSON string its \n), or the end of the JSON string @depth. */
+static gboolean
+words_end_at (Redactor *r,
+              gsize     k,
+              guint     depth)
+{
+  const char *t = r->text;
+
+  return k >= r->len || strchr (";|&<>()\n\r", t[k]) != NULL || _pd_redact_depth_at (r->depths, k) != depth
+         || (depth > 0 && t[k] == '\\' && k + 1 < r->len && (t[k + 1] == 'n' || t[k + 1] == 'r'));
+}
+
+/* The next shell word from *@p, blanks skipped, before @limit: [*ws, *we),
+ * *@p after it; FALSE where the command's words end.  A word quoted whole
+ * ('…', "…", or \"…\" in a JSON string) is read to its closing quote. */
+static gboolean
+next_word (Redactor *r,
+           gsize    *p,
+           gsize     limit,
+           gsize    *ws,
+           gsize    *we)
+{
+  const char *t = r->text;
+  guint depth;
+  gsize k = *p;
+
+  while (k < limit && (t[k] == ' ' || t[k] == '\t'))
+    k++;
+  depth = _pd_redact_depth_at (r->depths, k);
+  if (k >= limit || words_end_at (r, k, depth))
+    return FALSE;
+  *ws = k;
+  if (t[k] == '\'' || t[k] == '"' || (t[k] == '\\' && k + 1 < limit && t[k + 1] == '"'))
+    {
+      gsize open = t[k] == '\\' ? 2 : 1;
+      char q = t[k + open - 1];
+
+      for (k += open; k < limit && t[k] != '\n' && t[k] != '\r'; k++)
+        if (t[k] == q && (open == 2 ? t[k - 1] == '\\' : q == '\'' || t[k - 1] != '\\'))
+          break;
+      if (k >= limit || t[k] != q)
+        return FALSE;
+      k++;
+    }
+  else
+    while (k < limit && t[k] != ' ' && t[k] != '\t' && !words_end_at (r, k, depth))
+      k++;
+  *we = k;
+  *p = k;
+  return *we > *ws;
+}
+
+/* The value a word [ws, we) holds: inside its quotes when quoted whole,
+ * the word when it has no quote, backslash or $ (its value as written);
+ * FALSE for any other. */
+static gboolean
+word_value (Redactor *r,
+            gsize     ws,
+            gsize     we,
+            gsize    *vs,
+            gsize    *ve)
+{
+  const char *t = r->text;
+
+  if (t[ws] == '\\' && we - ws > 4)
+    *vs = ws + 2, *ve = we - 2;
+  else if ((t[ws] == '\'' || t[ws] == '"') && we - ws > 2)
+    *vs = ws + 1, *ve = we - 1;
+  else
+    *vs = ws, *ve = we;
+  for (gsize k = *vs; k < *ve; k++)
+    if (strchr ("'\"\\$`", t[k]) != NULL)
+      return FALSE;
+  return *ve > *vs;
+}
+
+/* Whether the word [ws, we) is @word. */
+static gboolean
+word_is (Redactor   *r,
+         gsize       ws,
+         gsize       we,
+         const char *word)
+{
+  return we - ws == strlen (word) && strncmp (r->text + ws, word, we - ws) == 0;
+}
+
+/* Masks the value of the word [ws, we) when it is a secret's. */
+static void
+mask_word (Redactor *r,
+           gsize     ws,
+           gsize     we)
+{
+  gsize vs, ve;
+
+  if (word_value (r, ws, we, &vs, &ve) && _pd_redact_found_value_is_secret (r, vs, ve))
+    _pd_redact_span (r, vs, ve);
+}
+
+/* Whether the command in [from, to) reads a password from its input:
+ * sudo -S (or --stdin, -kS…), passwd --stdin, or a program given
+ * --password-stdin or --with-token. */
+static gboolean
+command_reads_secret (Redactor *r,
+                      gsize     from,
+                      gsize     to)
+{
+  const char *t = r->text;
+  gsize p = from, ws, we;
+  gboolean sudo = FALSE, options = TRUE;
+
+  for (guint n = 0; n < 32 && next_word (r, &p, to, &ws, &we); n++)
+    {
+      if (word_is (r, ws, we, "--password-stdin") || word_is (r, ws, we, "--with-token")
+          || (word_is (r, ws, we, "--stdin") && n > 0))
+        return TRUE;
+      if (n == 0)
+        sudo = word_is (r, ws, we, "sudo");
+      else if (sudo && options && t[ws] == '-' && we - ws >= 2 && t[ws + 1] != '-'
+               && memchr (t + ws, 'S', we - ws) != NULL)
+        return TRUE;
+      else if (t[ws] != '-')
+        options = FALSE;
+    }
+  return FALSE;
+}
+
+/* echo or printf at @i writing one word into a pipe to a command that
+ * reads a password from it: that word is masked.  Where the scan goes
+ * on, or @i. */
+static gsize
+piped_secret (Redactor *r,
+              gsize     i)
+{
+  const char *t = r->text;
+  gboolean printf_ = t[i] == 'p';
+  gsize limit = MIN (r->len, i + READ_MAX);
+  gsize p = i + (printf_ ? 6 : 4), ws, we, as = 0, ae = 0, end;
+  guint args = 0;
+
+  if (!(t[p] == ' ' || t[p] == '\t'))
+    return i;
+  while (next_word (r, &p, limit, &ws, &we))
+    {
+      if (args == 0 && !printf_ && t[ws] == '-' && we - ws <= 3)
+        continue;  /* echo -n, -e, -ne */
+      if (args == 0 && printf_ && memchr (t + ws, '%', we - ws) != NULL)
+        {
+          printf_ = FALSE;  /* the format; its argument comes next */
+          continue;
+        }
+      as = ws, ae = we;
+      args++;
+    }
+  end = p;
+  while (end < limit && (t[end] == ' ' || t[end] == '\t'))
+    end++;
+  if (args != 1 || end + 1 >= limit || t[end] != '|' || t[end + 1] == '|')
+    return i;
+  if (!command_reads_secret (r, end + 1, limit))
+    return i;
+  r->name_start = i;
+  mask_word (r, as, ae);
+  return MAX (ae, r->copied);
+}
+
+/* A here-string (<<<) at @i into a command that reads a password from
+ * its input: its word is masked. */
+static gsize
+here_string_secret (Redactor *r,
+                    gsize     i)
+{
+  guint depth = _pd_redact_depth_at (r->depths, i);
+  gsize from = i, p = i + 3, ws, we;
+
+  while (from > r->copied && i - from < READ_MAX && !words_end_at (r, from - 1, depth)
+         && !(r->depths != NULL && (r->depths[from - 1] & JSON_OPENS)))
+    from--;
+  if (!command_reads_secret (r, from, i) || !next_word (r, &p, MIN (r->len, p + READ_MAX), &ws, &we))
+    return i + 3;
+  r->name_start = ws;
+  mask_word (r, ws, we);
+  return MAX (we, r->copied);
+}
+
+/* vault login TOKEN (its options before it) at @i. */
+static gsize
+vault_login (Redactor *r,
+             gsize     i)
+{
+  const char *t = r->text;
+  gsize limit = MIN (r->len, i + READ_MAX);
+  gsize p = i + 5, ws, we;
+
+  if (!next_word (r, &p, limit, &ws, &we) || !word_is (r, ws, we, "login"))
+    return i;
+  while (next_word (r, &p, limit, &ws, &we))
+    {
+      if (t[ws] == '-')
+        {
+          if (we - ws == 1)
+            return p;  /* vault login -: the token on its input */
+          continue;
+        }
+      if (memchr (t + ws, '=', we - ws) != NULL)
+        return i;  /* key=value: the name rule's */
+      r->name_start = ws;
+      mask_word (r, ws, we);
+      return MAX (we, r->copied);
+    }
+  return i;
+}
+
+/* htpasswd -b FILE USER PASSWORD, -nb USER PASSWORD at @i. */
+static gsize
+htpasswd_batch (Redactor *r,
+                gsize     i)
+{
+  const char *t = r->text;
+  gsize limit = MIN (r->len, i + READ_MAX);
+  gsize p = i + 8, ws, we;
+  gboolean batch = FALSE, no_file = FALSE, arg = FALSE;
+  guint n = 0;
+
+  while (next_word (r, &p, limit, &ws, &we))
+    {
+      if (arg)
+        {
+          arg = FALSE;
+          continue;
+        }
+      if (t[ws] == '-' && we - ws >= 2 && n == 0)
+        {
+          batch = batch || memchr (t + ws, 'b', we - ws) != NULL;
+          no_file = no_file || memchr (t + ws, 'n', we - ws) != NULL;
+          arg = t[we - 1] == 'C' || t[we - 1] == 'r';  /* -C cost, -r rounds */
+          continue;
+        }
+      if (++n == (no_file ? 2u : 3u))
+        {
+          if (batch)
+            {
+              r->name_start = ws;
+              mask_word (r, ws, we);
+            }
+          return MAX (we, r->copied);
+        }
+    }
+  return i;
+}
+
+gsize
+_pd_redact_try_spelling (Redactor *r,
+                         gsize     i)
+{
+  const char *p = r->text + i;
+
+  if (*p == '<')
+    return p[1] == '<' && p[2] == '<' ? here_string_secret (r, i) : i;
+  if (strncmp (p, "echo", 4) == 0 || strncmp (p, "printf", 6) == 0)
+    return piped_secret (r, i);
+  if (strncmp (p, "vault", 5) == 0 && (p[5] == ' ' || p[5] == '\t'))
+    return vault_login (r, i);
+  if (strncmp (p, "htpasswd", 8) == 0 && (p[8] == ' ' || p[8] == '\t'))
+    return htpasswd_batch (r, i);
+  return i;
+}
+
+gsize
+_pd_redact_cookie_values (Redactor *r,
+                          gsize     pos,
+                          gboolean  one)
+{
+  const char *t = r->text;
+
+  for (guint n = 0; n < 32 && pos < r->len; n++)
+    {
+      gsize vs, ve;
+
+      if (!_pd_redact_match_at (r, RE_COOKIE, pos, &vs, &ve))
+        break;
+      /* A short value is a setting (lang=en), a long one a session's. */
+      if (ve - vs >= 6 && _pd_redact_credential_is_secret (r, vs, ve, vs > 0 && t[vs - 1] == '\''))
+        _pd_redact_span (r, vs, ve);
+      pos = MAX (ve, r->copied);
+      if (one || pos + 1 >= r->len || t[pos] != ';')
+        break;
+      for (pos++; pos < r->len && (t[pos] == ' ' || t[pos] == '\t'); pos++)
+        ;
+    }
+  return pos;
+}
+
+gsize
+_pd_redact_cookie_at (Redactor *r,
+                      gsize     i)
+{
+  const char *t = r->text;
+  gboolean set = i >= 4 && starts_with_ci (t + i - 4, "set-");
+  gsize k = i + 6;
+
+  if (!set && i > 0 && (g_ascii_isalnum (t[i - 1]) || t[i - 1] == '_' || t[i - 1] == '-'))
+    return i;
+  while (k < r->len && (t[k] == ' ' || t[k] == '\t'))
+    k++;
+  if (k >= r->len || t[k] != ':')
+    return i;
+  for (k++; k < r->len && (t[k] == ' ' || t[k] == '\t'); k++)
+    ;
+  r->name_start = set ? i - 4 : i;
+  return _pd_redact_cookie_values (r, k, set);
+}
+
+gsize
+_pd_redact_curl_cookie_at (Redactor *r,
+                           gsize     i)
+{
+  const char *t = r->text;
+  gsize k = t[i + 1] == 'b' ? i + 2 : i + 8;
+  gsize q;
+
+  while (k < r->len && (t[k] == ' ' || t[k] == '\t' || t[k] == '='))
+    k++;
+  /* Opened by a quote, or its JSON string's escaped one. */
+  q = k < r->len && (t[k] == '\'' || t[k] == '"') ? 1 : _pd_redact_escaped_quote_len (t, r->len, k, _pd_redact_depth_at (r->depths, k));
+  for (gsize e = k + q; e < r->len && e - k < 128 && !g_ascii_isspace (t[e]) && t[e] != '\'' && t[e] != '"' && t[e] != '\\'; e++)
+    if (t[e] == '=')
+      return _pd_redact_cookie_values (r, k + q, FALSE);
+  return i;  /* a cookie file */
+}
+
+gsize
+_pd_redact_oracle_at (Redactor *r,
+                      gsize     i)
+{
+  const char *t = r->text;
+  gsize us = i, vs, ve;
+
+  while (us > r->copied && i - us < 128 && (g_ascii_isalnum (t[us - 1]) || strchr ("_#.", t[us - 1]) != NULL))
+    us--;
+  if (us == i)
+    return i;
+  /* The connect string is a word of its own, or userid='s value. */
+  if (!(us == 0 || t[us - 1] == ' ' || t[us - 1] == '\t' || t[us - 1] == '\'' || t[us - 1] == '"'
+        || (us >= 7 && t[us - 1] == '=' && starts_with_ci (t + us - 7, "userid"))))
+    return i;
+  if ((_pd_redact_password_options_at (&r->line, t, us) & PW_ORACLE) == 0
+      || !_pd_redact_match_at (r, RE_ORACLE, us, &vs, &ve))
+    return i;
+  r->name_start = us;
+  if (_pd_redact_found_value_is_secret (r, vs, ve))
+    _pd_redact_span (r, vs, ve);
+  return MAX (ve, r->copied);
+}

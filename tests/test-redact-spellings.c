@@ -1,0 +1,152 @@
+/* test-redact-spellings.c: secret spellings found stored as written, by
+ * an attacker's list: each through the real redactor, as text, inside a
+ * tool call's JSON text and as a JSON document's string value, bash's
+ * reading of the signs outside quotes the same; and the options that
+ * look alike but hold no secret kept.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+
+#include "pd-redact.h"
+#include "test-redact-util.h"
+#include "test-redact-attack-util.h"
+
+/* Finding: archive and key store passwords (7z -pX, zip -P X, unzip -P X,
+ * keytool and jarsigner -storepass X -keypass Y, openssl enc -k X), the
+ * password of an Oracle connect string (sqlplus user/X@db), of lftp -u
+ * user,X, in XML elements (<password>X</password>), cookies (Cookie:,
+ * Set-Cookie:, curl -b and --cookie), a password written to a program
+ * that reads it from its input (echo X | sudo -S, <<< X into gh auth
+ * login --with-token or --password-stdin), vault login X and htpasswd -b
+ * were stored as written. */
+static void
+test_spellings_masked (void)
+{
+  static const RedactCase one[] = {
+    { "7z a -pS3cretZq9 x.7z f", "7z a -p[REDACTED] x.7z f", "S3cretZq9" },
+    { "7za x -p'S3cret Zq9' x.7z", "7za x -p'[REDACTED]' x.7z", "S3cret Zq9" },
+    { "zip -P S3cretZq9 x.zip f", "zip -P [REDACTED] x.zip f", "S3cretZq9" },
+    { "zip -r x.zip d -P S3cretZq9", "zip -r x.zip d -P [REDACTED]", "S3cretZq9" },
+    { "unzip -P S3cretZq9 x.zip", "unzip -P [REDACTED] x.zip", "S3cretZq9" },
+    { "jarsigner -storepass S3cretZq9 app.jar alias", "jarsigner -storepass [REDACTED] app.jar alias", "S3cretZq9" },
+    { "openssl enc -aes-256-cbc -k S3cretZq9 -in f", "openssl enc -aes-256-cbc -k [REDACTED] -in f", "S3cretZq9" },
+    { "sqlplus scott/S3cretZq9@db", "sqlplus scott/[REDACTED]@db", "S3cretZq9" },
+    { "sqlplus -s scott/S3cretZq9@//h:1521/orcl @x.sql", "sqlplus -s scott/[REDACTED]@//h:1521/orcl @x.sql", "S3cretZq9" },
+    { "expdp system/S3cretZq9 directory=d dumpfile=a/b.dmp", "expdp system/[REDACTED] directory=d dumpfile=a/b.dmp", "S3cretZq9" },
+    { "lftp -u user,S3cretZq9 ftp.example.com", "lftp -u user,[REDACTED] ftp.example.com", "S3cretZq9" },
+    { "<password>S3cretZq9</password>", "<password>[REDACTED]</password>", "S3cretZq9" },
+    { "<secret>S3cretZq9</secret>", "<secret>[REDACTED]</secret>", "S3cretZq9" },
+    { "  <db.Password>S3cretZq9</db.Password>", "  <db.Password>[REDACTED]</db.Password>", "S3cretZq9" },
+    { "Cookie: session=S3cretZq9", "Cookie: session=[REDACTED]", "S3cretZq9" },
+    { "Set-Cookie: session=S3cretZq9; Path=/; HttpOnly", "Set-Cookie: session=[REDACTED]; Path=/; HttpOnly", "S3cretZq9" },
+    { "curl -b 'session=S3cretZq9' https://x.example", "curl -b 'session=[REDACTED]' https://x.example", "S3cretZq9" },
+    { "curl --cookie 'session=S3cretZq9; lang=en' https://x.example",
+      "curl --cookie 'session=[REDACTED]; lang=en' https://x.example", "S3cretZq9" },
+    { "curl --cookie \"session=S3cretZq9\" https://x.example",
+      "curl --cookie \"session=[REDACTED]\" https://x.example", "S3cretZq9" },
+    { "echo S3cretZq9 | sudo -S apt update", "echo [REDACTED] | sudo -S apt update", "S3cretZq9" },
+    { "echo 'S3cretZq9' | sudo -kS reboot", "echo '[REDACTED]' | sudo -kS reboot", "S3cretZq9" },
+    { "printf '%s\\n' S3cretZq9 | sudo --stdin true", "printf '%s\\n' [REDACTED] | sudo --stdin true", "S3cretZq9" },
+    { "echo -n S3cretZq9 | docker login --password-stdin -u u reg", "echo -n [REDACTED] | docker login --password-stdin -u u reg", "S3cretZq9" },
+    { "gh auth login --with-token <<< S3cretZq9", "gh auth login --with-token <<< [REDACTED]", "S3cretZq9" },
+    { "docker login -u u --password-stdin reg <<< 'S3cretZq9'", "docker login -u u --password-stdin reg <<< '[REDACTED]'", "S3cretZq9" },
+    { "vault login S3cretZq9", "vault login [REDACTED]", "S3cretZq9" },
+    { "vault login -no-print S3cretZq9", "vault login -no-print [REDACTED]", "S3cretZq9" },
+    { "htpasswd -b f u S3cretZq9", "htpasswd -b f u [REDACTED]", "S3cretZq9" },
+    { "htpasswd -bc f u S3cretZq9", "htpasswd -bc f u [REDACTED]", "S3cretZq9" },
+    { "htpasswd -nb u S3cretZq9", "htpasswd -nb u [REDACTED]", "S3cretZq9" },
+  };
+  static const RedactCase two[] = {
+    { "keytool -genkey -storepass S3cretZq9 -keypass K3yPassZq9 -keystore k.jks",
+      "keytool -genkey -storepass [REDACTED] -keypass [REDACTED] -keystore k.jks", "Zq9" },
+    { "keytool -importkeystore -srcstorepass S3cretZq9 -deststorepass K3yPassZq9",
+      "keytool -importkeystore -srcstorepass [REDACTED] -deststorepass [REDACTED]", "Zq9" },
+    { "curl -H 'Cookie: a=S3cretZq9; b=T0kenZq9xx' https://x.example",
+      "curl -H 'Cookie: a=[REDACTED]; b=[REDACTED]' https://x.example", "Zq9" },
+  };
+  AttackCase attacks[G_N_ELEMENTS (one) + G_N_ELEMENTS (two)];
+
+  assert_cases (one, G_N_ELEMENTS (one), TRUE);
+  assert_cases (two, G_N_ELEMENTS (two), FALSE);
+  /* In a tool call's JSON text and as a JSON document's string value too,
+   * bash reading the same signs outside quotes. */
+  for (gsize i = 0; i < G_N_ELEMENTS (one); i++)
+    attacks[i] = (AttackCase) { one[i].input, one[i].secret, { NULL } };
+  for (gsize i = 0; i < G_N_ELEMENTS (two); i++)
+    attacks[G_N_ELEMENTS (one) + i] = (AttackCase) { two[i].input, two[i].secret, { NULL } };
+  assert_attacks (attacks, G_N_ELEMENTS (attacks));
+}
+
+/* The rest of the attacker's list, checked through the same harness:
+ * masked already (no fix), kept so. */
+static void
+test_spellings_checked (void)
+{
+  static const AttackCase cases[] = {
+    { "openssl enc -aes-256-cbc -passin pass:S3cretZq9 -in f", "S3cretZq9", { "-in f" } },
+    { "openssl rsa -passout pass:S3cretZq9 -in f", "S3cretZq9", { "-in f" } },
+    { "mysql -uroot -pS3cretZq9 shop", "S3cretZq9", { "shop" } },
+    { "smbclient -U user%S3cretZq9 //h/s", "S3cretZq9", { "//h/s" } },
+    { "wget --password=S3cretZq9 https://x.example/f", "S3cretZq9", { "https://x.example/f" } },
+    { "wget --http-password=S3cretZq9 https://x.example/f", "S3cretZq9", { "https://x.example/f" } },
+    { "RSYNC_PASSWORD=S3cretZq9 rsync -a rsync://u@h/m .", "S3cretZq9", { "rsync -a" } },
+    { "sshpass -p S3cretZq9 ssh h", "S3cretZq9", { "ssh h" } },
+    { "password: S3cretZq9", "S3cretZq9", { "password:" } },
+    { "machine h login u password S3cretZq9", "S3cretZq9", { "login u" } },
+    { "ldapsearch -w S3cretZq9 -b dc=x", "S3cretZq9", { "-b dc=x" } },
+    { "psql \"postgresql://u:S3cretZq9@h/db\"", "S3cretZq9", { "@h/db" } },
+    { "redis-cli -a S3cretZq9", "S3cretZq9", { "redis-cli -a" } },
+    { "docker login -p S3cretZq9 reg", "S3cretZq9", { "reg" } },
+    { "mongo -u u -p S3cretZq9 db", "S3cretZq9", { "db" } },
+    { "app --db-password S3cretZq9", "S3cretZq9", { "app" } },
+  };
+
+  assert_attacks (cases, G_N_ELEMENTS (cases));
+}
+
+/* What looks alike and holds no secret: ssh's and docker's -p port, 7z's
+ * -p with a blank (7z takes its password glued), curl's -k, unzip's -p
+ * (to its output), a cookie file, a short cookie, a reference, sqlplus's
+ * / as sysdba, a pipe into a program that does not read a password, an
+ * htpasswd that asks for it. */
+static void
+test_spellings_kept (void)
+{
+  static const char * const kept[] = {
+    "ssh -p 8080 h",
+    "docker run -p 8080:80 img",
+    "7z a -p x.7z",
+    "7z a -spf x.7z f",
+    "curl -k https://x.example",
+    "unzip -p x.zip f.txt",
+    "curl -b cookies.txt https://x.example",
+    "Cookie: lang=en",
+    "curl --cookie \"session=$SESSION\" https://x.example",
+    "sqlplus / as sysdba",
+    "sqlplus -s @dir/x.sql",
+    "echo hello | sudo tee /etc/motd",
+    "echo \"$PASS\" | sudo -S true",
+    "htpasswd -c f u",
+    "vault login -method=github",
+    "vault login -",
+    "cp a/b c/d",
+    "<keyboard>us</keyboard>",
+  };
+
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pd/redact/spellings-masked", test_spellings_masked);
+  g_test_add_func ("/pd/redact/spellings-checked", test_spellings_checked);
+  g_test_add_func ("/pd/redact/spellings-kept", test_spellings_kept);
+  return g_test_run ();
+}
