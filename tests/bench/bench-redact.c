@@ -277,6 +277,16 @@ main (int   argc,
     { "curl -u \"admin:a\" repeated", "curl -u \"admin:a\"" },
     /* A literal default of an expansion, masked inside its braces. */
     { "expansion defaults", "PGPASSWORD=${X:-a} " },
+    /* The variables a text runs, read once (pd-redact-runs.c), and the
+     * spellings read forward from where they start (pd-redact-spellings.c). */
+    { "variables run", "API_TOKEN=ab; eval \"$API_TOKEN\" | sh -c \"$X\" " },
+    { "substitutions never closed", "$(`$(", "API_TOKEN=x; " },
+    { "echo into pipes", "echo a | echo a | " },
+    { "here-strings", "sudo -S x <<< a " },
+    { "connect strings", "a/b ", "sqlplus " },
+    { "cookies", "Cookie: a=bcdefgh; " },
+    { "XML elements", "<password>x</password>" },
+    { "vault login, options", "vault login -x -x -x " },
   };
   guint mb = argc > 1 ? (guint) g_ascii_strtoull (argv[1], NULL, 10) : 16;
   gsize kib = argc > 2 ? (gsize) g_ascii_strtoull (argv[2], NULL, 10) : 1024;
