@@ -94,6 +94,16 @@ test_variable_run (void)
     "API_TOKEN=reboot; true && { $API_TOKEN; }",
     "API_TOKEN=reboot; sudo -- \"$API_TOKEN\"",
     "API_TOKEN=reboot; env -S \"$API_TOKEN\"",
+    /* Through another variable, a loop's, a function's or an alias's
+     * words, a program named by a variable the text sets, an input. */
+    "API_TOKEN=reboot; X=\"$API_TOKEN\"; eval \"$X\"",
+    "API_TOKEN=reboot; X=$API_TOKEN; Y=${X}; $Y",
+    "API_TOKEN=reboot; for t in $API_TOKEN; do $t; done",
+    "API_TOKEN=reboot; x=eval; $x \"$API_TOKEN\"",
+    "API_TOKEN=reboot; run() { eval \"$1\"; }; run \"$API_TOKEN\"",
+    "API_TOKEN=reboot; function run { \"$@\"; }; run $API_TOKEN",
+    "API_TOKEN=reboot; alias go=eval; go \"$API_TOKEN\"",
+    "API_TOKEN=reboot; sh < <(echo \"$API_TOKEN\")",
     /* A command held in a JSON string held in one. */
     "{\"cmd\":\"{\\\"command\\\":\\\"API_TOKEN=reboot; eval \\\\\\\"$API_TOKEN\\\\\\\"\\\"}\"}",
   };
@@ -127,6 +137,13 @@ test_variable_as_data (void)
   assert_masked_everywhere ("API_TOKEN=abc123XYZq; CMD=true; eval \"$CMD\"; curl -u \"u:$API_TOKEN\" x.example",
                             "API_TOKEN=[REDACTED]; CMD=true; eval \"$CMD\"; curl -u \"u:$API_TOKEN\" x.example",
                             "abc123XYZq");
+  /* A function that uses its argument as data, a program named by a
+   * variable the text does not set. */
+  assert_masked_everywhere ("API_TOKEN=abc123XYZq; send() { curl -H \"X-Token: $1\" x.example; }; send \"$API_TOKEN\"",
+                            "API_TOKEN=[REDACTED]; send() { curl -H \"X-Token: $1\" x.example; }; send \"$API_TOKEN\"",
+                            "abc123XYZq");
+  assert_masked_everywhere ("API_TOKEN=abc123XYZq; $CURL -H \"X-Token: $API_TOKEN\" x.example",
+                            "API_TOKEN=[REDACTED]; $CURL -H \"X-Token: $API_TOKEN\" x.example", "abc123XYZq");
   /* Nor is a name that only begins like it ($API_TOKEN_FILE). */
   assert_masked_everywhere ("API_TOKEN=abc123XYZq; eval \"$API_TOKEN_FILE\"",
                             "API_TOKEN=[REDACTED]; eval \"$API_TOKEN_FILE\"", "abc123XYZq");

@@ -16,7 +16,12 @@
  *    a here-string (<<<) into one, or what the stage before a pipe into
  *    one (or into xargs, parallel) writes: echo "$X" | sh.
  * In eval's words and in code any $NAME counts, quoted or escaped: the
- * code expands it when it runs.  The text is read as it stands, and each
+ * code expands it when it runs.  What runs passes on: a variable given
+ * another's value (X=$T; eval "$X"), a loop's (for t in $T; do $t; done),
+ * the words of an alias of the text (alias go=eval; go "$T"), of a
+ * program named by a variable the text sets (x=eval; $x "$T"), and of the
+ * calls of a function of the text when the text runs $1…, $@ or $*
+ * (run() { eval "$1"; }; run "$T").  The text is read as it stands, and each
  * JSON string in it (pd-redact-private.h's depths) as a text of its own,
  * read through its escapes (a tool call's {"command":"…"}), the strings
  * held in it left out.  Where the reading is unsure it names more: a
@@ -43,6 +48,9 @@ typedef enum
   CMD_INTERP,  /* an interpreter: the word after -c, -e…, or a script's path, is code */
   CMD_SSH,     /* ssh: its host, then its command */
   CMD_FIND,    /* find: the words after -exec, -execdir, -ok, -okdir run */
+  CMD_FOR,     /* for NAME in WORDS: NAME takes what the words hold */
+  CMD_FUNC,    /* function NAME: a function of the text */
+  CMD_FUNC_CALL, /* a function or alias of the text: its words may run */
 } CmdMode;
 
 typedef struct
@@ -58,6 +66,10 @@ typedef struct
   gboolean    herestring; /* …and a here-string's */
   gboolean    duration;   /* timeout's duration is still to come */
   gboolean    user;       /* su's user is still to come: no script's path */
+  gboolean    input;      /* …an input's (<, <<<, < <(…)) */
+  gboolean    alias;      /* alias: its NAME=… names a command of the text */
+  gsize       var;        /* for's NAME (var_len 0: still to come) */
+  gsize       var_len;
 } Cmd;
 
 /* A reading inside $(…), `…` or <(…), or the text's own. */
@@ -69,15 +81,24 @@ typedef struct
   guint   parens;       /* subshells open in it */
   gsize   word;         /* where its word in progress starts (G_MAXSIZE: none) */
   GArray *real;         /* the expansions of that word bash performs: (start, length) */
+  gboolean positional;  /* and one of them is $1…, $@ or $* */
 } Ctx;
 
 #define CTX_MAX 16
+
+/* What the text defines a command's name as (Lexer's functions). */
+enum { DEFINED_FUNCTION = 1, DEFINED_ALIAS = 2 };
 
 typedef struct
 {
   const char *s;
   gsize       n;
   GHashTable *names;    /* the names that run */
+  GHashTable *deps;     /* a name assigned → the names its values expand (GPtrArray) */
+  GHashTable *assigned; /* the names the text assigns */
+  GHashTable *functions; /* the functions and aliases the text defines */
+  GPtrArray  *fn_args;  /* the names the calls of those expand */
+  gboolean    positional_runs; /* $1…, $@ or $* runs: a function runs its arguments */
   Ctx         ctx[CTX_MAX];
   guint       depth;    /* ctx[depth] is the reading */
   guint       overflow; /* substitutions opened past CTX_MAX: every name there runs */
@@ -143,6 +164,19 @@ expansion_name (const Lexer *x,
   return k - *start;
 }
 
+/* Whether the $ at @p expands a positional parameter: $1…$9, $@, $*,
+ * ${1…}, ${@…}, ${*…}. */
+static gboolean
+positional_at (const Lexer *x,
+               gsize        p)
+{
+  gsize k = p + 1;
+
+  if (k < x->n && x->s[k] == '{')
+    k++;
+  return k < x->n && x->s[k] != '0' && (g_ascii_isdigit (x->s[k]) || x->s[k] == '@' || x->s[k] == '*');
+}
+
 /* Every $NAME written in [a, b), whatever its quoting, to @spans (NULL:
  * the names that run). */
 static void
@@ -155,6 +189,8 @@ text_names (Lexer  *x,
     {
       gsize start, len;
 
+      if (x->s[k] == '$' && spans == NULL && positional_at (x, k))
+        x->positional_runs = TRUE;
       if (x->s[k] != '$' || (len = expansion_name (x, k, &start)) == 0)
         continue;
       if (spans != NULL)
@@ -162,6 +198,48 @@ text_names (Lexer  *x,
       else
         add_name (x, start, len);
     }
+}
+
+/* The names @target [target, target + target_len) takes from [a, b):
+ * when it runs, so do they (X=$T; eval "$X"). */
+static void
+add_edges (Lexer *x,
+           gsize  target,
+           gsize  target_len,
+           gsize  a,
+           gsize  b)
+{
+  g_autofree char *name = NULL;
+  GPtrArray *to;
+
+  if (target_len == 0 || target_len > 256 || memchr (x->s + a, '$', b - a) == NULL)
+    return;
+  name = g_strndup (x->s + target, target_len);
+  to = g_hash_table_lookup (x->deps, name);
+  if (to == NULL)
+    {
+      to = g_ptr_array_new_with_free_func (g_free);
+      g_hash_table_insert (x->deps, g_steal_pointer (&name), to);
+    }
+  for (gsize k = a; k < b; k++)
+    {
+      gsize start, len;
+
+      if (x->s[k] == '$' && (len = expansion_name (x, k, &start)) > 0 && len <= 256 && to->len < 4096)
+        g_ptr_array_add (to, g_strndup (x->s + start, len));
+    }
+}
+
+/* The length of the name an assignment word at @w names (NAME=…), or 0. */
+static gsize
+assigned_name_len (const char *w,
+                   gsize       len)
+{
+  gsize k = 0;
+
+  while (k < len && is_name_char (w[k]))
+    k++;
+  return k;
 }
 
 static void
@@ -213,7 +291,14 @@ classify (Cmd        *cmd,
   };
 
   if (word_in (base, all))
-    cmd->mode = CMD_ALL;
+    {
+      cmd->mode = CMD_ALL;
+      cmd->alias = strcmp (base, "alias") == 0;
+    }
+  else if (strcmp (base, "for") == 0 || strcmp (base, "select") == 0)
+    cmd->mode = CMD_FOR;
+  else if (strcmp (base, "function") == 0)
+    cmd->mode = CMD_FUNC;
   else if (word_in (base, shells))
     {
       cmd->mode = CMD_SHELL;
@@ -356,11 +441,30 @@ command_word (Lexer *x,
   _pd_redact_unquote_word (word);
   base = strrchr (word, '/');
   base = base != NULL ? base + 1 : word;
+  if (c->positional)
+    x->positional_runs = TRUE;
   {
     gboolean after_pipe = cmd->after_pipe;
+    gboolean assigned = FALSE;
 
+    /* A program named by a variable the text assigns (x=eval; $x "$T"):
+     * what it does with its words is unknown, they may run. */
+    for (guint i = 0; i < c->real->len && !assigned; i++)
+      {
+        g_autofree char *name = g_strndup (x->s + g_array_index (c->real, Span, i).start,
+                                           g_array_index (c->real, Span, i).len);
+
+        assigned = g_hash_table_contains (x->deps, name) || g_hash_table_contains (x->assigned, name);
+      }
     cmd_reset (cmd, after_pipe);
-    classify (cmd, base);
+    if (assigned)
+      cmd->mode = CMD_ALL;
+    else if (g_hash_table_lookup (x->functions, base) == GINT_TO_POINTER (DEFINED_ALIAS))
+      cmd->mode = CMD_ALL;  /* its words go after the alias's text */
+    else if (g_hash_table_lookup (x->functions, base) == GINT_TO_POINTER (DEFINED_FUNCTION))
+      cmd->mode = CMD_FUNC_CALL;
+    else
+      classify (cmd, base);
     if (after_pipe && cmd->stdin_runs)
       add_spans (x, x->piped);
   }
@@ -375,13 +479,22 @@ end_word (Lexer *x,
 {
   Cmd *cmd = &c->cmd;
   gboolean code, arg;
+  gsize assigned = is_assignment (x->s + a, b - a) ? assigned_name_len (x->s + a, b - a) : 0;
 
   text_names (x, a, b, x->stage);
+  if (assigned > 0 && !cmd->redirect)
+    {
+      g_hash_table_add (x->assigned, g_strndup (x->s + a, assigned));
+      add_edges (x, a, assigned, a + assigned, b);
+      if (cmd->alias)
+        g_hash_table_insert (x->functions, g_strndup (x->s + a, assigned), GINT_TO_POINTER (DEFINED_ALIAS));
+    }
   if (cmd->redirect)
     {
-      if (cmd->herestring && cmd->stdin_runs)
+      /* What a shell reads from its input runs: <<< "$X", < <(echo "$X"). */
+      if (cmd->input && cmd->stdin_runs)
         text_names (x, a, b, NULL);
-      cmd->redirect = cmd->herestring = FALSE;
+      cmd->redirect = cmd->herestring = cmd->input = FALSE;
       return;
     }
   if (cmd->skip_next)
@@ -431,6 +544,39 @@ end_word (Lexer *x,
               || (b - a == 3 && strncmp (x->s + a, "-ok", 3) == 0) || (b - a == 6 && strncmp (x->s + a, "-okdir", 6) == 0)))
         cmd->mode = CMD_ALL;
       break;
+    case CMD_FOR:
+      if (cmd->var_len == 0)
+        {
+          cmd->var = a;
+          cmd->var_len = assigned_name_len (x->s + a, b - a) == b - a ? b - a : 0;
+          if (cmd->var_len == 0)
+            cmd->mode = CMD_PLAIN;
+        }
+      else
+        add_edges (x, cmd->var, cmd->var_len, a, b);
+      break;
+    case CMD_FUNC:
+      {
+        g_autofree char *name = g_strndup (x->s + a, MIN (b - a, 256));
+        char *paren = strchr (name, '(');
+
+        if (paren != NULL)
+          *paren = '\0';
+        g_hash_table_insert (x->functions, g_steal_pointer (&name), GINT_TO_POINTER (DEFINED_FUNCTION));
+        cmd_reset (cmd, FALSE);
+      }
+      break;
+    case CMD_FUNC_CALL:
+      {
+        GArray *spans = g_array_new (FALSE, FALSE, sizeof (Span));
+
+        text_names (x, a, b, spans);
+        for (guint i = 0; i < spans->len && x->fn_args->len < 65536; i++)
+          g_ptr_array_add (x->fn_args, g_strndup (x->s + g_array_index (spans, Span, i).start,
+                                                  g_array_index (spans, Span, i).len));
+        g_array_free (spans, TRUE);
+      }
+      break;
     case CMD_PLAIN:
     default:
       break;
@@ -446,6 +592,7 @@ close_word (Lexer *x,
   if (c->word != G_MAXSIZE)
     end_word (x, c, c->word, at);
   c->word = G_MAXSIZE;
+  c->positional = FALSE;
   g_array_set_size (c->real, 0);
 }
 
@@ -509,6 +656,8 @@ dollar (Lexer *x,
 {
   gsize start, len = expansion_name (x, k, &start);
 
+  if (positional_at (x, k))
+    x->ctx[x->depth].positional = TRUE;
   if (len == 0)
     return;
   if (x->overflow > 0)
@@ -672,8 +821,19 @@ lex (Lexer      *x,
           close_word (x, k);
           c->cmd.redirect = TRUE;
           c->cmd.herestring = here;
+          c->cmd.input = ch == '<';
           while (k + 1 < n && strchr ("<>&|-", s[k + 1]) != NULL)
             k++;
+          continue;
+        }
+      if (ch == '(' && c->word != G_MAXSIZE && c->cmd.mode == CMD_START && k + 1 < n && s[k + 1] == ')')
+        {
+          /* NAME(): a function of the text, defined. */
+          g_hash_table_insert (x->functions, g_strndup (s + c->word, MIN (k - c->word, 256)),
+                               GINT_TO_POINTER (DEFINED_FUNCTION));
+          c->word = G_MAXSIZE;
+          g_array_set_size (c->real, 0);
+          k++;
           continue;
         }
       if (ch == '(')
@@ -757,6 +917,10 @@ _pd_redact_run_names (const char   *t,
   if (memchr (t, '$', len) == NULL)
     return NULL;
   x.names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  x.deps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
+  x.assigned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  x.functions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  x.fn_args = g_ptr_array_new_with_free_func (g_free);
   x.stage = g_array_new (FALSE, FALSE, sizeof (Span));
   x.piped = g_array_new (FALSE, FALSE, sizeof (Span));
   for (guint i = 0; i < CTX_MAX; i++)
@@ -794,10 +958,42 @@ _pd_redact_run_names (const char   *t,
           }
     }
 
+  /* A function that runs its arguments runs what its calls give it. */
+  if (x.positional_runs)
+    for (guint i = 0; i < x.fn_args->len; i++)
+      g_hash_table_add (x.names, g_strdup (g_ptr_array_index (x.fn_args, i)));
+  /* What a variable that runs was given runs: X=$T; eval "$X" runs T's,
+   * for t in $T; do $t; done too.  Each name is followed once. */
+  {
+    g_autoptr(GPtrArray) work = g_ptr_array_new ();
+    GHashTableIter iter;
+    gpointer key;
+
+    g_hash_table_iter_init (&iter, x.names);
+    while (g_hash_table_iter_next (&iter, &key, NULL))
+      g_ptr_array_add (work, key);
+    while (work->len > 0)
+      {
+        GPtrArray *to = g_hash_table_lookup (x.deps, g_ptr_array_steal_index_fast (work, work->len - 1));
+
+        for (guint i = 0; to != NULL && i < to->len; i++)
+          if (!g_hash_table_contains (x.names, g_ptr_array_index (to, i)))
+            {
+              char *name = g_strdup (g_ptr_array_index (to, i));
+
+              g_hash_table_add (x.names, name);
+              g_ptr_array_add (work, name);
+            }
+      }
+  }
   for (guint i = 0; i < CTX_MAX; i++)
     g_array_free (x.ctx[i].real, TRUE);
   g_array_free (x.stage, TRUE);
   g_array_free (x.piped, TRUE);
+  g_hash_table_unref (x.deps);
+  g_hash_table_unref (x.assigned);
+  g_hash_table_unref (x.functions);
+  g_ptr_array_unref (x.fn_args);
   if (g_hash_table_size (x.names) == 0)
     g_clear_pointer (&x.names, g_hash_table_unref);
   return x.names;
