@@ -109,6 +109,34 @@ test_spellings_checked (void)
   assert_attacks (cases, G_N_ELEMENTS (cases));
 }
 
+/* The new spellings tried as an attacker would: a mask never hides what
+ * the shell runs, nor changes bash's reading of what follows. */
+static void
+test_spellings_hide_nothing (void)
+{
+  static const AttackCase cases[] = {
+    { "echo 'a; reboot' | sudo -S true", NULL, { "reboot" } },
+    { "echo \"$(reboot)\" | sudo -S true", NULL, { "$(reboot)" } },
+    { "echo #Zq9'\ntouch pwned\n#' | sudo -S true", NULL, { "touch pwned" } },
+    { "gh auth login --with-token <<< #Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "vault login #Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "htpasswd -b f u #Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "Cookie: a=#Zq9xyz'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "curl -b a=#Zq9xyz'\ntouch pwned\n#' x", NULL, { "touch pwned" } },
+    { "sqlplus u/#Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "lftp -u u,#Zq9'\ntouch pwned\n#' h", NULL, { "touch pwned" } },
+    { "7z a -p#Zq9'\ntouch pwned\n#' x.7z", NULL, { "touch pwned" } },
+    { "zip -P #Zq9'\ntouch pwned\n#' x.zip", NULL, { "touch pwned" } },
+    { "openssl enc -k #Zq9'\ntouch pwned\n#' -in f", NULL, { "touch pwned" } },
+    { "keytool -storepass #Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "<password>#Zq9'</password>\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "ssh h \"echo Zq9Secret\\'; touch pwned #\" | sudo -S true", NULL, { "touch pwned" } },
+    { "Set-Cookie: s=x$(touch pwned)", NULL, { "$(touch pwned)" } },
+  };
+
+  assert_attacks (cases, G_N_ELEMENTS (cases));
+}
+
 /* What looks alike and holds no secret: ssh's and docker's -p port, 7z's
  * -p with a blank (7z takes its password glued), curl's -k, unzip's -p
  * (to its output), a cookie file, a short cookie, a reference, sqlplus's
@@ -148,5 +176,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/spellings-masked", test_spellings_masked);
   g_test_add_func ("/pd/redact/spellings-checked", test_spellings_checked);
   g_test_add_func ("/pd/redact/spellings-kept", test_spellings_kept);
+  g_test_add_func ("/pd/redact/spellings-hide-nothing", test_spellings_hide_nothing);
   return g_test_run ();
 }
