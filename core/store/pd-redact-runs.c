@@ -465,8 +465,12 @@ command_word (Lexer *x,
       cmd->mode = CMD_FUNC_CALL;
     else
       classify (cmd, base);
+    /* Once named, not again (echo "$X" | sh | sh | … stays linear). */
     if (after_pipe && cmd->stdin_runs)
-      add_spans (x, x->piped);
+      {
+        add_spans (x, x->piped);
+        g_array_set_size (x->piped, 0);
+      }
   }
 }
 

@@ -281,6 +281,7 @@ main (int   argc,
      * spellings read forward from where they start (pd-redact-spellings.c). */
     { "variables run", "API_TOKEN=ab; eval \"$API_TOKEN\" | sh -c \"$X\" " },
     { "substitutions never closed", "$(`$(", "API_TOKEN=x; " },
+    { "pipes into shells", "echo \"$API_TOKEN $X\" | sh | ", "API_TOKEN=x; " },
     { "functions, chains, loops", "f() { eval \"$1\"; }; X=$Y; f \"$X\"; for t in $X; do $t; done; ", "API_TOKEN=x; " },
     { "echo into pipes", "echo a | echo a | " },
     { "here-strings", "sudo -S x <<< a " },
