@@ -74,8 +74,8 @@ FLOOD_TRIES = 10
 FLOOD_BOUND_S = 30
 # The listen queue may be found full in at most this share of at least
 # FLOOD_SAMPLES samples taken during the flood.  Measured (2026-12-05, load
-# average 15-20 on 2 cores, six runs and five): with serve's own accept
-# loop 0 to 50 %, median queue 576 to 1 023 of 1 024 (busy, not drained);
+# average 12-20 on 2 cores, eleven runs and five): with serve's own accept
+# loop 0 to 56 %, median queue 576 to 1 024 of 1 024 (busy, not drained);
 # before it (1d7bd6c^, libsoup accepting one connection a main-loop turn)
 # 76 to 88 %, median 1 024 to 1 025, full.
 FLOOD_FULL_SHARE = 0.7
