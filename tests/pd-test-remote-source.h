@@ -3,7 +3,7 @@
  * its sessions, and a PdRemoteSource over either.  Shared by
  * test-remote-source.c (requests and answers) and
  * test-remote-source-watch.c (watching, exports shared, redirects, the
- * lookup budget).  Header-only because the test list builds one source
+ * lookup budget).  The odek server is pd-test-loopback.h's.  Header-only because the test list builds one source
  * file per test.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -20,6 +20,7 @@
 #include "pd-remote-source.h"
 #include "pd-server.h"
 #include "pd-soup-compat.h"
+#include "pd-test-loopback.h"
 
 #define TOKEN  "feedface0123456789abcdef0123456789abcdef0123456789abcdef01234567"
 #define ODEK_ID "20260101-0123456789abcdef0123456789abcdef"
@@ -390,10 +391,7 @@ fixture_set_up (Fixture       *f,
   g_autoptr(PdPlanState) state = NULL;
   g_autofree char *r1 = NULL;
   g_autofree char *r2 = NULL;
-  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
-  g_autoptr(GSocketAddress) local = NULL;
-  GSList *listeners;
+  guint odek_port;
   PdTurn turn = { 0 };
 
   f->dir = g_dir_make_tmp ("pd-remote-XXXXXX", &error);
@@ -424,20 +422,9 @@ fixture_set_up (Fixture       *f,
   g_assert_true (pd_server_start (f->server, &error));
   g_assert_no_error (error);
 
-  /* Neither soup_server_listen_local() nor soup_server_get_uris(): libsoup
-   * 3.2 leaks an address in each (and each accepted socket, unless plugged). */
   f->odek_held = g_ptr_array_new_with_free_func (g_object_unref);
-  f->odek = soup_server_new (NULL, NULL);
-  pd_soup_server_plug_accept_leak (f->odek);
-  soup_server_add_handler (f->odek, NULL, odek_handler, f, NULL);
-  soup_server_listen (f->odek, address, 0, &error);
-  g_assert_no_error (error);
-  listeners = soup_server_get_listeners (f->odek);
-  local = g_socket_get_local_address (listeners->data, &error);
-  g_assert_no_error (error);
-  g_slist_free (listeners);
-  f->odek_url = g_strdup_printf ("http://127.0.0.1:%u/?token=%s",
-                                 g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local)), TOKEN);
+  f->odek = pd_test_loopback_start (0, odek_handler, f, &odek_port);
+  f->odek_url = g_strdup_printf ("http://127.0.0.1:%u/?token=%s", odek_port, TOKEN);
 }
 
 static inline void
@@ -451,10 +438,7 @@ fixture_tear_down (Fixture       *f,
   for (guint i = 0; i < f->odek_held->len; i++)
     soup_server_message_unpause (g_ptr_array_index (f->odek_held, i));
   g_ptr_array_unref (f->odek_held);
-  soup_server_disconnect (f->odek);
-  g_clear_object (&f->odek);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  pd_test_loopback_stop (&f->odek);
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
       g_autofree char *path = g_build_filename (f->dir, names[i], NULL);

@@ -15,6 +15,7 @@
 
 #include "pd-remote-source.h"
 #include "pd-remote-url.h"
+#include "pd-test-loopback.h"
 
 typedef struct
 {
@@ -56,24 +57,14 @@ fake_handler (SoupServer        *server,
 static void
 fake_start (Fake *fake)
 {
-  g_autoptr(GError) error = NULL;
-  GSList *uris;
-
   fake->asked = g_ptr_array_new_with_free_func (g_free);
-  fake->server = soup_server_new (NULL, NULL);
-  soup_server_add_handler (fake->server, NULL, fake_handler, fake, NULL);
-  g_assert_true (soup_server_listen_local (fake->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
-  g_assert_no_error (error);
-  uris = soup_server_get_uris (fake->server);
-  fake->port = g_uri_get_port (uris->data);
-  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+  fake->server = pd_test_loopback_start (0, fake_handler, fake, &fake->port);
 }
 
 static void
 fake_stop (Fake *fake)
 {
-  soup_server_disconnect (fake->server);
-  g_clear_object (&fake->server);
+  pd_test_loopback_stop (&fake->server);
   g_clear_pointer (&fake->asked, g_ptr_array_unref);
 }
 

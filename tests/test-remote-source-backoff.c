@@ -17,7 +17,7 @@
 
 #include "pd-remote-source.h"
 #include "pd-remote-source-private.h"
-#include "pd-soup-compat.h"
+#include "pd-test-loopback.h"
 
 #define ID    "20260101-0123456789abcdef0123456789abcdef"
 #define OTHER "20260101-fedcba9876543210fedcba9876543210"
@@ -46,12 +46,7 @@ handler (SoupServer        *server,
 
   if (strcmp (path, "/api/events/stream") == 0)
     {
-      soup_server_message_set_status (msg, 200, NULL);
-      soup_message_headers_set_content_type (soup_server_message_get_response_headers (msg), "text/event-stream", NULL);
-      soup_message_headers_set_encoding (soup_server_message_get_response_headers (msg), SOUP_ENCODING_CHUNKED);
-      soup_message_body_append (soup_server_message_get_response_body (msg), SOUP_MEMORY_STATIC, ": hello\n\n", 9);
-      g_clear_object (&endpoint->stream);
-      endpoint->stream = g_object_ref (msg);
+      pd_test_loopback_stream_open (msg, &endpoint->stream);
       return;
     }
   if (strcmp (path, "/api/health") == 0)
@@ -84,37 +79,17 @@ handler (SoupServer        *server,
 static void
 endpoint_start (Endpoint *endpoint)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GSocketAddress) loopback = g_inet_socket_address_new_from_string ("127.0.0.1", 0);
-  g_autoptr(GSocketAddress) local = NULL;
-  GSList *listeners;
+  guint port;
 
-  endpoint->server = soup_server_new (NULL, NULL);
-  pd_soup_server_plug_accept_leak (endpoint->server);
-  soup_server_add_handler (endpoint->server, NULL, handler, endpoint, NULL);
-  soup_server_listen (endpoint->server, loopback, 0, &error);
-  g_assert_no_error (error);
-  listeners = soup_server_get_listeners (endpoint->server);
-  local = g_socket_get_local_address (listeners->data, &error);
-  g_assert_no_error (error);
-  g_slist_free (listeners);
-  endpoint->url = g_strdup_printf ("http://127.0.0.1:%u/?token=tok",
-                                   g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local)));
+  endpoint->server = pd_test_loopback_start (0, handler, endpoint, &port);
+  endpoint->url = g_strdup_printf ("http://127.0.0.1:%u/?token=tok", port);
 }
 
 static void
 endpoint_stop (Endpoint *endpoint)
 {
-  if (endpoint->stream != NULL)
-    {
-      soup_message_body_complete (soup_server_message_get_response_body (endpoint->stream));
-      soup_server_message_unpause (endpoint->stream);
-      g_clear_object (&endpoint->stream);
-    }
-  soup_server_disconnect (endpoint->server);
-  g_clear_object (&endpoint->server);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  pd_test_loopback_stream_close (&endpoint->stream);
+  pd_test_loopback_stop (&endpoint->server);
   g_free (endpoint->url);
 }
 

@@ -19,7 +19,7 @@
 #include <libsoup/soup.h>
 
 #include "pd-remote-source.h"
-#include "pd-soup-compat.h"
+#include "pd-test-loopback.h"
 
 #define ID    "20260101-0123456789abcdef0123456789abcdef"
 #define TOKEN "right-token"
@@ -98,23 +98,13 @@ test_refused_old_token (void)
 {
   Endpoint endpoint = { 0 };
   g_autoptr(GError) error = NULL;
-  g_autoptr(GSocketAddress) loopback = g_inet_socket_address_new_from_string ("127.0.0.1", 0);
-  g_autoptr(GSocketAddress) local = NULL;
   g_autoptr(PdRemoteSource) source = NULL;
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(PdSessionPage) page = NULL;
-  GSList *listeners;
+  guint port;
 
-  endpoint.server = soup_server_new (NULL, NULL);
-  pd_soup_server_plug_accept_leak (endpoint.server);
-  soup_server_add_handler (endpoint.server, NULL, handler, &endpoint, NULL);
-  soup_server_listen (endpoint.server, loopback, 0, &error);
-  g_assert_no_error (error);
-  listeners = soup_server_get_listeners (endpoint.server);
-  local = g_socket_get_local_address (listeners->data, &error);
-  g_assert_no_error (error);
-  g_slist_free (listeners);
-  endpoint.url = g_strdup_printf ("http://127.0.0.1:%u", g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local)));
+  endpoint.server = pd_test_loopback_start (0, handler, &endpoint, &port);
+  endpoint.url = g_strdup_printf ("http://127.0.0.1:%u", port);
 
   /* Listed with no token; the token given while the list is on its way. */
   source = pd_remote_source_new (endpoint.url, NULL, &error);
@@ -152,10 +142,7 @@ test_refused_old_token (void)
   g_assert_cmpint (pd_remote_source_get_state (source), ==, PD_REMOTE_DENIED);
 
   g_clear_object (&source);
-  soup_server_disconnect (endpoint.server);
-  g_clear_object (&endpoint.server);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  pd_test_loopback_stop (&endpoint.server);
   g_free (endpoint.url);
 }
 

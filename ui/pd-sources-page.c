@@ -13,9 +13,10 @@
  * A token written into an address in the setting by hand (or by anything
  * but this page: `('e5', 'R', 'http://…/?token=S')`) was used as the
  * token and stayed there in clear.  The window moves it out when it reads
- * the setting (pd_sources_move_url_tokens()): to the secret store, the
- * address rewritten without it; with no keyring it is kept for the session
- * and this page says it will be lost.
+ * the setting (pd_sources_move_url_tokens()): the address is rewritten
+ * without it, and the token is given as this page gives one, used at once
+ * and kept in the secret store once the endpoint took it; with no keyring
+ * it is kept for the session and this page says it will be lost.
  */
 #define G_LOG_DOMAIN "pd-sources-page"
 
@@ -56,6 +57,8 @@ static GHashTable *unkept_tokens;
 static GList *live_pages;
 
 static void pd_sources_page_show_unkept (PdSourcesPage *self);
+static void pd_sources_give_token_as_spelled (const char *url,
+                                              const char *token);
 
 static void
 pd_sources_note_unkept (const char *url,
@@ -102,32 +105,19 @@ pd_sources_dup_unkept_warning (void)
                           urls->str);
 }
 
-static void
-on_url_token_moved (GObject      *object,
-                    GAsyncResult *result,
-                    gpointer      user_data)
-{
-  g_autofree char *url = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (!pd_secrets_store_token_finish (result, &error))
-    {
-      g_message ("%s: %s", url, error->message);
-      pd_sources_note_unkept (url, error->message);
-    }
-  else
-    pd_sources_note_unkept (url, NULL);
-}
-
 /**
  * pd_sources_move_url_tokens:
  * @settings: the application's settings
  *
  * Takes every token parameter (any case of its name, as
  * pd_window_split_endpoint_url() takes it) out of the addresses of the
- * `sources` setting: each token goes to the secret store for its address
- * (kept for this session at once, so it is used while the store answers),
- * and the setting is written again without them.
+ * `sources` setting, and the setting is written again without them.  Each
+ * token is given as Preferences gives one: used at once (kept for this
+ * session, given to the windows showing the endpoint, and looked up before
+ * the keyring's: pd_sources_lookup_token_finish()) and kept in the secret store for its
+ * address once the endpoint took it, never when refused.  It went to the
+ * keyring before the endpoint had checked it, and a mistyped one was sent
+ * again at every start (tried as an attacker would, with gsettings).
  *
  * Returns: whether the setting held one (and was written again)
  */
@@ -141,6 +131,7 @@ pd_sources_move_url_tokens (GSettings *settings)
   const char *name;
   const char *url;
   gboolean moved = FALSE;
+  g_autoptr(GPtrArray) given = g_ptr_array_new_with_free_func (g_free);   /* address, token, … */
 
   g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
   g_variant_iter_init (&iter, configured);
@@ -153,7 +144,10 @@ pd_sources_move_url_tokens (GSettings *settings)
         {
           moved = TRUE;
           if (token != NULL && token[0] != '\0')
-            pd_secrets_store_token_async (base, token, on_url_token_moved, g_strdup (base));
+            {
+              g_ptr_array_add (given, g_strdup (base));
+              g_ptr_array_add (given, g_steal_pointer (&token));
+            }
           if (token != NULL)
             explicit_bzero (token, strlen (token));
         }
@@ -165,7 +159,16 @@ pd_sources_move_url_tokens (GSettings *settings)
       g_variant_builder_clear (&builder);
       return FALSE;
     }
+  /* Out of the setting first; then given, under the address as the
+   * setting spells it (what the window looks it up by). */
   g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+  for (guint i = 0; i + 1 < given->len; i += 2)
+    {
+      char *token = g_ptr_array_index (given, i + 1);
+
+      pd_sources_give_token_as_spelled (g_ptr_array_index (given, i), token);
+      explicit_bzero (token, strlen (token));
+    }
   return TRUE;
 }
 /* --- tokens ------------------------------------------------------------ */
@@ -313,6 +316,41 @@ pd_sources_token_check_pending (const char *url)
   return token_checks != NULL && g_hash_table_contains (token_checks, url);
 }
 
+/* Tokens written into the setting, moved out of it (address as the
+ * setting spells it → token): the ones the windows use for this session,
+ * taken or not, until another is given for the address. */
+static GHashTable *written_tokens;
+
+/**
+ * pd_sources_lookup_token_finish:
+ * @url: the address pd_secrets_lookup_token_async() was asked for
+ *
+ * The token a window uses for @url: one written into the setting (and
+ * moved out of it as the window read it) before the keyring's, which keeps
+ * one only once the endpoint took it and may hold an older one.
+ *
+ * Returns: (transfer full) (nullable): as pd_secrets_lookup_token_finish()
+ */
+char *
+pd_sources_lookup_token_finish (GAsyncResult  *result,
+                                const char    *url,
+                                GError       **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *kept = pd_secrets_lookup_token_finish (result, &local_error);
+  const char *written = written_tokens != NULL ? g_hash_table_lookup (written_tokens, url) : NULL;
+
+  if (written == NULL)
+    {
+      if (local_error != NULL)
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      return g_steal_pointer (&kept);
+    }
+  if (kept != NULL)
+    explicit_bzero (kept, strlen (kept));
+  return g_strdup (written);
+}
+
 /**
  * pd_sources_page_set_token:
  * @token: (nullable): the endpoint's token; empty or %NULL removes it
@@ -330,6 +368,19 @@ pd_sources_page_set_token (PdSourcesPage *self,
   pd_sources_give_token (url, token);
 }
 
+/* The windows showing the endpoint at @url use @token at once. */
+static void
+give_token_to_windows (const char *url,
+                       const char *token)
+{
+  GApplication *app = g_application_get_default ();
+
+  if (app != NULL && GTK_IS_APPLICATION (app))
+    for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+      if (PD_IS_WINDOW (l->data))
+        pd_window_set_endpoint_token (PD_WINDOW (l->data), url, token);
+}
+
 /**
  * pd_sources_give_token:
  * @token: (nullable): the endpoint's token; empty or %NULL removes it
@@ -341,12 +392,12 @@ void
 pd_sources_give_token (const char *url,
                        const char *token)
 {
-  GApplication *app = g_application_get_default ();
-
   g_return_if_fail (url != NULL);
 
   if (token != NULL && token[0] == '\0')
     token = NULL;
+  if (written_tokens != NULL)
+    g_hash_table_remove (written_tokens, url);
   /* Removed at once; a new one kept once the endpoint took it. */
   if (token != NULL)
     pd_sources_keep_token_once_taken (url, token);
@@ -357,10 +408,25 @@ pd_sources_give_token (const char *url,
       pd_secrets_store_token_async (url, "", on_token_stored, g_strdup (url));
     }
   pd_secrets_keep_for_session (url, token);
-  if (app != NULL && GTK_IS_APPLICATION (app))
-    for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
-      if (PD_IS_WINDOW (l->data))
-        pd_window_set_endpoint_token (PD_WINDOW (l->data), url, token);
+  give_token_to_windows (url, token);
+}
+
+/* A token moved out of the setting: given as pd_sources_give_token()
+ * gives one, under the address as the setting spells it (the window looks
+ * its token up by that), and to the windows, which know the endpoint by
+ * its address without a path ("http://host:port/" is "http://host:port"). */
+static void
+pd_sources_give_token_as_spelled (const char *url,
+                                  const char *token)
+{
+  g_autoptr(PdRemoteSource) probe = pd_remote_source_new (url, NULL, NULL);
+
+  pd_sources_give_token (url, token);
+  if (written_tokens == NULL)
+    written_tokens = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_hash_table_replace (written_tokens, g_strdup (url), g_strdup (token));
+  if (probe != NULL && g_strcmp0 (pd_remote_source_get_base_url (probe), url) != 0)
+    give_token_to_windows (pd_remote_source_get_base_url (probe), token);
 }
 
 /* --- the setting ------------------------------------------------------- */

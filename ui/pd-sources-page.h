@@ -31,5 +31,8 @@ void                pd_sources_give_token    (const char    *url,
                                               const char    *token);
 char               *pd_sources_dup_unkept_warning (void);
 gboolean            pd_sources_token_check_pending (const char *url);
+char               *pd_sources_lookup_token_finish (GAsyncResult  *result,
+                                                    const char    *url,
+                                                    GError       **error);
 
 G_END_DECLS

@@ -213,7 +213,7 @@ on_endpoint_token (GObject      *object,
   g_autoptr(EndpointLookup) lookup = user_data;
   g_autoptr(PdWindow) self = g_weak_ref_get (&lookup->window);
   g_autoptr(GError) error = NULL;
-  g_autofree char *token = pd_secrets_lookup_token_finish (result, &error);
+  g_autofree char *token = pd_sources_lookup_token_finish (result, lookup->url, &error);
   g_autoptr(GVariant) configured = NULL;
   g_autoptr(PdRemoteSource) remote = NULL;
   GVariantIter iter;

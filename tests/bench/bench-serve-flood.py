@@ -6,10 +6,12 @@ usage: bench-serve-flood.py AGENT [REQUESTS] [CONNECTIONS]
 As an attacker would: CONNECTIONS (3 000) connections from 127.0.0.1, each
 sending a byte a second, every one the server closes opened again at once
 (test-serve-hold.py's flood()), against `plandeck-agent serve` held to
-1 024 descriptors.  Meanwhile 127.0.0.2 asks /api/health REQUESTS (100)
-times, one after the other, each on a new connection, and the time from
-connect() to the status line is printed as p50 / p99 / max.  Nothing is
-asserted: serve-hold's flood case counts answers within a bound.
+1 024 descriptors.  127.0.0.2 asks /api/health REQUESTS (100) times, one
+after the other, each on a new connection, first at rest (the baseline, on
+the same machine in the same run), then under the flood; the time from
+connect() to the status line is printed as p50 / p99 / max of each.
+Nothing is asserted: serve-hold's flood case counts.  `meson test -C _build
+--benchmark serve-flood` runs it.
 """
 import importlib.util
 import os
@@ -22,6 +24,7 @@ import time
 from urllib.parse import urlparse, parse_qs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))   # test-serve-hold.py's pd_tap
 spec = importlib.util.spec_from_file_location("hold", os.path.join(HERE, "..", "test-serve-hold.py"))
 hold = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(hold)
@@ -30,6 +33,34 @@ spec.loader.exec_module(hold)
 def percentile(values, p):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def ask_all(host, port, token, requests):
+    """@requests asked from 127.0.0.2: the times of those answered, and
+    what the others got."""
+    times, failed = [], []
+    for _ in range(requests):
+        start = time.monotonic()
+        status = hold.ask(host, port, token, 60, source="127.0.0.2")
+        took = time.monotonic() - start
+        print(f"# {status} {took:.3f} s", file=sys.stderr, flush=True)
+        if status == 200:
+            times.append(took)
+        else:
+            failed.append(status)
+        time.sleep(0.05)
+    return times, failed
+
+
+def report(what, result):
+    times, failed = result
+    line = f"  {what}: answered {len(times)}"
+    if times:
+        line += (f", p50 {percentile(times, 50):.3f} s, p99 {percentile(times, 99):.3f} s, "
+                 f"max {max(times):.3f} s")
+    print(line)
+    if failed:
+        print(f"    not answered {len(failed)}: {failed[:5]}")
 
 
 def main():
@@ -51,31 +82,19 @@ def main():
             url = urlparse(server.stdout.readline().strip())
             token = parse_qs(url.query).get("token", [""])[0]
             host, port = url.hostname, url.port
+            baseline = ask_all(host, port, token, requests)
             stop = threading.Event()
             flood = hold.flood(host, port, token, stop, connections)
-            times, failed = [], []
             try:
                 time.sleep(3)
-                for _ in range(requests):
-                    start = time.monotonic()
-                    status = hold.ask(host, port, token, 60, source="127.0.0.2")
-                    took = time.monotonic() - start
-                    print(f"# {status} {took:.3f} s", file=sys.stderr, flush=True)
-                    if status == 200:
-                        times.append(took)
-                    else:
-                        failed.append(status)
-                    time.sleep(0.05)
+                flooded = ask_all(host, port, token, requests)
             finally:
                 stop.set()
                 reopened = flood.join()
-            print(f"flood of {connections} slow connections ({reopened} opened again after the server "
-                  f"closed them), {requests} requests from 127.0.0.2:")
-            if times:
-                print(f"  answered {len(times)}: p50 {percentile(times, 50):.3f} s, "
-                      f"p99 {percentile(times, 99):.3f} s, max {max(times):.3f} s")
-            if failed:
-                print(f"  not answered {len(failed)}: {failed[:5]}")
+            print(f"{requests} requests from 127.0.0.2, one after the other, each on a new connection:")
+            report("at rest (baseline)", baseline)
+            report(f"under a flood of {connections} slow connections ({reopened} opened again after the "
+                   f"server closed them)", flooded)
         finally:
             server.terminate()
             try:

@@ -18,36 +18,12 @@
 
 #include "pd-event-item.h"
 #include "pd-events-view.h"
-#include "pd-session-store.h"
-#include "pd-test-db.h"
-#include "pd-test-ui.h"
-
-typedef struct
-{
-  GListModel *model;
-  guint       n;
-} CountWait;
-
-static gboolean
-has_n_items (gpointer user_data)
-{
-  CountWait *wait = user_data;
-
-  return g_list_model_get_n_items (wait->model) == wait->n;
-}
-
-static gboolean
-is_mapped_label (GtkWidget     *widget,
-                 gconstpointer  text)
-{
-  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
-         g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0;
-}
+#include "pd-test-stopped-run.h"
 
 static gboolean
 shows_stopped (gpointer view)
 {
-  return pd_test_find_first (view, is_mapped_label, "Run stopped") != NULL;
+  return pd_test_find_first (view, pd_test_is_mapped_label, "Run stopped") != NULL;
 }
 
 static void
@@ -57,24 +33,17 @@ test_budget_stopped (void)
   g_autofree char *id = pd_test_db_create_session (db, "Three things");
   GtkWidget *view = pd_events_view_new ();
   GtkWindow *window;
-  CountWait wait;
+  PdTestCountWait wait;
   g_autoptr(PdEventItem) last = NULL;
   g_autoptr(PdEventItem) cut = NULL;
   g_autofree char *row_name = NULL;
 
-  pd_test_db_add_event (db, id, PD_EVENT_RUN_STARTED, NULL, 0, "{\"model\":\"test-model\",\"provider\":\"replay\"}");
-  pd_test_db_add_event (db, id, PD_EVENT_BUDGET_EXCEEDED, NULL, 2,
-                        "{\"limit_name\":\"iterations\",\"observed\":2,\"limit\":2}");
-  pd_test_db_add_event (db, id, PD_EVENT_RUN_COMPLETED, NULL, 0,
-                        "{\"budget_exceeded\":\"iterations\",\"duration_ms\":2000,\"input_tokens\":30,"
-                        "\"output_tokens\":10}");
+  pd_test_db_add_stopped_run (db, id, "iterations", 2, 2, 2, 2000, 30, 10);
 
-  window = pd_test_present (view, 900, 600);
-  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
-  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  window = pd_test_show_session (view, db, id, 900, 600);
   wait.model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
   wait.n = 3;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_test_wait_for (pd_test_has_n_items, &wait));
 
   last = g_list_model_get_item (wait.model, 2);
   {
@@ -89,7 +58,7 @@ test_budget_stopped (void)
   g_assert_nonnull (strstr (row_name, "Run stopped: stopped: its budget ran out"));
   /* Shown so, in its row. */
   g_assert_true (pd_test_wait_for (shows_stopped, view));
-  g_assert_null (pd_test_find_first (view, is_mapped_label, "Run completed"));
+  g_assert_null (pd_test_find_first (view, pd_test_is_mapped_label, "Run completed"));
   pd_test_screenshot_sizes (window, "events-budget-stopped");
 
   /* An answer cut off by the output limit stopped the run too. */
@@ -115,23 +84,16 @@ test_time_budget (void)
   g_autofree char *id = pd_test_db_create_session (db, "One slow thing");
   GtkWidget *view = pd_events_view_new ();
   GtkWindow *window;
-  CountWait wait;
+  PdTestCountWait wait;
   g_autoptr(PdEventItem) exceeded = NULL;
   g_autoptr(PdEventItem) last = NULL;
 
-  pd_test_db_add_event (db, id, PD_EVENT_RUN_STARTED, NULL, 0, "{\"model\":\"test-model\",\"provider\":\"replay\"}");
-  pd_test_db_add_event (db, id, PD_EVENT_BUDGET_EXCEEDED, NULL, 1,
-                        "{\"limit_name\":\"wall_time\",\"observed\":2021,\"limit\":2000}");
-  pd_test_db_add_event (db, id, PD_EVENT_RUN_COMPLETED, NULL, 0,
-                        "{\"budget_exceeded\":\"wall_time\",\"duration_ms\":2021,\"input_tokens\":30,"
-                        "\"output_tokens\":10}");
+  pd_test_db_add_stopped_run (db, id, "wall_time", 1, 2021, 2000, 2021, 30, 10);
 
-  window = pd_test_present (view, 900, 600);
-  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
-  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  window = pd_test_show_session (view, db, id, 900, 600);
   wait.model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
   wait.n = 3;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_test_wait_for (pd_test_has_n_items, &wait));
 
   exceeded = g_list_model_get_item (wait.model, 1);
   g_assert_cmpstr (pd_event_item_get_summary (exceeded), ==, "time budget · 2.0 s of 2 s");

@@ -18,68 +18,15 @@
 #include <string.h>
 
 #include "pd-history-view.h"
-#include "pd-message-item.h"
-#include "pd-message-row.h"
 #include "pd-now-view.h"
-#include "pd-plan.h"
 #include "pd-plan-row-item.h"
-#include "pd-session-store.h"
-#include "pd-test-db.h"
-#include "pd-test-fixtures.h"
-#include "pd-test-ui.h"
+#include "pd-test-stopped-run.h"
 #include "pd-transcript.h"
 #include "pd-transcript-view.h"
 #include "pd-ui-util-private.h"
 
 #define STOPPED_GLYPH "media-playback-stop-symbolic"
 #define STOPPED_WORDS "In progress when the run stopped"
-
-typedef struct
-{
-  GListModel *model;
-  guint       n;
-} CountWait;
-
-static gboolean
-has_n_items (gpointer user_data)
-{
-  CountWait *wait = user_data;
-
-  return g_list_model_get_n_items (wait->model) == wait->n;
-}
-
-static gboolean
-is_image_with_tooltip (GtkWidget     *widget,
-                       gconstpointer  data)
-{
-  return GTK_IS_IMAGE (widget) && g_strcmp0 (gtk_widget_get_tooltip_text (widget), data) == 0;
-}
-
-static gboolean
-is_mapped_label (GtkWidget     *widget,
-                 gconstpointer  text)
-{
-  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
-         g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0;
-}
-
-static PdMessageRow *
-row_for_index (GtkWidget *view,
-               guint      index)
-{
-  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
-
-  pd_test_collect (view, PD_TYPE_MESSAGE_ROW, rows);
-  for (guint i = 0; i < rows->len; i++)
-    {
-      PdMessageRow *row = g_ptr_array_index (rows, i);
-      PdMessageItem *item = pd_message_row_get_item (row);
-
-      if (item != NULL && pd_message_item_get_index (item) == index)
-        return row;
-    }
-  return NULL;
-}
 
 typedef struct
 {
@@ -92,19 +39,9 @@ static gboolean
 row_has_glyph (gpointer user_data)
 {
   GlyphWait *wait = user_data;
-  PdMessageRow *row = row_for_index (wait->view, wait->index);
+  PdMessageRow *row = pd_test_message_row (wait->view, wait->index);
 
-  return row != NULL && pd_test_find_first (GTK_WIDGET (row), is_image_with_tooltip, wait->tooltip) != NULL;
-}
-
-static JsonObject *
-plan_message (PdPlanState *plan)
-{
-  g_autofree char *render = pd_plan_render_full (plan);
-  g_autofree char *nonce = pd_plan_new_nonce ();
-  g_autofree char *wrapped = pd_plan_wrap (render, nonce);
-
-  return pd_test_message ("system", wrapped);
+  return row != NULL && pd_test_find_first (GTK_WIDGET (row), pd_test_is_image_with_tooltip, wait->tooltip) != NULL;
 }
 
 /* Two plan versions, each told the model; the run's budget then ran out. */
@@ -117,18 +54,13 @@ budget_stopped_session (PdTestDb *db)
   g_autoptr(JsonArray) messages = json_array_new ();
 
   json_array_add_object_element (messages, pd_test_message ("user", "Add the export"));
-  json_array_add_object_element (messages, plan_message (first));
+  json_array_add_object_element (messages, pd_test_plan_message (first));
   pd_test_db_save (db, id, messages, 0, first);
   json_array_add_object_element (messages, pd_test_message ("assistant", "Writing the export."));
-  json_array_add_object_element (messages, plan_message (second));
+  json_array_add_object_element (messages, pd_test_plan_message (second));
   pd_test_db_save (db, id, messages, 2, second);
 
-  pd_test_db_add_event (db, id, PD_EVENT_RUN_STARTED, NULL, 0, "{\"model\":\"test-model\",\"provider\":\"replay\"}");
-  pd_test_db_add_event (db, id, PD_EVENT_BUDGET_EXCEEDED, NULL, 2,
-                        "{\"limit_name\":\"iterations\",\"observed\":2,\"limit\":2}");
-  pd_test_db_add_event (db, id, PD_EVENT_RUN_COMPLETED, NULL, 0,
-                        "{\"budget_exceeded\":\"iterations\",\"duration_ms\":2000,\"input_tokens\":30,"
-                        "\"output_tokens\":10}");
+  pd_test_db_add_stopped_run (db, id, "iterations", 2, 2, 2, 2000, 30, 10);
   return id;
 }
 
@@ -155,25 +87,23 @@ test_transcript_glyph (void)
   g_autofree char *id = budget_stopped_session (db);
   GtkWidget *view = pd_transcript_view_new ();
   GtkWindow *window;
-  CountWait wait;
+  PdTestCountWait wait;
   GlyphWait glyph = { view, 3, STOPPED_WORDS };
   GtkWidget *image;
 
   g_assert_true (run_stopped (db, id));
-  window = pd_test_present (view, 900, 1400);
-  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
-  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  window = pd_test_show_session (view, db, id, 900, 1400);
   pd_transcript_view_set_run_stopped (PD_TRANSCRIPT_VIEW (view), TRUE);
   wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.n = 4;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_test_wait_for (pd_test_has_n_items, &wait));
 
   /* The last plan card: the Now page's square and its words. */
   g_assert_true (pd_test_wait_for (row_has_glyph, &glyph));
-  image = pd_test_find_first (GTK_WIDGET (row_for_index (view, 3)), is_image_with_tooltip, STOPPED_WORDS);
+  image = pd_test_find_first (GTK_WIDGET (pd_test_message_row (view, 3)), pd_test_is_image_with_tooltip, STOPPED_WORDS);
   g_assert_cmpstr (gtk_image_get_icon_name (GTK_IMAGE (image)), ==, STOPPED_GLYPH);
   /* The card before it: a plan the run went on from, in progress then. */
-  image = pd_test_find_first (GTK_WIDGET (row_for_index (view, 1)), is_image_with_tooltip, "In progress");
+  image = pd_test_find_first (GTK_WIDGET (pd_test_message_row (view, 1)), pd_test_is_image_with_tooltip, "In progress");
   g_assert_nonnull (image);
   g_assert_cmpstr (gtk_image_get_icon_name (GTK_IMAGE (image)), ==, pd_plan_step_status_icon_name (PD_PLAN_STEP_IN_PROGRESS));
   pd_test_screenshot_sizes (window, "transcript-run-stopped");
@@ -182,7 +112,7 @@ test_transcript_glyph (void)
   pd_transcript_view_set_run_stopped (PD_TRANSCRIPT_VIEW (view), FALSE);
   glyph.tooltip = "In progress";
   g_assert_true (pd_test_wait_for (row_has_glyph, &glyph));
-  g_assert_null (pd_test_find_first (view, is_image_with_tooltip, STOPPED_WORDS));
+  g_assert_null (pd_test_find_first (view, pd_test_is_image_with_tooltip, STOPPED_WORDS));
 
   pd_test_destroy_window (window, view);
 }
@@ -194,33 +124,31 @@ test_history_glyph (void)
   g_autofree char *id = budget_stopped_session (db);
   GtkWidget *view = pd_history_view_new ();
   GtkWindow *window;
-  CountWait wait;
+  PdTestCountWait wait;
   GtkWidget *image;
 
-  window = pd_test_present (view, 900, 700);
-  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
-  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  window = pd_test_show_session (view, db, id, 900, 700);
   pd_history_view_set_run_stopped (PD_HISTORY_VIEW (view), run_stopped (db, id));
   wait.model = pd_history_view_get_model (PD_HISTORY_VIEW (view));
   wait.n = 2;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_test_wait_for (pd_test_has_n_items, &wait));
 
   /* The newest version: the plan the run left. */
   g_assert_true (pd_history_view_select_version (PD_HISTORY_VIEW (view), 2));
   pd_test_flush (GTK_WIDGET (window));
-  image = pd_test_find_first (view, is_image_with_tooltip, STOPPED_WORDS);
+  image = pd_test_find_first (view, pd_test_is_image_with_tooltip, STOPPED_WORDS);
   g_assert_nonnull (image);
   g_assert_cmpstr (gtk_image_get_icon_name (GTK_IMAGE (image)), ==, STOPPED_GLYPH);
-  g_assert_null (pd_test_find_first (view, is_image_with_tooltip, "In progress"));
+  g_assert_null (pd_test_find_first (view, pd_test_is_image_with_tooltip, "In progress"));
   pd_test_screenshot_sizes (window, "history-run-stopped");
 
   /* An older one: in progress then, worked on after. */
   g_assert_true (pd_history_view_select_version (PD_HISTORY_VIEW (view), 1));
   pd_test_flush (GTK_WIDGET (window));
-  image = pd_test_find_first (view, is_image_with_tooltip, "In progress");
+  image = pd_test_find_first (view, pd_test_is_image_with_tooltip, "In progress");
   g_assert_nonnull (image);
   g_assert_cmpstr (gtk_image_get_icon_name (GTK_IMAGE (image)), ==, pd_plan_step_status_icon_name (PD_PLAN_STEP_IN_PROGRESS));
-  g_assert_null (pd_test_find_first (view, is_image_with_tooltip, STOPPED_WORDS));
+  g_assert_null (pd_test_find_first (view, pd_test_is_image_with_tooltip, STOPPED_WORDS));
 
   pd_test_destroy_window (window, view);
 }
@@ -228,7 +156,7 @@ test_history_glyph (void)
 static gboolean
 shows_budget (gpointer view)
 {
-  return pd_test_find_first (view, is_mapped_label, "Stopped — its tokens budget ran out") != NULL;
+  return pd_test_find_first (view, pd_test_is_mapped_label, "Stopped — its tokens budget ran out") != NULL;
 }
 
 /* A run its token budget stopped before it made a plan: the Now page
@@ -243,23 +171,16 @@ test_budget_named (void)
   GtkWidget *view = pd_now_view_new ();
   GtkWindow *window;
 
-  pd_test_db_add_event (db, id, PD_EVENT_RUN_STARTED, NULL, 0, "{\"model\":\"test-model\",\"provider\":\"replay\"}");
-  pd_test_db_add_event (db, id, PD_EVENT_BUDGET_EXCEEDED, NULL, 1,
-                        "{\"limit_name\":\"tokens\",\"observed\":5000,\"limit\":4000}");
-  pd_test_db_add_event (db, id, PD_EVENT_RUN_COMPLETED, NULL, 0,
-                        "{\"budget_exceeded\":\"tokens\",\"duration_ms\":2000,\"input_tokens\":4000,"
-                        "\"output_tokens\":1000}");
+  pd_test_db_add_stopped_run (db, id, "tokens", 1, 5000, 4000, 2000, 4000, 1000);
   info = pd_session_store_get (db->store, id, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (info->stopped, ==, "budget");
   g_assert_cmpstr (info->stopped_error, ==, "tokens");
 
-  window = pd_test_present (view, 900, 600);
-  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
-  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  window = pd_test_show_session (view, db, id, 900, 600);
   pd_now_view_set_run_end (PD_NOW_VIEW (view), info->status, info->stopped, info->stopped_error);
   g_assert_true (pd_test_wait_for (shows_budget, view));
-  g_assert_null (pd_test_find_first (view, is_mapped_label, "Stopped — its budget ran out"));
+  g_assert_null (pd_test_find_first (view, pd_test_is_mapped_label, "Stopped — its budget ran out"));
   pd_test_screenshot_sizes (window, "now-budget-named");
 
   /* The same words with a plan, where no event says it (as its card). */
@@ -291,18 +212,11 @@ test_time_budget (void)
   GtkWidget *view = pd_now_view_new ();
   GtkWindow *window;
 
-  pd_test_db_add_event (db, id, PD_EVENT_RUN_STARTED, NULL, 0, "{\"model\":\"test-model\",\"provider\":\"replay\"}");
-  pd_test_db_add_event (db, id, PD_EVENT_BUDGET_EXCEEDED, NULL, 1,
-                        "{\"limit_name\":\"wall_time\",\"observed\":2001,\"limit\":2000}");
-  pd_test_db_add_event (db, id, PD_EVENT_RUN_COMPLETED, NULL, 0,
-                        "{\"budget_exceeded\":\"wall_time\",\"duration_ms\":2001,\"input_tokens\":40,"
-                        "\"output_tokens\":10}");
+  pd_test_db_add_stopped_run (db, id, "wall_time", 1, 2001, 2000, 2001, 40, 10);
   info = pd_session_store_get (db->store, id, &error);
   g_assert_no_error (error);
 
-  window = pd_test_present (view, 900, 600);
-  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
-  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  window = pd_test_show_session (view, db, id, 900, 600);
   pd_now_view_set_run_end (PD_NOW_VIEW (view), info->status, info->stopped, info->stopped_error);
   g_assert_true (pd_test_wait_for (shows_time_budget, view));
   g_assert_null (pd_test_find_label_containing (view, "wall_time"));
@@ -313,20 +227,12 @@ test_time_budget (void)
 }
 
 static gboolean
-is_mapped_label_containing (GtkWidget     *widget,
-                            gconstpointer  text)
-{
-  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
-         strstr (gtk_label_get_text (GTK_LABEL (widget)), text) != NULL;
-}
-
-static gboolean
 shows_note (gpointer view)
 {
-  PdMessageRow *row = row_for_index (view, 2);
+  PdMessageRow *row = pd_test_message_row (view, 2);
 
   return row != NULL &&
-         pd_test_find_first (GTK_WIDGET (row), is_mapped_label_containing,
+         pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label_containing,
                              "the run stopped because its iterations budget is exhausted") != NULL;
 }
 
@@ -343,11 +249,11 @@ test_transcript_note (void)
   g_autoptr(JsonArray) messages = json_array_new ();
   GtkWidget *view = pd_transcript_view_new ();
   GtkWindow *window;
-  CountWait wait;
+  PdTestCountWait wait;
   PdMessageRow *row;
 
   json_array_add_object_element (messages, pd_test_message ("user", "Add the export"));
-  json_array_add_object_element (messages, plan_message (plan));
+  json_array_add_object_element (messages, pd_test_plan_message (plan));
   json_array_add_object_element (messages,
                                  pd_message_new_note ("[plandeck: the run stopped because its iterations budget is "
                                                       "exhausted (2 of 2).]\n<untrusted_content_0f1e2d3c "
@@ -355,19 +261,17 @@ test_transcript_note (void)
                                                       "</untrusted_content_0f1e2d3c>"));
   pd_test_db_save (db, id, messages, 0, plan);
 
-  window = pd_test_present (view, 900, 900);
-  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
-  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  window = pd_test_show_session (view, db, id, 900, 900);
   wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.n = 3;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_test_wait_for (pd_test_has_n_items, &wait));
   g_assert_true (pd_test_wait_for (shows_note, view));
-  row = row_for_index (view, 2);
-  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), is_mapped_label, "Notice"));
-  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), is_mapped_label_containing, "[plan remaining: s2 pending]"));
-  g_assert_null (pd_test_find_first (GTK_WIDGET (row), is_mapped_label_containing, "System prompt"));
-  g_assert_null (pd_test_find_first (GTK_WIDGET (row), is_mapped_label_containing, "untrusted_content"));
-  g_assert_null (pd_test_find_first (GTK_WIDGET (row), is_mapped_label, "System"));
+  row = pd_test_message_row (view, 2);
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label, "Notice"));
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label_containing, "[plan remaining: s2 pending]"));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label_containing, "System prompt"));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label_containing, "untrusted_content"));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label, "System"));
   pd_test_screenshot_sizes (window, "transcript-note");
   pd_test_destroy_window (window, view);
 }

@@ -521,15 +521,18 @@ test_keyring_migrates_settings_token (void)
 }
 
 /* A token written into an endpoint's address in the `sources` setting was
- * used and stayed there in clear (tried as an attacker would): it moves to
- * the keyring, the address written again without it. */
+ * used and stayed there in clear (tried as an attacker would): it leaves
+ * the setting, the address written again without it, and is given as
+ * Preferences gives one: kept in the keyring once the endpoint took it
+ * (token-kept's setting cases, with a real serve), so not while nothing
+ * answers at its address. */
 static void
 test_keyring_moves_sources_token (void)
 {
   g_autoptr(GSettings) settings = NULL;
   g_autoptr(GVariant) after = NULL;
   g_autofree char *printed = NULL;
-  KeyringWait wait = { keyring_token, "http://127.0.0.1:9/", "sources-url-token" };
+  const char *base_url = "http://127.0.0.1:9/?x=1";
 
   if (skip_without_keyring ())
     return;
@@ -541,11 +544,10 @@ test_keyring_moves_sources_token (void)
   after = g_settings_get_value (settings, "sources");
   printed = g_variant_print (after, FALSE);
   g_assert_cmpstr (printed, ==, "[('e5', 'R', 'http://127.0.0.1:9/?x=1')]");
-  wait.base_url = "http://127.0.0.1:9/?x=1";
-  pd_test_wait_until (keyring_has, &wait, "the address's token to move to the keyring");
+  g_assert_true (pd_sources_token_check_pending (base_url));
   g_assert_null (pd_sources_dup_unkept_warning ());
   g_assert_false (pd_sources_move_url_tokens (settings));
-  pd_secrets_keep_for_session (wait.base_url, NULL);
+  pd_secrets_keep_for_session (base_url, NULL);
 }
 
 /* --- provider keys in the keyring ---------------------------------------- */

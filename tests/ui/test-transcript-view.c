@@ -23,24 +23,11 @@
 #include "pd-plan-row-item.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-db.h"
+#include "pd-test-stopped-run.h"
 #include "pd-test-ui.h"
 #include "pd-transcript-view.h"
 
 #define LONG_LINES 40
-
-typedef struct
-{
-  GListModel *model;
-  guint       n;
-} CountWait;
-
-static gboolean
-has_n_items (gpointer user_data)
-{
-  CountWait *wait = user_data;
-
-  return g_list_model_get_n_items (wait->model) == wait->n;
-}
 
 static char *
 long_output (void)
@@ -101,25 +88,6 @@ first_transcript (const char *plan_text)
   return messages;
 }
 
-static PdMessageRow *
-row_for_index (GtkWidget *view,
-               guint      index)
-{
-  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
-
-  pd_test_collect (view, PD_TYPE_MESSAGE_ROW, rows);
-  for (guint i = 0; i < rows->len; i++)
-    {
-      PdMessageRow *row = g_ptr_array_index (rows, i);
-      PdMessageItem *item = pd_message_row_get_item (row);
-
-      if (item != NULL && pd_message_item_get_index (item) == index)
-        return row;
-    }
-
-  return NULL;
-}
-
 static gboolean
 badge_visible (PdMessageRow *row)
 {
@@ -151,7 +119,7 @@ test_transcript_shows_messages (void)
   g_autoptr(JsonArray) messages = first_transcript ("[Current plan: v1 · 0/2 done]\n⬜ s1 Read\n⬜ s2 Fix");
   GtkWidget *view = pd_transcript_view_new ();
   GtkWindow *window;
-  CountWait wait;
+  PdTestCountWait wait;
   PdMessageRow *row;
   GtkExpander *fold;
   GtkExpander *call;
@@ -160,13 +128,11 @@ test_transcript_shows_messages (void)
 
   pd_test_db_save (db, id, messages, 0, NULL);
 
-  window = pd_test_present (view, 900, 1400);
-  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
-  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  window = pd_test_show_session (view, db, id, 900, 1400);
 
   wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.n = 6;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_test_wait_for (pd_test_has_n_items, &wait));
   gtk_test_widget_wait_for_draw (view);
 
   /* Roles. */
@@ -176,12 +142,12 @@ test_transcript_shows_messages (void)
   g_assert_nonnull (pd_test_find_label (view, "Tool"));
 
   /* The plan message, and only it, carries the badge. */
-  row = row_for_index (view, 1);
+  row = pd_test_message_row (view, 1);
   g_assert_nonnull (row);
   g_assert_true (pd_message_item_get_is_plan (pd_message_row_get_item (row)));
   g_assert_true (badge_visible (row));
-  g_assert_false (badge_visible (row_for_index (view, 0)));
-  row = row_for_index (view, 5);
+  g_assert_false (badge_visible (pd_test_message_row (view, 0)));
+  row = pd_test_message_row (view, 5);
   g_assert_nonnull (row);
   g_assert_false (pd_message_item_get_is_plan (pd_message_row_get_item (row)));
   g_assert_false (badge_visible (row));
@@ -193,7 +159,7 @@ test_transcript_shows_messages (void)
   g_assert_true (gtk_widget_get_mapped (label));
 
   /* The tool call: name in the expander, arguments pretty-printed. */
-  row = row_for_index (view, 3);
+  row = pd_test_message_row (view, 3);
   call = find_expander (GTK_WIDGET (row), "Tool call: " FSI "shell" PDI);
   g_assert_nonnull (call);
   g_assert_false (gtk_expander_get_expanded (call));
@@ -204,7 +170,7 @@ test_transcript_shows_messages (void)
   gtk_expander_set_expanded (call, TRUE);
 
   /* The long result is folded: its first lines, then "Show all". */
-  row = row_for_index (view, 4);
+  row = pd_test_message_row (view, 4);
   fold = find_expander (GTK_WIDGET (row), "Show all (40 lines)");
   g_assert_nonnull (fold);
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (fold)));
@@ -224,7 +190,7 @@ test_transcript_shows_messages (void)
   {
     g_autoptr(GPtrArray) expanders = g_ptr_array_new ();
 
-    pd_test_collect (GTK_WIDGET (row_for_index (view, 5)), GTK_TYPE_EXPANDER, expanders);
+    pd_test_collect (GTK_WIDGET (pd_test_message_row (view, 5)), GTK_TYPE_EXPANDER, expanders);
     g_assert_cmpuint (expanders->len, >, 0);
     for (guint i = 0; i < expanders->len; i++)
       g_assert_false (gtk_widget_get_visible (g_ptr_array_index (expanders, i)));
@@ -245,17 +211,15 @@ test_transcript_grows_in_place (void)
   GtkWidget *view = pd_transcript_view_new ();
   GtkWindow *window;
   GListModel *model;
-  CountWait wait;
+  PdTestCountWait wait;
 
   pd_test_db_save (db, id, messages, 0, NULL);
 
-  window = pd_test_present (view, 800, 600);
-  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
-  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  window = pd_test_show_session (view, db, id, 800, 600);
   model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.model = model;
   wait.n = 6;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_test_wait_for (pd_test_has_n_items, &wait));
   for (guint i = 0; i < 6; i++)
     g_ptr_array_add (before, g_list_model_get_item (model, i));
 
@@ -267,7 +231,7 @@ test_transcript_grows_in_place (void)
 
   pd_transcript_view_refresh (PD_TRANSCRIPT_VIEW (view));
   wait.n = 8;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_test_wait_for (pd_test_has_n_items, &wait));
 
   for (guint i = 0; i < 6; i++)
     {
@@ -321,7 +285,7 @@ test_transcript_model_outcomes (void)
   GtkWindow *window;
   GtkExpander *thinking;
   GtkWidget *label;
-  CountWait wait;
+  PdTestCountWait wait;
 
   json_object_set_string_member (refused, "refusal", "This request was refused due to <b>policy</b>.");
   json_object_set_string_member (refused, "refusal_category", "cyber");
@@ -341,28 +305,26 @@ test_transcript_model_outcomes (void)
   json_array_add_object_element (messages, thought);
   pd_test_db_save (db, id, messages, 0, NULL);
 
-  window = pd_test_present (view, 800, 900);
-  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
-  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  window = pd_test_show_session (view, db, id, 800, 900);
   wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.n = 4;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_test_wait_for (pd_test_has_n_items, &wait));
   gtk_test_widget_wait_for_draw (view);
 
-  label = pd_test_find_label (GTK_WIDGET (row_for_index (view, 1)),
+  label = pd_test_find_label (GTK_WIDGET (pd_test_message_row (view, 1)),
                               "Refused: " FSI "This request was refused due to <b>policy</b>." PDI);
   g_assert_nonnull (label);
   g_assert_true (gtk_widget_get_visible (label));
   g_assert_false (gtk_label_get_use_markup (GTK_LABEL (label)));
 
-  label = pd_test_find_label (GTK_WIDGET (row_for_index (view, 2)),
+  label = pd_test_find_label (GTK_WIDGET (pd_test_message_row (view, 2)),
                               "Cut off at the output limit (" FSI "max_tokens" PDI "): this answer is incomplete.");
   g_assert_nonnull (label);
   g_assert_true (gtk_widget_get_visible (label));
-  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (row_for_index (view, 2)), "The first half of the <i>answer"));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (pd_test_message_row (view, 2)), "The first half of the <i>answer"));
 
   /* Thinking: folded, its text (and the redacted block named) inside. */
-  thinking = find_expander (GTK_WIDGET (row_for_index (view, 3)), "Thinking");
+  thinking = find_expander (GTK_WIDGET (pd_test_message_row (view, 3)), "Thinking");
   g_assert_nonnull (thinking);
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (thinking)));
   g_assert_false (gtk_expander_get_expanded (thinking));
@@ -371,8 +333,8 @@ test_transcript_model_outcomes (void)
   g_assert_nonnull (label);
   g_assert_false (gtk_label_get_use_markup (GTK_LABEL (label)));
   /* The answer itself shows no outcome line and no thinking of others. */
-  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (find_expander (GTK_WIDGET (row_for_index (view, 1)), "Thinking"))));
-  g_assert_null (pd_test_find_label_containing (GTK_WIDGET (row_for_index (view, 3)), "Refused"));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (find_expander (GTK_WIDGET (pd_test_message_row (view, 1)), "Thinking"))));
+  g_assert_null (pd_test_find_label_containing (GTK_WIDGET (pd_test_message_row (view, 3)), "Refused"));
 
   pd_test_destroy_window (window, view);
 }
@@ -387,7 +349,7 @@ test_transcript_empty_and_switch (void)
   GtkWidget *view = pd_transcript_view_new ();
   AdwStatusPage *status;
   GtkWindow *window;
-  CountWait wait;
+  PdTestCountWait wait;
 
   pd_test_db_save (db, full, messages, 0, NULL);
   window = pd_test_present (view, 600, 500);
@@ -404,14 +366,14 @@ test_transcript_empty_and_switch (void)
   pd_test_spin (400);
   wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.n = 0;
-  g_assert_true (has_n_items (&wait));
+  g_assert_true (pd_test_has_n_items (&wait));
   g_assert_cmpstr (adw_status_page_get_title (status), ==, "No Messages Yet");
   gtk_test_widget_wait_for_draw (view);
   g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (status)));
 
   pd_session_view_set_session_id (PD_SESSION_VIEW (view), full);
   wait.n = 6;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_test_wait_for (pd_test_has_n_items, &wait));
 
   /* Destroyed with a request in flight: the reply is cancelled, no crash. */
   pd_transcript_view_refresh (PD_TRANSCRIPT_VIEW (view));
@@ -474,7 +436,7 @@ test_transcript_bidi_shown (void)
   JsonObject *result = tool_result ("line one\nadmin \u2066secret\u2069 rights");
   GtkWidget *view = pd_transcript_view_new ();
   GtkWindow *window;
-  CountWait wait;
+  PdTestCountWait wait;
 
   json_object_set_string_member (function, "name", "evil\u202etxt");
   json_object_set_string_member (function, "arguments", "{\"path\":\"a\u2067b\"}");
@@ -494,12 +456,10 @@ test_transcript_bidi_shown (void)
   json_array_add_object_element (messages, thought);
   pd_test_db_save (db, id, messages, 0, NULL);
 
-  window = pd_test_present (view, 800, 900);
-  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
-  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  window = pd_test_show_session (view, db, id, 800, 900);
   wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.n = 4;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_test_wait_for (pd_test_has_n_items, &wait));
   gtk_test_widget_wait_for_draw (view);
 
   g_assert_nonnull (pd_test_find_label (view, "Deploy <U+202E>txt.exe now"));
@@ -510,21 +470,6 @@ test_transcript_bidi_shown (void)
   g_assert_null (pd_test_find_first (view, is_unsafe_widget, NULL));
 
   pd_test_destroy_window (window, view);
-}
-
-static gboolean
-is_label_containing_mapped (GtkWidget     *widget,
-                            gconstpointer  data)
-{
-  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
-         strstr (gtk_label_get_text (GTK_LABEL (widget)), data) != NULL;
-}
-
-static gboolean
-is_image_with_tooltip (GtkWidget     *widget,
-                       gconstpointer  data)
-{
-  return GTK_IS_IMAGE (widget) && g_strcmp0 (gtk_widget_get_tooltip_text (widget), data) == 0;
 }
 
 /* Our own session as a person reads it: the system prompt folded away, the
@@ -542,7 +487,7 @@ test_transcript_plain_language (void)
   g_autoptr(JsonArray) messages = json_array_new ();
   GtkWidget *view = pd_transcript_view_new ();
   GtkWindow *window;
-  CountWait wait;
+  PdTestCountWait wait;
   PdMessageRow *row;
   GtkExpander *fold;
   GtkWidget *label;
@@ -555,40 +500,38 @@ test_transcript_plain_language (void)
   json_array_add_object_element (messages, pd_test_message ("assistant", "## Export added\n\nRun **make check** and `plandeck-agent sessions export`."));
   pd_test_db_save (db, id, messages, 0, NULL);
 
-  window = pd_test_present (view, 900, 1400);
-  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
-  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  window = pd_test_show_session (view, db, id, 900, 1400);
   wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.n = 4;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_test_wait_for (pd_test_has_n_items, &wait));
   gtk_test_widget_wait_for_draw (view);
 
   /* The system prompt: folded whole. */
-  row = row_for_index (view, 0);
+  row = pd_test_message_row (view, 0);
   fold = find_expander (GTK_WIDGET (row), "System prompt (2 lines)");
   g_assert_nonnull (fold);
   g_assert_false (gtk_expander_get_expanded (fold));
-  g_assert_null (pd_test_find_first (GTK_WIDGET (row), is_label_containing_mapped, "careful coding agent"));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label_containing, "careful coding agent"));
 
   /* The plan: a card with its counts and steps, statuses as words; the
    * text the model reads is folded, its wrapper and checks never shown. */
-  row = row_for_index (view, 1);
-  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), is_label_containing_mapped, "Plan v2 · 1/4 done · 1 blocked"));
-  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), is_label_containing_mapped, "Add the export subcommand"));
-  image = pd_test_find_first (GTK_WIDGET (row), is_image_with_tooltip, "In progress");
+  row = pd_test_message_row (view, 1);
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label_containing, "Plan v2 · 1/4 done · 1 blocked"));
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label_containing, "Add the export subcommand"));
+  image = pd_test_find_first (GTK_WIDGET (row), pd_test_is_image_with_tooltip, "In progress");
   g_assert_nonnull (image);
   /* The Now page's glyph for it (a triangle here before, its arrows there). */
   g_assert_cmpstr (gtk_image_get_icon_name (GTK_IMAGE (image)), ==, pd_plan_step_status_icon_name (PD_PLAN_STEP_IN_PROGRESS));
-  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), is_image_with_tooltip, "Blocked"));
-  g_assert_null (pd_test_find_first (view, is_label_containing_mapped, "untrusted_content"));
-  g_assert_null (pd_test_find_first (view, is_label_containing_mapped, "in_progress"));
-  g_assert_null (pd_test_find_first (view, is_label_containing_mapped, "\"tool\""));
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), pd_test_is_image_with_tooltip, "Blocked"));
+  g_assert_null (pd_test_find_first (view, pd_test_is_mapped_label_containing, "untrusted_content"));
+  g_assert_null (pd_test_find_first (view, pd_test_is_mapped_label_containing, "in_progress"));
+  g_assert_null (pd_test_find_first (view, pd_test_is_mapped_label_containing, "\"tool\""));
   fold = find_expander (GTK_WIDGET (row), "As the model reads it");
   g_assert_nonnull (fold);
   g_assert_false (gtk_expander_get_expanded (fold));
 
   /* The answer: markdown rendered, its markers gone. */
-  label = pd_test_find_first (GTK_WIDGET (row_for_index (view, 3)), is_label_containing_mapped, "Export added");
+  label = pd_test_find_first (GTK_WIDGET (pd_test_message_row (view, 3)), pd_test_is_mapped_label_containing, "Export added");
   g_assert_nonnull (label);
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==,
                    "Export added\n\nRun make check and plandeck-agent sessions export.");
@@ -661,16 +604,14 @@ test_transcript_follows_newest (void)
   g_autoptr(JsonArray) first = numbered_messages (30);
   GtkWidget *view = pd_transcript_view_new ();
   GtkWindow *window;
-  CountWait wait;
+  PdTestCountWait wait;
   DrawnWait drawn = { view, "Message 29" };
 
   pd_test_db_save (db, id, first, 0, NULL);
-  window = pd_test_present (view, 800, 400);
-  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
-  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  window = pd_test_show_session (view, db, id, 800, 400);
   wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.n = 30;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_test_wait_for (pd_test_has_n_items, &wait));
   pd_test_wait_until (drawn_in_view, &drawn, "the newest message in view");
 
   /* The run writes more: the newest is drawn, with no click. */
@@ -681,7 +622,7 @@ test_transcript_follows_newest (void)
   }
   pd_transcript_view_refresh (PD_TRANSCRIPT_VIEW (view));
   wait.n = 36;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_test_wait_for (pd_test_has_n_items, &wait));
   drawn.text = "Message 35";
   pd_test_wait_until (drawn_in_view, &drawn, "the new newest message in view");
 
@@ -702,7 +643,7 @@ test_transcript_follows_newest (void)
   }
   pd_transcript_view_refresh (PD_TRANSCRIPT_VIEW (view));
   wait.n = 42;
-  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_test_wait_for (pd_test_has_n_items, &wait));
   pd_test_flush (view);
   pd_test_spin (200);
   gtk_test_widget_wait_for_draw (view);
@@ -789,19 +730,17 @@ test_transcript_long_newest_part (void)
   GtkWidget *view = pd_transcript_view_new ();
   GtkWidget *button;
   GtkWindow *window;
-  CountWait wait;
+  PdTestCountWait wait;
   const guint n_calls = 300;
   const guint total = 2 * n_calls + 1;   /* 3 parts and one message */
 
   _pd_import_set_tail_limits (16 * 1024, 16 * 1024);
   id = import_many_calls (db, dir, n_calls);
 
-  window = pd_test_present (view, 800, 600);
-  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
-  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  window = pd_test_show_session (view, db, id, 800, 600);
   wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
   wait.n = PD_SESSION_READS_PART_MAX;
-  pd_test_wait_until (has_n_items, &wait, "the newest part");
+  pd_test_wait_until (pd_test_has_n_items, &wait, "the newest part");
   pd_test_wait_until (earlier_button_shown, view, "Show Earlier Messages");
   g_assert_cmpuint (first_index (view), ==, total - PD_SESSION_READS_PART_MAX);
   said = g_strdup_printf ("%u earlier messages not shown", total - PD_SESSION_READS_PART_MAX);
@@ -812,25 +751,25 @@ test_transcript_long_newest_part (void)
   button = earlier_button (view);
   gtk_widget_activate (button);
   wait.n = 2 * PD_SESSION_READS_PART_MAX;
-  pd_test_wait_until (has_n_items, &wait, "the part before");
+  pd_test_wait_until (pd_test_has_n_items, &wait, "the part before");
   g_assert_cmpuint (first_index (view), ==, total - 2 * PD_SESSION_READS_PART_MAX);
   pd_test_wait_until (earlier_button_shown, view, "Show Earlier Messages again");
 
   /* The rest, a part at a time: all of it shown, the button gone. */
   gtk_widget_activate (earlier_button (view));
   wait.n = 3 * PD_SESSION_READS_PART_MAX;
-  pd_test_wait_until (has_n_items, &wait, "the third part");
+  pd_test_wait_until (pd_test_has_n_items, &wait, "the third part");
   pd_test_wait_until (earlier_button_shown, view, "Show Earlier Messages for the first message");
   gtk_widget_activate (earlier_button (view));
   wait.n = total;
-  pd_test_wait_until (has_n_items, &wait, "the whole transcript");
+  pd_test_wait_until (pd_test_has_n_items, &wait, "the whole transcript");
   g_assert_cmpuint (first_index (view), ==, 0);
   g_assert_false (gtk_widget_get_mapped (earlier_button (view)));
 
   /* A refresh (the agent wrote on) keeps the earlier parts read. */
   pd_transcript_view_refresh (PD_TRANSCRIPT_VIEW (view));
   pd_test_spin (100);
-  pd_test_wait_until (has_n_items, &wait, "the whole transcript after a refresh");
+  pd_test_wait_until (pd_test_has_n_items, &wait, "the whole transcript after a refresh");
 
   pd_test_destroy_window (window, view);
   _pd_import_set_tail_limits (0, 0);
