@@ -546,9 +546,7 @@ artifact_row (const char *path,
   GtkWidget *row = _pd_row_box_new ();
   GtkWidget *labels = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
   g_autofree char *name = g_path_get_basename (path);
-  g_autoptr(GDateTime) utc = g_date_time_new_from_unix_utc (timestamp / G_USEC_PER_SEC);
-  g_autoptr(GDateTime) local = utc ? g_date_time_to_local (utc) : NULL;
-  g_autofree char *when = local ? g_date_time_format (local, "%Y-%m-%d %H:%M:%S") : g_strdup ("");
+  g_autofree char *when = _pd_format_local_time (timestamp);
   GtkWidget *title = gtk_label_new (NULL);
   GtkWidget *subtitle = gtk_label_new (NULL);
 

@@ -16,6 +16,8 @@ G_BEGIN_DECLS
 #define PD_TOAST_TITLE_CHARS 40
 
 char       *_pd_format_local_time      (gint64              unix_usec);
+char       *_pd_format_local_time_at   (gint64              unix_usec,
+                                        GDateTime          *now);
 GtkWidget  *_pd_row_box_new            (void);
 int         _pd_list_box_focused_row   (GtkListBox         *list,
                                         gboolean           *on_last);
