@@ -90,6 +90,7 @@ typedef struct
   GPtrArray *infos;           /* (element-type PdSessionInfo) the active sessions */
   GPtrArray *steps;           /* per info: char * of the current step, or NULL */
   GArray    *step_read;       /* per info: gboolean, the plan was read */
+  GArray    *started;         /* per info: gboolean, its step is in progress */
   GArray    *unpassed;        /* per info: guint, its checks not passed */
   GPtrArray *failed;          /* per info: char * of a failed check, or NULL */
   GPtrArray *runs;            /* per info: PdRemoteRun *, or NULL */
@@ -241,6 +242,7 @@ fetch_free (Fetch *fetch)
   g_clear_pointer (&fetch->infos, g_ptr_array_unref);
   g_clear_pointer (&fetch->steps, g_ptr_array_unref);
   g_clear_pointer (&fetch->step_read, g_array_unref);
+  g_clear_pointer (&fetch->started, g_array_unref);
   g_clear_pointer (&fetch->unpassed, g_array_unref);
   g_clear_pointer (&fetch->failed, g_ptr_array_unref);
   g_clear_pointer (&fetch->runs, g_ptr_array_unref);
@@ -324,6 +326,7 @@ merge_session (Entry               *entry,
                gboolean             pushed,
                gboolean             step_read,
                const char          *step,
+               gboolean             started,
                guint                unpassed,
                const char          *failed_check,
                gboolean             run_read,
@@ -346,7 +349,8 @@ merge_session (Entry               *entry,
     _pd_overview_card_mark_step_asked (card, g_get_monotonic_time ());
   changed |= _pd_overview_card_set_info (card, info);
   if (step_read)
-    changed |= _pd_overview_card_set_current_step (card, info->plan_version, step, unpassed, failed_check);
+    changed |= _pd_overview_card_set_current_step (card, info->plan_version, step, started, unpassed,
+                                                   failed_check);
   if (run_read)
     changed |= _pd_overview_card_set_remote_run (card, run);
   if (run_read && is_new)
@@ -377,7 +381,8 @@ fetch_merge (Fetch *fetch)
 
       g_hash_table_add (seen, info->id);
       merge_session (entry, info, FALSE, g_array_index (fetch->step_read, gboolean, i),
-                     g_ptr_array_index (fetch->steps, i), g_array_index (fetch->unpassed, guint, i),
+                     g_ptr_array_index (fetch->steps, i), g_array_index (fetch->started, gboolean, i),
+                     g_array_index (fetch->unpassed, guint, i),
                      g_ptr_array_index (fetch->failed, i), g_array_index (fetch->run_read, gboolean, i), g_ptr_array_index (fetch->runs, i), now);
     }
 
@@ -420,6 +425,7 @@ on_plan_read (GObject      *object,
     {
       g_ptr_array_index (fetch->steps, part->index) = g_strdup (pd_plan_state_current_step_title (plan));
       g_ptr_array_index (fetch->failed, part->index) = g_strdup (pd_plan_state_failed_check_name (plan));
+      g_array_index (fetch->started, gboolean, part->index) = pd_plan_state_current_step_started (plan);
       g_array_index (fetch->unpassed, guint, part->index) = plan != NULL ? pd_plan_state_count_unpassed_checks (plan) : 0;
       g_array_index (fetch->step_read, gboolean, part->index) = TRUE;
     }
@@ -506,6 +512,8 @@ on_sessions_listed (GObject      *object,
   g_ptr_array_set_size (fetch->runs, fetch->infos->len);
   fetch->step_read = g_array_sized_new (FALSE, TRUE, sizeof (gboolean), fetch->infos->len);
   g_array_set_size (fetch->step_read, fetch->infos->len);
+  fetch->started = g_array_sized_new (FALSE, TRUE, sizeof (gboolean), fetch->infos->len);
+  g_array_set_size (fetch->started, fetch->infos->len);
   fetch->unpassed = g_array_sized_new (FALSE, TRUE, sizeof (guint), fetch->infos->len);
   g_array_set_size (fetch->unpassed, fetch->infos->len);
   fetch->run_read = g_array_sized_new (FALSE, TRUE, sizeof (gboolean), fetch->infos->len);
@@ -634,7 +642,8 @@ on_sessions_pushed (PdRemoteSource *source,
                             pd_overview_card_has_approval (card))))
         complete = FALSE;
       else if (is_active (self, entry, info, now))   /* else it goes at the tick */
-        merge_session (entry, info, TRUE, pushed->has_step, pushed->current_step, pushed->unpassed_checks,
+        merge_session (entry, info, TRUE, pushed->has_step, pushed->current_step, pushed->step_started,
+                       pushed->unpassed_checks,
                        pushed->failed_check, FALSE, NULL, now);
     }
   entry->push_merged = complete;
