@@ -103,6 +103,21 @@ _pd_step_status_text (PdPlanStepStatus status,
   return pd_plan_step_status_label (status);
 }
 
+/* An imported agent's item it cancelled (its plan's words call it
+ * blocked): a minus, quiet, on History as in `sessions show` ("➖"); the
+ * checklist strikes it out and says "cancelled". */
+const char *
+_pd_step_cancelled_icon_name (void)
+{
+  return "list-remove-symbolic";
+}
+
+const char *
+_pd_step_cancelled_text (void)
+{
+  return C_("step status", "Cancelled");
+}
+
 const char *
 _pd_check_status_label (PdPlanCheckStatus status)
 {

@@ -30,6 +30,8 @@ const char *_pd_step_status_icon_name  (PdPlanStepStatus    status,
                                         gboolean            run_stopped);
 const char *_pd_step_status_text       (PdPlanStepStatus    status,
                                         gboolean            run_stopped);
+const char *_pd_step_cancelled_icon_name (void);
+const char *_pd_step_cancelled_text    (void);
 gboolean    _pd_run_left_off           (PdSessionStatus     status,
                                         const char         *stopped);
 const char *_pd_check_status_label     (PdPlanCheckStatus   status);
