@@ -10,7 +10,9 @@ folder that holds no Codex sessions is an error (status 2, as a folder
 that is not there; it was 0), with --json and --db too, `--codex-dir ~`
 names ~/.codex and `--codex-dir=~` says the shell did not expand it.
 sessions list/show say "stopped" of a run that ended short, the window's
-word (--json keeps "idle").  Prints TAP.
+word (--json keeps "idle").  The demo recording's turns give their tokens:
+--max-tokens stops it, and --max-iterations 3 says 3 of 3, its
+budget_exceeded event of iteration 3.  Prints TAP.
 """
 import json
 import os
