@@ -10,7 +10,9 @@ folder that holds no Codex sessions is an error (status 2, as a folder
 that is not there; it was 0), with --json and --db too, `--codex-dir ~`
 names ~/.codex and `--codex-dir=~` says the shell did not expand it.
 sessions list/show say "stopped" of a run that ended short, the window's
-word (--json keeps "idle").  Prints TAP.
+word (--json keeps "idle").  The demo recording's turns give their tokens:
+--max-tokens stops it, and --max-iterations 3 says 3 of 3, its
+budget_exceeded event of iteration 3.  Prints TAP.
 """
 import json
 import os
@@ -61,6 +63,38 @@ def budget_stop(tap, agent_run, tmp):
         shown = agent_run("sessions", "show", rows[0][0], "--db", db)
         tap.check(shown.returncode == 0 and "\n  status    stopped\n" in shown.stdout,
                   "sessions show says stopped too", detail(shown))
+
+
+def demo_budgets(tap, agent_run, tmp):
+    """The demo recording, as a new user tries the budgets on it: its turns
+    gave no tokens, so --max-tokens never stopped it.  They give what such
+    turns take, and --max-tokens stops it; --max-iterations 3 says 3 of 3,
+    and its budget_exceeded event is of the third turn, the last that ran
+    (it said the fourth, on the Events page)."""
+    demo = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "data", "demo")
+    with open(os.path.join(demo, "demo-run.json")) as f:
+        turns = json.load(f)["turns"]
+    tap.check(all(t.get("input_tokens", 0) > 0 and t.get("output_tokens", 0) > 0 for t in turns),
+              "every turn of the demo recording gives its tokens", "")
+    for name, args, said in (("tokens", ["--max-tokens", "20000"], "its tokens budget is exhausted ("),
+                             ("iterations", ["--max-iterations", "3"], "its iterations budget is exhausted (3 of 3)")):
+        work = os.path.join(tmp, "demo-" + name)
+        shutil.copytree(os.path.join(demo, "project"), work)
+        db = os.path.join(tmp, "demo-" + name + ".db")
+        proc = agent_run("run", "--db", db, "--provider", "replay", "--replay", os.path.join(demo, "demo-run.json"),
+                         "--approve", "auto", "-C", work, *args, "Fix it")
+        tap.check(proc.returncode == 3 and said in proc.stderr,
+                  "the demo with " + " ".join(args) + " stops by that budget", detail(proc))
+        if name != "iterations":
+            continue
+        sid = next((line.split()[1].rstrip(":") for line in proc.stderr.splitlines()
+                    if line.startswith("session ")), "")
+        tap.check("after 3 iterations" in proc.stderr, "run says it stopped after 3 iterations", detail(proc))
+        events = agent_run("events", "--db", db, "--session", sid, "--type", "budget_exceeded")
+        budget = [json.loads(line) for line in events.stdout.splitlines()
+                  if line.strip() and json.loads(line).get("type") == "budget_exceeded"]
+        tap.check(events.returncode == 0 and len(budget) == 1 and budget[0].get("iteration") == 3,
+                  "its budget_exceeded event is of iteration 3, the last that ran", detail(events))
 
 
 def codex_dir(tap, agent_run, tmp):
@@ -123,6 +157,7 @@ def main():
                                   stdin=subprocess.DEVNULL)
 
         budget_stop(tap, agent_run, tmp)
+        demo_budgets(tap, agent_run, tmp)
         codex_dir(tap, agent_run, tmp)
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0

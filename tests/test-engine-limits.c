@@ -215,6 +215,10 @@ test_budget_iterations (Fixture       *f,
   g_assert_cmpuint (count_events (f, PD_EVENT_BUDGET_EXCEEDED), ==, 1);
   g_assert_cmpstr (event_string (f, PD_EVENT_BUDGET_EXCEEDED, 0, "limit_name"), ==, "iterations");
   g_assert_cmpint (event_int (f, PD_EVENT_BUDGET_EXCEEDED, 0, "limit"), ==, 2);
+  /* Of the last turn that ran, the second: it said the third, which never
+   * began, while the run said "after 2 iterations" (tried as a new user
+   * would, on the Events page). */
+  g_assert_cmpuint (pd_event_get_iteration (nth_event (f, PD_EVENT_BUDGET_EXCEEDED, 0)), ==, 2);
   g_assert_cmpuint (count_events (f, PD_EVENT_RUN_COMPLETED), ==, 1);
   g_assert_cmpuint (count_events (f, PD_EVENT_RUN_FAILED), ==, 0);
 

@@ -875,6 +875,103 @@ test_stopped (Fixture       *f,
   g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_RUNNING);
 }
 
+static gboolean
+card_step_is (Fixture       *f,
+              gconstpointer  data)
+{
+  const struct { guint index; const char *id; gboolean started; } *want = data;
+  PdOverviewCard *card = pd_overview_find (f->overview, source_at (f, want->index), want->id);
+
+  return card != NULL && pd_overview_card_get_stopped (card) != NULL &&
+         g_strcmp0 (pd_overview_card_get_current_step (card), "Fix the lexer") == 0 &&
+         pd_overview_card_get_current_step_started (card) == want->started;
+}
+
+typedef struct
+{
+  const char *id;
+  guint       n_told;     /* pushes of @id with its step, begun or not */
+  guint       n_begun;
+} StepPushes;
+
+static void
+on_step_pushed (PdRemoteSource *source,
+                GPtrArray      *sessions,
+                StepPushes     *pushes)
+{
+  for (guint i = 0; pushes->id != NULL && i < sessions->len; i++)
+    {
+      PdRemotePushedSession *pushed = g_ptr_array_index (sessions, i);
+
+      if (g_strcmp0 (pushed->info->id, pushes->id) == 0 && pushed->has_step && pushed->current_step != NULL)
+        {
+          pushes->n_told++;
+          pushes->n_begun += pushed->step_started;
+        }
+    }
+}
+
+static gboolean
+step_pushed (Fixture       *f,
+             gconstpointer  data)
+{
+  const StepPushes *pushes = data;
+
+  return pushes->n_told > 0;
+}
+
+/* A run stopped between steps (one done, none in progress): the step the
+ * card names is the next, which no run began, here and through an
+ * endpoint, as listed and as pushed; its card said "Stopped at: …" of it
+ * (tried as a new user would).  A run stopped in a step: started. */
+static void
+test_step_not_started (Fixture       *f,
+                       gconstpointer  data)
+{
+  const char *between[] = { "done", "pending", "pending" };
+  const char *within[] = { "done", "in_progress", "pending" };
+  g_autofree char *here_id = add_session (&f->places[0], "Stopped between steps here");
+  g_autofree char *there_id = add_session (&f->places[1], "Stopped between steps there");
+  g_autofree char *inside_id = add_session (&f->places[1], "Stopped inside a step there");
+  g_autofree char *pushed_id = NULL;
+  struct { guint index; const char *id; gboolean started; } here = { 0, here_id, FALSE };
+  struct { guint index; const char *id; gboolean started; } there = { 1, there_id, FALSE };
+  struct { guint index; const char *id; gboolean started; } inside = { 1, inside_id, TRUE };
+  struct { guint index; const char *id; gboolean started; } pushed = { 2, NULL, FALSE };
+  const char *ids[] = { here_id, there_id, inside_id };
+  guint places[] = { 0, 1, 1 };
+  StepPushes pushes = { NULL, 0, 0 };
+
+  save_plan (f, &f->places[0], here_id, three, between);
+  save_plan (f, &f->places[1], there_id, three, between);
+  save_plan (f, &f->places[1], inside_id, three, within);
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      add_run_event (&f->places[places[i]], ids[i], "run_started", "{}");
+      add_run_event (&f->places[places[i]], ids[i], "run_failed", "{\"error_class\":\"cancelled\",\"duration_ms\":5}");
+    }
+  fixture_follow (f);
+  wait_until (f, has_n_cards, GUINT_TO_POINTER (3), "three cards");
+  wait_until (f, card_step_is, &here, "this computer's card to name the next step, not begun");
+  wait_until (f, card_step_is, &there, "the endpoint's card to name the next step, not begun");
+  wait_until (f, card_step_is, &inside, "the endpoint's card to name the step in progress");
+
+  /* Pushed by the endpoint's stream once the overview follows it. */
+  wait_until (f, all_streaming, NULL, "every endpoint's stream");
+  g_signal_connect (source_at (f, 2), "sessions-pushed", G_CALLBACK (on_step_pushed), &pushes);
+  pushed_id = add_session (&f->places[2], "Stopped between steps later");
+  pushed.id = pushes.id = pushed_id;
+  save_plan (f, &f->places[2], pushed_id, three, between);
+  add_run_event (&f->places[2], pushed_id, "run_started", "{}");
+  add_run_event (&f->places[2], pushed_id, "run_failed", "{\"error_class\":\"cancelled\",\"duration_ms\":5}");
+  wait_until (f, card_step_is, &pushed, "the pushed card to name the next step, not begun");
+  /* The stream says so itself (current_step_started): a card merged from
+   * a push alone, with no listing after it, says the same. */
+  wait_until (f, step_pushed, &pushes, "a push of the session with its step");
+  g_assert_cmpuint (pushes.n_begun, ==, 0);
+  g_signal_handlers_disconnect_by_func (source_at (f, 2), on_step_pushed, &pushes);
+}
+
 /* A card whose need stays while its plan moves on (a new version each
  * second, as a working agent writes) changes in place, told to the card
  * alone: the list is told once when cards changed places, not on every
@@ -1064,6 +1161,8 @@ main (int   argc,
   g_test_add_func ("/pd/overview/order-kept", test_order_kept);
   g_test_add ("/pd/overview/unverified", Fixture, NULL, fixture_set_up, test_unverified, fixture_tear_down);
   g_test_add ("/pd/overview/stopped", Fixture, NULL, fixture_set_up, test_stopped, fixture_tear_down);
+  g_test_add ("/pd/overview/step-not-started", Fixture, NULL, fixture_set_up, test_step_not_started,
+              fixture_tear_down);
   g_test_add ("/pd/overview/failed-check", Fixture, NULL, fixture_set_up, test_failed_check, fixture_tear_down);
   g_test_add ("/pd/overview/coalesced", Fixture, NULL, fixture_set_up, test_coalesced, fixture_tear_down);
   g_test_add ("/pd/overview/local-approval", Fixture, NULL, fixture_set_up, test_local_approval, fixture_tear_down);

@@ -183,25 +183,33 @@ named_row (GtkWidget  *child,
   return row;
 }
 
+/* @cancelled: an imported agent's item it cancelled, which the plan's
+ * words call blocked: shown with the cancelled glyph, as the checklist
+ * strikes it out and `sessions show` marks it "➖ … (cancelled)"; it had
+ * the red glyph of a blocked step here (tried as a new user would). */
 static GtkWidget *
 step_row (const PdPlanStep *step,
           gboolean          imported,
           const char       *mark,
+          gboolean          cancelled,
           gboolean          run_stopped)
 {
   GtkWidget *row = _pd_row_box_new ();
-  GtkWidget *icon = gtk_image_new_from_icon_name (_pd_step_status_icon_name (step->status, run_stopped));
+  GtkWidget *icon = gtk_image_new_from_icon_name (cancelled ? _pd_step_cancelled_icon_name ()
+                                                            : _pd_step_status_icon_name (step->status, run_stopped));
   GtkWidget *text = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   GtkWidget *line = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  g_autofree char *status_class = g_strdup_printf ("pd-step-%s", pd_plan_step_status_to_string (step->status));
+  g_autofree char *status_class = g_strdup_printf ("pd-step-%s", cancelled ? "cancelled"
+                                                   : pd_plan_step_status_to_string (step->status));
+  const char *status_text = cancelled ? _pd_step_cancelled_text () : _pd_step_status_text (step->status, run_stopped);
   GtkWidget *id;
   GtkWidget *title;
   g_autofree char *safe_title = NULL;
 
   gtk_widget_set_valign (icon, GTK_ALIGN_START);
   gtk_widget_add_css_class (icon, status_class);
-  gtk_widget_set_tooltip_text (icon, _pd_step_status_text (step->status, run_stopped));
-  _pd_accessible_set_text (GTK_WIDGET (icon), _pd_step_status_text (step->status, run_stopped), NULL);
+  gtk_widget_set_tooltip_text (icon, status_text);
+  _pd_accessible_set_text (GTK_WIDGET (icon), status_text, NULL);
   gtk_box_append (GTK_BOX (row), icon);
 
   /* An id is read whole: the title wraps instead.  An imported agent's
@@ -264,7 +272,7 @@ step_row (const PdPlanStep *step,
                                      /* Translators: a plan step's spoken name: "s2: Port to GKeyFile" */
                                      : g_strdup_printf (_("%s: %s"), safe_id, safe_title);
 
-    return named_row (row, name, _pd_step_status_text (step->status, run_stopped));
+    return named_row (row, name, status_text);
   }
 }
 
@@ -388,7 +396,8 @@ pd_history_view_show_selected (PdHistoryView *self)
       const PdPlanStep *step = g_ptr_array_index (state->steps, i);
 
       gtk_list_box_append (self->steps_list,
-                           _pd_list_box_roving_row (step_row (step, imported, step_mark (marks, step->id), run_stopped)));
+                           _pd_list_box_roving_row (step_row (step, imported, step_mark (marks, step->id),
+                                                              step_cancelled (marks, step->id), run_stopped)));
     }
   if (state->steps->len == 0)
     list_box_add_placeholder_row (self->steps_list, _("The plan had no steps"));
@@ -546,9 +555,7 @@ artifact_row (const char *path,
   GtkWidget *row = _pd_row_box_new ();
   GtkWidget *labels = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
   g_autofree char *name = g_path_get_basename (path);
-  g_autoptr(GDateTime) utc = g_date_time_new_from_unix_utc (timestamp / G_USEC_PER_SEC);
-  g_autoptr(GDateTime) local = utc ? g_date_time_to_local (utc) : NULL;
-  g_autofree char *when = local ? g_date_time_format (local, "%Y-%m-%d %H:%M:%S") : g_strdup ("");
+  g_autofree char *when = _pd_format_local_time (timestamp);
   GtkWidget *title = gtk_label_new (NULL);
   GtkWidget *subtitle = gtk_label_new (NULL);
 

@@ -376,6 +376,80 @@ pd_message_row_update_plan_card (PdMessageRow *self,
     }
 }
 
+/* The list an imported agent's plan call left (TodoWrite, update_plan,
+ * write_todos…), which the transcript pages put beside the call as
+ * "plan": the newest such call of the turn, or NULL. */
+static JsonObject *
+calls_plan (JsonArray *calls)
+{
+  for (guint i = calls != NULL ? json_array_get_length (calls) : 0; i > 0; i--)
+    {
+      JsonObject *call = pd_json_array_get_object (calls, i - 1);
+      JsonObject *plan = call != NULL ? pd_json_get_object (call, "plan") : NULL;
+
+      if (plan != NULL && pd_json_get_array (plan, "items") != NULL)
+        return plan;
+    }
+  return NULL;
+}
+
+/* That list as a card where the call is, as our own plan's card shows
+ * where the plan tool was called: its counts, each item with
+ * the glyph of its status (a cancelled one its own, out of the count, as
+ * on History).  It showed no card (tried as a new user would). */
+static void
+pd_message_row_update_checklist_card (PdMessageRow *self,
+                                      JsonObject   *plan)
+{
+  JsonArray *items = pd_json_get_array (plan, "items");
+  guint n = json_array_get_length (items);
+  gint64 hidden = pd_json_get_int (plan, "hidden", 0);
+  guint done = 0, counted = 0;
+  g_autofree char *title = NULL;
+
+  clear_box (self->plan_card_steps);
+  for (guint i = 0; i < n; i++)
+    {
+      JsonObject *item = pd_json_array_get_object (items, i);
+      const char *status = item != NULL ? pd_json_get_string (item, "status") : NULL;
+      gboolean cancelled = g_strcmp0 (status, "cancelled") == 0;
+      PdPlanStepStatus step_status = g_strcmp0 (status, "completed") == 0 ? PD_PLAN_STEP_DONE
+                                     : g_strcmp0 (status, "in_progress") == 0 ? PD_PLAN_STEP_IN_PROGRESS
+                                     : PD_PLAN_STEP_PENDING;
+      g_autofree char *text = pd_safe_text_line (item != NULL && pd_json_get_string (item, "text") != NULL
+                                                 ? pd_json_get_string (item, "text") : "");
+      g_autofree char *status_class = g_strdup_printf ("pd-step-%s", cancelled ? "cancelled"
+                                                       : pd_plan_step_status_to_string (step_status));
+      const char *words = cancelled ? _pd_step_cancelled_text () : _pd_step_status_text (step_status, FALSE);
+      GtkWidget *line = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+      GtkWidget *icon = gtk_image_new_from_icon_name (cancelled ? _pd_step_cancelled_icon_name ()
+                                                                : _pd_step_status_icon_name (step_status, FALSE));
+      GtkWidget *label = _pd_plain_label (text, NULL);
+
+      counted += !cancelled;
+      done += step_status == PD_PLAN_STEP_DONE && !cancelled;
+      gtk_widget_add_css_class (icon, status_class);
+      gtk_widget_set_valign (icon, GTK_ALIGN_START);
+      gtk_widget_set_tooltip_text (icon, words);
+      _pd_accessible_set_text (GTK_WIDGET (icon), words, NULL);
+      gtk_widget_set_hexpand (label, TRUE);
+      gtk_box_append (GTK_BOX (line), icon);
+      gtk_box_append (GTK_BOX (line), label);
+      gtk_box_append (GTK_BOX (self->plan_card_steps), line);
+    }
+  if (hidden > 0)
+    {
+      g_autofree char *more = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u more item", "%u more items",
+                                                            (gulong) hidden), (guint) MIN (hidden, G_MAXUINT));
+
+      gtk_box_append (GTK_BOX (self->plan_card_steps), _pd_plain_label (more, "dim-label"));
+    }
+  /* Translators: an imported agent's list where its plan tool was called: "Checklist · 1/3 done" */
+  title = g_strdup_printf (_("Checklist · %u/%u done"), done, counted);
+  gtk_label_set_text (self->plan_card_title, title);
+  gtk_widget_set_visible (self->plan_card, TRUE);
+}
+
 /* How many characters of a message its spoken name quotes. */
 #define NAME_CHARS 60
 
@@ -559,6 +633,8 @@ pd_message_row_update (PdMessageRow *self)
 
   pd_message_row_update_plan_card (self, is_plan ? content : NULL,
                                    self->item != NULL && pd_message_item_get_run_stopped (self->item));
+  if (!is_plan && calls_plan (calls) != NULL)
+    pd_message_row_update_checklist_card (self, calls_plan (calls));
 
   /* Thinking is there to look into, not to read first: always folded. */
   {

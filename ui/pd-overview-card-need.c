@@ -132,6 +132,21 @@ _pd_overview_card_step_text (PdOverviewCard *card)
   switch (pd_overview_card_get_need (card))
     {
     case PD_OVERVIEW_NEED_FAILED:
+    case PD_OVERVIEW_NEED_STOPPED:
+      /* No step was in progress: the run ended between steps, and the one
+       * named is the next, which it never began; "Stopped at: …" said it
+       * had (tried as a new user would). */
+      if (!pd_overview_card_get_current_step_started (card))
+        /* Translators: %s is the title of the next plan step, which the agent's run (now ended) never began */
+        return g_strdup_printf (_("Next step: %s"), safe);
+      break;
+    default:
+      break;
+    }
+
+  switch (pd_overview_card_get_need (card))
+    {
+    case PD_OVERVIEW_NEED_FAILED:
       /* Translators: %s is the title of the plan step where the agent's run failed */
       return g_strdup_printf (_("Failed at: %s"), safe);
     case PD_OVERVIEW_NEED_STOPPED:

@@ -1,5 +1,5 @@
 /* pd-ui-labels.c: the words the views show for a status, a tool and an
- * event type (apart from pd-ui-util.c's widget helpers)
+ * event type, and a moment's time (apart from pd-ui-util.c's widget helpers)
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -12,6 +12,62 @@
 
 #include "pd-plan-row-item.h"
 #include "pd-ui-util-private.h"
+
+/**
+ * _pd_format_local_time_at:
+ * @unix_usec: a moment, in microseconds since the epoch
+ * @now: the present, in local time
+ *
+ * A moment as GNOME's apps show one: its time alone when it is today
+ * ("14:02:11"), with its day when not ("14 Mar 14:02:11") and its year too
+ * when not this year ("14 Mar 2025 14:02:11").  A Codex session's plan
+ * versions a day apart showed their times alone and seemed to go back in
+ * time (tried as a new user would).
+ *
+ * Returns: (transfer full): the text, or "" for an unknown time
+ */
+char *
+_pd_format_local_time_at (gint64     unix_usec,
+                          GDateTime *now)
+{
+  g_autoptr(GDateTime) utc = NULL;
+  g_autoptr(GDateTime) local = NULL;
+  g_autoptr(GDateTime) here = NULL;
+  int year, month, day;
+  int now_year, now_month, now_day;
+
+  g_return_val_if_fail (now != NULL, NULL);
+
+  if (unix_usec <= 0)
+    return g_strdup ("");
+
+  utc = g_date_time_new_from_unix_utc (unix_usec / G_USEC_PER_SEC);
+  if (utc == NULL)
+    return g_strdup ("");
+  local = g_date_time_to_local (utc);
+  here = g_date_time_to_local (now);
+  g_date_time_get_ymd (local, &year, &month, &day);
+  g_date_time_get_ymd (here, &now_year, &now_month, &now_day);
+
+  if (year == now_year && month == now_month && day == now_day)
+    return g_date_time_format (local, "%H:%M:%S");
+  if (year == now_year)
+    /* Translators: a time on another day of this year, "14 Mar 14:02:11";
+     * see g_date_time_format() */
+    return g_date_time_format (local, C_("time not today", "%-d %b %H:%M:%S"));
+  /* Translators: a time in another year, "14 Mar 2025 14:02:11"; see
+   * g_date_time_format() */
+  return g_date_time_format (local, C_("time not this year", "%-d %b %Y %H:%M:%S"));
+}
+
+/* _pd_format_local_time_at() now. */
+char *
+_pd_format_local_time (gint64 unix_usec)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+
+  return _pd_format_local_time_at (unix_usec, now);
+}
 
 /* Whether a step left in progress is "in progress when the run stopped":
  * the session's last run ended short (its budget, a cancel, a failure, a
@@ -45,6 +101,21 @@ _pd_step_status_text (PdPlanStepStatus status,
   if (run_stopped && status == PD_PLAN_STEP_IN_PROGRESS)
     return C_("step status", "In progress when the run stopped");
   return pd_plan_step_status_label (status);
+}
+
+/* An imported agent's item it cancelled (its plan's words call it
+ * blocked): a minus, quiet, on History as in `sessions show` ("➖"); the
+ * checklist strikes it out and says "cancelled". */
+const char *
+_pd_step_cancelled_icon_name (void)
+{
+  return "list-remove-symbolic";
+}
+
+const char *
+_pd_step_cancelled_text (void)
+{
+  return C_("step status", "Cancelled");
 }
 
 const char *

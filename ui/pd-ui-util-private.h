@@ -16,6 +16,8 @@ G_BEGIN_DECLS
 #define PD_TOAST_TITLE_CHARS 40
 
 char       *_pd_format_local_time      (gint64              unix_usec);
+char       *_pd_format_local_time_at   (gint64              unix_usec,
+                                        GDateTime          *now);
 GtkWidget  *_pd_row_box_new            (void);
 int         _pd_list_box_focused_row   (GtkListBox         *list,
                                         gboolean           *on_last);
@@ -28,6 +30,8 @@ const char *_pd_step_status_icon_name  (PdPlanStepStatus    status,
                                         gboolean            run_stopped);
 const char *_pd_step_status_text       (PdPlanStepStatus    status,
                                         gboolean            run_stopped);
+const char *_pd_step_cancelled_icon_name (void);
+const char *_pd_step_cancelled_text    (void);
 gboolean    _pd_run_left_off           (PdSessionStatus     status,
                                         const char         *stopped);
 const char *_pd_check_status_label     (PdPlanCheckStatus   status);

@@ -12,24 +12,6 @@
 #include "pd-safe-text.h"
 #include "pd-ui-util-private.h"
 
-/* HH:MM:SS in local time, or "" for an unknown time. */
-char *
-_pd_format_local_time (gint64 unix_usec)
-{
-  g_autoptr(GDateTime) utc = NULL;
-  g_autoptr(GDateTime) local = NULL;
-
-  if (unix_usec <= 0)
-    return g_strdup ("");
-
-  utc = g_date_time_new_from_unix_utc (unix_usec / G_USEC_PER_SEC);
-  if (utc == NULL)
-    return g_strdup ("");
-  local = g_date_time_to_local (utc);
-
-  return g_date_time_format (local, "%H:%M:%S");
-}
-
 #define FOLLOW_KEY "pd-follow-bottom"
 
 static gboolean

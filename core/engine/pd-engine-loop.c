@@ -261,7 +261,7 @@ _pd_engine_loop (PdEngineRun *run)
         }
 
       if (_pd_engine_budget_exhausted (run, &budget_name, &observed, &limit))
-        return _pd_engine_stop_for_budget (run, budget_name, observed, limit);
+        return _pd_engine_stop_for_budget (run, budget_name, observed, limit, FALSE);
 
       /* The step boundary: a pending plan mode selection lands here. */
       if (run->plan_mode != NULL)
@@ -299,7 +299,7 @@ _pd_engine_loop (PdEngineRun *run)
          * ends by its budget, as between turns. */
         if (response == NULL && expired && !g_cancellable_is_cancelled (run->cancellable) &&
             _pd_engine_budget_exhausted (run, &budget_name, &observed, &limit))
-          return _pd_engine_stop_for_budget (run, budget_name, observed, limit);
+          return _pd_engine_stop_for_budget (run, budget_name, observed, limit, TRUE);
       }
 
       if (response == NULL)

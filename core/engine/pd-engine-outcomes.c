@@ -130,11 +130,14 @@ seconds_text (gint64   ms,
   return g_strdup_printf ("%" G_GINT64_FORMAT ".%" G_GINT64_FORMAT " s", ms / 1000, ms % 1000 / 100);
 }
 
+/* @in_turn: the budget ran out while the model was asked, in the turn
+ * that then counts as begun; else between turns, after the last one. */
 PdRunResult *
 _pd_engine_stop_for_budget (PdEngineRun *run,
                             const char  *name,
                             gint64       observed,
-                            gint64       limit)
+                            gint64       limit,
+                            gboolean     in_turn)
 {
   g_autofree char *remaining = _pd_engine_remaining_steps (run, FALSE);
   g_autoptr(GString) text = g_string_new (NULL);
@@ -147,7 +150,13 @@ _pd_engine_stop_for_budget (PdEngineRun *run,
   json_object_set_string_member (data, "limit_name", name);
   json_object_set_int_member (data, "observed", observed);
   json_object_set_int_member (data, "limit", limit);
-  _pd_engine_emit_data (run, PD_EVENT_BUDGET_EXCEEDED, NULL, TRUE, data);
+  /* Between turns, the event is of the last turn that ran: the Events page
+   * said "iteration 4" of a run the CLI said stopped after 3 iterations
+   * (3 of 3), as its Now page did (tried as a new user would). */
+  if (in_turn || run->iteration == 0)
+    _pd_engine_emit_data (run, PD_EVENT_BUDGET_EXCEEDED, NULL, in_turn, data);
+  else
+    _pd_engine_emit_data_at (run, PD_EVENT_BUDGET_EXCEEDED, NULL, run->iteration, data);
 
   /* The time budget by a name a person reads, in seconds: it read "its
    * wall_time budget is exhausted (2001 of 2000)", milliseconds under an

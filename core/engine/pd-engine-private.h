@@ -119,6 +119,11 @@ void          _pd_engine_emit_data            (PdEngineRun               *run,
                                                const char                *tool,
                                                gboolean                   with_iteration,
                                                JsonObject                *data);
+void          _pd_engine_emit_data_at         (PdEngineRun               *run,
+                                               const char                *type,
+                                               const char                *tool,
+                                               guint                      iteration,
+                                               JsonObject                *data);
 void          _pd_engine_save_turn            (PdEngineRun               *run,
                                                PdSessionStatus            status);
 void          _pd_engine_save_plan            (PdEngineRun               *run);
@@ -190,7 +195,8 @@ PdRunResult  *_pd_engine_finish               (PdEngineRun               *run,
 PdRunResult  *_pd_engine_stop_for_budget      (PdEngineRun               *run,
                                                const char                *name,
                                                gint64                     observed,
-                                               gint64                     limit);
+                                               gint64                     limit,
+                                               gboolean                   in_turn);
 PdRunResult  *_pd_engine_fail_run             (PdEngineRun               *run,
                                                const GError              *error);
 void          _pd_engine_complete_iteration   (PdEngineRun               *run,

@@ -289,6 +289,22 @@ _pd_engine_emit_data (PdEngineRun *run,
   _pd_engine_emit (run, event);
 }
 
+/* As _pd_engine_emit_data(), of the turn @iteration (counted from 1). */
+void
+_pd_engine_emit_data_at (PdEngineRun *run,
+                         const char  *type,
+                         const char  *tool,
+                         guint        iteration,
+                         JsonObject  *data)
+{
+  PdEvent *event = new_event (run, type, tool, FALSE);
+
+  pd_event_set_iteration (event, iteration);
+  if (data != NULL)
+    pd_event_take_data (event, data);
+  _pd_engine_emit (run, event);
+}
+
 /* --- persistence ----------------------------------------------------- */
 
 void

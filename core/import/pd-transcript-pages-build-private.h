@@ -57,6 +57,12 @@ struct _Call
   char     *sub_prompt;
   char     *agent_type;
   char     *description;
+  /* (nullable) the plan version this call left (the last call when a plan
+   * update was applied), shown at the call as a card in the Transcript:
+   * the pages' own, or the call's (@plan_owned) in a part of a long
+   * transcript, which keeps no versions. */
+  gpointer  plan;
+  gboolean  plan_owned;
 };
 
 typedef struct
@@ -83,10 +89,15 @@ typedef struct
   goffset   offset;  /* where its line starts, in pages numbered by offset */
 } Entry;
 
+/* The items of a plan card in the Transcript at most (a card, not the
+ * checklist): a part of a long transcript copies no more for each call. */
+#define PD_TRANSCRIPT_PAGES_CARD_ITEMS 100
+
 typedef struct
 {
   PdChecklistOrigin  origin;
   GPtrArray         *items;   /* PdChecklistItem */
+  guint              left_out; /* items not copied into @items (a part's card) */
   gint64             time;
   gint64             number;
 } Version;

@@ -60,6 +60,31 @@ subagent_to_json (PdTranscriptPages *self,
   return object;
 }
 
+/* The list a plan call left: {"items": [{"text", "status"}], "hidden"},
+ * its first PD_TRANSCRIPT_PAGES_CARD_ITEMS items.  No version number: a
+ * part of a long transcript counts versions from where it began reading. */
+static JsonObject *
+plan_to_json (const Version *version)
+{
+  JsonObject *object = json_object_new ();
+  JsonArray *items = json_array_new ();
+  guint n = MIN (version->items->len, PD_TRANSCRIPT_PAGES_CARD_ITEMS);
+
+  for (guint i = 0; i < n; i++)
+    {
+      const PdChecklistItem *item = g_ptr_array_index (version->items, i);
+      JsonObject *entry = json_object_new ();
+
+      json_object_set_string_member (entry, "text", item->text != NULL ? item->text : "");
+      json_object_set_string_member (entry, "status", pd_checklist_status_to_string (item->status));
+      json_array_add_object_element (items, entry);
+    }
+  json_object_set_array_member (object, "items", items);
+  if (version->items->len - n + version->left_out > 0)
+    json_object_set_int_member (object, "hidden", (gint64) (version->items->len - n) + version->left_out);
+  return object;
+}
+
 static JsonObject *
 call_to_json (PdTranscriptPages *self,
               Call              *call,
@@ -76,6 +101,8 @@ call_to_json (PdTranscriptPages *self,
   json_object_set_object_member (object, "function", function);
   if (call->arguments_cut > 0)
     json_object_set_int_member (object, "arguments_cut", (gint64) call->arguments_cut);
+  if (call->plan != NULL)
+    json_object_set_object_member (object, "plan", plan_to_json (call->plan));
   /* Nested where it started; a loop or a chain too deep stays unnested. */
   if (call->sub_conversation != NULL && depth < SUBAGENT_MAX_DEPTH
       && (sub = g_hash_table_lookup (self->conversations, call->sub_conversation)) != NULL

@@ -43,6 +43,8 @@ message_free (Message *message)
   g_free (message);
 }
 
+static void version_free (Version *version);
+
 void
 _pd_transcript_pages_call_free (Call *call)
 {
@@ -53,6 +55,8 @@ _pd_transcript_pages_call_free (Call *call)
   g_free (call->sub_prompt);
   g_free (call->agent_type);
   g_free (call->description);
+  if (call->plan_owned)
+    version_free (call->plan);
   g_free (call);
 }
 
@@ -551,24 +555,46 @@ _pd_transcript_pages_add_version (PdTranscriptPages *self,
                                   PdChecklist       *checklist,
                                   gint64             time)
 {
+  guint n_items = pd_checklist_get_n_agent_items (checklist);
+  guint n_copied = self->windowed ? MIN (n_items, PD_TRANSCRIPT_PAGES_CARD_ITEMS) : n_items;
   Version *version;
+  Call *last;
 
   g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
   g_return_if_fail (PD_IS_CHECKLIST (checklist));
 
-  /* A part of the conversation counts versions, keeps none. */
-  if (self->windowed)
-    {
-      self->n_versions++;
-      return;
-    }
   version = g_new0 (Version, 1);
   version->origin = pd_checklist_get_origin (checklist);
   version->items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
-  for (guint i = 0; i < pd_checklist_get_n_agent_items (checklist); i++)
+  for (guint i = 0; i < n_copied; i++)
     g_ptr_array_add (version->items, pd_checklist_item_copy (pd_checklist_get_agent_item (checklist, i)));
+  version->left_out = n_items - n_copied;
   version->time = time;
   version->number = ++self->n_versions;
+  /* The Transcript shows the list where the call that made it is: the
+   * call the reader saw last (a TodoWrite, update_plan or write_todos, or
+   * Codex's exec script that called update_plan).  The app's own sessions
+   * show their plan's card where the plan tool was called; an imported
+   * one showed none (tried as a new user would). */
+  last = !self->history_only && !self->events_only && self->version_sink == NULL && self->call_list->len > 0
+         ? g_ptr_array_index (self->call_list, self->call_list->len - 1) : NULL;
+  /* A part of the conversation keeps no versions: its calls keep theirs,
+   * let go with them. */
+  if (self->windowed)
+    {
+      if (last != NULL)
+        {
+          if (last->plan_owned)
+            version_free (last->plan);
+          last->plan = version;
+          last->plan_owned = TRUE;
+        }
+      else
+        version_free (version);
+      return;
+    }
+  if (last != NULL && !last->plan_owned)
+    last->plan = version;
   if (self->version_sink != NULL)
     {
       self->version_sink (version_info (version, self->version_marks), self->version_sink_data);

@@ -162,6 +162,22 @@ pd_plan_state_current_step_title (const PdPlanState *self)
   return pending != NULL ? pending->title : NULL;
 }
 
+/* Whether the step pd_plan_state_current_step_title() names was started
+ * (in progress), not only the next pending one: a stopped run's card said
+ * "Stopped at:" a step no run had begun (tried as a new user would). */
+gboolean
+pd_plan_state_current_step_started (const PdPlanState *self)
+{
+  for (guint i = 0; self != NULL && i < self->steps->len; i++)
+    {
+      const PdPlanStep *step = g_ptr_array_index (self->steps, i);
+
+      if (step->status == PD_PLAN_STEP_IN_PROGRESS)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 PdPlanStep *
 pd_plan_state_find_step (const PdPlanState *self,
                          const char        *id,

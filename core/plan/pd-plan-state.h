@@ -43,6 +43,7 @@ void         pd_plan_state_count      (const PdPlanState *self,
 gboolean     pd_plan_state_has_checks (const PdPlanState *self);
 guint        pd_plan_state_count_unpassed_checks (const PdPlanState *self);
 const char  *pd_plan_state_current_step_title    (const PdPlanState *self);
+gboolean     pd_plan_state_current_step_started  (const PdPlanState *self);
 const char  *pd_plan_state_failed_check_name     (const PdPlanState *self);
 PdPlanStep  *pd_plan_state_find_step  (const PdPlanState *self,
                                        const char        *id,

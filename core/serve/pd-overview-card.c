@@ -40,6 +40,7 @@ struct _PdOverviewCard
   gint64           step_version;     /* of current_step */
   gint64           step_asked_at;    /* monotonic µs: the plan last asked for */
   char            *current_step;     /* (nullable) */
+  gboolean         step_started;     /* current_step is in progress, not the next pending */
   guint            unpassed;         /* of step_version: its checks not passed */
   char            *failed_check;     /* (nullable) of step_version: a check of a step not done that failed */
   gint64           changed_at;       /* unix µs */
@@ -240,10 +241,13 @@ gboolean
 _pd_overview_card_set_current_step (PdOverviewCard *self,
                                     gint64          plan_version,
                                     const char     *step,
+                                    gboolean        started,
                                     guint           unpassed,
                                     const char     *failed_check)
 {
   gboolean changed = SET_VALUE (self->unpassed, unpassed);
+
+  changed |= SET_VALUE (self->step_started, !!started);
 
   self->step_version = plan_version;
   changed |= set_string (&self->failed_check, failed_check);
@@ -525,6 +529,19 @@ pd_overview_card_get_plan_version (PdOverviewCard *self)
  * Returns: (nullable): the title of the first step in progress, else of
  *   the first pending one; %NULL when all are done or there is no plan
  */
+/**
+ * pd_overview_card_get_current_step_started:
+ *
+ * Returns: whether pd_overview_card_get_current_step() is a step in
+ *   progress (TRUE) or the next pending one, which no run began (FALSE)
+ */
+gboolean
+pd_overview_card_get_current_step_started (PdOverviewCard *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW_CARD (self), FALSE);
+  return self->step_started;
+}
+
 const char *
 pd_overview_card_get_current_step (PdOverviewCard *self)
 {

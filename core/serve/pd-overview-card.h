@@ -52,6 +52,7 @@ guint              pd_overview_card_get_total         (PdOverviewCard *self);
 guint              pd_overview_card_get_blocked       (PdOverviewCard *self);
 gint64             pd_overview_card_get_plan_version  (PdOverviewCard *self);
 const char        *pd_overview_card_get_current_step  (PdOverviewCard *self);
+gboolean           pd_overview_card_get_current_step_started (PdOverviewCard *self);
 gint64             pd_overview_card_get_changed_at    (PdOverviewCard *self);
 PdOverviewNeed     pd_overview_card_get_need          (PdOverviewCard *self);
 const char        *pd_overview_card_get_approval_tool (PdOverviewCard *self);

@@ -17,6 +17,7 @@ gboolean        _pd_overview_card_set_info         (PdOverviewCard       *self,
 gboolean        _pd_overview_card_set_current_step (PdOverviewCard       *self,
                                                     gint64                plan_version,
                                                     const char           *step,
+                                                    gboolean              started,
                                                     guint                 unpassed,
                                                     const char           *failed_check);
 gboolean        _pd_overview_card_set_remote_run   (PdOverviewCard       *self,

@@ -83,13 +83,15 @@ typedef struct
 } LocalApproval;
 
 /* One refetch of one source, and the reads it waits on. */
+enum { STEP_READ = 1, STEP_STARTED = 2 };
+
 typedef struct
 {
   Entry     *entry;           /* a ref */
   guint      generation;
   GPtrArray *infos;           /* (element-type PdSessionInfo) the active sessions */
   GPtrArray *steps;           /* per info: char * of the current step, or NULL */
-  GArray    *step_read;       /* per info: gboolean, the plan was read */
+  GArray    *step_read;       /* per info: guint, STEP_READ when the plan was read, | STEP_STARTED */
   GArray    *unpassed;        /* per info: guint, its checks not passed */
   GPtrArray *failed;          /* per info: char * of a failed check, or NULL */
   GPtrArray *runs;            /* per info: PdRemoteRun *, or NULL */
@@ -324,6 +326,7 @@ merge_session (Entry               *entry,
                gboolean             pushed,
                gboolean             step_read,
                const char          *step,
+               gboolean             started,
                guint                unpassed,
                const char          *failed_check,
                gboolean             run_read,
@@ -346,7 +349,7 @@ merge_session (Entry               *entry,
     _pd_overview_card_mark_step_asked (card, g_get_monotonic_time ());
   changed |= _pd_overview_card_set_info (card, info);
   if (step_read)
-    changed |= _pd_overview_card_set_current_step (card, info->plan_version, step, unpassed, failed_check);
+    changed |= _pd_overview_card_set_current_step (card, info->plan_version, step, started, unpassed, failed_check);
   if (run_read)
     changed |= _pd_overview_card_set_remote_run (card, run);
   if (run_read && is_new)
@@ -376,8 +379,9 @@ fetch_merge (Fetch *fetch)
       const PdSessionInfo *info = g_ptr_array_index (fetch->infos, i);
 
       g_hash_table_add (seen, info->id);
-      merge_session (entry, info, FALSE, g_array_index (fetch->step_read, gboolean, i),
-                     g_ptr_array_index (fetch->steps, i), g_array_index (fetch->unpassed, guint, i),
+      merge_session (entry, info, FALSE, g_array_index (fetch->step_read, guint, i) & STEP_READ,
+                     g_ptr_array_index (fetch->steps, i), g_array_index (fetch->step_read, guint, i) & STEP_STARTED,
+                     g_array_index (fetch->unpassed, guint, i),
                      g_ptr_array_index (fetch->failed, i), g_array_index (fetch->run_read, gboolean, i), g_ptr_array_index (fetch->runs, i), now);
     }
 
@@ -421,7 +425,8 @@ on_plan_read (GObject      *object,
       g_ptr_array_index (fetch->steps, part->index) = g_strdup (pd_plan_state_current_step_title (plan));
       g_ptr_array_index (fetch->failed, part->index) = g_strdup (pd_plan_state_failed_check_name (plan));
       g_array_index (fetch->unpassed, guint, part->index) = plan != NULL ? pd_plan_state_count_unpassed_checks (plan) : 0;
-      g_array_index (fetch->step_read, gboolean, part->index) = TRUE;
+      g_array_index (fetch->step_read, guint, part->index) =
+        STEP_READ | (pd_plan_state_current_step_started (plan) ? STEP_STARTED : 0);
     }
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     g_debug ("The plan of %s: %s", ((PdSessionInfo *) g_ptr_array_index (fetch->infos, part->index))->id,
@@ -504,7 +509,7 @@ on_sessions_listed (GObject      *object,
   g_ptr_array_set_size (fetch->failed, fetch->infos->len);
   fetch->runs = g_ptr_array_new_full (fetch->infos->len, (GDestroyNotify) pd_remote_run_free);
   g_ptr_array_set_size (fetch->runs, fetch->infos->len);
-  fetch->step_read = g_array_sized_new (FALSE, TRUE, sizeof (gboolean), fetch->infos->len);
+  fetch->step_read = g_array_sized_new (FALSE, TRUE, sizeof (guint), fetch->infos->len);
   g_array_set_size (fetch->step_read, fetch->infos->len);
   fetch->unpassed = g_array_sized_new (FALSE, TRUE, sizeof (guint), fetch->infos->len);
   g_array_set_size (fetch->unpassed, fetch->infos->len);
@@ -634,8 +639,8 @@ on_sessions_pushed (PdRemoteSource *source,
                             pd_overview_card_has_approval (card))))
         complete = FALSE;
       else if (is_active (self, entry, info, now))   /* else it goes at the tick */
-        merge_session (entry, info, TRUE, pushed->has_step, pushed->current_step, pushed->unpassed_checks,
-                       pushed->failed_check, FALSE, NULL, now);
+        merge_session (entry, info, TRUE, pushed->has_step, pushed->current_step, pushed->step_started,
+                       pushed->unpassed_checks, pushed->failed_check, FALSE, NULL, now);
     }
   entry->push_merged = complete;
 }

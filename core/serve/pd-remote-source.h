@@ -53,6 +53,7 @@ typedef struct
   PdSessionInfo *info;
   gboolean       has_step;         /* the two below were read */
   char          *current_step;     /* (nullable) the step in progress, else the first pending */
+  gboolean       step_started;     /* current_step is in progress (an older serve: assumed so) */
   guint          unpassed_checks;
   char          *failed_check;     /* (nullable) a failed check of a step not done */
 } PdRemotePushedSession;

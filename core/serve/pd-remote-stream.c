@@ -335,6 +335,7 @@ parse_pushed (const char *data,
             session->has_step = TRUE;
             session->unpassed_checks = (guint) MIN (unpassed, PD_REMOTE_MAX_STEPS);
             session->current_step = g_strdup (pd_json_get_string (object, "current_step"));
+            session->step_started = pd_json_get_boolean (object, "current_step_started", TRUE);
             session->failed_check = g_strdup (pd_json_get_string (object, "failed_check"));
           }
         g_ptr_array_add (pushed, session);

@@ -133,7 +133,11 @@ push_read (Push           *push,
               const char *failed = pd_plan_state_failed_check_name (plan);
 
               if (step != NULL)
-                json_object_set_string_member (session, "current_step", step);
+                {
+                  json_object_set_string_member (session, "current_step", step);
+                  json_object_set_boolean_member (session, "current_step_started",
+                                                  pd_plan_state_current_step_started (plan));
+                }
               if (failed != NULL)
                 json_object_set_string_member (session, "failed_check", failed);
               json_object_set_int_member (session, "unpassed_checks",

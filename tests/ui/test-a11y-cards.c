@@ -61,7 +61,7 @@ card_new (void)
 
   card_info (card, PD_SESSION_STATUS_RUNNING, 1, NULL);
   _pd_overview_card_set_source_name (card, "build-box");
-  _pd_overview_card_set_current_step (card, 1, "Write the tests", 0, NULL);
+  _pd_overview_card_set_current_step (card, 1, "Write the tests", TRUE, 0, NULL);
   return card;
 }
 
@@ -179,7 +179,7 @@ test_card_plain (void)
   alone_show (&alone, card);
   g_assert_cmpuint (assert_plain (alone.row), >, 10);
   /* And once changed. */
-  _pd_overview_card_set_current_step (card, 1, "Run \u2067them\u2069", 0, NULL);
+  _pd_overview_card_set_current_step (card, 1, "Run \u2067them\u2069", TRUE, 0, NULL);
   _pd_overview_card_emit_changed (card);
   assert_plain (alone.row);
   gtk_window_destroy (GTK_WINDOW (alone.window));

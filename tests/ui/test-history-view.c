@@ -553,6 +553,69 @@ test_history_names_imported_items (void)
 }
 
 
+/* The image in the same row as a label saying @data. */
+static gboolean
+is_row_of_label (GtkWidget     *widget,
+                 gconstpointer  data)
+{
+  GtkWidget *label;
+
+  if (!GTK_IS_LIST_BOX_ROW (widget) || !gtk_widget_get_mapped (widget))
+    return FALSE;
+  label = pd_test_find_label (widget, data);
+  return label != NULL && gtk_widget_get_mapped (label);
+}
+
+/* Tried as a new user would: a Gemini CLI session's cancelled item ("Document
+ * the signal") had the red glyph of a blocked step on History, while the
+ * checklist struck it out as cancelled and `sessions show` marked it "➖".
+ * It has the cancelled glyph, named so; the blocked glyph is nowhere. */
+static void
+test_history_cancelled_glyph (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GPtrArray) images = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *lantern = g_build_filename (g_getenv ("PD_FIXTURES_DIR"), "gemini", "tmp", "lantern", "chats",
+                                               "session-2026-04-05T10-12-3fa9c0d1.jsonl", NULL);
+  const char *paths[2] = { lantern, NULL };
+  GtkWidget *view = pd_history_view_new ();
+  GtkWidget *row;
+  GtkImage *icon;
+  GtkWindow *window;
+  CountWait wait;
+
+  g_assert_true (pd_import_index_run_paths (index, db->store, paths, NULL, NULL, &error));
+  g_assert_no_error (error);
+  list = pd_session_store_list (db->store, NULL, FALSE, 0, 10, NULL, &error);
+  g_assert_no_error (error);
+  window = pd_test_present (view, 1000, 760);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), ((PdSessionInfo *) list->pdata[0])->id);
+  wait.model = pd_history_view_get_model (PD_HISTORY_VIEW (view));
+  wait.n = 4;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+  g_assert_true (pd_history_view_select_version (PD_HISTORY_VIEW (view), 4));
+  gtk_test_widget_wait_for_draw (view);
+
+  row = pd_test_find_first (view, is_row_of_label, "Document the signal");
+  g_assert_nonnull (row);
+  icon = GTK_IMAGE (pd_test_find_widget (row, GTK_TYPE_IMAGE));
+  g_assert_cmpstr (gtk_image_get_icon_name (icon), ==, "list-remove-symbolic");
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (GTK_WIDGET (icon)), ==, "Cancelled");
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (icon), "pd-step-cancelled"));
+  /* No step of this version is blocked: no blocked glyph is drawn. */
+  pd_test_collect (view, GTK_TYPE_IMAGE, images);
+  for (guint i = 0; i < images->len; i++)
+    if (gtk_widget_get_mapped (images->pdata[i]))
+      g_assert_cmpstr (gtk_image_get_icon_name (images->pdata[i]), !=, "action-unavailable-symbolic");
+  pd_test_screenshot_sizes (window, "history-cancelled-glyph");
+  pd_test_destroy_window (window, view);
+}
+
+
 /* --- another agent's long history ------------------------------------------ */
 
 G_STATIC_ASSERT (PD_PLAN_VERSION_ITEM_HISTORY_MAX == PD_TRANSCRIPT_PAGES_HISTORY_MAX);
@@ -667,6 +730,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/history-view/lists-approved-plans", test_history_lists_approved_plans);
   g_test_add_func ("/pd/ui/history-view/says-why-versions-are-missing", test_history_says_why_versions_are_missing);
   g_test_add_func ("/pd/ui/history-view/names-imported-items", test_history_names_imported_items);
+  g_test_add_func ("/pd/ui/history-view/cancelled-glyph", test_history_cancelled_glyph);
   g_test_add_func ("/pd/ui/history-view/says-older-versions-not-shown", test_history_says_older_versions_not_shown);
 
   return g_test_run ();

@@ -157,7 +157,7 @@ test_card_hostile_text (void)
   guint labels = 0;
   GtkWidget *title;
 
-  _pd_overview_card_set_current_step (card, 1, "Step\u202e \u2069one\r\ntwo", 0, NULL);
+  _pd_overview_card_set_current_step (card, 1, "Step\u202e \u2069one\r\ntwo", TRUE, 0, NULL);
   _pd_overview_card_set_remote_run (card, &run);
   _pd_overview_card_set_source_error (card, "refused \u202e(HTTP 403)");
   _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
@@ -732,7 +732,7 @@ test_card_step_ended (void)
   info.updated_at = g_get_real_time ();
   info.plan_done = 1;
   info.plan_total = 3;
-  _pd_overview_card_set_current_step (card, 2, "Write the tests", 0, NULL);
+  _pd_overview_card_set_current_step (card, 2, "Write the tests", TRUE, 0, NULL);
   card_set_run (card, &info, PD_SESSION_STATUS_RUNNING, NULL, NULL);
   alone_show (&alone, card, 600);
   g_assert_cmpstr (step_line (alone.row), ==, "Now: \u2068Write the tests\u2069");
@@ -762,6 +762,18 @@ test_card_step_ended (void)
   g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
   g_assert_cmpstr (step_line (alone.row), ==, "Stopped at: \u2068Write the tests\u2069");
 
+  /* Stopped between steps: the step named is the next, never begun; the
+   * card said "Stopped at: …" of it (tried as a new user would). */
+  _pd_overview_card_set_current_step (card, 3, "Write the tests", FALSE, 0, NULL);
+  card_set_run (card, &info, PD_SESSION_STATUS_IDLE, "cancelled", NULL);
+  g_assert_cmpstr (step_line (alone.row), ==, "Next step: \u2068Write the tests\u2069");
+  pd_test_screenshot_sizes (GTK_WINDOW (alone.window), "overview-card-next-step");
+  card_set_run (card, &info, PD_SESSION_STATUS_FAILED, "failed", "HTTP 500");
+  g_assert_cmpstr (step_line (alone.row), ==, "Next step: \u2068Write the tests\u2069");
+  card_set_run (card, &info, PD_SESSION_STATUS_RUNNING, NULL, NULL);
+  g_assert_cmpstr (step_line (alone.row), ==, "Now: \u2068Write the tests\u2069");
+
+  _pd_overview_card_set_current_step (card, 4, "Write the tests", TRUE, 0, NULL);
   card_set_run (card, &info, PD_SESSION_STATUS_RUNNING, NULL, NULL);
   g_assert_cmpstr (step_line (alone.row), ==, "Now: \u2068Write the tests\u2069");
   alone_close (&alone);

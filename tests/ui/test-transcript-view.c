@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../pd-import-test.h"
+#include "pd-import-index.h"
 #include "pd-session-reads.h"
 #include "pd-message-item.h"
 #include "pd-message-row.h"
@@ -812,6 +813,112 @@ test_transcript_reads_when_shown (void)
   pd_test_destroy_window (window, view);
 }
 
+/* --- an imported agent's plan calls ----------------------------------------- */
+
+static gboolean
+is_mapped_label_text (GtkWidget     *widget,
+                      gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
+         g_str_equal (gtk_label_get_text (GTK_LABEL (widget)), data);
+}
+
+static gboolean
+card_shown (gpointer data)
+{
+  return pd_test_find_first (data, is_mapped_label_text, "Checklist · 0/3 done") != NULL;
+}
+
+/* The last card: its title, and the cancelled glyph in it. */
+static gboolean
+is_cancelled_glyph (GtkWidget     *widget,
+                    gconstpointer  data)
+{
+  return GTK_IS_IMAGE (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_image_get_icon_name (GTK_IMAGE (widget)), "list-remove-symbolic") == 0 &&
+         g_strcmp0 (gtk_widget_get_tooltip_text (widget), "Cancelled") == 0;
+}
+
+static gboolean
+last_card_shown (gpointer data)
+{
+  return pd_test_find_first (data, is_mapped_label_text, "Checklist · 3/4 done") != NULL &&
+         pd_test_find_first (data, is_cancelled_glyph, NULL) != NULL;
+}
+
+/* Tried as a new user would: the app's own sessions show their plan's card
+ * where the plan tool was called; an imported session's Transcript showed
+ * none at its TodoWrite, update_plan or write_todos.  The Gemini CLI
+ * fixture's write_todos calls: each one the replay applied carries the list
+ * it left (3, 4, 4 then 5 items), the one it ignored (its status "error")
+ * none; the first is drawn as a card under its turn, a cancelled item with
+ * the cancelled glyph in the last. */
+static void
+test_transcript_imported_plan_cards (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *lantern = g_build_filename (g_getenv ("PD_FIXTURES_DIR"), "gemini", "tmp", "lantern", "chats",
+                                               "session-2026-04-05T10-12-3fa9c0d1.jsonl", NULL);
+  const char *paths[2] = { lantern, NULL };
+  GtkWidget *view = pd_transcript_view_new ();
+  GListModel *model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
+  g_autoptr(GString) versions = g_string_new (NULL);
+  JsonObject *last_plan = NULL;
+  guint last_position = 0;
+  guint n_plain_calls = 0;
+  GtkWindow *window;
+  CountWait wait = { model, 0 };
+
+  g_assert_true (pd_import_index_run_paths (index, db->store, paths, NULL, NULL, &error));
+  g_assert_no_error (error);
+  list = pd_session_store_list (db->store, NULL, FALSE, 0, 10, NULL, &error);
+  g_assert_no_error (error);
+  window = pd_test_present (view, 900, 700);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), ((PdSessionInfo *) list->pdata[0])->id);
+  pd_test_wait_until (card_shown, view, "the first list's card");
+
+  wait.n = g_list_model_get_n_items (model);
+  for (guint i = 0; i < wait.n; i++)
+    {
+      g_autoptr(PdMessageItem) item = g_list_model_get_item (model, i);
+      JsonArray *calls = pd_message_item_get_tool_calls (item);
+
+      for (guint j = 0; calls != NULL && j < json_array_get_length (calls); j++)
+        {
+          JsonObject *call = json_array_get_object_element (calls, j);
+          JsonObject *function = json_object_get_object_member (call, "function");
+
+          if (g_strcmp0 (json_object_get_string_member (function, "name"), "write_todos") != 0)
+            continue;
+          if (json_object_has_member (call, "plan"))
+            {
+              last_plan = json_object_get_object_member (call, "plan");
+              last_position = i;
+              g_string_append_printf (versions, "%u ",
+                                      json_array_get_length (json_object_get_array_member (last_plan, "items")));
+            }
+          else
+            n_plain_calls++;
+        }
+    }
+  g_assert_cmpstr (versions->str, ==, "3 4 4 5 ");   /* the items of each list */
+  g_assert_cmpuint (n_plain_calls, ==, 1);   /* the one with status "error" */
+  g_assert_nonnull (last_plan);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (last_plan, "items")), ==, 5);
+
+  /* The last card, scrolled to: 3 of 4 done, the cancelled item out of the
+   * count with its glyph. */
+  gtk_widget_activate_action (pd_test_find_widget (view, GTK_TYPE_LIST_VIEW), "list.scroll-to-item", "u",
+                              last_position);
+  pd_test_wait_until (last_card_shown, view, "the last list's card");
+  pd_test_screenshot_sizes (window, "transcript-imported-plan-card");
+  pd_test_destroy_window (window, view);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -827,6 +934,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/transcript-view/follows-newest", test_transcript_follows_newest);
   g_test_add_func ("/pd/ui/transcript-view/long-newest-part", test_transcript_long_newest_part);
   g_test_add_func ("/pd/ui/transcript-view/reads-when-shown", test_transcript_reads_when_shown);
+  g_test_add_func ("/pd/ui/transcript-view/imported-plan-cards", test_transcript_imported_plan_cards);
 
   return g_test_run ();
 }
