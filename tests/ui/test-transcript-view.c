@@ -870,7 +870,7 @@ test_transcript_imported_plan_cards (void)
   guint last_position = 0;
   guint n_plain_calls = 0;
   GtkWindow *window;
-  CountWait wait = { model, 0 };
+  PdTestCountWait wait = { model, 0 };
 
   g_assert_true (pd_import_index_run_paths (index, db->store, paths, NULL, NULL, &error));
   g_assert_no_error (error);
