@@ -17,6 +17,8 @@ _pd_gemini_call_text_free (PdGeminiCallText *text)
 {
   g_free (text->arguments);
   g_free (text->display);
+  g_free (text->id);
+  g_free (text->name);
   g_free (text);
 }
 
@@ -69,6 +71,19 @@ _pd_gemini_message_to_pages (PdTranscriptPages *pages,
   const char *type;
   g_autofree char *text = NULL;
 
+  if (message->node == NULL && message->unshown > 0)
+    {
+      /* Said in its place, and its calls named with the head of their
+       * arguments: a call never goes unsaid. */
+      _pd_import_add_unshown (pages, NULL, PD_IMPORT_UNSHOWN_OVER_BUDGET, message->unshown, message->time);
+      for (guint i = 0; message->call_texts && i < message->call_texts->len; i++)
+        {
+          PdGeminiCallText *texts = g_ptr_array_index (message->call_texts, i);
+
+          _pd_transcript_pages_add_tool_call_head (pages, NULL, texts->id, texts->name, texts->arguments,
+                                                   texts->left_out, message->id, message->time);
+        }
+    }
   if (message->node == NULL)
     return;
   object = json_node_get_object (message->node);

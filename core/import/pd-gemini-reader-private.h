@@ -77,7 +77,10 @@ typedef struct
   guint      refused;    /* its write_todos calls that failed or were of another shape */
   char      *user_text;  /* (nullable) a user message's text, for the title */
   JsonNode  *node;       /* (nullable) the message, kept when reading for the pages (pages_pick) */
-  GPtrArray *call_texts; /* (nullable) CallText of each tool call, for the pages */
+  GPtrArray *call_texts; /* (nullable) PdGeminiCallText of each tool call, for the pages */
+  gsize      units;      /* of node, taken from *budget */
+  PdImportBudget *budget;
+  gsize      unshown;    /* > 0: the bytes of the record whose node the budget had no room for */
 } PdGeminiMessage;
 
 /* What the pages show of a tool call that its tree leaves out: the head of
@@ -88,6 +91,8 @@ typedef struct
   char  *arguments;  /* (nullable) */
   gsize  left_out;   /* bytes of the arguments after that head */
   char  *display;    /* (nullable) resultDisplay, when it is a string */
+  char  *id;         /* (nullable) the call's, read from the record when its */
+  char  *name;       /* node is not kept (the message's unshown) */
 } PdGeminiCallText;
 
 void           _pd_gemini_call_text_free (PdGeminiCallText *text);

@@ -69,6 +69,8 @@ struct _PdGeminiReader
   PdImportStats      stored;
   /* What the check of a line read in place found of it (check_span()). */
   PdGeminiSpans     *spans;
+  /* What the messages kept for the pages hold (PD_IMPORT_SESSION_UNITS_MAX). */
+  PdImportBudget     budget;
 };
 
 static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
@@ -79,6 +81,8 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (PdGeminiReader, pd_gemini_reader, G_TYPE_OBJECT,
 static void
 message_free (PdGeminiMessage *message)
 {
+  if (message->budget != NULL)
+    _pd_import_budget_give (message->budget, message->units);
   g_free (message->id);
   g_clear_pointer (&message->lists, g_ptr_array_unref);
   g_free (message->user_text);
@@ -116,6 +120,7 @@ pd_gemini_reader_init (PdGeminiReader *self)
   self->max_line = PD_JSONL_DEFAULT_MAX_LINE;
   self->messages = g_ptr_array_new_with_free_func ((GDestroyNotify) message_free);
   self->by_id = g_hash_table_new (g_str_hash, g_str_equal);
+  _pd_import_budget_init (&self->budget);
 }
 
 PdGeminiReader *
@@ -306,10 +311,10 @@ list_of_call (JsonObject *call,
 }
 
 static PdGeminiMessage *
-message_new (JsonObject *object,
-             PdJsonSpan  record,
-             const char *id,
-             gboolean    keep_node)
+message_new (JsonObject     *object,
+             PdJsonSpan      record,
+             const char     *id,
+             PdImportBudget *budget)   /* (nullable): the node is kept, for the pages */
 {
   PdGeminiMessage *message = g_new0 (PdGeminiMessage, 1);
   JsonArray *calls = pd_json_get_array (object, "toolCalls");
@@ -344,12 +349,26 @@ message_new (JsonObject *object,
         message->lists = g_ptr_array_new_with_free_func ((GDestroyNotify) _pd_import_list_free);
       g_ptr_array_add (message->lists, list);
     }
-  if (keep_node)
+  if (budget != NULL)
     {
       PdJsonSpan spans = { NULL, 0 }, span = { NULL, 0 };
       gsize cursor = 0;
+      JsonNode *node = json_node_init_object (json_node_alloc (), object);
+      gsize units = _pd_import_tree_units (node);
 
-      message->node = json_node_init_object (json_node_alloc (), object);
+      /* Kept until the replay, with every other message's: taken from the
+       * session's budget, or said unshown in its place (its calls named). */
+      if (_pd_import_budget_take (budget, units))
+        {
+          message->node = node;
+          message->units = units;
+          message->budget = budget;
+        }
+      else
+        {
+          json_node_unref (node);
+          message->unshown = MAX (record.length, 1);
+        }
       if (record.length > 0 && pd_json_span_get_member (record, "toolCalls", &spans))
         {
           message->call_texts = g_ptr_array_new_with_free_func ((GDestroyNotify) _pd_gemini_call_text_free);
@@ -364,6 +383,13 @@ message_new (JsonObject *object,
                                                                      &text->left_out);
               if (pd_json_span_get_member (span, "resultDisplay", &value) && pd_json_span_is_string (value))
                 text->display = pd_json_span_dup_string (value);
+              if (message->node == NULL)
+                {
+                  if (pd_json_span_get_member (span, "id", &value) && pd_json_span_is_string (value))
+                    text->id = pd_json_span_dup_string (value);
+                  if (pd_json_span_get_member (span, "name", &value) && pd_json_span_is_string (value))
+                    text->name = pd_json_span_dup_string (value);
+                }
               g_ptr_array_add (message->call_texts, text);
             }
         }
@@ -468,7 +494,7 @@ handle_object (PdGeminiReader *self,
    * quick path of read_lines(), which looks at the id alone, agrees. */
   else if ((id = pd_json_get_string (object, "id")))
     add_message (self, message_new (object, (PdJsonSpan) { self->record, self->record_length }, id,
-                                    self->pages != NULL));
+                                    self->pages != NULL ? &self->budget : NULL));
   else if (json_object_has_member (object, "sessionId"))
     handle_header (self, object);
 }

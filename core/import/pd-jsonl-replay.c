@@ -84,7 +84,7 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
           stats->skipped_lines++;
           if (funcs->at_line != NULL)
             funcs->at_line (user_data, line_start);
-          _pd_import_add_too_long (pages, NULL, pd_jsonl_reader_get_too_long (reader), 0);
+          _pd_import_add_unshown (pages, NULL, PD_IMPORT_UNSHOWN_TOO_LONG, pd_jsonl_reader_get_too_long (reader), 0);
           continue;
         }
       /* The cheap shape check for every line: one JSON object. */
@@ -104,7 +104,7 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
                                                              : _pd_import_too_dense) (line, length))
         {
           stats->skipped_lines++;
-          _pd_import_add_too_many_values (pages, NULL, length, 0);
+          _pd_import_add_unshown (pages, NULL, PD_IMPORT_UNSHOWN_TOO_MANY_VALUES, length, 0);
           continue;
         }
       /* Read in place: refused exactly as the tree would be. */
