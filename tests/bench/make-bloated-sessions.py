@@ -8,6 +8,8 @@
 #   make-bloated-sessions.py opencode DIR [PARTS]     DIR/storage: one message of PARTS parts of 1 MiB
 #   make-bloated-sessions.py opencode-todos DIR [PARTS]  the same as todowrite calls
 #   make-bloated-sessions.py gemini-deep DIR          a .json session whose call's args nest 600 deep
+#   make-bloated-sessions.py claude DIR [LINES]       DIR/-home-dev-proj/….jsonl: LINES TodoWrite calls of
+#                                                      1 MiB each, no result (pending requests keep their input)
 #
 # Each message holds one value for 4 bytes (", 0," padding: the per-byte
 # bound, _pd_import_too_dense()) and, for OpenCode, a file of just under
@@ -108,6 +110,23 @@ def opencode(root, parts, tool):
         write(f"part/msg_1/prt_{i:04d}.json", text)
 
 
+def claude(root, lines):
+    proj = os.path.join(root, "-home-dev-proj")
+    os.makedirs(proj, exist_ok=True)
+    with open(os.path.join(proj, SESSION + ".jsonl"), "w") as f:
+        for i in range(lines):
+            base = {"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": "/home/dev/proj",
+                    "sessionId": SESSION, "version": "2.0.31", "type": "assistant", "uuid": f"u{i}",
+                    "timestamp": f"2026-03-09T14:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
+                    "message": {"id": f"m{i}", "type": "message", "role": "assistant",
+                                "content": [{"type": "tool_use", "id": f"toolu_{i}", "name": "TodoWrite",
+                                             "input": {"todos": [{"content": f"Step {i}", "status": "in_progress",
+                                                                  "activeForm": f"Step {i}"}]}}]}}
+            text = json.dumps(base, separators=(",", ":"))
+            cut = text.rindex("}]}}]}}")
+            f.write(text[:cut + 2] + ',"pad":' + dense(MIB - 1024) + text[cut + 2:] + "\n")
+
+
 def main():
     kind, root = sys.argv[1], sys.argv[2]
     count = int(sys.argv[3]) if len(sys.argv) > 3 else None
@@ -119,6 +138,8 @@ def main():
         opencode(root, count or 40, "bash")
     elif kind == "opencode-todos":
         opencode(root, count or 40, "todowrite")
+    elif kind == "claude":
+        claude(root, count or 40)
     elif kind == "gemini-deep":
         gemini_deep(root)
     else:
