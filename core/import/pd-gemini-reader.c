@@ -909,6 +909,20 @@ read_document (PdGeminiReader  *self,
   if (!_pd_import_read_file (self->path, DOCUMENT_MAX, &contents, &length, error))
     return FALSE;
   stats->bytes_read += length;
+  /* A call's arguments nested too deep are a placeholder, the session read
+   * (it was "not a Gemini CLI session"). */
+  if (pd_json_nesting_exceeds (contents, (gssize) length, PD_JSON_FOREIGN_MAX_DEPTH))
+    {
+      gsize defused_length = 0;
+      char *defused = _pd_import_defuse_nesting (contents, length, &defused_length);
+
+      if (defused != NULL)
+        {
+          g_free (contents);
+          contents = defused;
+          length = defused_length;
+        }
+    }
   /* Not for the pages: checked whole and each message's members found in
    * the same walk, then read in place (a walk to check and another to
    * read were twice the one). */

@@ -117,18 +117,60 @@ _pd_import_tree_units (JsonNode *node)
   return units;
 }
 
+/* For tests: of all budgets (readers run on several threads). */
+G_LOCK_DEFINE_STATIC (stats);
+static gsize stats_peak;
+static guint stats_refused;
+
+void
+_pd_import_budget_reset_stats (void)
+{
+  G_LOCK (stats);
+  stats_peak = 0;
+  stats_refused = 0;
+  G_UNLOCK (stats);
+}
+
+gsize
+_pd_import_budget_get_peak (void)
+{
+  gsize peak;
+
+  G_LOCK (stats);
+  peak = stats_peak;
+  G_UNLOCK (stats);
+  return peak;
+}
+
+guint
+_pd_import_budget_get_refused (void)
+{
+  guint refused;
+
+  G_LOCK (stats);
+  refused = stats_refused;
+  G_UNLOCK (stats);
+  return refused;
+}
+
 gboolean
 _pd_import_budget_take (PdImportBudget *budget,
                         gsize           units)
 {
-  if (units > budget->max - budget->held)
+  gboolean room = units <= budget->max - budget->held;
+
+  if (room)
     {
-      budget->refused++;
-      return FALSE;
+      budget->held += units;
+      budget->peak = MAX (budget->peak, budget->held);
     }
-  budget->held += units;
-  budget->peak = MAX (budget->peak, budget->held);
-  return TRUE;
+  else
+    budget->refused++;
+  G_LOCK (stats);
+  stats_peak = MAX (stats_peak, budget->held);
+  stats_refused += room ? 0 : 1;
+  G_UNLOCK (stats);
+  return room;
 }
 
 void
@@ -138,3 +180,157 @@ _pd_import_budget_give (PdImportBudget *budget,
   budget->held -= MIN (units, budget->held);
 }
 
+
+/* ---------------------------------------------------------------------- */
+/* Nesting                                                                */
+
+/* The members that hold a tool call's arguments, in every reader's
+ * records: Claude Code's and OpenCode's "input", Gemini CLI's and Qwen
+ * Code's "args", and "arguments". */
+static gboolean
+is_arguments_key (const char *key,
+                  gsize       length)
+{
+  return (length == 5 && memcmp (key, "input", 5) == 0)
+         || (length == 4 && memcmp (key, "args", 4) == 0)
+         || (length == 9 && memcmp (key, "arguments", 9) == 0);
+}
+
+/* Past the string that starts at @p (its closing quote, or @end). */
+static const char *
+past_string (const char *p,
+             const char *end)
+{
+  for (p++; p < end; p++)
+    {
+      if (*p == '\\')
+        p++;
+      else if (*p == '"')
+        return p + 1;
+    }
+  return end;
+}
+
+static const char *
+past_blanks (const char *p,
+             const char *end)
+{
+  while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+    p++;
+  return p;
+}
+
+/* Where the container that opens at @p closes (just past it), or NULL. */
+static const char *
+past_container (const char *p,
+                const char *end)
+{
+  gsize depth = 0;
+
+  while (p < end)
+    {
+      if (*p == '"')
+        {
+          p = past_string (p, end);
+          continue;
+        }
+      if (*p == '[' || *p == '{')
+        depth++;
+      else if (*p == ']' || *p == '}')
+        {
+          if (--depth == 0)
+            return p + 1;
+        }
+      p++;
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  const char *start;
+  gboolean    arguments;   /* the value of an arguments member */
+} Open;
+
+char *
+_pd_import_defuse_nesting (const char *text,
+                           gsize       length,
+                           gsize      *new_length)
+{
+  const char *end = text + length;
+  const char *p = text, *copied = text;
+  g_autoptr(GString) out = NULL;
+  Open stack[PD_JSON_FOREIGN_MAX_DEPTH];
+  guint depth = 0;
+  gboolean key_is_arguments = FALSE;
+
+  while (p < end)
+    {
+      if (*p == '"')
+        {
+          const char *after = past_string (p, end);
+          const char *next = past_blanks (after, end);
+
+          /* A member's name: whether its value is a call's arguments. */
+          key_is_arguments = next < end && *next == ':' && after - p >= 2
+                             && is_arguments_key (p + 1, (gsize) (after - p - 2));
+          p = after;
+          continue;
+        }
+      if (*p == '[' || *p == '{')
+        {
+          if (depth == PD_JSON_FOREIGN_MAX_DEPTH)
+            {
+              /* Too deep: the outermost arguments around it go, whole. */
+              guint i;
+              const char *close;
+              g_autofree char *placeholder = NULL;
+
+              for (i = 0; i < depth && !stack[i].arguments; i++)
+                ;
+              if (i == depth || !(close = past_container (stack[i].start, end)))
+                return NULL;
+              if (out == NULL)
+                out = g_string_sized_new (length / 2);
+              g_string_append_len (out, copied, stack[i].start - copied);
+              placeholder = _pd_import_unshown_text (PD_IMPORT_UNSHOWN_TOO_DEEP, (gsize) (close - stack[i].start));
+              pd_json_append_string (out, placeholder);
+              copied = p = close;
+              depth = i;
+              key_is_arguments = FALSE;
+              continue;
+            }
+          stack[depth].start = p;
+          stack[depth].arguments = key_is_arguments;
+          depth++;
+        }
+      else if ((*p == ']' || *p == '}') && depth > 0)
+        depth--;
+      if (*p != ':' && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+        key_is_arguments = FALSE;
+      p++;
+    }
+  if (out == NULL)
+    return NULL;
+  g_string_append_len (out, copied, end - copied);
+  if (new_length != NULL)
+    *new_length = out->len;
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+JsonNode *
+_pd_import_parse_defused (const char *text,
+                          gssize      length)
+{
+  gsize size, defused_length = 0;
+  g_autofree char *defused = NULL;
+
+  if (text == NULL)
+    return NULL;
+  size = length < 0 ? strlen (text) : (gsize) length;
+  if (!pd_json_nesting_exceeds (text, (gssize) size, PD_JSON_FOREIGN_MAX_DEPTH))
+    return pd_json_parse_full (text, (gssize) size, PD_JSON_PARSE_FOREIGN, NULL);
+  if (!(defused = _pd_import_defuse_nesting (text, size, &defused_length)))
+    return NULL;
+  return pd_json_parse_full (defused, (gssize) defused_length, PD_JSON_PARSE_FOREIGN, NULL);
+}

@@ -115,6 +115,25 @@ gboolean     _pd_import_budget_take   (PdImportBudget    *budget,
 /* Gives back @units of a tree no longer kept. */
 void         _pd_import_budget_give   (PdImportBudget    *budget,
                                        gsize              units);
+/* @text (JSON another agent wrote) nesting deeper than json-glib is given
+ * (PD_JSON_FOREIGN_MAX_DEPTH): the same text with the outermost tool
+ * call's arguments ("input", "args" or "arguments") around each too deep
+ * part replaced by a string saying so (PD_IMPORT_UNSHOWN_TOO_DEEP), so the
+ * call stays with its name; NULL when it needs none, or no such member
+ * holds the deep part. */
+char        *_pd_import_defuse_nesting (const char       *text,
+                                        gsize             length,
+                                        gsize            *new_length);
+/* pd_json_parse_full() of foreign text, defused first when it nests too
+ * deep (the values are the caller's to have counted). */
+JsonNode    *_pd_import_parse_defused  (const char       *text,
+                                        gssize            length);
+
+/* For tests, of every budget of the process since the last reset: the
+ * most any held at once, and how many trees they had no room for. */
+void         _pd_import_budget_reset_stats (void);
+gsize        _pd_import_budget_get_peak    (void);
+guint        _pd_import_budget_get_refused (void);
 /* For tests: the budget every read starts with (0: the default).  Not
  * thread-safe: set before reading. */
 void         _pd_import_set_session_units (gsize          max);

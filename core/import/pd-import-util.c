@@ -101,7 +101,7 @@ _pd_import_parse_json (const char *text,
   size = length < 0 ? strlen (text) : (gsize) length;
   if (_pd_import_too_many_values (text, size))
     return NULL;
-  return pd_json_parse_full (text, (gssize) size, PD_JSON_PARSE_FOREIGN, NULL);
+  return _pd_import_parse_defused (text, (gssize) size);
 }
 
 /* One line's top-level object, whole or picked (@pick, when lines are
@@ -115,8 +115,19 @@ parse_line (JsonNode         **root,
   g_clear_pointer (root, json_node_unref);
   if (pick != NULL && pick_lines ? _pd_import_too_dense (line, length) : _pd_import_too_many_values (line, length))
     return NULL;
-  *root = pick != NULL && pick_lines ? pd_json_parse_picked (line, (gssize) length, pick, NULL)
-                                     : pd_json_parse_full (line, (gssize) length, PD_JSON_PARSE_FOREIGN, NULL);
+  if (pick == NULL || !pick_lines)
+    *root = _pd_import_parse_defused (line, (gssize) length);
+  else if (!(*root = pd_json_parse_picked (line, (gssize) length, pick, NULL))
+           && pd_json_nesting_exceeds (line, (gssize) length, PD_JSON_FOREIGN_MAX_DEPTH))
+    {
+      /* A call whose arguments nest too deep stays, with a placeholder for
+       * them (it vanished with its line). */
+      gsize defused_length = 0;
+      g_autofree char *defused = _pd_import_defuse_nesting (line, length, &defused_length);
+
+      if (defused != NULL)
+        *root = pd_json_parse_picked (defused, (gssize) defused_length, pick, NULL);
+    }
   if (*root == NULL || !JSON_NODE_HOLDS_OBJECT (*root))
     return NULL;
   return json_node_get_object (*root);

@@ -49,6 +49,7 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
 {
   g_autoptr(PdJsonlReader) reader = opened;
   g_autoptr(JsonNode) root = NULL;
+  g_autofree char *defused = NULL;
   const char *line;
   gsize length;
   GError *local = NULL;
@@ -95,6 +96,14 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
         }
       if (funcs->at_line != NULL)
         funcs->at_line (user_data, line_start);
+      /* A call whose arguments nest deeper than json-glib is given stays,
+       * its arguments a placeholder: the line read is the defused one
+       * (it went whole, unsaid).  Shorter lines cannot nest that deep. */
+      g_clear_pointer (&defused, g_free);
+      if (length > 2 * PD_JSON_FOREIGN_MAX_DEPTH
+          && pd_json_nesting_exceeds (line, (gssize) length, PD_JSON_FOREIGN_MAX_DEPTH)
+          && (defused = _pd_import_defuse_nesting (line, length, &length)))
+        line = defused;
       if (funcs->look != NULL && (use = funcs->look (user_data, line, length)) == PD_JSONL_LINE_SKIP)
         continue;
       /* Nothing built or read in place of a line of more values than its

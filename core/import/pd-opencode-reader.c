@@ -60,8 +60,8 @@ load_json_file_sized (const char *root,
                       gsize      *size)    /* (out) (optional): its bytes */
 {
   g_autofree char *contents = NULL;
-  g_autoptr(JsonParser) parser = NULL;
   g_autoptr(GError) error = NULL;
+  JsonNode *node;
   gsize length;
 
   *bad = FALSE;
@@ -90,16 +90,14 @@ load_json_file_sized (const char *root,
       *bad = TRUE;
       return unshown_part (TOO_MANY_VALUES_PART, length);
     }
-  parser = json_parser_new_immutable ();
+  /* A call's input nested too deep is a placeholder, the call kept. */
   if (!g_utf8_validate (contents, (gssize) length, NULL)
-      || pd_json_nesting_exceeds (contents, (gssize) length, PD_JSON_FOREIGN_MAX_DEPTH)
-      || !json_parser_load_from_data (parser, contents, (gssize) length, NULL)
-      || json_parser_get_root (parser) == NULL)
+      || !(node = _pd_import_parse_defused (contents, (gssize) length)))
     {
       *bad = TRUE;
       return NULL;
     }
-  return json_node_ref (json_parser_get_root (parser));
+  return node;
 }
 
 static JsonNode *
@@ -816,6 +814,9 @@ conversation_message (PdTranscriptPages *pages,
               g_autoptr(JsonNode) copy = json_node_init_object (json_node_alloc (), input);
               arguments = json_to_string (copy, FALSE);
             }
+          else
+            /* Nested too deep to show: what says so. */
+            arguments = g_strdup (pd_json_get_string (state, "input"));
           _pd_transcript_pages_add_tool_call (pages, key, call_id, tool, arguments, message_id, start ? start : time);
           /* The task tool runs a subagent in a session of its own. */
           if (g_strcmp0 (tool, "task") == 0)
@@ -973,7 +974,7 @@ parse_column (sqlite3_stmt *stmt,
     return NULL;
   if (_pd_import_too_many_values (data, strlen (data)))
     return unshown_part (TOO_MANY_VALUES_PART, strlen (data));
-  return pd_json_parse_full (data, -1, PD_JSON_PARSE_FOREIGN, NULL);
+  return _pd_import_parse_defused (data, -1);
 }
 
 /* The same from opencode.db: its message and part tables. */
