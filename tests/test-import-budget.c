@@ -514,12 +514,12 @@ test_defuse (void)
 #define PD_TEST_ASAN 1
 #endif
 #endif
-/* Before, the read of each of the three below took 500 to 700 MB; now
- * about 130 (the budget's 120 MB of tree and a line's); AddressSanitizer
- * holds freed memory back and doubles what is used (see test-import-
- * bloated.c's never-built). */
+/* The Gemini CLI read alone took 421 MB before; now both take 111 MB (the
+ * budget's 120 MB of tree at most, and a line's).  AddressSanitizer holds
+ * freed memory back and doubles what is used (see test-import-bloated.c's
+ * never-built): 574 MB there. */
 #ifdef PD_TEST_ASAN
-#define BUDGET_BOUND_KIB (768 * 1024)
+#define BUDGET_BOUND_KIB (1024 * 1024)
 #else
 #define BUDGET_BOUND_KIB (320 * 1024)
 #endif
