@@ -96,11 +96,13 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
         }
       if (funcs->at_line != NULL)
         funcs->at_line (user_data, line_start);
-      /* A call whose arguments nest deeper than json-glib is given stays,
-       * its arguments a placeholder: the line read is the defused one
-       * (it went whole, unsaid).  Shorter lines cannot nest that deep. */
+      /* A call whose arguments nest deeper than json-glib is given stays
+       * on the pages, its arguments a placeholder: the line read is the
+       * defused one (it went whole, unsaid).  Shorter lines cannot nest
+       * that deep; an import shows no call (and a plan call's list is
+       * refused either way), so it does not look. */
       g_clear_pointer (&defused, g_free);
-      if (length > 2 * PD_JSON_FOREIGN_MAX_DEPTH
+      if (pages != NULL && length > 2 * PD_JSON_FOREIGN_MAX_DEPTH
           && pd_json_nesting_exceeds (line, (gssize) length, PD_JSON_FOREIGN_MAX_DEPTH)
           && (defused = _pd_import_defuse_nesting (line, length, &length)))
         line = defused;
