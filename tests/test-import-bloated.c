@@ -161,8 +161,7 @@ bloated_content_open (PdLongSession *f,
 static char *
 placeholder (gsize length)
 {
-  return g_strdup_printf ("This line of the transcript holds too many values to show (%" G_GSIZE_FORMAT " bytes)",
-                          length);
+  return _pd_import_unshown_text (PD_IMPORT_UNSHOWN_TOO_MANY_VALUES, length);
 }
 
 /* @messages are the session's four, the attacker's line @expected. */
@@ -193,58 +192,6 @@ assert_messages (JsonArray *messages,
   g_autofree char *expected = placeholder (length);
 
   assert_messages_with (messages, expected);
-}
-
-/* The pages (`sessions show`, the Transcript page whole and in parts):
- * the placeholder where the line was, the other messages intact.  Before,
- * the line was built whole and, holding no text, left out unsaid. */
-static void
-test_claude_placeholder (void)
-{
-  PdLongSession f = { 0 };
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonArray) messages = NULL;
-  g_autoptr(JsonArray) part = NULL;
-  guint64 first = 0, total = 0;
-  gsize length = 0;
-
-  bloated_content_open (&f, &length);
-  messages = pd_session_reads_load_messages (f.store, f.id, &error);
-  g_assert_no_error (error);
-  assert_messages (messages, length);
-
-  /* A long transcript's newest part, as the Transcript page reads it. */
-  _pd_import_set_tail_limits (64 * 1024, 64 * 1024);
-  part = pd_session_reads_load_messages_part (f.store, f.id, -1, PD_SESSION_READS_PART_MAX,
-                                              &first, &total, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (first, ==, 0);
-  g_assert_cmpuint (total, ==, 4);
-  assert_messages (part, length);
-
-  pd_long_session_close (&f);
-}
-
-/* `serve`: GET /api/sessions/ID answers the session's messages with the
- * placeholder, from a real server on loopback. */
-static void
-test_serve_placeholder (void)
-{
-  PdLongSession f = { 0 };
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) bytes = NULL;
-  g_autoptr(JsonNode) root = NULL;
-  guint status = 0;
-  gsize length = 0;
-
-  bloated_content_open (&f, &length);
-  bytes = pd_long_session_serve_get (&f, "", &status);
-  g_assert_cmpuint (status, ==, 200);
-  root = json_from_string (g_bytes_get_data (bytes, NULL), &error);
-  g_assert_no_error (error);
-  assert_messages (pd_json_get_array (json_node_get_object (root), "messages"), length);
-
-  pd_long_session_close (&f);
 }
 
 /* The checklist replay: a TodoWrite whose todos are the 15 MiB of empty
@@ -370,33 +317,6 @@ test_at_bound (void)
   "{\"timestamp\":\"2026-03-14T09:12:" second ".000Z\",\"type\":\"response_item\",\"payload\":" payload "}\n"
 #define CODEX_MESSAGE(second, role, type, text) \
   CODEX_ITEM (second, "{\"type\":\"message\",\"role\":\"" role "\",\"content\":[{\"type\":\"" type "\",\"text\":\"" text "\"}]}")
-
-static void
-test_codex_placeholder (void)
-{
-  PdLongSession f = { 0 };
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonArray) messages = NULL;
-  g_autoptr(GString) text = g_string_new ("{\"timestamp\":\"2026-03-14T09:12:40.000Z\",\"type\":\"session_meta\","
-                                          "\"payload\":{\"id\":\"019ceb9e-8409-72b7-bb14-1b6f441e1673\",\"cwd\":\"/w\"}}\n"
-                                          CODEX_MESSAGE ("41", "user", "input_text", "first message before")
-                                          CODEX_MESSAGE ("42", "assistant", "output_text", "reply before"));
-  gsize length;
-
-  append_bloated_line (text, "{\"timestamp\":\"2026-03-14T09:12:43.000Z\",\"type\":\"response_item\","
-                             "\"payload\":{\"type\":\"message\",\"role\":\"user\",\"content\":",
-                       "}}\n", &length);
-  g_string_append (text, CODEX_MESSAGE ("44", "assistant", "output_text", "reply after"));
-  pd_long_session_open (&f, "rollout-2026-03-14T09-12-40-019ceb9e-8409-72b7-bb14-1b6f441e1673.jsonl", text, FALSE);
-  _pd_import_set_tail_limits (0, 0);
-
-  messages = pd_session_reads_load_messages (f.store, f.id, &error);
-  g_assert_no_error (error);
-  assert_messages (messages, length);
-  g_assert_null (pd_json_get_string (json_array_get_object_element (messages, 2), "time"));
-
-  pd_long_session_close (&f);
-}
 
 /* @text as @rel below @root. */
 static void
@@ -526,92 +446,113 @@ test_never_built (void)
  * a tool result of 17 MB of text. */
 #define TOO_LONG_BYTES (17 * 1000 * 1000)
 
-static char *
-too_long_placeholder (gsize length)
-{
-  return g_strdup_printf ("This line of the transcript is too long to show (%" G_GSIZE_FORMAT " bytes)", length);
-}
+/* ---------------------------------------------------------------------- */
+/* The four-message cases                                                 */
 
-/* A Claude Code line too long to read is passed over unread, but no
- * longer unsaid: the pages (whole, a long transcript's part, and `serve`)
- * show the placeholder third of four, the others intact.  Before, the
- * session read as if the line had never been written (tried as an
- * attacker would, and a real tool result can be that long). */
-static void
-test_too_long_claude (void)
+/* A session of four messages whose third is the attacker's line: @head,
+ * a value of @bytes, "}}"; read back whole, as a long transcript's part
+ * and by `serve`, the placeholder for @why third of four, the others
+ * intact.  Before, the line was built whole (1.57 GB) and, holding no
+ * text, left out unsaid, or (too long to read) passed over unsaid. */
+typedef struct
 {
+  const char      *name;
+  gboolean         codex;     /* a Codex rollout, read by the replay Qwen Code and Gemini CLI share */
+  const char      *head;
+  AppendValue      value;
+  gsize            bytes;     /* 0: BLOATED_BYTES (less under valgrind) */
+  PdImportUnshown  why;
+  gboolean         part;      /* read as a long transcript's newest part too */
+  gboolean         serve;     /* and by a real `serve` on loopback */
+} FourCase;
+
+#define CLAUDE_THIRD_HEAD \
+  "{\"parentUuid\":\"u02\",\"isSidechain\":false,\"userType\":\"external\",\"cwd\":\"/w\"," \
+  "\"sessionId\":\"0badc0de-1111-4222-8333-444455556666\",\"type\":\"user\"," \
+  "\"uuid\":\"u03\",\"timestamp\":\"2026-03-09T14:03:03.000Z\",\"message\":{\"role\":\"user\",\"content\":"
+
+/* A line longer than the readers take (PD_JSONL_DEFAULT_MAX_LINE, 16 MiB):
+ * a tool result of 17 MB of text (a real one can be that long). */
+#define TOO_LONG_BYTES (17 * 1000 * 1000)
+
+static const FourCase four_cases[] = {
+  { "claude-placeholder", FALSE, CLAUDE_THIRD_HEAD, append_empty_objects, 0,
+    PD_IMPORT_UNSHOWN_TOO_MANY_VALUES, TRUE, FALSE },
+  { "serve-placeholder", FALSE, CLAUDE_THIRD_HEAD, append_empty_objects, 0,
+    PD_IMPORT_UNSHOWN_TOO_MANY_VALUES, FALSE, TRUE },
+  { "too-long-claude", FALSE, CLAUDE_THIRD_HEAD, append_long_string, TOO_LONG_BYTES,
+    PD_IMPORT_UNSHOWN_TOO_LONG, TRUE, TRUE },
+  { "codex-placeholder", TRUE,
+    "{\"timestamp\":\"2026-03-14T09:12:43.000Z\",\"type\":\"response_item\","
+    "\"payload\":{\"type\":\"message\",\"role\":\"user\",\"content\":",
+    append_empty_objects, 0, PD_IMPORT_UNSHOWN_TOO_MANY_VALUES, FALSE, FALSE },
+  { "too-long-codex", TRUE,
+    "{\"timestamp\":\"2026-03-14T09:12:43.000Z\",\"type\":\"response_item\","
+    "\"payload\":{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":",
+    append_long_string, TOO_LONG_BYTES, PD_IMPORT_UNSHOWN_TOO_LONG, FALSE, FALSE },
+};
+
+static void
+test_four (gconstpointer data)
+{
+  const FourCase *c = data;
   PdLongSession f = { 0 };
   g_autoptr(GError) error = NULL;
-  g_autoptr(GString) text = g_string_new (USER ("01", "\"first message before\"")
-                                          ANSWER ("02", TEXT ("reply before")));
+  g_autoptr(GString) text = NULL;
   g_autoptr(JsonArray) messages = NULL;
-  g_autoptr(JsonArray) part = NULL;
-  g_autoptr(GBytes) bytes = NULL;
-  g_autoptr(JsonNode) root = NULL;
   g_autofree char *expected = NULL;
-  guint64 first = 0, total = 0;
-  guint status = 0;
-  gsize length;
+  gsize length = 0;
 
-  append_line_of (text, "{\"parentUuid\":\"u02\",\"isSidechain\":false,\"userType\":\"external\",\"cwd\":\"/w\","
-                        "\"sessionId\":\"0badc0de-1111-4222-8333-444455556666\",\"type\":\"user\","
-                        "\"uuid\":\"u03\",\"timestamp\":\"2026-03-09T14:03:03.000Z\","
-                        "\"message\":{\"role\":\"user\",\"content\":",
-                  append_long_string, TOO_LONG_BYTES, "}}\n", &length);
-  g_assert_cmpuint (length, >, PD_JSONL_DEFAULT_MAX_LINE);
-  g_string_append (text, ANSWER ("04", TEXT ("reply after")));
-  pd_long_session_open (&f, "0badc0de-1111-4222-8333-444455556666.jsonl", text, FALSE);
+  if (c->codex)
+    text = g_string_new ("{\"timestamp\":\"2026-03-14T09:12:40.000Z\",\"type\":\"session_meta\","
+                         "\"payload\":{\"id\":\"019ceb9e-8409-72b7-bb14-1b6f441e1673\",\"cwd\":\"/w\"}}\n"
+                         CODEX_MESSAGE ("41", "user", "input_text", "first message before")
+                         CODEX_MESSAGE ("42", "assistant", "output_text", "reply before"));
+  else
+    text = g_string_new (USER ("01", "\"first message before\"") ANSWER ("02", TEXT ("reply before")));
+  append_line_of (text, c->head, c->value, c->bytes > 0 ? c->bytes : BLOATED_BYTES, "}}\n", &length);
+  if (c->why == PD_IMPORT_UNSHOWN_TOO_LONG)
+    g_assert_cmpuint (length, >, PD_JSONL_DEFAULT_MAX_LINE);
+  g_string_append (text, c->codex ? CODEX_MESSAGE ("44", "assistant", "output_text", "reply after")
+                                  : ANSWER ("04", TEXT ("reply after")));
+  pd_long_session_open (&f, c->codex ? "rollout-2026-03-14T09-12-40-019ceb9e-8409-72b7-bb14-1b6f441e1673.jsonl"
+                                     : "0badc0de-1111-4222-8333-444455556666.jsonl", text, FALSE);
+  /* Read whole, as a short transcript is (the helper lowered it). */
   _pd_import_set_tail_limits (0, 0);
-  expected = too_long_placeholder (length);
+  expected = _pd_import_unshown_text (c->why, length);
 
   messages = pd_session_reads_load_messages (f.store, f.id, &error);
   g_assert_no_error (error);
   assert_messages_with (messages, expected);
+  /* The replay's placeholder has no time (what is unread holds it). */
+  if (c->codex)
+    g_assert_null (pd_json_get_string (json_array_get_object_element (messages, 2), "time"));
 
-  bytes = pd_long_session_serve_get (&f, "", &status);
-  g_assert_cmpuint (status, ==, 200);
-  root = json_from_string (g_bytes_get_data (bytes, NULL), &error);
-  g_assert_no_error (error);
-  assert_messages_with (pd_json_get_array (json_node_get_object (root), "messages"), expected);
+  if (c->serve)
+    {
+      g_autoptr(GBytes) bytes = NULL;
+      g_autoptr(JsonNode) root = NULL;
+      guint status = 0;
 
-  _pd_import_set_tail_limits (64 * 1024, 64 * 1024);
-  part = pd_session_reads_load_messages_part (f.store, f.id, -1, PD_SESSION_READS_PART_MAX,
-                                              &first, &total, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (total, ==, 4);
-  assert_messages_with (part, expected);
+      bytes = pd_long_session_serve_get (&f, "", &status);
+      g_assert_cmpuint (status, ==, 200);
+      root = json_from_string (g_bytes_get_data (bytes, NULL), &error);
+      g_assert_no_error (error);
+      assert_messages_with (pd_json_get_array (json_node_get_object (root), "messages"), expected);
+    }
+  if (c->part)
+    {
+      g_autoptr(JsonArray) part = NULL;
+      guint64 first = 0, total = 0;
 
-  pd_long_session_close (&f);
-}
-
-/* The same in a Codex rollout, read by the replay Qwen Code and Gemini
- * CLI share: the placeholder without a time. */
-static void
-test_too_long_codex (void)
-{
-  PdLongSession f = { 0 };
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonArray) messages = NULL;
-  g_autoptr(GString) text = g_string_new ("{\"timestamp\":\"2026-03-14T09:12:40.000Z\",\"type\":\"session_meta\","
-                                          "\"payload\":{\"id\":\"019ceb9e-8409-72b7-bb14-1b6f441e1673\",\"cwd\":\"/w\"}}\n"
-                                          CODEX_MESSAGE ("41", "user", "input_text", "first message before")
-                                          CODEX_MESSAGE ("42", "assistant", "output_text", "reply before"));
-  g_autofree char *expected = NULL;
-  gsize length;
-
-  append_line_of (text, "{\"timestamp\":\"2026-03-14T09:12:43.000Z\",\"type\":\"response_item\","
-                        "\"payload\":{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":",
-                  append_long_string, TOO_LONG_BYTES, "}}\n", &length);
-  g_string_append (text, CODEX_MESSAGE ("44", "assistant", "output_text", "reply after"));
-  pd_long_session_open (&f, "rollout-2026-03-14T09-12-40-019ceb9e-8409-72b7-bb14-1b6f441e1673.jsonl", text, FALSE);
-  _pd_import_set_tail_limits (0, 0);
-  expected = too_long_placeholder (length);
-
-  messages = pd_session_reads_load_messages (f.store, f.id, &error);
-  g_assert_no_error (error);
-  assert_messages_with (messages, expected);
-  g_assert_null (pd_json_get_string (json_array_get_object_element (messages, 2), "time"));
-
+      _pd_import_set_tail_limits (64 * 1024, 64 * 1024);
+      part = pd_session_reads_load_messages_part (f.store, f.id, -1, PD_SESSION_READS_PART_MAX,
+                                                  &first, &total, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (first, ==, 0);
+      g_assert_cmpuint (total, ==, 4);
+      assert_messages_with (part, expected);
+    }
   pd_long_session_close (&f);
 }
 
@@ -745,14 +686,15 @@ main (int    argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add_func ("/pd/import-bloated/claude-placeholder", test_claude_placeholder);
-  g_test_add_func ("/pd/import-bloated/serve-placeholder", test_serve_placeholder);
-  g_test_add_func ("/pd/import-bloated/codex-placeholder", test_codex_placeholder);
+  for (guint i = 0; i < G_N_ELEMENTS (four_cases); i++)
+    {
+      g_autofree char *path = g_strconcat ("/pd/import-bloated/", four_cases[i].name, NULL);
+
+      g_test_add_data_func (path, &four_cases[i], test_four);
+    }
   g_test_add_func ("/pd/import-bloated/opencode-placeholder", test_opencode_placeholder);
   g_test_add_func ("/pd/import-bloated/todo-write", test_todo_write);
   g_test_add_func ("/pd/import-bloated/at-bound", test_at_bound);
-  g_test_add_func ("/pd/import-bloated/too-long-claude", test_too_long_claude);
-  g_test_add_func ("/pd/import-bloated/too-long-codex", test_too_long_codex);
   g_test_add_func ("/pd/import-bloated/never-built", test_never_built);
   g_test_add_func ("/pd/import-bloated/legit-long-lines", test_legit_long_lines);
   g_test_add_func ("/pd/import-bloated/fixtures-pass", test_fixtures_pass);

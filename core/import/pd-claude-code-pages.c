@@ -260,7 +260,7 @@ _pd_claude_conversation_unread (PdClaudeCodeReader *self,
   g_autofree char *key = conversation_of (self, is_main, path, NULL);
 
   if (too_long)
-    _pd_import_add_too_long (self->pages, key, length, time);
+    _pd_import_add_unshown (self->pages, key, PD_IMPORT_UNSHOWN_TOO_LONG, length, time);
   else
-    _pd_import_add_too_many_values (self->pages, key, length, time);
+    _pd_import_add_unshown (self->pages, key, PD_IMPORT_UNSHOWN_TOO_MANY_VALUES, length, time);
 }

@@ -163,6 +163,39 @@ _pd_claude_request_input (Request *request)
   return request->input && JSON_NODE_HOLDS_OBJECT (request->input) ? json_node_get_object (request->input) : NULL;
 }
 
+void
+_pd_claude_request_keep_input (PdClaudeCodeReader *self,
+                               Request            *request,
+                               JsonNode           *input)
+{
+  gsize units;
+
+  if (input == NULL)
+    return;
+  if (self->budget.max == 0)
+    _pd_import_budget_init (&self->budget);
+  units = _pd_import_tree_units (input);
+  if (_pd_import_budget_take (&self->budget, units))
+    {
+      request->input = json_node_copy (input);
+      request->units = units;
+      request->budget = &self->budget;
+    }
+  else
+    /* A byte of text a byte read rather than a hundred a value: the list
+     * is read from it (picked) when the result comes, the same list. */
+    request->input_text = json_to_string (input, FALSE);
+}
+
+void
+_pd_claude_request_drop_input (Request *request)
+{
+  if (request->budget != NULL)
+    _pd_import_budget_give (request->budget, request->units);
+  request->budget = NULL;
+  g_clear_pointer (&request->input, json_node_unref);
+}
+
 static gboolean
 tool_use_result_is_error (JsonNode *result)
 {

@@ -35,6 +35,8 @@ typedef struct
   char     *input_text;  /* a TodoWrite call read in place: its input's text, built only if needed */
   gboolean  from_subagent;
   gint64    time;
+  gsize     units;       /* of input, taken from *budget (nullable) */
+  PdImportBudget *budget;
 } Request;
 
 typedef struct
@@ -69,6 +71,9 @@ struct _PdClaudeCodeReader
   PdTranscriptPages *pages;
   GHashTable        *sidechains;   /* uuid → the root uuid of its inline subagent */
   PdJsonlReader     *opened;       /* (nullable) the main file, opened by the look that knew it */
+  /* What the pending requests' inputs hold (up to PD_IMPORT_MAX_PENDING
+   * of them): set up by the first request kept. */
+  PdImportBudget     budget;
 };
 
 /* @opened (taken): the main file, open at its start, as the look that
@@ -162,5 +167,12 @@ extern const PdJsonPick _pd_claude_tool_use_result_pick[];
 /* The call's input object (NULL: none, or not an object); built from its
  * text the first time when the call was read in place. */
 JsonObject    *_pd_claude_request_input       (Request            *request);
+/* A pending request's @input (nullable), kept as a tree when the reader's
+ * budget has room for it, else as its text (parsed, picked, when its
+ * result comes); and let go. */
+void           _pd_claude_request_keep_input  (PdClaudeCodeReader *self,
+                                               Request            *request,
+                                               JsonNode           *input);
+void           _pd_claude_request_drop_input  (Request            *request);
 
 G_END_DECLS

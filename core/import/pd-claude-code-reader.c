@@ -176,7 +176,7 @@ void
 _pd_claude_request_free (Request *request)
 {
   g_free (request->id);
-  g_clear_pointer (&request->input, json_node_unref);
+  _pd_claude_request_drop_input (request);
   g_free (request->input_text);
   g_free (request);
 }
@@ -438,8 +438,8 @@ _pd_claude_add_request (PdClaudeCodeReader *self,
   request = g_new0 (Request, 1);
   request->id = g_strdup (id);
   request->tool = tool;
-  request->input = input ? json_node_copy (input) : NULL;
   request->input_text = input_span ? g_strndup (input_span->text, input_span->length) : NULL;
+  _pd_claude_request_keep_input (self, request, input);
   request->from_subagent = from_subagent;
   request->time = time;
   /* At most 100 pending requests: the oldest is given up. */

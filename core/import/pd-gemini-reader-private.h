@@ -10,6 +10,11 @@
 
 #include "pd-json-span.h"
 
+#include <json-glib/json-glib.h>
+
+#include "pd-import-private.h"
+
+
 G_BEGIN_DECLS
 
 /* A record's members, as the reader reads them. */
@@ -62,6 +67,40 @@ gboolean       _pd_gemini_spans_check_document (PdGeminiSpans *spans,
  * messages again: the rows cost at most a few megabytes whatever the
  * document. */
 #define PD_GEMINI_MESSAGE_ROWS 32768
+
+/* One message as the replay needs it. */
+typedef struct
+{
+  char      *id;
+  gint64     time;
+  GPtrArray *lists;      /* (nullable) PdImportList: its applied write_todos calls */
+  guint      refused;    /* its write_todos calls that failed or were of another shape */
+  char      *user_text;  /* (nullable) a user message's text, for the title */
+  JsonNode  *node;       /* (nullable) the message, kept when reading for the pages (pages_pick) */
+  GPtrArray *call_texts; /* (nullable) PdGeminiCallText of each tool call, for the pages */
+  gsize      units;      /* of node, taken from *budget */
+  PdImportBudget *budget;
+  gsize      unshown;    /* > 0: the bytes of the record whose node the budget had no room for */
+} PdGeminiMessage;
+
+/* What the pages show of a tool call that its tree leaves out: the head of
+ * its arguments' text (a plan call of a million items is never built), and
+ * its display text. */
+typedef struct
+{
+  char  *arguments;  /* (nullable) */
+  gsize  left_out;   /* bytes of the arguments after that head */
+  char  *display;    /* (nullable) resultDisplay, when it is a string */
+  char  *id;         /* (nullable) the call's, read from the record when its */
+  char  *name;       /* node is not kept (the message's unshown) */
+} PdGeminiCallText;
+
+void           _pd_gemini_call_text_free (PdGeminiCallText *text);
+/* The text of a message's content: a string, a part ({text}) or parts. */
+char          *_pd_gemini_content_text   (JsonNode         *content);
+/* A message kept for the pages, into @pages. */
+void           _pd_gemini_message_to_pages (PdTranscriptPages *pages,
+                                            PdGeminiMessage   *message);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdGeminiSpans, _pd_gemini_spans_free)
 

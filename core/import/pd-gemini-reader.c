@@ -41,36 +41,6 @@ get_needles (void)
   return compiled;
 }
 
-/* One message as the replay needs it. */
-typedef struct
-{
-  char      *id;
-  gint64     time;
-  GPtrArray *lists;      /* (nullable) PdImportList: its applied write_todos calls */
-  guint      refused;    /* its write_todos calls that failed or were of another shape */
-  char      *user_text;  /* (nullable) a user message's text, for the title */
-  JsonNode  *node;       /* (nullable) the message, kept when reading for the pages (pages_pick) */
-  GPtrArray *call_texts; /* (nullable) CallText of each tool call, for the pages */
-} Message;
-
-/* What the pages show of a tool call that its tree leaves out: the head of
- * its arguments' text (a plan call of a million items is never built), and
- * its display text. */
-typedef struct
-{
-  char  *arguments;  /* (nullable) */
-  gsize  left_out;   /* bytes of the arguments after that head */
-  char  *display;    /* (nullable) resultDisplay, when it is a string */
-} CallText;
-
-static void
-call_text_free (CallText *text)
-{
-  g_free (text->arguments);
-  g_free (text->display);
-  g_free (text);
-}
-
 struct _PdGeminiReader
 {
   GObject            parent_instance;
@@ -81,8 +51,8 @@ struct _PdGeminiReader
   gboolean           follow;
   goffset            offset;
   PdImportedSession *session;
-  GPtrArray         *messages;   /* Message, in order */
-  GHashTable        *by_id;      /* id → Message (not owned) */
+  GPtrArray         *messages;   /* PdGeminiMessage, in order */
+  GHashTable        *by_id;      /* id → PdGeminiMessage (not owned) */
   char              *summary;    /* $set summary: the title */
   gboolean           read_once;  /* a document was read whole at least once */
   PdTranscriptPages *pages;
@@ -99,6 +69,8 @@ struct _PdGeminiReader
   PdImportStats      stored;
   /* What the check of a line read in place found of it (check_span()). */
   PdGeminiSpans     *spans;
+  /* What the messages kept for the pages hold (PD_IMPORT_SESSION_UNITS_MAX). */
+  PdImportBudget     budget;
 };
 
 static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
@@ -107,8 +79,10 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (PdGeminiReader, pd_gemini_reader, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (PD_TYPE_TRANSCRIPT_READER, transcript_reader_iface_init))
 
 static void
-message_free (Message *message)
+message_free (PdGeminiMessage *message)
 {
+  if (message->budget != NULL)
+    _pd_import_budget_give (message->budget, message->units);
   g_free (message->id);
   g_clear_pointer (&message->lists, g_ptr_array_unref);
   g_free (message->user_text);
@@ -146,6 +120,7 @@ pd_gemini_reader_init (PdGeminiReader *self)
   self->max_line = PD_JSONL_DEFAULT_MAX_LINE;
   self->messages = g_ptr_array_new_with_free_func ((GDestroyNotify) message_free);
   self->by_id = g_hash_table_new (g_str_hash, g_str_equal);
+  _pd_import_budget_init (&self->budget);
 }
 
 PdGeminiReader *
@@ -275,46 +250,6 @@ transcript_reader_iface_init (PdTranscriptReaderInterface *iface)
 
 static const char * const description_members[] = { "description", NULL };
 
-/* The text of a message's content: a string, a part ({text}) or parts. */
-static char *
-content_text (JsonNode *content)
-{
-  GString *out;
-  JsonArray *array;
-
-  if (content == NULL)
-    return NULL;
-  if (pd_json_node_get_string (content) != NULL)
-    return g_strdup (pd_json_node_get_string (content));
-  if (JSON_NODE_HOLDS_OBJECT (content))
-    return g_strdup (pd_json_get_string (json_node_get_object (content), "text"));
-  if (!JSON_NODE_HOLDS_ARRAY (content))
-    return NULL;
-  array = json_node_get_array (content);
-  out = g_string_new (NULL);
-  for (guint i = 0; i < json_array_get_length (array); i++)
-    {
-      JsonNode *element = json_array_get_element (array, i);
-      const char *text = NULL;
-
-      if (JSON_NODE_HOLDS_OBJECT (element))
-        text = pd_json_get_string (json_node_get_object (element), "text");
-      else
-        text = pd_json_node_get_string (element);
-      if (text == NULL)
-        continue;
-      if (out->len > 0)
-        g_string_append (out, "\n\n");
-      g_string_append (out, text);
-    }
-  if (out->len == 0)
-    {
-      g_string_free (out, TRUE);
-      return NULL;
-    }
-  return g_string_free (out, FALSE);
-}
-
 static gboolean
 is_plan_tool (const char *name)
 {
@@ -375,20 +310,20 @@ list_of_call (JsonObject *call,
   return items ? _pd_import_list_new (items, hidden) : NULL;
 }
 
-static Message *
-message_new (JsonObject *object,
-             PdJsonSpan  record,
-             const char *id,
-             gboolean    keep_node)
+static PdGeminiMessage *
+message_new (JsonObject     *object,
+             PdJsonSpan      record,
+             const char     *id,
+             PdImportBudget *budget)   /* (nullable): the node is kept, for the pages */
 {
-  Message *message = g_new0 (Message, 1);
+  PdGeminiMessage *message = g_new0 (PdGeminiMessage, 1);
   JsonArray *calls = pd_json_get_array (object, "toolCalls");
 
   message->id = g_strdup (id);
   message->time = _pd_import_parse_time (pd_json_get_string (object, "timestamp"));
   if (g_strcmp0 (pd_json_get_string (object, "type"), "user") == 0)
     {
-      g_autofree char *text = content_text (json_object_get_member (object, "content"));
+      g_autofree char *text = _pd_gemini_content_text (json_object_get_member (object, "content"));
 
       if (text != NULL && *text)
         {
@@ -414,18 +349,32 @@ message_new (JsonObject *object,
         message->lists = g_ptr_array_new_with_free_func ((GDestroyNotify) _pd_import_list_free);
       g_ptr_array_add (message->lists, list);
     }
-  if (keep_node)
+  if (budget != NULL)
     {
       PdJsonSpan spans = { NULL, 0 }, span = { NULL, 0 };
       gsize cursor = 0;
+      JsonNode *node = json_node_init_object (json_node_alloc (), object);
+      gsize units = _pd_import_tree_units (node);
 
-      message->node = json_node_init_object (json_node_alloc (), object);
+      /* Kept until the replay, with every other message's: taken from the
+       * session's budget, or said unshown in its place (its calls named). */
+      if (_pd_import_budget_take (budget, units))
+        {
+          message->node = node;
+          message->units = units;
+          message->budget = budget;
+        }
+      else
+        {
+          json_node_unref (node);
+          message->unshown = MAX (record.length, 1);
+        }
       if (record.length > 0 && pd_json_span_get_member (record, "toolCalls", &spans))
         {
-          message->call_texts = g_ptr_array_new_with_free_func ((GDestroyNotify) call_text_free);
+          message->call_texts = g_ptr_array_new_with_free_func ((GDestroyNotify) _pd_gemini_call_text_free);
           while (pd_json_span_next_element (spans, &cursor, &span))
             {
-              CallText *text = g_new0 (CallText, 1);
+              PdGeminiCallText *text = g_new0 (PdGeminiCallText, 1);
               PdJsonSpan value = { NULL, 0 };
 
               if (pd_json_span_get_member (span, "args", &value))
@@ -434,6 +383,13 @@ message_new (JsonObject *object,
                                                                      &text->left_out);
               if (pd_json_span_get_member (span, "resultDisplay", &value) && pd_json_span_is_string (value))
                 text->display = pd_json_span_dup_string (value);
+              if (message->node == NULL)
+                {
+                  if (pd_json_span_get_member (span, "id", &value) && pd_json_span_is_string (value))
+                    text->id = pd_json_span_dup_string (value);
+                  if (pd_json_span_get_member (span, "name", &value) && pd_json_span_is_string (value))
+                    text->name = pd_json_span_dup_string (value);
+                }
               g_ptr_array_add (message->call_texts, text);
             }
         }
@@ -444,9 +400,9 @@ message_new (JsonObject *object,
 /* A message, or the one with its id replaced in place. */
 static void
 put_message (PdGeminiReader *self,
-             Message        *message)
+             PdGeminiMessage        *message)
 {
-  Message *old = g_hash_table_lookup (self->by_id, message->id);
+  PdGeminiMessage *old = g_hash_table_lookup (self->by_id, message->id);
 
   if (old != NULL)
     {
@@ -474,7 +430,7 @@ static void
 rewind_to (PdGeminiReader *self,
            const char     *id)
 {
-  Message *keep = g_hash_table_lookup (self->by_id, id);
+  PdGeminiMessage *keep = g_hash_table_lookup (self->by_id, id);
   guint i;
 
   if (keep == NULL)
@@ -482,7 +438,7 @@ rewind_to (PdGeminiReader *self,
   for (i = 0; i < self->messages->len && g_ptr_array_index (self->messages, i) != keep; i++)
     ;
   for (guint j = i + 1; j < self->messages->len; j++)
-    g_hash_table_remove (self->by_id, ((Message *) g_ptr_array_index (self->messages, j))->id);
+    g_hash_table_remove (self->by_id, ((PdGeminiMessage *) g_ptr_array_index (self->messages, j))->id);
   if (i + 1 < self->messages->len)
     g_ptr_array_set_size (self->messages, i + 1);
 }
@@ -507,7 +463,7 @@ handle_header (PdGeminiReader *self,
 /* A record with an id: a message, put in its place. */
 static void
 add_message (PdGeminiReader *self,
-             Message        *message)
+             PdGeminiMessage        *message)
 {
   /* A plan call may be a message before a resumed read's start written
    * again: whether it replaces one is not known from here. */
@@ -538,7 +494,7 @@ handle_object (PdGeminiReader *self,
    * quick path of read_lines(), which looks at the id alone, agrees. */
   else if ((id = pd_json_get_string (object, "id")))
     add_message (self, message_new (object, (PdJsonSpan) { self->record, self->record_length }, id,
-                                    self->pages != NULL));
+                                    self->pages != NULL ? &self->budget : NULL));
   else if (json_object_has_member (object, "sessionId"))
     handle_header (self, object);
 }
@@ -582,13 +538,13 @@ span_handle_header (PdGeminiReader   *self,
 }
 
 /* message_new() on spans (never for the pages). */
-static Message *
+static PdGeminiMessage *
 span_message_new (const PdJsonSpan      *values,
                   const PdJsonSpanTable *calls,   /* (nullable: walk them) their rows */
                   char                  *id)      /* (transfer full) */
 {
   static const char * const call_names[] = { "name", "status", "args", NULL };
-  Message *message = g_new0 (Message, 1);
+  PdGeminiMessage *message = g_new0 (PdGeminiMessage, 1);
   PdJsonSpan walked[N_CALL];
   const PdJsonSpan *row;
   gsize cursor = 0;
@@ -716,7 +672,7 @@ put_plain_line (PdGeminiReader *self,
 {
   static const char prefix[] = "{\"id\":\"";
   const char *start, *end;
-  Message *message;
+  PdGeminiMessage *message;
 
   if (length <= sizeof prefix || memcmp (line, prefix, sizeof prefix - 1) != 0)
     return FALSE;
@@ -725,7 +681,7 @@ put_plain_line (PdGeminiReader *self,
   if (end == NULL || end == start || memchr (start, '\\', (gsize) (end - start)) != NULL
       || !g_utf8_validate (start, end - start, NULL))
     return FALSE;
-  message = g_new0 (Message, 1);
+  message = g_new0 (PdGeminiMessage, 1);
   message->id = g_strndup (start, (gsize) (end - start));
   put_message (self, message);
   return TRUE;
@@ -733,90 +689,6 @@ put_plain_line (PdGeminiReader *self,
 
 /* ---------------------------------------------------------------------- */
 /* The replay                                                             */
-
-static void
-add_message_to_pages (PdGeminiReader *self,
-                      Message        *message)
-{
-  JsonObject *object;
-  JsonArray *calls, *thoughts;
-  const char *type;
-  g_autofree char *text = NULL;
-
-  if (message->node == NULL)
-    return;
-  object = json_node_get_object (message->node);
-  type = pd_json_get_string (object, "type");
-  text = content_text (json_object_get_member (object, "content"));
-
-  thoughts = pd_json_get_array (object, "thoughts");
-  for (guint i = 0; thoughts && i < json_array_get_length (thoughts); i++)
-    {
-      JsonNode *element = json_array_get_element (thoughts, i);
-      JsonObject *thought;
-      g_autofree char *joined = NULL;
-
-      if (!JSON_NODE_HOLDS_OBJECT (element))
-        continue;
-      thought = json_node_get_object (element);
-      joined = g_strjoin (": ", pd_json_get_string (thought, "subject") ? pd_json_get_string (thought, "subject") : "",
-                          pd_json_get_string (thought, "description") ? pd_json_get_string (thought, "description") : "",
-                          NULL);
-      _pd_transcript_pages_add_thinking (self->pages, NULL, joined, message->id, message->time);
-    }
-
-  if (text != NULL && *text)
-    {
-      const char *role = g_strcmp0 (type, "user") == 0 ? "user" : g_strcmp0 (type, "gemini") == 0 ? "assistant" : "system";
-
-      _pd_transcript_pages_add_text (self->pages, NULL, role, text, message->id, message->time);
-    }
-
-  calls = pd_json_get_array (object, "toolCalls");
-  for (guint i = 0; calls && i < json_array_get_length (calls); i++)
-    {
-      JsonNode *element = json_array_get_element (calls, i);
-      CallText *texts = message->call_texts && i < message->call_texts->len
-                        ? g_ptr_array_index (message->call_texts, i) : NULL;
-      JsonObject *call;
-      g_autofree char *output = NULL;
-      gint64 time;
-
-      if (!JSON_NODE_HOLDS_OBJECT (element))
-        continue;
-      call = json_node_get_object (element);
-      time = _pd_import_parse_time (pd_json_get_string (call, "timestamp"));
-      if (time == 0)
-        time = message->time;
-      /* Its arguments up to their bound, from the record's text. */
-      _pd_transcript_pages_add_tool_call_head (self->pages, NULL, pd_json_get_string (call, "id"),
-                                               pd_json_get_string (call, "name"), texts ? texts->arguments : NULL,
-                                               texts ? texts->left_out : 0, message->id, time);
-
-      /* What a person saw: the display text, else the response's output. */
-      if (texts != NULL && texts->display != NULL)
-        output = g_strdup (texts->display);
-      else
-        {
-          JsonArray *result = pd_json_get_array (call, "result");
-
-          for (guint j = 0; output == NULL && result && j < json_array_get_length (result); j++)
-            {
-              JsonNode *part = json_array_get_element (result, j);
-              JsonObject *response;
-
-              if (JSON_NODE_HOLDS_OBJECT (part)
-                  && (response = pd_json_get_object (pd_json_get_object (json_node_get_object (part), "functionResponse"),
-                                                     "response")))
-                output = g_strdup (pd_json_get_string (response, "output") ? pd_json_get_string (response, "output")
-                                                                           : pd_json_get_string (response, "error"));
-            }
-        }
-      if (json_object_has_member (call, "status") || output != NULL)
-        _pd_transcript_pages_add_tool_result (self->pages, NULL, pd_json_get_string (call, "id"), output,
-                                              g_strcmp0 (pd_json_get_string (call, "status"), "error") == 0, time);
-    }
-}
 
 /* The checklist from the messages kept, in order: each applied list is an
  * update, the last one is the plan.  Recomputed after every read, since a
@@ -837,10 +709,10 @@ replay (PdGeminiReader *self)
   pd_checklist_clear_agent_items (checklist);
   for (guint i = 0; i < self->messages->len; i++)
     {
-      Message *message = g_ptr_array_index (self->messages, i);
+      PdGeminiMessage *message = g_ptr_array_index (self->messages, i);
 
       if (self->pages != NULL)
-        add_message_to_pages (self, message);
+        _pd_gemini_message_to_pages (self->pages, message);
       if (title == NULL && message->user_text != NULL && self->resumed_at == 0)
         title = message->user_text;
       stats->ignored_updates += message->refused;
@@ -986,7 +858,7 @@ span_read_message (PdGeminiReader   *self,
   if (_pd_needles_scan (get_needles (), span.text, span.length, NULL) == 0
       && (id = pd_json_span_dup_string (values[REC_ID])))
     {
-      Message *message = g_new0 (Message, 1);
+      PdGeminiMessage *message = g_new0 (PdGeminiMessage, 1);
 
       message->id = g_steal_pointer (&id);
       message->time = span_time (values[REC_TIMESTAMP]);
@@ -1037,6 +909,20 @@ read_document (PdGeminiReader  *self,
   if (!_pd_import_read_file (self->path, DOCUMENT_MAX, &contents, &length, error))
     return FALSE;
   stats->bytes_read += length;
+  /* A call's arguments nested too deep are a placeholder, the session read
+   * (it was "not a Gemini CLI session"). */
+  if (pd_json_nesting_exceeds (contents, (gssize) length, PD_JSON_FOREIGN_MAX_DEPTH))
+    {
+      gsize defused_length = 0;
+      char *defused = _pd_import_defuse_nesting (contents, length, &defused_length);
+
+      if (defused != NULL)
+        {
+          g_free (contents);
+          contents = defused;
+          length = defused_length;
+        }
+    }
   /* Not for the pages: checked whole and each message's members found in
    * the same walk, then read in place (a walk to check and another to
    * read were twice the one). */
@@ -1090,7 +976,7 @@ read_document (PdGeminiReader  *self,
           pd_json_span_get_members (record, names, values);
           if (pd_json_span_is_object (record) && pd_json_span_is_string (values[0]))
             {
-              Message *message = g_new0 (Message, 1);
+              PdGeminiMessage *message = g_new0 (PdGeminiMessage, 1);
               g_autofree char *timestamp = pd_json_span_dup_string (values[1]);
 
               message->id = pd_json_span_dup_string (values[0]);

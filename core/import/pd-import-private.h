@@ -57,20 +57,87 @@ JsonObject  *_pd_import_parse_picked  (JsonNode         **root,
                                        const char        *line,
                                        gsize              length,
                                        const PdJsonPick  *pick);
-/* The message in @conversation of @pages (nullable: none) where a line of
- * @length bytes was refused for too many values (the readers check a line
- * before they look into it, so as to say so). */
-void         _pd_import_add_too_many_values (PdTranscriptPages *pages,
-                                             const char        *conversation,
-                                             gsize              length,
-                                             gint64             time);
-/* The message in @conversation of @pages (nullable: none) where a line of
- * @length bytes, longer than the readers take (PD_JSONL_DEFAULT_MAX_LINE),
- * was passed over unread (pd_jsonl_reader_set_report_too_long()). */
-void         _pd_import_add_too_long        (PdTranscriptPages *pages,
-                                             const char        *conversation,
-                                             gsize              length,
-                                             gint64             time);
+/* Why a part of a transcript is not shown: a line (or file, or row) of
+ * more values than its size can hold (_pd_import_too_many_values()); one
+ * longer than the readers take (PD_JSONL_DEFAULT_MAX_LINE, or an OpenCode
+ * file over its bound), passed over unread
+ * (pd_jsonl_reader_set_report_too_long()); a message read once the
+ * session's pages held all the values they may (PdImportBudget); a tool
+ * call's arguments nested deeper than json-glib is given
+ * (PD_JSON_FOREIGN_MAX_DEPTH). */
+typedef enum
+{
+  PD_IMPORT_UNSHOWN_TOO_MANY_VALUES,
+  PD_IMPORT_UNSHOWN_TOO_LONG,
+  PD_IMPORT_UNSHOWN_OVER_BUDGET,
+  PD_IMPORT_UNSHOWN_TOO_DEEP,
+} PdImportUnshown;
+
+/* The placeholder's text for @why, of a part of @length bytes (translated;
+ * free it). */
+char        *_pd_import_unshown_text  (PdImportUnshown    why,
+                                       gsize              length);
+/* The message in @conversation of @pages (nullable: none) saying where a
+ * part of @length bytes was not shown and why, in its place (so that the
+ * messages around it keep their order). */
+void         _pd_import_add_unshown   (PdTranscriptPages *pages,
+                                       const char        *conversation,
+                                       PdImportUnshown    why,
+                                       gsize              length,
+                                       gint64             time);
+
+/* What the trees a session's read keeps at once may hold, in units of
+ * pd_json_values_exceed() (about 100 bytes each): a line is held to
+ * LINE_UNITS_MAX (pd-import-util.c), and a reader that keeps trees beyond
+ * their line (Gemini CLI's messages until the replay, OpenCode's parts of
+ * a message) takes each from this budget first; a tree the budget has no
+ * room for is not kept, and the pages say so in its place
+ * (PD_IMPORT_UNSHOWN_OVER_BUDGET) with the calls it held named. */
+#define PD_IMPORT_SESSION_UNITS_MAX ((gsize) 1024 * 1024)
+
+typedef struct
+{
+  gsize max;      /* PD_IMPORT_SESSION_UNITS_MAX, or a test's */
+  gsize held;     /* units of the trees kept now */
+  gsize peak;     /* the most held at once */
+  guint refused;  /* trees not kept */
+} PdImportBudget;
+
+void         _pd_import_budget_init   (PdImportBudget    *budget);
+/* The units of @node's tree as pd_json_values_exceed() counts them of its
+ * text: one a value in an array or a member, one more an array, two more
+ * an object. */
+gsize        _pd_import_tree_units    (JsonNode          *node);
+/* Takes @units for a tree to keep: FALSE (nothing taken, counted refused)
+ * when the budget has no room for them. */
+gboolean     _pd_import_budget_take   (PdImportBudget    *budget,
+                                       gsize              units);
+/* Gives back @units of a tree no longer kept. */
+void         _pd_import_budget_give   (PdImportBudget    *budget,
+                                       gsize              units);
+/* @text (JSON another agent wrote) nesting deeper than json-glib is given
+ * (PD_JSON_FOREIGN_MAX_DEPTH): the same text with the outermost tool
+ * call's arguments ("input", "args" or "arguments") around each too deep
+ * part replaced by a string saying so (PD_IMPORT_UNSHOWN_TOO_DEEP), so the
+ * call stays with its name; NULL when it needs none, or no such member
+ * holds the deep part. */
+char        *_pd_import_defuse_nesting (const char       *text,
+                                        gsize             length,
+                                        gsize            *new_length);
+/* pd_json_parse_full() of foreign text, defused first when it nests too
+ * deep (the values are the caller's to have counted). */
+JsonNode    *_pd_import_parse_defused  (const char       *text,
+                                        gssize            length);
+
+/* For tests, of every budget of the process since the last reset: the
+ * most any held at once, and how many trees they had no room for. */
+void         _pd_import_budget_reset_stats (void);
+gsize        _pd_import_budget_get_peak    (void);
+guint        _pd_import_budget_get_refused (void);
+/* For tests: the budget every read starts with (0: the default).  Not
+ * thread-safe: set before reading. */
+void         _pd_import_set_session_units (gsize          max);
+
 /* What the Claude Code and Codex readers pick of the lines they replay
  * (for the tests, which compare it with whole trees). */
 extern const PdJsonPick _pd_claude_line_pick[];
@@ -292,7 +359,8 @@ PdImportFormat _pd_import_sniff_jsonl_open     (const char      *path,
 gboolean       _pd_import_is_sqlite            (const char  *path);
 /* A whole small file (an OpenCode part), opened as transcripts are
  * (_pd_jsonl_open: a regular file only, never waiting), at most
- * @max_size bytes. */
+ * @max_size bytes: a larger one is G_IO_ERROR_MESSAGE_TOO_LARGE, *@length
+ * its size (at least what was read of it), none of it kept. */
 gboolean       _pd_import_read_file            (const char  *path,
                                                 gsize        max_size,
                                                 char       **contents,

@@ -101,7 +101,7 @@ _pd_import_parse_json (const char *text,
   size = length < 0 ? strlen (text) : (gsize) length;
   if (_pd_import_too_many_values (text, size))
     return NULL;
-  return pd_json_parse_full (text, (gssize) size, PD_JSON_PARSE_FOREIGN, NULL);
+  return _pd_import_parse_defused (text, (gssize) size);
 }
 
 /* One line's top-level object, whole or picked (@pick, when lines are
@@ -115,48 +115,22 @@ parse_line (JsonNode         **root,
   g_clear_pointer (root, json_node_unref);
   if (pick != NULL && pick_lines ? _pd_import_too_dense (line, length) : _pd_import_too_many_values (line, length))
     return NULL;
-  *root = pick != NULL && pick_lines ? pd_json_parse_picked (line, (gssize) length, pick, NULL)
-                                     : pd_json_parse_full (line, (gssize) length, PD_JSON_PARSE_FOREIGN, NULL);
+  if (pick == NULL || !pick_lines)
+    *root = _pd_import_parse_defused (line, (gssize) length);
+  else if (!(*root = pd_json_parse_picked (line, (gssize) length, pick, NULL))
+           && pd_json_nesting_exceeds (line, (gssize) length, PD_JSON_FOREIGN_MAX_DEPTH))
+    {
+      /* A call whose arguments nest too deep stays, with a placeholder for
+       * them (it vanished with its line). */
+      gsize defused_length = 0;
+      g_autofree char *defused = _pd_import_defuse_nesting (line, length, &defused_length);
+
+      if (defused != NULL)
+        *root = pd_json_parse_picked (defused, (gssize) defused_length, pick, NULL);
+    }
   if (*root == NULL || !JSON_NODE_HOLDS_OBJECT (*root))
     return NULL;
   return json_node_get_object (*root);
-}
-
-void
-_pd_import_add_too_many_values (PdTranscriptPages *pages,
-                                const char        *conversation,
-                                gsize              length,
-                                gint64             time)
-{
-  g_autofree char *text = NULL;
-
-  if (pages == NULL)
-    return;
-  /* In its place, so that the messages around it keep their order. */
-  text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                       "This line of the transcript holds too many values to show (%llu byte)",
-                                       "This line of the transcript holds too many values to show (%llu bytes)",
-                                       length),
-                          (unsigned long long) length);
-  _pd_transcript_pages_add_text (pages, conversation, "system", text, NULL, time);
-}
-
-void
-_pd_import_add_too_long (PdTranscriptPages *pages,
-                         const char        *conversation,
-                         gsize              length,
-                         gint64             time)
-{
-  g_autofree char *text = NULL;
-
-  if (pages == NULL)
-    return;
-  text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                       "This line of the transcript is too long to show (%llu byte)",
-                                       "This line of the transcript is too long to show (%llu bytes)",
-                                       length),
-                          (unsigned long long) length);
-  _pd_transcript_pages_add_text (pages, conversation, "system", text, NULL, time);
 }
 
 JsonObject *
@@ -887,8 +861,9 @@ read_open_file (int          fd,
   if ((guint64) st.st_size > max_size)
     {
       close (fd);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
                    "%s: larger than %" G_GSIZE_FORMAT " bytes", path, max_size);
+      *length = (gsize) st.st_size;
       return FALSE;
     }
   /* Read in place, in room for the size it has and the byte that finds its
@@ -925,8 +900,9 @@ read_open_file (int          fd,
       if (size > max_size)
         {
           close (fd);
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
                        "%s: larger than %" G_GSIZE_FORMAT " bytes", path, max_size);
+          *length = size;
           return FALSE;
         }
     }

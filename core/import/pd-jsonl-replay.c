@@ -49,6 +49,7 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
 {
   g_autoptr(PdJsonlReader) reader = opened;
   g_autoptr(JsonNode) root = NULL;
+  g_autofree char *defused = NULL;
   const char *line;
   gsize length;
   GError *local = NULL;
@@ -84,7 +85,7 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
           stats->skipped_lines++;
           if (funcs->at_line != NULL)
             funcs->at_line (user_data, line_start);
-          _pd_import_add_too_long (pages, NULL, pd_jsonl_reader_get_too_long (reader), 0);
+          _pd_import_add_unshown (pages, NULL, PD_IMPORT_UNSHOWN_TOO_LONG, pd_jsonl_reader_get_too_long (reader), 0);
           continue;
         }
       /* The cheap shape check for every line: one JSON object. */
@@ -95,6 +96,16 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
         }
       if (funcs->at_line != NULL)
         funcs->at_line (user_data, line_start);
+      /* A call whose arguments nest deeper than json-glib is given stays
+       * on the pages, its arguments a placeholder: the line read is the
+       * defused one (it went whole, unsaid).  Shorter lines cannot nest
+       * that deep; an import shows no call (and a plan call's list is
+       * refused either way), so it does not look. */
+      g_clear_pointer (&defused, g_free);
+      if (pages != NULL && length > 2 * PD_JSON_FOREIGN_MAX_DEPTH
+          && pd_json_nesting_exceeds (line, (gssize) length, PD_JSON_FOREIGN_MAX_DEPTH)
+          && (defused = _pd_import_defuse_nesting (line, length, &length)))
+        line = defused;
       if (funcs->look != NULL && (use = funcs->look (user_data, line, length)) == PD_JSONL_LINE_SKIP)
         continue;
       /* Nothing built or read in place of a line of more values than its
@@ -104,7 +115,7 @@ _pd_jsonl_replay_reader (PdJsonlReader             *opened,
                                                              : _pd_import_too_dense) (line, length))
         {
           stats->skipped_lines++;
-          _pd_import_add_too_many_values (pages, NULL, length, 0);
+          _pd_import_add_unshown (pages, NULL, PD_IMPORT_UNSHOWN_TOO_MANY_VALUES, length, 0);
           continue;
         }
       /* Read in place: refused exactly as the tree would be. */

@@ -66,10 +66,10 @@ typedef struct
  * after @stop (0: to the end), and says in *@end where it stopped (where
  * the next read starts).  Lines, skipped lines and bytes read are added to
  * @stats.  Lines longer than @max_line are skipped (shown on @pages where
- * they were: _pd_import_add_too_long()); with @follow an unterminated
+ * they were: _pd_import_add_unshown()); with @follow an unterminated
  * last line waits for the next read.  A line of more values
  * than its size can hold is skipped unbuilt, and shown on @pages
- * (nullable) where it was (_pd_import_add_too_many_values()).  FALSE on an error
+ * (nullable) where it was (_pd_import_add_unshown()).  FALSE on an error
  * reading the file or when @cancellable is cancelled (checked every few
  * thousand lines); what was read until then has been handled. */
 gboolean _pd_jsonl_replay (const char                *path,

@@ -22,7 +22,8 @@ void
 _pd_opencode_todo_part_free (PdOpenCodeTodoPart *part)
 {
   g_free (part->id);
-  json_node_unref (part->part);
+  g_free (part->status);
+  g_clear_pointer (&part->list, _pd_import_list_free);
   g_free (part);
 }
 
@@ -71,7 +72,20 @@ _pd_opencode_todo_part_new (JsonNode   *node,
   part = g_new0 (PdOpenCodeTodoPart, 1);
   part->time = pd_json_get_int (pd_json_get_object (state, "time"), "start", 0);
   part->id = g_strdup (pd_json_get_string (object, "id") ? pd_json_get_string (object, "id") : fallback_id);
-  part->part = json_node_ref (node);
+  part->status = g_strdup (pd_json_get_string (state, "status"));
+  /* Only a completed call changes the list; pending and running ones have
+   * not happened yet. */
+  if (g_strcmp0 (part->status, "completed") == 0)
+    {
+      JsonArray *todos = pd_json_get_array (pd_json_get_object (state, "input"), "todos");
+      GPtrArray *items;
+      guint hidden = 0;
+
+      if (todos == NULL)
+        todos = pd_json_get_array (pd_json_get_object (state, "metadata"), "todos");
+      if ((items = _pd_import_items_from_array_cut (todos, todo_members, "id", &hidden)))
+        part->list = _pd_import_list_new (items, hidden);
+    }
   return part;
 }
 
@@ -87,34 +101,23 @@ _pd_opencode_replay_parts (PdImportedSession *session,
   for (guint i = 0; i < parts->len; i++)
     {
       PdOpenCodeTodoPart *part = g_ptr_array_index (parts, i);
-      JsonObject *state = pd_json_get_object (json_node_get_object (part->part), "state");
-      const char *status = pd_json_get_string (state, "status");
-      JsonArray *todos;
-      GPtrArray *items;
-      guint hidden = 0;
 
       if (part->time > 0)
         pd_imported_session_note_time (session, _pd_opencode_ms_to_us (part->time));
-      /* Only a completed call changes the list; pending and running ones
-       * have not happened yet. */
-      if (g_strcmp0 (status, "completed") != 0)
+      if (g_strcmp0 (part->status, "completed") != 0)
         {
-          if (g_strcmp0 (status, "error") == 0)
+          if (g_strcmp0 (part->status, "error") == 0)
             stats->ignored_updates++;
           continue;
         }
-      todos = pd_json_get_array (pd_json_get_object (state, "input"), "todos");
-      if (todos == NULL)
-        todos = pd_json_get_array (pd_json_get_object (state, "metadata"), "todos");
-      if (!(items = _pd_import_items_from_array_cut (todos, todo_members, "id", &hidden)))
+      if (part->list == NULL)
         {
           stats->ignored_updates++;
           continue;
         }
-      pd_checklist_replace_agent_items_cut (pd_imported_session_get_checklist (session),
-                                            pd_imported_session_get_source (session) == PD_IMPORT_SOURCE_KILO_CLI
-                                            ? PD_CHECKLIST_ORIGIN_KILO_CLI_TODOS : PD_CHECKLIST_ORIGIN_OPENCODE_TODOS,
-                                            items, hidden);
+      _pd_import_list_apply (part->list, pd_imported_session_get_checklist (session),
+                             pd_imported_session_get_source (session) == PD_IMPORT_SOURCE_KILO_CLI
+                             ? PD_CHECKLIST_ORIGIN_KILO_CLI_TODOS : PD_CHECKLIST_ORIGIN_OPENCODE_TODOS, FALSE);
       _pd_import_applied_update (session, pages, _pd_opencode_ms_to_us (part->time));
     }
 }
@@ -171,4 +174,72 @@ _pd_opencode_replay_part_data (PdImportedSession  *session,
         g_ptr_array_add (parts, part);
     }
   _pd_opencode_replay_parts (session, parts, NULL);
+}
+
+/* What the pages need of @object's member @name, an object: its members
+ * @names (scalars only) copied into @into. */
+static void
+copy_scalars (JsonObject         *into,
+              JsonObject         *object,
+              const char * const *names)
+{
+  for (guint i = 0; object != NULL && names[i] != NULL; i++)
+    {
+      JsonNode *value = json_object_get_member (object, names[i]);
+
+      if (value != NULL && JSON_NODE_HOLDS_VALUE (value))
+        json_object_set_member (into, names[i], json_node_copy (value));
+    }
+}
+
+JsonNode *
+_pd_opencode_within_budget (PdImportBudget *budget,
+                            JsonNode       *node,
+                            gsize           length,
+                            gsize          *units)
+{
+  static const char * const kept[] = { "id", "role", "type", "tool", "callID", "messageID", "sessionID", NULL };
+  static const char * const times[] = { "created", "start", "end", NULL };
+  static const char * const states[] = { "status", NULL };
+  g_autoptr(JsonNode) owned = node;
+  g_autoptr(JsonObject) stand_in = NULL;
+  JsonObject *object, *state;
+  gsize taken;
+
+  if (node == NULL || budget == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return g_steal_pointer (&owned);
+  taken = _pd_import_tree_units (node);
+  if (_pd_import_budget_take (budget, taken))
+    {
+      *units += taken;
+      return g_steal_pointer (&owned);
+    }
+  object = json_node_get_object (node);
+  stand_in = json_object_new ();
+  copy_scalars (stand_in, object, kept);
+  if (pd_json_get_object (object, "time"))
+    {
+      JsonObject *time = json_object_new ();
+
+      copy_scalars (time, pd_json_get_object (object, "time"), times);
+      json_object_set_object_member (stand_in, "time", time);
+    }
+  if ((state = pd_json_get_object (object, "state")))
+    {
+      JsonObject *copy = json_object_new ();
+      JsonObject *time = json_object_new ();
+
+      copy_scalars (copy, state, states);
+      copy_scalars (time, pd_json_get_object (state, "time"), times);
+      json_object_set_object_member (copy, "time", time);
+      json_object_set_object_member (stand_in, "state", copy);
+    }
+  if (g_strcmp0 (pd_json_get_string (object, "type"), "tool") == 0)
+    json_object_set_int_member (stand_in, PD_OPENCODE_UNSHOWN_MEMBER, (gint64) length);
+  else
+    {
+      json_object_set_string_member (stand_in, "type", PD_OPENCODE_OVER_BUDGET_PART);
+      json_object_set_int_member (stand_in, "bytes", (gint64) length);
+    }
+  return json_node_init_object (json_node_alloc (), stand_in);
 }

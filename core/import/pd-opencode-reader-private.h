@@ -12,16 +12,36 @@
 #include <json-glib/json-glib.h>
 
 #include "pd-imported-session.h"
+#include "pd-import-private.h"
 #include "pd-transcript-pages.h"
 
 G_BEGIN_DECLS
 
+/* A todowrite part as the replay needs it: its list read when the part
+ * was, so no part's tree is kept until the replay (40 parts of 1 MiB of
+ * values under state.metadata were 1.35 GB). */
 typedef struct
 {
-  gint64    time;   /* state.time.start, ms */
-  char     *id;
-  JsonNode *part;
+  gint64        time;     /* state.time.start, ms */
+  char         *id;
+  char         *status;   /* (nullable) state.status */
+  PdImportList *list;     /* (nullable) a completed call's list; NULL: of another shape */
 } PdOpenCodeTodoPart;
+
+/* The type of a part or message the session's budget had no room for
+ * (PdImportBudget): what the pages need of it kept ("id", "role", "time",
+ * a tool part's "tool", "callID" and state's "status" and "time"), and its
+ * "bytes"; a tool part keeps its type and says "plandeck-unshown" (bytes). */
+#define PD_OPENCODE_OVER_BUDGET_PART "plandeck-over-budget"
+#define PD_OPENCODE_UNSHOWN_MEMBER   "plandeck-unshown"
+
+/* @node (transfer full, nullable), a part or message of @length bytes:
+ * itself when @budget has room for its tree (its units added to
+ * *@units, to give back once it is let go), else its stand-in. */
+JsonNode           *_pd_opencode_within_budget    (PdImportBudget     *budget,
+                                                   JsonNode           *node,
+                                                   gsize               length,
+                                                   gsize              *units);
 
 /* OpenCode times are in ms; ours in µs.  0 (unknown) for what is not a
  * time at all, rather than an overflowing multiplication. */

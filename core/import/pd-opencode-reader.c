@@ -34,12 +34,17 @@
  * session it has no id; as a message, its parts follow the note). */
 #define TOO_MANY_VALUES_PART "plandeck-too-many-values"
 
+/* And of a file longer than the reader takes (MAX_FILE_SIZE): none of it
+ * kept, said in its place (it was left out unsaid). */
+#define TOO_LONG_PART "plandeck-too-long"
+
 static JsonNode *
-too_many_values_part (gsize length)
+unshown_part (const char *type,
+              gsize       length)
 {
   g_autoptr(JsonObject) object = json_object_new ();
 
-  json_object_set_string_member (object, "type", TOO_MANY_VALUES_PART);
+  json_object_set_string_member (object, "type", type);
   json_object_set_int_member (object, "bytes", (gint64) length);
   return json_node_init_object (json_node_alloc (), object);
 }
@@ -47,15 +52,16 @@ too_many_values_part (gsize length)
 /* @root/@rel, a file of the tree.  @skipped (nullable): where a file or
  * folder on the way that is a link (not followed) is named. */
 static JsonNode *
-load_json_file (const char *root,
-                const char *rel,
-                const char *must_contain,
-                gboolean   *bad,
-                GPtrArray  *skipped)
+load_json_file_sized (const char *root,
+                      const char *rel,
+                      const char *must_contain,
+                      gboolean   *bad,
+                      GPtrArray  *skipped,
+                      gsize      *size)    /* (out) (optional): its bytes */
 {
   g_autofree char *contents = NULL;
-  g_autoptr(JsonParser) parser = NULL;
   g_autoptr(GError) error = NULL;
+  JsonNode *node;
   gsize length;
 
   *bad = FALSE;
@@ -71,25 +77,37 @@ load_json_file (const char *root,
           _pd_import_skip_add_error (skipped, path, error);
         }
       *bad = TRUE;
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE) && must_contain == NULL)
+        return unshown_part (TOO_LONG_PART, length);
       return NULL;
     }
+  if (size != NULL)
+    *size = length;
   if (must_contain && !memmem (contents, length, must_contain, strlen (must_contain)))
     return NULL;
   if (_pd_import_too_many_values (contents, length))
     {
       *bad = TRUE;
-      return too_many_values_part (length);
+      return unshown_part (TOO_MANY_VALUES_PART, length);
     }
-  parser = json_parser_new_immutable ();
+  /* A call's input nested too deep is a placeholder, the call kept. */
   if (!g_utf8_validate (contents, (gssize) length, NULL)
-      || pd_json_nesting_exceeds (contents, (gssize) length, PD_JSON_FOREIGN_MAX_DEPTH)
-      || !json_parser_load_from_data (parser, contents, (gssize) length, NULL)
-      || json_parser_get_root (parser) == NULL)
+      || !(node = _pd_import_parse_defused (contents, (gssize) length)))
     {
       *bad = TRUE;
       return NULL;
     }
-  return json_node_ref (json_parser_get_root (parser));
+  return node;
+}
+
+static JsonNode *
+load_json_file (const char *root,
+                const char *rel,
+                const char *must_contain,
+                gboolean   *bad,
+                GPtrArray  *skipped)
+{
+  return load_json_file_sized (root, rel, must_contain, bad, skipped, NULL);
 }
 
 /* The names in @root/@rel, none through a link (_pd_import_list_beneath(),
@@ -614,6 +632,8 @@ struct _PdOpenCodeReader
   char              *session_id;
   PdImportedSession *session;
   PdTranscriptPages *pages;       /* reading for the pages */
+  /* What the messages and parts held at once for the pages may hold. */
+  PdImportBudget     budget;
 };
 
 static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
@@ -725,6 +745,21 @@ is_file_name (const char *id)
   return id != NULL && *id != '\0' && strchr (id, '/') == NULL && strcmp (id, ".") != 0 && strcmp (id, "..") != 0;
 }
 
+/* Why the part or message @object stands in for one not shown, or -1. */
+static int
+unshown_of (JsonObject *object)
+{
+  const char *type = pd_json_get_string (object, "type");
+
+  if (g_strcmp0 (type, TOO_MANY_VALUES_PART) == 0)
+    return PD_IMPORT_UNSHOWN_TOO_MANY_VALUES;
+  if (g_strcmp0 (type, TOO_LONG_PART) == 0)
+    return PD_IMPORT_UNSHOWN_TOO_LONG;
+  if (g_strcmp0 (type, PD_OPENCODE_OVER_BUDGET_PART) == 0)
+    return PD_IMPORT_UNSHOWN_OVER_BUDGET;
+  return -1;
+}
+
 /* One stored message with its parts (JSON documents), into the pages. */
 static void
 conversation_message (PdTranscriptPages *pages,
@@ -736,8 +771,8 @@ conversation_message (PdTranscriptPages *pages,
   const char *role = g_strcmp0 (pd_json_get_string (info, "role"), "assistant") == 0 ? "assistant" : "user";
   gint64 time = _pd_opencode_ms_to_us (pd_json_get_int (pd_json_get_object (info, "time"), "created", 0));
 
-  if (g_strcmp0 (pd_json_get_string (info, "type"), TOO_MANY_VALUES_PART) == 0)
-    _pd_import_add_too_many_values (pages, key, (gsize) pd_json_get_int (info, "bytes", 0), time);
+  if (unshown_of (info) >= 0)
+    _pd_import_add_unshown (pages, key, unshown_of (info), (gsize) pd_json_get_int (info, "bytes", 0), time);
 
   for (guint i = 0; i < parts->len; i++)
     {
@@ -759,8 +794,8 @@ conversation_message (PdTranscriptPages *pages,
                                        pd_json_get_string (part, "text"), message_id, time);
       else if (g_strcmp0 (type, "reasoning") == 0)
         _pd_transcript_pages_add_thinking (pages, key, pd_json_get_string (part, "text"), message_id, time);
-      else if (g_strcmp0 (type, TOO_MANY_VALUES_PART) == 0)
-        _pd_import_add_too_many_values (pages, key, (gsize) pd_json_get_int (part, "bytes", 0), time);
+      else if (unshown_of (part) >= 0)
+        _pd_import_add_unshown (pages, key, unshown_of (part), (gsize) pd_json_get_int (part, "bytes", 0), time);
       else if (g_strcmp0 (type, "tool") == 0)
         {
           state = pd_json_get_object (part, "state");
@@ -770,11 +805,18 @@ conversation_message (PdTranscriptPages *pages,
           status = pd_json_get_string (state, "status");
           start = _pd_opencode_ms_to_us (pd_json_get_int (pd_json_get_object (state, "time"), "start", 0));
           end = _pd_opencode_ms_to_us (pd_json_get_int (pd_json_get_object (state, "time"), "end", 0));
+          /* Kept of a part the budget had no room for: said, its call named. */
+          if (json_object_has_member (part, PD_OPENCODE_UNSHOWN_MEMBER))
+            _pd_import_add_unshown (pages, key, PD_IMPORT_UNSHOWN_OVER_BUDGET,
+                                    (gsize) pd_json_get_int (part, PD_OPENCODE_UNSHOWN_MEMBER, 0), start ? start : time);
           if (input != NULL)
             {
               g_autoptr(JsonNode) copy = json_node_init_object (json_node_alloc (), input);
               arguments = json_to_string (copy, FALSE);
             }
+          else
+            /* Nested too deep to show: what says so. */
+            arguments = g_strdup (pd_json_get_string (state, "input"));
           _pd_transcript_pages_add_tool_call (pages, key, call_id, tool, arguments, message_id, start ? start : time);
           /* The task tool runs a subagent in a session of its own. */
           if (g_strcmp0 (tool, "task") == 0)
@@ -852,6 +894,7 @@ storage_conversation (PdOpenCodeReader *self,
   g_autoptr(GPtrArray) names = NULL;
   g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func ((GDestroyNotify) stored_message_free);
   g_autoptr(GPtrArray) siblings = NULL;
+  gsize held = 0;
 
   if (!is_file_name (session_id))
     return;
@@ -864,7 +907,10 @@ storage_conversation (PdOpenCodeReader *self,
       StoredMessage *message;
       gboolean bad;
 
-      info = load_json_file (self->path, path, NULL, &bad, NULL);
+      gsize size = 0;
+
+      info = load_json_file_sized (self->path, path, NULL, &bad, NULL, &size);
+      info = _pd_opencode_within_budget (&self->budget, g_steal_pointer (&info), size, &held);
       if ((message = stored_message_new (info, g_ptr_array_index (names, i))))
         g_ptr_array_add (messages, message);
     }
@@ -876,6 +922,7 @@ storage_conversation (PdOpenCodeReader *self,
       g_autofree char *part_dir = NULL;
       g_autoptr(GPtrArray) part_names = NULL;
       g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+      gsize parts_held = 0;
 
       if (!is_file_name (message->id))
         continue;
@@ -887,11 +934,16 @@ storage_conversation (PdOpenCodeReader *self,
           JsonNode *part;
           gboolean bad;
 
-          if ((part = load_json_file (self->path, path, NULL, &bad, NULL)))
-            g_ptr_array_add (parts, part);
+          gsize size = 0;
+
+          if ((part = load_json_file_sized (self->path, path, NULL, &bad, NULL, &size)))
+            g_ptr_array_add (parts, _pd_opencode_within_budget (&self->budget, part, size, &parts_held));
         }
       conversation_message (self->pages, key, json_node_get_object (message->info), parts);
+      _pd_import_budget_give (&self->budget, parts_held);
     }
+  g_ptr_array_set_size (messages, 0);
+  _pd_import_budget_give (&self->budget, held);
 
   if (depth >= MAX_SUBAGENT_DEPTH)
     return;
@@ -921,8 +973,8 @@ parse_column (sqlite3_stmt *stmt,
   if (data == NULL || !g_utf8_validate (data, -1, NULL))
     return NULL;
   if (_pd_import_too_many_values (data, strlen (data)))
-    return too_many_values_part (strlen (data));
-  return pd_json_parse_full (data, -1, PD_JSON_PARSE_FOREIGN, NULL);
+    return unshown_part (TOO_MANY_VALUES_PART, strlen (data));
+  return _pd_import_parse_defused (data, -1);
 }
 
 /* The same from opencode.db: its message and part tables. */
@@ -937,6 +989,7 @@ database_conversation (PdOpenCodeReader *self,
   g_autoptr(GHashTable) parts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
   g_autoptr(GPtrArray) children = g_ptr_array_new_with_free_func (g_free);
   sqlite3_stmt *stmt = NULL;
+  gsize held = 0;
 
   if (sqlite3_prepare_v2 (db, "SELECT id, data FROM message WHERE session_id = ?1", -1, &stmt, NULL) == SQLITE_OK)
     {
@@ -946,6 +999,7 @@ database_conversation (PdOpenCodeReader *self,
           g_autoptr(JsonNode) info = parse_column (stmt, 1);
           StoredMessage *message;
 
+          info = _pd_opencode_within_budget (&self->budget, g_steal_pointer (&info), (gsize) sqlite3_column_bytes (stmt, 1), &held);
           if ((message = stored_message_new (info, column_text (stmt, 0))))
             g_ptr_array_add (messages, message);
         }
@@ -964,6 +1018,7 @@ database_conversation (PdOpenCodeReader *self,
 
           if (message_id == NULL || !(part = parse_column (stmt, 1)))
             continue;
+          part = _pd_opencode_within_budget (&self->budget, part, (gsize) sqlite3_column_bytes (stmt, 1), &held);
           if (!(list = g_hash_table_lookup (parts, message_id)))
             {
               list = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
@@ -982,6 +1037,9 @@ database_conversation (PdOpenCodeReader *self,
 
       conversation_message (self->pages, key, json_node_get_object (message->info), list ? list : none);
     }
+  g_ptr_array_set_size (messages, 0);
+  g_hash_table_remove_all (parts);
+  _pd_import_budget_give (&self->budget, held);
 
   if (depth >= MAX_SUBAGENT_DEPTH)
     return;
@@ -1007,6 +1065,7 @@ opencode_update (PdTranscriptReader  *reader,
   PdOpenCodeReader *self = PD_OPENCODE_READER (reader);
   g_autoptr(PdImportedSession) session = NULL;
 
+  _pd_import_budget_init (&self->budget);
   if (self->store == PD_OPENCODE_STORE_TREE)
     {
       g_autofree char *session_rel = find_storage_session (self->path, self->session_id);
