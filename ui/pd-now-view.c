@@ -68,6 +68,7 @@ struct _PdNowView
   GtkBox        *approval_box;
   AdwStatusPage *empty_page;
   GtkLabel      *ended_label;
+  GtkLabel      *title_label;
   GtkLabel      *header_label;
   GtkProgressBar *progress;
   GtkLabel      *revision_label;
@@ -640,6 +641,7 @@ pd_now_view_class_init (PdNowViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdNowView, approval_box);
   gtk_widget_class_bind_template_child (widget_class, PdNowView, empty_page);
   gtk_widget_class_bind_template_child (widget_class, PdNowView, ended_label);
+  gtk_widget_class_bind_template_child (widget_class, PdNowView, title_label);
   gtk_widget_class_bind_template_child (widget_class, PdNowView, header_label);
   gtk_widget_class_bind_template_child (widget_class, PdNowView, progress);
   gtk_widget_class_bind_template_child (widget_class, PdNowView, revision_label);
@@ -657,6 +659,7 @@ pd_now_view_init (PdNowView *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   /* Plan text: wrapped with no hyphen it does not have. */
   _pd_label_no_hyphens (GTK_WIDGET (self->header_label));
+  _pd_label_no_hyphens (GTK_WIDGET (self->title_label));
   _pd_label_no_hyphens (GTK_WIDGET (self->revision_label));
   _pd_stack_tab_shown_only (self->stack);
 
@@ -683,6 +686,23 @@ GtkWidget *
 pd_now_view_new (void)
 {
   return g_object_new (PD_TYPE_NOW_VIEW, NULL);
+}
+
+/**
+ * pd_now_view_set_title:
+ * @title: (nullable): the session's title, anyone's text (the agent's)
+ *
+ * Heads the plan with the session's title, plain, whole and wrapped.
+ */
+void
+pd_now_view_set_title (PdNowView  *self,
+                       const char *title)
+{
+  g_autofree char *safe = title != NULL && title[0] != '\0' ? _pd_isolated_short (title, 240) : NULL;
+
+  g_return_if_fail (PD_IS_NOW_VIEW (self));
+  gtk_label_set_text (self->title_label, safe != NULL ? safe : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->title_label), safe != NULL);
 }
 
 /**
