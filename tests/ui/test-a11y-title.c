@@ -7,7 +7,8 @@
  * sidebar's rows cut it too: the Now page heads its plan, and an imported
  * session's checklist, with the title whole, wrapped. The heading scrolls
  * with the page: pinned above it, an imported session's title took two
- * lines (cut) at 1.5× text and sat on the scrolled list under it.
+ * lines (cut) at 1.5× text and sat on the scrolled list under it. The
+ * rows of real sessions fit 360 px, and History's check chips wrap.
  */
 #define G_LOG_DOMAIN "test-a11y-title"
 
@@ -16,6 +17,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pd-history-view.h"
 #include "pd-import-index.h"
 #include "pd-session-list.h"
 #include "pd-test-a11y.h"
@@ -338,6 +340,88 @@ test_rows_fit (void)
   run_case (&large, check_rows_fit);
 }
 
+/* The History detail shows its step rows' check chips. */
+static gboolean
+history_chips_shown (gpointer data)
+{
+  GtkWidget *history = pd_test_find_widget (GTK_WIDGET (data), PD_TYPE_HISTORY_VIEW);
+
+  return gtk_widget_get_mapped (history) && pd_test_find_label_containing (history, "tests ·") != NULL &&
+         gtk_widget_get_mapped (pd_test_find_label_containing (history, "tests ·"));
+}
+
+/* The check chips shown below @root drawn cut. */
+static guint
+count_cut_chips (GtkWidget *root)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+  guint n_chips = 0;
+  guint n_cut = 0;
+
+  pd_test_collect (root, GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      GtkWidget *label = g_ptr_array_index (labels, i);
+      PangoLayout *layout = gtk_label_get_layout (GTK_LABEL (label));
+      int drawn = 0;
+
+      if (!gtk_widget_get_mapped (label) || !gtk_widget_has_css_class (label, "pd-chip"))
+        continue;
+      n_chips++;
+      pango_layout_get_pixel_size (layout, &drawn, NULL);
+      if (pango_layout_is_ellipsized (layout) || drawn > gtk_widget_get_width (label) + 1)
+        {
+          g_test_message ("chip “%s” cut to %d px", gtk_label_get_text (GTK_LABEL (label)),
+                          gtk_widget_get_width (label));
+          n_cut++;
+        }
+    }
+  g_test_message ("%u of %u check chips cut", n_cut, n_chips);
+  g_assert_cmpuint (n_chips, >=, 3);
+  return n_cut;
+}
+
+/* At 1.5× text in the default window History's detail sits beside the
+ * session list and the versions: its check chips were cut to "build · p…"
+ * and "tests · f…", their state (passed, failed) unread. They wrap onto
+ * more lines, as the Now page's do. */
+static void
+check_history_chips (PdApplication *app,
+                     PdWindow      *window,
+                     gpointer       user_data)
+{
+  GtkWidget *history = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_HISTORY_VIEW);
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  adw_view_stack_set_visible_child_name (pd_test_a11y_view_stack (window), "history");
+  pd_test_wait_until (history_chips_shown, window, "History's detail with its check chips");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (200);
+  pd_test_flush (GTK_WIDGET (window));
+  g_test_message ("a chip in History's detail %d px wide, the window %d px",
+                  gtk_widget_get_width (pd_test_find_label_containing (history, "tests ·")),
+                  gtk_widget_get_width (GTK_WIDGET (window)));
+  pd_test_screenshot (GTK_WIDGET (window), "a11y-title-history-chips");
+  g_assert_cmpuint (pd_test_a11y_count_cut_labels (history, "History"), ==, 0);
+  /* A check's state is read on its chip, whole: said elsewhere (the
+   * row's description) is not enough to see it. */
+  g_assert_cmpuint (count_cut_chips (history), ==, 0);
+}
+
+static void
+test_history_chips (void)
+{
+  GtkSettings *gtk_settings = gtk_settings_get_default ();
+  int dpi = 0;
+
+  g_object_get (gtk_settings, "gtk-xft-dpi", &dpi, NULL);
+  if (dpi <= 0)
+    dpi = 96 * 1024;
+  g_object_set (gtk_settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
+  g_assert_cmpint (pd_test_run_showcase (960, 640, check_history_chips, NULL), ==, 0);
+  g_object_set (gtk_settings, "gtk-xft-dpi", dpi, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -347,5 +431,6 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/title/rows-fit", test_rows_fit);
   g_test_add_func ("/pd/ui/a11y/title/own", test_title_own);
   g_test_add_func ("/pd/ui/a11y/title/imported", test_title_imported);
+  g_test_add_func ("/pd/ui/a11y/title/history-chips", test_history_chips);
   return g_test_run ();
 }
