@@ -998,15 +998,16 @@ pd_window_bind_views (PdWindow *self)
   g_object_bind_property (self, "session-id", self->history_view, "session-id", G_BINDING_SYNC_CREATE);
 }
 
-/* The session list is 280 pixels wide at the default text size and grows
- * with the text (at 1.5× it cut titles and times); folded, it is the whole
- * window, so it never asks for more than the 360 the window fits. */
+/* The session list is 44 characters wide (304 px at the default text
+ * size: a row's agent, date and plan on one line) and grows with the text
+ * (at 1.5× it cut titles and times); folded, it is the whole window, so
+ * it never asks for more than the 360 the window fits. */
 static void
 pd_window_size_sidebar (PdWindow *self)
 {
   GtkWidget *sidebar = gtk_widget_get_parent (GTK_WIDGET (self->session_list));
 
-  gtk_widget_set_size_request (sidebar, CLAMP (_pd_text_width (sidebar, 38), 280, 360), -1);
+  gtk_widget_set_size_request (sidebar, CLAMP (_pd_text_width (sidebar, 44), 280, 360), -1);
 }
 
 static void

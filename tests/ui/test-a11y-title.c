@@ -214,6 +214,29 @@ children_least_width (GtkWidget *box)
   return widest;
 }
 
+/* The session rows' labels drawn on more than one line. */
+static guint
+count_wrapped_row_labels (GtkWidget *list)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+  guint n_wrapped = 0;
+
+  pd_test_collect (list, GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      GtkWidget *label = g_ptr_array_index (labels, i);
+
+      if (gtk_widget_get_mapped (label) &&
+          pango_layout_get_line_count (gtk_label_get_layout (GTK_LABEL (label))) > 1)
+        {
+          g_test_message ("a session row's “%s” on %d lines", gtk_label_get_text (GTK_LABEL (label)),
+                          pango_layout_get_line_count (gtk_label_get_layout (GTK_LABEL (label))));
+          n_wrapped++;
+        }
+    }
+  return n_wrapped;
+}
+
 /* With the rows of real sessions (an imported one of a date, not "2 min
  * ago", and its agent's name) the window still narrows to 360 px: at 1.5×
  * text a session row needed 382 px. */
@@ -254,6 +277,19 @@ check_rows_fit (PdApplication *app,
   g_assert_cmpint (widest_page, <=, 360);
   g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), ==, 360);
   g_assert_cmpuint (pd_test_a11y_count_cut_labels (GTK_WIDGET (window), "session list"), ==, 0);
+
+  /* At the default text size in a wide window the list is as wide as
+   * its rows: none of their times wraps. */
+  if (c->scale == 2)
+    {
+      gtk_window_set_default_size (GTK_WINDOW (window), 1000, 720);
+      pd_test_flush (GTK_WIDGET (window));
+      pd_test_spin (200);
+      pd_test_flush (GTK_WIDGET (window));
+      g_test_message ("at 1× text, 1000 px: the session list %d px wide", gtk_widget_get_width (list));
+      pd_test_screenshot (GTK_WIDGET (window), "a11y-title-rows-1x-wide");
+      g_assert_cmpuint (count_wrapped_row_labels (list), ==, 0);
+    }
 }
 
 /* A showcase database with a Plandeck session of a long title and a plan,
