@@ -33,6 +33,7 @@ typedef struct
   char *own;        /* a Plandeck session with a plan, LONG_TITLE */
   char *imported;   /* a Claude Code session with a checklist */
   char *imported_title;
+  char *empty;      /* the showcase's Claude Code session, no checklist */
 } Sessions;
 
 typedef struct
@@ -214,6 +215,50 @@ children_least_width (GtkWidget *box)
   return widest;
 }
 
+/* An imported session without a checklist: "No Checklist" and its
+ * title, whole (pinned above the page it was cut to two lines at 1.5×
+ * text, "Refactor the settings dialog int…"). */
+#define EMPTY_TITLE "Refactor the settings dialog into pages"
+
+static gboolean
+empty_title_shown (gpointer data)
+{
+  TitleWait *wait = data;
+  GtkWidget *page = adw_view_stack_get_visible_child (pd_test_a11y_view_stack (wait->window));
+
+  return title_label (wait) != NULL && pd_test_find_label_containing (page, "No Checklist") != NULL &&
+         gtk_widget_get_mapped (pd_test_find_label_containing (page, "No Checklist"));
+}
+
+static void
+check_empty_checklist (PdApplication *app,
+                       PdWindow      *window,
+                       gpointer       user_data)
+{
+  Case *c = user_data;
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  TitleWait wait = { window, EMPTY_TITLE };
+  PangoLayout *layout;
+  GtkWidget *label;
+  int drawn = 0;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  g_assert_true (pd_session_list_select (list, c->sessions.empty));
+  adw_view_stack_set_visible_child_name (pd_test_a11y_view_stack (window), "now");
+  pd_test_wait_until (empty_title_shown, &wait, "No Checklist and the session's title");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_flush (GTK_WIDGET (window));
+  label = title_label (&wait);
+  layout = gtk_label_get_layout (GTK_LABEL (label));
+  pango_layout_get_pixel_size (layout, &drawn, NULL);
+  g_test_message ("empty checklist: the title in a %d px label, %d lines, %s", gtk_widget_get_width (label),
+                  pango_layout_get_line_count (layout),
+                  pango_layout_is_ellipsized (layout) ? "ELLIPSIZED" : "whole");
+  pd_test_screenshot (GTK_WIDGET (window), "a11y-title-empty-checklist");
+  g_assert_false (pango_layout_is_ellipsized (layout));
+  g_assert_cmpint (drawn, <=, gtk_widget_get_width (label) + 1);
+}
+
 /* The session rows' labels drawn on more than one line. */
 static guint
 count_wrapped_row_labels (GtkWidget *list)
@@ -326,6 +371,8 @@ run_case (Case             *c,
       PdSessionInfo *info = g_ptr_array_index (listed, i);
       const char *title = info->name != NULL ? info->name : info->task;
 
+      if (g_strcmp0 (title, EMPTY_TITLE) == 0)
+        c->sessions.empty = g_strdup (info->id);
       if (g_strcmp0 (info->source, "claude-code") == 0 && g_str_has_prefix (title, "Settings are read"))
         {
           c->sessions.imported = g_strdup (info->id);
@@ -348,6 +395,7 @@ run_case (Case             *c,
   g_free (c->sessions.own);
   g_free (c->sessions.imported);
   g_free (c->sessions.imported_title);
+  g_free (c->sessions.empty);
 }
 
 static void
@@ -364,6 +412,14 @@ test_title_imported (void)
   Case c = { { NULL, }, FALSE, 3 };
 
   run_case (&c, check_titles);
+}
+
+static void
+test_empty_checklist (void)
+{
+  Case c = { { NULL, }, FALSE, 3 };
+
+  run_case (&c, check_empty_checklist);
 }
 
 static void
@@ -468,5 +524,6 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/title/own", test_title_own);
   g_test_add_func ("/pd/ui/a11y/title/imported", test_title_imported);
   g_test_add_func ("/pd/ui/a11y/title/history-chips", test_history_chips);
+  g_test_add_func ("/pd/ui/a11y/title/empty-checklist", test_empty_checklist);
   return g_test_run ();
 }
