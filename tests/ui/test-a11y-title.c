@@ -34,6 +34,7 @@ typedef struct
   char *imported;   /* a Claude Code session with a checklist */
   char *imported_title;
   char *empty;      /* the showcase's Claude Code session, no checklist */
+  char *no_plan;    /* the showcase's session without a plan */
 } Sessions;
 
 typedef struct
@@ -219,44 +220,64 @@ children_least_width (GtkWidget *box)
  * title, whole (pinned above the page it was cut to two lines at 1.5×
  * text, "Refactor the settings dialog int…"). */
 #define EMPTY_TITLE "Refactor the settings dialog into pages"
+/* A Plandeck session without a plan: "No Plan Yet" had no title at all. */
+#define NO_PLAN_TITLE "Explain how the event bus delivers to listeners"
+
+typedef struct
+{
+  TitleWait   wait;
+  const char *status;   /* the status page's title */
+} EmptyWait;
 
 static gboolean
 empty_title_shown (gpointer data)
 {
-  TitleWait *wait = data;
-  GtkWidget *page = adw_view_stack_get_visible_child (pd_test_a11y_view_stack (wait->window));
+  EmptyWait *empty = data;
+  GtkWidget *page = adw_view_stack_get_visible_child (pd_test_a11y_view_stack (empty->wait.window));
+  GtkWidget *status = page != NULL ? pd_test_find_label_containing (page, empty->status) : NULL;
 
-  return title_label (wait) != NULL && pd_test_find_label_containing (page, "No Checklist") != NULL &&
-         gtk_widget_get_mapped (pd_test_find_label_containing (page, "No Checklist"));
+  return title_label (&empty->wait) != NULL && status != NULL && gtk_widget_get_mapped (status);
 }
 
 static void
-check_empty_checklist (PdApplication *app,
-                       PdWindow      *window,
-                       gpointer       user_data)
+check_empty (PdWindow   *window,
+             const char *id,
+             const char *title,
+             const char *status)
 {
-  Case *c = user_data;
   PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
-  TitleWait wait = { window, EMPTY_TITLE };
+  EmptyWait empty = { { window, title }, status };
+  g_autofree char *shot = g_strdelimit (g_strdup_printf ("a11y-title-empty-%s", status), " ", '-');
   PangoLayout *layout;
   GtkWidget *label;
   int drawn = 0;
 
-  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
-  g_assert_true (pd_session_list_select (list, c->sessions.empty));
+  g_assert_true (pd_session_list_select (list, id));
   adw_view_stack_set_visible_child_name (pd_test_a11y_view_stack (window), "now");
-  pd_test_wait_until (empty_title_shown, &wait, "No Checklist and the session's title");
+  pd_test_wait_until (empty_title_shown, &empty, "the status page and the session's title");
   pd_test_flush (GTK_WIDGET (window));
   pd_test_flush (GTK_WIDGET (window));
-  label = title_label (&wait);
+  label = title_label (&empty.wait);
   layout = gtk_label_get_layout (GTK_LABEL (label));
   pango_layout_get_pixel_size (layout, &drawn, NULL);
-  g_test_message ("empty checklist: the title in a %d px label, %d lines, %s", gtk_widget_get_width (label),
+  g_test_message ("%s: the title in a %d px label, %d lines, %s", status, gtk_widget_get_width (label),
                   pango_layout_get_line_count (layout),
                   pango_layout_is_ellipsized (layout) ? "ELLIPSIZED" : "whole");
-  pd_test_screenshot (GTK_WIDGET (window), "a11y-title-empty-checklist");
+  pd_test_screenshot (GTK_WIDGET (window), shot);
   g_assert_false (pango_layout_is_ellipsized (layout));
   g_assert_cmpint (drawn, <=, gtk_widget_get_width (label) + 1);
+}
+
+static void
+check_empty_pages (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  Case *c = user_data;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  check_empty (window, c->sessions.empty, EMPTY_TITLE, "No Checklist");
+  check_empty (window, c->sessions.no_plan, NO_PLAN_TITLE, "No Plan Yet");
 }
 
 /* The session rows' labels drawn on more than one line. */
@@ -373,6 +394,8 @@ run_case (Case             *c,
 
       if (g_strcmp0 (title, EMPTY_TITLE) == 0)
         c->sessions.empty = g_strdup (info->id);
+      if (g_strcmp0 (title, NO_PLAN_TITLE) == 0)
+        c->sessions.no_plan = g_strdup (info->id);
       if (g_strcmp0 (info->source, "claude-code") == 0 && g_str_has_prefix (title, "Settings are read"))
         {
           c->sessions.imported = g_strdup (info->id);
@@ -396,6 +419,7 @@ run_case (Case             *c,
   g_free (c->sessions.imported);
   g_free (c->sessions.imported_title);
   g_free (c->sessions.empty);
+  g_free (c->sessions.no_plan);
 }
 
 static void
@@ -415,11 +439,11 @@ test_title_imported (void)
 }
 
 static void
-test_empty_checklist (void)
+test_empty_pages (void)
 {
   Case c = { { NULL, }, FALSE, 3 };
 
-  run_case (&c, check_empty_checklist);
+  run_case (&c, check_empty_pages);
 }
 
 static void
@@ -524,6 +548,6 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/title/own", test_title_own);
   g_test_add_func ("/pd/ui/a11y/title/imported", test_title_imported);
   g_test_add_func ("/pd/ui/a11y/title/history-chips", test_history_chips);
-  g_test_add_func ("/pd/ui/a11y/title/empty-checklist", test_empty_checklist);
+  g_test_add_func ("/pd/ui/a11y/title/empty-pages", test_empty_pages);
   return g_test_run ();
 }
