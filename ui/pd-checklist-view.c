@@ -1154,7 +1154,7 @@ pd_checklist_view_set_title (PdChecklistView *self,
 
   safe = title != NULL && title[0] != '\0' ? _pd_isolated_short (title, 240) : NULL;
   gtk_label_set_text (self->title_label, safe != NULL ? safe : "");
-  /* Two lines at most, the whole title in the tooltip. */
+  /* Whole and wrapped in the page, and in the tooltip too. */
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->title_label), safe);
   gtk_widget_set_visible (GTK_WIDGET (self->title_label), safe != NULL);
 }

@@ -35,6 +35,7 @@
 #include "pd-json-util.h"
 #include "pd-plan-row-item.h"
 #include "pd-ui-util-private.h"
+#include "pd-wrap-box.h"
 
 struct _PdHistoryView
 {
@@ -251,13 +252,12 @@ step_row (const PdPlanStep *step,
 
   if (step->checks->len > 0)
     {
-      /* At most four chips in one line, as on the Now page; on a narrow
-       * window their labels ellipsize (the tooltip has the whole check). */
-      GtkWidget *chips = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+      /* The chips wrap onto more lines, as on the Now page: in one line
+       * they were cut at 1.5× text ("build · p…"), their state unread. */
+      GtkWidget *chips = pd_wrap_box_new ();
 
-      gtk_widget_set_halign (chips, GTK_ALIGN_START);
       for (guint i = 0; i < step->checks->len; i++)
-        gtk_box_append (GTK_BOX (chips), check_chip (g_ptr_array_index (step->checks, i)));
+        pd_wrap_box_append (PD_WRAP_BOX (chips), check_chip (g_ptr_array_index (step->checks, i)));
       gtk_box_append (GTK_BOX (text), chips);
     }
 

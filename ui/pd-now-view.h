@@ -18,6 +18,8 @@ G_DECLARE_FINAL_TYPE (PdNowView, pd_now_view, PD, NOW_VIEW, PdSessionView)
 GtkWidget  *pd_now_view_new             (void);
 void        pd_now_view_set_running     (PdNowView          *self,
                                          gboolean            running);
+void        pd_now_view_set_title       (PdNowView          *self,
+                                         const char         *title);
 void        pd_now_view_refresh         (PdNowView          *self);
 char      **pd_now_view_get_notices     (PdNowView          *self);
 const PdPlanState *pd_now_view_get_plan (PdNowView          *self);

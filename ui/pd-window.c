@@ -267,6 +267,7 @@ on_shown_item_title (PdWindow *self)
 {
   _pd_window_show_session_title (self, pd_session_item_get_title (self->shown_item));
   pd_checklist_view_set_title (self->checklist_view, pd_session_item_get_title (self->shown_item));
+  pd_now_view_set_title (self->now_view, pd_session_item_get_title (self->shown_item));
 }
 
 static gboolean
@@ -383,10 +384,12 @@ _pd_window_update_content (PdWindow *self)
           pd_events_view_set_live (self->events_view, pd_session_item_get_running (item));
           _pd_window_show_session_title (self, pd_session_item_get_title (item));
           pd_checklist_view_set_title (self->checklist_view, pd_session_item_get_title (item));
+          pd_now_view_set_title (self->now_view, pd_session_item_get_title (item));
         }
       else
         {
           pd_checklist_view_set_title (self->checklist_view, NULL);
+          pd_now_view_set_title (self->now_view, NULL);
           pd_now_view_set_running (self->now_view, FALSE);
           show_run_end (self, NULL);
           pd_events_view_set_live (self->events_view, FALSE);
@@ -995,15 +998,16 @@ pd_window_bind_views (PdWindow *self)
   g_object_bind_property (self, "session-id", self->history_view, "session-id", G_BINDING_SYNC_CREATE);
 }
 
-/* The session list is 280 pixels wide at the default text size and grows
- * with the text (at 1.5× it cut titles and times); folded, it is the whole
- * window, so it never asks for more than the 360 the window fits. */
+/* The session list is 44 characters wide (304 px at the default text
+ * size: a row's agent, date and plan on one line) and grows with the text
+ * (at 1.5× it cut titles and times); folded, it is the whole window, so
+ * it never asks for more than the 360 the window fits. */
 static void
 pd_window_size_sidebar (PdWindow *self)
 {
   GtkWidget *sidebar = gtk_widget_get_parent (GTK_WIDGET (self->session_list));
 
-  gtk_widget_set_size_request (sidebar, CLAMP (_pd_text_width (sidebar, 38), 280, 360), -1);
+  gtk_widget_set_size_request (sidebar, CLAMP (_pd_text_width (sidebar, 44), 280, 360), -1);
 }
 
 static void
