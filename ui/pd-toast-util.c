@@ -207,58 +207,18 @@ name_close_button (GtkWidget *widget)
 /* A toast shows at the overlay's bottom: over the bars below the content
  * given to _pd_toast_keep_above() (the message entry of the Now page,
  * tried as a new user would), unless raised above them. */
-/* The pane @content lies in: its ancestor that is a page of a leaflet (the
- * window's content pane beside the sidebar), or NULL. */
-static GtkWidget *
-pane_of (GtkWidget *content,
-         GtkWidget *overlay)
-{
-  for (GtkWidget *widget = content; widget != NULL && widget != overlay; widget = gtk_widget_get_parent (widget))
-    {
-      GtkWidget *parent = gtk_widget_get_parent (widget);
-
-      if (parent != NULL && ADW_IS_LEAFLET (parent))
-        return widget;
-    }
-  return NULL;
-}
-
 static void
 keep_above_content (GtkWidget *overlay,
                     GtkWidget *toast)
 {
   GtkWidget *content = g_object_get_data (G_OBJECT (overlay), ABOVE_KEY);
-  GtkWidget *pane = content != NULL ? pane_of (content, overlay) : NULL;
   graphene_point_t bottom;
-  graphene_rect_t bounds;
-  int width = gtk_widget_get_width (overlay);
   int inset = 0;
-  int left = 0, right = 0;
 
   if (content != NULL && gtk_widget_get_mapped (content) &&
       gtk_widget_compute_point (content, overlay, &GRAPHENE_POINT_INIT (0, gtk_widget_get_height (content)), &bottom))
     inset = CLAMP (gtk_widget_get_height (overlay) - (int) bottom.y, 0, gtk_widget_get_height (overlay) / 2);
   gtk_widget_set_margin_bottom (toast, inset);
-
-  /* Over the content pane, not across the sidebar beside it: the
-   * Overview's toasts sat in the middle of the window, over the sidebar's
-   * sessions (tried as a new user would).  The whole window while the
-   * sidebar is alone on it (folded). */
-  if (pane != NULL && gtk_widget_get_mapped (pane) && gtk_widget_compute_bounds (pane, overlay, &bounds))
-    {
-      left = CLAMP ((int) bounds.origin.x, 0, width);
-      right = CLAMP (width - (int) (bounds.origin.x + bounds.size.width), 0, width);
-    }
-  if (gtk_widget_get_direction (toast) == GTK_TEXT_DIR_RTL)
-    {
-      gtk_widget_set_margin_start (toast, right);
-      gtk_widget_set_margin_end (toast, left);
-    }
-  else
-    {
-      gtk_widget_set_margin_start (toast, left);
-      gtk_widget_set_margin_end (toast, right);
-    }
 }
 
 /* A toast's widget came into the overlay (at once, or when the toasts
