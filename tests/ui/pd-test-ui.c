@@ -203,6 +203,23 @@ pd_test_find_label (GtkWidget  *root,
   return pd_test_find_first (root, is_label_with_text, text);
 }
 
+static gboolean
+is_mapped_label_with_text (GtkWidget     *widget,
+                           gconstpointer  data)
+{
+  return gtk_widget_get_mapped (widget) && is_label_with_text (widget, data);
+}
+
+/* The first label showing @text that is on screen: a label bound to
+ * another's text (a status page's copy of a page's title) may come first
+ * in the tree while its page is not shown. */
+GtkWidget *
+pd_test_find_mapped_label (GtkWidget  *root,
+                           const char *text)
+{
+  return pd_test_find_first (root, is_mapped_label_with_text, text);
+}
+
 /* The first button bound to @action: its sensitivity is the action's state. */
 GtkWidget *
 pd_test_find_action_button (GtkWidget  *root,

@@ -38,6 +38,8 @@ GtkWidget *pd_test_find_widget     (GtkWidget          *root,
                                     GType               type);
 GtkWidget *pd_test_find_label      (GtkWidget          *root,
                                     const char         *text);
+GtkWidget *pd_test_find_mapped_label (GtkWidget        *root,
+                                    const char         *text);
 GtkWidget *pd_test_find_action_button (GtkWidget       *root,
                                     const char         *action);
 GtkWindow *pd_test_find_toplevel   (GType               type);

@@ -718,7 +718,7 @@ check_resume_and_undo (PdApplication *app,
    * user would). */
   {
     g_autofree char *shown = g_strconcat ("\xe2\x81\xa8", pd_session_item_get_title (item), "\xe2\x81\xa9", NULL);
-    GtkWidget *title = pd_test_find_label (GTK_WIDGET (checklist_view), shown);
+    GtkWidget *title = pd_test_find_mapped_label (GTK_WIDGET (checklist_view), shown);
 
     g_assert_true (g_str_has_prefix (pd_session_item_get_title (item), find.title_prefix));
     g_assert_nonnull (title);
