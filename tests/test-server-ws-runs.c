@@ -773,6 +773,85 @@ test_approval_redacted (Fixture       *f,
   g_assert_true (file_exists (f, "ws.env"));
 }
 
+/* Found (tried as an attacker would): bash runs a masked value in more
+ * ways than a reader can follow (${!N}, eval, declare -n, printf -v…), so
+ * a question whose command the redactor changed read as harmless
+ * ("API_TOKEN=[REDACTED]; N=API_TOKEN; ${!N}") and ran reboot.  Such a
+ * question says so (masked, its description) and is asked with friction,
+ * on the WebSocket and in GET /api/runs/ID; one with nothing masked is
+ * asked as before. */
+#define SHELL_TURN(command) \
+  "{\"tool_calls\":[{\"name\":\"shell\",\"arguments\":{\"command\":\"" command "\"}}]},"
+#define MASKED_TURNS \
+  "{\"turns\":[" SHELL_TURN ("API_TOKEN=reboot; N=API_TOKEN; ${!N}") \
+  SHELL_TURN ("mysql -pHunter2x shop") SHELL_TURN ("echo plain") "{\"content\":\"Done.\"}]}"
+
+static void
+assert_masked_question (JsonObject *question,
+                        const char *secret)
+{
+  const char *description = json_object_get_string_member (question, "description");
+
+  g_assert_null (strstr (json_object_get_string_member (question, "command"), secret));
+  g_assert_nonnull (strstr (json_object_get_string_member (question, "command"), "[REDACTED]"));
+  g_assert_true (json_object_get_boolean_member_with_default (question, "masked", FALSE));
+  g_assert_true (json_object_get_boolean_member_with_default (question, "friction", FALSE));
+  g_assert_nonnull (strstr (description, "hidden as secrets ([REDACTED])"));
+  g_assert_nonnull (strstr (description, "approve only if you trust where it came from"));
+}
+
+static void
+test_approval_masked (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(Client) client = client_open (f);
+  g_autoptr(Reply) accepted = NULL;
+  g_autoptr(Reply) keep = NULL;
+  StatusWait wait = { f, NULL, "waiting_approval" };
+  JsonObject *frame;
+  guint asked, end;
+
+  set_replay (f, MASKED_TURNS);
+  client_send (client, prompt_new ("Run them", NULL, NULL));
+
+  /* ${!N} runs what API_TOKEN holds. */
+  asked = client_wait (client, 0, "approval_request");
+  frame = g_ptr_array_index (client->frames, asked);
+  g_assert_cmpstr (json_object_get_string_member (frame, "risk"), ==, "code_execution");
+  assert_masked_question (frame, "reboot");
+  /* The first question of the socket: friction from the mask alone. */
+  g_assert_false (json_object_has_member (frame, "friction_approvals"));
+  client_send (client, approval_response (frame, "deny"));
+
+  /* A password, as plain a mask as there is. */
+  asked = client_wait (client, asked + 1, "approval_request");
+  frame = g_ptr_array_index (client->frames, asked);
+  assert_masked_question (frame, "Hunter2x");
+  g_assert_nonnull (strstr (json_object_get_string_member (frame, "command"), "mysql -p[REDACTED] shop"));
+  client_send (client, approval_response (frame, "deny"));
+
+  /* Nothing masked: asked as before. */
+  asked = client_wait (client, asked + 1, "approval_request");
+  frame = g_ptr_array_index (client->frames, asked);
+  g_assert_true (g_str_has_suffix (json_object_get_string_member (frame, "command"), "\n$ echo plain\n"));
+  g_assert_cmpstr (json_object_get_string_member (frame, "description"), ==, "");
+  g_assert_false (json_object_has_member (frame, "masked"));
+  g_assert_false (json_object_get_boolean_member (frame, "friction"));
+  client_send (client, approval_response (frame, "deny"));
+  end = client_wait_end (client, asked);
+  g_assert_cmpstr (frame_type (g_ptr_array_index (client->frames, end)), ==, "done");
+
+  /* The REST question of a run, as the desktop app reads it. */
+  set_replay (f, MASKED_TURNS);
+  accepted = request (f, "POST", "/api/prompt", "{\"message\":\"Run them\"}", NULL);
+  g_assert_cmpuint (accepted->status, ==, 202);
+  wait.run_id = json_object_get_string_member (reply_object (accepted), "run_id");
+  spin_until (run_reached, &wait);
+  run_status (f, wait.run_id, &keep);
+  g_assert_null (strstr (keep->body, "reboot"));
+  assert_masked_question (json_object_get_object_member (reply_object (keep), "approval"), "reboot");
+}
+
 /* Stopping the server while a socket's run waits on a question: the run is
  * cancelled and saved, the socket closed (1001), nothing waits out the
  * timeout. */
@@ -818,6 +897,7 @@ main (int   argc,
   ADD ("/pd/server-ws/cancel", test_cancel, 0);
   ADD ("/pd/server-ws/rest-approval", test_rest_approval, 0);
   ADD ("/pd/server-ws/approval-redacted", test_approval_redacted, 0);
+  ADD ("/pd/server-ws/approval-masked", test_approval_masked, 0);
   ADD ("/pd/server-ws/stop-with-socket", test_stop_with_socket, 0);
 
   return g_test_run ();

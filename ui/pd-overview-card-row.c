@@ -537,6 +537,7 @@ row_update (PdOverviewCardRow *self)
   g_autofree char *generic = NULL;
   const char *tool, *command, *body, *klass;
   gboolean whole, told = FALSE;
+  const PdRemoteRun *run;
   guint done, total;
 
   if (card == NULL)
@@ -606,9 +607,13 @@ row_update (PdOverviewCardRow *self)
   set_label (self->approval_text, body != NULL ? body : "");
   set_command (self, command);
   whole = pd_overview_card_get_approval_whole (card);
+  run = pd_overview_card_get_remote_run (card);
   gtk_label_set_text (GTK_LABEL (self->approval_unseen),
                       g_strcmp0 (tool, "exit_plan_mode") == 0
                       ? _("A plan waits for its review. Open the session to approve it or keep planning.")
+                      : run != NULL && run->approval_masked
+                      ? _("Parts of this command are hidden as secrets ([REDACTED]). What they hold is not "
+                          "shown and may be run by the command: approve only if you trust where it came from.")
                       : _("The change itself was not sent, so it cannot be approved here. Open the session to see it."));
   gtk_widget_set_visible (self->approval_unseen, !whole);
   gtk_widget_set_visible (self->approve, whole);

@@ -305,6 +305,25 @@ approval_details (Question *question)
   ltr = _pd_ltr_lines (text);
   gtk_box_append (GTK_BOX (box), monospace_block (ltr));
 
+  /* An endpoint masked part of the command: what it holds may run, and
+   * bash runs a value in more ways than a reader can follow ($N's value
+   * through ${!N}). Said under the command, as the endpoint says it. */
+  if (question->remote_run != NULL && question->remote_run->approval_masked)
+    {
+      /* Translators: in the approval dialog of a run on an endpoint, under
+       * a command with a secret shown as [REDACTED] */
+      GtkWidget *masked = gtk_label_new (_("Parts of this command are hidden as secrets ([REDACTED]). "
+                                           "What they hold is not shown and may be run by the command: "
+                                           "approve only if you trust where it came from."));
+
+      gtk_label_set_use_markup (GTK_LABEL (masked), FALSE);
+      gtk_label_set_wrap (GTK_LABEL (masked), TRUE);
+      gtk_label_set_xalign (GTK_LABEL (masked), 0);
+      gtk_widget_add_css_class (masked, "warning");
+      gtk_widget_add_css_class (masked, "pd-approval-masked");
+      gtk_box_append (GTK_BOX (box), masked);
+    }
+
   if (!question_change_sent (question))
     {
       /* Translators: in the approval dialog, under an edit or a write whose
@@ -470,6 +489,9 @@ pd_run_controller_answer_approval (PdRunController *self,
   /* Its change was not sent: the dialog has no Approve Once, and nothing
    * approves what nobody saw. */
   if (allow && !question_change_sent (question))
+    return FALSE;
+  /* Part of it is masked: the dialog says so, a notification does not. */
+  if (allow && question->remote_run != NULL && question->remote_run->approval_masked)
     return FALSE;
   /* The response answers (and may free the question); the dialog,
    * answered elsewhere, goes. */

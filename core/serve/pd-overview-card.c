@@ -667,7 +667,8 @@ pd_overview_card_get_approval_summary (PdOverviewCard *self)
  * command, pd_approver_summary_is_whole()).  An edit or a write that an
  * endpoint names by its file alone (odek's wire sends the path as its
  * "command", and no preview) is not: the card says so, and is never
- * approved from there.  Nor is a plan (exit_plan_mode's review).
+ * approved from there.  Nor is a plan (exit_plan_mode's review), nor a
+ * question whose command the endpoint masked part of.
  *
  * Returns: whether the card may offer to approve its question
  */
@@ -680,6 +681,10 @@ pd_overview_card_get_approval_whole (PdOverviewCard *self)
   /* A plan is reviewed in the session's plan review dialog, where Keep
    * Planning can say what to change: never approved from a card. */
   if (g_strcmp0 (pd_overview_card_get_approval_tool (self), "exit_plan_mode") == 0)
+    return FALSE;
+  /* Nor a command the endpoint masked part of ("masked"): its dialog says
+   * what that means, a card has no room to. */
+  if (self->remote_run != NULL && self->remote_run->approval_masked)
     return FALSE;
   return approval_preview (self) != NULL ||
          pd_approver_summary_is_whole (pd_overview_card_get_approval_tool (self),

@@ -49,6 +49,7 @@ pd_remote_run_new_from_json (JsonObject *object)
       self->approval_tool = nonempty (approval, "tool");
       self->approval_command = nonempty (approval, "command");
       self->approval_preview = nonempty (approval, "preview");
+      self->approval_masked = pd_json_get_boolean (approval, "masked", FALSE);
       expires_in = pd_json_get_int (approval, "expires_in_ms", -1);
       /* An endpoint's number: a day at most. */
       if (expires_in >= 0)
@@ -76,6 +77,7 @@ pd_remote_run_copy (const PdRemoteRun *self)
   copy->approval_command = g_strdup (self->approval_command);
   copy->approval_preview = g_strdup (self->approval_preview);
   copy->approval_expires_at = self->approval_expires_at;
+  copy->approval_masked = self->approval_masked;
   return copy;
 }
 

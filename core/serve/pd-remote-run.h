@@ -31,11 +31,14 @@ typedef struct
   /* When the endpoint denies the question by itself, in this process's
    * monotonic µs (from its "expires_in_ms" as read); 0: not told. */
   gint64 approval_expires_at;
+  /* The endpoint masked part of the command ("masked": true): what is
+   * shown is not all that runs. */
+  gboolean approval_masked;
 } PdRemoteRun;
 
 GType        pd_remote_run_get_type  (void) G_GNUC_CONST;
 /* From {id|run_id, session_id, status, error, result, approval: {id, tool,
- * command, preview, expires_in_ms}}; NULL when it names no run. */
+ * command, preview, expires_in_ms, masked}}; NULL when it names no run. */
 PdRemoteRun *pd_remote_run_new_from_json (JsonObject        *object);
 PdRemoteRun *pd_remote_run_copy      (const PdRemoteRun *self);
 void         pd_remote_run_free      (PdRemoteRun       *self);

@@ -16,7 +16,10 @@
  * call: GET /api/runs and the WebSocket show it to anyone with the
  * instance token, and the approver decides on mysql -p[REDACTED] shop as
  * well as on the password.  The answer applies to the call itself, which
- * runs as the model wrote it.
+ * runs as the model wrote it.  So a question whose text the redactor
+ * changed says so ("masked", a sentence in its description) and is asked
+ * with friction: bash runs a masked value in more ways than a reader can
+ * follow (API_TOKEN=reboot; N=API_TOKEN; ${!N}).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -25,6 +28,8 @@
 #include "config.h"
 
 #include <string.h>
+
+#include <glib/gi18n-lib.h>
 
 #include "pd-server-private.h"
 #include "pd-random.h"
@@ -40,6 +45,7 @@ struct _Approval
   char            *preview;       /* (nullable) pd_tool_preview(): what the call changes */
   const char      *risk;
   gboolean         allow_trust;
+  gboolean         masked;        /* the redactor changed the command or the preview */
 
   GMutex           mutex;
   GCond            cond;
@@ -76,14 +82,25 @@ _pd_server_approval_new (const char *tool,
   Approval *approval = g_new0 (Approval, 1);
   g_autofree char *prefix = g_strdup_printf ("%s: ", tool);
   g_autofree char *hex = pd_random_hex (8);
+  const char *told = summary && g_str_has_prefix (summary, prefix) ? summary + strlen (prefix)
+                                                                   : summary ? summary : "";
 
   g_atomic_ref_count_init (&approval->ref);
   approval->id = g_strconcat ("apr-", hex, NULL);
   approval->tool = g_strdup (tool);
-  approval->command = pd_redact (summary && g_str_has_prefix (summary, prefix) ? summary + strlen (prefix)
-                                                                              : summary ? summary : "", NULL);
+  approval->command = pd_redact (told, NULL);
   approval->description = g_strcmp0 (tool, "shell") == 0 ? g_strdup ("") : g_strdup_printf ("tool=%s", tool);
   approval->preview = pd_redact (preview, NULL);
+  /* What the approver reads differs from what runs: said, never hidden. */
+  approval->masked = strcmp (approval->command, told) != 0 || g_strcmp0 (approval->preview, preview) != 0;
+  if (approval->masked)
+    {
+      char *said = g_strconcat (approval->description, approval->description[0] != '\0' ? " " : "",
+                                _pd_server_approval_masked_text (), NULL);
+
+      g_free (approval->description);
+      approval->description = said;
+    }
   approval->risk = risk_of (tool);
   /* odek: no trust for destructive, blocked or unknown classes. */
   approval->allow_trust = strcmp (approval->risk, "unknown") != 0;
@@ -110,6 +127,10 @@ _pd_server_approval_new_plan (const char *markdown)
 
   g_free (approval->command);
   approval->command = pd_redact (markdown, NULL);
+  /* A plan is read, never run: a masked value in it hides nothing that runs. */
+  approval->masked = FALSE;
+  g_free (approval->description);
+  approval->description = g_strdup_printf ("tool=%s", PD_SERVER_PLAN_TOOL);
   approval->risk = PD_SERVER_PLAN_RISK;
   approval->allow_trust = FALSE;
   return approval;
@@ -154,6 +175,22 @@ const char *
 _pd_server_approval_get_risk (Approval *approval)
 {
   return approval->risk;
+}
+
+/* Whether the redactor masked part of what the question tells: it is
+ * asked with friction. */
+gboolean
+_pd_server_approval_is_masked (Approval *approval)
+{
+  return approval->masked;
+}
+
+/* The sentence a masked question's description ends with (translated). */
+const char *
+_pd_server_approval_masked_text (void)
+{
+  return _("Parts of this command are hidden as secrets ([REDACTED]). What they hold is not "
+           "shown and may be run by the command: approve only if you trust where it came from.");
 }
 
 /* The event that @approval is asked (@outcome %NULL) or answered
@@ -321,7 +358,9 @@ _pd_server_approval_dup_feedback (Approval *approval)
 
 /* odek's approval_request fields: {id, risk, command, description,
  * is_operation, allow_trust, friction}; the type and friction are the
- * caller's. */
+ * caller's (always with "masked").  Plandeck's own: tool, preview,
+ * expires_in_ms, and masked: true when the redactor changed the text
+ * (odek's page ignores members it does not know). */
 JsonObject *
 _pd_server_approval_to_json (Approval *approval)
 {
@@ -337,6 +376,8 @@ _pd_server_approval_to_json (Approval *approval)
     json_object_set_string_member (object, "preview", approval->preview);
   json_object_set_boolean_member (object, "is_operation", FALSE);
   json_object_set_boolean_member (object, "allow_trust", approval->allow_trust);
+  if (approval->masked)
+    json_object_set_boolean_member (object, "masked", TRUE);
   /* Plandeck's own: how long until no answer is a denial, as a span (the
    * endpoint's clock and the app's need not agree).  A card said nothing
    * of it, and the question went away by itself (tried as a new user

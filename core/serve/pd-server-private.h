@@ -278,6 +278,8 @@ void        _pd_server_approval_start_clock (Approval        *approval,
                                              gint64           timeout_usec);
 ApprovalAnswer _pd_server_approval_wait   (Approval          *approval,
                                            GCancellable      *cancellable);
+gboolean    _pd_server_approval_is_masked  (Approval          *approval);
+const char *_pd_server_approval_masked_text (void);
 JsonObject *_pd_server_approval_to_json   (Approval          *approval);
 gboolean    _pd_server_approval_parse_action (const char     *action,
                                            ApprovalAnswer    *answer);

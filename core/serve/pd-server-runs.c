@@ -163,7 +163,14 @@ run_to_json (Run *run)
   json_object_set_string_member (object, "error", run->error ? run->error : "");
   /* Ours: the question a person is asked, for the desktop app. */
   if (run->approval != NULL)
-    json_object_set_object_member (object, "approval", _pd_server_approval_to_json (run->approval));
+    {
+      JsonObject *approval = _pd_server_approval_to_json (run->approval);
+
+      /* As the WebSocket asks it: a masked command with friction. */
+      if (_pd_server_approval_is_masked (run->approval))
+        json_object_set_boolean_member (approval, "friction", TRUE);
+      json_object_set_object_member (object, "approval", approval);
+    }
   return object;
 }
 

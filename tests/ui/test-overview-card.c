@@ -581,6 +581,43 @@ test_card_change_unsent (void)
   alone_close (&alone);
 }
 
+/* Found (tried as an attacker would): a card approved an endpoint's
+ * command with its secrets masked in one click, and bash runs a masked
+ * value in ways no reader follows.  A masked question is not approved
+ * from a card: it says why and offers Deny and Open (the session's dialog
+ * tells it whole). */
+static void
+test_card_masked (void)
+{
+  g_autoptr(PdOverviewCard) card = card_new ("Work on A", "odek", "Endpoint A");
+  PdRemoteRun run = { (char *) "run-1", NULL, (char *) "waiting_approval", NULL, NULL,
+                      (char *) "ap-1", (char *) "shell", (char *) "mysql -p[REDACTED] shop",
+                      (char *) "In /srv:\n$ mysql -p[REDACTED] shop\n" };
+  Alone alone = { 0 };
+
+  run.approval_masked = TRUE;
+  _pd_overview_card_set_remote_run (card, &run);
+  _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
+  alone_show (&alone, card, 600);
+  g_assert_false (pd_overview_card_get_approval_whole (card));
+  g_assert_null (pd_test_find_first (alone.row, is_button, "_Approve Once"));
+  g_assert_nonnull (pd_test_find_first (alone.row, is_button, "_Deny"));
+  g_assert_nonnull (pd_test_find_first (alone.row, is_button, "_Open"));
+  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "mysql -p[REDACTED] shop"));
+  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "hidden as secrets ([REDACTED])"));
+  g_assert_null (pd_test_find_first (alone.row, label_contains, "cannot be approved here"));
+
+  /* Nothing masked: approved from the card as before. */
+  run.approval_id = (char *) "ap-2";
+  run.approval_masked = FALSE;
+  _pd_overview_card_set_remote_run (card, &run);
+  _pd_overview_card_emit_changed (card);
+  g_assert_true (pd_overview_card_get_approval_whole (card));
+  g_assert_nonnull (pd_test_find_first (alone.row, is_button, "_Approve Once"));
+  g_assert_null (pd_test_find_first (alone.row, label_contains, "hidden as secrets"));
+  alone_close (&alone);
+}
+
 /* An endpoint's plan review (exit_plan_mode's question): the card offers
  * Open, where the plan review dialog takes Keep Planning's words, and Deny,
  * never Approve Once on a plan (tried as a new user would). */
@@ -961,6 +998,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/overview/card-answer-shown", test_card_answer_shown);
   g_test_add_func ("/pd/ui/overview/card-command-whole", test_card_command_whole);
   g_test_add_func ("/pd/ui/overview/card-change-unsent", test_card_change_unsent);
+  g_test_add_func ("/pd/ui/overview/card-masked", test_card_masked);
   g_test_add_func ("/pd/ui/overview/card-plan-review", test_card_plan_review);
   g_test_add_func ("/pd/ui/overview/card-stopped", test_card_stopped);
   g_test_add_func ("/pd/ui/overview/card-step-ended", test_card_step_ended);
