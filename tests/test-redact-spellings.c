@@ -257,6 +257,32 @@ test_masks_keep_meaning (void)
   assert_attacks (shown, G_N_ELEMENTS (shown));
 }
 
+/* Finding (round 10's attack): masked though no secret: heroku auth:token
+ * (a topic and its command) became heroku auth:[REDACTED], the file of
+ * openvpn --auth-user-pass and the host after wget --ask-password (a flag)
+ * were masked, and printf 'password: X\n' lost its \n.  Kept; the secret
+ * before the \n is masked as before. */
+static void
+test_no_secret_kept (void)
+{
+  static const char * const kept[] = {
+    "heroku auth:token",
+    "heroku auth:whoami && heroku keys:add",
+    "openvpn --auth-user-pass creds.txt",
+    "wget --ask-password https://x.example/f",
+    "ansible-playbook --ask-vault-pass site.yml",
+  };
+  static const RedactCase masked[] = {
+    { "printf 'db:\\n  password: Yaml1Zq9\\n'", "printf 'db:\\n  password: [REDACTED]\\n'", "Yaml1Zq9" },
+    { "printf \"password: Yaml1Zq9\\n\" > f", "printf \"password: [REDACTED]\\n\" > f", "Yaml1Zq9" },
+    { "{\"command\":\"printf 'password: Yaml1Zq9\\\\n'\"}", "{\"command\":\"printf 'password: [REDACTED]\\\\n'\"}", "Yaml1Zq9" },
+    { "auth:Zq9token", "auth:[REDACTED]", "Zq9token" },
+  };
+
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
+  assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -268,5 +294,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/sudo-stdin-program", test_sudo_stdin_program);
   g_test_add_func ("/pd/redact/xml-redirection", test_xml_redirection);
   g_test_add_func ("/pd/redact/masks-keep-meaning", test_masks_keep_meaning);
+  g_test_add_func ("/pd/redact/no-secret-kept", test_no_secret_kept);
   return g_test_run ();
 }

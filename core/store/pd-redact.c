@@ -361,6 +361,26 @@ _pd_redact_assigned_variable_runs (Redactor   *r,
   return r->runs != NULL && g_hash_table_contains (r->runs, name);
 }
 
+/* Whether @name, a lower case topic (auth, keys…), and
+ * the lower case word at @k after its ':' are a command line's
+ * topic:command (heroku auth:token). */
+static gboolean
+cli_topic_command (Redactor   *r,
+                   const char *name,
+                   gsize       k)
+{
+  static const char * const topics[] = { "auth", "authorizations", "keys", "tokens", NULL };
+  const char *t = r->text;
+  gsize e = k;
+
+  if (!_pd_redact_word_in (name, topics))
+    return FALSE;
+  while (e < r->len && e - k <= 20 && (g_ascii_islower (t[e]) || (e > k && t[e] == '-')))
+    e++;
+  return e > k && e - k <= 20 && (e >= r->len || strchr (" \t\n;&|)\"", t[e]) != NULL
+                                  || (t[e] == '\\' && _pd_redact_depth_at (r->depths, e) > 0));
+}
+
 /* Whether the text of the XML element <NAME>…</ at [@start, @end) (its
  * name), the text ending at @ve, is a redirection's word to bash: the
  * < read unquoted, and </NAME not closed by a > that bash finds no word
@@ -437,6 +457,12 @@ try_assignment (Redactor *r,
         }
       return end;
     }
+
+  /* heroku auth:token, auth:whoami: a command's topic and its command (a
+   * word of its own, in lower case, a weak name's), no secret. */
+  if (bare == name && t[end] == ':' && (start == 0 || t[start - 1] == ' ' || t[start - 1] == '\t')
+      && cli_topic_command (r, name, end + 1))
+    return end + 1;
 
   /* psql --password production_db: a flag (or, of mysql, a value only
    * after '='), the word after it no value. */
