@@ -283,6 +283,28 @@ test_no_secret_kept (void)
   assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
 }
 
+/* Finding (round 10's attack): zip's and unzip's -P after grouped flags
+ * (-rP X, -qP X, -eP X) and glued to a quote (-P'X') were stored as
+ * written. */
+static void
+test_zip_grouped (void)
+{
+  static const RedactCase masked[] = {
+    { "zip -rP ZipPw2Zq9 a.zip d", "zip -rP [REDACTED] a.zip d", "ZipPw2Zq9" },
+    { "unzip -qP ZipPw4Zq9 a.zip", "unzip -qP [REDACTED] a.zip", "ZipPw4Zq9" },
+    { "zip -eP ZipPw7Zq9 a.zip f", "zip -eP [REDACTED] a.zip f", "ZipPw7Zq9" },
+    { "unzip -P'ZipPw6Zq9' a.zip", "unzip -P'[REDACTED]' a.zip", "ZipPw6Zq9" },
+  };
+  static const char * const kept[] = {
+    "zip -r a.zip d",
+    "unzip -qo a.zip -d out",
+    "ls -lP x",
+  };
+
+  assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -295,5 +317,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/xml-redirection", test_xml_redirection);
   g_test_add_func ("/pd/redact/masks-keep-meaning", test_masks_keep_meaning);
   g_test_add_func ("/pd/redact/no-secret-kept", test_no_secret_kept);
+  g_test_add_func ("/pd/redact/zip-grouped", test_zip_grouped);
   return g_test_run ();
 }

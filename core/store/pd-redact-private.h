@@ -290,6 +290,8 @@ enum {
   /* The user/SECRET@db connect string of Oracle's clients (sqlplus,
    * sqlldr, rman, expdp, impdp, exp, imp, dgmgrl). */
   PW_ORACLE = 1 << 13,
+  /* zip's and unzip's -P SECRET after grouped flags: -rP X, -qP X. */
+  PW_GROUPED_CAP_P = 1 << 14,
 };
 
 /* The command line as read so far. */

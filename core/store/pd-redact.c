@@ -705,7 +705,8 @@ try_at (Redactor *r,
       && ((forms = _pd_redact_password_options_at (&r->line, r->text, i)) & form) != 0
       /* 7-Zip's -p glued, after no flag (-spf is a switch) */
       && (!(forms & PW_SEVENZIP) || (p[1] == 'p' && p[2] != '='))
-      && _pd_redact_match_at (r, form == PW_GLUED_P ? RE_GLUED : (form == PW_GLUED_W || form == PW_GLUED_CAP_P) ? RE_GLUED_WP : RE_SPACED,
+      && _pd_redact_match_at (r, form == PW_GLUED_P ? RE_GLUED : (form == PW_GLUED_W || form == PW_GLUED_CAP_P) ? RE_GLUED_WP
+                              : form == PW_GROUPED_CAP_P ? RE_GROUPED_CAP_P : RE_SPACED,
                    i, &vs, &ve)
       && _pd_redact_found_value_is_secret (r, vs, ve))
     {
