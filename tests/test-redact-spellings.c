@@ -199,6 +199,9 @@ test_sudo_stdin_program (void)
     { "echo S3cretZq9 | sudo -S -v", "echo [REDACTED] | sudo -S -v", "S3cretZq9" },
     { "echo S3cretZq9 | sudo -S -- systemctl restart nginx", "echo [REDACTED] | sudo -S -- systemctl restart nginx", "S3cretZq9" },
     { "sudo -S -p '' ls <<< S3cretZq9", "sudo -S -p '' ls <<< [REDACTED]", "S3cretZq9" },
+    { "echo S3cretZq9 | sudo passwd --stdin u", "echo [REDACTED] | sudo passwd --stdin u", "S3cretZq9" },
+    { "echo S3cretZq9 | sudo docker login --password-stdin -u u reg",
+      "echo [REDACTED] | sudo docker login --password-stdin -u u reg", "S3cretZq9" },
   };
 
   assert_attacks (shown, G_N_ELEMENTS (shown));

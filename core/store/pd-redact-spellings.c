@@ -248,8 +248,10 @@ command_reads_secret (Redactor *r,
         }
       else if (memchr (t + ws, '=', we - ws) != NULL)
         continue;  /* sudo VAR=value command */
+      else if (stdin_)
+        return !program_reads_input (r, ws, we);
       else
-        return stdin_ && !program_reads_input (r, ws, we);
+        sudo = FALSE;  /* sudo passwd --stdin: the program's words */
     }
   return stdin_;
 }
