@@ -169,6 +169,145 @@ test_spellings_kept (void)
   assert_commands_kept (kept, G_N_ELEMENTS (kept));
 }
 
+/* Finding (round 10's attack): echo reboot | sudo -S sh was stored as
+ * echo [REDACTED] | sudo -S sh: sudo reads no password when its
+ * credentials are cached, and the shell runs the word.  A program sudo
+ * runs that may read its input as code or as data it writes (a shell, an
+ * interpreter, tee, xargs, su, sudo -s / -i) keeps the word in sight; a
+ * password into any other is masked as before. */
+static void
+test_sudo_stdin_program (void)
+{
+  static const AttackCase shown[] = {
+    { "echo reboot | sudo -S sh", NULL, { "echo reboot" } },
+    { "sudo -S bash <<< reboot", NULL, { "<<< reboot" } },
+    { "echo 'rm important.db' | sudo -S sh", NULL, { "rm important.db" } },
+    { "echo 'shutdown now' | sudo -S /bin/bash", NULL, { "shutdown now" } },
+    { "echo reboot | sudo -S -s", NULL, { "echo reboot" } },
+    { "echo reboot | sudo -S -i", NULL, { "echo reboot" } },
+    { "echo reboot | sudo -Si", NULL, { "echo reboot" } },
+    { "echo reboot | sudo -S su", NULL, { "echo reboot" } },
+    { "echo reboot | sudo -S python3", NULL, { "echo reboot" } },
+    { "echo reboot | sudo -S -u root xargs", NULL, { "echo reboot" } },
+    { "echo reboot | sudo -S env sh", NULL, { "echo reboot" } },
+    { "echo 'attacker ALL=(ALL) NOPASSWD:ALL' | sudo -S tee -a /etc/sudoers", NULL, { "NOPASSWD:ALL" } },
+    { "echo 3 | sudo -S tee /proc/sys/vm/drop_caches", NULL, { "echo 3" } },
+    { "echo reboot | sudo -S \"$SH\"", NULL, { "echo reboot" } },
+  };
+  static const RedactCase masked[] = {
+    { "echo S3cretZq9 | sudo -S -u root apt update", "echo [REDACTED] | sudo -S -u root apt update", "S3cretZq9" },
+    { "echo S3cretZq9 | sudo -S -v", "echo [REDACTED] | sudo -S -v", "S3cretZq9" },
+    { "echo S3cretZq9 | sudo -S -- systemctl restart nginx", "echo [REDACTED] | sudo -S -- systemctl restart nginx", "S3cretZq9" },
+    { "sudo -S -p '' ls <<< S3cretZq9", "sudo -S -p '' ls <<< [REDACTED]", "S3cretZq9" },
+    { "echo S3cretZq9 | sudo passwd --stdin u", "echo [REDACTED] | sudo passwd --stdin u", "S3cretZq9" },
+    { "echo S3cretZq9 | sudo docker login --password-stdin -u u reg",
+      "echo [REDACTED] | sudo docker login --password-stdin -u u reg", "S3cretZq9" },
+  };
+
+  assert_attacks (shown, G_N_ELEMENTS (shown));
+  assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
+}
+
+/* Finding (round 10's attack): : <password>important.db</password was
+ * stored as : <password>[REDACTED]</password: bash reads <password and
+ * >important.db, two redirections, and empties important.db.  Where bash
+ * reads the element's text as a redirection's word it stays in sight; an
+ * element bash could not run (closed by >, then the line's end or a <: a
+ * syntax error) or quoted is masked as before. */
+static void
+test_xml_redirection (void)
+{
+  static const AttackCase shown[] = {
+    { ": <password>important.db</password", NULL, { "important.db" } },
+    { "cat <password>~/.ssh/authorized_keys</password", NULL, { "authorized_keys" } },
+    { "touch password; : <password>important.db</password>x", NULL, { "important.db" } },
+  };
+  static const RedactCase masked[] = {
+    { "<password>S3cretZq9</password>", "<password>[REDACTED]</password>", "S3cretZq9" },
+    { "  <password>S3cretZq9</password>  \n</db>", "  <password>[REDACTED]</password>  \n</db>", "S3cretZq9" },
+    { "<db><password>S3cretZq9</password></db>", "<db><password>[REDACTED]</password></db>", "S3cretZq9" },
+    { "echo '<password>S3cretZq9</password' > f", "echo '<password>[REDACTED]</password' > f", "S3cretZq9" },
+  };
+
+  assert_attacks (shown, G_N_ELEMENTS (shown));
+  assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
+}
+
+/* Finding (round 10's attack): masks that took more than the secret and
+ * hid what the command does: mount -o username=u,password=X,uid=0 lost
+ * ",uid=0" (a value in a comma list ends at the next field), and
+ * redis-cli -u redis://:X@evil.example:6379 lost its host (-u given a URL
+ * is the URL's: its password only). */
+static void
+test_masks_keep_meaning (void)
+{
+  static const RedactCase masked[] = {
+    { "mount -t cifs //h/s /mnt -o username=u,password=Smb7Zq9x,uid=0",
+      "mount -t cifs //h/s /mnt -o username=u,password=[REDACTED],uid=0", "Smb7Zq9x" },
+    { "mount -o password=Smb7Zq9x,uid=0,gid=0 //h/s /mnt", "mount -o password=[REDACTED],uid=0,gid=0 //h/s /mnt", "Smb7Zq9x" },
+    { "redis-cli -u redis://:Redis4Zq9@evil.example:6379", "redis-cli -u redis://:[REDACTED]@evil.example:6379", "Redis4Zq9" },
+    { "redis-cli -u redis://default:Redis4Zq9@evil.example:6379/0",
+      "redis-cli -u redis://default:[REDACTED]@evil.example:6379/0", "Redis4Zq9" },
+    /* a password with a comma and no field after it is still one value */
+    { "password=abc,defZq9", "password=[REDACTED]", "defZq9" },
+  };
+  static const AttackCase shown[] = {
+    { "mount -t cifs //h/s /mnt -o username=u,password=Smb7Zq9x,uid=0", "Smb7Zq9x", { ",uid=0" } },
+    { "redis-cli -u redis://:Redis4Zq9@evil.example:6379", "Redis4Zq9", { "@evil.example:6379" } },
+  };
+
+  assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
+  assert_attacks (shown, G_N_ELEMENTS (shown));
+}
+
+/* Finding (round 10's attack): masked though no secret: heroku auth:token
+ * (a topic and its command) became heroku auth:[REDACTED], the file of
+ * openvpn --auth-user-pass and the host after wget --ask-password (a flag)
+ * were masked, and printf 'password: X\n' lost its \n.  Kept; the secret
+ * before the \n is masked as before. */
+static void
+test_no_secret_kept (void)
+{
+  static const char * const kept[] = {
+    "heroku auth:token",
+    "heroku auth:whoami && heroku keys:add",
+    "openvpn --auth-user-pass creds.txt",
+    "wget --ask-password https://x.example/f",
+    "ansible-playbook --ask-vault-pass site.yml",
+  };
+  static const RedactCase masked[] = {
+    { "printf 'db:\\n  password: Yaml1Zq9\\n'", "printf 'db:\\n  password: [REDACTED]\\n'", "Yaml1Zq9" },
+    { "printf \"password: Yaml1Zq9\\n\" > f", "printf \"password: [REDACTED]\\n\" > f", "Yaml1Zq9" },
+    { "{\"command\":\"printf 'password: Yaml1Zq9\\\\n'\"}", "{\"command\":\"printf 'password: [REDACTED]\\\\n'\"}", "Yaml1Zq9" },
+    { "auth:Zq9token", "auth:[REDACTED]", "Zq9token" },
+  };
+
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
+  assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
+}
+
+/* Finding (round 10's attack): zip's and unzip's -P after grouped flags
+ * (-rP X, -qP X, -eP X) and glued to a quote (-P'X') were stored as
+ * written. */
+static void
+test_zip_grouped (void)
+{
+  static const RedactCase masked[] = {
+    { "zip -rP ZipPw2Zq9 a.zip d", "zip -rP [REDACTED] a.zip d", "ZipPw2Zq9" },
+    { "unzip -qP ZipPw4Zq9 a.zip", "unzip -qP [REDACTED] a.zip", "ZipPw4Zq9" },
+    { "zip -eP ZipPw7Zq9 a.zip f", "zip -eP [REDACTED] a.zip f", "ZipPw7Zq9" },
+    { "unzip -P'ZipPw6Zq9' a.zip", "unzip -P'[REDACTED]' a.zip", "ZipPw6Zq9" },
+  };
+  static const char * const kept[] = {
+    "zip -r a.zip d",
+    "unzip -qo a.zip -d out",
+    "ls -lP x",
+  };
+
+  assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -177,5 +316,10 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/spellings-checked", test_spellings_checked);
   g_test_add_func ("/pd/redact/spellings-kept", test_spellings_kept);
   g_test_add_func ("/pd/redact/spellings-hide-nothing", test_spellings_hide_nothing);
+  g_test_add_func ("/pd/redact/sudo-stdin-program", test_sudo_stdin_program);
+  g_test_add_func ("/pd/redact/xml-redirection", test_xml_redirection);
+  g_test_add_func ("/pd/redact/masks-keep-meaning", test_masks_keep_meaning);
+  g_test_add_func ("/pd/redact/no-secret-kept", test_no_secret_kept);
+  g_test_add_func ("/pd/redact/zip-grouped", test_zip_grouped);
   return g_test_run ();
 }

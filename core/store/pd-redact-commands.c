@@ -87,7 +87,7 @@ command_word_forms (const char *text,
   if (_pd_redact_word_in (base, sevenzip))
     return PW_GLUED_P | PW_SEVENZIP;
   if (_pd_redact_word_in (base, zip_clients))
-    return PW_SPACED_CAP_P;
+    return PW_SPACED_CAP_P | PW_GLUED_CAP_P | PW_GROUPED_CAP_P;
   if (strcmp (base, "openssl") == 0)
     return PW_SPACED_K;
   if (strcmp (base, "lftp") == 0)
@@ -254,6 +254,11 @@ _pd_redact_password_option_form (const char *p)
     return p[1] == 'w' ? PW_GLUED_W : PW_GLUED_CAP_P;
   if (strncmp (p, "--pass", 6) == 0 && _pd_redact_option_blank (p + 6))
     return PW_SPACED_A;
+  /* zip's -P after grouped flags of its own (-rP X, -eP X) */
+  for (k = 1; k < 9 && g_ascii_isalnum (p[k]) && p[k] != 'P'; k++)
+    ;
+  if (k > 1 && p[k] == 'P' && _pd_redact_option_blank (p + k + 1))
+    return PW_GROUPED_CAP_P;
   return 0;
 }
 

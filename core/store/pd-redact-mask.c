@@ -362,6 +362,19 @@ _pd_redact_span (Redactor *r,
   guint depth;
   PdRedactQuoting quoting = _pd_redact_value_quoting (r->text, r->depths, start, &depth);
 
+  /* printf's \n, \t at a value's end outside JSON strings (printf
+   * 'password: X\n') is the format's line break, not the secret's: it
+   * stays in sight (it was masked; tried as an attacker would). */
+  {
+    /* the shell's backslash is \\ inside a JSON string */
+    gsize w = depth == 0 ? 1 : depth == 1 ? 2 : 0;
+    const char *t = r->text;
+
+    if (w > 0 && end - start > w + 1 && (t[end - 1] == 'n' || t[end - 1] == 't')
+        && strncmp (t + end - 1 - w, "\\\\", w) == 0 && t[end - 2 - w] != '\\')
+      end -= w + 1;
+  }
+
   /* A value that holds a mask already is what an earlier redaction left:
    * masked again it changed a second redaction (a quoted part of 256 bytes
    * at most fits once masks inside it made the text shorter; found by

@@ -148,6 +148,13 @@ _pd_redact_name_is_secret (const char *name)
   /* The shell's working directories. */
   if (w.n == 1 && (strcmp (last, "pwd") == 0 || strcmp (last, "oldpwd") == 0))
     return FALSE;
+  /* A flag that asks for the secret (wget --ask-password, ansible's
+   * --ask-pass, --ask-vault-pass), and openvpn's --auth-user-pass, a
+   * file's path: the word after them was masked (tried as an attacker
+   * would). */
+  if (strcmp (w.words[0], "ask") == 0
+      || (w.n == 3 && strcmp (w.words[0], "auth") == 0 && strcmp (w.words[1], "user") == 0 && strcmp (last, "pass") == 0))
+    return FALSE;
   if (_pd_redact_word_in (last, weak))
     {
       if (strcmp (last, "key") == 0 && (prev == NULL || _pd_redact_word_in (prev, key_words)))

@@ -407,6 +407,13 @@ _pd_redact_reading_states (const char   *t,
 }
 
 gboolean
+_pd_redact_reading_unquoted (const guint8 *states,
+                             gsize         k)
+{
+  return states[k] != RD_UNKNOWN && (states[k] & (RD_MODE | RD_ESCAPE)) == RD_UNQUOTED;
+}
+
+gboolean
 _pd_redact_mask_keeps_reading (const guint8 *states,
                                const guint8 *depths,
                                gsize         start,

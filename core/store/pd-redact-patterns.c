@@ -195,6 +195,8 @@ static const char * const patterns[N_RE] = {
   [RE_SPACED] = "(?:-[paPwk]|--pass)" BLANK "++" WORD_VALUE,
   /* OpenLDAP's -wPASSWORD, sqlcmd's and bcp's -PPASSWORD, glued. */
   [RE_GLUED_WP] = "-[wP]" WORD_VALUE,
+  /* zip's and unzip's -P PASSWORD after grouped flags: -rP X, -qP X. */
+  [RE_GROUPED_CAP_P] = "-[A-OQ-Za-z0-9]{1,8}+P" BLANK "++" WORD_VALUE,
   /* Samba's -U user%PASSWORD, --user=user%PASSWORD (the user may be
    * DOMAIN\user), also quoted: -U 'user%a b'. */
   [RE_SMB] =

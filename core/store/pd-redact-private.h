@@ -171,6 +171,10 @@ gsize    _pd_redact_neutral_part           (const char   *t,
 guint8  *_pd_redact_reading_states         (const char   *t,
                                             gsize         len,
                                             const guint8 *depths);
+/* Whether bash reads byte @k unquoted (not escaped, nor in a comment,
+ * nor unknown) once the bytes before it are read. */
+gboolean _pd_redact_reading_unquoted       (const guint8 *states,
+                                            gsize         k);
 /* The last guard on a mask over [@start, @end): TRUE when [REDACTED]
  * leaves the shell's reading (@states) where the range leaves it, so
  * what follows is read the same.  Otherwise the value stays in sight (a
@@ -286,6 +290,8 @@ enum {
   /* The user/SECRET@db connect string of Oracle's clients (sqlplus,
    * sqlldr, rman, expdp, impdp, exp, imp, dgmgrl). */
   PW_ORACLE = 1 << 13,
+  /* zip's and unzip's -P SECRET after grouped flags: -rP X, -qP X. */
+  PW_GROUPED_CAP_P = 1 << 14,
 };
 
 /* The command line as read so far. */

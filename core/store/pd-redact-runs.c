@@ -24,8 +24,10 @@
  * (run() { eval "$1"; }; run "$T").  The text is read as it stands, and each
  * JSON string in it (pd-redact-private.h's depths) as a text of its own,
  * read through its escapes (a tool call's {"command":"…"}), the strings
- * held in it left out.  Where the reading is unsure it names more: a
- * value kept in sight is a leak, the lesser harm.
+ * held in it left out, and once more with them unless it is a JSON
+ * document (shell quotes can be taken for JSON strings).  Where the
+ * reading is unsure it names more: a value kept in sight is a leak, the
+ * lesser harm.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -34,6 +36,8 @@
 #include "config.h"
 
 #include <string.h>
+
+#include <json-glib/json-glib.h>
 
 #include "pd-redact-private.h"
 
@@ -910,6 +914,23 @@ json_unescape (char  *s,
   return o;
 }
 
+/* Whether @t is one JSON document (a tool call's arguments): then the
+ * strings found in it are its strings. */
+static gboolean
+is_json_document (const char *t,
+                  gsize       len)
+{
+  g_autoptr(JsonParser) parser = NULL;
+  gsize k = 0;
+
+  while (k < len && g_ascii_isspace (t[k]))
+    k++;
+  if (k >= len || (t[k] != '{' && t[k] != '['))
+    return FALSE;
+  parser = json_parser_new_immutable ();
+  return json_parser_load_from_data (parser, t, (gssize) len, NULL);
+}
+
 GHashTable *
 _pd_redact_run_names (const char   *t,
                       gsize         len,
@@ -935,15 +956,21 @@ _pd_redact_run_names (const char   *t,
   else
     {
       g_autofree char *view = g_malloc (len + 1);
+      g_autofree char *whole = g_malloc (len + 1);
 
       for (gsize k = 0; k < len; k++)
         deepest = MAX (deepest, _pd_redact_depth_at (depths, k));
       /* The text, then each JSON string as a text of its own, read through
-       * its escapes (@level times), the strings held in it each an x. */
+       * its escapes (@level times), the strings held in it each an x; and
+       * each once more with the strings held in it, unless it is a JSON
+       * document: shell quotes can be taken for JSON strings (echo
+       * '{"b":"' ; eval "$T" ; echo '"}' left the eval out of every view,
+       * tried as an attacker would).  More names is the lesser harm. */
       for (guint level = 0; level <= deepest; level++)
         for (gsize k = 0; k < len; )
           {
-            gsize e = k, n = 0;
+            gsize e = k, n = 0, m;
+            gboolean held = FALSE;
 
             if (_pd_redact_depth_at (depths, k) < level)
               {
@@ -952,12 +979,22 @@ _pd_redact_run_names (const char   *t,
               }
             while (e < len && _pd_redact_depth_at (depths, e) >= level)
               {
-                view[n++] = _pd_redact_depth_at (depths, e) > level ? 'x' : t[e];
+                held = held || _pd_redact_depth_at (depths, e) > level;
+                view[n] = _pd_redact_depth_at (depths, e) > level ? 'x' : t[e];
+                whole[n++] = t[e];
                 e++;
               }
+            m = n;
             for (guint l = 0; l < level; l++)
               n = json_unescape (view, n);
             lex (&x, view, n);
+            if (held)
+              {
+                for (guint l = 0; l < level; l++)
+                  m = json_unescape (whole, m);
+                if (!is_json_document (whole, m))
+                  lex (&x, whole, m);
+              }
             k = e;
           }
     }

@@ -69,6 +69,15 @@ gboolean _pd_redact_match_at                (Redactor *r,
                                              gsize    *vs,
                                              gsize    *ve);
 
+/* Of pd-redact.c: whether @name at [@start, @name_end), assigned (NAME=,
+ * NAME+=) or expanded with a default (${NAME:-…}), is a variable the text
+ * runs (pd-redact-runs.c): its value is then kept in sight, whatever
+ * spelling found it (a cookie's name=value too). */
+gboolean _pd_redact_assigned_variable_runs  (Redactor   *r,
+                                             const char *name,
+                                             gsize       start,
+                                             gsize       name_end);
+
 /* Of pd-redact-spellings.c: each returns where the scan goes on, @i when
  * nothing was found.  A here-string, echo or printf into a program that
  * reads a password, vault login, htpasswd -b at @i: */

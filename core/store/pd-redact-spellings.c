@@ -139,9 +139,84 @@ mask_word (Redactor *r,
     _pd_redact_span (r, vs, ve);
 }
 
+/* Whether the program named by the word [ws, we) (its path's last part,
+ * a version after it: python3.11) may read its input as code, or as data
+ * it writes: a shell, an interpreter, tee, xargs, su, a precommand that
+ * runs another…  A name the reading is unsure of (quoted, $X) may. */
+static gboolean
+program_reads_input (Redactor *r,
+                     gsize     ws,
+                     gsize     we)
+{
+  static const char * const readers[] = {
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "busybox", "su",
+    "python", "perl", "ruby", "node", "nodejs", "php", "lua", "tclsh", "awk", "gawk", "mawk", "bc",
+    "tee", "xargs", "parallel", "dd", "sponge", "cp", "install", "crontab", "at", "batch", "ssh",
+    "sudo", "doas", "env", "nohup", "nice", "ionice", "timeout", "stdbuf", "setsid", "command",
+    "exec", "time", "script", "chroot", "runuser", "unbuffer", "flock", "systemd-run", NULL,
+  };
+  const char *t = r->text;
+  gsize bs = ws, be = we;
+  g_autofree char *base = NULL;
+
+  for (gsize k = ws; k < we; k++)
+    {
+      if (strchr ("'\"\\$`", t[k]) != NULL)
+        return TRUE;
+      if (t[k] == '/')
+        bs = k + 1;
+    }
+  while (be > bs && (g_ascii_isdigit (t[be - 1]) || t[be - 1] == '.'))
+    be--;
+  base = g_strndup (t + bs, be - bs);
+  return _pd_redact_word_in (base, readers);
+}
+
+/* Whether sudo's option word [ws, we) (after sudo -S) makes it run a
+ * shell (-s, -i, --shell, --login); *@arg set when the next word is its
+ * argument (-u root, --user root). */
+static gboolean
+sudo_option_runs_shell (Redactor *r,
+                        gsize     ws,
+                        gsize     we,
+                        gboolean *arg)
+{
+  static const char * const with_arg[] = {
+    "--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type",
+    "--other-user", "--command-timeout", "--chroot", NULL,
+  };
+  const char *t = r->text;
+
+  *arg = FALSE;
+  if (t[ws + 1] == '-')
+    {
+      g_autofree char *word = g_strndup (t + ws, we - ws);
+
+      if (strcmp (word, "--shell") == 0 || strcmp (word, "--login") == 0)
+        return TRUE;
+      *arg = _pd_redact_word_in (word, with_arg);
+      return FALSE;
+    }
+  for (gsize k = ws + 1; k < we; k++)
+    {
+      if (t[k] == 's' || t[k] == 'i')
+        return TRUE;
+      if (strchr ("ugCDhprtUTR", t[k]) != NULL)
+        {
+          *arg = k + 1 == we;  /* else its argument is the rest: -uroot */
+          return FALSE;
+        }
+    }
+  return FALSE;
+}
+
 /* Whether the command in [from, to) reads a password from its input:
  * sudo -S (or --stdin, -kS…), passwd --stdin, or a program given
- * --password-stdin or --with-token. */
+ * --password-stdin or --with-token.  Not sudo -S running a program that
+ * may read the input itself: a shell, an interpreter, tee… (sudo reads no
+ * password when its credentials are cached, and the program reads the
+ * word: echo reboot | sudo -S sh stored as echo [REDACTED] | sudo -S sh
+ * hid what runs, tried as an attacker would). */
 static gboolean
 command_reads_secret (Redactor *r,
                       gsize     from,
@@ -149,22 +224,36 @@ command_reads_secret (Redactor *r,
 {
   const char *t = r->text;
   gsize p = from, ws, we;
-  gboolean sudo = FALSE, options = TRUE;
+  gboolean sudo = FALSE, options = TRUE, stdin_ = FALSE, arg = FALSE;
 
   for (guint n = 0; n < 32 && next_word (r, &p, to, &ws, &we); n++)
     {
-      if (word_is (r, ws, we, "--password-stdin") || word_is (r, ws, we, "--with-token")
-          || (word_is (r, ws, we, "--stdin") && n > 0))
+      if (!sudo && (word_is (r, ws, we, "--password-stdin") || word_is (r, ws, we, "--with-token")
+                    || (word_is (r, ws, we, "--stdin") && n > 0)))
         return TRUE;
       if (n == 0)
         sudo = word_is (r, ws, we, "sudo");
-      else if (sudo && options && t[ws] == '-' && we - ws >= 2 && t[ws + 1] != '-'
-               && memchr (t + ws, 'S', we - ws) != NULL)
-        return TRUE;
-      else if (t[ws] != '-')
+      else if (!sudo)
+        continue;
+      else if (arg)
+        arg = FALSE;
+      else if (options && word_is (r, ws, we, "--"))
         options = FALSE;
+      else if (options && t[ws] == '-' && we - ws >= 2)
+        {
+          if (word_is (r, ws, we, "--stdin") || (t[ws + 1] != '-' && memchr (t + ws, 'S', we - ws) != NULL))
+            stdin_ = TRUE;
+          if (sudo_option_runs_shell (r, ws, we, &arg))
+            return FALSE;
+        }
+      else if (memchr (t + ws, '=', we - ws) != NULL)
+        continue;  /* sudo VAR=value command */
+      else if (stdin_)
+        return !program_reads_input (r, ws, we);
+      else
+        sudo = FALSE;  /* sudo passwd --stdin: the program's words */
     }
-  return FALSE;
+  return stdin_;
 }
 
 /* echo or printf at @i writing one word into a pipe to a command that
@@ -308,6 +397,21 @@ _pd_redact_try_spelling (Redactor *r,
   return i;
 }
 
+/* Whether the cookie name=value at @pos, its value at @vs, assigns a
+ * variable the text runs. */
+static gboolean
+cookie_variable_runs (Redactor *r,
+                      gsize     pos,
+                      gsize     vs)
+{
+  g_autofree char *name = NULL;
+
+  if (vs <= pos + 1 || r->text[vs - 1] != '=')
+    return FALSE;
+  name = g_strndup (r->text + pos, vs - 1 - pos);
+  return _pd_redact_assigned_variable_runs (r, name, pos, vs - 1);
+}
+
 gsize
 _pd_redact_cookie_values (Redactor *r,
                           gsize     pos,
@@ -321,8 +425,13 @@ _pd_redact_cookie_values (Redactor *r,
 
       if (!_pd_redact_match_at (r, RE_COOKIE, pos, &vs, &ve))
         break;
-      /* A short value is a setting (lang=en), a long one a session's. */
-      if (ve - vs >= 6 && _pd_redact_credential_is_secret (r, vs, ve, vs > 0 && t[vs - 1] == '\''))
+      /* A short value is a setting (lang=en), a long one a session's.
+       * A name=value the shell reads as an assignment whose variable the
+       * text runs is a command, kept in sight (echo Cookie: a=abcdef;
+       * API_TOKEN=reboot; eval "$API_TOKEN" hid reboot, tried as an
+       * attacker would). */
+      if (ve - vs >= 6 && !cookie_variable_runs (r, pos, vs)
+          && _pd_redact_credential_is_secret (r, vs, ve, vs > 0 && t[vs - 1] == '\''))
         _pd_redact_span (r, vs, ve);
       pos = MAX (ve, r->copied);
       if (one || pos + 1 >= r->len || t[pos] != ';')

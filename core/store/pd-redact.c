@@ -207,6 +207,19 @@ shell_assignment (Redactor   *r,
  *    other field (pass=12,fail=0) nor more numbers (pass=1,2) is a
  *    password of its own, 12,X.
  * At most 256 bytes more, to the next blank. */
+/* Whether a comma list's field, NAME=, starts at @k. */
+static gboolean
+comma_field_at (const char *t,
+                gsize       len,
+                gsize       k)
+{
+  gsize e = k;
+
+  while (e < len && e - k < 64 && (g_ascii_isalnum (t[e]) || t[e] == '_' || t[e] == '-' || t[e] == '.'))
+    e++;
+  return e > k && e < len && t[e] == '=' && (g_ascii_isalpha (t[k]) || t[k] == '_');
+}
+
 static gsize
 value_goes_on (Redactor   *r,
                const char *name,
@@ -239,13 +252,17 @@ value_goes_on (Redactor   *r,
     }
   /* Signs a value's characters do not take, with more of the word after
    * them (password=abc,def, abc]def, abc{def, a vertical tab or a form
-   * feed inside): the word to its end, not its first part only. */
+   * feed inside): the word to its end, not its first part only; but not
+   * past a comma list's next field (mount -o password=X,uid=0: ",uid=0"
+   * was masked, hiding what the command does; tried as an attacker
+   * would). */
   if (ve + 1 < r->len && strchr (",]{}\v\f", t[ve]) != NULL && t[ve] != '\0'
       && !g_ascii_isspace (t[ve + 1]) && strchr ("\"'`\\[]{}()<>,;&|", t[ve + 1]) == NULL)
     {
       while (e < r->len && e - ve < 256 && (t[e] == '\v' || t[e] == '\f' || !g_ascii_isspace (t[e]))
              && strchr ("\"'`\\()<>;&|", t[e]) == NULL
-             && _pd_redact_unicode_space_len (t + e, r->len - e) == 0)
+             && _pd_redact_unicode_space_len (t + e, r->len - e) == 0
+             && !(t[e] == ',' && comma_field_at (t, r->len, e + 1)))
         e++;
       return e;
     }
@@ -320,11 +337,11 @@ expansion_default (Redactor *r,
  * eval "$API_TOKEN"), and masked it hid what runs from whoever approves
  * the command (tried as an attacker would).  The text is read for it
  * once, at the first such name. */
-static gboolean
-assigned_variable_runs (Redactor   *r,
-                        const char *name,
-                        gsize       start,
-                        gsize       name_end)
+gboolean
+_pd_redact_assigned_variable_runs (Redactor   *r,
+                                   const char *name,
+                                   gsize       start,
+                                   gsize       name_end)
 {
   const char *t = r->text;
 
@@ -342,6 +359,55 @@ assigned_variable_runs (Redactor   *r,
       r->runs_read = TRUE;
     }
   return r->runs != NULL && g_hash_table_contains (r->runs, name);
+}
+
+/* Whether @name, a lower case topic (auth, keys…), and
+ * the lower case word at @k after its ':' are a command line's
+ * topic:command (heroku auth:token). */
+static gboolean
+cli_topic_command (Redactor   *r,
+                   const char *name,
+                   gsize       k)
+{
+  static const char * const topics[] = { "auth", "authorizations", "keys", "tokens", NULL };
+  const char *t = r->text;
+  gsize e = k;
+
+  if (!_pd_redact_word_in (name, topics))
+    return FALSE;
+  while (e < r->len && e - k <= 20 && (g_ascii_islower (t[e]) || (e > k && t[e] == '-')))
+    e++;
+  return e > k && e - k <= 20 && (e >= r->len || strchr (" \t\n;&|)\"", t[e]) != NULL
+                                  || (t[e] == '\\' && _pd_redact_depth_at (r->depths, e) > 0));
+}
+
+/* Whether the text of the XML element <NAME>…</ at [@start, @end) (its
+ * name), the text ending at @ve, is a redirection's word to bash: the
+ * < read unquoted, and </NAME not closed by a > that bash finds no word
+ * for (the line's, the text's or its JSON string's end, or a <: a syntax
+ * error, nothing runs).  : <password>important.db</password empties
+ * important.db; masked, its name was hidden (tried as an attacker would). */
+static gboolean
+xml_value_is_redirection (Redactor *r,
+                          gsize     start,
+                          gsize     end,
+                          gsize     ve)
+{
+  const char *t = r->text;
+  gsize k = ve + 2 + (end - start);
+  guint depth = _pd_redact_depth_at (r->depths, ve);
+
+  if (r->states == NULL)
+    r->states = _pd_redact_reading_states (t, r->len, r->depths);
+  if (!_pd_redact_reading_unquoted (r->states, start - 1))
+    return FALSE;
+  if (k >= r->len || strncmp (t + ve + 2, t + start, end - start) != 0 || t[k] != '>')
+    return TRUE;
+  for (k++; k < r->len && (t[k] == ' ' || t[k] == '\t'); k++)
+    ;
+  return !(k >= r->len || t[k] == '\n' || t[k] == '\r' || t[k] == '<'
+           || _pd_redact_depth_at (r->depths, k) < depth
+           || (depth > 0 && t[k] == '\\' && k + 1 < r->len && (t[k + 1] == 'n' || t[k + 1] == 'r')));
 }
 
 /* A name holding a secret-like word at @i: judged whole (back to its
@@ -385,12 +451,18 @@ try_assignment (Redactor *r,
     {
       if (_pd_redact_match_at (r, RE_XML, start, &vs, &ve))
         {
-          if (_pd_redact_found_value_is_secret (r, vs, ve))
+          if (!xml_value_is_redirection (r, start, end, ve) && _pd_redact_found_value_is_secret (r, vs, ve))
             _pd_redact_span (r, vs, ve);
           return ve;
         }
       return end;
     }
+
+  /* heroku auth:token, auth:whoami: a command's topic and its command (a
+   * word of its own, in lower case, a weak name's), no secret. */
+  if (bare == name && t[end] == ':' && (start == 0 || t[start - 1] == ' ' || t[start - 1] == '\t')
+      && cli_topic_command (r, name, end + 1))
+    return end + 1;
 
   /* psql --password production_db: a flag (or, of mysql, a value only
    * after '='), the word after it no value. */
@@ -407,7 +479,7 @@ try_assignment (Redactor *r,
       gsize after = r->joined ? 0 : expansion_default (r, vs, &ds, &de);
 
       /* Kept in sight, and read for known token shapes only. */
-      if (bare == name && assigned_variable_runs (r, name, start, end))
+      if (bare == name && _pd_redact_assigned_variable_runs (r, name, start, end))
         {
           r->refused_from = vs;
           r->refused_end = MAX (r->refused_end, MAX (whole, after));
@@ -605,6 +677,11 @@ try_at (Redactor *r,
                                   || curl_user_option_at (r, i))
       && _pd_redact_match_at (r, RE_CURL, i, &vs, &ve))
     {
+      /* -u scheme://user:PASSWORD@host is a URL (redis-cli -u): only its
+       * password goes (the URL's rule), the host stays in sight (it was
+       * masked with it; tried as an attacker would). */
+      if (ve - vs >= 2 && r->text[vs] == '/' && r->text[vs + 1] == '/')
+        return i + 2;
       /* -u 'user:$x' is the text $x: the shell puts nothing in. */
       if (_pd_redact_credential_is_secret (r, vs, ve, ve < r->len && r->text[ve] == '\''))
         _pd_redact_span (r, vs, ve);
@@ -628,7 +705,8 @@ try_at (Redactor *r,
       && ((forms = _pd_redact_password_options_at (&r->line, r->text, i)) & form) != 0
       /* 7-Zip's -p glued, after no flag (-spf is a switch) */
       && (!(forms & PW_SEVENZIP) || (p[1] == 'p' && p[2] != '='))
-      && _pd_redact_match_at (r, form == PW_GLUED_P ? RE_GLUED : (form == PW_GLUED_W || form == PW_GLUED_CAP_P) ? RE_GLUED_WP : RE_SPACED,
+      && _pd_redact_match_at (r, form == PW_GLUED_P ? RE_GLUED : (form == PW_GLUED_W || form == PW_GLUED_CAP_P) ? RE_GLUED_WP
+                              : form == PW_GROUPED_CAP_P ? RE_GROUPED_CAP_P : RE_SPACED,
                    i, &vs, &ve)
       && _pd_redact_found_value_is_secret (r, vs, ve))
     {

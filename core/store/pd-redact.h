@@ -101,7 +101,8 @@
  *    SECRET_KEY_BASE is).
  * Whole words only, so KEYBOARD_LAYOUT, monkey, author, TOKENIZER and
  * max_tokens (plural: a count) are left alone, as are PWD and OLDPWD (the
- * shell's folders).  Values that hold no secret stay: true/false/null/none…,
+ * shell's folders), a name whose first word is ask (--ask-password: a flag
+ * that asks for it) and auth-user-pass (openvpn's: a file's path).  Values that hold no secret stay: true/false/null/none…,
  * references ($TOKEN, ${X}, %(x)s; not in single quotes, where the shell
  * reads '$x' as text), code (a value followed by ( or [; not in a shell
  * assignment, PGPASSWORD=Hunter[2x], where brackets are text), and what the
