@@ -14,7 +14,9 @@ word (--json keeps "idle").  The demo recording's turns give their tokens:
 --max-tokens stops it, and --max-iterations 3 says 3 of 3, its
 budget_exceeded event of iteration 3.  plan status of an imported Gemini
 CLI or OpenCode session reads as sessions show's plan (its cancelled item
-cancelled, not blocked).  Prints TAP.
+cancelled, not blocked).  import --claude-dir of an empty folder names
+it, and says it held nothing (status 2) when the default folders of other
+agents hold sessions.  Prints TAP.
 """
 import json
 import os
@@ -176,6 +178,38 @@ def plan_status_imported(tap, agent_run, tmp):
               "plan status of the OpenCode session: its cancelled item cancelled, not blocked", opencode)
 
 
+def given_empty(tap, agent_run, tmp):
+    """import --claude-dir of an empty folder: the heading "looked in these
+    folders" named none under it; with the default folders of other agents
+    holding sessions it exited 0 without a word of the folder given."""
+    empty = os.path.join(tmp, "claude-empty")
+    os.makedirs(empty)
+    alone = agent_run("import", "--claude-dir", empty)
+    tap.check(alone.returncode == 2 and "none of which holds a transcript:\n  " + empty + "\n" in alone.stderr,
+              "import --claude-dir of an empty folder names it under \"looked in these folders\"", detail(alone))
+    alone_json = agent_run("import", "--json", "--gemini-dir", empty)
+    tap.check(alone_json.returncode == 2 and "none of which holds a transcript:\n  " + empty + "\n" in alone_json.stderr,
+              "import --json --gemini-dir of an empty folder names it too", detail(alone_json))
+    # Codex's default folder ($HOME/.codex) holds sessions from here on.
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+    shutil.copytree(os.path.join(fixtures, "codex", "sessions"), os.path.join(tmp, ".codex", "sessions"))
+    said = "plandeck-agent import: --claude-dir " + empty + " holds no transcript"
+    for extra in ([], ["--json"], ["--db", os.path.join(tmp, "given-empty.db")]):
+        proc = agent_run("import", *extra, "--claude-dir", empty)
+        tap.check(proc.returncode == 2 and said in proc.stderr and "rollout" not in proc.stderr,
+                  "import %s--claude-dir of an empty folder beside Codex's sessions: said, status 2"
+                  % "".join(e + " " for e in extra[:1]), detail(proc))
+    proc = agent_run("import", "--json", "--claude-dir", empty)
+    tap.check(json.loads(proc.stdout or "{}").get("count", 0) > 0,
+              "import --json --claude-dir of an empty folder still lists the default folders' sessions", detail(proc))
+    both = agent_run("import", "--claude-dir", empty, "--gemini-dir", os.path.join(fixtures, "gemini", "tmp"))
+    tap.check(both.returncode == 0 and said in both.stderr and "--gemini-dir" not in both.stderr,
+              "an empty folder given beside one that holds transcripts: said, status 0", detail(both))
+    default = agent_run("import")
+    tap.check(default.returncode == 0 and "holds no transcript" not in default.stderr,
+              "import of the default folders alone says nothing of a folder given", detail(default))
+
+
 def main():
     agent = os.path.abspath(sys.argv[1])
     tap = Tap()
@@ -195,6 +229,7 @@ def main():
         demo_budgets(tap, agent_run, tmp)
         codex_dir(tap, agent_run, tmp)
         plan_status_imported(tap, agent_run, tmp)
+        given_empty(tap, agent_run, tmp)
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0
 
