@@ -12,7 +12,11 @@ names ~/.codex and `--codex-dir=~` says the shell did not expand it.
 sessions list/show say "stopped" of a run that ended short, the window's
 word (--json keeps "idle").  The demo recording's turns give their tokens:
 --max-tokens stops it, and --max-iterations 3 says 3 of 3, its
-budget_exceeded event of iteration 3.  Prints TAP.
+budget_exceeded event of iteration 3.  plan status of an imported Gemini
+CLI or OpenCode session reads as sessions show's plan (its cancelled item
+cancelled, not blocked).  import --claude-dir of an empty folder names
+it, and says it held nothing (status 2) when the default folders of other
+agents hold sessions.  Prints TAP.
 """
 import json
 import os
@@ -141,6 +145,71 @@ def codex_dir(tap, agent_run, tmp):
               "import of the default folders finding nothing is no error", detail(default))
 
 
+def plan_status_imported(tap, agent_run, tmp):
+    """plan status of an imported agent's session: the plan as sessions show
+    gives it.  Of the Gemini CLI fixture's session it said "3/5 done ·
+    1 blocked" and ⛔ on the item the agent cancelled, where show said
+    "3/4 done · 1 cancelled" and ➖ "(cancelled)"; of OpenCode's likewise."""
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+    db = os.path.join(tmp, "imported.db")
+    proc = agent_run("import", "--db", db, "--gemini-dir", os.path.join(fixtures, "gemini", "tmp"),
+                     "--opencode-dir", os.path.join(fixtures, "opencode"))
+    listed = agent_run("sessions", "list", "--db", db, "--json")
+    sessions = json.loads(listed.stdout or "{}").get("sessions", []) if listed.returncode == 0 else []
+    sources = {s.get("source") for s in sessions}
+    tap.check(proc.returncode == 0 and {"gemini", "opencode"} <= sources,
+              "import of the Gemini CLI and OpenCode fixtures into a db", detail(proc))
+    cancelled = {}
+    for session in sessions:
+        status = agent_run("plan", "status", "--db", db, session["id"])
+        show = agent_run("sessions", "show", "--db", db, session["id"])
+        plan = show.stdout.split("\n\n", 1)[1] if "\n\n" in show.stdout else ""
+        tap.check(status.returncode == 0 and show.returncode == 0 and plan != "" and status.stdout == plan,
+                  "plan status of a %s session reads as sessions show's plan" % session.get("source"),
+                  detail(status) + "\n" + detail(show))
+        if " cancelled\n" in status.stdout:
+            cancelled[session.get("source")] = status.stdout
+    gemini = cancelled.get("gemini", "")
+    tap.check("\U0001f4cb Plan \u2014 v4 \u00b7 3/4 done \u00b7 1 cancelled\n" in gemini
+              and "\u2796 5b8a4a2c Document the signal (cancelled)\n" in gemini and "blocked" not in gemini,
+              "plan status of the Gemini CLI session: the cancelled item cancelled, 3/4 done", gemini)
+    opencode = cancelled.get("opencode", "")
+    tap.check(" \u00b7 1 cancelled\n" in opencode and "(cancelled)\n" in opencode and "blocked" not in opencode,
+              "plan status of the OpenCode session: its cancelled item cancelled, not blocked", opencode)
+
+
+def given_empty(tap, agent_run, tmp):
+    """import --claude-dir of an empty folder: the heading "looked in these
+    folders" named none under it; with the default folders of other agents
+    holding sessions it exited 0 without a word of the folder given."""
+    empty = os.path.join(tmp, "claude-empty")
+    os.makedirs(empty)
+    alone = agent_run("import", "--claude-dir", empty)
+    tap.check(alone.returncode == 2 and "none of which holds a transcript:\n  " + empty + "\n" in alone.stderr,
+              "import --claude-dir of an empty folder names it under \"looked in these folders\"", detail(alone))
+    alone_json = agent_run("import", "--json", "--gemini-dir", empty)
+    tap.check(alone_json.returncode == 2 and "none of which holds a transcript:\n  " + empty + "\n" in alone_json.stderr,
+              "import --json --gemini-dir of an empty folder names it too", detail(alone_json))
+    # Codex's default folder ($HOME/.codex) holds sessions from here on.
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+    shutil.copytree(os.path.join(fixtures, "codex", "sessions"), os.path.join(tmp, ".codex", "sessions"))
+    said = "plandeck-agent import: --claude-dir " + empty + " holds no transcript"
+    for extra in ([], ["--json"], ["--db", os.path.join(tmp, "given-empty.db")]):
+        proc = agent_run("import", *extra, "--claude-dir", empty)
+        tap.check(proc.returncode == 2 and said in proc.stderr and "rollout" not in proc.stderr,
+                  "import %s--claude-dir of an empty folder beside Codex's sessions: said, status 2"
+                  % "".join(e + " " for e in extra[:1]), detail(proc))
+    proc = agent_run("import", "--json", "--claude-dir", empty)
+    tap.check(json.loads(proc.stdout or "{}").get("count", 0) > 0,
+              "import --json --claude-dir of an empty folder still lists the default folders' sessions", detail(proc))
+    both = agent_run("import", "--claude-dir", empty, "--gemini-dir", os.path.join(fixtures, "gemini", "tmp"))
+    tap.check(both.returncode == 0 and said in both.stderr and "--gemini-dir" not in both.stderr,
+              "an empty folder given beside one that holds transcripts: said, status 0", detail(both))
+    default = agent_run("import")
+    tap.check(default.returncode == 0 and "holds no transcript" not in default.stderr,
+              "import of the default folders alone says nothing of a folder given", detail(default))
+
+
 def main():
     agent = os.path.abspath(sys.argv[1])
     tap = Tap()
@@ -159,6 +228,8 @@ def main():
         budget_stop(tap, agent_run, tmp)
         demo_budgets(tap, agent_run, tmp)
         codex_dir(tap, agent_run, tmp)
+        plan_status_imported(tap, agent_run, tmp)
+        given_empty(tap, agent_run, tmp)
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0
 

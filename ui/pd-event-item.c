@@ -302,8 +302,8 @@ summarize (PdEvent *event)
           /* "time", not "wall_time" (tried as a new user would). */
           g_autofree char *budget = _pd_budget_name (pd_json_get_string (data, "budget_exceeded"), 80);
 
-          /* Translators: %s names the budget (iterations, tokens, time), then the run's duration */
-          return g_strdup_printf (_("stopped: its budget ran out (%s) · %s · %lld in / %lld out tokens"),
+          /* Translators: %s names the budget (iteration, token, time), then the run's duration */
+          return g_strdup_printf (_("stopped: its %s budget ran out · %s · %lld in / %lld out tokens"),
                                   budget, duration,
                                   data_int (data, "input_tokens", 0), data_int (data, "output_tokens", 0));
         }

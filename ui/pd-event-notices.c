@@ -164,9 +164,9 @@ pd_event_notices_observe (PdEventNotices *self,
       g_autofree char *amount = _pd_budget_amount (limit_name, data_int (data, "observed"), data_int (data, "limit"));
 
       changed = set_notice (self, NOTICE_SESSION,
-                            /* Translators: %s names the budget ("iterations", "tokens", "time"), then how
+                            /* Translators: %s names the budget ("iteration", "token", "time"), then how
                              * much of it the run used ("3 of 3", "2.0 s of 2 s") */
-                            g_strdup_printf (_("The run stopped: its %s budget is exhausted (%s)"), limit, amount));
+                            g_strdup_printf (_("The run stopped: its %s budget ran out (%s)"), limit, amount));
     }
 
   return changed;

@@ -185,7 +185,7 @@ _pd_event_type_label (const char *type)
     { "tool_call_failed", N_("Tool call failed") },
     { "session_saved", N_("Session saved") },
     { "context_trimmed", N_("Context trimmed") },
-    { "budget_exceeded", N_("Budget exceeded") },
+    { "budget_exceeded", N_("Budget ran out") },
     { "run_completed", N_("Run completed") },
     { "run_failed", N_("Run failed") },
     { "plan_created", N_("Plan created") },
@@ -211,17 +211,18 @@ _pd_event_type_label (const char *type)
   return type;
 }
 
-/* A run's budget in words ("iterations", "tokens", "time"), from the
+/* A run's budget in words ("iteration", "token", "time"), from the
  * name the engine gives it; another name, from an endpoint, as it is,
- * made safe and short. */
+ * made safe and short.  Singular: "its iteration budget", not "its
+ * iterations budget" (tried as a new user would). */
 char *
 _pd_budget_name (const char *name,
                  guint       max_chars)
 {
   if (g_strcmp0 (name, "iterations") == 0)
-    return g_strdup (C_("budget", "iterations"));
+    return g_strdup (C_("budget", "iteration"));
   if (g_strcmp0 (name, "tokens") == 0)
-    return g_strdup (C_("budget", "tokens"));
+    return g_strdup (C_("budget", "token"));
   if (g_strcmp0 (name, "wall_time") == 0)
     return g_strdup (C_("budget", "time"));
   return _pd_isolated_short (name, max_chars);
@@ -306,7 +307,7 @@ _pd_run_ended_short_text (PdSessionStatus  status,
     {
       g_autofree char *budget = _pd_budget_name (error, max_chars);
 
-      /* Translators: %s names the budget: "iterations", "tokens" or "time" */
+      /* Translators: %s names the budget: "iteration", "token" or "time" */
       return g_strdup_printf (_("Stopped — its %s budget ran out"), budget);
     }
   if (g_strcmp0 (stopped, "budget") == 0)

@@ -244,9 +244,71 @@ check_dir (const char  *option,
   return FALSE;
 }
 
-static void say_where_looked (PdImportScanner *scanner,
-                              const char      *codex_dir,
-                              gboolean         dirs_given);
+/* Whether @path is @dir or inside it. */
+static gboolean
+is_under (const char *path,
+          const char *dir)
+{
+  size_t len = strlen (dir);
+
+  while (len > 1 && dir[len - 1] == '/')
+    len--;
+  return path != NULL && strncmp (path, dir, len) == 0 && (path[len] == '\0' || path[len] == '/');
+}
+
+/* Folders given that hold nothing, where the default folders of the other
+ * agents held transcripts: each is named on stderr (`import --claude-dir
+ * /tmp/empty` listed the default folders' sessions and exited 0 without a
+ * word of the folder given).  Returns TRUE when none of the folders given
+ * holds a transcript (nothing skipped in it either): status 2, as when
+ * nothing at all is found.  @paths: the transcripts read. */
+static gboolean
+say_given_empty (GPtrArray          *paths,
+                 GPtrArray          *skipped,
+                 const char * const *options,
+                 const char * const *dirs)
+{
+  gboolean none = TRUE;
+  g_autoptr(GPtrArray) empty = g_ptr_array_new ();
+
+  for (guint d = 0; dirs[d] != NULL; d++)
+    {
+      g_autofree char *canonical = g_canonicalize_filename (dirs[d], NULL);
+      gboolean holds = FALSE;
+
+      for (guint i = 0; !holds && i < paths->len; i++)
+        {
+          const char *path = g_ptr_array_index (paths, i);
+
+          holds = is_under (path, dirs[d]) || is_under (path, canonical);
+        }
+      for (guint i = 0; !holds && i < skipped->len; i++)
+        {
+          const PdImportSkip *skip = g_ptr_array_index (skipped, i);
+
+          holds = is_under (skip->path, dirs[d]) || is_under (skip->path, canonical);
+        }
+      if (holds)
+        none = FALSE;
+      else
+        g_ptr_array_add (empty, GUINT_TO_POINTER (d));
+    }
+  for (guint i = 0; i < empty->len; i++)
+    {
+      guint d = GPOINTER_TO_UINT (g_ptr_array_index (empty, i));
+      g_autofree char *shown = safe (dirs[d]);
+
+      /* TRANSLATORS: %s is an option (--claude-dir), %s the folder given */
+      fprintf (stderr, _("plandeck-agent import: %s %s holds no transcript (the sessions listed are from the "
+                         "other folders)\n"), options[d], shown);
+    }
+  return none;
+}
+
+static void say_where_looked (PdImportScanner    *scanner,
+                              const char         *codex_dir,
+                              gboolean            dirs_given,
+                              const char * const *given);
 
 /* import --db: index into the database; print what was done and the
  * imported sessions as the index has them (no plan text: there is none).
@@ -258,6 +320,9 @@ import_to_db (const char       *db_path,
               PdImportScanner  *scanner,
               const char       *codex_dir,
               gboolean          dirs_given,
+              const char * const *given,
+              const char * const *given_options,
+              const char * const *given_all,
               gboolean          as_json)
 {
   g_autoptr(GError) error = NULL;
@@ -268,6 +333,7 @@ import_to_db (const char       *db_path,
   PdImportIndexStats stats = { 0 };
   gboolean ok;
   gboolean empty;
+  gboolean given_empty = FALSE;
   guint total = 0;
 
   if (!(store = pd_agent_open_store (db_path, TRUE, &error)))
@@ -283,6 +349,17 @@ import_to_db (const char       *db_path,
   /* It exited 0 here where the same folders without --db exited 2 (tried
    * as a new user would): a script took a wrong folder for an empty one. */
   empty = dirs_given && stats.transcripts == 0 && skipped->len == 0;
+  /* Transcripts read, none in the folders given: the default folders'.
+   * Said as without --db, status 2 (the paths are the index's, this import's
+   * and those before it). */
+  if (dirs_given && !empty)
+    {
+      g_autoptr(GPtrArray) read = pd_session_store_list_import_paths (store, &error);
+
+      if (read == NULL)
+        return pd_agent_fail ("import", error);
+      given_empty = say_given_empty (read, skipped, given_options, given_all);
+    }
 
   for (guint offset = 0;; offset += PD_SESSION_LIST_MAX_LIMIT)
     {
@@ -317,9 +394,9 @@ import_to_db (const char       *db_path,
       if (empty)
         {
           fflush (stdout);
-          say_where_looked (scanner, codex_dir, dirs_given);
+          say_where_looked (scanner, codex_dir, dirs_given, given);
         }
-      return empty ? 2 : 0;
+      return empty || given_empty ? 2 : 0;
     }
 
   /* TRANSLATORS: import --db summary; the counts of transcript files */
@@ -343,9 +420,9 @@ import_to_db (const char       *db_path,
   if (empty)
     {
       fflush (stdout);
-      say_where_looked (scanner, codex_dir, dirs_given);
+      say_where_looked (scanner, codex_dir, dirs_given, given);
     }
-  return empty ? 2 : 0;
+  return empty || given_empty ? 2 : 0;
 }
 
 /* A read's buffer freed is the next file's: glibc otherwise hands a
@@ -367,16 +444,19 @@ keep_freed_memory (void)
  * takes: given Codex's sessions folder, it said "No transcripts found."
  * alone (tried as a new user would). */
 static void
-say_where_looked (PdImportScanner *scanner,
-                  const char      *codex_dir,
-                  gboolean         dirs_given)
+say_where_looked (PdImportScanner    *scanner,
+                  const char         *codex_dir,
+                  gboolean            dirs_given,
+                  const char * const *given)
 {
   g_auto(GStrv) roots = pd_import_scanner_dup_roots (scanner);
   g_autofree char *sessions = codex_dir != NULL ? g_build_filename (codex_dir, "sessions", NULL) : NULL;
   g_autofree char *archived = codex_dir != NULL ? g_build_filename (codex_dir, "archived_sessions", NULL) : NULL;
   g_autofree char *above = NULL;
 
-  /* Every folder of a scan of the defaults; of --codex-dir, its two. */
+  /* Every folder of a scan of the defaults; of --codex-dir, its two; of
+   * the other --…-dir options, the folder given (--claude-dir alone named
+   * none: the heading with nothing under it). */
   fprintf (stderr, "%s\n", _("plandeck-agent import: looked in these folders, none of which holds a transcript:"));
   for (guint i = 0; roots[i] != NULL; i++)
     {
@@ -384,6 +464,12 @@ say_where_looked (PdImportScanner *scanner,
 
       if (!dirs_given || g_strcmp0 (roots[i], sessions) == 0 || g_strcmp0 (roots[i], archived) == 0)
         fprintf (stderr, "  %s\n", shown);
+    }
+  for (guint i = 0; dirs_given && given[i] != NULL; i++)
+    {
+      g_autofree char *shown = safe (given[i]);
+
+      fprintf (stderr, "  %s\n", shown);
     }
   if (codex_dir == NULL)
     return;
@@ -459,8 +545,13 @@ pd_agent_import_main (int    argc,
   g_autofree char *vscode_dir = NULL;
   g_autofree char *kilo_dir = NULL;
   g_autofree char *db_path = NULL;
+  g_autoptr(GPtrArray) given = NULL;
+  g_autoptr(GPtrArray) given_all = NULL;
+  g_autoptr(GPtrArray) given_options = NULL;
+  gboolean dirs_given;
   gboolean as_json = FALSE;
   gboolean with_plans = FALSE;
+  gboolean given_empty = FALSE;
   int status = 0;
   GOptionEntry entries[] = {
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, N_("Index the sessions into this database (metadata and plan counts only)"), N_("PATH") },
@@ -505,6 +596,29 @@ pd_agent_import_main (int    argc,
       || !check_dir ("--kilo-dir", &kilo_dir, "kilo.db"))
     return 2;
 
+  /* The folders given (Codex's is named by its two folders), and all of
+   * them with their options. */
+  given = g_ptr_array_new ();
+  given_all = g_ptr_array_new ();
+  given_options = g_ptr_array_new ();
+  {
+    const char *dirs[] = { claude_dir, codex_dir, opencode_dir, qwen_dir, gemini_dir, vscode_dir, kilo_dir };
+    const char *options[] = { "--claude-dir", "--codex-dir", "--opencode-dir", "--qwen-dir", "--gemini-dir",
+                              "--cline-dir", "--kilo-dir" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+      if (dirs[i] != NULL)
+        {
+          if (dirs[i] != codex_dir)
+            g_ptr_array_add (given, (gpointer) dirs[i]);
+          g_ptr_array_add (given_all, (gpointer) dirs[i]);
+          g_ptr_array_add (given_options, (gpointer) options[i]);
+        }
+  }
+  dirs_given = given_all->len > 0;
+  g_ptr_array_add (given, NULL);
+  g_ptr_array_add (given_all, NULL);
+
   keep_freed_memory ();
   if (db_path != NULL)
     {
@@ -524,8 +638,8 @@ pd_agent_import_main (int    argc,
         pd_import_scanner_set_vscode_dir (scanner, vscode_dir);
       if (kilo_dir)
         pd_import_scanner_set_kilo_dir (scanner, kilo_dir);
-      return import_to_db (db_path, paths, scanner, codex_dir,
-                           claude_dir || codex_dir || opencode_dir || qwen_dir || gemini_dir || vscode_dir || kilo_dir,
+      return import_to_db (db_path, paths, scanner, codex_dir, dirs_given, (const char * const *) given->pdata,
+                           (const char * const *) given_options->pdata, (const char * const *) given_all->pdata,
                            as_json);
     }
 
@@ -544,8 +658,6 @@ pd_agent_import_main (int    argc,
   else
     {
       g_autoptr(PdImportScanner) scanner = pd_import_scanner_new ();
-      gboolean dirs_given = claude_dir || codex_dir || opencode_dir || qwen_dir || gemini_dir || vscode_dir ||
-                            kilo_dir;
       GPtrArray *found;
 
       if (claude_dir)
@@ -579,13 +691,24 @@ pd_agent_import_main (int    argc,
               /* What it could not read, first: a FIFO, a hostile database. */
               print_skipped (skipped);
             }
-          say_where_looked (scanner, codex_dir, dirs_given);
+          say_where_looked (scanner, codex_dir, dirs_given, (const char * const *) given->pdata);
           status = dirs_given && skipped->len == 0 ? 2 : 0;
           if (!as_json)
             {
               g_ptr_array_unref (found);
               return status;
             }
+        }
+      else if (dirs_given)
+        {
+          g_autoptr(GPtrArray) read = g_ptr_array_new ();
+
+          for (guint i = 0; i < found->len; i++)
+            g_ptr_array_add (read, (gpointer) pd_imported_session_get_path (g_ptr_array_index (found, i)));
+          given_empty = say_given_empty (read, skipped, (const char * const *) given_options->pdata,
+                                         (const char * const *) given_all->pdata);
+          if (given_empty)
+            status = 2;
         }
       g_ptr_array_extend_and_steal (sessions, found);
     }
@@ -627,5 +750,5 @@ pd_agent_import_main (int    argc,
       fprintf (stderr, _("plandeck-agent import: read only, nothing stored; --db PATH indexes these sessions "
                          "into a database (the app's is %s)\n"), default_db);
     }
-  return 0;
+  return given_empty ? 2 : 0;
 }

@@ -491,6 +491,7 @@ plan_status (const char *db_path,
   g_autoptr(PdSessionStore) store = NULL;
   g_autoptr(PdPlanState) state = NULL;
   g_autoptr(PdSessionInfo) info = NULL;
+  g_autoptr(GHashTable) cancelled = NULL;
   g_autofree char *text = NULL;
   g_autofree char *shown = NULL;
 
@@ -505,12 +506,16 @@ plan_status (const char *db_path,
       return 2;
     }
 
+  /* An imported agent's cancelled items, which the plan's words call
+   * blocked, are read with the plan and shown cancelled, as `sessions show`
+   * and the window show them (this read the plan alone: "3/5 done ·
+   * 1 blocked" beside show's "3/4 done · 1 cancelled"). */
   if (!(store = pd_agent_open_store (db_path, FALSE, &error)) ||
       !(info = pd_session_store_get (store, session_id, &error)) ||
-      !pd_session_reads_get_plan (store, session_id, &state, &error))
+      !pd_session_reads_get_plan_marked (store, session_id, &state, &cancelled, &error))
     return pd_agent_fail ("plan status", error);
 
-  text = pd_plan_format_status (state, PD_PLAN_STATUS_MAX_CHARS);
+  text = pd_plan_format_status_marked (state, PD_PLAN_STATUS_MAX_CHARS, cancelled);
   /* Titles and notes are the model's: bidi controls shown, not obeyed. */
   shown = pd_safe_text_block (text);
   printf ("%s\n", shown);

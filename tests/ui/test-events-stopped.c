@@ -52,10 +52,21 @@ test_budget_stopped (void)
     g_object_get (last, "type-label", &label, NULL);
     g_assert_cmpstr (label, ==, "Run stopped");
   }
+  /* One wording for a budget that ran out, singular ("its iteration
+   * budget"), as the Now notice and the Overview card say it: the event
+   * read "Budget exceeded", the row "its budget ran out (iterations)". */
   g_assert_cmpstr (pd_event_item_get_summary (last), ==,
-                   "stopped: its budget ran out (iterations) · 2.0 s · 30 in / 10 out tokens");
+                   "stopped: its iteration budget ran out · 2.0 s · 30 in / 10 out tokens");
   row_name = pd_event_item_dup_row_name (last);
-  g_assert_nonnull (strstr (row_name, "Run stopped: stopped: its budget ran out"));
+  g_assert_nonnull (strstr (row_name, "Run stopped: stopped: its iteration budget ran out"));
+  {
+    g_autoptr(PdEventItem) exceeded = g_list_model_get_item (wait.model, 1);
+    g_autofree char *label = NULL;
+
+    g_object_get (exceeded, "type-label", &label, NULL);
+    g_assert_cmpstr (label, ==, "Budget ran out");
+    g_assert_cmpstr (pd_event_item_get_summary (exceeded), ==, "iteration budget · 2 of 2");
+  }
   /* Shown so, in its row. */
   g_assert_true (pd_test_wait_for (shows_stopped, view));
   g_assert_null (pd_test_find_first (view, pd_test_is_mapped_label, "Run completed"));
@@ -99,7 +110,7 @@ test_time_budget (void)
   g_assert_cmpstr (pd_event_item_get_summary (exceeded), ==, "time budget · 2.0 s of 2 s");
   last = g_list_model_get_item (wait.model, 2);
   g_assert_cmpstr (pd_event_item_get_summary (last), ==,
-                   "stopped: its budget ran out (time) · 2.0 s · 30 in / 10 out tokens");
+                   "stopped: its time budget ran out · 2.0 s · 30 in / 10 out tokens");
   pd_test_flush (GTK_WIDGET (window));
   g_assert_null (pd_test_find_label_containing (view, "wall_time"));
   pd_test_screenshot_sizes (window, "events-time-budget");

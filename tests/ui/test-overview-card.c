@@ -789,7 +789,7 @@ test_card_step_ended (void)
   g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
   g_assert_cmpstr (step_line (alone.row), ==, "Stopped at: \u2068Write the tests\u2069");
   status = pd_test_find_first (alone.row, is_status_label, NULL);
-  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "Stopped — its iterations budget ran out");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "Stopped — its iteration budget ran out");
   g_assert_false (gtk_widget_has_css_class (status, "error"));
   g_assert_true (gtk_widget_has_css_class (status, "dim-label"));
   pd_test_screenshot_sizes (GTK_WINDOW (alone.window), "overview-card-budget-stopped");

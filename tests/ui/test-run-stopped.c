@@ -156,7 +156,7 @@ test_history_glyph (void)
 static gboolean
 shows_budget (gpointer view)
 {
-  return pd_test_find_first (view, pd_test_is_mapped_label, "Stopped — its tokens budget ran out") != NULL;
+  return pd_test_find_first (view, pd_test_is_mapped_label, "Stopped — its token budget ran out") != NULL;
 }
 
 /* A run its token budget stopped before it made a plan: the Now page
@@ -187,7 +187,7 @@ test_budget_named (void)
   {
     g_autofree char *with_plan = _pd_run_ended_short_text (info->status, info->stopped, info->stopped_error, 600);
 
-    g_assert_cmpstr (with_plan, ==, "Stopped — its tokens budget ran out");
+    g_assert_cmpstr (with_plan, ==, "Stopped — its token budget ran out");
   }
   pd_session_info_free (info);
   pd_test_destroy_window (window, view);
@@ -196,7 +196,7 @@ test_budget_named (void)
 static gboolean
 shows_time_budget (gpointer view)
 {
-  return pd_test_find_label_containing (view, "its time budget is exhausted (2.0 s of 2 s)") != NULL;
+  return pd_test_find_label_containing (view, "its time budget ran out (2.0 s of 2 s)") != NULL;
 }
 
 /* A run its time budget stopped: the Now page's notice names it "time",
