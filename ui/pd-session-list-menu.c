@@ -374,6 +374,7 @@ on_changed_session_read (GObject      *object,
   g_autoptr(GDateTime) now = NULL;
   PdSessionItem *item;
 
+  self->rereads_out--;
   if (info == NULL || PD_SOURCE (object) != self->source)
     return;
 
@@ -390,7 +391,20 @@ _pd_session_list_reread_session (PdSessionList *self,
                                  const char    *id)
 {
   if (self->source != NULL && id != NULL)
-    pd_source_get_session_async (self->source, id, NULL, on_changed_session_read, g_object_ref (self));
+    {
+      self->n_rereads++;
+      self->rereads_out++;
+      pd_source_get_session_async (self->source, id, NULL, on_changed_session_read, g_object_ref (self));
+    }
+}
+
+guint
+_pd_session_list_get_n_rereads (PdSessionList *self,
+                                guint         *out)
+{
+  if (out != NULL)
+    *out = self->rereads_out;
+  return self->n_rereads;
 }
 
 static void

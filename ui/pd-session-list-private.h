@@ -49,6 +49,9 @@ struct _PdSessionList
   gboolean            full_text;
   guint               time_source;
 
+  guint               n_rereads;      /* reads of a shown row started */
+  guint               rereads_out;    /* …and not answered yet */
+
   PdSessionItem      *menu_item;      /* the row the context menu is for */
   GtkWidget          *menu;
 
@@ -73,6 +76,10 @@ gboolean _pd_session_list_find_shown       (PdSessionList  *self,
  * list (a refresh reads the top pages only); in pd-session-list-menu.c. */
 void     _pd_session_list_reread_session   (PdSessionList  *self,
                                             const char     *id);
+/* For the tests: how many of those reads were started, and how many of
+ * them are on their way (@out, nullable). */
+guint    _pd_session_list_get_n_rereads    (PdSessionList  *self,
+                                            guint          *out);
 void     _pd_session_list_emit_activated   (PdSessionList  *self,
                                             PdSessionItem  *item);
 /* ::load-failed: the source could not list or change sessions. */
