@@ -49,6 +49,11 @@ struct _PdSessionList
   gboolean            full_text;
   guint               time_source;
 
+  GCancellable       *reread;         /* the read of the open row on its way */
+  char               *reread_next;    /* the row to read once more after it */
+  guint               n_rereads;      /* reads of a shown row started */
+  guint               rereads_out;    /* …and not answered yet */
+
   PdSessionItem      *menu_item;      /* the row the context menu is for */
   GtkWidget          *menu;
 
@@ -73,6 +78,12 @@ gboolean _pd_session_list_find_shown       (PdSessionList  *self,
  * list (a refresh reads the top pages only); in pd-session-list-menu.c. */
 void     _pd_session_list_reread_session   (PdSessionList  *self,
                                             const char     *id);
+/* The read of the row on its way let go of: another source, or none. */
+void     _pd_session_list_cancel_reread    (PdSessionList  *self);
+/* For the tests: how many of those reads were started, and how many of
+ * them are on their way (@out, nullable). */
+guint    _pd_session_list_get_n_rereads    (PdSessionList  *self,
+                                            guint          *out);
 void     _pd_session_list_emit_activated   (PdSessionList  *self,
                                             PdSessionItem  *item);
 /* ::load-failed: the source could not list or change sessions. */

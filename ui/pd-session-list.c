@@ -827,6 +827,7 @@ pd_session_list_set_source (PdSessionList *self,
 
   if (self->source != NULL)
     g_clear_signal_handler (&self->changed_handler, self->source);
+  _pd_session_list_cancel_reread (self);
   g_set_object (&self->source, source);
   if (source != NULL)
     self->changed_handler = g_signal_connect_swapped (source, "changed",

@@ -17,6 +17,7 @@
 #include "pd-remote-source.h"
 #include "pd-session-item.h"
 #include "pd-session-list.h"
+#include "pd-session-list-private.h"
 #include "pd-session-row.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
@@ -1029,6 +1030,43 @@ test_relative_time (void)
   }
 }
 
+static gboolean
+rereads_answered (gpointer data)
+{
+  guint out = 0;
+
+  _pd_session_list_get_n_rereads (data, &out);
+  return out == 0;
+}
+
+/* An imported session open while its transcript grows: the source says
+ * "changed" for every write the watcher reads, and each read the open row
+ * again, a read of the whole transcript on a worker.  Of a 30 MB Claude
+ * Code session grown by 200 lines every 0.5 s (tried as an attacker
+ * would), the reads piled up, none waited for nor cancelled: 4.7 GB, and
+ * 300 s of CPU in 40 s.  A burst of changes has one read on its way at a
+ * time, and one more after it for the changes it did not see. */
+static void
+test_session_list_reread_coalesced (Fixture       *f,
+                                    gconstpointer  data)
+{
+  guint before, after, out = 0;
+
+  g_assert_true (pd_session_list_select (f->list, f->docs));
+  pd_test_wait_until (rereads_answered, f->list, "the open row read");
+  before = _pd_session_list_get_n_rereads (f->list, NULL);
+
+  for (guint i = 0; i < 20; i++)
+    pd_source_emit_changed (f->source);
+  _pd_session_list_get_n_rereads (f->list, &out);
+  g_assert_cmpuint (out, ==, 1);
+
+  pd_test_wait_until (rereads_answered, f->list, "the open row read again");
+  after = _pd_session_list_get_n_rereads (f->list, NULL);
+  g_assert_cmpuint (after - before, ==, 2);
+  g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->docs);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1056,6 +1094,7 @@ main (int   argc,
   ADD ("title-tooltip", test_session_list_title_tooltip);
   ADD ("menu-leaves-row", test_session_list_menu_leaves_row);
   ADD ("chips-whole", test_session_list_chips_whole);
+  ADD ("reread-coalesced", test_session_list_reread_coalesced);
   g_test_add_func ("/pd/ui/session-list/loading", test_session_list_loading);
   g_test_add_func ("/pd/ui/session-list/relative-time", test_relative_time);
   g_test_add_func ("/pd/ui/session-list/status-icons", test_status_icons);
