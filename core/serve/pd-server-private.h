@@ -3,6 +3,7 @@
  * pd-server.c       the object, lifecycle, routing, shared answer helpers
  * pd-server-guard.c tokens, Host, Origin, the rate limiter
  * pd-server-reads.c the session routes and the plan cache (worker threads)
+ * pd-server-plans.c a plan and its history as odek's JSON
  * pd-server-runs.c  POST /api/prompt, /api/runs, /api/cancel
  * pd-server-stream.c GET /api/events/stream
  * pd-server-accept.c the listening socket, accepted in bulk
@@ -244,6 +245,13 @@ void        _pd_server_handle_resources   (PdServer          *self,
 void        _pd_server_handle_events      (PdServer          *self,
                                            SoupServerMessage *msg,
                                            GHashTable        *query);
+
+/* pd-server-plans.c; any thread */
+JsonObject *_pd_server_plan_object        (const char        *session_id,
+                                           const PdPlanState *state,
+                                           GHashTable        *cancelled,
+                                           gboolean           detail);
+JsonArray  *_pd_server_history_array      (GPtrArray         *versions);
 
 /* pd-server-approval.c; any thread */
 /* A plan review: the tool, its risk class (odek's page shows it as a
