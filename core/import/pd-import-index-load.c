@@ -28,6 +28,25 @@ pd_import_index_lookup (PdSessionStore  *store,
   return pd_session_store_get_import (store, session_id, path, format, agent_id, error);
 }
 
+char *
+pd_import_index_dup_signature (PdSessionStore  *store,
+                               const char      *session_id,
+                               GError         **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *format = NULL;
+  g_autofree char *agent_id = NULL;
+  g_autofree char *files = NULL;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  if (!pd_import_index_lookup (store, session_id, &path, &format, &agent_id, error)
+      || !(files = _pd_import_index_signature (format, path)))
+    return NULL;
+  return g_strdup_printf ("%s|%s|%s", path, agent_id ? agent_id : "", files);
+}
+
 /* Applies the stored overrides and user items to @checklist. */
 gboolean
 _pd_import_index_apply_annotations (PdSessionStore  *store,

@@ -121,6 +121,13 @@ gboolean       pd_import_index_lookup       (PdSessionStore       *store,
                                              char                **format,
                                              char                **agent_id,
                                              GError              **error);
+/* What a reading of imported session @session_id's transcript depends on:
+ * its path, format and agent id, and its files' sizes and times.  Two
+ * reads of equal signatures read the same.  NULL without an error for a
+ * session that is not imported and for a transcript that is gone. */
+char          *pd_import_index_dup_signature (PdSessionStore      *store,
+                                              const char          *session_id,
+                                              GError             **error);
 /* The user's overrides and own items of an imported session, on an empty
  * checklist (no agent items), to apply to what its transcript says. */
 PdChecklist   *pd_import_index_load_annotations (PdSessionStore   *store,

@@ -4,6 +4,7 @@
  * pd-server-guard.c tokens, Host, Origin, the rate limiter
  * pd-server-reads.c the session routes and the plan cache (worker threads)
  * pd-server-plans.c a plan and its history as odek's JSON
+ * pd-server-heavy.c the reads of imported sessions' transcripts, shared
  * pd-server-runs.c  POST /api/prompt, /api/runs, /api/cancel
  * pd-server-stream.c GET /api/events/stream
  * pd-server-accept.c the listening socket, accepted in bulk
@@ -30,6 +31,15 @@ typedef struct _Refusal Refusal;
 typedef struct _PdServerWebui PdServerWebui;
 typedef struct _Approval Approval;
 typedef struct _Socket Socket;
+
+/* pd-server-heavy.c: what a read of a transcript answers */
+typedef struct
+{
+  guint   status;
+  GBytes *body;            /* application/json, or NULL (204) */
+  char   *session_token;   /* X-Session-Token, or NULL */
+} PdServerHeavyAnswer;
+typedef void (*PdServerHeavyHook) (gpointer user_data);
 
 typedef enum
 {
@@ -136,6 +146,16 @@ struct _PdServer
   gint64              fds_counted_at;  /* monotonic µs of that count, 0 for none yet */
   guint64             conns_accepted;  /* connections ever, and at that count: */
   guint64             conns_accepted_counted;
+  GThreadPool        *heavy_pool;      /* transcripts' reads (pd-server-heavy.c) */
+  GAsyncQueue        *heavy_readers;   /* PdSessionStore, theirs */
+  GHashTable         *heavy_flights;   /* key → Flight, reads under way */
+  GHashTable         *heavy_clients;   /* client address → guint, reads it started under way */
+  GQueue              heavy_kept;      /* Kept, small answers, newest first */
+  volatile gint       heavy_started;   /* reads started, ever; any thread */
+  volatile gint       heavy_waiting;   /* requests waiting for one; any thread */
+  GMutex              heavy_lock;      /* the hook */
+  PdServerHeavyHook   heavy_hook;
+  gpointer            heavy_hook_data;
 };
 
 /* pd-server.c */
@@ -245,6 +265,39 @@ void        _pd_server_handle_resources   (PdServer          *self,
 void        _pd_server_handle_events      (PdServer          *self,
                                            SoupServerMessage *msg,
                                            GHashTable        *query);
+
+/* pd-server-heavy.c */
+/* Reads of transcripts at once, each on a thread and connection of its own */
+#define PD_SERVER_HEAVY_READERS    2
+/* Of them started by one client address and under way; past that, 429 */
+#define PD_SERVER_HEAVY_PER_CLIENT 2
+#define PD_SERVER_HEAVY_RETRY_AFTER_S 1
+/* A heavy thread: reads for @data on @store, and fills @answer. */
+typedef void (*PdServerHeavyRead)     (gpointer                   data,
+                                       PdSessionStore            *store,
+                                       PdServerHeavyAnswer       *answer);
+typedef void (*PdServerHeavyAnswered) (PdServer                  *self,
+                                       gpointer                   data,
+                                       const PdServerHeavyAnswer *answer);
+gboolean    _pd_server_heavy_init         (PdServer          *self,
+                                           GError           **error);
+void        _pd_server_heavy_clear        (PdServer          *self);
+gboolean    _pd_server_heavy_request      (PdServer              *self,
+                                           const char            *key,
+                                           const char            *client,
+                                           PdServerHeavyRead      read,
+                                           PdServerHeavyAnswered  answered,
+                                           gpointer               data,
+                                           GDestroyNotify         destroy);
+void        _pd_server_heavy_respond      (SoupServerMessage         *msg,
+                                           const PdServerHeavyAnswer *answer);
+/* For the tests; any thread.  @hook runs on a heavy thread before each
+ * read (NULL: none). */
+void        _pd_server_heavy_set_hook     (PdServer          *self,
+                                           PdServerHeavyHook  hook,
+                                           gpointer           user_data);
+guint       _pd_server_heavy_get_started  (PdServer          *self);
+guint       _pd_server_heavy_get_waiting  (PdServer          *self);
 
 /* pd-server-plans.c; any thread */
 JsonObject *_pd_server_plan_object        (const char        *session_id,

@@ -3,7 +3,9 @@
  * GET /api/sessions[/ID[/plan[/detail]|/export]], POST and DELETE of a
  * session, and the stored events of GET /api/events?after_seq=.  Each runs
  * in a GTask worker on a reader connection of its own; the answer goes back
- * to the server's thread, which caches GET …/plan per session.
+ * to the server's thread, which caches GET …/plan per session.  A read of an
+ * imported session's transcript is looked up there (its record, its token)
+ * and then read by pd-server-heavy.c, shared by the requests asking it.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -46,6 +48,7 @@ typedef enum
 
 typedef struct
 {
+  gint               ref;
   PdServer          *server;
   SoupServerMessage *msg;
   gulong             finished_id;
@@ -80,11 +83,21 @@ typedef struct
   char              *token_out;         /* X-Session-Token */
   char              *auth_token;        /* the session's, for the plan cache */
   gboolean           imported;          /* another agent's: read from its transcript, never cached */
+  char              *heavy_key;         /* its transcript's read, which pd-server-heavy.c runs */
 } Req;
 
-static void
-req_free (Req *req)
+static Req *
+req_ref (Req *req)
 {
+  g_atomic_int_inc (&req->ref);
+  return req;
+}
+
+static void
+req_unref (Req *req)
+{
+  if (!g_atomic_int_dec_and_test (&req->ref))
+    return;
   if (req->finished_id != 0)
     g_signal_handler_disconnect (req->msg, req->finished_id);
   g_clear_object (&req->msg);
@@ -97,6 +110,7 @@ req_free (Req *req)
   g_free (req->body);
   g_free (req->token_out);
   g_free (req->auth_token);
+  g_free (req->heavy_key);
   if (req->then_destroy != NULL)
     req->then_destroy (req->then_data);
   g_free (req);
@@ -542,6 +556,75 @@ op_resources (Req            *req,
   req->body = _pd_server_json_text (node);
 }
 
+/* Whether @req asks what an imported session's transcript says: then it is
+ * read by pd-server-heavy.c, shared with every request asking the same
+ * while it runs (@req->heavy_key), once the request may read the session
+ * (else its 401 is set here).  FALSE for every other session, one not
+ * found and a transcript gone: answered as before, here. */
+static gboolean
+req_wants_transcript (Req            *req,
+                      PdSessionStore *store)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *signature = pd_import_index_dup_signature (store, req->id, &error);
+
+  if (signature == NULL)
+    return FALSE;
+  if (req->kind != OP_EVENTS)
+    {
+      g_autoptr(PdSessionInfo) info = pd_session_store_get (store, req->id, &error);
+
+      if (info == NULL)
+        return FALSE;
+      if (!_pd_server_token_allows_read (req->session_token, req->instance_header, info->auth_token))
+        {
+          req_set_error (req, 401, "invalid session token");
+          return TRUE;
+        }
+    }
+  req->heavy_key = g_strdup_printf ("%u|%s|%" G_GINT64_FORMAT "|%u|%d|%s", req->kind, req->id, req->after_seq,
+                                    req->limit, req->generation, signature);
+  return TRUE;
+}
+
+/* A heavy thread: the read itself. */
+static void
+heavy_read (gpointer             data,
+            PdSessionStore      *store,
+            PdServerHeavyAnswer *answer)
+{
+  Req *req = data;
+
+  if (req->kind == OP_EVENTS)
+    op_events (req, store);
+  else
+    op_session (req, store);
+  answer->status = req->status;
+  if (req->body != NULL)
+    {
+      gsize len = strlen (req->body);
+
+      answer->body = g_bytes_new_take (g_steal_pointer (&req->body), len);
+    }
+  answer->session_token = g_steal_pointer (&req->token_out);
+}
+
+static void
+heavy_answered (PdServer                  *self,
+                gpointer                   data,
+                const PdServerHeavyAnswer *answer)
+{
+  Req *req = data;
+
+  if (!req->finished)
+    {
+      _pd_server_heavy_respond (req->msg, answer);
+      soup_server_message_unpause (req->msg);
+    }
+  g_clear_signal_handler (&req->finished_id, req->msg);
+  g_clear_object (&req->msg);
+}
+
 static void
 run_req (GTask        *task,
          gpointer      source_object,
@@ -558,10 +641,18 @@ run_req (GTask        *task,
       op_list (req, store);
       break;
     case OP_EVENTS:
-      op_events (req, store);
+      if (!req_wants_transcript (req, store))
+        op_events (req, store);
       break;
     case OP_RESOURCES:
       op_resources (req, store);
+      break;
+    case OP_GET:
+    case OP_PLAN:
+    case OP_PLAN_DETAIL:
+    case OP_EXPORT:
+      if (!req_wants_transcript (req, store))
+        op_session (req, store);
       break;
     default:
       op_session (req, store);
@@ -612,7 +703,23 @@ on_req_done (GObject      *object,
       g_hash_table_replace (self->plan_cache, g_strdup (req->id), entry);
     }
 
-  if (!req->finished && req->kind == OP_AUTHORIZE && req->status == 0)
+  if (!req->finished && req->heavy_key != NULL && req->status == 0)
+    {
+      /* Its transcript's read, shared; past the client's share, 429. */
+      if (_pd_server_heavy_request (self, req->heavy_key, soup_server_message_get_remote_host (req->msg),
+                                    heavy_read, heavy_answered, req_ref (req), (GDestroyNotify) req_unref))
+        {
+          _pd_server_maybe_quit (self);
+          return;
+        }
+      req_unref (req);
+      soup_message_headers_replace (soup_server_message_get_response_headers (req->msg), "Retry-After",
+                                    G_STRINGIFY (PD_SERVER_HEAVY_RETRY_AFTER_S));
+      _pd_server_respond_error (req->msg, 429, "too many reads of transcripts at once from this client; "
+                                               "try again after Retry-After");
+      soup_server_message_unpause (req->msg);
+    }
+  else if (!req->finished && req->kind == OP_AUTHORIZE && req->status == 0)
     {
       /* Allowed: the change goes on, and answers (and unpauses) itself. */
       req->then (self, req->msg, req->then_data);
@@ -656,6 +763,7 @@ req_new (PdServer          *self,
 {
   Req *req = g_new0 (Req, 1);
 
+  req->ref = 1;
   req->server = g_object_ref (self);
   req->msg = g_object_ref (msg);
   req->kind = kind;
@@ -674,7 +782,7 @@ req_start (PdServer *self,
   req->finished_id = g_signal_connect (req->msg, "finished", G_CALLBACK (on_req_msg_finished), req);
   soup_server_message_pause (req->msg);
   self->pending++;
-  g_task_set_task_data (task, req, (GDestroyNotify) req_free);
+  g_task_set_task_data (task, req, (GDestroyNotify) req_unref);
   g_task_run_in_thread (task, run_req);
 }
 
@@ -828,14 +936,14 @@ _pd_server_handle_sessions (PdServer          *self,
   if ((limit_text != NULL && !_pd_server_parse_count (limit_text, &limit)) ||
       (offset_text != NULL && !_pd_server_parse_count (offset_text, &offset)))
     {
-      req_free (req);
+      req_unref (req);
       _pd_server_respond_error (msg, 400, "invalid limit or offset");
       return;
     }
   /* The store refuses it too; here it is the client's error, not a 500. */
   if (q != NULL && strlen (q) > PD_SESSION_QUERY_MAX_BYTES)
     {
-      req_free (req);
+      req_unref (req);
       _pd_server_respond_error (msg, 400, "the search is too long");
       return;
     }
@@ -957,7 +1065,7 @@ _pd_server_handle_session (PdServer          *self,
           json_parser_get_root (parser) == NULL ||
           !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
         {
-          req_free (req);
+          req_unref (req);
           _pd_server_respond_error (msg, 400, "invalid JSON body");
           return;
         }
@@ -966,7 +1074,7 @@ _pd_server_handle_session (PdServer          *self,
         {
           if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
             {
-              req_free (req);
+              req_unref (req);
               _pd_server_respond_error (msg, 400, "name must be a string");
               return;
             }
@@ -976,7 +1084,7 @@ _pd_server_handle_session (PdServer          *self,
         {
           if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
             {
-              req_free (req);
+              req_unref (req);
               _pd_server_respond_error (msg, 400, "pinned must be a boolean");
               return;
             }
@@ -984,7 +1092,7 @@ _pd_server_handle_session (PdServer          *self,
         }
       if (req->name == NULL && req->pinned < 0)
         {
-          req_free (req);
+          req_unref (req);
           _pd_server_respond_error (msg, 400, "nothing to update (name or pinned required)");
           return;
         }

@@ -489,6 +489,7 @@ pd_server_finalize (GObject *object)
         g_object_unref (store);
       g_async_queue_unref (self->readers);
     }
+  _pd_server_heavy_clear (self);
   g_hash_table_unref (self->rate);
   g_hash_table_unref (self->socket_rate);
   g_hash_table_unref (self->conns);
@@ -509,6 +510,7 @@ pd_server_finalize (GObject *object)
   _pd_server_webui_free (self->webui);
   g_free (self->read_only);
   g_mutex_clear (&self->start_lock);
+  g_mutex_clear (&self->heavy_lock);
   g_cond_clear (&self->start_cond);
 
   G_OBJECT_CLASS (pd_server_parent_class)->finalize (object);
@@ -543,6 +545,7 @@ pd_server_init (PdServer *self)
   self->runs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) _pd_server_run_unref);
   g_queue_init (&self->finished_runs);
   g_mutex_init (&self->start_lock);
+  g_mutex_init (&self->heavy_lock);
   g_cond_init (&self->start_cond);
 }
 
@@ -885,6 +888,9 @@ pd_server_start (PdServer  *self,
         return FALSE;
       g_async_queue_push (self->readers, pd_session_store_new (reader));
     }
+
+  if (!_pd_server_heavy_init (self, error))
+    return FALSE;
 
   self->bus = pd_event_bus_new ();
   pd_event_bus_add_sink (self->bus, persist_event, self, NULL);

@@ -1,0 +1,321 @@
+/* pd-server-heavy.c: the reads of imported sessions' transcripts.
+ *
+ * An imported session's record, plan, history, export and events are read
+ * from its agent's transcript, and of a long one that costs hundreds of MB
+ * for a while.  Such a read runs here: on threads and database connections
+ * of its own (PD_SERVER_HEAVY_READERS of each), so the session list, the
+ * health check and the other light reads never wait behind one; once per
+ * question at a time (the same key: the route, the session, its transcript's
+ * signature and the database's generation), every request asking it while
+ * it runs waiting for it and answered with the same bytes; at most
+ * PD_SERVER_HEAVY_PER_CLIENT started by one client address at once (past
+ * that, 429 with Retry-After).  Small answers are kept for the next asks of
+ * the same key (a client walking a session's pages).
+ *
+ * Everything here runs on the server's thread but heavy_thread().
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "pd-server"
+
+#include "config.h"
+
+#include <stdlib.h>   /* <features.h>: __GLIBC__ */
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#include "pd-server-private.h"
+
+/* The answers kept: each at most ANSWER_MAX bytes, all within ANSWERS_BYTES. */
+#define ANSWERS_MAX       16
+#define ANSWER_MAX        ((gsize) 1024 * 1024)
+#define ANSWERS_BYTES     ((gsize) 8 * 1024 * 1024)
+
+typedef struct
+{
+  PdServerHeavyAnswered answered;
+  gpointer              data;
+  GDestroyNotify        destroy;
+} Waiter;
+
+typedef struct
+{
+  PdServer             *server;
+  char                 *key;
+  char                 *client;
+  PdServerHeavyRead     read;
+  gpointer              read_data;   /* the first waiter's, which it keeps until answered */
+  GArray               *waiters;     /* Waiter */
+  PdServerHeavyAnswer   answer;
+} Flight;
+
+typedef struct
+{
+  char                *key;
+  PdServerHeavyAnswer  answer;
+} Kept;
+
+static void
+answer_clear (PdServerHeavyAnswer *answer)
+{
+  g_clear_pointer (&answer->body, g_bytes_unref);
+  g_clear_pointer (&answer->session_token, g_free);
+}
+
+static void
+kept_free (Kept *kept)
+{
+  g_free (kept->key);
+  answer_clear (&kept->answer);
+  g_free (kept);
+}
+
+static void
+flight_free (Flight *flight)
+{
+  g_free (flight->key);
+  g_free (flight->client);
+  g_array_unref (flight->waiters);
+  answer_clear (&flight->answer);
+  g_free (flight);
+}
+
+static gboolean
+flight_done (gpointer data)
+{
+  Flight *flight = data;
+  PdServer *self = flight->server;
+  guint *count = g_hash_table_lookup (self->heavy_clients, flight->client);
+
+  g_hash_table_steal (self->heavy_flights, flight->key);
+  if (count != NULL && --*count == 0)
+    g_hash_table_remove (self->heavy_clients, flight->client);
+
+  /* Kept for the next asks while it stays true: the key names the
+   * transcript's files and the database's generation. */
+  if (flight->answer.status == 200 && flight->answer.body != NULL &&
+      g_bytes_get_size (flight->answer.body) <= ANSWER_MAX)
+    {
+      Kept *kept = g_new0 (Kept, 1);
+      gsize total = 0;
+
+      kept->key = g_strdup (flight->key);
+      kept->answer.status = flight->answer.status;
+      kept->answer.body = g_bytes_ref (flight->answer.body);
+      kept->answer.session_token = g_strdup (flight->answer.session_token);
+      g_queue_push_head (&self->heavy_kept, kept);
+      for (GList *l = self->heavy_kept.head; l != NULL; l = l->next)
+        total += g_bytes_get_size (((Kept *) l->data)->answer.body);
+      while (self->heavy_kept.length > ANSWERS_MAX || total > ANSWERS_BYTES)
+        {
+          Kept *oldest = g_queue_pop_tail (&self->heavy_kept);
+
+          total -= g_bytes_get_size (oldest->answer.body);
+          kept_free (oldest);
+        }
+    }
+
+  for (guint i = 0; i < flight->waiters->len; i++)
+    {
+      Waiter *waiter = &g_array_index (flight->waiters, Waiter, i);
+
+      waiter->answered (self, waiter->data, &flight->answer);
+      if (waiter->destroy != NULL)
+        waiter->destroy (waiter->data);
+      g_atomic_int_add (&self->heavy_waiting, -1);
+      self->pending--;
+    }
+  g_array_set_size (flight->waiters, 0);
+  flight_free (flight);
+  _pd_server_maybe_quit (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* A thread of the pool: the read, on a connection of the heavy ones. */
+static void
+heavy_thread (gpointer data,
+              gpointer user_data)
+{
+  Flight *flight = data;
+  PdServer *self = user_data;
+  PdSessionStore *store = g_async_queue_pop (self->heavy_readers);
+  PdServerHeavyHook hook;
+  gpointer hook_data;
+
+  g_atomic_int_inc (&self->heavy_started);
+  g_mutex_lock (&self->heavy_lock);
+  hook = self->heavy_hook;
+  hook_data = self->heavy_hook_data;
+  g_mutex_unlock (&self->heavy_lock);
+  if (hook != NULL)
+    hook (hook_data);
+
+  flight->read (flight->read_data, store, &flight->answer);
+  g_async_queue_push (self->heavy_readers, store);
+#ifdef __GLIBC__
+  /* The read's trees are freed: give their pages back, which this thread's
+   * arena would otherwise hold (4 reads of a 60 MB session held 1.9 GB). */
+  malloc_trim (0);
+#endif
+  {
+    /* Answered on the server's thread, never here. */
+    GSource *source = g_idle_source_new ();
+
+    g_source_set_callback (source, flight_done, flight, NULL);
+    g_source_attach (source, self->context);
+    g_source_unref (source);
+  }
+}
+
+gboolean
+_pd_server_heavy_init (PdServer  *self,
+                       GError   **error)
+{
+  self->heavy_readers = g_async_queue_new ();
+  for (guint i = 0; i < PD_SERVER_HEAVY_READERS; i++)
+    {
+      g_autoptr(PdDb) reader = pd_db_open (self->db_path, PD_DB_NONE, error);
+
+      if (reader == NULL)
+        return FALSE;
+      g_async_queue_push (self->heavy_readers, pd_session_store_new (reader));
+    }
+  self->heavy_pool = g_thread_pool_new (heavy_thread, self, PD_SERVER_HEAVY_READERS, FALSE, error);
+  return self->heavy_pool != NULL;
+}
+
+/* Once the server's thread ended: no read is under way (each counted as
+ * pending, which the thread waited for). */
+void
+_pd_server_heavy_clear (PdServer *self)
+{
+  PdSessionStore *store;
+
+  if (self->heavy_pool != NULL)
+    g_thread_pool_free (g_steal_pointer (&self->heavy_pool), FALSE, TRUE);
+  if (self->heavy_readers != NULL)
+    {
+      while ((store = g_async_queue_try_pop (self->heavy_readers)))
+        g_object_unref (store);
+      g_clear_pointer (&self->heavy_readers, g_async_queue_unref);
+    }
+  g_queue_clear_full (&self->heavy_kept, (GDestroyNotify) kept_free);
+  g_clear_pointer (&self->heavy_flights, g_hash_table_unref);
+  g_clear_pointer (&self->heavy_clients, g_hash_table_unref);
+}
+
+/**
+ * _pd_server_heavy_request:
+ * @key: what is read: equal keys read the same
+ * @client: the client address asking
+ * @read: run on a heavy thread with @data of the first request of @key
+ * @answered: called on the server's thread with the answer, then @destroy
+ *
+ * Answers @data with a kept answer of @key, or once the read of @key under
+ * way ends, or starts that read.  FALSE, and nothing kept of @data, when
+ * @client has PD_SERVER_HEAVY_PER_CLIENT reads under way already: the
+ * caller answers 429.
+ */
+gboolean
+_pd_server_heavy_request (PdServer              *self,
+                          const char            *key,
+                          const char            *client,
+                          PdServerHeavyRead      read,
+                          PdServerHeavyAnswered  answered,
+                          gpointer               data,
+                          GDestroyNotify         destroy)
+{
+  Waiter waiter = { answered, data, destroy };
+  Flight *flight;
+  guint *count;
+
+  if (client == NULL)
+    client = "";
+  if (self->heavy_flights == NULL)
+    {
+      self->heavy_flights = g_hash_table_new (g_str_hash, g_str_equal);
+      self->heavy_clients = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+    }
+
+  for (GList *l = self->heavy_kept.head; l != NULL; l = l->next)
+    {
+      Kept *kept = l->data;
+
+      if (g_str_equal (kept->key, key))
+        {
+          g_queue_unlink (&self->heavy_kept, l);
+          g_queue_push_head_link (&self->heavy_kept, l);
+          answered (self, data, &kept->answer);
+          if (destroy != NULL)
+            destroy (data);
+          return TRUE;
+        }
+    }
+
+  if ((flight = g_hash_table_lookup (self->heavy_flights, key)) == NULL)
+    {
+      count = g_hash_table_lookup (self->heavy_clients, client);
+      if (count != NULL && *count >= PD_SERVER_HEAVY_PER_CLIENT)
+        return FALSE;
+      if (count == NULL)
+        {
+          count = g_new0 (guint, 1);
+          g_hash_table_insert (self->heavy_clients, g_strdup (client), count);
+        }
+      (*count)++;
+
+      flight = g_new0 (Flight, 1);
+      flight->server = self;
+      flight->key = g_strdup (key);
+      flight->client = g_strdup (client);
+      flight->read = read;
+      flight->read_data = data;
+      flight->waiters = g_array_new (FALSE, FALSE, sizeof (Waiter));
+      g_hash_table_insert (self->heavy_flights, flight->key, flight);
+      g_thread_pool_push (self->heavy_pool, flight, NULL);
+    }
+
+  g_array_append_val (flight->waiters, waiter);
+  g_atomic_int_inc (&self->heavy_waiting);
+  self->pending++;
+  return TRUE;
+}
+
+/* The answer, its bytes shared with every other request answered so. */
+void
+_pd_server_heavy_respond (SoupServerMessage         *msg,
+                          const PdServerHeavyAnswer *answer)
+{
+  if (answer->session_token != NULL && *answer->session_token)
+    soup_message_headers_replace (soup_server_message_get_response_headers (msg),
+                                  "X-Session-Token", answer->session_token);
+  soup_server_message_set_status (msg, answer->status, NULL);
+  if (answer->status == 204 || answer->body == NULL)
+    return;
+  soup_message_headers_set_content_type (soup_server_message_get_response_headers (msg), "application/json", NULL);
+  soup_message_body_append_bytes (soup_server_message_get_response_body (msg), answer->body);
+}
+
+void
+_pd_server_heavy_set_hook (PdServer          *self,
+                           PdServerHeavyHook  hook,
+                           gpointer           user_data)
+{
+  g_mutex_lock (&self->heavy_lock);
+  self->heavy_hook = hook;
+  self->heavy_hook_data = user_data;
+  g_mutex_unlock (&self->heavy_lock);
+}
+
+guint
+_pd_server_heavy_get_started (PdServer *self)
+{
+  return (guint) g_atomic_int_get (&self->heavy_started);
+}
+
+guint
+_pd_server_heavy_get_waiting (PdServer *self)
+{
+  return (guint) g_atomic_int_get (&self->heavy_waiting);
+}

@@ -1,0 +1,436 @@
+/* test-server-reads.c: reads of imported sessions' transcripts on a real
+ * PdServer on loopback: one read shared by the requests asking the same,
+ * a client's share of them, and the light requests answered meanwhile.
+ *
+ * The reads are held by the server's test hook (each waits at a gate the
+ * test opens), so what is under way is counted, never timed.  The server is
+ * pd-test-serve.h's, with raw HTTP on sockets of the test's own: from
+ * 127.0.0.1, and from 127.0.0.2 as another client.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "test-server-reads"
+
+#include "config.h"
+
+#include "pd-test-serve.h"
+#include <utime.h>
+
+#include "pd-server-private.h"
+
+/* The project's own Claude Code session (57 lines: a task, TodoWrite
+ * calls, tool calls and results). */
+#define FIXTURE_SESSION "b7e14c52-0d9a-4f3e-9c61-2a8f5d07e3b9.jsonl"
+
+/* The gate the held reads wait at. */
+typedef struct
+{
+  GMutex   lock;
+  GCond    cond;
+  gboolean open;
+  guint    held;     /* reads that reached it */
+} Gate;
+
+static void
+gate_hook (gpointer data)
+{
+  Gate *gate = data;
+
+  g_mutex_lock (&gate->lock);
+  gate->held++;
+  g_cond_broadcast (&gate->cond);
+  while (!gate->open)
+    g_cond_wait (&gate->cond, &gate->lock);
+  g_mutex_unlock (&gate->lock);
+}
+
+static void
+gate_open (Gate *gate)
+{
+  g_mutex_lock (&gate->lock);
+  gate->open = TRUE;
+  g_cond_broadcast (&gate->cond);
+  g_mutex_unlock (&gate->lock);
+}
+
+/* Waits for what @done counts to reach @want: a failure after 30 s (the
+ * deadline guards the test only; nothing here is a timing). */
+static void
+wait_for_count (guint     (*count) (gpointer),
+                gpointer    data,
+                guint       want)
+{
+  gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+
+  while (count (data) < want)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_usleep (2000);
+    }
+}
+
+static guint
+count_waiting (gpointer data)
+{
+  return _pd_server_heavy_get_waiting (data);
+}
+
+static guint
+count_held (gpointer data)
+{
+  Gate *gate = data;
+  guint held;
+
+  g_mutex_lock (&gate->lock);
+  held = gate->held;
+  g_mutex_unlock (&gate->lock);
+  return held;
+}
+
+static char *
+import_fixture (Fixture *f)
+{
+  const char *root = g_getenv ("PD_FIXTURES_DIR");
+  g_autofree char *source = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *transcript = g_build_filename (f->dir, FIXTURE_SESSION, NULL);
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *paths[] = { transcript, NULL };
+  gsize len;
+
+  g_assert_nonnull (root);
+  source = g_build_filename (root, "claude-code", "-home-dev-src-inkwell", FIXTURE_SESSION, NULL);
+  g_assert_true (g_file_get_contents (source, &text, &len, &error));
+  g_assert_true (g_file_set_contents (transcript, text, (gssize) len, &error));
+  g_assert_true (pd_import_index_run_paths (index, f->store, paths, NULL, NULL, &error));
+  g_assert_no_error (error);
+  list = pd_session_store_list (f->store, NULL, FALSE, 0, 10, NULL, &error);
+  for (guint i = 0; i < list->len; i++)
+    if (pd_session_info_is_imported (g_ptr_array_index (list, i)))
+      return g_strdup (((PdSessionInfo *) g_ptr_array_index (list, i))->id);
+  g_assert_not_reached ();
+}
+
+/* The transcript's time moved on, its bytes the same: the next read is a
+ * read of its own (no answer kept for the old one fits), and says the same. */
+static void
+touch_fixture (Fixture *f)
+{
+  g_autofree char *transcript = g_build_filename (f->dir, FIXTURE_SESSION, NULL);
+  GStatBuf st;
+  struct utimbuf times;
+
+  g_assert_cmpint (g_stat (transcript, &st), ==, 0);
+  times.actime = st.st_atime;
+  times.modtime = st.st_mtime + 10;
+  g_assert_cmpint (g_utime (transcript, &times), ==, 0);
+}
+
+static int
+connect_from (Fixture    *f,
+              const char *source)
+{
+  struct sockaddr_in addr = { 0 };
+  struct sockaddr_in from = { 0 };
+  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+  g_assert_cmpint (fd, >=, 0);
+  from.sin_family = AF_INET;
+  g_assert_cmpint (inet_pton (AF_INET, source, &from.sin_addr), ==, 1);
+  g_assert_cmpint (bind (fd, (struct sockaddr *) &from, sizeof from), ==, 0);
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons (pd_server_get_port (f->server));
+  addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  g_assert_cmpint (connect (fd, (struct sockaddr *) &addr, sizeof addr), ==, 0);
+  return fd;
+}
+
+/* A GET of @path sent from @source; the socket to read its answer on. */
+static int
+send_get (Fixture    *f,
+          const char *source,
+          const char *path)
+{
+  g_autofree char *text = g_strdup_printf ("GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nX-Plandeck-Token: %s\r\n"
+                                           "Connection: close\r\n\r\n", path, pd_server_get_port (f->server), TOKEN);
+  int fd = connect_from (f, source);
+
+  g_assert_true (raw_send (fd, text, strlen (text)));
+  return fd;
+}
+
+static const char *
+answer_body (const char *answer)
+{
+  const char *end = strstr (answer, "\r\n\r\n");
+
+  g_assert_nonnull (end);
+  return end + 4;
+}
+
+/* The value of header @name (lower case) in @answer, or NULL. */
+static char *
+answer_header (const char *answer,
+               const char *name)
+{
+  g_autofree char *head = g_ascii_strdown (answer, answer_body (answer) - answer);
+  g_autofree char *key = g_strdup_printf ("\r\n%s:", name);
+  const char *at = strstr (head, key);
+  const char *end;
+
+  if (at == NULL)
+    return NULL;
+  at += strlen (key);
+  while (*at == ' ')
+    at++;
+  end = strstr (at, "\r\n");
+  /* The original's case, at the same place. */
+  return g_strndup (answer + (at - head), end - at);
+}
+
+/* Whether @fd has its whole answer yet, read into @text as it comes. */
+static gboolean
+answer_arrived (int      fd,
+                GString *text)
+{
+  char buffer[65536];
+  ssize_t n;
+
+  for (;;)
+    {
+      const char *end = strstr (text->str, "\r\n\r\n");
+
+      if (end != NULL)
+        {
+          g_autofree char *head = g_ascii_strdown (text->str, end - text->str);
+          const char *cl = strstr (head, "\r\ncontent-length:");
+
+          if (cl != NULL && text->len - (gsize) (end + 4 - text->str) >= g_ascii_strtoull (cl + 17, NULL, 10))
+            return TRUE;
+        }
+      n = recv (fd, buffer, sizeof buffer, MSG_DONTWAIT);
+      if (n > 0)
+        g_string_append_len (text, buffer, n);
+      else if (n == 0)
+        return end != NULL;
+      else
+        return FALSE;
+    }
+}
+
+typedef struct
+{
+  const int *fds;
+  GString  **texts;
+  gboolean  *arrived;
+  guint      n;
+} Answers;
+
+static guint
+count_arrived (gpointer data)
+{
+  Answers *answers = data;
+  guint n = 0;
+
+  for (guint i = 0; i < answers->n; i++)
+    {
+      if (!answers->arrived[i])
+        answers->arrived[i] = answer_arrived (answers->fds[i], answers->texts[i]);
+      n += answers->arrived[i];
+    }
+  return n;
+}
+
+/* 8 requests for one imported session's record at once, held: its
+ * transcript is read once and every one answered with that read, the
+ * same bytes as a read of its own says.  Each read and parsed the
+ * transcript on its own (0.25–0.5 GB each for a 60 MB one). */
+static void
+test_one_read_shared (Fixture       *f,
+                      gconstpointer  data)
+{
+  const char *suffixes[] = { "", "/plan", "/plan/detail", "/export" };
+  g_autofree char *id = import_fixture (f);
+  Gate gate = { 0 };
+
+  g_mutex_init (&gate.lock);
+  g_cond_init (&gate.cond);
+  _pd_server_heavy_set_hook (f->server, gate_hook, &gate);
+
+  for (guint k = 0; k < G_N_ELEMENTS (suffixes); k++)
+    {
+      g_autofree char *path = g_strdup_printf ("/api/sessions/%s%s", id, suffixes[k]);
+      g_autofree char *lone = NULL;
+      g_autofree char *lone_token = NULL;
+      guint before = _pd_server_heavy_get_started (f->server);
+      int fds[8];
+      GString *texts[8];
+      gboolean arrived[8] = { FALSE };
+      Answers answers = { fds, texts, arrived, 8 };
+
+      gate.open = FALSE;
+      gate.held = 0;
+      for (guint i = 0; i < 8; i++)
+        {
+          fds[i] = send_get (f, "127.0.0.1", path);
+          texts[i] = g_string_new (NULL);
+        }
+      /* All eight wait for the read, which waits at the gate. */
+      wait_for_count (count_waiting, f->server, 8);
+      wait_for_count (count_held, &gate, 1);
+      g_assert_cmpuint (count_arrived (&answers), ==, 0);
+      gate_open (&gate);
+      wait_for_count (count_arrived, &answers, 8);
+      g_assert_cmpuint (_pd_server_heavy_get_started (f->server) - before, ==, 1);
+      g_assert_cmpuint (count_held (&gate), ==, 1);
+
+      /* A read of its own, after: the same answer. */
+      touch_fixture (f);
+      {
+        int fd = send_get (f, "127.0.0.1", path);
+
+        lone = raw_read_answer (fd);
+        close (fd);
+      }
+      g_assert_cmpuint (raw_status (lone), ==, 200);
+      g_assert_cmpuint (_pd_server_heavy_get_started (f->server) - before, ==, 2);
+      g_assert_cmpuint (strlen (answer_body (lone)), >, 100);
+      lone_token = answer_header (lone, "x-session-token");
+      g_assert_nonnull (lone_token);
+      for (guint i = 0; i < 8; i++)
+        {
+          g_autofree char *token = NULL;
+
+          g_assert_cmpuint (raw_status (texts[i]->str), ==, 200);
+          g_assert_cmpstr (answer_body (texts[i]->str), ==, answer_body (lone));
+          token = answer_header (texts[i]->str, "x-session-token");
+          g_assert_cmpstr (token, ==, lone_token);
+          close (fds[i]);
+          g_string_free (texts[i], TRUE);
+        }
+    }
+
+  _pd_server_heavy_set_hook (f->server, NULL, NULL);
+  g_assert_cmpuint (_pd_server_heavy_get_waiting (f->server), ==, 0);
+  g_mutex_clear (&gate.lock);
+  g_cond_clear (&gate.cond);
+}
+
+/* One client asks six reads of transcripts at once, held: two are under
+ * way, the four past its share are answered 429 with Retry-After at once;
+ * meanwhile another client's session list and health are answered, and
+ * its own read of a transcript is taken (answered once the gate opens).
+ * Every reader thread held by the first client's reads left the list
+ * waiting (76.6 s, with 12 of them). */
+static void
+test_client_share (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *id = import_fixture (f);
+  g_autofree char *events0 = g_strdup_printf ("/api/events?session_id=%s&after_seq=0", id);
+  g_autofree char *events1 = g_strdup_printf ("/api/events?session_id=%s&after_seq=1", id);
+  g_autofree char *record = g_strdup_printf ("/api/sessions/%s", id);
+  g_autofree char *plan = g_strdup_printf ("/api/sessions/%s/plan", id);
+  g_autofree char *detail = g_strdup_printf ("/api/sessions/%s/plan/detail", id);
+  g_autofree char *exported = g_strdup_printf ("/api/sessions/%s/export", id);
+  const char *paths[] = { record, plan, detail, exported, events0, events1 };
+  int fds[6];
+  GString *texts[6];
+  gboolean arrived[6] = { FALSE };
+  Answers answers = { fds, texts, arrived, 6 };
+  guint refused = 0, answered = 0;
+  Gate gate = { 0 };
+
+  g_mutex_init (&gate.lock);
+  g_cond_init (&gate.cond);
+  _pd_server_heavy_set_hook (f->server, gate_hook, &gate);
+
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      fds[i] = send_get (f, "127.0.0.1", paths[i]);
+      texts[i] = g_string_new (NULL);
+    }
+  /* Four refused at once; two held at the gate. */
+  wait_for_count (count_arrived, &answers, 4);
+  wait_for_count (count_held, &gate, PD_SERVER_HEAVY_PER_CLIENT);
+  g_assert_cmpuint (count_arrived (&answers), ==, 4);
+  g_assert_cmpuint (_pd_server_heavy_get_waiting (f->server), ==, PD_SERVER_HEAVY_PER_CLIENT);
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    if (arrived[i])
+      {
+        g_autofree char *retry = answer_header (texts[i]->str, "retry-after");
+        g_autoptr(JsonNode) node = json_from_string (answer_body (texts[i]->str), NULL);
+
+        g_assert_cmpuint (raw_status (texts[i]->str), ==, 429);
+        g_assert_cmpstr (retry, ==, "1");
+        g_assert_nonnull (node);
+        g_assert_true (g_str_has_prefix (json_object_get_string_member (json_node_get_object (node), "error"),
+                                         "too many reads of transcripts at once"));
+        refused++;
+      }
+  g_assert_cmpuint (refused, ==, 4);
+
+  /* Another client, while they are held: its list and health answered,
+   * its own read taken, not refused. */
+  {
+    int other_read = send_get (f, "127.0.0.2", record);
+    const char *light[] = { "/api/sessions", "/api/health", "/api/sessions?limit=5" };
+
+    wait_for_count (count_waiting, f->server, PD_SERVER_HEAVY_PER_CLIENT + 1);
+    for (guint i = 0; i < G_N_ELEMENTS (light); i++)
+      {
+        int fd = send_get (f, "127.0.0.2", light[i]);
+        g_autofree char *answer = raw_read_answer (fd);
+
+        close (fd);
+        g_assert_nonnull (answer);
+        g_assert_cmpuint (raw_status (answer), ==, 200);
+      }
+    /* Still held: the list did not wait for them. */
+    g_assert_cmpuint (_pd_server_heavy_get_waiting (f->server), ==, PD_SERVER_HEAVY_PER_CLIENT + 1);
+    g_assert_cmpuint (count_arrived (&answers), ==, 4);
+
+    gate_open (&gate);
+    {
+      g_autofree char *answer = raw_read_answer (other_read);
+
+      g_assert_nonnull (answer);
+      g_assert_cmpuint (raw_status (answer), ==, 200);
+      close (other_read);
+    }
+  }
+
+  wait_for_count (count_arrived, &answers, 6);
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      answered += raw_status (texts[i]->str) == 200;
+      close (fds[i]);
+      g_string_free (texts[i], TRUE);
+    }
+  g_assert_cmpuint (answered, ==, PD_SERVER_HEAVY_PER_CLIENT);
+
+  /* Its share is back: the next read of the first client is taken. */
+  {
+    g_autoptr(Reply) again = request (f, "GET", detail, NULL, TOKEN, NULL);
+
+    g_assert_cmpuint (again->status, ==, 200);
+  }
+
+  _pd_server_heavy_set_hook (f->server, NULL, NULL);
+  g_mutex_clear (&gate.lock);
+  g_cond_clear (&gate.cond);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  test_unset_proxies_local ();
+
+  PD_TEST_SERVE_ADD ("/pd/server-reads/one-read-shared", test_one_read_shared, 0);
+  PD_TEST_SERVE_ADD ("/pd/server-reads/client-share", test_client_share, 0);
+  return g_test_run ();
+}
