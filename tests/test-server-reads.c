@@ -76,6 +76,12 @@ count_waiting (gpointer data)
 }
 
 static guint
+count_watched (gpointer data)
+{
+  return _pd_server_get_db_watched (data) ? 1 : 0;
+}
+
+static guint
 count_held (gpointer data)
 {
   Gate *gate = data;
@@ -106,6 +112,16 @@ import_fixture (Fixture *f)
   g_assert_true (g_file_set_contents (transcript, text, (gssize) len, &error));
   g_assert_true (pd_import_index_run_paths (index, f->store, paths, NULL, NULL, &error));
   g_assert_no_error (error);
+
+  /* Served by a server started after the import, once its database
+   * watcher took its baseline: nothing writes from then on, so the
+   * database's generation stays, and equal questions are equal keys. */
+  pd_server_stop (f->server);
+  g_clear_object (&f->server);
+  g_clear_pointer (&f->base, g_free);
+  start_server (f, 0);
+  wait_for_count (count_watched, f->server, 1);
+
   list = pd_session_store_list (f->store, NULL, FALSE, 0, 10, NULL, &error);
   for (guint i = 0; i < list->len; i++)
     if (pd_session_info_is_imported (g_ptr_array_index (list, i)))
@@ -299,6 +315,17 @@ test_one_read_shared (Fixture       *f,
       g_assert_cmpuint (strlen (answer_body (lone)), >, 100);
       lone_token = answer_header (lone, "x-session-token");
       g_assert_nonnull (lone_token);
+      /* Asked again while the transcript stays the same (a client walking
+       * the session's pages): the answer kept, not read again. */
+      {
+        int fd = send_get (f, "127.0.0.1", path);
+        g_autofree char *again = raw_read_answer (fd);
+
+        close (fd);
+        g_assert_cmpuint (raw_status (again), ==, 200);
+        g_assert_cmpstr (answer_body (again), ==, answer_body (lone));
+        g_assert_cmpuint (_pd_server_heavy_get_started (f->server) - before, ==, 2);
+      }
       for (guint i = 0; i < 8; i++)
         {
           g_autofree char *token = NULL;

@@ -298,6 +298,8 @@ void        _pd_server_heavy_set_hook     (PdServer          *self,
                                            gpointer           user_data);
 guint       _pd_server_heavy_get_started  (PdServer          *self);
 guint       _pd_server_heavy_get_waiting  (PdServer          *self);
+/* Whether the database watcher's baseline reading came (its change counted). */
+gboolean    _pd_server_get_db_watched     (PdServer          *self);
 
 /* pd-server-plans.c; any thread */
 JsonObject *_pd_server_plan_object        (const char        *session_id,

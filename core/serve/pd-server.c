@@ -357,7 +357,14 @@ on_store_changed (PdServer *self)
   _pd_server_bump_generation (self);
   if (self->db_watched)
     _pd_server_push_store_changed (self);
-  self->db_watched = TRUE;
+  g_atomic_int_set (&self->db_watched, TRUE);
+}
+
+/* Any thread (the tests). */
+gboolean
+_pd_server_get_db_watched (PdServer *self)
+{
+  return g_atomic_int_get (&self->db_watched);
 }
 
 /* ---------------------------------------------------------------------- */
