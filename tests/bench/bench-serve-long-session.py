@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What `serve` holds while clients read one long imported session at once.
 
-usage: bench-serve-long-session.py AGENT [MB] [COUNTS]
+usage: bench-serve-long-session.py AGENT [MB] [COUNTS] [mixed]
 
 A Claude Code session of MB (60) megabytes written from the fixture's lines
 (make-long-session.py) is imported into a database; for each count of
@@ -9,7 +9,10 @@ COUNTS (1,4,12) a fresh `plandeck-agent serve` gets that many concurrent
 `GET /api/sessions/ID` from 127.0.0.1 while 127.0.0.2 asks for the session
 list once they are under way.  Printed for each: the answers' statuses, the
 server's peak RSS (VmHWM) once all are answered, the RSS it holds 2 s after,
-and how long 127.0.0.2's list took.  With PLANDECK_AGENT_BASELINE set to
+and how long 127.0.0.2's list took.  With "mixed", each of the requests
+asks another read (the record, plan, detail, export, events pages) from
+an address of its own (127.0.0.3 on), as attackers past a client's share
+would.  With PLANDECK_AGENT_BASELINE set to
 another build's plandeck-agent, the same is measured with it in the same
 run, first.  Nothing is asserted: test-server-reads counts.  `meson test -C
 _build --benchmark serve-long-session` runs it.
@@ -67,7 +70,11 @@ def stop(server, log):
     log.close()
 
 
-def measure(agent, tmp, db, count):
+MIXED = ["/api/sessions/{id}", "/api/sessions/{id}/plan", "/api/sessions/{id}/plan/detail",
+         "/api/sessions/{id}/export"] + [f"/api/events?session_id={{id}}&after_seq={n}" for n in range(0, 800, 100)]
+
+
+def measure(agent, tmp, db, count, mixed=False):
     server, log, host, port, token = start(agent, tmp, db)
     try:
         status, _ = get(host, port, token, "/api/sessions")
@@ -77,12 +84,15 @@ def measure(agent, tmp, db, count):
         results = []
         lock = threading.Lock()
 
-        def one():
-            r = get(host, port, token, f"/api/sessions/{sid}")
+        def one(i):
+            if mixed:
+                r = get(host, port, token, MIXED[i % len(MIXED)].format(id=sid), source=f"127.0.0.{3 + i}")
+            else:
+                r = get(host, port, token, f"/api/sessions/{sid}")
             with lock:
                 results.append(r)
 
-        threads = [threading.Thread(target=one) for _ in range(count)]
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(count)]
         for t in threads:
             t.start()
         time.sleep(0.5)
@@ -117,6 +127,7 @@ def main():
     agent = sys.argv[1]
     megabytes = int(sys.argv[2]) if len(sys.argv) > 2 else 60
     counts = [int(c) for c in (sys.argv[3] if len(sys.argv) > 3 else "1,4,12").split(",")]
+    mixed = len(sys.argv) > 4 and sys.argv[4] == "mixed"
     agents = []
     if os.environ.get("PLANDECK_AGENT_BASELINE"):
         agents.append(("baseline", os.environ["PLANDECK_AGENT_BASELINE"]))
@@ -131,8 +142,8 @@ def main():
             subprocess.run([binary, "import", "--db", db, "--claude-dir", claude], check=True,
                            capture_output=True, env=dict(os.environ, HOME=tmp, XDG_CONFIG_HOME=tmp))
             for count in counts:
-                r = measure(binary, tmp, db, count)
-                print(f"{name}: {r['count']:2d} concurrent GETs: {r['statuses']}, reply {r['body'] / 1e6:.1f} MB, "
+                r = measure(binary, tmp, db, count, mixed)
+                print(f"{name}: {r['count']:2d} concurrent {'different reads' if mixed else 'GETs'}: {r['statuses']}, reply {r['body'] / 1e6:.1f} MB, "
                       f"RSS at rest {r['base_mb']:.0f} MB, peak {r['peak_mb']:.0f} MB, held {r['held_mb']:.0f} MB; "
                       f"127.0.0.2's list {r['list_status']} in {r['list_s']:.2f} s", flush=True)
     return 0
