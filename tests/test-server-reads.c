@@ -345,28 +345,25 @@ test_one_read_shared (Fixture       *f,
   g_cond_clear (&gate.cond);
 }
 
-/* One client asks six reads of transcripts at once, held: two are under
- * way, the four past its share are answered 429 with Retry-After at once;
- * meanwhile another client's session list and health are answered, and
- * its own read of a transcript is taken (answered once the gate opens).
- * Every reader thread held by the first client's reads left the list
- * waiting (76.6 s, with 12 of them). */
+/* One client asks more different reads of transcripts at once than its
+ * share, held: its share is under way (as many as there are heavy threads
+ * at the gate, the rest queued), the four past it are answered 429 with
+ * Retry-After at once; meanwhile another client's session list and health
+ * are answered, and its own read of a transcript is taken (answered once
+ * the gate opens).  Reads that held every reader thread left another
+ * address's list waiting (76.6 s, with 12 of them). */
 static void
 test_client_share (Fixture       *f,
                    gconstpointer  data)
 {
   g_autofree char *id = import_fixture (f);
-  g_autofree char *events0 = g_strdup_printf ("/api/events?session_id=%s&after_seq=0", id);
-  g_autofree char *events1 = g_strdup_printf ("/api/events?session_id=%s&after_seq=1", id);
   g_autofree char *record = g_strdup_printf ("/api/sessions/%s", id);
-  g_autofree char *plan = g_strdup_printf ("/api/sessions/%s/plan", id);
-  g_autofree char *detail = g_strdup_printf ("/api/sessions/%s/plan/detail", id);
-  g_autofree char *exported = g_strdup_printf ("/api/sessions/%s/export", id);
-  const char *paths[] = { record, plan, detail, exported, events0, events1 };
-  int fds[6];
-  GString *texts[6];
-  gboolean arrived[6] = { FALSE };
-  Answers answers = { fds, texts, arrived, 6 };
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  guint n = PD_SERVER_HEAVY_PER_CLIENT + 4;
+  g_autofree int *fds = g_new0 (int, n);
+  g_autofree GString **texts = g_new0 (GString *, n);
+  g_autofree gboolean *arrived = g_new0 (gboolean, n);
+  Answers answers = { fds, texts, arrived, n };
   guint refused = 0, answered = 0;
   Gate gate = { 0 };
 
@@ -374,17 +371,26 @@ test_client_share (Fixture       *f,
   g_cond_init (&gate.cond);
   _pd_server_heavy_set_hook (f->server, gate_hook, &gate);
 
-  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+  /* Each another read: the record, plan, detail, export, event pages. */
+  g_ptr_array_add (paths, g_strdup (record));
+  g_ptr_array_add (paths, g_strdup_printf ("/api/sessions/%s/plan", id));
+  g_ptr_array_add (paths, g_strdup_printf ("/api/sessions/%s/plan/detail", id));
+  g_ptr_array_add (paths, g_strdup_printf ("/api/sessions/%s/export", id));
+  for (guint i = 0; paths->len < n; i++)
+    g_ptr_array_add (paths, g_strdup_printf ("/api/events?session_id=%s&after_seq=%u", id, i));
+
+  for (guint i = 0; i < n; i++)
     {
-      fds[i] = send_get (f, "127.0.0.1", paths[i]);
+      fds[i] = send_get (f, "127.0.0.1", g_ptr_array_index (paths, i));
       texts[i] = g_string_new (NULL);
     }
-  /* Four refused at once; two held at the gate. */
-  wait_for_count (count_arrived, &answers, 4);
-  wait_for_count (count_held, &gate, PD_SERVER_HEAVY_PER_CLIENT);
-  g_assert_cmpuint (count_arrived (&answers), ==, 4);
+  /* Four refused at once; the share waiting, held at the gate. */
+  wait_for_count (count_arrived, &answers, n - PD_SERVER_HEAVY_PER_CLIENT);
+  wait_for_count (count_waiting, f->server, PD_SERVER_HEAVY_PER_CLIENT);
+  wait_for_count (count_held, &gate, MIN (PD_SERVER_HEAVY_PER_CLIENT, PD_SERVER_HEAVY_READERS));
+  g_assert_cmpuint (count_arrived (&answers), ==, n - PD_SERVER_HEAVY_PER_CLIENT);
   g_assert_cmpuint (_pd_server_heavy_get_waiting (f->server), ==, PD_SERVER_HEAVY_PER_CLIENT);
-  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+  for (guint i = 0; i < n; i++)
     if (arrived[i])
       {
         g_autofree char *retry = answer_header (texts[i]->str, "retry-after");
@@ -417,7 +423,7 @@ test_client_share (Fixture       *f,
       }
     /* Still held: the list did not wait for them. */
     g_assert_cmpuint (_pd_server_heavy_get_waiting (f->server), ==, PD_SERVER_HEAVY_PER_CLIENT + 1);
-    g_assert_cmpuint (count_arrived (&answers), ==, 4);
+    g_assert_cmpuint (count_arrived (&answers), ==, n - PD_SERVER_HEAVY_PER_CLIENT);
 
     gate_open (&gate);
     {
@@ -429,8 +435,8 @@ test_client_share (Fixture       *f,
     }
   }
 
-  wait_for_count (count_arrived, &answers, 6);
-  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+  wait_for_count (count_arrived, &answers, n);
+  for (guint i = 0; i < n; i++)
     {
       answered += raw_status (texts[i]->str) == 200;
       close (fds[i]);
@@ -440,6 +446,7 @@ test_client_share (Fixture       *f,
 
   /* Its share is back: the next read of the first client is taken. */
   {
+    g_autofree char *detail = g_strdup_printf ("/api/sessions/%s/plan/detail", id);
     g_autoptr(Reply) again = request (f, "GET", detail, NULL, TOKEN, NULL);
 
     g_assert_cmpuint (again->status, ==, 200);

@@ -269,8 +269,10 @@ void        _pd_server_handle_events      (PdServer          *self,
 /* pd-server-heavy.c */
 /* Reads of transcripts at once, each on a thread and connection of its own */
 #define PD_SERVER_HEAVY_READERS    2
-/* Of them started by one client address and under way; past that, 429 */
-#define PD_SERVER_HEAVY_PER_CLIENT 2
+/* Of them started by one client address and under way (running or
+ * queued); past that, 429.  A Plandeck window asks an endpoint on four
+ * connections at most, so it never meets it. */
+#define PD_SERVER_HEAVY_PER_CLIENT 4
 #define PD_SERVER_HEAVY_RETRY_AFTER_S 1
 /* A heavy thread: reads for @data on @store, and fills @answer. */
 typedef void (*PdServerHeavyRead)     (gpointer                   data,
