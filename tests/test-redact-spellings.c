@@ -60,6 +60,39 @@ test_spellings_masked (void)
     { "htpasswd -b f u S3cretZq9", "htpasswd -b f u [REDACTED]", "S3cretZq9" },
     { "htpasswd -bc f u S3cretZq9", "htpasswd -bc f u [REDACTED]", "S3cretZq9" },
     { "htpasswd -nb u S3cretZq9", "htpasswd -nb u [REDACTED]", "S3cretZq9" },
+    /* round 12 */
+    { "keytool -storepasswd -new S3cretZq9 -keystore k.jks", "keytool -storepasswd -new [REDACTED] -keystore k.jks", "S3cretZq9" },
+    { "sqlplus scott/\"Tiger Zq9\"@db", "sqlplus scott/\"[REDACTED]\"@db", "Tiger Zq9" },
+    { "sqlplus 'scott/\"Tiger Zq9\"@db' @x.sql", "sqlplus 'scott/\"[REDACTED]\"@db' @x.sql", "Tiger Zq9" },
+    { "net ads join -U admin%S3cretZq9", "net ads join -U admin%[REDACTED]", "S3cretZq9" },
+    { "smbpasswd -U admin%S3cretZq9 -r h", "smbpasswd -U admin%[REDACTED] -r h", "S3cretZq9" },
+    { "password: |\n  S3cretZq9\nhost: h", "password: |\n  [REDACTED]\nhost: h", "S3cretZq9" },
+    { "db:\n  password: >-\n    S3cretZq9\n\n  host: h", "db:\n  password: >-\n    [REDACTED]\n\n  host: h", "S3cretZq9" },
+    { "- api_key: |2\n    S3cretZq9\n- name: x", "- api_key: |2\n    [REDACTED]\n- name: x", "S3cretZq9" },
+    { "<db:password>S3cretZq9</db:password>", "<db:password>[REDACTED]</db:password>", "S3cretZq9" },
+    { "<add key=\"Password\" value=\"S3cretZq9\"/>", "<add key=\"Password\" value=\"[REDACTED]\"/>", "S3cretZq9" },
+    { "  <add key=\"ApiKey\" value=\"S3cretZq9\" />", "  <add key=\"ApiKey\" value=\"[REDACTED]\" />", "S3cretZq9" },
+    { "<add name=\"token\" value='S3cretZq9'/>", "<add name=\"token\" value='[REDACTED]'/>", "S3cretZq9" },
+    { "CREATE USER u IDENTIFIED BY S3cretZq9;", "CREATE USER u IDENTIFIED BY [REDACTED];", "S3cretZq9" },
+    { "ALTER USER bob IDENTIFIED BY \"S3cret Zq9\";", "ALTER USER bob IDENTIFIED BY \"[REDACTED]\";", "S3cret Zq9" },
+    { "create user u identified with mysql_native_password by 'S3cretZq9'",
+      "create user u identified with mysql_native_password by '[REDACTED]'", "S3cretZq9" },
+    { "SET PASSWORD FOR 'u'@'h' = 'S3cretZq9';", "SET PASSWORD FOR 'u'@'h' = '[REDACTED]';", "S3cretZq9" },
+    { "SET PASSWORD = PASSWORD('S3cretZq9');", "SET PASSWORD = PASSWORD('[REDACTED]');", "S3cretZq9" },
+    { "ALTER ROLE u WITH LOGIN PASSWORD 'S3cretZq9';", "ALTER ROLE u WITH LOGIN PASSWORD '[REDACTED]';", "S3cretZq9" },
+    { "usermod -p 'S3cretZq9' bob", "usermod -p '[REDACTED]' bob", "S3cretZq9" },
+    { "useradd -m -p S3cretZq9 bob", "useradd -m -p [REDACTED] bob", "S3cretZq9" },
+    { "echo 'bob:S3cretZq9' | chpasswd", "echo 'bob:[REDACTED]' | chpasswd", "S3cretZq9" },
+    { "echo bob:S3cretZq9 | sudo chpasswd", "echo bob:[REDACTED] | sudo chpasswd", "S3cretZq9" },
+    { "chpasswd <<< 'bob:S3cretZq9'", "chpasswd <<< 'bob:[REDACTED]'", "S3cretZq9" },
+    { "npm config set //registry.npmjs.org/:_authToken S3cretZq9",
+      "npm config set //registry.npmjs.org/:_authToken [REDACTED]", "S3cretZq9" },
+    { "npm set //npm.example/:_password S3cretZq9", "npm set //npm.example/:_password [REDACTED]", "S3cretZq9" },
+    { "ssh-keygen -t ed25519 -N S3cretZq9 -f k", "ssh-keygen -t ed25519 -N [REDACTED] -f k", "S3cretZq9" },
+    { "nmcli dev wifi connect Home password S3cretZq9", "nmcli dev wifi connect Home password [REDACTED]", "S3cretZq9" },
+    { "nmcli con modify Home wifi-sec.psk S3cretZq9", "nmcli con modify Home wifi-sec.psk [REDACTED]", "S3cretZq9" },
+    { "nmcli c m eap 802-1x.identity u 802-1x.password S3cretZq9",
+      "nmcli c m eap 802-1x.identity u 802-1x.password [REDACTED]", "S3cretZq9" },
   };
   static const RedactCase two[] = {
     { "keytool -genkey -storepass S3cretZq9 -keypass K3yPassZq9 -keystore k.jks",
@@ -68,6 +101,10 @@ test_spellings_masked (void)
       "keytool -importkeystore -srcstorepass [REDACTED] -deststorepass [REDACTED]", "Zq9" },
     { "curl -H 'Cookie: a=S3cretZq9; b=T0kenZq9xx' https://x.example",
       "curl -H 'Cookie: a=[REDACTED]; b=[REDACTED]' https://x.example", "Zq9" },
+    { "ssh-keygen -p -P OldPwZq9 -N NewPwZq9 -f k", "ssh-keygen -p -P [REDACTED] -N [REDACTED] -f k", "Zq9" },
+    { "keytool -keypasswd -alias a -keypass OldPwZq9 -new NewPwZq9",
+      "keytool -keypasswd -alias a -keypass [REDACTED] -new [REDACTED]", "Zq9" },
+    { "password: |\n  S3cretZq9\n  and Zq9second\nhost: h", "password: |\n  [REDACTED]\n  [REDACTED]\nhost: h", "Zq9" },
   };
   AttackCase attacks[G_N_ELEMENTS (one) + G_N_ELEMENTS (two)];
 
@@ -132,6 +169,21 @@ test_spellings_hide_nothing (void)
     { "<password>#Zq9'</password>\ntouch pwned\n#'", NULL, { "touch pwned" } },
     { "ssh h \"echo Zq9Secret\\'; touch pwned #\" | sudo -S true", NULL, { "touch pwned" } },
     { "Set-Cookie: s=x$(touch pwned)", NULL, { "$(touch pwned)" } },
+    /* round 12 */
+    { "keytool -new #Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "ssh-keygen -N #Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "nmcli c m x wifi-sec.psk #Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "nmcli c m x wifi-sec.psk 'a; reboot'", NULL, { "reboot" } },
+    { "echo u:#Zq9'\ntouch pwned\n#' | chpasswd", NULL, { "touch pwned" } },
+    { "CREATE USER u IDENTIFIED BY #Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "CREATE USER u IDENTIFIED BY 'x$(touch pwned)'", NULL, { "$(touch pwned)" } },
+    { "SET PASSWORD = 'a; touch pwned'", NULL, { "touch pwned" } },
+    { "<add key=\"Password\" value=\"x\"/>; touch pwned", NULL, { "touch pwned" } },
+    { "<add key=\"Password\" value=\"a; touch pwned\"/>", NULL, { "touch pwned" } },
+    { "sqlplus u/\"a; touch pwned\"@db", NULL, { "touch pwned" } },
+    { "password: |\n  a; touch pwned\n", NULL, { "touch pwned" } },
+    { "npm config set _authToken #Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "sed -i 's/^X_TOKEN=.*/X_TOKEN=a/;e touch pwned' f", NULL, { "touch pwned" } },
   };
 
   assert_attacks (cases, G_N_ELEMENTS (cases));
@@ -164,6 +216,29 @@ test_spellings_kept (void)
     "vault login -",
     "cp a/b c/d",
     "<keyboard>us</keyboard>",
+    /* round 12 */
+    "keytool -list -keystore k.jks",
+    "keytool -list -storepass:env STOREPW -keystore k.jks",
+    "keytool -genkey -storepass:file pw.txt -new:env NEWPW",
+    "ssh-keygen -N \"\" -f k",
+    "ssh-keygen -t ed25519 -N '' -f k",
+    "ssh -N -L 8080:h:80 h",
+    "mysql -N -e 'select 1' db",
+    "nmcli con show",
+    "nmcli con modify Home wifi-sec.psk-flags 1",
+    "nmcli dev wifi connect Home password \"$WIFI_PW\"",
+    "<add key=\"Theme\" value=\"dark\"/>",
+    "<add key=\"PasswordLength\" value=\"12\"/>",
+    "net ads join -U admin",
+    "usermod -aG docker bob",
+    "useradd -m -s /bin/bash bob",
+    "npm config set registry https://registry.npmjs.org/",
+    "npm config get //registry.npmjs.org/:_authToken",
+    "sqlplus scott/\"$PW\"@db",
+    "description: |\n  Zq9LongText\nname: x",
+    "password: |",
+    "CREATE USER u IDENTIFIED BY $PW;",
+    "ssh-keygen -l -f k.pub",
   };
 
   assert_commands_kept (kept, G_N_ELEMENTS (kept));
@@ -274,12 +349,30 @@ test_no_secret_kept (void)
     "openvpn --auth-user-pass creds.txt",
     "wget --ask-password https://x.example/f",
     "ansible-playbook --ask-vault-pass site.yml",
+    /* round 12: a sed or awk program is code; a cookie of a setting */
+    "sed -n 's/^API_TOKEN=//p' .env",
+    "sed -n \"s/^DB_PASSWORD=//p\" .env",
+    "awk -F= '/^DB_PASSWORD=/{print $2}' .env",
+    "sed -i 's/^DB_PASSWORD=.*/DB_PASSWORD=/' .env",
+    "sed -E 's/(API_KEY=)[^ ]+/\\1***/' log.txt",
+    "Cookie: theme=darkmode",
+    "Cookie: theme=darkmode; lang=en",
+    "curl -b 'theme=darkmode' https://x.example",
+    "Set-Cookie: consent=accepted; Path=/",
   };
   static const RedactCase masked[] = {
     { "printf 'db:\\n  password: Yaml1Zq9\\n'", "printf 'db:\\n  password: [REDACTED]\\n'", "Yaml1Zq9" },
     { "printf \"password: Yaml1Zq9\\n\" > f", "printf \"password: [REDACTED]\\n\" > f", "Yaml1Zq9" },
     { "{\"command\":\"printf 'password: Yaml1Zq9\\\\n'\"}", "{\"command\":\"printf 'password: [REDACTED]\\\\n'\"}", "Yaml1Zq9" },
     { "auth:Zq9token", "auth:[REDACTED]", "Zq9token" },
+    /* round 12: a literal value in a sed program, a known token's shape,
+     * a cookie named as a session's or holding a random value */
+    { "sed -i 's/^DB_PASSWORD=.*/DB_PASSWORD=Hunter2Zq9/' .env",
+      "sed -i 's/^DB_PASSWORD=.*/DB_PASSWORD=[REDACTED]/' .env", "Hunter2Zq9" },
+    { "sed -i 's/KEY/sk-proj4bcdEFGH1234ijklMNOP5678/' .env", "sed -i 's/KEY/[REDACTED]/' .env", "sk-proj4bcd" },
+    { "Cookie: theme=darkmode; session=Zq9abcdef", "Cookie: theme=darkmode; session=[REDACTED]", "Zq9abcdef" },
+    { "Cookie: prefs=a8F3kQ9zLmP2xR7w", "Cookie: prefs=[REDACTED]", "a8F3kQ9zLmP2xR7w" },
+    { "Cookie: csrftoken=abcdefgh", "Cookie: csrftoken=[REDACTED]", "abcdefgh" },
   };
 
   assert_commands_kept (kept, G_N_ELEMENTS (kept));
