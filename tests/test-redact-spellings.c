@@ -104,7 +104,7 @@ test_spellings_masked (void)
     { "ssh-keygen -p -P OldPwZq9 -N NewPwZq9 -f k", "ssh-keygen -p -P [REDACTED] -N [REDACTED] -f k", "Zq9" },
     { "keytool -keypasswd -alias a -keypass OldPwZq9 -new NewPwZq9",
       "keytool -keypasswd -alias a -keypass [REDACTED] -new [REDACTED]", "Zq9" },
-    { "password: |\n  S3cretZq9\n  and Zq9second\nhost: h", "password: |\n  [REDACTED]\n  [REDACTED]\nhost: h", "Zq9" },
+    { "password: |\n  S3cretZq9\n  Zq9second\nhost: h", "password: |\n  [REDACTED]\n  [REDACTED]\nhost: h", "Zq9" },
   };
   AttackCase attacks[G_N_ELEMENTS (one) + G_N_ELEMENTS (two)];
 
@@ -182,6 +182,8 @@ test_spellings_hide_nothing (void)
     { "<add key=\"Password\" value=\"a; touch pwned\"/>", NULL, { "touch pwned" } },
     { "sqlplus u/\"a; touch pwned\"@db", NULL, { "touch pwned" } },
     { "password: |\n  a; touch pwned\n", NULL, { "touch pwned" } },
+    { "password: >-\n  \\\n  touch pwned\n", NULL, { "touch pwned" } },
+    { "password: |\n  touch pwned", NULL, { "touch pwned" } },
     { "npm config set _authToken #Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
     { "sed -i 's/^X_TOKEN=.*/X_TOKEN=a/;e touch pwned' f", NULL, { "touch pwned" } },
   };

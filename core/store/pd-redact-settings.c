@@ -2,7 +2,7 @@
  * NAME=value spelling of the name rule says so (tried as an attacker
  * would: each was stored as written):
  *  - a YAML block value, password: | or password: >- and the lines
- *    indented under it;
+ *    indented under it, each of one word;
  *  - .NET's configuration, <add key="Password" value="X"/> (key= or name=
  *    a secret's name, the name rule's);
  *  - SQL: IDENTIFIED BY X (CREATE USER, ALTER USER, Oracle's, MySQL's
@@ -351,7 +351,11 @@ _pd_redact_yaml_block (Redactor *r,
       last = ce;
       while (ce > cs && (t[ce - 1] == ' ' || t[ce - 1] == '\t'))
         ce--;
-      mask_value (r, cs, ce);
+      /* One word: a key's, a token's or a base64 line.  A line of words
+       * stays in sight: bash running the text runs it (password: | pipes
+       * into it), and `touch pwned` read as a secret hid a command. */
+      if (memchr (t + cs, ' ', ce - cs) == NULL && memchr (t + cs, '\t', ce - cs) == NULL)
+        mask_value (r, cs, ce);
       if ((brk = line_break_len (r, last, depth)) == 0)
         break;
       k = last + brk;
