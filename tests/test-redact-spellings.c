@@ -73,6 +73,7 @@ test_spellings_masked (void)
     { "<add key=\"Password\" value=\"S3cretZq9\"/>", "<add key=\"Password\" value=\"[REDACTED]\"/>", "S3cretZq9" },
     { "  <add key=\"ApiKey\" value=\"S3cretZq9\" />", "  <add key=\"ApiKey\" value=\"[REDACTED]\" />", "S3cretZq9" },
     { "<add name=\"token\" value='S3cretZq9'/>", "<add name=\"token\" value='[REDACTED]'/>", "S3cretZq9" },
+    { "key=\"Password\" value=\"S3cretZq9\"", "key=\"Password\" value=\"[REDACTED]\"", "S3cretZq9" },
     { "CREATE USER u IDENTIFIED BY S3cretZq9;", "CREATE USER u IDENTIFIED BY [REDACTED];", "S3cretZq9" },
     { "ALTER USER bob IDENTIFIED BY \"S3cret Zq9\";", "ALTER USER bob IDENTIFIED BY \"[REDACTED]\";", "S3cret Zq9" },
     { "create user u identified with mysql_native_password by 'S3cretZq9'",

@@ -382,9 +382,9 @@ _pd_redact_add_value (Redactor *r,
     return 0;
   if (open > 0 && t[open - 1] == '\\')
     open--;
-  if (quote_at (r, open, &q) == 0 || (close = quote_at (r, end, &q2)) == 0 || q != q2 || open < 5)
+  if (quote_at (r, open, &q) == 0 || (close = quote_at (r, end, &q2)) == 0 || q != q2)
     return 0;
-  if (!((open >= 4 && starts_with_ci (t + open - 4, "key=")) || starts_with_ci (t + open - 5, "name=")))
+  if (!((open >= 4 && starts_with_ci (t + open - 4, "key=")) || (open >= 5 && starts_with_ci (t + open - 5, "name="))))
     return 0;
   k = skip_blanks (r, end + close);
   if (k == end + close || !starts_with_ci (t + k, "value="))
