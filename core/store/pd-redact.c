@@ -660,8 +660,9 @@ try_at (Redactor *r,
     return n;
   if (word_start && (*p == 'i' || *p == 'I') && (n = _pd_redact_identified_at (r, i)) != i)
     return n;
-  if (word_start && *p == 'n' && strncmp (p, "nmcli", 5) == 0 && (p[5] == ' ' || p[5] == '\t'))
-    return _pd_redact_nmcli_at (r, i);
+  if (word_start && *p == 'n' && strncmp (p, "nmcli", 5) == 0 && (p[5] == ' ' || p[5] == '\t')
+      && (n = _pd_redact_nmcli_at (r, i)) != i)
+    return n;
   if (word_start && (strncmp (p, "npm ", 4) == 0 || strncmp (p, "pnpm ", 5) == 0 || strncmp (p, "yarn ", 5) == 0)
       && (n = _pd_redact_npm_config_at (r, i)) != i)
     return n;

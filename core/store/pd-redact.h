@@ -52,7 +52,7 @@
  *    -new [REDACTED] (-storepass:env VAR stays), usermod's and useradd's
  *    -p [REDACTED], Samba's net and smbpasswd -U user%[REDACTED];
  *  - settings named as secrets (pd-redact-settings.c): a YAML block value
- *    (password: | and each line indented under it), .NET's
+ *    (password: | and each one-word line indented under it), .NET's
  *    <add key="Password" value="[REDACTED]"/>, SQL's IDENTIFIED BY
  *    [REDACTED] (in a statement naming a user, role, login or grant),
  *    PASSWORD '[REDACTED]', SET PASSWORD … = '[REDACTED]', nmcli's
