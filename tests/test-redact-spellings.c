@@ -78,6 +78,7 @@ test_spellings_masked (void)
     { "ALTER USER bob IDENTIFIED BY \"S3cret Zq9\";", "ALTER USER bob IDENTIFIED BY \"[REDACTED]\";", "S3cret Zq9" },
     { "create user u identified with mysql_native_password by 'S3cretZq9'",
       "create user u identified with mysql_native_password by '[REDACTED]'", "S3cretZq9" },
+    { "ALTER USER u IDENTIFIED BY VALUES 'S:Zq9Hash';", "ALTER USER u IDENTIFIED BY VALUES '[REDACTED]';", "Zq9Hash" },
     { "SET PASSWORD FOR 'u'@'h' = 'S3cretZq9';", "SET PASSWORD FOR 'u'@'h' = '[REDACTED]';", "S3cretZq9" },
     { "SET PASSWORD = PASSWORD('S3cretZq9');", "SET PASSWORD = PASSWORD('[REDACTED]');", "S3cretZq9" },
     { "ALTER ROLE u WITH LOGIN PASSWORD 'S3cretZq9';", "ALTER ROLE u WITH LOGIN PASSWORD '[REDACTED]';", "S3cretZq9" },
@@ -241,6 +242,7 @@ test_spellings_kept (void)
     "description: |\n  Zq9LongText\nname: x",
     "password: |",
     "CREATE USER u IDENTIFIED BY $PW;",
+    "CREATE USER u IDENTIFIED BY RANDOM PASSWORD;",
     "ssh-keygen -l -f k.pub",
   };
 

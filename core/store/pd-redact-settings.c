@@ -245,9 +245,14 @@ _pd_redact_identified_at (Redactor *r,
         && (r->text[k + 2] == ' ' || r->text[k + 2] == '\t')))
     return i;
   k = skip_blanks (r, k + 2);
-  /* IDENTIFIED BY PASSWORD 'hash' */
+  /* IDENTIFIED BY PASSWORD 'hash' (MySQL's), BY VALUES 'hash' (Oracle's);
+   * BY RANDOM PASSWORD holds none */
   if (starts_with_ci (r->text + k, "password") && (r->text[k + 8] == ' ' || r->text[k + 8] == '\t'))
     k = skip_blanks (r, k + 8);
+  else if (starts_with_ci (r->text + k, "values") && (r->text[k + 6] == ' ' || r->text[k + 6] == '\t'))
+    k = skip_blanks (r, k + 6);
+  else if (starts_with_ci (r->text + k, "random") && (r->text[k + 6] == ' ' || r->text[k + 6] == '\t'))
+    return k + 6;
   r->name_start = i;
   return sql_value (r, k);
 }
