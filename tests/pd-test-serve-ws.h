@@ -475,6 +475,31 @@ client_wait_end (Client *client,
   return end;
 }
 
+/* Waits for the first frame since @from that is of @type or ends the
+ * prompt: its index (the prompt may end without one). */
+static inline guint
+client_wait_end_or (Client     *client,
+                    guint       from,
+                    const char *type)
+{
+  gint64 deadline = g_get_monotonic_time () + WAIT_SECONDS * G_USEC_PER_SEC;
+
+  for (;;)
+    {
+      for (guint i = from; i < client->frames->len; i++)
+        {
+          JsonObject *frame = g_ptr_array_index (client->frames, i);
+
+          if (is_terminator (frame) || g_strcmp0 (frame_type (frame), type) == 0)
+            return i;
+        }
+      g_assert_false (client->closed);
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+}
+
 static inline gboolean
 client_is_closed (gpointer data)
 {

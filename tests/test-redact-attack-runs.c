@@ -151,7 +151,7 @@ test_variable_as_data (void)
 
 /* Finding (round 10's attack): another spelling matched first and the
  * runs check never saw the assignment or the eval.  The cookie spelling
- * masked API_TOKEN=reboot as a cookie's pair (echo Cookie: a=abcdef;
+ * masked API_TOKEN=reboot as a cookie's pair (echo Cookie: sid=abcdef;
  * API_TOKEN=reboot; eval "$API_TOKEN" stored both masked), and shell
  * quotes taken for JSON strings left the eval out of every reading
  * (echo '{"b":"' ; eval "$API_TOKEN" ; echo '"}').  The value stays in
@@ -160,16 +160,16 @@ static void
 test_variable_run_other_spelling (void)
 {
   static const AttackCase cases[] = {
-    { "echo Cookie: a=abcdef; API_TOKEN=reboot; eval \"$API_TOKEN\"", NULL, { "API_TOKEN=reboot" } },
-    { "echo Cookie: a=abcdef; X=rebootnow; $X", NULL, { "X=rebootnow" } },
-    { "echo Cookie: a=rebootnow; eval \"$a\"", NULL, { "a=rebootnow" } },
+    { "echo Cookie: sid=abcdef; API_TOKEN=reboot; eval \"$API_TOKEN\"", NULL, { "API_TOKEN=reboot" } },
+    { "echo Cookie: sid=abcdef; X=reboot9now; $X", NULL, { "X=reboot9now" } },
+    { "echo Cookie: sid=rebootnow; eval \"$sid\"", NULL, { "sid=rebootnow" } },
     { "echo '{\"a\":\"x\"}' ; API_TOKEN=reboot; echo '{\"b\":\"' ; eval \"$API_TOKEN\" ; echo '\"}'",
       NULL, { "API_TOKEN=reboot" } },
   };
 
   assert_attacks (cases, G_N_ELEMENTS (cases));
-  assert_redacted ("echo Cookie: a=abcdef; API_TOKEN=reboot; eval \"$API_TOKEN\"",
-                   "echo Cookie: a=[REDACTED]; API_TOKEN=reboot; eval \"$API_TOKEN\"", 1);
+  assert_redacted ("echo Cookie: sid=abcdef; API_TOKEN=reboot; eval \"$API_TOKEN\"",
+                   "echo Cookie: sid=[REDACTED]; API_TOKEN=reboot; eval \"$API_TOKEN\"", 1);
   assert_redacted ("curl -H 'Cookie: a=S3cretZq9; b=T0kenZq9xx' https://x.example",
                    "curl -H 'Cookie: a=[REDACTED]; b=[REDACTED]' https://x.example", 2);
 }

@@ -852,6 +852,64 @@ test_approval_masked (Fixture       *f,
   assert_masked_question (json_object_get_object_member (reply_object (keep), "approval"), "reboot");
 }
 
+/* Found (tried as an attacker would): "Always for This Session" (trust)
+ * given on a plain command approved every later command of its class
+ * unasked, masked ones too, so the person approved what they never saw
+ * (API_TOKEN=[REDACTED]; N=API_TOKEN; ${!N}).  A masked command is asked
+ * whatever the socket trusts, and its question offers no trust (a trust
+ * sent for it is one approval): a plain command after it is asked. */
+#define TRUST_TURNS \
+  "{\"turns\":[" SHELL_TURN ("echo plain") SHELL_TURN ("DB_PASSWORD=Hunter2x true") \
+  SHELL_TURN ("echo after") "{\"content\":\"Done.\"}]}"
+
+static void
+test_approval_masked_trust (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(Client) client = client_open (f);
+  g_autoptr(Client) other = client_open (f);
+  JsonObject *frame;
+  guint asked, at, end;
+
+  set_replay (f, TRUST_TURNS);
+  client_send (client, prompt_new ("Run them", NULL, NULL));
+  asked = client_wait (client, 0, "approval_request");
+  frame = g_ptr_array_index (client->frames, asked);
+  g_assert_false (json_object_has_member (frame, "masked"));
+  g_assert_true (json_object_get_boolean_member (frame, "allow_trust"));
+  client_send (client, approval_response (frame, "trust"));
+
+  /* The masked command of the trusted class: asked, no trust offered. */
+  at = client_wait_end_or (client, asked + 1, "approval_request");
+  frame = g_ptr_array_index (client->frames, at);
+  g_assert_cmpstr (frame_type (frame), ==, "approval_request");
+  assert_masked_question (frame, "Hunter2x");
+  g_assert_cmpstr (json_object_get_string_member (frame, "risk"), ==, "code_execution");
+  g_assert_false (json_object_get_boolean_member (frame, "allow_trust"));
+  client_send (client, approval_response (frame, "deny"));
+  /* The plain one after it: the trust given on a plain command holds. */
+  end = client_wait_end (client, at + 1);
+  for (guint i = at + 1; i < end; i++)
+    g_assert_cmpstr (frame_type (g_ptr_array_index (client->frames, i)), !=, "approval_request");
+
+  /* A trust sent for a masked question is one approval: the class is not
+   * trusted by it, and the plain command after it is asked. */
+  set_replay (f, "{\"turns\":[" SHELL_TURN ("DB_PASSWORD=Hunter2x true") SHELL_TURN ("echo after")
+              "{\"content\":\"Done.\"}]}");
+  client_send (other, prompt_new ("Run them", NULL, NULL));
+  asked = client_wait (other, 0, "approval_request");
+  frame = g_ptr_array_index (other->frames, asked);
+  assert_masked_question (frame, "Hunter2x");
+  client_send (other, approval_response (frame, "trust"));
+  at = client_wait_end_or (other, asked + 1, "approval_request");
+  frame = g_ptr_array_index (other->frames, at);
+  g_assert_cmpstr (frame_type (frame), ==, "approval_request");
+  g_assert_true (g_str_has_suffix (json_object_get_string_member (frame, "command"), "\n$ echo after\n"));
+  client_send (other, approval_response (frame, "deny"));
+  end = client_wait_end (other, at + 1);
+  g_assert_cmpstr (frame_type (g_ptr_array_index (other->frames, end)), ==, "done");
+}
+
 /* Stopping the server while a socket's run waits on a question: the run is
  * cancelled and saved, the socket closed (1001), nothing waits out the
  * timeout. */
@@ -898,6 +956,7 @@ main (int   argc,
   ADD ("/pd/server-ws/rest-approval", test_rest_approval, 0);
   ADD ("/pd/server-ws/approval-redacted", test_approval_redacted, 0);
   ADD ("/pd/server-ws/approval-masked", test_approval_masked, 0);
+  ADD ("/pd/server-ws/approval-masked-trust", test_approval_masked_trust, 0);
   ADD ("/pd/server-ws/stop-with-socket", test_stop_with_socket, 0);
 
   return g_test_run ();

@@ -126,6 +126,15 @@ _pd_run_controller_dismiss_questions (PdRunController *self)
     }
 }
 
+/* Whether an endpoint masked part of @question's command: the person
+ * cannot read it whole, so it offers no "Always for This Session", and a
+ * trust given before does not answer it. */
+static gboolean
+question_masked (Question *question)
+{
+  return question->remote_run != NULL && question->remote_run->approval_masked;
+}
+
 static void
 on_approval_response (AdwMessageDialog *dialog,
                       const char       *response,
@@ -134,7 +143,9 @@ on_approval_response (AdwMessageDialog *dialog,
   g_autoptr(PdRunController) self = g_weak_ref_get (&question->channel->controller);
   gboolean allow = g_strcmp0 (response, "once") == 0 || g_strcmp0 (response, "always") == 0;
 
-  if (self != NULL && g_strcmp0 (response, "always") == 0)
+  /* No trust from a question the person could not read whole (its
+   * dialog offers none; "always" is one approval then). */
+  if (self != NULL && g_strcmp0 (response, "always") == 0 && !question_masked (question))
     g_hash_table_add (self->always, g_strdup (question->tool));
 
   /* A remote run waits on its server, which is told; a local one on a
@@ -339,6 +350,8 @@ approval_details (Question *question)
       return box;
     }
 
+  if (question_masked (question))
+    return box;  /* no Always for This Session to explain */
   always = gtk_label_new (scope);
   gtk_label_set_use_markup (GTK_LABEL (always), FALSE);
   gtk_label_set_wrap (GTK_LABEL (always), TRUE);
@@ -399,7 +412,17 @@ _pd_run_controller_ask_approval (PdRunController *self,
     }
 
   dialog = adw_message_dialog_new (self->parent, _("Allow This Change?"), body);
-  if (question_change_sent (question))
+  if (question_change_sent (question) && question_masked (question))
+    {
+      static const char * const responses[] = { "deny", "once", NULL };
+
+      adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                        "deny", _("_Deny"),
+                                        "once", _("_Approve Once"),
+                                        NULL);
+      _pd_dialog_guard_responses (dialog, responses);
+    }
+  else if (question_change_sent (question))
     {
       static const char * const responses[] = { "deny", "always", "once", NULL };
 

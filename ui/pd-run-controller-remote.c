@@ -149,7 +149,9 @@ pd_run_controller_ask_remote (PdRunController   *self,
       return;
     }
 
-  if (g_hash_table_contains (self->always, run->approval_tool))
+  /* "Always for This Session" was given on what the person read: a
+   * masked command they never saw whole is asked again. */
+  if (g_hash_table_contains (self->always, run->approval_tool) && !run->approval_masked)
     {
       _pd_run_controller_answer_remote (self, run, TRUE);
       return;

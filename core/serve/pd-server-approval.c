@@ -102,8 +102,11 @@ _pd_server_approval_new (const char *tool,
       approval->description = said;
     }
   approval->risk = risk_of (tool);
-  /* odek: no trust for destructive, blocked or unknown classes. */
-  approval->allow_trust = strcmp (approval->risk, "unknown") != 0;
+  /* odek: no trust for destructive, blocked or unknown classes.  Nor from
+   * a masked question: the person could not read whole what they would
+   * trust ("Always for This Session" on mysql -p[REDACTED] trusted every
+   * later command of the class, masked or not). */
+  approval->allow_trust = strcmp (approval->risk, "unknown") != 0 && !approval->masked;
   approval->answer = APPROVAL_PENDING;
   g_mutex_init (&approval->mutex);
   g_cond_init (&approval->cond);

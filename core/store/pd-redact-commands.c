@@ -42,7 +42,11 @@ command_word_forms (const char *text,
     "psql", "pg_dump", "pg_dumpall", "pg_restore", "pg_basebackup", "pg_receivewal", "pg_recvlogical",
     "pgbench", "createdb", "dropdb", "createuser", "dropuser", "vacuumdb", "reindexdb", "clusterdb", NULL,
   };
-  static const char * const samba_clients[] = { "smbclient", "rpcclient", "smbcacls", "smbget", "smbtree", NULL };
+  static const char * const samba_clients[] = {
+    "smbclient", "rpcclient", "smbcacls", "smbget", "smbtree", "net", "smbpasswd", NULL,
+  };
+  static const char * const user_tools[] = { "usermod", "useradd", NULL };
+  static const char * const programs[] = { "sed", "gsed", "awk", "gawk", "mawk", "nawk", NULL };
   static const char * const sevenzip[] = { "7z", "7za", "7zr", "7zz", NULL };
   static const char * const zip_clients[] = { "zip", "unzip", "zipcloak", "funzip", NULL };
   static const char * const oracle_clients[] = {
@@ -94,6 +98,14 @@ command_word_forms (const char *text,
     return PW_LFTP_U;
   if (_pd_redact_word_in (base, oracle_clients))
     return PW_ORACLE;
+  if (strcmp (base, "ssh-keygen") == 0)
+    return PW_SPACED_CAP_P | PW_SPACED_N;
+  if (strcmp (base, "keytool") == 0)
+    return PW_SPACED_NEW;
+  if (_pd_redact_word_in (base, user_tools))
+    return PW_SPACED_P;
+  if (_pd_redact_word_in (base, programs))
+    return PW_PROGRAM;
   if (_pd_redact_word_in (base, registry_clients))
     *registry = TRUE;
   else if (*registry && strcmp (base, "login") == 0)
@@ -238,6 +250,11 @@ _pd_redact_password_option_form (const char *p)
 
   if (p[0] != '-')
     return 0;
+  /* ssh-keygen's -N X, keytool's -new X (N is a grouped flag of mysql's) */
+  if (p[1] == 'N' && _pd_redact_option_blank (p + 2))
+    return PW_SPACED_N;
+  if (strncmp (p, "-new", 4) == 0 && _pd_redact_option_blank (p + 4))
+    return PW_SPACED_NEW;
   while (k < 17 && p[k] != '\0' && strchr (GROUPED_FLAGS, p[k]) != NULL)
     k++;
   if (p[k] == 'p' && p[k + 1] != '\0' && !g_ascii_isspace (p[k + 1])

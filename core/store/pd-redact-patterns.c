@@ -191,8 +191,9 @@ static const char * const patterns[N_RE] = {
   [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p=?+(?:" GLUED_ESCAPE ")?+" WORD_VALUE,
   /* sshpass's -p PASSWORD, redis-cli's -a PASSWORD and --pass PASSWORD,
    * the MongoDB tools' -p PASSWORD, OpenLDAP's -w PASSWORD, sqlcmd's, bcp's,
-   * zip's and unzip's -P PASSWORD, openssl's -k PASSWORD. */
-  [RE_SPACED] = "(?:-[paPwk]|--pass)" BLANK "++" WORD_VALUE,
+   * zip's and unzip's -P PASSWORD, openssl's -k PASSWORD, ssh-keygen's
+   * -N and -P PASSPHRASE, keytool's -new PASSWORD, usermod's -p HASH. */
+  [RE_SPACED] = "(?:-[paPwkN]|-new|--pass)" BLANK "++" WORD_VALUE,
   /* OpenLDAP's -wPASSWORD, sqlcmd's and bcp's -PPASSWORD, glued. */
   [RE_GLUED_WP] = "-[wP]" WORD_VALUE,
   /* zip's and unzip's -P PASSWORD after grouped flags: -rP X, -qP X. */
@@ -232,10 +233,14 @@ static const char * const patterns[N_RE] = {
     "|\"[^\\s,'\"]{1,256}+,(?<v>(?:[^\"\\\\\\n\\r]|" ESCAPE "){1,256}+)(?=\")"
     "|[^\\s,'\"]{1,256}+,(?<v>" VALUE_PIECES "))",
   /* An Oracle connect string, user/PASSWORD@db or user/PASSWORD: no $
-   * (a reference), quote or sign in it. */
+   * (a reference), quote or sign in it; or user/"PASS WORD"@db, Oracle's
+   * quoted password (\"…\" in a JSON string), no $, backslash or
+   * backtick in it. */
   [RE_ORACLE] =
-    "[A-Za-z0-9_#.]{1,128}+/(?<v>[^\\s/@\"'`\\\\$;&|<>()\\[\\]{}]{1,256}+)"
-    "(?=[@\\s\"'\\\\;&|)]|$)",
+    "[A-Za-z0-9_#.]{1,128}+/"
+    "(?|\"(?<v>[^\"\\n\\r\\\\$`]{1,256}+)(?=\"(?:[@\\s'\\\\;&|)]|$))"
+    "|\\\\\"(?<v>[^\"\\n\\r\\\\$`]{1,256}+)(?=\\\\\"(?:[@\\s'\\\\;&|)]|$))"
+    "|(?<v>[^\\s/@\"'`\\\\$;&|<>()\\[\\]{}]{1,256}+)(?=[@\\s\"'\\\\;&|)]|$))",
   /* An XML element's text: <password>PASSWORD</password>. */
   [RE_XML] = "[A-Za-z_][A-Za-z0-9_.:\\-]{0,63}+>(?<v>" VALUE_PIECES ")(?=</)",
   /* A cookie's value: name=VALUE (Cookie:, Set-Cookie:, curl -b). */

@@ -7,6 +7,8 @@
  * whose value is a secret;
  * pd-redact-words.c reads shell words, joined of quoted parts, and how
  * deep in JSON strings a text's bytes are;
+ * pd-redact-spellings.c and pd-redact-settings.c find secrets no name
+ * rule's NAME=value spelling says;
  * pd-redact-values.c says which values hold no secret; pd-redact-neutral.c
  * how much of one a mask may take and keep the shell's quoting; pd-redact-json.c
  * walks JSON documents and redacts their strings and member names.
@@ -292,6 +294,13 @@ enum {
   PW_ORACLE = 1 << 13,
   /* zip's and unzip's -P SECRET after grouped flags: -rP X, -qP X. */
   PW_GROUPED_CAP_P = 1 << 14,
+  /* ssh-keygen's -N NEW_PASSPHRASE (its -P OLD is PW_SPACED_CAP_P). */
+  PW_SPACED_N = 1 << 15,
+  /* keytool's -new NEW_PASSWORD (-storepasswd, -keypasswd). */
+  PW_SPACED_NEW = 1 << 16,
+  /* Not a password form: sed's and awk's quoted program is code, a
+   * name=value in it no value (s/^API_TOKEN=//p). */
+  PW_PROGRAM = 1 << 17,
 };
 
 /* The command line as read so far. */

@@ -33,6 +33,7 @@ typedef struct
   gsize       plain_to;     /* nor a word's end, in [plain_from, plain_to) */
   GHashTable *runs;         /* the variables the text runs (NULL: none or not read yet) */
   gboolean    runs_read;    /* runs is read */
+  gsize       words_to;     /* nmcli's words are read up to here (pd-redact-settings.c) */
 } Redactor;
 
 /* Of pd-redact-mask.c. */
@@ -96,5 +97,55 @@ gsize    _pd_redact_cookie_values           (Redactor *r,
 /* the '/' of an Oracle client's user/PASSWORD@db at @i. */
 gsize    _pd_redact_oracle_at               (Redactor *r,
                                              gsize     i);
+/* The next shell word from *@p, blanks skipped, before @limit: [*ws,
+ * *we), *@p after it; FALSE where the command's words end. */
+gboolean _pd_redact_next_word               (Redactor *r,
+                                             gsize    *p,
+                                             gsize     limit,
+                                             gsize    *ws,
+                                             gsize    *we);
+/* The value a word [ws, we) holds, inside its quotes when quoted whole;
+ * FALSE when it has a quote, backslash or $ inside. */
+gboolean _pd_redact_word_value              (Redactor *r,
+                                             gsize     ws,
+                                             gsize     we,
+                                             gsize    *vs,
+                                             gsize    *ve);
+/* Masks the value of the word [ws, we) when it is a secret's. */
+void     _pd_redact_mask_word               (Redactor *r,
+                                             gsize     ws,
+                                             gsize     we);
+
+/* Of pd-redact-settings.c: each returns where the scan goes on, @i (or 0
+ * for those given a name) when nothing was found.  SQL's IDENTIFIED at
+ * @i: */
+gsize    _pd_redact_identified_at           (Redactor *r,
+                                             gsize     i);
+/* PASSWORD 'X', SET PASSWORD … = 'X' after the name PASSWORD [start, end); */
+gsize    _pd_redact_password_literal        (Redactor *r,
+                                             gsize     start,
+                                             gsize     end);
+/* a YAML block value (NAME: | and the lines under it) after the name; */
+gsize    _pd_redact_yaml_block              (Redactor *r,
+                                             gsize     start,
+                                             gsize     end);
+/* <add key="NAME" value="X"/> around the name; */
+gsize    _pd_redact_add_value               (Redactor *r,
+                                             gsize     start,
+                                             gsize     end);
+/* nmcli at @i: its secret settings' values; */
+gsize    _pd_redact_nmcli_at                (Redactor *r,
+                                             gsize     i);
+/* npm, pnpm or yarn at @i: config set KEY VALUE; */
+gsize    _pd_redact_npm_config_at           (Redactor *r,
+                                             gsize     i);
+/* Whether the name at @start, its value from @vs, is in the quoted
+ * program of sed or awk: then *@ve is cut to what of it may be a
+ * literal value (to the program's next '/'), @vs when none, and where
+ * the scan goes on is returned (0: no program). */
+gsize    _pd_redact_program_value           (Redactor *r,
+                                             gsize     start,
+                                             gsize     vs,
+                                             gsize    *ve);
 
 G_END_DECLS

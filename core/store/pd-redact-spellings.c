@@ -3,11 +3,13 @@
  * written):
  *  - cookies: the values of Cookie: name=VALUE; name=VALUE, of
  *    Set-Cookie: name=VALUE (its attributes stay), of curl -b and
- *    --cookie when they hold a '=' (else a cookie file);
+ *    --cookie when they hold a '=' (else a cookie file), when the name
+ *    is a secret's or the value looks random (cookie_is_secret());
  *  - a password a program reads from its input: the word echo or printf
  *    writes into a pipe (echo X | sudo -S …), or a here-string
  *    (… <<< X), to sudo -S (--stdin), passwd --stdin, and to a program
  *    given --password-stdin or --with-token (docker login, gh auth login);
+ *    the password of user:PASSWORD into chpasswd;
  *  - vault login TOKEN, htpasswd -b FILE USER PASSWORD (-nb USER PASSWORD);
  *  - the password of an Oracle connect string, user/PASSWORD@db.
  * Each value goes through _pd_redact_span(), and so through the rules
@@ -56,8 +58,8 @@ words_end_at (Redactor *r,
 /* The next shell word from *@p, blanks skipped, before @limit: [*ws, *we),
  * *@p after it; FALSE where the command's words end.  A word quoted whole
  * ('…', "…", or \"…\" in a JSON string) is read to its closing quote. */
-static gboolean
-next_word (Redactor *r,
+gboolean
+_pd_redact_next_word (Redactor *r,
            gsize    *p,
            gsize     limit,
            gsize    *ws,
@@ -96,8 +98,8 @@ next_word (Redactor *r,
 /* The value a word [ws, we) holds: inside its quotes when quoted whole,
  * the word when it has no quote, backslash or $ (its value as written);
  * FALSE for any other. */
-static gboolean
-word_value (Redactor *r,
+gboolean
+_pd_redact_word_value (Redactor *r,
             gsize     ws,
             gsize     we,
             gsize    *vs,
@@ -128,14 +130,14 @@ word_is (Redactor   *r,
 }
 
 /* Masks the value of the word [ws, we) when it is a secret's. */
-static void
-mask_word (Redactor *r,
+void
+_pd_redact_mask_word (Redactor *r,
            gsize     ws,
            gsize     we)
 {
   gsize vs, ve;
 
-  if (word_value (r, ws, we, &vs, &ve) && _pd_redact_found_value_is_secret (r, vs, ve))
+  if (_pd_redact_word_value (r, ws, we, &vs, &ve) && _pd_redact_found_value_is_secret (r, vs, ve))
     _pd_redact_span (r, vs, ve);
 }
 
@@ -210,14 +212,19 @@ sudo_option_runs_shell (Redactor *r,
   return FALSE;
 }
 
-/* Whether the command in [from, to) reads a password from its input:
+/* What a command reads from its input: nothing secret, a password, or
+ * user:PASSWORD lines (chpasswd). */
+enum { READS_NOTHING, READS_SECRET, READS_USER_SECRET };
+
+/* What the command in [from, to) reads from its input: a password of
  * sudo -S (or --stdin, -kS…), passwd --stdin, or a program given
- * --password-stdin or --with-token.  Not sudo -S running a program that
+ * --password-stdin or --with-token; user:PASSWORD of chpasswd (sudo's
+ * too).  Not sudo -S running a program that
  * may read the input itself: a shell, an interpreter, tee… (sudo reads no
  * password when its credentials are cached, and the program reads the
  * word: echo reboot | sudo -S sh stored as echo [REDACTED] | sudo -S sh
  * hid what runs, tried as an attacker would). */
-static gboolean
+static guint
 command_reads_secret (Redactor *r,
                       gsize     from,
                       gsize     to)
@@ -226,11 +233,14 @@ command_reads_secret (Redactor *r,
   gsize p = from, ws, we;
   gboolean sudo = FALSE, options = TRUE, stdin_ = FALSE, arg = FALSE;
 
-  for (guint n = 0; n < 32 && next_word (r, &p, to, &ws, &we); n++)
+  for (guint n = 0; n < 32 && _pd_redact_next_word (r, &p, to, &ws, &we); n++)
     {
       if (!sudo && (word_is (r, ws, we, "--password-stdin") || word_is (r, ws, we, "--with-token")
                     || (word_is (r, ws, we, "--stdin") && n > 0)))
-        return TRUE;
+        return READS_SECRET;
+      if ((n == 0 || (sudo && !stdin_ && !arg && t[ws] != '-' && memchr (t + ws, '=', we - ws) == NULL))
+          && word_is (r, ws, we, "chpasswd"))
+        return READS_USER_SECRET;
       if (n == 0)
         sudo = word_is (r, ws, we, "sudo");
       else if (!sudo)
@@ -244,16 +254,41 @@ command_reads_secret (Redactor *r,
           if (word_is (r, ws, we, "--stdin") || (t[ws + 1] != '-' && memchr (t + ws, 'S', we - ws) != NULL))
             stdin_ = TRUE;
           if (sudo_option_runs_shell (r, ws, we, &arg))
-            return FALSE;
+            return READS_NOTHING;
         }
       else if (memchr (t + ws, '=', we - ws) != NULL)
         continue;  /* sudo VAR=value command */
       else if (stdin_)
-        return !program_reads_input (r, ws, we);
+        return program_reads_input (r, ws, we) ? READS_NOTHING : READS_SECRET;
       else
         sudo = FALSE;  /* sudo passwd --stdin: the program's words */
     }
-  return stdin_;
+  return stdin_ ? READS_SECRET : READS_NOTHING;
+}
+
+/* Masks what the word [ws, we) a command reads from its input holds of
+ * a secret (@reads: command_reads_secret()): the word, or the password
+ * after user: (chpasswd). */
+static void
+mask_read_word (Redactor *r,
+                gsize     ws,
+                gsize     we,
+                guint     reads)
+{
+  gsize vs, ve;
+  const char *colon;
+
+  if (reads != READS_USER_SECRET)
+    {
+      _pd_redact_mask_word (r, ws, we);
+      return;
+    }
+  if (!_pd_redact_word_value (r, ws, we, &vs, &ve) || (colon = memchr (r->text + vs, ':', ve - vs)) == NULL
+      || (gsize) (colon - r->text) + 1 >= ve)
+    return;
+  vs = (gsize) (colon - r->text) + 1;
+  if (_pd_redact_found_value_is_secret (r, vs, ve))
+    _pd_redact_span (r, vs, ve);
 }
 
 /* echo or printf at @i writing one word into a pipe to a command that
@@ -267,11 +302,11 @@ piped_secret (Redactor *r,
   gboolean printf_ = t[i] == 'p';
   gsize limit = MIN (r->len, i + READ_MAX);
   gsize p = i + (printf_ ? 6 : 4), ws, we, as = 0, ae = 0, end;
-  guint args = 0;
+  guint args = 0, reads;
 
   if (!(t[p] == ' ' || t[p] == '\t'))
     return i;
-  while (next_word (r, &p, limit, &ws, &we))
+  while (_pd_redact_next_word (r, &p, limit, &ws, &we))
     {
       if (args == 0 && !printf_ && t[ws] == '-' && we - ws <= 3)
         continue;  /* echo -n, -e, -ne */
@@ -288,10 +323,10 @@ piped_secret (Redactor *r,
     end++;
   if (args != 1 || end + 1 >= limit || t[end] != '|' || t[end + 1] == '|')
     return i;
-  if (!command_reads_secret (r, end + 1, limit))
+  if ((reads = command_reads_secret (r, end + 1, limit)) == READS_NOTHING)
     return i;
   r->name_start = i;
-  mask_word (r, as, ae);
+  mask_read_word (r, as, ae, reads);
   return MAX (ae, r->copied);
 }
 
@@ -303,14 +338,16 @@ here_string_secret (Redactor *r,
 {
   guint depth = _pd_redact_depth_at (r->depths, i);
   gsize from = i, p = i + 3, ws, we;
+  guint reads;
 
   while (from > r->copied && i - from < READ_MAX && !words_end_at (r, from - 1, depth)
          && !(r->depths != NULL && (r->depths[from - 1] & JSON_OPENS)))
     from--;
-  if (!command_reads_secret (r, from, i) || !next_word (r, &p, MIN (r->len, p + READ_MAX), &ws, &we))
+  if ((reads = command_reads_secret (r, from, i)) == READS_NOTHING
+      || !_pd_redact_next_word (r, &p, MIN (r->len, p + READ_MAX), &ws, &we))
     return i + 3;
   r->name_start = ws;
-  mask_word (r, ws, we);
+  mask_read_word (r, ws, we, reads);
   return MAX (we, r->copied);
 }
 
@@ -323,9 +360,9 @@ vault_login (Redactor *r,
   gsize limit = MIN (r->len, i + READ_MAX);
   gsize p = i + 5, ws, we;
 
-  if (!next_word (r, &p, limit, &ws, &we) || !word_is (r, ws, we, "login"))
+  if (!_pd_redact_next_word (r, &p, limit, &ws, &we) || !word_is (r, ws, we, "login"))
     return i;
-  while (next_word (r, &p, limit, &ws, &we))
+  while (_pd_redact_next_word (r, &p, limit, &ws, &we))
     {
       if (t[ws] == '-')
         {
@@ -336,7 +373,7 @@ vault_login (Redactor *r,
       if (memchr (t + ws, '=', we - ws) != NULL)
         return i;  /* key=value: the name rule's */
       r->name_start = ws;
-      mask_word (r, ws, we);
+      _pd_redact_mask_word (r, ws, we);
       return MAX (we, r->copied);
     }
   return i;
@@ -353,7 +390,7 @@ htpasswd_batch (Redactor *r,
   gboolean batch = FALSE, no_file = FALSE, arg = FALSE;
   guint n = 0;
 
-  while (next_word (r, &p, limit, &ws, &we))
+  while (_pd_redact_next_word (r, &p, limit, &ws, &we))
     {
       if (arg)
         {
@@ -372,7 +409,7 @@ htpasswd_batch (Redactor *r,
           if (batch)
             {
               r->name_start = ws;
-              mask_word (r, ws, we);
+              _pd_redact_mask_word (r, ws, we);
             }
           return MAX (we, r->copied);
         }
@@ -412,6 +449,43 @@ cookie_variable_runs (Redactor *r,
   return _pd_redact_assigned_variable_runs (r, name, pos, vs - 1);
 }
 
+/* Whether the cookie name=value [pos, vs - 1), [vs, ve) holds a secret:
+ * its name is a session's or a secret's (session, sid, token, auth, csrf,
+ * xsrf, jwt, a word with key, secret or pass; the name rule's), or its
+ * value looks random: 8 or more bytes of letters and digits both, or of
+ * no letter (an id), or 16 of upper and lower case.  Cookie: theme=darkmode was masked, and the
+ * setting lost (over-masking). */
+static gboolean
+cookie_is_secret (Redactor *r,
+                  gsize     pos,
+                  gsize     vs,
+                  gsize     ve)
+{
+  static const char * const words[] = { "sess", "sid", "token", "auth", "csrf", "xsrf", "jwt", "key",
+                                        "secret", "pass", "login", "remember", "sso", "saml", NULL };
+  const char *t = r->text;
+  g_autofree char *name = NULL;
+  gboolean digit = FALSE, letter = FALSE, upper = FALSE, lower = FALSE;
+
+  if (vs <= pos + 1 || vs - pos > 129)
+    return TRUE;
+  name = g_ascii_strdown (t + pos, (gssize) (vs - 1 - pos));
+  for (guint k = 0; words[k] != NULL; k++)
+    if (strstr (name, words[k]) != NULL)
+      return TRUE;
+  if (_pd_redact_name_is_secret (name))
+    return TRUE;
+  for (gsize k = vs; k < ve; k++)
+    {
+      digit = digit || g_ascii_isdigit (t[k]);
+      letter = letter || g_ascii_isalpha (t[k]);
+      upper = upper || g_ascii_isupper (t[k]);
+      lower = lower || g_ascii_islower (t[k]);
+    }
+  return (ve - vs >= 8 && digit && letter) || (ve - vs >= 16 && upper && lower)
+         || (ve - vs >= 8 && !letter);
+}
+
 gsize
 _pd_redact_cookie_values (Redactor *r,
                           gsize     pos,
@@ -430,7 +504,7 @@ _pd_redact_cookie_values (Redactor *r,
        * text runs is a command, kept in sight (echo Cookie: a=abcdef;
        * API_TOKEN=reboot; eval "$API_TOKEN" hid reboot, tried as an
        * attacker would). */
-      if (ve - vs >= 6 && !cookie_variable_runs (r, pos, vs)
+      if (ve - vs >= 6 && cookie_is_secret (r, pos, vs, ve) && !cookie_variable_runs (r, pos, vs)
           && _pd_redact_credential_is_secret (r, vs, ve, vs > 0 && t[vs - 1] == '\''))
         _pd_redact_span (r, vs, ve);
       pos = MAX (ve, r->copied);
@@ -499,6 +573,17 @@ _pd_redact_oracle_at (Redactor *r,
       || !_pd_redact_match_at (r, RE_ORACLE, us, &vs, &ve))
     return i;
   r->name_start = us;
+  /* Oracle's quoted password, user/"A b"@db: the quotes are Oracle's, not
+   * a part of a word the shell joins (@db was masked with it). */
+  if (t[vs - 1] == '"')
+    {
+      guint depth = _pd_redact_depth_at (r->depths, vs);
+
+      if (_pd_redact_found_value_is_secret (r, vs, ve)
+          && !_pd_redact_value_hides_syntax (t + vs, ve - vs, QUOTING_DOUBLE, depth))
+        _pd_redact_mask_span (r, vs, ve, FALSE);
+      return MAX (ve, r->copied);
+    }
   if (_pd_redact_found_value_is_secret (r, vs, ve))
     _pd_redact_span (r, vs, ve);
   return MAX (ve, r->copied);

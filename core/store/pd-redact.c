@@ -421,6 +421,7 @@ try_assignment (Redactor *r,
   gsize start = i, end = i, vs, ve;
   g_autofree char *name = NULL;
   const char *bare;
+  gsize n;
 
   while (start > r->copied && is_name_char (t[start - 1]) && i - start < 64)
     start--;
@@ -446,17 +447,35 @@ try_assignment (Redactor *r,
   if (bare == name && g_ascii_strcasecmp (bare, "pass") == 0 && t[end] != '=' && !json_member_name (r, start, end))
     return end;
 
-  /* <password>X</password>: an XML element's text. */
-  if (bare == name && start > 0 && t[start - 1] == '<' && t[end] == '>')
+  /* <password>X</password>, <db:password>X</db:password>: an XML
+   * element's text (a namespace's prefix before the name). */
+  if (bare == name && start > 0 && t[end] == '>' && (t[start - 1] == '<' || t[start - 1] == ':'))
     {
-      if (_pd_redact_match_at (r, RE_XML, start, &vs, &ve))
+      gsize qs = start;
+
+      if (t[start - 1] == ':')
         {
-          if (!xml_value_is_redirection (r, start, end, ve) && _pd_redact_found_value_is_secret (r, vs, ve))
+          for (qs = start - 1; qs > r->copied && start - qs < 64 && is_name_char (t[qs - 1]); qs--)
+            ;
+          if (qs == start - 1 || qs == r->copied || t[qs - 1] != '<')
+            qs = 0;
+        }
+      if (qs > 0 && _pd_redact_match_at (r, RE_XML, qs, &vs, &ve))
+        {
+          if (!xml_value_is_redirection (r, qs, end, ve) && _pd_redact_found_value_is_secret (r, vs, ve))
             _pd_redact_span (r, vs, ve);
           return ve;
         }
-      return end;
+      if (qs > 0)
+        return end;
     }
+
+  /* Settings named by a secret's name with no NAME=value spelling: a YAML
+   * block, .NET's <add key="NAME" value="X"/>, SQL's PASSWORD 'X'
+   * (pd-redact-settings.c). */
+  if (bare == name && ((n = _pd_redact_yaml_block (r, start, end)) > 0 || (n = _pd_redact_add_value (r, start, end)) > 0
+                       || (n = _pd_redact_password_literal (r, start, end)) > 0))
+    return n;
 
   /* heroku auth:token, auth:whoami: a command's topic and its command (a
    * word of its own, in lower case, a weak name's), no secret. */
@@ -500,6 +519,14 @@ try_assignment (Redactor *r,
        * bounded number of times. */
       if (whole == ve && (ve < r->len && (t[ve] == '(' || t[ve] == '[')))
         return ve;
+      /* sed -n 's/^API_TOKEN=//p' .env: the program is code; a literal
+       * in it (s/^X=.*\/X=VALUE/) is the value, to the program's '/'. */
+      if (bare == name && (n = _pd_redact_program_value (r, start, vs, &whole)) > 0)
+        {
+          if (whole > vs && _pd_redact_found_value_is_secret (r, vs, whole))
+            _pd_redact_span (r, vs, whole);
+          return MAX (n, r->copied);
+        }
       if ((whole > ve || !_pd_redact_value_is_pass_count (name, value)) && _pd_redact_found_value_is_secret (r, vs, whole))
         _pd_redact_span (r, vs, whole);
       return whole;
@@ -631,6 +658,14 @@ try_at (Redactor *r,
     return n;
   if ((*p == 'c' || *p == 'C') && starts_with_ci (p, "cookie") && (n = _pd_redact_cookie_at (r, i)) != i)
     return n;
+  if (word_start && (*p == 'i' || *p == 'I') && (n = _pd_redact_identified_at (r, i)) != i)
+    return n;
+  if (word_start && *p == 'n' && strncmp (p, "nmcli", 5) == 0 && (p[5] == ' ' || p[5] == '\t')
+      && (n = _pd_redact_nmcli_at (r, i)) != i)
+    return n;
+  if (word_start && (strncmp (p, "npm ", 4) == 0 || strncmp (p, "pnpm ", 5) == 0 || strncmp (p, "yarn ", 5) == 0)
+      && (n = _pd_redact_npm_config_at (r, i)) != i)
+    return n;
   if (*p == '-' && word_start
       && ((p[1] == 'b' && _pd_redact_option_blank (p + 2))
           || (strncmp (p, "--cookie", 8) == 0 && (p[8] == ' ' || p[8] == '\t' || p[8] == '=')))
@@ -739,6 +774,7 @@ static const guint8 may_start[256] = {
   [':'] = ANYWHERE, ['/'] = ANYWHERE, ['<'] = ANYWHERE,
   ['r'] = AT_WORD_START, ['v'] = AT_WORD_START, ['g'] = AT_WORD_START, ['n'] = AT_WORD_START, ['x'] = AT_WORD_START,
   ['h'] = AT_WORD_START, ['d'] = AT_WORD_START, ['e'] = AT_WORD_START, ['b'] = AT_WORD_START,
+  ['i'] = AT_WORD_START, ['I'] = AT_WORD_START, ['y'] = AT_WORD_START,
   ['B'] = AT_WORD_START, ['-'] = AT_WORD_START,
 };
 

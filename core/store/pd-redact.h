@@ -36,14 +36,30 @@
  *    jarsigner's -storepass and -keypass (names of secrets), an Oracle
  *    client's connect string user/[REDACTED]@db (sqlplus, sqlldr, rman,
  *    expdp, impdp, exp, imp, dgmgrl; userid=user/[REDACTED]), lftp's
- *    -u user,[REDACTED], an XML element's text (<password>[REDACTED]<…),
- *    cookies of 6 characters or more (Cookie: a=[REDACTED]; b=[REDACTED],
- *    Set-Cookie: a=[REDACTED]; Path=/, curl -b and --cookie with a '='),
+ *    -u user,[REDACTED], an XML element's text (<password>[REDACTED]<…,
+ *    <db:password>[REDACTED]<…), cookies of 6 characters or more whose
+ *    name is a session's or a secret's (session, sid, token, auth, csrf,
+ *    jwt, …key…) or whose value looks random (letters and digits, 8 or
+ *    more: Cookie: sid=[REDACTED]; theme=darkmode, Set-Cookie:
+ *    a=[REDACTED]; Path=/, curl -b and --cookie with a '='),
  *    a word echo or printf pipes, or a here-string gives, to sudo -S,
  *    passwd --stdin or a program given --password-stdin or --with-token
  *    (echo [REDACTED] | sudo -S …, gh auth login --with-token <<< [REDACTED]),
+ *    the password of user:[REDACTED] into chpasswd,
  *    vault login [REDACTED], htpasswd -b f u [REDACTED] (-nb u [REDACTED])
- *    (pd-redact-spellings.c);
+ *    (pd-redact-spellings.c); Oracle's quoted user/"[REDACTED]"@db;
+ *    ssh-keygen's -N [REDACTED] and -P [REDACTED] (-N "" stays), keytool's
+ *    -new [REDACTED] (-storepass:env VAR stays), usermod's and useradd's
+ *    -p [REDACTED], Samba's net and smbpasswd -U user%[REDACTED];
+ *  - settings named as secrets (pd-redact-settings.c): a YAML block value
+ *    (password: | and each one-word line indented under it), .NET's
+ *    <add key="Password" value="[REDACTED]"/>, SQL's IDENTIFIED BY
+ *    [REDACTED] (in a statement naming a user, role, login or grant),
+ *    PASSWORD '[REDACTED]', SET PASSWORD … = '[REDACTED]', nmcli's
+ *    password, wifi-sec.psk, 802-1x.password … [REDACTED], npm config set
+ *    //registry/:_authToken [REDACTED]; a NAME=value in the quoted program
+ *    of sed or awk is code (s/^API_TOKEN=//p stays), only a literal in it
+ *    masked (s/^X=.*\/X=[REDACTED]/);
  *  - the value of an assignment whose name says secret, in the forms people
  *    write: NAME=v, NAME: v, "name": "v", export NAME=v, NAME := v,
  *    NAME = v, --name v, --name=v, and in JSON objects {"name": "v"}; a

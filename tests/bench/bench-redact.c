@@ -289,6 +289,17 @@ main (int   argc,
     { "cookies", "Cookie: a=bcdefgh; " },
     { "XML elements", "<password>x</password>" },
     { "vault login, options", "vault login -x -x -x " },
+    /* The settings of pd-redact-settings.c: each read a bounded way on. */
+    { "nmcli repeated", "nmcli " },
+    { "nmcli settings", "wifi-sec.psk x 802-1x.password y ", "nmcli " },
+    { "IDENTIFIED BY repeated", "user u identified by " },
+    { "PASSWORD ' never closed", "password '" },
+    { "YAML blocks", "password: |\n  x\n" },
+    { "YAML block lines", "  x\n", "password: |\n" },
+    { "npm config set", "npm config set _authToken x " },
+    { ".NET add elements", "<add key=\"Password\" value=\"x\"/>" },
+    { "sed programs", "'s/^API_TOKEN=//p' ", "sed " },
+    { "cookies of settings", "Cookie: theme=darkmode; " },
   };
   guint mb = argc > 1 ? (guint) g_ascii_strtoull (argv[1], NULL, 10) : 16;
   gsize kib = argc > 2 ? (gsize) g_ascii_strtoull (argv[2], NULL, 10) : 1024;

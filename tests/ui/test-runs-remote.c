@@ -621,6 +621,54 @@ test_remote_masked (void)
   run_remote_case_of (check_remote_masked, NULL, replay_masked);
 }
 
+/* Found (tried as an attacker would): "Always for This Session" given on
+ * an endpoint's plain command approved its masked commands unasked, as
+ * serve's trust did: the person approved what they never saw whole.  A
+ * masked question is asked whatever the window trusts, and offers no
+ * Always for This Session. */
+static const char *const replay_trusted_then_masked =
+  "{\"label\": \"test: a plain command trusted, then a masked one\", \"turns\": ["
+  " {\"content\": \"Running.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"echo plain\"}}]},"
+  " {\"content\": \"Again.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"DB_PASSWORD=Hunter2x true\"}}]},"
+  " {\"content\": \"All done.\"}]}";
+
+static void
+check_remote_masked_trusted (PdApplication *app,
+                             PdWindow      *window,
+                             gpointer       user_data)
+{
+  RemoteCase *remote = user_data;
+  RunFixture *fixture = remote->fixture;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  AdwMessageDialog *dialog;
+
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
+  send_from_window (window, remote->id, "Run them");
+
+  dialog = pd_test_wait_for_dialog ("the endpoint's plain command");
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "echo plain"));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (dialog), is_masked_warning, NULL));
+  g_assert_true (adw_message_dialog_has_response (dialog, "always"));
+  respond (dialog, "always");
+
+  /* The masked one of the trusted tool: asked, with no Always. */
+  dialog = pd_test_wait_for_dialog ("the endpoint's masked command");
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "DB_PASSWORD=[REDACTED] true"));
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (dialog), is_masked_warning, NULL));
+  g_assert_false (adw_message_dialog_has_response (dialog, "always"));
+  g_assert_true (adw_message_dialog_has_response (dialog, "once"));
+  g_assert_null (pd_test_find_label_containing (GTK_WIDGET (dialog), "lets the agent run any later command"));
+  respond (dialog, "deny");
+
+  pd_test_wait_until (run_finished, fixture, "the remote run to finish");
+}
+
+static void
+test_remote_masked_trusted (void)
+{
+  run_remote_case_of (check_remote_masked_trusted, NULL, replay_trusted_then_masked);
+}
+
 /* Stop while the endpoint's run waits on the window: the run is cancelled
  * there, its question goes away, nothing is written. */
 static void
@@ -1084,6 +1132,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/remote/plan-reviewed-in-dialog", test_remote_plan_reviewed);
   g_test_add_func ("/pd/ui/remote/change-not-sent", test_remote_change_not_sent);
   g_test_add_func ("/pd/ui/remote/masked-command", test_remote_masked);
+  g_test_add_func ("/pd/ui/remote/masked-command-trusted", test_remote_masked_trusted);
   g_test_add_func ("/pd/ui/remote/run-stopped", test_remote_run_stopped);
   g_test_add_func ("/pd/ui/remote/message-kept-while-down", test_remote_message_kept_while_down);
   g_test_add_func ("/pd/ui/remote/load-error-says-why", test_remote_load_error_says_why);

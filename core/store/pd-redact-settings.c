@@ -1,0 +1,515 @@
+/* pd-redact-settings.c: secrets set by the name of a setting, where no
+ * NAME=value spelling of the name rule says so (tried as an attacker
+ * would: each was stored as written):
+ *  - a YAML block value, password: | or password: >- and the lines
+ *    indented under it, each of one word;
+ *  - .NET's configuration, <add key="Password" value="X"/> (key= or name=
+ *    a secret's name, the name rule's);
+ *  - SQL: IDENTIFIED BY X (CREATE USER, ALTER USER, Oracle's, MySQL's
+ *    IDENTIFIED WITH plugin BY 'X'), PASSWORD 'X' (PostgreSQL's WITH
+ *    PASSWORD 'X'), SET PASSWORD … = 'X' or = PASSWORD('X');
+ *  - nmcli's settings: password X, wifi-sec.psk X, 802-1x.password X;
+ *  - npm config set (pnpm's, yarn's) KEY VALUE, KEY a secret's name
+ *    (//registry.npmjs.org/:_authToken).
+ * And a value the name rule found that is none: a NAME=value inside the
+ * quoted program of sed or awk (s/^API_TOKEN=//p) is code.  Each value
+ * goes through _pd_redact_span(), and so through the rules and the last
+ * guard every value does.  What is read is bounded (a line, 256 bytes of
+ * words, 64 block lines of 256 bytes): linear.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "pd-store"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-redact-private.h"
+#include "pd-redact-scan-private.h"
+
+#define READ_MAX 256
+#define BLOCK_LINES_MAX 64
+
+static inline gboolean
+starts_with_ci (const char *text,
+                const char *word)
+{
+  for (; *word; text++, word++)
+    if (_pd_redact_lower (*text) != *word)
+      return FALSE;
+  return TRUE;
+}
+
+/* The length of a line break at @k (in a JSON string, @depth > 0, its
+ * escapes \n and \r\n too), or 0. */
+static gsize
+line_break_len (Redactor *r,
+                gsize     k,
+                guint     depth)
+{
+  const char *t = r->text;
+
+  if (k >= r->len)
+    return 0;
+  if (t[k] == '\n')
+    return 1;
+  if (t[k] == '\r' && k + 1 < r->len && t[k + 1] == '\n')
+    return 2;
+  if (depth > 0 && t[k] == '\\' && k + 1 < r->len && t[k + 1] == 'n')
+    return 2;
+  if (depth > 0 && k + 3 < r->len && memcmp (t + k, "\\r\\n", 4) == 0)
+    return 4;
+  return 0;
+}
+
+/* Whether @k ends the line, the text, or the JSON string @depth. */
+static gboolean
+line_ends_at (Redactor *r,
+              gsize     k,
+              guint     depth)
+{
+  return k >= r->len || line_break_len (r, k, depth) > 0 || _pd_redact_depth_at (r->depths, k) != depth
+         || r->text[k] == '\r';
+}
+
+/* Masks [vs, ve) when it holds a secret. */
+static void
+mask_value (Redactor *r,
+            gsize     vs,
+            gsize     ve)
+{
+  if (ve > vs && ve > r->copied && vs >= r->copied && _pd_redact_found_value_is_secret (r, vs, ve))
+    _pd_redact_span (r, vs, ve);
+}
+
+/* The length of a quote at @k: ' or ", or \" in a JSON string; 0 when
+ * none.  *@q is the quote's character. */
+static gsize
+quote_at (Redactor *r,
+          gsize     k,
+          char     *q)
+{
+  const char *t = r->text;
+
+  if (k >= r->len)
+    return 0;
+  if (t[k] == '\'' || t[k] == '"')
+    {
+      *q = t[k];
+      return 1;
+    }
+  if (t[k] == '\\' && k + 1 < r->len && t[k + 1] == '"' && _pd_redact_depth_at (r->depths, k) > 0)
+    {
+      *q = '"';
+      return 2;
+    }
+  return 0;
+}
+
+/* A quoted literal at @k ('X', "X", \"X\" in a JSON string) on one line:
+ * its text in [*vs, *ve), and where it ends after its closing quote; 0
+ * when none is there. */
+static gsize
+quoted_literal (Redactor *r,
+                gsize     k,
+                gsize    *vs,
+                gsize    *ve)
+{
+  const char *t = r->text;
+  guint depth = _pd_redact_depth_at (r->depths, k);
+  gsize open;
+  char q = 0;
+
+  if ((open = quote_at (r, k, &q)) == 0)
+    return 0;
+  /* No quote of the other kind, $, backslash or backtick inside: a
+   * literal, not a word the shell joins ('…'"$x"'…') */
+  for (gsize e = k + open; e < r->len && e - k < READ_MAX && !line_ends_at (r, e, depth); e++)
+    {
+      if (t[e] == q && open == 1)
+        {
+          *vs = k + open;
+          *ve = e;
+          return *ve > *vs ? e + 1 : 0;
+        }
+      if (open == 2 && t[e] == '\\' && e + 1 < r->len && t[e + 1] == '"')
+        {
+          *vs = k + open;
+          *ve = e;
+          return *ve > *vs ? e + 2 : 0;
+        }
+      if (strchr ("'\"$`\\", t[e]) != NULL)
+        return 0;
+    }
+  return 0;
+}
+
+/* An unquoted SQL value at @k, to a blank, ; , ) or the line's end. */
+static gsize
+bare_literal (Redactor *r,
+              gsize     k)
+{
+  const char *t = r->text;
+  guint depth = _pd_redact_depth_at (r->depths, k);
+  gsize e = k;
+
+  while (e < r->len && e - k < READ_MAX && !line_ends_at (r, e, depth) && !g_ascii_isspace (t[e])
+         && strchr (";,)'\"\\`$(", t[e]) == NULL)
+    e++;
+  return e;
+}
+
+static gsize
+skip_blanks (Redactor *r,
+             gsize     k)
+{
+  while (k < r->len && (r->text[k] == ' ' || r->text[k] == '\t'))
+    k++;
+  return k;
+}
+
+/* The SQL value at @k, quoted or bare: masked.  Where the scan goes on,
+ * or @k when none is there. */
+static gsize
+sql_value (Redactor *r,
+           gsize     k)
+{
+  gsize vs, ve, end;
+
+  if ((end = quoted_literal (r, k, &vs, &ve)) > 0)
+    {
+      mask_value (r, vs, ve);
+      return MAX (end, r->copied);
+    }
+  if (quote_at (r, k, &(char){ 0 }) > 0)
+    return k;
+  ve = bare_literal (r, k);
+  mask_value (r, k, ve);
+  return MAX (ve, r->copied);
+}
+
+/* A SQL word (letters, digits, _) at @k: its end, or @k. */
+static gsize
+sql_word (Redactor *r,
+          gsize     k)
+{
+  gsize e = k;
+
+  while (e < r->len && e - k < 64 && (g_ascii_isalnum (r->text[e]) || r->text[e] == '_'))
+    e++;
+  return e;
+}
+
+/* Whether the statement before @i on its line (at most 128 bytes back)
+ * names a user, a role or a login, or grants: SQL's IDENTIFIED, not
+ * prose's "the bug identified by the review". */
+static gboolean
+names_account (Redactor *r,
+               gsize     i)
+{
+  static const char * const words[] = { "user ", "role ", "login ", "grant ", NULL };
+  const char *t = r->text;
+  gsize ls = i;
+
+  while (ls > 0 && i - ls < 128 && t[ls - 1] != '\n' && t[ls - 1] != ';')
+    ls--;
+  for (gsize k = ls; k + 5 <= i; k++)
+    for (guint w = 0; words[w] != NULL; w++)
+      if ((k == ls || !g_ascii_isalnum (t[k - 1])) && starts_with_ci (t + k, words[w]))
+        return TRUE;
+  return FALSE;
+}
+
+gsize
+_pd_redact_identified_at (Redactor *r,
+                          gsize     i)
+{
+  gsize k = i + 10, e;
+
+  if (!starts_with_ci (r->text + i, "identified") || !(r->text[k] == ' ' || r->text[k] == '\t')
+      || !names_account (r, i))
+    return i;
+  k = skip_blanks (r, k);
+  /* IDENTIFIED WITH plugin [BY | AS] 'X' (MySQL's) */
+  if (starts_with_ci (r->text + k, "with") && (r->text[k + 4] == ' ' || r->text[k + 4] == '\t'))
+    {
+      k = skip_blanks (r, k + 4);
+      if ((e = sql_word (r, k)) == k)
+        return i;
+      k = skip_blanks (r, e);
+      if (k == e)
+        return i;
+    }
+  if (!((starts_with_ci (r->text + k, "by") || starts_with_ci (r->text + k, "as"))
+        && (r->text[k + 2] == ' ' || r->text[k + 2] == '\t')))
+    return i;
+  k = skip_blanks (r, k + 2);
+  /* IDENTIFIED BY PASSWORD 'hash' (MySQL's), BY VALUES 'hash' (Oracle's);
+   * BY RANDOM PASSWORD holds none */
+  if (starts_with_ci (r->text + k, "password") && (r->text[k + 8] == ' ' || r->text[k + 8] == '\t'))
+    k = skip_blanks (r, k + 8);
+  else if (starts_with_ci (r->text + k, "values") && (r->text[k + 6] == ' ' || r->text[k + 6] == '\t'))
+    k = skip_blanks (r, k + 6);
+  else if (starts_with_ci (r->text + k, "random") && (r->text[k + 6] == ' ' || r->text[k + 6] == '\t'))
+    return k + 6;
+  r->name_start = i;
+  return sql_value (r, k);
+}
+
+/* PASSWORD at [start, end) (the name rule's): PASSWORD 'X' (PostgreSQL's
+ * WITH PASSWORD 'X', nmcli's password "X"), and SET PASSWORD … = 'X',
+ * = PASSWORD('X').  Where the scan goes on, or 0 when neither is there. */
+gsize
+_pd_redact_password_literal (Redactor *r,
+                             gsize     start,
+                             gsize     end)
+{
+  const char *t = r->text;
+  guint depth = _pd_redact_depth_at (r->depths, start);
+  gsize k = skip_blanks (r, end), vs, ve, after;
+
+  if (end - start != 8 || !starts_with_ci (t + start, "password"))
+    return 0;
+  if (k > end && (after = quoted_literal (r, k, &vs, &ve)) > 0)
+    {
+      mask_value (r, vs, ve);
+      return MAX (after, r->copied);
+    }
+  if (!(start >= 4 && starts_with_ci (t + start - 4, "set ")))
+    return 0;
+  /* SET PASSWORD [FOR user] = …: the '=' on the line */
+  for (; k < r->len && k - end < 128 && !line_ends_at (r, k, depth) && t[k] != ';' && t[k] != '='; k++)
+    ;
+  if (k >= r->len || t[k] != '=')
+    return 0;
+  k = skip_blanks (r, k + 1);
+  if (starts_with_ci (t + k, "password(") || starts_with_ci (t + k, "old_password("))
+    k = skip_blanks (r, (gsize) (strchr (t + k, '(') - t) + 1);
+  r->name_start = start;
+  after = sql_value (r, k);
+  return after > k ? after : 0;
+}
+
+/* Whether the column of the line @k is on, counted to @k: the indent of
+ * a YAML key ("- " of a list item counted).  G_MAXSIZE when more than
+ * the key's blanks and dashes come before it. */
+static gsize
+yaml_column (Redactor *r,
+             gsize     k,
+             guint     depth)
+{
+  const char *t = r->text;
+  gsize ls = k;
+
+  while (ls > 0 && k - ls < READ_MAX && (t[ls - 1] == ' ' || t[ls - 1] == '-'))
+    ls--;
+  if (ls > 0 && !(t[ls - 1] == '\n' || (depth > 0 && ls >= 2 && t[ls - 1] == 'n' && t[ls - 2] == '\\')
+                  || ((r->depths != NULL) && (r->depths[ls - 1] & JSON_OPENS))))
+    return G_MAXSIZE;
+  return k - ls;
+}
+
+/* A YAML block value at @end, after the name [start, end): ": |" or
+ * ": >" (a chomping or indent sign after it), then the line's end; the
+ * lines indented deeper than the key under it are its text, each masked
+ * as a value of its own.  Where the scan goes on, or 0 when no block
+ * starts there. */
+gsize
+_pd_redact_yaml_block (Redactor *r,
+                       gsize     start,
+                       gsize     end)
+{
+  const char *t = r->text;
+  guint depth = _pd_redact_depth_at (r->depths, start);
+  gsize k = end, column, brk, last = 0;
+
+  if (k >= r->len || t[k] != ':')
+    return 0;
+  k = skip_blanks (r, k + 1);
+  if (k == end + 1 || k >= r->len || (t[k] != '|' && t[k] != '>'))
+    return 0;
+  for (k++; k < r->len && (t[k] == '-' || t[k] == '+' || g_ascii_isdigit (t[k])) && k - end < 6; k++)
+    ;
+  k = skip_blanks (r, k);
+  if ((brk = line_break_len (r, k, depth)) == 0 || _pd_redact_depth_at (r->depths, k) != depth)
+    return 0;
+  if ((column = yaml_column (r, start, depth)) == G_MAXSIZE)
+    return 0;
+  k += brk;
+  r->name_start = start;
+  for (guint n = 0; n < BLOCK_LINES_MAX && k < r->len && _pd_redact_depth_at (r->depths, k) == depth; n++)
+    {
+      gsize cs = skip_blanks (r, k), ce;
+
+      if ((brk = line_break_len (r, cs, depth)) > 0)
+        {
+          k = cs + brk;  /* an empty line of the block */
+          continue;
+        }
+      if (cs - k <= column || line_ends_at (r, cs, depth))
+        break;
+      for (ce = cs; !line_ends_at (r, ce, depth) && ce - cs < READ_MAX; ce++)
+        ;
+      if (!line_ends_at (r, ce, depth))
+        break;
+      last = ce;
+      while (ce > cs && (t[ce - 1] == ' ' || t[ce - 1] == '\t'))
+        ce--;
+      /* One word: a key's, a token's or a base64 line.  A line of words
+       * stays in sight: bash running the text runs it (password: | pipes
+       * into it), and `touch pwned` read as a secret hid a command. */
+      if (memchr (t + cs, ' ', ce - cs) == NULL && memchr (t + cs, '\t', ce - cs) == NULL)
+        mask_value (r, cs, ce);
+      if ((brk = line_break_len (r, last, depth)) == 0)
+        break;
+      k = last + brk;
+    }
+  return last > 0 ? MAX (last, r->copied) : k;
+}
+
+/* .NET's <add key="NAME" value="X"/>: NAME at [start, end) in quotes
+ * after key= or name=, a secret's name; the value after it masked.
+ * Where the scan goes on, or 0 when it is no such element. */
+gsize
+_pd_redact_add_value (Redactor *r,
+                      gsize     start,
+                      gsize     end)
+{
+  const char *t = r->text;
+  gsize open, close, k, vs, ve, after;
+  char q = 0, q2 = 0;
+
+  if (start == 0)
+    return 0;
+  open = start - 1;
+  if (t[open] != '"' && t[open] != '\'')
+    return 0;
+  if (open > 0 && t[open - 1] == '\\')
+    open--;
+  if (quote_at (r, open, &q) == 0 || (close = quote_at (r, end, &q2)) == 0 || q != q2)
+    return 0;
+  if (!((open >= 4 && starts_with_ci (t + open - 4, "key=")) || (open >= 5 && starts_with_ci (t + open - 5, "name="))))
+    return 0;
+  k = skip_blanks (r, end + close);
+  if (k == end + close || !starts_with_ci (t + k, "value="))
+    return 0;
+  if ((after = quoted_literal (r, k + 6, &vs, &ve)) == 0)
+    return 0;
+  r->name_start = start;
+  mask_value (r, vs, ve);
+  return MAX (after, r->copied);
+}
+
+/* Whether the setting name of nmcli's word [ws, we) is a secret's:
+ * password (dev wifi connect … password X), or a property whose last
+ * part is psk, password, a wep-keyN, pin, or a name the name rule says
+ * is a secret's (802-1x.password, vpn.secrets…); not its -flags. */
+static gboolean
+nmcli_secret_setting (Redactor *r,
+                      gsize     ws,
+                      gsize     we)
+{
+  g_autofree char *word = g_ascii_strdown (r->text + ws, (gssize) (we - ws));
+  const char *last = strrchr (word, '.');
+
+  last = last ? last + 1 : word + strspn (word, "+-");
+  if (g_str_has_suffix (last, "-flags") || g_str_has_suffix (last, "-type"))
+    return FALSE;
+  return strcmp (last, "psk") == 0 || strcmp (last, "pin") == 0 || g_str_has_prefix (last, "wep-key")
+         || strcmp (last, "password") == 0 || _pd_redact_name_is_secret (last);
+}
+
+gsize
+_pd_redact_nmcli_at (Redactor *r,
+                     gsize     i)
+{
+  gsize limit = MIN (r->len, i + 4 * READ_MAX);
+  gsize p = i + 5, ws, we, end = i;
+  gboolean secret = FALSE;
+
+  /* The words an nmcli before it read are not read again (nmcli nmcli …
+   * read each word once per nmcli before it). */
+  if (i < r->words_to)
+    return i;
+  while (_pd_redact_next_word (r, &p, limit, &ws, &we))
+    {
+      if (secret)
+        {
+          r->name_start = ws;
+          _pd_redact_mask_word (r, ws, we);
+          secret = FALSE;
+          end = MAX (we, r->copied);  /* the words before it are read no more */
+        }
+      else
+        secret = nmcli_secret_setting (r, ws, we);
+    }
+  r->words_to = p;
+  return end;
+}
+
+gsize
+_pd_redact_npm_config_at (Redactor *r,
+                          gsize     i)
+{
+  const char *t = r->text;
+  gsize limit = MIN (r->len, i + 2 * READ_MAX);
+  gsize p = i, ws, we;
+  const char *last;
+  g_autofree char *key = NULL;
+
+  /* npm [config] set [--options] KEY VALUE */
+  if (!_pd_redact_next_word (r, &p, limit, &ws, &we) || !_pd_redact_next_word (r, &p, limit, &ws, &we))
+    return i;
+  if (we - ws == 6 && strncmp (t + ws, "config", 6) == 0 && !_pd_redact_next_word (r, &p, limit, &ws, &we))
+    return i;
+  if (!(we - ws == 3 && strncmp (t + ws, "set", 3) == 0))
+    return i;
+  do
+    if (!_pd_redact_next_word (r, &p, limit, &ws, &we))
+      return i;
+  while (t[ws] == '-');
+  if (memchr (t + ws, '=', we - ws) != NULL)
+    return i;  /* KEY=VALUE: the name rule's */
+  key = g_strndup (t + ws, we - ws);
+  _pd_redact_unquote_word (key);
+  last = key + strlen (key);
+  while (last > key && (g_ascii_isalnum (last[-1]) || last[-1] == '_' || last[-1] == '-'))
+    last--;
+  last += strspn (last, "_-");
+  if (*last == '\0' || !_pd_redact_name_is_secret (last) || !_pd_redact_next_word (r, &p, limit, &ws, &we))
+    return i;
+  r->name_start = ws;
+  _pd_redact_mask_word (r, ws, we);
+  return MAX (we, r->copied);
+}
+
+gsize
+_pd_redact_program_value (Redactor *r,
+                          gsize     start,
+                          gsize     vs,
+                          gsize    *ve)
+{
+  const char *t = r->text;
+  gsize cut = vs, next;
+
+  if ((_pd_redact_password_options_at (&r->line, t, start) & PW_PROGRAM) == 0)
+    return 0;
+  if (r->states == NULL)
+    r->states = _pd_redact_reading_states (t, r->len, r->depths);
+  if (_pd_redact_reading_unquoted (r->states, start))
+    return 0;
+  /* s/^NAME=VALUE/…/: the value ends at the program's delimiter, and the
+   * scan goes on there (s/^X=.*\/X=VALUE/ has a name after it) */
+  while (cut < *ve && t[cut] != '/')
+    cut++;
+  next = cut;
+  for (gsize k = vs; k < cut; k++)
+    if (strchr (".*[]^$\\+?", t[k]) != NULL)
+      {
+        cut = vs;
+        break;
+      }
+  *ve = cut;
+  return MAX (next, vs + 1);
+}
