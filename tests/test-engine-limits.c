@@ -11,6 +11,7 @@
 
 #include "config.h"
 
+#include "pd-json-util.h"
 #include "pd-test-engine.h"
 
 typedef EngineFixture Fixture;
@@ -180,6 +181,84 @@ test_compaction_keeps_exchanges_whole (Fixture       *f,
       g_assert_cmpint (plan_message_index (request), >=, 2);
       assert_well_formed (request);
     }
+}
+
+/* Compaction drops old exchanges from the stored transcript; what a call
+ * asked stays in its stored tool_call_started event, redacted: an approved
+ * `touch` vanished from the session after eight reads (tried as an attacker
+ * would). */
+static void
+test_compaction_keeps_record (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autoptr(PdRunResult) result = NULL;
+  g_autoptr(JsonArray) stored = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GString) big = g_string_new (NULL);
+  g_autoptr(GString) summaries = g_string_new (NULL);
+  g_autofree char *messages = NULL;
+  g_autofree char *evidence = NULL;
+  PdEngineOptions options = { .context_budget = 3000 };
+
+  for (guint i = 0; i < 100; i++)
+    g_string_append_printf (big, "line %03u of a large file that fills up the context\n", i);
+  for (guint i = 1; i <= 4; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("%u.txt", i);
+      write_file (f, name, big->str);
+    }
+
+  engine_fixture_replay (f,
+    "{'turns':["
+    " {'tool_calls':[{'name':'shell','arguments':{'command':'touch EVIDENCE-FILE'}}]},"
+    " {'tool_calls':[{'name':'shell','arguments':{'command':'PGPASSWORD=Zq9Secr3tXy true'}}]},"
+    " {'tool_calls':[{'name':'read_file','arguments':{'path':'1.txt'}}]},"
+    " {'tool_calls':[{'name':'read_file','arguments':{'path':'2.txt'}}]},"
+    " {'tool_calls':[{'name':'read_file','arguments':{'path':'3.txt'}}]},"
+    " {'tool_calls':[{'name':'read_file','arguments':{'path':'4.txt'}}]},"
+    " {'content':'Done.'}]}", &options);
+  f->recorder->digest = g_strdup ("Digest.");
+  /* Events stored with the session, as the CLI and serve store them. */
+  pd_engine_store_events (f->bus, f->store);
+
+  result = engine_fixture_run (f, NULL, "Touch and read");
+  g_assert_cmpint (result->status, ==, PD_RUN_COMPLETED);
+  evidence = g_build_filename (f->workdir, "EVIDENCE-FILE", NULL);
+  g_assert_true (g_file_test (evidence, G_FILE_TEST_EXISTS));
+
+  /* The exchange is gone from the stored messages… */
+  g_assert_cmpuint (count_events (f, PD_EVENT_CONTEXT_TRIMMED), >=, 1);
+  stored = stored_messages (f, result->session_id);
+  {
+    g_autoptr(JsonNode) array = json_node_init_array (json_node_alloc (), stored);
+
+    messages = pd_json_to_string (array, FALSE);
+  }
+  g_assert_null (strstr (messages, "EVIDENCE-FILE"));
+
+  /* …and in the stored events, the secret masked there and live alike. */
+  events = pd_session_store_list_events (f->store, result->session_id, PD_EVENT_TOOL_CALL_STARTED, 0, 100, NULL);
+  g_assert_nonnull (events);
+  for (guint i = 0; i < events->len; i++)
+    {
+      PdStoredEvent *stored_event = g_ptr_array_index (events, i);
+      g_autoptr(JsonNode) node = json_from_string (stored_event->event_json, NULL);
+      JsonObject *event_data = node != NULL ? pd_json_get_object (json_node_get_object (node), "data") : NULL;
+
+      if (event_data != NULL && json_object_has_member (event_data, "args_summary"))
+        g_string_append_printf (summaries, "%s\n", json_object_get_string_member (event_data, "args_summary"));
+    }
+  g_assert_nonnull (strstr (summaries->str, "shell: touch EVIDENCE-FILE\n"));
+  g_assert_nonnull (strstr (summaries->str, "shell: PGPASSWORD=[REDACTED] true\n"));
+  g_assert_nonnull (strstr (summaries->str, "read_file: 4.txt\n"));
+  g_mutex_lock (&f->events_lock);
+  for (guint i = 0; i < f->events->len; i++)
+    {
+      g_autofree char *text = pd_event_to_json (g_ptr_array_index (f->events, i));
+
+      g_assert_null (strstr (text, "Zq9Secr3tXy"));
+    }
+  g_mutex_unlock (&f->events_lock);
 }
 
 /* Budgets end the run cleanly: remaining plan steps appended, a
@@ -675,6 +754,7 @@ main (int   argc,
 
   ADD ("trimming-protects-plan", test_trimming_protects_plan);
   ADD ("compaction-keeps-exchanges-whole", test_compaction_keeps_exchanges_whole);
+  ADD ("compaction-keeps-record", test_compaction_keeps_record);
   ADD ("budget/iterations", test_budget_iterations);
   ADD ("budget/tokens", test_budget_tokens);
   ADD ("budget/wall-time", test_budget_wall_time);

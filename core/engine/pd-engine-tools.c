@@ -19,6 +19,7 @@
 #include "pd-event.h"
 #include "pd-json.h"
 #include "pd-json-util.h"
+#include "pd-redact.h"
 
 typedef struct
 {
@@ -176,6 +177,21 @@ tool_job_new (PdEngineRun *run,
   return job;
 }
 
+/* The one-line summary of a call with its arguments redacted. */
+static char *
+summarize_redacted (PdTool     *tool,
+                    JsonObject *arguments)
+{
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), arguments);
+  g_autoptr(JsonNode) redacted = pd_redact_node (node, NULL);
+  g_autofree char *summary = NULL;
+
+  if (redacted == NULL || !JSON_NODE_HOLDS_OBJECT (redacted))
+    return NULL;
+  summary = pd_approver_summarize (tool, json_node_get_object (redacted));
+  return pd_redact (summary, NULL);
+}
+
 /* A call's tool_call_started event and its progress line, as its turn
  * comes: just before it is decided (so the line stands above a question
  * about it) and run.  They all came before the batch's first call ran, so
@@ -186,12 +202,24 @@ start_tool (PdEngineRun *run,
             ToolJob     *job)
 {
   g_autofree char *summary = NULL;
+  g_autofree char *told = NULL;
   g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, job->arguments_text, -1);
   JsonObject *data = json_object_new ();
 
   json_object_set_string_member (data, "call_id", job->call_id);
   json_object_set_string_member (data, "args_sha256", digest);
   json_object_set_int_member (data, "args_bytes", strlen (job->arguments_text));
+  /* What the call asks, in one line (odek's args_summary): the events are
+   * the record of what ran once compaction has dropped the call's exchange
+   * from the stored transcript (an approved `touch` vanished from the
+   * session after eight reads; tried as an attacker would).  Summarized
+   * from the redacted arguments, so the mask is the one the stored copy
+   * has, then redacted once more as a line: live watchers (serve's
+   * stream) get the event before the store's redaction. */
+  if (job->tool != NULL && job->arguments != NULL)
+    told = summarize_redacted (job->tool, job->arguments);
+  if (told != NULL)
+    json_object_set_string_member (data, "args_summary", told);
   _pd_engine_emit_data (run, PD_EVENT_TOOL_CALL_STARTED, job->name, TRUE, data);
 
   if (job->tool != NULL && job->arguments != NULL)
