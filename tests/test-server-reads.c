@@ -93,8 +93,46 @@ count_held (gpointer data)
   return held;
 }
 
+/* @n more answers of the assistant's, @size bytes of text each, after the
+ * fixture's lines (its first answer's line, another uuid and text). */
+static void
+append_answers (GString *text,
+                guint    n,
+                gsize    size)
+{
+  const char *said = "I'll look at how settings are loaded and saved today.";
+  const char *uuid = "b82a72b8-d1f3-4801-89b1-49f85b00ff5a";
+  const char *at = strstr (text->str, said);
+  const char *start, *end;
+  g_autofree char *line = NULL;
+  g_autofree char *long_text = g_malloc (size + 1);
+
+  g_assert_nonnull (at);
+  for (start = at; start > text->str && start[-1] != '\n'; start--)
+    ;
+  end = strchr (at, '\n');
+  g_assert_nonnull (end);
+  line = g_strndup (start, end - start);
+  g_assert_nonnull (strstr (line, uuid));
+  for (gsize i = 0; i < size; i++)
+    long_text[i] = "abcdefgh ij"[i % 11];
+  long_text[size] = '\0';
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *other_uuid = g_strdup_printf ("b82a72b8-d1f3-4801-89b1-%012u", i);
+      g_autoptr(GString) copy = g_string_new (line);
+
+      g_string_replace (copy, uuid, other_uuid, 0);
+      g_string_replace (copy, said, long_text, 0);
+      g_string_append_c (copy, '\n');
+      g_string_append_len (text, copy->str, copy->len);
+    }
+}
+
 static char *
-import_fixture (Fixture *f)
+import_fixture_grown (Fixture *f,
+                      guint    n_answers,
+                      gsize    answer_size)
 {
   const char *root = g_getenv ("PD_FIXTURES_DIR");
   g_autofree char *source = NULL;
@@ -109,7 +147,14 @@ import_fixture (Fixture *f)
   g_assert_nonnull (root);
   source = g_build_filename (root, "claude-code", "-home-dev-src-inkwell", FIXTURE_SESSION, NULL);
   g_assert_true (g_file_get_contents (source, &text, &len, &error));
-  g_assert_true (g_file_set_contents (transcript, text, (gssize) len, &error));
+  {
+    g_autoptr(GString) grown = g_string_new_len (text, len);
+
+    if (grown->len > 0 && grown->str[grown->len - 1] != '\n')
+      g_string_append_c (grown, '\n');
+    append_answers (grown, n_answers, answer_size);
+    g_assert_true (g_file_set_contents (transcript, grown->str, (gssize) grown->len, &error));
+  }
   g_assert_true (pd_import_index_run_paths (index, f->store, paths, NULL, NULL, &error));
   g_assert_no_error (error);
 
@@ -129,6 +174,12 @@ import_fixture (Fixture *f)
   g_assert_not_reached ();
 }
 
+static char *
+import_fixture (Fixture *f)
+{
+  return import_fixture_grown (f, 0, 0);
+}
+
 /* The transcript's time moved on, its bytes the same: the next read is a
  * read of its own (no answer kept for the old one fits), and says the same. */
 static void
@@ -144,15 +195,19 @@ touch_fixture (Fixture *f)
   g_assert_cmpint (g_utime (transcript, &times), ==, 0);
 }
 
+/* From @source; a @window of bytes the socket takes in (0: the system's). */
 static int
-connect_from (Fixture    *f,
-              const char *source)
+connect_from_window (Fixture    *f,
+                     const char *source,
+                     int         window)
 {
   struct sockaddr_in addr = { 0 };
   struct sockaddr_in from = { 0 };
   int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
   g_assert_cmpint (fd, >=, 0);
+  if (window > 0)
+    g_assert_cmpint (setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &window, sizeof window), ==, 0);
   from.sin_family = AF_INET;
   g_assert_cmpint (inet_pton (AF_INET, source, &from.sin_addr), ==, 1);
   g_assert_cmpint (bind (fd, (struct sockaddr *) &from, sizeof from), ==, 0);
@@ -163,7 +218,29 @@ connect_from (Fixture    *f,
   return fd;
 }
 
-/* A GET of @path sent from @source; the socket to read its answer on. */
+static int
+connect_from (Fixture    *f,
+              const char *source)
+{
+  return connect_from_window (f, source, 0);
+}
+
+/* A GET of @path sent from @source (taking in @window bytes at a time, 0:
+ * the system's); the socket to read its answer on. */
+static int
+send_get_window (Fixture    *f,
+                 const char *source,
+                 const char *path,
+                 int         window)
+{
+  g_autofree char *text = g_strdup_printf ("GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nX-Plandeck-Token: %s\r\n"
+                                           "Connection: close\r\n\r\n", path, pd_server_get_port (f->server), TOKEN);
+  int fd = connect_from_window (f, source, window);
+
+  g_assert_true (raw_send (fd, text, strlen (text)));
+  return fd;
+}
+
 static int
 send_get (Fixture    *f,
           const char *source,
@@ -457,6 +534,114 @@ test_client_share (Fixture       *f,
   g_cond_clear (&gate.cond);
 }
 
+
+typedef struct
+{
+  PdServer   *server;
+  const char *client;
+} Share;
+
+static guint
+count_share (gpointer data)
+{
+  Share *share = data;
+
+  return _pd_server_heavy_get_share (share->server, share->client);
+}
+
+static guint
+count_share_below (gpointer data)
+{
+  Share *share = data;
+
+  return _pd_server_heavy_get_share (share->server, share->client) < PD_SERVER_HEAVY_PER_CLIENT;
+}
+
+/* Long answers a client asked and does not read count in its share until
+ * written: past its share it is answered 429, another client is not, and
+ * an answer read whole gives its place back.  Clients that asked a 60 MB
+ * session's record and never read held 53 MB each (24 of them 2.16 GB;
+ * tried as an attacker would). */
+static void
+test_unread_answers_share (Fixture       *f,
+                           gconstpointer  data)
+{
+  /* 12 MB of text: more than the sockets' buffers take. */
+  g_autofree char *id = import_fixture_grown (f, 48, 256 * 1024);
+  g_autofree char *record = g_strdup_printf ("/api/sessions/%s", id);
+  Share share = { f->server, "127.0.0.1" };
+  int fds[PD_SERVER_HEAVY_PER_CLIENT];
+
+  for (guint i = 0; i < PD_SERVER_HEAVY_PER_CLIENT; i++)
+    {
+      fds[i] = send_get_window (f, "127.0.0.1", record, 4096);
+      wait_for_count (count_share, &share, i + 1);
+    }
+  /* Answered, each: none under way, all of them in the share. */
+  wait_for_count (count_share, &share, PD_SERVER_HEAVY_PER_CLIENT);
+  {
+    gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+
+    while (_pd_server_heavy_get_waiting (f->server) > 0)
+      {
+        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+        g_usleep (2000);
+      }
+  }
+  g_assert_cmpuint (_pd_server_heavy_get_share (f->server, "127.0.0.1"), ==, PD_SERVER_HEAVY_PER_CLIENT);
+
+  /* One more from it: refused. */
+  {
+    int fd = send_get (f, "127.0.0.1", record);
+    g_autofree char *answer = raw_read_answer (fd);
+
+    close (fd);
+    g_assert_nonnull (answer);
+    g_assert_cmpuint (raw_status (answer), ==, 429);
+  }
+  /* Another client: answered. */
+  {
+    int fd = send_get (f, "127.0.0.2", record);
+    g_autofree char *answer = raw_read_answer (fd);
+
+    close (fd);
+    g_assert_nonnull (answer);
+    g_assert_cmpuint (raw_status (answer), ==, 200);
+    g_assert_cmpuint (strlen (answer_body (answer)), >, 12 * 1000 * 1000);
+  }
+
+  /* The first answer read whole: its place given back. */
+  {
+    g_autofree char *answer = raw_read_answer (fds[0]);
+
+    g_assert_nonnull (answer);
+    g_assert_cmpuint (raw_status (answer), ==, 200);
+    close (fds[0]);
+  }
+  wait_for_count (count_share_below, &share, 1);
+  {
+    int fd = send_get (f, "127.0.0.1", record);
+    g_autofree char *answer = raw_read_answer (fd);
+
+    close (fd);
+    g_assert_cmpuint (raw_status (answer), ==, 200);
+  }
+
+  /* Connections closed unread: their places given back too. */
+  for (guint i = 1; i < PD_SERVER_HEAVY_PER_CLIENT; i++)
+    close (fds[i]);
+  {
+    Share none = { f->server, "127.0.0.1" };
+    gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+
+    while (count_share (&none) > 0)
+      {
+        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+        g_usleep (2000);
+      }
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -466,5 +651,6 @@ main (int   argc,
 
   PD_TEST_SERVE_ADD ("/pd/server-reads/one-read-shared", test_one_read_shared, 0);
   PD_TEST_SERVE_ADD ("/pd/server-reads/client-share", test_client_share, 0);
+  PD_TEST_SERVE_ADD ("/pd/server-reads/unread-answers-share", test_unread_answers_share, 0);
   return g_test_run ();
 }

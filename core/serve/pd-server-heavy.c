@@ -9,7 +9,9 @@
  * signature and the database's generation), every request asking it while
  * it runs waiting for it and answered with the same bytes; at most
  * PD_SERVER_HEAVY_PER_CLIENT started by one client address at once (past
- * that, 429 with Retry-After).  Small answers are kept for the next asks of
+ * that, 429 with Retry-After); a long answer counts in its client's share
+ * until it is written, so a client that asks and never reads holds no more
+ * than its share of answers.  Small answers are kept for the next asks of
  * the same key (a client walking a session's pages).
  *
  * Everything here runs on the server's thread but heavy_thread().
@@ -31,6 +33,19 @@
 #define ANSWERS_MAX       16
 #define ANSWER_MAX        ((gsize) 1024 * 1024)
 #define ANSWERS_BYTES     ((gsize) 8 * 1024 * 1024)
+/* An answer longer than this counts in its client's share until it is
+ * written (what the socket's buffers take at once is far less): clients
+ * that asked a 60 MB session's record and never read held 53 MB each, 24
+ * of them 2.16 GB (tried as an attacker would). */
+#define ANSWER_UNSENT_MIN ((gsize) 256 * 1024)
+
+/* A long answer not yet written, in its client's share. */
+typedef struct
+{
+  GHashTable *clients;   /* the server's heavy_clients, referenced */
+  char       *client;
+  gboolean    released;
+} Unsent;
 
 typedef struct
 {
@@ -81,16 +96,70 @@ flight_free (Flight *flight)
   g_free (flight);
 }
 
+/* The clients' shares are changed on the server's thread and read by the
+ * tests on theirs. */
+static GMutex clients_lock;
+
+/* One more of @client's share under way (a read, or a long answer not yet
+ * written). */
+static void
+client_take (GHashTable *clients,
+             const char *client)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&clients_lock);
+  guint *count = g_hash_table_lookup (clients, client);
+
+  if (count == NULL)
+    {
+      count = g_new0 (guint, 1);
+      g_hash_table_insert (clients, g_strdup (client), count);
+    }
+  (*count)++;
+}
+
+static void
+client_release (GHashTable *clients,
+                const char *client)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&clients_lock);
+  guint *count = g_hash_table_lookup (clients, client);
+
+  if (count != NULL && --*count == 0)
+    g_hash_table_remove (clients, client);
+}
+
+static void
+unsent_free (gpointer  data,
+             GClosure *closure)
+{
+  Unsent *unsent = data;
+
+  if (!unsent->released)
+    client_release (unsent->clients, unsent->client);
+  g_hash_table_unref (unsent->clients);
+  g_free (unsent->client);
+  g_free (unsent);
+}
+
+/* Written whole, or its connection gone. */
+static void
+on_unsent_done (SoupServerMessage *msg,
+                Unsent            *unsent)
+{
+  if (unsent->released)
+    return;
+  unsent->released = TRUE;
+  client_release (unsent->clients, unsent->client);
+}
+
 static gboolean
 flight_done (gpointer data)
 {
   Flight *flight = data;
   PdServer *self = flight->server;
-  guint *count = g_hash_table_lookup (self->heavy_clients, flight->client);
 
   g_hash_table_steal (self->heavy_flights, flight->key);
-  if (count != NULL && --*count == 0)
-    g_hash_table_remove (self->heavy_clients, flight->client);
+  client_release (self->heavy_clients, flight->client);
 
   /* Kept for the next asks while it stays true: the key names the
    * transcript's files and the database's generation. */
@@ -258,12 +327,7 @@ _pd_server_heavy_request (PdServer              *self,
       count = g_hash_table_lookup (self->heavy_clients, client);
       if (count != NULL && *count >= PD_SERVER_HEAVY_PER_CLIENT)
         return FALSE;
-      if (count == NULL)
-        {
-          count = g_new0 (guint, 1);
-          g_hash_table_insert (self->heavy_clients, g_strdup (client), count);
-        }
-      (*count)++;
+      client_take (self->heavy_clients, client);
 
       flight = g_new0 (Flight, 1);
       flight->server = self;
@@ -282,9 +346,11 @@ _pd_server_heavy_request (PdServer              *self,
   return TRUE;
 }
 
-/* The answer, its bytes shared with every other request answered so. */
+/* The answer, its bytes shared with every other request answered so; a
+ * long one in its client's share until it is written. */
 void
-_pd_server_heavy_respond (SoupServerMessage         *msg,
+_pd_server_heavy_respond (PdServer                  *self,
+                          SoupServerMessage         *msg,
                           const PdServerHeavyAnswer *answer)
 {
   if (answer->session_token != NULL && *answer->session_token)
@@ -295,6 +361,19 @@ _pd_server_heavy_respond (SoupServerMessage         *msg,
     return;
   soup_message_headers_set_content_type (soup_server_message_get_response_headers (msg), "application/json", NULL);
   soup_message_body_append_bytes (soup_server_message_get_response_body (msg), answer->body);
+
+  if (g_bytes_get_size (answer->body) > ANSWER_UNSENT_MIN && self->heavy_clients != NULL)
+    {
+      const char *client = soup_server_message_get_remote_host (msg);
+      Unsent *unsent = g_new0 (Unsent, 1);
+
+      unsent->clients = g_hash_table_ref (self->heavy_clients);
+      unsent->client = g_strdup (client ? client : "");
+      client_take (unsent->clients, unsent->client);
+      /* The closure's end releases it too: a message gone unfinished. */
+      g_signal_connect_data (msg, "finished", G_CALLBACK (on_unsent_done), unsent, unsent_free, 0);
+      g_signal_connect (msg, "disconnected", G_CALLBACK (on_unsent_done), unsent);
+    }
 }
 
 void
@@ -318,4 +397,17 @@ guint
 _pd_server_heavy_get_waiting (PdServer *self)
 {
   return (guint) g_atomic_int_get (&self->heavy_waiting);
+}
+
+guint
+_pd_server_heavy_get_share (PdServer   *self,
+                            const char *client)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&clients_lock);
+  guint *count;
+
+  if (self->heavy_clients == NULL)
+    return 0;
+  count = g_hash_table_lookup (self->heavy_clients, client);
+  return count != NULL ? *count : 0;
 }

@@ -291,8 +291,13 @@ gboolean    _pd_server_heavy_request      (PdServer              *self,
                                            PdServerHeavyAnswered  answered,
                                            gpointer               data,
                                            GDestroyNotify         destroy);
-void        _pd_server_heavy_respond      (SoupServerMessage         *msg,
+void        _pd_server_heavy_respond      (PdServer                  *self,
+                                           SoupServerMessage         *msg,
                                            const PdServerHeavyAnswer *answer);
+/* For the tests, on the server's thread or while it waits: the reads under
+ * way and long answers not yet written of @client. */
+guint       _pd_server_heavy_get_share    (PdServer                  *self,
+                                           const char                *client);
 /* For the tests; any thread.  @hook runs on a heavy thread before each
  * read (NULL: none). */
 void        _pd_server_heavy_set_hook     (PdServer          *self,

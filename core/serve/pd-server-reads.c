@@ -618,7 +618,7 @@ heavy_answered (PdServer                  *self,
 
   if (!req->finished)
     {
-      _pd_server_heavy_respond (req->msg, answer);
+      _pd_server_heavy_respond (self, req->msg, answer);
       soup_server_message_unpause (req->msg);
     }
   g_clear_signal_handler (&req->finished_id, req->msg);
