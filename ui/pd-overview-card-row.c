@@ -10,7 +10,9 @@
  * comes from the agent or an endpoint: plain labels, never markup, each on
  * one line with its controls shown (pd_safe_text_line()) and in an isolate
  * of its own, so that a bidi override in a title or a source's name cannot
- * reorder the rest of a line (read another endpoint's name, say).
+ * reorder the rest of a line (read another endpoint's name, say).  The
+ * title wraps to three lines before it is cut; the time since the last
+ * change sits beside it, or under the origin on a narrow card.
  * ::answer says which button was pressed and which question the card showed
  * then; for half a second after its question changes, the buttons take no
  * click (a question replaced just before a click is not answered unseen).
@@ -623,6 +625,188 @@ pd_overview_card_row_class_init (PdOverviewCardRowClass *klass)
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
+/* The card's first line: the pie, the texts (title and origin) and the
+ * time since its last change. The time sits beside the title while the
+ * texts keep room for TITLE_ROOM_CHARS characters of the title's font,
+ * else under the origin: at 1.5× text and 360 px the title had one line
+ * beside the time and read "Add an expor…" (tried with large text). */
+#define TOP_SPACING 12
+#define TIME_GAP 2
+#define TITLE_ROOM_CHARS 24
+
+typedef struct
+{
+  GtkWidget *pie;
+  GtkWidget *texts;
+  GtkWidget *time;
+} TopParts;
+
+static void
+top_parts (GtkWidget *top,
+           TopParts  *parts)
+{
+  parts->pie = gtk_widget_get_first_child (top);
+  parts->texts = gtk_widget_get_next_sibling (parts->pie);
+  parts->time = gtk_widget_get_next_sibling (parts->texts);
+}
+
+/* The pie's width and its spacing, none when it is hidden. */
+static int
+top_lead (TopParts *parts)
+{
+  int width = 0;
+
+  if (!gtk_widget_get_visible (parts->pie))
+    return 0;
+  gtk_widget_measure (parts->pie, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &width, NULL, NULL);
+  return width + TOP_SPACING;
+}
+
+static int
+width_of (GtkWidget *widget)
+{
+  int width = 0;
+
+  gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &width, NULL, NULL);
+  return width;
+}
+
+static int
+height_for (GtkWidget *widget,
+            int        width)
+{
+  int height = 0;
+
+  gtk_widget_measure (widget, GTK_ORIENTATION_VERTICAL, width, NULL, &height, NULL, NULL);
+  return height;
+}
+
+/* TITLE_ROOM_CHARS characters of @title's font, in pixels: looked up again
+ * only when its font changed (a card is measured many times a layout). */
+static int
+title_room (GtkWidget *title)
+{
+  PangoContext *context = gtk_widget_get_pango_context (title);
+  guint serial = pango_context_get_serial (context);
+  PangoFontMetrics *metrics;
+  int room;
+
+  if (GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (title), "pd-room-serial")) == serial)
+    return GPOINTER_TO_INT (g_object_get_data (G_OBJECT (title), "pd-room"));
+  metrics = pango_context_get_metrics (context, NULL, NULL);
+  room = TITLE_ROOM_CHARS * pango_font_metrics_get_approximate_char_width (metrics) / PANGO_SCALE;
+  pango_font_metrics_unref (metrics);
+  g_object_set_data (G_OBJECT (title), "pd-room-serial", GUINT_TO_POINTER (serial));
+  g_object_set_data (G_OBJECT (title), "pd-room", GINT_TO_POINTER (room));
+  return room;
+}
+
+/* Whether the time goes beside the title at @width, and the texts' width. */
+static gboolean
+top_time_beside (TopParts *parts,
+                 int       width,
+                 int      *texts_width)
+{
+  int room = title_room (gtk_widget_get_first_child (parts->texts));
+  int texts_min = 0;
+  int lead = top_lead (parts);
+  int beside = width - lead - TOP_SPACING - width_of (parts->time);
+
+  gtk_widget_measure (parts->texts, GTK_ORIENTATION_HORIZONTAL, -1, &texts_min, NULL, NULL, NULL);
+  if (beside >= MAX (room, texts_min))
+    {
+      *texts_width = beside;
+      return TRUE;
+    }
+  *texts_width = MAX (width - lead, texts_min);
+  return FALSE;
+}
+
+static GtkSizeRequestMode
+top_request_mode (GtkWidget *top)
+{
+  return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
+}
+
+static void
+top_measure (GtkWidget      *top,
+             GtkOrientation  orientation,
+             int             for_size,
+             int            *minimum,
+             int            *natural,
+             int            *minimum_baseline,
+             int            *natural_baseline)
+{
+  TopParts parts;
+  int texts_width, pie_height = 0;
+
+  top_parts (top, &parts);
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    {
+      int texts_min = 0, texts_nat = 0, time_width = width_of (parts.time);
+
+      gtk_widget_measure (parts.texts, orientation, -1, &texts_min, &texts_nat, NULL, NULL);
+      *minimum = top_lead (&parts) + MAX (texts_min, time_width);
+      *natural = top_lead (&parts) + texts_nat + TOP_SPACING + time_width;
+      return;
+    }
+  if (for_size < 0)
+    gtk_widget_measure (top, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &for_size, NULL, NULL);
+  if (gtk_widget_get_visible (parts.pie))
+    pie_height = height_for (parts.pie, -1);
+  if (top_time_beside (&parts, for_size, &texts_width))
+    *minimum = MAX (height_for (parts.texts, texts_width), height_for (parts.time, -1));
+  else
+    *minimum = height_for (parts.texts, texts_width) + TIME_GAP + height_for (parts.time, texts_width);
+  *minimum = *natural = MAX (*minimum, pie_height);
+}
+
+/* @widget at @x in a line @width wide, mirrored right to left. */
+static void
+top_place (GtkWidget *top,
+           GtkWidget *widget,
+           int        width,
+           int        x,
+           int        y,
+           int        child_width,
+           int        child_height)
+{
+  if (gtk_widget_get_direction (top) == GTK_TEXT_DIR_RTL)
+    x = width - x - child_width;
+  gtk_widget_size_allocate (widget, &(GtkAllocation) { x, y, child_width, child_height }, -1);
+}
+
+static void
+top_allocate (GtkWidget *top,
+              int        width,
+              int        height,
+              int        baseline)
+{
+  TopParts parts;
+  int lead, texts_width, texts_height;
+
+  top_parts (top, &parts);
+  lead = top_lead (&parts);
+  if (gtk_widget_get_visible (parts.pie))
+    {
+      int pie_height = MIN (height_for (parts.pie, -1), height);
+
+      top_place (top, parts.pie, width, 0, (height - pie_height) / 2, lead - TOP_SPACING, pie_height);
+    }
+  if (top_time_beside (&parts, width, &texts_width))
+    {
+      int time_width = width_of (parts.time);
+
+      top_place (top, parts.texts, width, lead, 0, texts_width, height_for (parts.texts, texts_width));
+      top_place (top, parts.time, width, width - time_width, 0, time_width, height_for (parts.time, -1));
+      return;
+    }
+  texts_height = height_for (parts.texts, texts_width);
+  top_place (top, parts.texts, width, lead, 0, texts_width, texts_height);
+  top_place (top, parts.time, width, lead, texts_height + TIME_GAP, texts_width,
+             height_for (parts.time, texts_width));
+}
+
 static void
 pd_overview_card_row_init (PdOverviewCardRow *self)
 {
@@ -636,7 +820,8 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   gtk_widget_add_css_class (self->box, "pd-overview-card");
   gtk_widget_set_parent (self->box, GTK_WIDGET (self));
 
-  top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_set_layout_manager (top, gtk_custom_layout_new (top_request_mode, top_measure, top_allocate));
   gtk_box_append (GTK_BOX (self->box), top);
   self->pie = pd_plan_pie_new ();
   gtk_widget_set_valign (self->pie, GTK_ALIGN_CENTER);
@@ -647,7 +832,11 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   /* Sizes relative to the interface font (style.css): libadwaita's
    * heading and caption are fixed points, which stayed small while the
    * rest of the card grew with a larger font (tried as a new user would). */
-  self->title = _pd_card_plain_label ("pd-card-title", FALSE);
+  /* The title wraps to three lines before it is cut (at 1.5× text and
+   * 360 px one line read "Add an expor…"). */
+  self->title = _pd_card_plain_label ("pd-card-title", TRUE);
+  gtk_label_set_lines (GTK_LABEL (self->title), 3);
+  _pd_label_no_hyphens (self->title);
   gtk_box_append (GTK_BOX (texts), self->title);
   gtk_widget_set_has_tooltip (self->title, TRUE);
   g_signal_connect (self->title, "query-tooltip", G_CALLBACK (on_title_query_tooltip), NULL);

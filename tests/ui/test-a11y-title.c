@@ -8,7 +8,8 @@
  * session's checklist, with the title whole, wrapped. The heading scrolls
  * with the page: pinned above it, an imported session's title took two
  * lines (cut) at 1.5× text and sat on the scrolled list under it. The
- * rows of real sessions fit 360 px, and History's check chips wrap.
+ * rows of real sessions fit 360 px, History's check chips wrap, and an
+ * Overview card's title wraps.
  */
 #define G_LOG_DOMAIN "test-a11y-title"
 
@@ -19,6 +20,7 @@
 
 #include "pd-history-view.h"
 #include "pd-import-index.h"
+#include "pd-overview-card-row.h"
 #include "pd-session-list.h"
 #include "pd-test-a11y.h"
 #include "pd-test-db.h"
@@ -538,6 +540,99 @@ test_history_chips (void)
   g_object_set (gtk_settings, "gtk-xft-dpi", dpi, NULL);
 }
 
+/* The cards' title labels drawn cut: ellipsized, or wider than drawn. */
+static guint
+count_cut_card_titles (GtkWidget *window,
+                       guint     *n_titles,
+                       guint     *n_wrapped)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  guint n_cut = 0;
+
+  pd_test_collect (window, PD_TYPE_OVERVIEW_CARD_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      GtkWidget *row = g_ptr_array_index (rows, i);
+      g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+
+      if (!gtk_widget_get_mapped (row))
+        continue;
+      pd_test_collect (row, GTK_TYPE_LABEL, labels);
+      for (guint j = 0; j < labels->len; j++)
+        {
+          GtkWidget *label = g_ptr_array_index (labels, j);
+          PangoLayout *layout = gtk_label_get_layout (GTK_LABEL (label));
+          int drawn = 0;
+
+          if (!gtk_widget_get_mapped (label) || !gtk_widget_has_css_class (label, "pd-card-title"))
+            continue;
+          (*n_titles)++;
+          pango_layout_get_pixel_size (layout, &drawn, NULL);
+          if (pango_layout_get_line_count (layout) > 1)
+            (*n_wrapped)++;
+          g_test_message ("card title “%s”: %d px, %d lines, %s", gtk_label_get_text (GTK_LABEL (label)),
+                          gtk_widget_get_width (label), pango_layout_get_line_count (layout),
+                          pango_layout_is_ellipsized (layout) ? "ELLIPSIZED" : "whole");
+          if (pango_layout_is_ellipsized (layout) || drawn > gtk_widget_get_width (label) + 1)
+            n_cut++;
+        }
+    }
+  return n_cut;
+}
+
+static gboolean
+overview_has_cards (gpointer data)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  guint n_mapped = 0;
+
+  pd_test_collect (GTK_WIDGET (data), PD_TYPE_OVERVIEW_CARD_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    n_mapped += gtk_widget_get_mapped (g_ptr_array_index (rows, i));
+  return n_mapped >= 2;
+}
+
+/* At 1.5× text and 360 px an Overview card's title had one line beside
+ * the time: "Add an expor…". It wraps, and the time goes under it. */
+static void
+check_card_titles (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  guint n_titles = 0, n_wrapped = 0, n_cut;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL);
+  pd_test_wait_until (overview_has_cards, window, "the Overview's cards");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (200);
+  pd_test_flush (GTK_WIDGET (window));
+  n_cut = count_cut_card_titles (GTK_WIDGET (window), &n_titles, &n_wrapped);
+  g_test_message ("at 1.5× text, %d px: %u of %u card titles cut, %u on more than one line",
+                  gtk_widget_get_width (GTK_WIDGET (window)), n_cut, n_titles, n_wrapped);
+  pd_test_screenshot (GTK_WIDGET (window), "a11y-title-cards-1.5x");
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), ==, 360);
+  g_assert_cmpuint (n_titles, >=, 2);
+  g_assert_cmpuint (n_wrapped, >=, 1);
+  g_assert_cmpuint (n_cut, ==, 0);
+  /* Nothing else of a card cut either (its time, its origin). */
+  g_assert_cmpuint (pd_test_a11y_count_cut_labels (GTK_WIDGET (window), "Overview"), ==, 0);
+}
+
+static void
+test_card_titles (void)
+{
+  GtkSettings *gtk_settings = gtk_settings_get_default ();
+  int dpi = 0;
+
+  g_object_get (gtk_settings, "gtk-xft-dpi", &dpi, NULL);
+  if (dpi <= 0)
+    dpi = 96 * 1024;
+  g_object_set (gtk_settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
+  g_assert_cmpint (pd_test_run_showcase (360, 720, check_card_titles, NULL), ==, 0);
+  g_object_set (gtk_settings, "gtk-xft-dpi", dpi, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -549,5 +644,6 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/title/imported", test_title_imported);
   g_test_add_func ("/pd/ui/a11y/title/history-chips", test_history_chips);
   g_test_add_func ("/pd/ui/a11y/title/empty-pages", test_empty_pages);
+  g_test_add_func ("/pd/ui/a11y/title/cards", test_card_titles);
   return g_test_run ();
 }
