@@ -34,7 +34,6 @@
 #include "pd-event-item.h"
 #include "pd-events-view.h"
 #include "pd-events-view-private.h"
-#include "pd-headed-scrollable.h"
 #include "pd-json-util.h"
 #include "pd-row-name.h"
 #include "pd-ui-util-private.h"
@@ -561,8 +560,6 @@ pd_events_view_scroll_to_newest (PdEventsView *self)
     return;
 
   gtk_widget_activate_action (list, "list.scroll-to-item", "u", n_items - 1);
-  /* And the page past the session's title over the list, to its end. */
-  pd_headed_scrollable_scroll_to_end (PD_HEADED_SCROLLABLE (gtk_widget_get_parent (GTK_WIDGET (self->column_view))));
 }
 
 /* In an idle, once what changed the rows or the adjustment is over.  A
@@ -937,7 +934,6 @@ pd_events_view_class_init (PdEventsViewClass *klass)
 
 
   g_type_ensure (PD_TYPE_EVENT_ITEM);
-  g_type_ensure (PD_TYPE_HEADED_SCROLLABLE);
   g_type_ensure (PD_TYPE_ROW_NAME);
 
   gtk_widget_class_set_template_from_resource (widget_class,

@@ -23,7 +23,6 @@
 #include <adwaita.h>
 
 #include "pd-message-item.h"
-#include "pd-headed-scrollable.h"
 #include "pd-message-row.h"
 #include "pd-transcript-view.h"
 #include "pd-ui-util-private.h"
@@ -328,7 +327,6 @@ pd_transcript_view_class_init (PdTranscriptViewClass *klass)
   view_class->clear = pd_transcript_view_clear;
 
   g_type_ensure (PD_TYPE_MESSAGE_ROW);
-  g_type_ensure (PD_TYPE_HEADED_SCROLLABLE);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-transcript-view.ui");

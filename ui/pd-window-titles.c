@@ -3,16 +3,16 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * At 360 px the header cuts a session's title ("Add an ex…", tried as a
- * new user would): each page of the session heads itself with it, whole
- * and wrapped, as its first line, scrolling away with the page. The Now
- * page (and an imported session's checklist) head the plan, the Transcript
- * and Events pages their list, History the version shown.
+ * new user would): the pages of the session head themselves with it,
+ * whole and wrapped, as their first line, scrolling away with the page:
+ * the Now page (and an imported session's checklist) head the plan,
+ * History the version shown. (The Transcript's and Events' lists are the
+ * scrolled window's child, which GTK 4.8 gives no heading: not yet.)
  */
 #define G_LOG_DOMAIN "pd-window"
 
 #include "config.h"
 
-#include "pd-headed-scrollable.h"
 #include "pd-window-private.h"
 
 /**
@@ -26,7 +26,5 @@ _pd_window_show_page_titles (PdWindow   *self,
 {
   pd_checklist_view_set_title (self->checklist_view, title);
   pd_now_view_set_title (self->now_view, title);
-  pd_headed_scrollable_set_title (pd_headed_scrollable_find (GTK_WIDGET (self->transcript_view)), title);
-  pd_headed_scrollable_set_title (pd_headed_scrollable_find (GTK_WIDGET (self->events_view)), title);
   pd_history_view_set_title (self->history_view, title);
 }

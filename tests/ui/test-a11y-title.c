@@ -8,8 +8,8 @@
  * session's checklist, with the title whole, wrapped. The heading scrolls
  * with the page: pinned above it, an imported session's title took two
  * lines (cut) at 1.5× text and sat on the scrolled list under it. The
- * Transcript, Events and History pages head themselves likewise (they had
- * no title but the header's). The rows of real sessions fit 360 px,
+ * History page heads its version's detail likewise (it had no title but
+ * the header's). The rows of real sessions fit 360 px,
  * History's check chips wrap, and an Overview card's title wraps.
  */
 #define G_LOG_DOMAIN "test-a11y-title"
@@ -169,8 +169,7 @@ check_title (PdWindow   *window,
   g_assert_cmpint (drawn, <=, gtk_widget_get_width (label) + 1);
   g_assert_cmpint (pango_layout_get_line_count (layout), >=, 2);
 
-  /* At the page's top (the Transcript and Events pages open at their
-   * newest rows) the heading is its first line, in sight. */
+  /* At the page's top the heading is its first line, in sight. */
   scroller = title_scroller (&wait);
   adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
   gtk_adjustment_set_value (adjustment, 0);
@@ -464,8 +463,8 @@ test_title_imported (void)
   run_case (&c, check_titles);
 }
 
-/* The Transcript, Events and History pages head themselves with the
- * title as Now does (the header cut it at 360 px, and they had none). */
+/* The History page heads itself with the title as Now does (the header
+ * cut it at 360 px, and it had none). */
 static void
 test_title_page (gconstpointer data)
 {
@@ -676,8 +675,6 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/title/rows-fit", test_rows_fit);
   g_test_add_func ("/pd/ui/a11y/title/own", test_title_own);
   g_test_add_func ("/pd/ui/a11y/title/imported", test_title_imported);
-  g_test_add_data_func ("/pd/ui/a11y/title/transcript", "transcript", test_title_page);
-  g_test_add_data_func ("/pd/ui/a11y/title/events", "events", test_title_page);
   g_test_add_data_func ("/pd/ui/a11y/title/history", "history", test_title_page);
   g_test_add_func ("/pd/ui/a11y/title/history-chips", test_history_chips);
   g_test_add_func ("/pd/ui/a11y/title/empty-pages", test_empty_pages);
