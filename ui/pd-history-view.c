@@ -54,6 +54,7 @@ struct _PdHistoryView
   AdwStatusPage      *empty_page;
   GtkListView        *version_list;
   GtkLabel           *gaps_label;
+  GtkLabel           *session_title;
   GtkLabel           *plan_title;
   GtkLabel           *revision_label;
   GtkListBox         *steps_list;
@@ -890,6 +891,7 @@ pd_history_view_class_init (PdHistoryViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, empty_page);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, version_list);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, gaps_label);
+  gtk_widget_class_bind_template_child (widget_class, PdHistoryView, session_title);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, plan_title);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, revision_label);
   gtk_widget_class_bind_template_child (widget_class, PdHistoryView, steps_list);
@@ -906,6 +908,7 @@ pd_history_view_init (PdHistoryView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   /* Plan text: wrapped with no hyphen it does not have. */
+  _pd_label_no_hyphens (GTK_WIDGET (self->session_title));
   _pd_label_no_hyphens (GTK_WIDGET (self->plan_title));
   _pd_label_no_hyphens (GTK_WIDGET (self->revision_label));
   _pd_stack_tab_shown_only (self->stack);
@@ -1051,4 +1054,22 @@ pd_history_view_set_run_stopped (PdHistoryView *self,
     return;
   self->run_stopped = !!run_stopped;
   pd_history_view_show_selected (self);
+}
+
+/**
+ * pd_history_view_set_title:
+ * @title: (nullable): the session's title, anyone's text (the agent's)
+ *
+ * Heads the versions' detail with the session's title, plain, whole and
+ * wrapped, as the Now page heads its plan: the header cuts it at 360 px.
+ */
+void
+pd_history_view_set_title (PdHistoryView *self,
+                           const char    *title)
+{
+  g_autofree char *safe = title != NULL && title[0] != '\0' ? _pd_isolated_short (title, 240) : NULL;
+
+  g_return_if_fail (PD_IS_HISTORY_VIEW (self));
+  gtk_label_set_text (self->session_title, safe != NULL ? safe : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->session_title), safe != NULL);
 }

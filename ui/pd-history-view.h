@@ -22,6 +22,8 @@ void        pd_history_view_refresh          (PdHistoryView *self);
 void        pd_history_view_set_run_stopped  (PdHistoryView *self,
                                               gboolean       run_stopped);
 GListModel *pd_history_view_get_model        (PdHistoryView *self);
+void        pd_history_view_set_title        (PdHistoryView *self,
+                                              const char    *title);
 gint64      pd_history_view_get_selected_version (PdHistoryView *self);
 gboolean    pd_history_view_select_version   (PdHistoryView *self,
                                               gint64         version);

@@ -10,7 +10,9 @@
  * comes from the agent or an endpoint: plain labels, never markup, each on
  * one line with its controls shown (pd_safe_text_line()) and in an isolate
  * of its own, so that a bidi override in a title or a source's name cannot
- * reorder the rest of a line (read another endpoint's name, say).
+ * reorder the rest of a line (read another endpoint's name, say).  The
+ * title wraps to three lines before it is cut; the time since the last
+ * change sits beside it, or under the origin on a narrow card.
  * ::answer says which button was pressed and which question the card showed
  * then; for half a second after its question changes, the buttons take no
  * click (a question replaced just before a click is not answered unseen).
@@ -41,57 +43,13 @@
 #include "pd-session-item.h"
 #include "pd-ui-util-private.h"
 #include "pd-overview-card-need-private.h"
+#include "pd-overview-card-row-private.h"
 
 /* How long the buttons ignore clicks after the question changed. */
 #define ANSWER_GUARD_USEC (G_USEC_PER_SEC / 2)
-/* The most of a question's command a card shows, in characters and in
- * lines; a longer one is answered through the Review dialog. */
-#define CARD_COMMAND_CHARS 480
-#define CARD_COMMAND_LINES 6
 /* An agent's name on a card: the names of known agents are shorter. */
 #define AGENT_TEXT_CHARS 24
 
-struct _PdOverviewCardRow
-{
-  GtkWidget       parent_instance;
-
-  PdOverviewCard *card;
-  gulong          changed_id;
-  PdRemoteRun    *shown_run;        /* (nullable) the endpoint's question shown */
-  guint           shown_serial;     /* the question of a run in this window shown */
-  gint64          question_at;      /* monotonic µs: when the question shown changed */
-  gint64          moved_at;         /* monotonic µs: when it moved in the list */
-  gint64          guard_usec;
-
-  GtkWidget      *box;
-  GtkWidget      *pie;
-  GtkWidget      *progress;
-  GtkWidget      *title;
-  GtkWidget      *origin;
-  GtkWidget      *time;
-  GtkWidget      *need;
-  GtkWidget      *step;
-  GtkWidget      *source_error;
-  GtkWidget      *approval;
-  GtkWidget      *approval_text;
-  GtkWidget      *approval_command;
-  GtkWidget      *approval_command_scroller;
-  GtkWidget      *approval_unseen;
-  GtkWidget      *approval_deadline;  /* a GtkInscription: its text changes every second */
-  gint64          deadline_told;      /* the ten seconds its accessible label was told for; -1: none */
-  guint           deadline_timer;   /* while a deadline is shown: its next second */
-  GtkWidget      *deny;
-  GtkWidget      *approve;
-  GtkWidget      *open;
-  GtkWidget      *row_name;
-  char           *command_shown;    /* (nullable) the whole command, as shown */
-  gint64          time_bucket;      /* what the time label says, as time_bucket() tells it; -1: not told */
-  const char     *need_class;       /* (nullable) the need label's style class */
-  char           *name_shown;       /* (nullable) the accessible name and description told */
-  char           *description_shown;
-  gboolean        command_cut;      /* the card shows only its start: Review… */
-  GtkWidget      *review;           /* (nullable) the open Review dialog */
-};
 
 G_DEFINE_FINAL_TYPE (PdOverviewCardRow, pd_overview_card_row, GTK_TYPE_WIDGET)
 
@@ -103,10 +61,8 @@ enum {
 
 static guint signals[N_SIGNALS];
 
-static void close_review (PdOverviewCardRow *self);
-
-static GtkWidget *
-plain_label (const char *css_class,
+GtkWidget *
+_pd_card_plain_label (const char *css_class,
              gboolean    wrap)
 {
   GtkWidget *label = gtk_label_new (NULL);
@@ -130,8 +86,8 @@ plain_label (const char *css_class,
  * (_pd_accessible_text()): GTK 4.8 names a label by its text, and a
  * reader said "Now: ⁨Write the tests⁩" with the isolates in it, or tripped
  * on them. */
-static gboolean
-set_label (GtkWidget  *label,
+gboolean
+_pd_card_set_label (GtkWidget  *label,
            const char *text)
 {
   g_autofree char *plain = NULL;
@@ -149,8 +105,8 @@ set_label (GtkWidget  *label,
  * again through its mnemonic label ("_Deny Deny"); the label alone names
  * it (as _pd_name_mnemonic_buttons() does for the windows' buttons, which
  * reaches a card's only once it has the focus). */
-static GtkWidget *
-mnemonic_button (const char *label)
+GtkWidget *
+_pd_card_mnemonic_button (const char *label)
 {
   GtkWidget *button = gtk_button_new_with_mnemonic (label);
 
@@ -158,13 +114,11 @@ mnemonic_button (const char *label)
   return button;
 }
 
-static char *card_text (const char *text);
-
 /* An endpoint's or agent's text for a line of the card: its controls
  * shown, in an isolate of its own, and no longer than a card can show (a
  * 300,000-character title is not laid out whole to be ellipsized). */
-static char *
-card_text (const char *text)
+char *
+_pd_card_text (const char *text)
 {
   return _pd_isolated_short (text, CARD_TEXT_CHARS);
 }
@@ -205,7 +159,7 @@ source_state_text (PdOverviewCard *card)
 {
   PdSource *source = pd_overview_card_get_source (card);
   const char *error = pd_overview_card_get_source_error (card);
-  g_autofree char *safe = card_text (error);
+  g_autofree char *safe = _pd_card_text (error);
 
   if (error == NULL)
     return NULL;
@@ -227,105 +181,6 @@ source_state_text (PdOverviewCard *card)
       }
   /* Translators: the source's last cards are shown; %s says why they may be old */
   return g_strdup_printf (_("Not answering — %s"), safe);
-}
-
-/* The question's command: whole on the card, or its start and Review…. */
-static void
-set_command (PdOverviewCardRow *self,
-             const char        *command)
-{
-  g_autofree char *shown = NULL;
-  g_autofree char *card = NULL;
-  const char *p = NULL;
-  guint lines = 1;
-
-  g_clear_pointer (&self->command_shown, g_free);
-  self->command_cut = FALSE;
-  if (command != NULL && *command != '\0')
-    {
-      shown = pd_safe_text_approval (command);
-      for (p = shown; *p != '\0' && lines <= CARD_COMMAND_LINES; p++)
-        if (*p == '\n')
-          lines++;
-      if (lines > CARD_COMMAND_LINES)
-        card = g_strndup (shown, p - 1 - shown);
-      if (g_utf8_strlen (card != NULL ? card : shown, -1) > CARD_COMMAND_CHARS)
-        {
-          g_autofree char *head = g_utf8_substring (card != NULL ? card : shown, 0, CARD_COMMAND_CHARS);
-
-          g_free (card);
-          card = g_steal_pointer (&head);
-        }
-      self->command_cut = card != NULL;
-      if (self->command_cut)
-        {
-          g_autofree char *head = g_steal_pointer (&card);
-
-          card = g_strconcat (head, "…", NULL);
-        }
-      self->command_shown = _pd_ltr_lines (shown);
-    }
-  if (card == NULL && shown != NULL)
-    card = g_strdup (shown);
-  if (card != NULL)
-    {
-      g_autofree char *ltr = _pd_ltr_lines (card);
-      g_autofree char *plain = _pd_accessible_text (card);
-      g_autofree char *name = NULL;
-
-      set_label (self->approval_command, ltr);
-      /* A Tab stop of its own, named as what it is: a screen reader could
-       * not reach the command it was asked to approve (tried with one).
-       * Translators: a screen reader's name of the command a card asks
-       * about; %s is the command */
-      name = g_strdup_printf (_("Command: %s"), plain);
-      gtk_accessible_update_property (GTK_ACCESSIBLE (self->approval_command),
-                                      GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
-    }
-  else
-    {
-      set_label (self->approval_command, "");
-      gtk_accessible_reset_property (GTK_ACCESSIBLE (self->approval_command), GTK_ACCESSIBLE_PROPERTY_LABEL);
-    }
-  gtk_widget_set_visible (self->approval_command_scroller, card != NULL);
-  /* Translators: the card's button when its command is too long to show there */
-  gtk_button_set_label (GTK_BUTTON (self->approve), self->command_cut ? _("_Review…") : _("_Approve Once"));
-  gtk_accessible_reset_property (GTK_ACCESSIBLE (self->approve), GTK_ACCESSIBLE_PROPERTY_LABEL);
-}
-
-/* The command's scrollbar is drawn when a line goes past the card, and
- * only then. */
-static void
-show_bar_when_needed (GtkAdjustment *adjustment,
-                      GtkWidget     *bar)
-{
-  gtk_widget_set_visible (bar, gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_lower (adjustment) >
-                               gtk_adjustment_get_page_size (adjustment) + 0.5);
-}
-
-/* The question shown changed: remembered, and the buttons held back. */
-static void
-remember_question (PdOverviewCardRow *self)
-{
-  const PdRemoteRun *run = self->card != NULL ? pd_overview_card_get_remote_run (self->card) : NULL;
-  guint serial = self->card != NULL ? pd_overview_card_get_approval_serial (self->card) : 0;
-  gboolean same = serial == self->shown_serial &&
-                  (run == NULL) == (self->shown_run == NULL) &&
-                  (run == NULL || (g_strcmp0 (run->run_id, self->shown_run->run_id) == 0 &&
-                                   g_strcmp0 (run->approval_id, self->shown_run->approval_id) == 0));
-
-  if (same)
-    return;
-  /* A Review dialog shows the question it was opened on, and no other. */
-  close_review (self);
-  g_clear_pointer (&self->shown_run, pd_remote_run_free);
-  self->shown_run = run != NULL ? pd_remote_run_copy (run) : NULL;
-  self->shown_serial = serial;
-  self->question_at = g_get_monotonic_time ();
-  /* A new question takes the focus off the answers (Space twice approved it). */
-  if ((run != NULL ? run->approval_id != NULL : serial != 0) &&
-      (gtk_widget_has_focus (self->approve) || gtk_widget_has_focus (self->deny)))
-    gtk_widget_grab_focus (GTK_WIDGET (self));
 }
 
 /* What pd_format_relative_time() says of @changed_at at @now, as a number:
@@ -374,73 +229,7 @@ row_update_time (PdOverviewCardRow *self)
   now = g_date_time_new_now_local ();
   when = pd_format_relative_time (pd_overview_card_get_changed_at (self->card), now);
   self->time_bucket = bucket;
-  return set_label (self->time, when);
-}
-
-/* How long until the endpoint denies the question by itself. */
-static char *
-deadline_text (gint64 left_usec)
-{
-  guint seconds = (guint) MIN ((left_usec + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC, G_MAXUINT / 2);
-
-  if (seconds == 0)
-    /* Translators: on an Overview card's question: no one answered in time */
-    return g_strdup (_("The endpoint denies it by itself now"));
-  if (seconds < 120)
-    /* Translators: on an Overview card's question: unanswered, the endpoint denies it after %u seconds */
-    return g_strdup_printf (ngettext ("The endpoint denies it by itself in %u second",
-                                      "The endpoint denies it by itself in %u seconds", seconds), seconds);
-  /* Translators: on an Overview card's question: unanswered, the endpoint denies it after %u minutes */
-  return g_strdup_printf (ngettext ("The endpoint denies it by itself in %u minute",
-                                    "The endpoint denies it by itself in %u minutes", (seconds + 59) / 60),
-                          (seconds + 59) / 60);
-}
-
-static gboolean on_deadline_timer (gpointer data);
-
-/* The time an endpoint's question has left, on a row shown, told again at
- * each second it counts: the endpoint denies a question no one answers in
- * its time (60 s), and the card said nothing of it (tried as a new user
- * would).  A question of this window's own run waits: none shown. */
-static void
-row_update_deadline (PdOverviewCardRow *self)
-{
-  gint64 deadline = 0, left;
-  g_autofree char *text = NULL;
-
-  g_clear_handle_id (&self->deadline_timer, g_source_remove);
-  if (self->card != NULL && pd_overview_card_has_approval (self->card))
-    deadline = pd_overview_card_get_approval_deadline (self->card);
-  gtk_widget_set_visible (self->approval_deadline, deadline != 0);
-  if (deadline == 0 || !gtk_widget_get_mapped (GTK_WIDGET (self)))
-    return;
-  left = MAX (deadline - g_get_monotonic_time (), 0);
-  text = deadline_text (left);
-  /* An inscription: a new text is drawn, and nothing is measured again (a
-   * label's every second queued the window's size, the whole list
-   * measured, 11–24 ms with 500 cards in bench-overview --view). */
-  if (g_strcmp0 (gtk_inscription_get_text (GTK_INSCRIPTION (self->approval_deadline)), text) != 0)
-    gtk_inscription_set_text (GTK_INSCRIPTION (self->approval_deadline), text);
-  _pd_inscription_fit_lines (GTK_INSCRIPTION (self->approval_deadline));
-  /* A reader is told it every ten seconds, not at each second. */
-  if ((left + 9 * G_USEC_PER_SEC) / (10 * G_USEC_PER_SEC) != self->deadline_told)
-    {
-      self->deadline_told = (left + 9 * G_USEC_PER_SEC) / (10 * G_USEC_PER_SEC);
-      gtk_accessible_update_property (GTK_ACCESSIBLE (self->approval_deadline), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                      text, -1);
-    }
-  if (left > 0)
-    self->deadline_timer = g_timeout_add ((guint) ((left - 1) % G_USEC_PER_SEC / 1000) + 1, on_deadline_timer, self);
-}
-
-static gboolean
-on_deadline_timer (gpointer data)
-{
-  PdOverviewCardRow *self = data;
-
-  self->deadline_timer = 0;
-  row_update_deadline (self);
-  return G_SOURCE_REMOVE;
+  return _pd_card_set_label (self->time, when);
 }
 
 /* @text, then @part after a comma, when @part says something. */
@@ -543,7 +332,7 @@ row_update (PdOverviewCardRow *self)
   if (card == NULL)
     return;
 
-  remember_question (self);
+  _pd_overview_card_row_remember_question (self);
   done = pd_overview_card_get_done (card);
   total = pd_overview_card_get_total (card);
   g_object_set (self->pie, "done", done, "total", total, "blocked", pd_overview_card_get_blocked (card), NULL);
@@ -552,23 +341,23 @@ row_update (PdOverviewCardRow *self)
   gtk_widget_set_visible (self->pie, total > 0 && pd_overview_card_get_need (card) != PD_OVERVIEW_NEED_FAILED);
   /* Translators: plan progress, steps done of all steps */
   progress = total > 0 ? g_strdup_printf (_("%u/%u"), done, total) : g_strdup ("");
-  told |= set_label (self->progress, progress);
+  told |= _pd_card_set_label (self->progress, progress);
   gtk_widget_set_visible (self->progress, total > 0);
 
   /* Every text an endpoint or agent gave, made safe and isolated alone. */
-  title = card_text (*pd_overview_card_get_title (card) ? pd_overview_card_get_title (card)
+  title = _pd_card_text (*pd_overview_card_get_title (card) ? pd_overview_card_get_title (card)
                                                                  : _("Untitled Session"));
-  told |= set_label (self->title, title);
+  told |= _pd_card_set_label (self->title, title);
   agent = agent_text (pd_overview_card_get_agent (card));
-  where = card_text (pd_overview_card_get_source_title (card));
+  where = _pd_card_text (pd_overview_card_get_source_title (card));
   /* Translators: where a session is and its agent, e.g. "build-box · Codex";
    * the source comes first so that an agent's name cannot hide it */
   origin = g_strdup_printf (_("%s · %s"), where, agent);
-  told |= set_label (self->origin, origin);
+  told |= _pd_card_set_label (self->origin, origin);
   told |= row_update_time (self);
 
   need = _pd_overview_card_need_text (card);
-  told |= set_label (self->need, need);
+  told |= _pd_card_set_label (self->need, need);
   /* Changed only when it changes: a class taken off and put back restyled
    * the label on every change of the card. */
   klass = _pd_overview_card_need_class (pd_overview_card_get_need (card));
@@ -582,11 +371,11 @@ row_update (PdOverviewCardRow *self)
 
   if (pd_overview_card_get_current_step (card) != NULL)
     step = _pd_overview_card_step_text (card);
-  told |= set_label (self->step, step != NULL ? step : "");
+  told |= _pd_card_set_label (self->step, step != NULL ? step : "");
   gtk_widget_set_visible (self->step, step != NULL);
 
   state = source_state_text (card);
-  told |= set_label (self->source_error, state != NULL ? state : "");
+  told |= _pd_card_set_label (self->source_error, state != NULL ? state : "");
   gtk_widget_set_visible (self->source_error, state != NULL);
 
   tool = pd_overview_card_get_approval_tool (card);
@@ -594,7 +383,7 @@ row_update (PdOverviewCardRow *self)
   body = _pd_describe_tool (tool);
   if (body == NULL && tool != NULL)
     {
-      g_autofree char *safe = card_text (tool);
+      g_autofree char *safe = _pd_card_text (tool);
 
       /* Translators: %s is the name of a tool, such as shell */
       body = generic = g_strdup_printf (_("The agent wants to use the tool “%s”."), safe);
@@ -604,8 +393,8 @@ row_update (PdOverviewCardRow *self)
    * buttons only led to an error (tried as a new user would). */
   gtk_widget_set_sensitive (self->deny, state == NULL);
   gtk_widget_set_sensitive (self->approve, state == NULL);
-  set_label (self->approval_text, body != NULL ? body : "");
-  set_command (self, command);
+  _pd_card_set_label (self->approval_text, body != NULL ? body : "");
+  _pd_overview_card_row_set_command (self, command);
   whole = pd_overview_card_get_approval_whole (card);
   run = pd_overview_card_get_remote_run (card);
   gtk_label_set_text (GTK_LABEL (self->approval_unseen),
@@ -618,7 +407,7 @@ row_update (PdOverviewCardRow *self)
   gtk_widget_set_visible (self->approval_unseen, !whole);
   gtk_widget_set_visible (self->approve, whole);
   gtk_widget_set_visible (self->open, !whole);
-  row_update_deadline (self);
+  _pd_overview_card_row_update_deadline (self);
 
   if (told)
     tell_name (self);
@@ -714,8 +503,8 @@ pd_overview_card_row_takes_answers (PdOverviewCardRow *self)
 /* The question shown when the button was pressed is the one answered;
  * none while it was shown, or the row was where it is, for less than the
  * guard. */
-static void
-answer (PdOverviewCardRow *self,
+void
+_pd_overview_card_row_answer (PdOverviewCardRow *self,
         gboolean           approve)
 {
   if (self->card == NULL || (self->shown_run == NULL && self->shown_serial == 0))
@@ -729,125 +518,11 @@ answer (PdOverviewCardRow *self,
   g_signal_emit (self, signals[ANSWER], 0, self->card, approve, self->shown_run, self->shown_serial);
 }
 
-static void
-on_deny (PdOverviewCardRow *self)
-{
-  answer (self, FALSE);
-}
-
-static void
-on_review_response (AdwMessageDialog  *dialog,
-                    const char        *response,
-                    PdOverviewCardRow *self)
-{
-  /* The dialog goes when the question changes: while it is open, the
-   * question it shows is the card's. */
-  if (g_str_equal (response, "once"))
-    answer (self, TRUE);
-  else if (g_str_equal (response, "deny"))
-    answer (self, FALSE);
-}
-
-static void
-on_review_destroy (GtkWidget         *dialog,
-                   PdOverviewCardRow *self)
-{
-  if (self->review == dialog)
-    self->review = NULL;
-}
-
-/* The whole command, selectable and scrolled, with Deny and Approve Once
- * (Cancel, the default, answers nothing). */
-static void
-open_review (PdOverviewCardRow *self)
-{
-  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
-  GtkWidget *dialog, *scrolled, *label;
-
-  if (self->review != NULL || self->command_shown == NULL)
-    return;
-  dialog = adw_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
-                                   _("Review the Request"),
-                                   gtk_label_get_text (GTK_LABEL (self->approval_text)));
-  label = gtk_label_new (self->command_shown);
-  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_yalign (GTK_LABEL (label), 0);
-  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  _pd_label_no_hyphens (label);
-  gtk_widget_add_css_class (label, "monospace");
-  gtk_widget_add_css_class (label, "pd-approval-command");
-  /* One drawn line to a line of the command, as on the card. */
-  scrolled = _pd_unwrapped_scroller (label);
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scrolled), 200);
-  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scrolled), 360);
-  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scrolled), TRUE);
-  gtk_widget_add_css_class (scrolled, "card");
-  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), scrolled);
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
-                                    "cancel", _("_Cancel"),
-                                    "deny", _("_Deny"),
-                                    "once", _("_Approve Once"),
-                                    NULL);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "deny", ADW_RESPONSE_DESTRUCTIVE);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "once", ADW_RESPONSE_SUGGESTED);
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
-  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
-  gtk_widget_add_css_class (dialog, "pd-approval-dialog");
-  /* Its Approve Once may open under the pointer that clicked Review…: the
-   * card's own guard counts from the question's arrival, not from this
-   * dialog (tried as an attacker would: approved 120 ms after it opened). */
-  _pd_dialog_guard_responses (dialog, (const char * const[]) { "once", NULL });
-  g_signal_connect_object (dialog, "response", G_CALLBACK (on_review_response), self, 0);
-  g_signal_connect_object (dialog, "destroy", G_CALLBACK (on_review_destroy), self, 0);
-  self->review = dialog;
-  gtk_window_present (GTK_WINDOW (dialog));
-}
-
-static void
-close_review (PdOverviewCardRow *self)
-{
-  if (self->review != NULL)
-    gtk_window_destroy (GTK_WINDOW (g_steal_pointer (&self->review)));
-}
-
-static void
-on_open (PdOverviewCardRow *self)
+void
+_pd_overview_card_row_open (PdOverviewCardRow *self)
 {
   if (self->card != NULL)
     g_signal_emit (self, signals[OPEN], 0, self->card);
-}
-
-static void
-on_approve (PdOverviewCardRow *self)
-{
-  if (self->command_cut)
-    open_review (self);
-  else
-    answer (self, TRUE);
-}
-
-/**
- * pd_overview_card_row_get_review:
- *
- * Returns: (transfer none) (nullable): the open Review dialog
- */
-GtkWidget *
-pd_overview_card_row_get_review (PdOverviewCardRow *self)
-{
-  g_return_val_if_fail (PD_IS_OVERVIEW_CARD_ROW (self), NULL);
-  return self->review;
-}
-
-/* How long the buttons take no click after the question changes (for
- * tests; half a second by default). */
-void
-pd_overview_card_row_set_answer_guard (PdOverviewCardRow *self,
-                                       guint              ms)
-{
-  g_return_if_fail (PD_IS_OVERVIEW_CARD_ROW (self));
-  self->guard_usec = (gint64) ms * 1000;
 }
 
 /* A row the list kept aside (its card's time not told meanwhile) is
@@ -858,7 +533,7 @@ pd_overview_card_row_map (GtkWidget *widget)
   GTK_WIDGET_CLASS (pd_overview_card_row_parent_class)->map (widget);
   if (row_update_time (PD_OVERVIEW_CARD_ROW (widget)))
     tell_name (PD_OVERVIEW_CARD_ROW (widget));
-  row_update_deadline (PD_OVERVIEW_CARD_ROW (widget));
+  _pd_overview_card_row_update_deadline (PD_OVERVIEW_CARD_ROW (widget));
 }
 
 static GtkSizeRequestMode
@@ -901,7 +576,7 @@ pd_overview_card_row_dispose (GObject *object)
 
   pd_overview_card_row_set_card (self, NULL);
   g_clear_handle_id (&self->deadline_timer, g_source_remove);
-  close_review (self);
+  _pd_overview_card_row_close_review (self);
   g_clear_pointer (&self->command_shown, g_free);
   g_clear_pointer (&self->name_shown, g_free);
   g_clear_pointer (&self->description_shown, g_free);
@@ -950,11 +625,192 @@ pd_overview_card_row_class_init (PdOverviewCardRowClass *klass)
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
+/* The card's first line: the pie, the texts (title and origin) and the
+ * time since its last change. The time sits beside the title while the
+ * texts keep room for TITLE_ROOM_CHARS characters of the title's font,
+ * else under the origin: at 1.5× text and 360 px the title had one line
+ * beside the time and read "Add an expor…" (tried with large text). */
+#define TOP_SPACING 12
+#define TIME_GAP 2
+#define TITLE_ROOM_CHARS 24
+
+typedef struct
+{
+  GtkWidget *pie;
+  GtkWidget *texts;
+  GtkWidget *time;
+} TopParts;
+
+static void
+top_parts (GtkWidget *top,
+           TopParts  *parts)
+{
+  parts->pie = gtk_widget_get_first_child (top);
+  parts->texts = gtk_widget_get_next_sibling (parts->pie);
+  parts->time = gtk_widget_get_next_sibling (parts->texts);
+}
+
+/* The pie's width and its spacing, none when it is hidden. */
+static int
+top_lead (TopParts *parts)
+{
+  int width = 0;
+
+  if (!gtk_widget_get_visible (parts->pie))
+    return 0;
+  gtk_widget_measure (parts->pie, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &width, NULL, NULL);
+  return width + TOP_SPACING;
+}
+
+static int
+width_of (GtkWidget *widget)
+{
+  int width = 0;
+
+  gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &width, NULL, NULL);
+  return width;
+}
+
+static int
+height_for (GtkWidget *widget,
+            int        width)
+{
+  int height = 0;
+
+  gtk_widget_measure (widget, GTK_ORIENTATION_VERTICAL, width, NULL, &height, NULL, NULL);
+  return height;
+}
+
+/* TITLE_ROOM_CHARS characters of @title's font, in pixels: looked up again
+ * only when its font changed (a card is measured many times a layout). */
+static int
+title_room (GtkWidget *title)
+{
+  PangoContext *context = gtk_widget_get_pango_context (title);
+  guint serial = pango_context_get_serial (context);
+  PangoFontMetrics *metrics;
+  int room;
+
+  if (GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (title), "pd-room-serial")) == serial)
+    return GPOINTER_TO_INT (g_object_get_data (G_OBJECT (title), "pd-room"));
+  metrics = pango_context_get_metrics (context, NULL, NULL);
+  room = TITLE_ROOM_CHARS * pango_font_metrics_get_approximate_char_width (metrics) / PANGO_SCALE;
+  pango_font_metrics_unref (metrics);
+  g_object_set_data (G_OBJECT (title), "pd-room-serial", GUINT_TO_POINTER (serial));
+  g_object_set_data (G_OBJECT (title), "pd-room", GINT_TO_POINTER (room));
+  return room;
+}
+
+/* Whether the time goes beside the title at @width, and the texts' width. */
+static gboolean
+top_time_beside (TopParts *parts,
+                 int       width,
+                 int      *texts_width)
+{
+  int room = title_room (gtk_widget_get_first_child (parts->texts));
+  int texts_min = 0;
+  int lead = top_lead (parts);
+  int beside = width - lead - TOP_SPACING - width_of (parts->time);
+
+  gtk_widget_measure (parts->texts, GTK_ORIENTATION_HORIZONTAL, -1, &texts_min, NULL, NULL, NULL);
+  if (beside >= MAX (room, texts_min))
+    {
+      *texts_width = beside;
+      return TRUE;
+    }
+  *texts_width = MAX (width - lead, texts_min);
+  return FALSE;
+}
+
+static GtkSizeRequestMode
+top_request_mode (GtkWidget *top)
+{
+  return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
+}
+
+static void
+top_measure (GtkWidget      *top,
+             GtkOrientation  orientation,
+             int             for_size,
+             int            *minimum,
+             int            *natural,
+             int            *minimum_baseline,
+             int            *natural_baseline)
+{
+  TopParts parts;
+  int texts_width, pie_height = 0;
+
+  top_parts (top, &parts);
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    {
+      int texts_min = 0, texts_nat = 0, time_width = width_of (parts.time);
+
+      gtk_widget_measure (parts.texts, orientation, -1, &texts_min, &texts_nat, NULL, NULL);
+      *minimum = top_lead (&parts) + MAX (texts_min, time_width);
+      *natural = top_lead (&parts) + texts_nat + TOP_SPACING + time_width;
+      return;
+    }
+  if (for_size < 0)
+    gtk_widget_measure (top, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &for_size, NULL, NULL);
+  if (gtk_widget_get_visible (parts.pie))
+    pie_height = height_for (parts.pie, -1);
+  if (top_time_beside (&parts, for_size, &texts_width))
+    *minimum = MAX (height_for (parts.texts, texts_width), height_for (parts.time, -1));
+  else
+    *minimum = height_for (parts.texts, texts_width) + TIME_GAP + height_for (parts.time, texts_width);
+  *minimum = *natural = MAX (*minimum, pie_height);
+}
+
+/* @widget at @x in a line @width wide, mirrored right to left. */
+static void
+top_place (GtkWidget *top,
+           GtkWidget *widget,
+           int        width,
+           int        x,
+           int        y,
+           int        child_width,
+           int        child_height)
+{
+  if (gtk_widget_get_direction (top) == GTK_TEXT_DIR_RTL)
+    x = width - x - child_width;
+  gtk_widget_size_allocate (widget, &(GtkAllocation) { x, y, child_width, child_height }, -1);
+}
+
+static void
+top_allocate (GtkWidget *top,
+              int        width,
+              int        height,
+              int        baseline)
+{
+  TopParts parts;
+  int lead, texts_width, texts_height;
+
+  top_parts (top, &parts);
+  lead = top_lead (&parts);
+  if (gtk_widget_get_visible (parts.pie))
+    {
+      int pie_height = MIN (height_for (parts.pie, -1), height);
+
+      top_place (top, parts.pie, width, 0, (height - pie_height) / 2, lead - TOP_SPACING, pie_height);
+    }
+  if (top_time_beside (&parts, width, &texts_width))
+    {
+      int time_width = width_of (parts.time);
+
+      top_place (top, parts.texts, width, lead, 0, texts_width, height_for (parts.texts, texts_width));
+      top_place (top, parts.time, width, width - time_width, 0, time_width, height_for (parts.time, -1));
+      return;
+    }
+  texts_height = height_for (parts.texts, texts_width);
+  top_place (top, parts.texts, width, lead, 0, texts_width, texts_height);
+  top_place (top, parts.time, width, lead, texts_height + TIME_GAP, texts_width,
+             height_for (parts.time, texts_width));
+}
+
 static void
 pd_overview_card_row_init (PdOverviewCardRow *self)
 {
-  GtkWidget *top, *texts, *status, *buttons, *scroller, *bar;
-  GtkAdjustment *hadjustment;
+  GtkWidget *top, *texts, *status;
 
   self->guard_usec = ANSWER_GUARD_USEC;
   self->time_bucket = -1;
@@ -964,7 +820,8 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   gtk_widget_add_css_class (self->box, "pd-overview-card");
   gtk_widget_set_parent (self->box, GTK_WIDGET (self));
 
-  top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_set_layout_manager (top, gtk_custom_layout_new (top_request_mode, top_measure, top_allocate));
   gtk_box_append (GTK_BOX (self->box), top);
   self->pie = pd_plan_pie_new ();
   gtk_widget_set_valign (self->pie, GTK_ALIGN_CENTER);
@@ -975,14 +832,18 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   /* Sizes relative to the interface font (style.css): libadwaita's
    * heading and caption are fixed points, which stayed small while the
    * rest of the card grew with a larger font (tried as a new user would). */
-  self->title = plain_label ("pd-card-title", FALSE);
+  /* The title wraps to three lines before it is cut (at 1.5× text and
+   * 360 px one line read "Add an expor…"). */
+  self->title = _pd_card_plain_label ("pd-card-title", TRUE);
+  gtk_label_set_lines (GTK_LABEL (self->title), 3);
+  _pd_label_no_hyphens (self->title);
   gtk_box_append (GTK_BOX (texts), self->title);
   gtk_widget_set_has_tooltip (self->title, TRUE);
   g_signal_connect (self->title, "query-tooltip", G_CALLBACK (on_title_query_tooltip), NULL);
-  self->origin = plain_label ("pd-card-caption", TRUE);
+  self->origin = _pd_card_plain_label ("pd-card-caption", TRUE);
   gtk_widget_add_css_class (self->origin, "dim-label");
   gtk_box_append (GTK_BOX (texts), self->origin);
-  self->time = plain_label ("pd-card-caption", FALSE);
+  self->time = _pd_card_plain_label ("pd-card-caption", FALSE);
   gtk_widget_add_css_class (self->time, "dim-label");
   gtk_label_set_ellipsize (GTK_LABEL (self->time), PANGO_ELLIPSIZE_NONE);
   gtk_widget_set_valign (self->time, GTK_ALIGN_START);
@@ -990,85 +851,19 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
 
   status = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
   gtk_box_append (GTK_BOX (self->box), status);
-  self->need = plain_label ("pd-card-status", FALSE);
+  self->need = _pd_card_plain_label ("pd-card-status", FALSE);
   gtk_widget_set_hexpand (self->need, TRUE);
   gtk_box_append (GTK_BOX (status), self->need);
-  self->progress = plain_label ("numeric", FALSE);
+  self->progress = _pd_card_plain_label ("numeric", FALSE);
   gtk_label_set_ellipsize (GTK_LABEL (self->progress), PANGO_ELLIPSIZE_NONE);
   gtk_box_append (GTK_BOX (status), self->progress);
 
-  self->step = plain_label (NULL, TRUE);
+  self->step = _pd_card_plain_label (NULL, TRUE);
   gtk_box_append (GTK_BOX (self->box), self->step);
-  self->source_error = plain_label ("warning", TRUE);
+  self->source_error = _pd_card_plain_label ("warning", TRUE);
   gtk_box_append (GTK_BOX (self->box), self->source_error);
 
-  self->approval = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  gtk_box_append (GTK_BOX (self->box), self->approval);
-  self->approval_text = plain_label (NULL, TRUE);
-  gtk_box_append (GTK_BOX (self->approval), self->approval_text);
-  self->approval_command = plain_label ("pd-approval-command", TRUE);
-  /* All its lines, never ellipsized: what is cut is said, and reviewed. */
-  gtk_label_set_lines (GTK_LABEL (self->approval_command), -1);
-  gtk_label_set_ellipsize (GTK_LABEL (self->approval_command), PANGO_ELLIPSIZE_NONE);
-  _pd_label_no_hyphens (self->approval_command);
-  gtk_widget_add_css_class (self->approval_command, "monospace");
-  /* Selectable, so a Tab stop a screen reader reads and a person copies
-   * from (Tab from the card leads to it, then to Deny). */
-  gtk_label_set_selectable (GTK_LABEL (self->approval_command), TRUE);
-  _pd_label_unselect_on_leave (self->approval_command);
-  /* Not wrapped: an unmarked wrapped tail read as a line of its own (an
-   * added "… - delete_backups()" as a removed line). It scrolls sideways;
-   * the card's line and character limits keep it short. Its scrollbar is
-   * a widget of its own under it: the scrolled window's own one took its
-   * height from the line it scrolls, which was then not drawn. */
-  self->approval_command_scroller = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  scroller = _pd_unwrapped_scroller (self->approval_command);
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_EXTERNAL, GTK_POLICY_NEVER);
-  hadjustment = gtk_scrolled_window_get_hadjustment (GTK_SCROLLED_WINDOW (scroller));
-  bar = gtk_scrollbar_new (GTK_ORIENTATION_HORIZONTAL, hadjustment);
-  g_signal_connect_object (hadjustment, "changed", G_CALLBACK (show_bar_when_needed), bar, 0);
-  gtk_widget_set_visible (bar, FALSE);
-  gtk_box_append (GTK_BOX (self->approval_command_scroller), scroller);
-  gtk_box_append (GTK_BOX (self->approval_command_scroller), bar);
-  gtk_box_append (GTK_BOX (self->approval), self->approval_command_scroller);
-  /* Translators: on an Overview card, under a question about an edit or a
-   * write whose change the endpoint did not send */
-  self->approval_unseen = plain_label ("warning", TRUE);
-  gtk_label_set_text (GTK_LABEL (self->approval_unseen),
-                      _("The change itself was not sent, so it cannot be approved here. Open the session to see it."));
-  gtk_label_set_lines (GTK_LABEL (self->approval_unseen), -1);
-  gtk_label_set_ellipsize (GTK_LABEL (self->approval_unseen), PANGO_ELLIPSIZE_NONE);
-  gtk_widget_set_visible (self->approval_unseen, FALSE);
-  gtk_box_append (GTK_BOX (self->approval), self->approval_unseen);
-  self->approval_deadline = gtk_inscription_new (NULL);
-  gtk_widget_add_css_class (self->approval_deadline, "pd-card-deadline");
-  gtk_inscription_set_xalign (GTK_INSCRIPTION (self->approval_deadline), 0);
-  gtk_inscription_set_wrap_mode (GTK_INSCRIPTION (self->approval_deadline), PANGO_WRAP_WORD_CHAR);
-  gtk_inscription_set_min_lines (GTK_INSCRIPTION (self->approval_deadline), 1);
-  gtk_inscription_set_nat_lines (GTK_INSCRIPTION (self->approval_deadline), 2);
-  gtk_inscription_set_min_chars (GTK_INSCRIPTION (self->approval_deadline), 0);
-  gtk_inscription_set_nat_chars (GTK_INSCRIPTION (self->approval_deadline), 0);
-  gtk_inscription_set_text_overflow (GTK_INSCRIPTION (self->approval_deadline),
-                                     GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END);
-  self->deadline_told = -1;
-  gtk_widget_set_visible (self->approval_deadline, FALSE);
-  gtk_box_append (GTK_BOX (self->approval), self->approval_deadline);
-  buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_widget_set_halign (buttons, GTK_ALIGN_END);
-  gtk_box_append (GTK_BOX (self->approval), buttons);
-  self->deny = mnemonic_button (_("_Deny"));
-  gtk_widget_add_css_class (self->deny, "destructive-action");
-  g_signal_connect_swapped (self->deny, "clicked", G_CALLBACK (on_deny), self);
-  gtk_box_append (GTK_BOX (buttons), self->deny);
-  self->approve = mnemonic_button (_("_Approve Once"));
-  gtk_widget_add_css_class (self->approve, "suggested-action");
-  g_signal_connect_swapped (self->approve, "clicked", G_CALLBACK (on_approve), self);
-  gtk_box_append (GTK_BOX (buttons), self->approve);
-  /* Translators: on an Overview card, opens the session of its question */
-  self->open = mnemonic_button (_("_Open"));
-  g_signal_connect_swapped (self->open, "clicked", G_CALLBACK (on_open), self);
-  gtk_widget_set_visible (self->open, FALSE);
-  gtk_box_append (GTK_BOX (buttons), self->open);
+  _pd_overview_card_row_init_question (self);
 
   self->row_name = g_object_new (PD_TYPE_ROW_NAME, NULL);
   gtk_box_append (GTK_BOX (self->box), self->row_name);

@@ -139,6 +139,10 @@ void        _pd_window_show_error          (PdWindow        *self,
 void        _pd_window_update_content      (PdWindow        *self);
 void        _pd_window_show_session_title  (PdWindow        *self,
                                             const char      *title);
+
+/* pd-window-titles.c */
+void        _pd_window_show_page_titles    (PdWindow        *self,
+                                            const char      *title);
 void        _pd_window_title_tooltip       (PdWindow        *self);
 void        _pd_window_update_error_page   (PdWindow        *self);
 gboolean    _pd_window_token_needed        (PdWindow        *self);

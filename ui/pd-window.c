@@ -266,8 +266,7 @@ static void
 on_shown_item_title (PdWindow *self)
 {
   _pd_window_show_session_title (self, pd_session_item_get_title (self->shown_item));
-  pd_checklist_view_set_title (self->checklist_view, pd_session_item_get_title (self->shown_item));
-  pd_now_view_set_title (self->now_view, pd_session_item_get_title (self->shown_item));
+  _pd_window_show_page_titles (self, pd_session_item_get_title (self->shown_item));
 }
 
 static gboolean
@@ -383,13 +382,11 @@ _pd_window_update_content (PdWindow *self)
                                             pd_session_item_is_imported (item) ? "checklist" : "plan");
           pd_events_view_set_live (self->events_view, pd_session_item_get_running (item));
           _pd_window_show_session_title (self, pd_session_item_get_title (item));
-          pd_checklist_view_set_title (self->checklist_view, pd_session_item_get_title (item));
-          pd_now_view_set_title (self->now_view, pd_session_item_get_title (item));
+          _pd_window_show_page_titles (self, pd_session_item_get_title (item));
         }
       else
         {
-          pd_checklist_view_set_title (self->checklist_view, NULL);
-          pd_now_view_set_title (self->now_view, NULL);
+          _pd_window_show_page_titles (self, NULL);
           pd_now_view_set_running (self->now_view, FALSE);
           show_run_end (self, NULL);
           pd_events_view_set_live (self->events_view, FALSE);

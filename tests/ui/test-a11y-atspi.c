@@ -524,6 +524,103 @@ walk_window (GDBusConnection *bus,
   g_assert_cmpuint (n_read, >, 0);
 }
 
+
+/* --- the field the focus is in ----------------------------------------------- */
+
+/* The name and role of the object AT-SPI says is focused (state 12) under
+ * @path, or FALSE. */
+static gboolean
+find_focused (GDBusConnection  *bus,
+              const char       *name,
+              const char       *path,
+              char            **said,
+              char            **role)
+{
+  g_autoptr(GVariant) state = call (bus, name, path, ATSPI_ACCESSIBLE, "GetState", NULL, G_VARIANT_TYPE ("(au)"));
+  g_autoptr(GVariantIter) words = NULL;
+  g_autoptr(GVariant) children = NULL;
+  g_autoptr(GVariantIter) iter = NULL;
+  const char *child_name, *child_path;
+  guint32 word, first = 0;
+  guint i = 0;
+
+  g_variant_get (state, "(au)", &words);
+  while (g_variant_iter_next (words, "u", &word))
+    if (i++ == 0)
+      first = word;
+  if ((first & (1u << 12)) != 0)
+    {
+      g_autoptr(GVariant) role_reply = call (bus, name, path, ATSPI_ACCESSIBLE, "GetRoleName", NULL,
+                                             G_VARIANT_TYPE ("(s)"));
+
+      g_variant_get (role_reply, "(s)", role);
+      *said = atspi_name (bus, name, path);
+      return TRUE;
+    }
+  children = call (bus, name, path, ATSPI_ACCESSIBLE, "GetChildren", NULL, G_VARIANT_TYPE ("(a(so))"));
+  g_variant_get (children, "(a(so))", &iter);
+  while (g_variant_iter_next (iter, "(&s&o)", &child_name, &child_path))
+    if (find_focused (bus, child_name, child_path, said, role))
+      return TRUE;
+  return FALSE;
+}
+
+static void
+expand_all (GtkWidget *root)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      if (ADW_IS_EXPANDER_ROW (child))
+        adw_expander_row_set_expanded (ADW_EXPANDER_ROW (child), TRUE);
+      expand_all (child);
+    }
+}
+
+/* Each text field shown in @dialog (titled @title) focused in turn, as
+ * Tab does, and the object a screen reader is told is focused read over
+ * AT-SPI: a key's or token's field said "text box" and no name (issue
+ * 23). Returns how many fields were focused. */
+static guint
+check_focused_fields (GDBusConnection *bus,
+                      GtkWindow       *dialog,
+                      const char      *title,
+                      GPtrArray       *wrong)
+{
+  g_autoptr(GPtrArray) texts = g_ptr_array_new ();
+  g_autoptr(GPtrArray) windows = NULL;
+  guint n_focused = 0;
+
+  pd_test_collect (GTK_WIDGET (dialog), GTK_TYPE_TEXT, texts);
+  for (guint i = 0; i < texts->len; i++)
+    {
+      GtkWidget *text = g_ptr_array_index (texts, i);
+      g_autofree char *said = NULL;
+      g_autofree char *role = NULL;
+
+      if (!gtk_widget_get_mapped (text) || !gtk_editable_get_editable (GTK_EDITABLE (text)) ||
+          gtk_widget_get_ancestor (text, GTK_TYPE_SEARCH_ENTRY) != NULL || !gtk_widget_grab_focus (text))
+        continue;
+      for (guint k = 0; k < 3; k++)
+        pd_test_flush (GTK_WIDGET (dialog));
+      windows = read_atspi_windows (bus);
+      for (guint j = 0; j < windows->len && said == NULL; j++)
+        {
+          AtspiWindow *window = g_ptr_array_index (windows, j);
+          g_auto(GStrv) key = g_strsplit (window->key, " ", 2);
+
+          if (g_strcmp0 (window->name, title) == 0)
+            find_focused (bus, key[0], key[1], &said, &role);
+        }
+      g_clear_pointer (&windows, g_ptr_array_unref);
+      g_test_message ("%s: a field focused, AT-SPI says %s “%s”", title, role ? role : "nothing", said ? said : "");
+      n_focused++;
+      if (said == NULL || says_nothing (said))
+        g_ptr_array_add (wrong, g_strdup_printf ("%s: the focused field is a %s named “%s”", title,
+                                                 role ? role : "nothing", said ? said : ""));
+    }
+  return n_focused;
+}
+
 static void
 check_walk (PdApplication *app,
             PdWindow      *window,
@@ -553,9 +650,32 @@ check_walk (PdApplication *app,
 
   dialog = open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
   walk_window (bus, "Preferences", "Preferences", wrong);
+  /* Every page, its profiles open: the keys', the endpoints' fields. */
+  {
+    GtkWidget *stack = pd_test_find_widget (GTK_WIDGET (dialog), ADW_TYPE_VIEW_STACK);
+    g_autoptr(GtkSelectionModel) model = adw_view_stack_get_pages (ADW_VIEW_STACK (stack));
+    guint n_fields = 0;
+
+    for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (model)); i++)
+      {
+        g_autoptr(AdwViewStackPage) page = g_list_model_get_item (G_LIST_MODEL (model), i);
+        GtkWidget *child = adw_view_stack_page_get_child (page);
+
+        if (!ADW_IS_PREFERENCES_PAGE (child))
+          continue;
+        adw_preferences_window_set_visible_page (ADW_PREFERENCES_WINDOW (dialog), ADW_PREFERENCES_PAGE (child));
+        expand_all (child);
+        pd_test_flush (GTK_WIDGET (dialog));
+        pd_test_spin (500);
+        pd_test_flush (GTK_WIDGET (dialog));
+        n_fields += check_focused_fields (bus, dialog, "Preferences", wrong);
+      }
+    g_assert_cmpuint (n_fields, >=, 12);
+  }
   gtk_window_destroy (dialog);
   dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG, "New Session");
   walk_window (bus, "New Session", "New Session", wrong);
+  check_focused_fields (bus, dialog, "New Session", wrong);
   gtk_window_destroy (dialog);
 
   for (guint i = 0; i < wrong->len; i++)

@@ -6,7 +6,8 @@
  * the Search button (or where it was when the search opened), not in the
  * list of sessions; after a run started from New Session asks its
  * approval, the focus is in the run's page, not on the button New Session
- * was opened from.
+ * was opened from; New Session closed with Escape gives it back to the +
+ * button or the session's row it was opened from.
  */
 #define G_LOG_DOMAIN "test-a11y-return"
 
@@ -14,6 +15,7 @@
 
 #include "pd-new-session-dialog.h"
 #include "pd-session-list.h"
+#include "pd-session-row.h"
 #include "pd-test-a11y.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-runs.h"
@@ -184,6 +186,69 @@ test_new_session_approval (void)
   g_assert_cmpint (pd_test_run_app (args, check_new_session_approval, fixture, NULL), ==, 0);
 }
 
+/* New Session opened from @from (clicked, or the window's Ctrl+N with the
+ * focus in @from), closed with Escape in the dialog: where the focus is. */
+static void
+new_session_escape (PdWindow  *window,
+                    GtkWidget *from,
+                    gboolean   click)
+{
+  GtkWindow *dialog;
+
+  if (click)
+    {
+      g_assert_true (gtk_widget_grab_focus (from));
+      g_signal_emit_by_name (from, "clicked");
+    }
+  else
+    {
+      g_assert_true (gtk_widget_child_focus (from, GTK_DIR_TAB_FORWARD));
+      g_assert_true (pd_test_a11y_focus_inside (from));
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-session", NULL));
+    }
+  pd_test_wait_until (pd_test_toplevel_shown, GSIZE_TO_POINTER (PD_TYPE_NEW_SESSION_DIALOG), "New Session");
+  dialog = pd_test_mapped_toplevel (PD_TYPE_NEW_SESSION_DIALOG);
+  pd_test_flush (GTK_WIDGET (dialog));
+  /* The focus is in the dialog, on its task: Escape there. */
+  g_assert_true (pd_test_a11y_press (GTK_WIDGET (dialog), GDK_KEY_Escape, 0));
+  pd_test_wait_until (pd_test_toplevel_gone, GSIZE_TO_POINTER (PD_TYPE_NEW_SESSION_DIALOG), "New Session to close");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (200);
+  pd_test_flush (GTK_WIDGET (window));
+  describe_focus (window);
+}
+
+/* New Session closed with Escape gives the focus back where it was: on
+ * the + button it was opened from, or on the session's row when Ctrl+N
+ * opened it from the list (tried as a keyboard user would). */
+static void
+check_new_session_escape (PdApplication *app,
+                          PdWindow      *window,
+                          gpointer       user_data)
+{
+  GtkWidget *list = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST);
+  GtkWidget *plus;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  pd_test_wait_until (new_session_enabled, window, "New Session to be offered");
+  plus = pd_test_find_first (GTK_WIDGET (window), is_new_session_button, NULL);
+  g_assert_nonnull (plus);
+
+  new_session_escape (window, plus, TRUE);
+  g_assert_true (pd_test_a11y_focus_inside (plus));
+
+  new_session_escape (window, list, FALSE);
+  g_assert_true (pd_test_a11y_focus_inside (list));
+  /* On a row of it (its item holds the session's row), not the list. */
+  g_assert_true (PD_IS_SESSION_ROW (gtk_widget_get_first_child (gtk_root_get_focus (GTK_ROOT (window)))));
+}
+
+static void
+test_new_session_escape (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_new_session_escape, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -194,6 +259,7 @@ main (int   argc,
   adw_init ();
   g_test_add_func ("/pd/ui/a11y/return/search-escape", test_search_escape);
   g_test_add_func ("/pd/ui/a11y/return/new-session-approval", test_new_session_approval);
+  g_test_add_func ("/pd/ui/a11y/return/new-session-escape", test_new_session_escape);
   status = g_test_run ();
   pd_test_runs_finish (config_home);
   return status;

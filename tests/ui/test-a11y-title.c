@@ -8,7 +8,9 @@
  * session's checklist, with the title whole, wrapped. The heading scrolls
  * with the page: pinned above it, an imported session's title took two
  * lines (cut) at 1.5× text and sat on the scrolled list under it. The
- * rows of real sessions fit 360 px, and History's check chips wrap.
+ * History page heads its version's detail likewise (it had no title but
+ * the header's). The rows of real sessions fit 360 px,
+ * History's check chips wrap, and an Overview card's title wraps.
  */
 #define G_LOG_DOMAIN "test-a11y-title"
 
@@ -19,6 +21,7 @@
 
 #include "pd-history-view.h"
 #include "pd-import-index.h"
+#include "pd-overview-card-row.h"
 #include "pd-session-list.h"
 #include "pd-test-a11y.h"
 #include "pd-test-db.h"
@@ -42,6 +45,8 @@ typedef struct
   PdWindow   *window;
   const char *title;
 } TitleWait;
+
+static GtkWidget *title_label (TitleWait *wait);
 
 /* A label of the shown session page (not the header) showing @data. */
 static gboolean
@@ -73,12 +78,15 @@ is_scrolling (GtkWidget     *widget,
   return gtk_adjustment_get_upper (adjustment) > gtk_adjustment_get_page_size (adjustment) + 100;
 }
 
+/* The scroller the title is in, once it has more than a page to scroll:
+ * a title pinned above the page's scroller has none. */
 static GtkWidget *
-page_scroller (PdWindow *window)
+title_scroller (TitleWait *wait)
 {
-  GtkWidget *page = adw_view_stack_get_visible_child (pd_test_a11y_view_stack (window));
+  GtkWidget *label = title_label (wait);
+  GtkWidget *scroller = label != NULL ? gtk_widget_get_ancestor (label, GTK_TYPE_SCROLLED_WINDOW) : NULL;
 
-  return page != NULL ? pd_test_find_first (page, is_scrolling, NULL) : NULL;
+  return scroller != NULL && is_scrolling (scroller, NULL) ? scroller : NULL;
 }
 
 static gboolean
@@ -86,7 +94,7 @@ page_ready (gpointer data)
 {
   TitleWait *wait = data;
 
-  return title_label (wait) != NULL && page_scroller (wait->window) != NULL;
+  return title_label (wait) != NULL && title_scroller (wait) != NULL;
 }
 
 static double
@@ -123,12 +131,13 @@ print_wide (GtkWidget *widget,
     }
 }
 
-/* @id's Now page shows @title whole, wrapped, and scrolls it away with
- * the page. */
+/* @id's @page shows @title whole, wrapped, and scrolls it away with the
+ * page. */
 static void
 check_title (PdWindow   *window,
              const char *id,
              const char *title,
+             const char *page,
              const char *what)
 {
   PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
@@ -136,14 +145,15 @@ check_title (PdWindow   *window,
   g_autofree char *shot = g_strconcat ("a11y-title-", what, NULL);
   g_autofree char *scrolled_shot = g_strconcat (shot, "-scrolled", NULL);
   GtkAdjustment *adjustment;
-  GtkWidget *label;
+  GtkWidget *label, *scroller;
+  graphene_point_t in_scroller;
   PangoLayout *layout;
   double start, top, moved;
   int drawn = 0;
 
   g_assert_true (pd_session_list_select (list, id));
-  adw_view_stack_set_visible_child_name (pd_test_a11y_view_stack (window), "now");
-  pd_test_wait_until (page_ready, &wait, "the Now page showing the session's title");
+  adw_view_stack_set_visible_child_name (pd_test_a11y_view_stack (window), page);
+  pd_test_wait_until (page_ready, &wait, "the page showing the session's title");
   pd_test_flush (GTK_WIDGET (window));
   pd_test_flush (GTK_WIDGET (window));
 
@@ -159,8 +169,18 @@ check_title (PdWindow   *window,
   g_assert_cmpint (drawn, <=, gtk_widget_get_width (label) + 1);
   g_assert_cmpint (pango_layout_get_line_count (layout), >=, 2);
 
+  /* At the page's top the heading is its first line, in sight. */
+  scroller = title_scroller (&wait);
+  adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+  gtk_adjustment_set_value (adjustment, 0);
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_true (gtk_widget_compute_point (label, scroller, &GRAPHENE_POINT_INIT (0, 0), &in_scroller));
+  g_test_message ("%s: at the page's top the title is %.0f px under the scroller's top", what, in_scroller.y);
+  g_assert_cmpfloat (in_scroller.y, >=, 0);
+  g_assert_cmpfloat (in_scroller.y, <, 100);
+
   /* Scrolled, the heading goes with the page: nothing stays over it. */
-  adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (page_scroller (window)));
   start = gtk_adjustment_get_value (adjustment);
   top = label_top (label, window);
   gtk_adjustment_set_value (adjustment, start + 100);
@@ -176,9 +196,10 @@ check_title (PdWindow   *window,
 
 typedef struct
 {
-  Sessions  sessions;
-  gboolean  own;       /* which title is looked at: the own session's, else the imported one's */
-  int       scale;     /* the text size, in halves: 2 or 3 */
+  Sessions    sessions;
+  gboolean    own;       /* which title is looked at: the own session's, else the imported one's */
+  int         scale;     /* the text size, in halves: 2 or 3 */
+  const char *page;      /* the page looked at; NULL: Now */
 } Case;
 
 static void
@@ -187,12 +208,16 @@ check_titles (PdApplication *app,
               gpointer       user_data)
 {
   Case *c = user_data;
+  const char *page = c->page != NULL ? c->page : "now";
+  g_autofree char *what = g_strdup_printf ("%s-%s", c->own ? "own" : "imported", page);
 
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+
   if (c->own)
-    check_title (window, c->sessions.own, LONG_TITLE, "own");
+    check_title (window, c->sessions.own, LONG_TITLE, page, c->page != NULL ? what : "own");
   else
-    check_title (window, c->sessions.imported, c->sessions.imported_title, "imported");
+    check_title (window, c->sessions.imported, c->sessions.imported_title, page,
+                 c->page != NULL ? what : "imported");
 }
 
 /* The least width each pane asks for, below the window's own 360 px. */
@@ -438,6 +463,16 @@ test_title_imported (void)
   run_case (&c, check_titles);
 }
 
+/* The History page heads itself with the title as Now does (the header
+ * cut it at 360 px, and it had none). */
+static void
+test_title_page (gconstpointer data)
+{
+  Case c = { { NULL, }, FALSE, 3, data };
+
+  run_case (&c, check_titles);
+}
+
 static void
 test_empty_pages (void)
 {
@@ -538,6 +573,99 @@ test_history_chips (void)
   g_object_set (gtk_settings, "gtk-xft-dpi", dpi, NULL);
 }
 
+/* The cards' title labels drawn cut: ellipsized, or wider than drawn. */
+static guint
+count_cut_card_titles (GtkWidget *window,
+                       guint     *n_titles,
+                       guint     *n_wrapped)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  guint n_cut = 0;
+
+  pd_test_collect (window, PD_TYPE_OVERVIEW_CARD_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      GtkWidget *row = g_ptr_array_index (rows, i);
+      g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+
+      if (!gtk_widget_get_mapped (row))
+        continue;
+      pd_test_collect (row, GTK_TYPE_LABEL, labels);
+      for (guint j = 0; j < labels->len; j++)
+        {
+          GtkWidget *label = g_ptr_array_index (labels, j);
+          PangoLayout *layout = gtk_label_get_layout (GTK_LABEL (label));
+          int drawn = 0;
+
+          if (!gtk_widget_get_mapped (label) || !gtk_widget_has_css_class (label, "pd-card-title"))
+            continue;
+          (*n_titles)++;
+          pango_layout_get_pixel_size (layout, &drawn, NULL);
+          if (pango_layout_get_line_count (layout) > 1)
+            (*n_wrapped)++;
+          g_test_message ("card title “%s”: %d px, %d lines, %s", gtk_label_get_text (GTK_LABEL (label)),
+                          gtk_widget_get_width (label), pango_layout_get_line_count (layout),
+                          pango_layout_is_ellipsized (layout) ? "ELLIPSIZED" : "whole");
+          if (pango_layout_is_ellipsized (layout) || drawn > gtk_widget_get_width (label) + 1)
+            n_cut++;
+        }
+    }
+  return n_cut;
+}
+
+static gboolean
+overview_has_cards (gpointer data)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+  guint n_mapped = 0;
+
+  pd_test_collect (GTK_WIDGET (data), PD_TYPE_OVERVIEW_CARD_ROW, rows);
+  for (guint i = 0; i < rows->len; i++)
+    n_mapped += gtk_widget_get_mapped (g_ptr_array_index (rows, i));
+  return n_mapped >= 2;
+}
+
+/* At 1.5× text and 360 px an Overview card's title had one line beside
+ * the time: "Add an expor…". It wraps, and the time goes under it. */
+static void
+check_card_titles (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  guint n_titles = 0, n_wrapped = 0, n_cut;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL);
+  pd_test_wait_until (overview_has_cards, window, "the Overview's cards");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (200);
+  pd_test_flush (GTK_WIDGET (window));
+  n_cut = count_cut_card_titles (GTK_WIDGET (window), &n_titles, &n_wrapped);
+  g_test_message ("at 1.5× text, %d px: %u of %u card titles cut, %u on more than one line",
+                  gtk_widget_get_width (GTK_WIDGET (window)), n_cut, n_titles, n_wrapped);
+  pd_test_screenshot (GTK_WIDGET (window), "a11y-title-cards-1.5x");
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), ==, 360);
+  g_assert_cmpuint (n_titles, >=, 2);
+  g_assert_cmpuint (n_wrapped, >=, 1);
+  g_assert_cmpuint (n_cut, ==, 0);
+  /* Nothing else of a card cut either (its time, its origin). */
+  g_assert_cmpuint (pd_test_a11y_count_cut_labels (GTK_WIDGET (window), "Overview"), ==, 0);
+}
+
+static void
+test_card_titles (void)
+{
+  GtkSettings *gtk_settings = gtk_settings_get_default ();
+  int dpi = 0;
+
+  g_object_get (gtk_settings, "gtk-xft-dpi", &dpi, NULL);
+  if (dpi <= 0)
+    dpi = 96 * 1024;
+  g_object_set (gtk_settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
+  g_assert_cmpint (pd_test_run_showcase (360, 720, check_card_titles, NULL), ==, 0);
+  g_object_set (gtk_settings, "gtk-xft-dpi", dpi, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -547,7 +675,9 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/title/rows-fit", test_rows_fit);
   g_test_add_func ("/pd/ui/a11y/title/own", test_title_own);
   g_test_add_func ("/pd/ui/a11y/title/imported", test_title_imported);
+  g_test_add_data_func ("/pd/ui/a11y/title/history", "history", test_title_page);
   g_test_add_func ("/pd/ui/a11y/title/history-chips", test_history_chips);
   g_test_add_func ("/pd/ui/a11y/title/empty-pages", test_empty_pages);
+  g_test_add_func ("/pd/ui/a11y/title/cards", test_card_titles);
   return g_test_run ();
 }

@@ -172,7 +172,7 @@ test_card_hostile_text (void)
   g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "\n\u200erm x"));
   alone_close (&alone);
 
-  /* A title of 300,000 characters: one line, ellipsized within the card. */
+  /* A title of 300,000 characters: three lines, ellipsized within the card. */
   for (guint i = 0; i < 300000; i++)
     g_string_append_c (huge, 'A');
   g_clear_object (&card);
@@ -181,7 +181,10 @@ test_card_hostile_text (void)
   title = pd_test_find_first (alone.row, is_heading_label, NULL);
   g_assert_nonnull (title);
   g_assert_cmpint (gtk_label_get_ellipsize (GTK_LABEL (title)), ==, PANGO_ELLIPSIZE_END);
-  g_assert_false (gtk_label_get_wrap (GTK_LABEL (title)));
+  g_assert_true (gtk_label_get_wrap (GTK_LABEL (title)));
+  g_assert_cmpint (gtk_label_get_lines (GTK_LABEL (title)), ==, 3);
+  g_assert_true (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (title))));
+  g_assert_cmpint (pango_layout_get_line_count (gtk_label_get_layout (GTK_LABEL (title))), <=, 3);
   g_assert_cmpint (gtk_widget_get_width (title), >, 0);
   g_assert_cmpint (gtk_widget_get_width (title), <=, gtk_widget_get_width (alone.row));
   g_assert_cmpint (gtk_widget_get_width (alone.row), <=, gtk_widget_get_width (alone.window));
@@ -201,11 +204,14 @@ title_tooltip_answered (GtkWidget *title)
 
 /* A title cut at 360 px is whole in its tooltip (it had none, and the
  * end of a long title could be read nowhere but in its session, tried as
- * a new user would); a title shown whole has none. */
+ * a new user would); a title shown whole has none. A title of 86
+ * characters wraps whole on the card's three lines. */
 static void
 test_card_title_tooltip (void)
 {
-  const char *long_title = "Move the billing service to the new queue, keep the retries and tell the on-call team";
+  const char *long_title = "Move the billing service to the new queue, keep the retries and tell the on-call team, "
+                           "then move the invoices, the refunds and the reminders to it too, one at a time, and "
+                           "write down for the on-call team what changed and how to go back";
   g_autoptr(PdOverviewCard) card = card_new (long_title, "plandeck", "Endpoint A");
   Alone alone = { 0 };
   GtkWidget *title;
@@ -224,6 +230,16 @@ test_card_title_tooltip (void)
   alone_show (&alone, card, 360);
   title = pd_test_find_first (alone.row, is_heading_label, NULL);
   g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (title))));
+  g_assert_false (title_tooltip_answered (title));
+  alone_close (&alone);
+
+  g_clear_object (&card);
+  card = card_new ("Move the billing service to the new queue, keep the retries and tell the on-call team",
+                   "plandeck", "Endpoint A");
+  alone_show (&alone, card, 360);
+  title = pd_test_find_first (alone.row, is_heading_label, NULL);
+  g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (title))));
+  g_assert_cmpint (pango_layout_get_line_count (gtk_label_get_layout (GTK_LABEL (title))), >=, 2);
   g_assert_false (title_tooltip_answered (title));
   alone_close (&alone);
 }
