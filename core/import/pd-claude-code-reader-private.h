@@ -35,7 +35,7 @@ typedef struct
   char     *input_text;  /* a TodoWrite call read in place: its input's text, built only if needed */
   gboolean  from_subagent;
   gint64    time;
-  gsize     units;       /* of input, taken from *budget (nullable) */
+  gsize     bytes;       /* of input, taken from *budget (nullable) */
   PdImportBudget *budget;
 } Request;
 
