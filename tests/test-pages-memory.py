@@ -12,9 +12,11 @@ kept every message's tree until its replay.  Here an honest session of
 many short messages (prompts, answers with their thinking, shell calls and
 their results, as each agent writes them) of MEGABYTES (20 by default) is
 made for Claude Code, Codex and Gemini CLI, imported into a database of its
-own, and `sessions show --json` run on it: its peak resident size
-(getrusage through wait4) must stay within 4 times the file's size, and
-the session must count its messages.  Before: 4.1×, 5.5× and 14.2×.
+own, and `sessions show --json` and `sessions export` run on it: their
+peak resident size (getrusage through wait4) must stay within 4 times the
+file's size, the session must count its messages and the export write
+them all.  Before: show 4.3×, 6.7× and 14.1×; export 4.4×, 6.8× and 14.1×
+(it built the whole conversation as one tree to write it).
 
 In the proofs suite: a sanitizer build's memory is not the program's.
 Prints TAP.
@@ -142,9 +144,22 @@ def peak_run(argv, env):
         return proc.returncode, out.read().decode(), err.read().decode(), usage.ru_maxrss * 1024
 
 
+def peak_run_to(argv, env, path):
+    """Runs argv, its output to @path; its exit, error output and peak RSS in bytes."""
+    with open(path, "wb") as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        err.seek(0)
+        return os.waitstatus_to_exitcode(status), err.read().decode(), usage.ru_maxrss * 1024
+
+
 def main():
     if sys.argv[1] == "--write":
         write_session(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        return 0
+    if sys.argv[1] == "--count":
+        with open(sys.argv[2], encoding="utf-8") as f:
+            print(len(json.load(f)["messages"]))
         return 0
     agent = sys.argv[1]
     megabytes = float(sys.argv[2]) if len(sys.argv) > 2 else 20
@@ -178,6 +193,19 @@ def main():
                       f"{name}: sessions show --json counts the session's messages",
                       f"exit {code}\nstdout:\n{out[:2000]}\nstderr:\n{err[-2000:]}")
             tap.check(peak <= BOUND * size, f"{name}: sessions show --json's peak RSS within {BOUND}× the file's size "
+                      f"({peak / 1048576:.1f} MB for {size / 1048576:.1f} MB)")
+            # The export is counted by another process: read here, it would
+            # raise the next child's peak (a child starts from its parent's).
+            exported = os.path.join(tmp, kind + ".export.json")
+            code, err, peak = peak_run_to([agent, "sessions", "export", "--db", db, sessions[0]["id"]], env, exported)
+            counted = subprocess.run([sys.executable, __file__, "--count", exported], capture_output=True, text=True)
+            n_exported = int(counted.stdout) if counted.returncode == 0 else -1
+            os.unlink(exported)
+            print(f"# {name}: sessions export peak RSS {peak / 1048576:.1f} MB ({peak / size:.2f}× the file), "
+                  f"{n_exported} messages", flush=True)
+            tap.check(code == 0 and n_exported == shown.get("messages"), f"{name}: sessions export writes every message",
+                      f"exit {code}\nstderr:\n{err[-2000:]}\ncount: {counted.stdout} {counted.stderr[-2000:]}")
+            tap.check(peak <= BOUND * size, f"{name}: sessions export's peak RSS within {BOUND}× the file's size "
                       f"({peak / 1048576:.1f} MB for {size / 1048576:.1f} MB)")
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0

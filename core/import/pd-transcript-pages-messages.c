@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "pd-event.h"
+#include "pd-json.h"
+#include "pd-json-span.h"
 #include "pd-redact.h"
 #include "pd-safe-text.h"
 #include "pd-transcript-pages-build-private.h"
@@ -703,4 +705,27 @@ _pd_transcript_pages_window_trim (PdTranscriptPages *self,
     }
   drop_messages (self, messages, back, end);
   drop_messages (self, messages, 0, front);
+}
+
+void
+pd_transcript_pages_foreach_message (PdTranscriptPages    *self,
+                                     PdTranscriptPagesSink func,
+                                     gpointer              user_data)
+{
+  PdJsonSpan all, element;
+  gsize cursor = 0;
+
+  g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed);
+  g_return_if_fail (func != NULL);
+
+  all.text = self->messages_json;
+  all.length = strlen (self->messages_json);
+  while (pd_json_span_next_element (all, &cursor, &element))
+    {
+      g_autoptr(JsonNode) node = pd_json_parse_full (element.text, (gssize) element.length, PD_JSON_PARSE_FOREIGN,
+                                                     NULL);
+
+      if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+        func (json_object_ref (json_node_get_object (node)), user_data);
+    }
 }
