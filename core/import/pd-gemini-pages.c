@@ -62,22 +62,6 @@ _pd_gemini_content_text (JsonNode *content)
   return g_string_free (out, FALSE);
 }
 
-/* The span of the @index-th element of @calls (length 0: none). */
-static PdJsonSpan
-call_span (PdJsonSpan calls,
-           guint      index)
-{
-  PdJsonSpan span = { NULL, 0 };
-  gsize cursor = 0;
-
-  if (calls.length == 0)
-    return span;
-  for (guint i = 0; i <= index; i++)
-    if (!pd_json_span_next_element (calls, &cursor, &span))
-      return (PdJsonSpan) { NULL, 0 };
-  return span;
-}
-
 /* What a person saw of a call's result: the display text (from the
  * record's text, @span), else the response's output. */
 static char *
@@ -131,6 +115,7 @@ _pd_gemini_message_keep (PdGeminiMessage *message,
   JsonArray *thoughts = pd_json_get_array (object, "thoughts");
   JsonArray *calls = pd_json_get_array (object, "toolCalls");
   PdJsonSpan spans = { NULL, 0 };
+  gsize cursor = 0;
   gsize bytes;
 
   message->role = g_strcmp0 (type, "user") == 0 ? "user" : g_strcmp0 (type, "gemini") == 0 ? "assistant" : "system";
@@ -138,17 +123,15 @@ _pd_gemini_message_keep (PdGeminiMessage *message,
   for (guint i = 0; thoughts && i < json_array_get_length (thoughts); i++)
     {
       JsonNode *element = json_array_get_element (thoughts, i);
-      JsonObject *thought;
+      const char *subject, *description;
 
       if (!JSON_NODE_HOLDS_OBJECT (element))
         continue;
-      thought = json_node_get_object (element);
+      subject = pd_json_get_string (json_node_get_object (element), "subject");
+      description = pd_json_get_string (json_node_get_object (element), "description");
       if (message->thoughts == NULL)
         message->thoughts = g_ptr_array_new_with_free_func (g_free);
-      g_ptr_array_add (message->thoughts,
-                       g_strjoin (": ", pd_json_get_string (thought, "subject") ? pd_json_get_string (thought, "subject") : "",
-                                  pd_json_get_string (thought, "description") ? pd_json_get_string (thought, "description") : "",
-                                  NULL));
+      g_ptr_array_add (message->thoughts, g_strjoin (": ", subject ? subject : "", description ? description : "", NULL));
     }
   if (record.length > 0)
     pd_json_span_get_member (record, "toolCalls", &spans);
@@ -156,8 +139,11 @@ _pd_gemini_message_keep (PdGeminiMessage *message,
     {
       JsonNode *element = json_array_get_element (calls, i);
       PdGeminiCallText *text = g_new0 (PdGeminiCallText, 1);
-      PdJsonSpan span = call_span (spans, i);
-      PdJsonSpan value = { NULL, 0 };
+      PdJsonSpan span = { NULL, 0 }, value = { NULL, 0 };
+
+      /* The record's call beside the tree's (one walk of its calls). */
+      if (spans.length > 0 && !pd_json_span_next_element (spans, &cursor, &span))
+        spans.length = span.length = 0;
 
       if (message->call_texts == NULL)
         message->call_texts = g_ptr_array_new_with_free_func ((GDestroyNotify) _pd_gemini_call_text_free);
