@@ -259,6 +259,17 @@ pd_session_reads_foreach_message (PdSessionStore            *store,
 
       return pages != NULL;
     }
+  /* An imported session read whole: a message at a time from its pages' text,
+   * never the whole conversation as one tree (many times its text). */
+  if (pd_session_info_is_imported (info))
+    {
+      g_autoptr(PdTranscriptPages) pages = pd_import_index_load_pages (store, id, cancellable, error);
+
+      if (pages == NULL)
+        return FALSE;
+      pd_transcript_pages_foreach_message (pages, func, user_data);
+      return TRUE;
+    }
   if (!(messages = pd_session_reads_load_messages (store, id, error)))
     return FALSE;
   for (guint i = 0; i < json_array_get_length (messages); i++)
@@ -285,6 +296,7 @@ pd_session_reads_export_json (PdSessionStore  *store,
   g_autoptr(GPtrArray) versions = NULL;
   g_autoptr(GPtrArray) documents = NULL;
   g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(PdTranscriptPages) whole = NULL;
   g_autofree char *checklist_json = NULL;
   g_autoptr(JsonNode) checklist = NULL;
   g_autofree char *head = NULL;
@@ -300,8 +312,13 @@ pd_session_reads_export_json (PdSessionStore  *store,
   /* A long transcript is read twice, handed on as it is read; anything
    * else as before, whole (its pages are bounded by the same length). */
   stream = pd_session_info_is_imported (info) && _pd_session_reads_is_long (store, id);
+  /* An imported session read whole: its messages written a message at a
+   * time from its pages' text (as one tree: many times its text). */
+  if (!stream && pd_session_info_is_imported (info))
+    whole = pd_import_index_load_pages (store, id, cancellable, error);
   if (!stream
-      && (!(messages = pd_session_reads_load_messages (store, id, error))
+      && ((pd_session_info_is_imported (info) ? whole == NULL
+                                              : !(messages = pd_session_reads_load_messages (store, id, error)))
           || !(versions = pd_session_reads_list_all_plan_versions (store, id, error))
           || !(documents = pd_session_reads_list_plan_documents (store, id, error))))
     return FALSE;
@@ -321,6 +338,8 @@ pd_session_reads_export_json (PdSessionStore  *store,
         return FALSE;
       g_clear_object (&pages);
     }
+  else if (whole != NULL)
+    pd_transcript_pages_foreach_message (whole, on_message, &writer);
   else
     for (guint i = 0; i < json_array_get_length (messages); i++)
       put_element (&writer, json_array_get_element (messages, i));

@@ -5,14 +5,18 @@
  * until the replay, OpenCode a message's parts, its todowrite parts, the
  * database's whole session), and Claude Code its pending requests' inputs:
  * 34 MB of tree a MiB of file (a 31 MB Gemini CLI file: 1.04 GB).  Now
- * each tree kept is taken from the session's budget (PdImportBudget); one
- * it has no room for is said in its place ("… not shown: the lines before
- * it hold as many values as a session may show"), its calls still named,
- * and the plan replayed exactly.  Also: an OpenCode file over 8 MiB, and a
- * call whose arguments nest deeper than json-glib is given, are said in
- * their place (both were left out unsaid).
+ * what is kept is taken from the session's budget (PdImportBudget, bytes
+ * of kept text and PD_IMPORT_VALUE_BYTES a value); what it has no room for
+ * is said in its place ("… not shown: the lines before it hold as much as
+ * a session may show"), its calls still named, and the plan replayed
+ * exactly.  Gemini CLI keeps a message's texts, not its tree: a message of
+ * many values keeps none of them, one of long text is held to the budget.
+ * The budget counted values once: an honest long Gemini CLI session (51 753
+ * short messages) showed its last ones as the placeholder.  Also: an
+ * OpenCode file over 8 MiB, and a call whose arguments nest deeper than
+ * json-glib is given, are said in their place (both were left out unsaid).
  *
- * The budget is lowered here (_pd_import_set_session_units()) so small
+ * The budget is lowered here (_pd_import_set_session_bytes()) so small
  * files show it; the subprocess case reads full-size ones with the
  * default, held to a bound with margin.  Nothing here asserts a time.
  *
@@ -33,10 +37,13 @@
 #include "pd-transcript-reader.h"
 
 /* A lowered budget, and messages each of a little under half of it: two
- * are kept at once. */
-#define TEST_UNITS    (40 * 1000)
+ * are kept at once (trees: a value is PD_IMPORT_VALUE_BYTES and its text). */
+#define TEST_BYTES    (40 * 1000 * PD_IMPORT_VALUE_BYTES)
 #define MESSAGE_PAD   (18 * 1000)   /* values of one message's padding */
 #define N_MESSAGES    12
+/* Gemini CLI's messages of text: a budget of two and a half of them. */
+#define GEMINI_TEXT        (72 * 1000)
+#define GEMINI_TEST_BYTES  (GEMINI_TEXT * 5 / 2)
 
 /* ", 0" values: one a value of 4 bytes, the per-byte bound's density. */
 static void
@@ -91,7 +98,7 @@ count_messages (PdTranscriptPages *pages,
       const char *content = pd_json_get_string (message, "content");
       JsonArray *calls = pd_json_get_array (message, "tool_calls");
 
-      if (content != NULL && strstr (content, "as many values as a session may show") != NULL)
+      if (content != NULL && strstr (content, "as much as a session may show") != NULL)
         counts->over_budget++;
       if (content != NULL && strstr (content, "is too long to show") != NULL)
         counts->too_long++;
@@ -144,13 +151,14 @@ read_pages (const char *format,
 /* ---------------------------------------------------------------------- */
 /* Gemini CLI                                                             */
 
-/* Message @i: a shell call, @pad values of content, and in the last a
- * write_todos call, the plan. */
+/* Message @i: a shell call, @pad values of content (with @text, a string
+ * of @pad bytes instead), and in the last a write_todos call, the plan. */
 static void
 append_gemini_message (GString *out,
                        guint    i,
                        guint    pad,
-                       gboolean last)
+                       gboolean last,
+                       gboolean text)
 {
   g_string_append_printf (out, "{\"id\":\"m%02u\",\"timestamp\":\"2026-04-05T10:12:%02u.000Z\",\"type\":\"gemini\","
                           "\"toolCalls\":[{\"id\":\"c%u\",\"name\":\"run_shell_command\",\"args\":{\"command\":\"echo %u\"},"
@@ -160,69 +168,176 @@ append_gemini_message (GString *out,
                           "{\"description\":\"Find it\",\"status\":\"completed\"},"
                           "{\"description\":\"Fix it\",\"status\":\"in_progress\"}]},\"status\":\"success\"}");
   g_string_append (out, "],\"content\":");
-  append_dense (out, pad);
+  if (text)
+    {
+      g_string_append_c (out, '"');
+      for (guint j = 0; j < pad; j++)
+        g_string_append_c (out, "abcdefgh "[j % 9]);
+      g_string_append_c (out, '"');
+    }
+  else
+    append_dense (out, pad);
   g_string_append_c (out, '}');
 }
 
+/* @over_budget of the messages said unshown, every call named, the plan
+ * exact. */
 static void
-check_gemini_pages (PdTranscriptPages *pages)
+check_gemini_pages (PdTranscriptPages *pages,
+                    guint              over_budget)
 {
   g_autofree char *titles = plan_titles (pages);
   Counts counts;
 
   count_messages (pages, "run_shell_command", &counts);
-  /* Two messages kept, the other ten said in their place, every call
-   * named (it was every message's tree kept: 34 MB a MiB of file). */
-  g_assert_cmpuint (counts.over_budget, ==, N_MESSAGES - 2);
+  g_assert_cmpuint (counts.over_budget, ==, over_budget);
   g_assert_cmpuint (counts.named, ==, N_MESSAGES);
   g_assert_cmpuint (counts.calls, ==, N_MESSAGES + 1);
-  /* The plan from the last message, over the budget: exact. */
+  /* The plan from the last message, over the budget or not: exact. */
   g_assert_cmpstr (titles, ==, "Find it|Fix it");
 }
 
+static PdTranscriptPages *
+read_gemini (gboolean  document,
+             guint     pad,
+             gboolean  text,
+             gsize     budget)
+{
+  g_autofree char *root = pd_import_test_tmpdir ();
+  const char *rel = document ? "chats/session-2026-04-05T10-12-0badc0de.json"
+                             : "chats/session-2026-04-05T10-12-0badc0de.jsonl";
+  g_autofree char *path = g_build_filename (root, rel, NULL);
+  g_autoptr(GString) out = g_string_new (NULL);
+  PdTranscriptPages *pages;
+
+  if (document)
+    g_string_append (out, "{\"sessionId\":\"0badc0de\",\"projectHash\":\"9f\","
+                          "\"startTime\":\"2026-04-05T10:12:00.000Z\",\"messages\":[");
+  else
+    g_string_append (out, "{\"sessionId\":\"0badc0de\",\"projectHash\":\"9f\","
+                          "\"startTime\":\"2026-04-05T10:12:00.000Z\",\"kind\":\"main\"}\n");
+  for (guint i = 0; i < N_MESSAGES; i++)
+    {
+      if (document && i > 0)
+        g_string_append_c (out, ',');
+      append_gemini_message (out, i, pad, i == N_MESSAGES - 1, text);
+      if (!document)
+        g_string_append_c (out, '\n');
+    }
+  if (document)
+    g_string_append (out, "]}");
+  write_file (root, rel, out->str, (gssize) out->len);
+  _pd_import_set_session_bytes (budget);
+  pages = read_pages (document ? "gemini-json" : "gemini", path, NULL);
+  _pd_import_set_session_bytes (0);
+  pd_test_remove_tree (root);
+  return pages;
+}
+
+/* Messages of long text: two kept, the other ten said in their place,
+ * every call named (it was every message's tree kept: 34 MB a MiB of
+ * file).  A text counted as its bytes: a few huge values hit the budget as
+ * surely as many small ones did. */
 static void
 test_gemini_lines (void)
+{
+  g_autoptr(PdTranscriptPages) pages = read_gemini (FALSE, GEMINI_TEXT, TRUE, GEMINI_TEST_BYTES);
+
+  check_gemini_pages (pages, N_MESSAGES - 2);
+}
+
+static void
+test_gemini_document (void)
+{
+  g_autoptr(PdTranscriptPages) pages = read_gemini (TRUE, GEMINI_TEXT, TRUE, GEMINI_TEST_BYTES);
+
+  check_gemini_pages (pages, N_MESSAGES - 2);
+}
+
+/* Messages of many values: none of them is kept (a message keeps its
+ * texts, not its tree), so the same budget shows them all. */
+static void
+test_gemini_values (void)
+{
+  g_autoptr(PdTranscriptPages) lines = read_gemini (FALSE, MESSAGE_PAD, FALSE, GEMINI_TEST_BYTES);
+  g_autoptr(PdTranscriptPages) document = read_gemini (TRUE, MESSAGE_PAD, FALSE, GEMINI_TEST_BYTES);
+
+  check_gemini_pages (lines, 0);
+  check_gemini_pages (document, 0);
+}
+
+/* An honest long session: 51 753 short messages (a prompt, answers with a
+ * thought, shell calls with their results; 12 MB), shown whole with the
+ * default budget.  The budget counted values (1 048 576): the last 1 821
+ * messages of such a session showed as the placeholder. */
+#define MANY_SHORT 51753
+
+static void
+test_gemini_many_short (void)
 {
   g_autofree char *root = pd_import_test_tmpdir ();
   g_autofree char *path = g_build_filename (root, "chats", "session-2026-04-05T10-12-0badc0de.jsonl", NULL);
   g_autoptr(GString) text = g_string_new ("{\"sessionId\":\"0badc0de\",\"projectHash\":\"9f\","
                                           "\"startTime\":\"2026-04-05T10:12:00.000Z\",\"kind\":\"main\"}\n");
   g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  guint n_user = 0, n_answers = 0, n_calls = 0, n_results = 0, over_budget = 0;
 
-  for (guint i = 0; i < N_MESSAGES; i++)
+  for (guint i = 0; i < MANY_SHORT; i++)
     {
-      append_gemini_message (text, i, MESSAGE_PAD, i == N_MESSAGES - 1);
-      g_string_append_c (text, '\n');
+      guint kind = i % 8;
+
+      g_string_append_printf (text, "{\"id\":\"m%05u\",\"timestamp\":\"2026-04-05T%02u:%02u:%02u.000Z\",",
+                              i, 10 + i / 3600 % 12, i / 60 % 60, i % 60);
+      if (kind == 0)
+        {
+          g_string_append_printf (text, "\"type\":\"user\",\"content\":\"Look at step %u of the build\"}\n", i);
+          n_user++;
+        }
+      else if (kind < 5)
+        {
+          g_string_append_printf (text, "\"type\":\"gemini\",\"content\":\"Step %u builds.\",\"thoughts\":[{\"subject\":"
+                                  "\"Checking\",\"description\":\"The build of step %u\",\"timestamp\":"
+                                  "\"2026-04-05T10:12:00.000Z\"}]}\n", i, i);
+          n_answers++;
+        }
+      else
+        {
+          g_string_append_printf (text, "\"type\":\"gemini\",\"content\":\"\",\"toolCalls\":[{\"id\":\"c%05u\","
+                                  "\"name\":\"run_shell_command\",\"args\":{\"command\":\"make %u\"},\"result\":"
+                                  "[{\"functionResponse\":{\"id\":\"c%05u\",\"name\":\"run_shell_command\","
+                                  "\"response\":{\"output\":\"ok %u\"}}}],\"status\":\"success\"}]}\n", i, i, i, i);
+          n_calls++;
+        }
     }
   write_file (root, "chats/session-2026-04-05T10-12-0badc0de.jsonl", text->str, (gssize) text->len);
-  _pd_import_set_session_units (TEST_UNITS);
+  g_test_message ("%u messages, %" G_GSIZE_FORMAT " bytes", (guint) MANY_SHORT, text->len);
   pages = read_pages ("gemini", path, NULL);
-  _pd_import_set_session_units (0);
-  check_gemini_pages (pages);
-  pd_test_remove_tree (root);
-}
 
-static void
-test_gemini_document (void)
-{
-  g_autofree char *root = pd_import_test_tmpdir ();
-  g_autofree char *path = g_build_filename (root, "chats", "session-2026-04-05T10-12-0badc0de.json", NULL);
-  g_autoptr(GString) text = g_string_new ("{\"sessionId\":\"0badc0de\",\"projectHash\":\"9f\","
-                                          "\"startTime\":\"2026-04-05T10:12:00.000Z\",\"messages\":[");
-  g_autoptr(PdTranscriptPages) pages = NULL;
-
-  for (guint i = 0; i < N_MESSAGES; i++)
+  messages = pd_transcript_pages_dup_messages (pages);
+  for (guint i = 0; i < json_array_get_length (messages); i++)
     {
-      if (i > 0)
-        g_string_append_c (text, ',');
-      append_gemini_message (text, i, MESSAGE_PAD, i == N_MESSAGES - 1);
+      JsonObject *message = json_array_get_object_element (messages, i);
+      const char *content = pd_json_get_string (message, "content");
+      const char *role = pd_json_get_string (message, "role");
+
+      if (content != NULL && strstr (content, "as much as a session may show") != NULL)
+        over_budget++;
+      else if (g_strcmp0 (role, "user") == 0)
+        n_user--;
+      else if (g_strcmp0 (role, "assistant") == 0 && content != NULL && *content != '\0')
+        n_answers--;
+      else if (g_strcmp0 (role, "assistant") == 0 && pd_json_get_array (message, "tool_calls") != NULL)
+        n_calls--;
+      else if (g_strcmp0 (role, "tool") == 0)
+        n_results++;
     }
-  g_string_append (text, "]}");
-  write_file (root, "chats/session-2026-04-05T10-12-0badc0de.json", text->str, (gssize) text->len);
-  _pd_import_set_session_units (TEST_UNITS);
-  pages = read_pages ("gemini-json", path, NULL);
-  _pd_import_set_session_units (0);
-  check_gemini_pages (pages);
+  /* Every message shown, as written: none said unshown. */
+  g_assert_cmpuint (over_budget, ==, 0);
+  g_assert_cmpuint (n_user, ==, 0);
+  g_assert_cmpuint (n_answers, ==, 0);
+  g_assert_cmpuint (n_calls, ==, 0);
+  g_assert_cmpuint (n_results, ==, MANY_SHORT / 8 * 3 + (MANY_SHORT % 8 > 5 ? MANY_SHORT % 8 - 5 : 0));
   pd_test_remove_tree (root);
 }
 
@@ -274,9 +389,9 @@ test_opencode_parts (void)
   g_autofree char *titles = NULL;
   Counts counts;
 
-  _pd_import_set_session_units (TEST_UNITS);
+  _pd_import_set_session_bytes (TEST_BYTES);
   pages = read_pages ("opencode-storage", root, "ses_b");
-  _pd_import_set_session_units (0);
+  _pd_import_set_session_bytes (0);
   count_messages (pages, "bash", &counts);
   g_assert_cmpuint (counts.over_budget, ==, N_MESSAGES - 2);
   g_assert_cmpuint (counts.named, ==, N_MESSAGES);
@@ -350,13 +465,13 @@ test_claude_pending (void)
                             "\"type\":\"tool_result\",\"content\":\"ok\"}]}}\n", i, i, i);
   write_file (root, "0badc0de-1111-4222-8333-444455556666.jsonl", text->str, (gssize) text->len);
 
-  _pd_import_set_session_units (TEST_UNITS);
+  _pd_import_set_session_bytes (TEST_BYTES);
   _pd_import_budget_reset_stats ();
   pages = read_pages ("claude", path, NULL);
-  _pd_import_set_session_units (0);
+  _pd_import_set_session_bytes (0);
   /* At most the budget held at once; the inputs it had no room for kept
    * as their text (they were all kept as trees). */
-  g_assert_cmpuint (_pd_import_budget_get_peak (), <=, TEST_UNITS);
+  g_assert_cmpuint (_pd_import_budget_get_peak (), <=, TEST_BYTES);
   g_assert_cmpuint (_pd_import_budget_get_refused (), >=, N_MESSAGES - 2);
   count_messages (pages, "TodoWrite", &counts);
   g_assert_cmpuint (counts.named, ==, N_MESSAGES);
@@ -515,7 +630,7 @@ test_defuse (void)
 #endif
 #endif
 /* The Gemini CLI read alone took 421 MB before; now both take 111 MB (the
- * budget's 120 MB of tree at most, and a line's).  AddressSanitizer holds
+ * budget's 128 MB of kept text and values at most, and a line's).  AddressSanitizer holds
  * freed memory back and doubles what is used (see test-import-bloated.c's
  * never-built): 574 MB there. */
 #ifdef PD_TEST_ASAN
@@ -555,7 +670,7 @@ test_full_size (void)
 
       for (guint i = 0; i < FULL_MESSAGES; i++)
         {
-          append_gemini_message (text, i, FULL_PAD, i == FULL_MESSAGES - 1);
+          append_gemini_message (text, i, FULL_PAD, i == FULL_MESSAGES - 1, FALSE);
           g_string_append_c (text, '\n');
         }
       write_file (root, "chats/session-2026-04-05T10-12-0badc0de.jsonl", text->str, (gssize) text->len);
@@ -563,7 +678,8 @@ test_full_size (void)
       gemini = read_pages ("gemini", path, NULL);
       count_messages (gemini, "run_shell_command", &counts);
       g_assert_cmpuint (counts.named, ==, FULL_MESSAGES);
-      g_assert_cmpuint (counts.over_budget, >, 0);
+      /* Their values are not kept (a message keeps its texts): all shown. */
+      g_assert_cmpuint (counts.over_budget, ==, 0);
       g_clear_object (&gemini);
 
       storage = write_opencode (FULL_MESSAGES, FULL_PAD - 64);
@@ -588,6 +704,8 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pd/import-budget/gemini-lines", test_gemini_lines);
   g_test_add_func ("/pd/import-budget/gemini-document", test_gemini_document);
+  g_test_add_func ("/pd/import-budget/gemini-values", test_gemini_values);
+  g_test_add_func ("/pd/import-budget/gemini-many-short", test_gemini_many_short);
   g_test_add_func ("/pd/import-budget/opencode-parts", test_opencode_parts);
   g_test_add_func ("/pd/import-budget/opencode-too-long", test_opencode_too_long);
   g_test_add_func ("/pd/import-budget/claude-pending", test_claude_pending);

@@ -168,17 +168,17 @@ _pd_claude_request_keep_input (PdClaudeCodeReader *self,
                                Request            *request,
                                JsonNode           *input)
 {
-  gsize units;
+  gsize bytes;
 
   if (input == NULL)
     return;
   if (self->budget.max == 0)
     _pd_import_budget_init (&self->budget);
-  units = _pd_import_tree_units (input);
-  if (_pd_import_budget_take (&self->budget, units))
+  bytes = _pd_import_tree_bytes (input);
+  if (_pd_import_budget_take (&self->budget, bytes))
     {
       request->input = json_node_copy (input);
-      request->units = units;
+      request->bytes = bytes;
       request->budget = &self->budget;
     }
   else
@@ -191,7 +191,7 @@ void
 _pd_claude_request_drop_input (Request *request)
 {
   if (request->budget != NULL)
-    _pd_import_budget_give (request->budget, request->units);
+    _pd_import_budget_give (request->budget, request->bytes);
   request->budget = NULL;
   g_clear_pointer (&request->input, json_node_unref);
 }

@@ -35,7 +35,7 @@ typedef struct
   char     *input_text;  /* a TodoWrite call read in place: its input's text, built only if needed */
   gboolean  from_subagent;
   gint64    time;
-  gsize     units;       /* of input, taken from *budget (nullable) */
+  gsize     bytes;       /* of input, taken from *budget (nullable) */
   PdImportBudget *budget;
 } Request;
 
@@ -174,5 +174,14 @@ void           _pd_claude_request_keep_input  (PdClaudeCodeReader *self,
                                                Request            *request,
                                                JsonNode           *input);
 void           _pd_claude_request_drop_input  (Request            *request);
+
+/* pd-claude-code-meta.c: the session's facts (folder, id, source, title)
+ * from a line's tree, or from a line read in place (FALSE: the check
+ * refuses it, as the picked parse would). */
+void           _pd_claude_note_meta           (PdClaudeCodeReader *self,
+                                               JsonObject         *line);
+gboolean       _pd_claude_note_meta_in_place  (PdClaudeCodeReader *self,
+                                               const char         *line,
+                                               gsize               length);
 
 G_END_DECLS

@@ -95,32 +95,6 @@ get_turn_needles (void)
   return compiled;
 }
 
-/* The slots of a line read in place (see check_span()). */
-enum { SPAN_TYPE, SPAN_TIMESTAMP, SPAN_PAYLOAD, SPAN_KIND, SPAN_ID, SPAN_CWD, SPAN_META_TIME, SPAN_MESSAGE,
-       SPAN_TURN_ID, SPAN_CALL_ID, SPAN_NAME, SPAN_ARGUMENTS, SPAN_OUTPUT, SPAN_ITEM, N_SPANS };
-
-struct _PdCodexReader
-{
-  GObject            parent_instance;
-
-  char              *path;
-  gsize              max_line;
-  gboolean           follow;
-  goffset            offset;
-  PdImportedSession *session;
-  PdPendingCalls    *calls;       /* plan calls: PdImportList (NULL: arguments not a valid plan) */
-  char              *turn_id;
-  guint64            n_lines;
-  gboolean           have_meta;      /* the session_meta line was read */
-  gboolean           meta_only;      /* the head of a tail read: facts, no plan */
-  gboolean           tail_done;      /* past the first read: no tail read again */
-  guint              full_lists;     /* full lists applied */
-  gboolean           turnless_plan;  /* a proposed plan was keyed without its turn */
-  PdTranscriptPages *pages;          /* reading for the pages: every line */
-  PdJsonlReader     *opened;         /* (nullable) the file, opened by the look that knew it */
-  PdJsonSpan         spans[N_SPANS]; /* what check_span() found of the line */
-};
-
 static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (PdCodexReader, pd_codex_reader, G_TYPE_OBJECT,
@@ -269,9 +243,9 @@ add_call (PdCodexReader *self,
   _pd_pending_calls_add (self->calls, call_id, items, pd_imported_session_get_stats (self->session));
 }
 
-static char *
-output_text (JsonNode *output,
-             gboolean *failed)
+char *
+_pd_codex_output_text (JsonNode *output,
+                       gboolean *failed)
 {
   *failed = FALSE;
   if (output == NULL)
@@ -313,7 +287,7 @@ handle_output (PdCodexReader *self,
   if (!_pd_pending_calls_take (self->calls, call_id, (gpointer *) &items))
     return;
 
-  text = output_text (json_object_get_member (payload, "output"), &failed);
+  text = _pd_codex_output_text (json_object_get_member (payload, "output"), &failed);
   if (failed || text_is_error (text) || items == NULL)
     stats->ignored_updates++;
   else
@@ -398,112 +372,6 @@ handle_message (PdCodexReader *self,
     }
 }
 
-/* ---------------------------------------------------------------------- */
-/* The conversation, for the pages                                        */
-
-/* What the harness puts into the conversation as the user's: the folder,
- * the sandbox, AGENTS.md; shown as context, not as the person's words. */
-static gboolean
-is_harness_text (const char *text)
-{
-  static const char * const prefixes[] = {
-    "<environment_context>", "<user_instructions>", "<permissions instructions>", "<user_shell_command>",
-    "# AGENTS.md instructions", NULL,
-  };
-
-  while (g_ascii_isspace (*text))
-    text++;
-  for (guint i = 0; prefixes[i]; i++)
-    if (g_str_has_prefix (text, prefixes[i]))
-      return TRUE;
-  return FALSE;
-}
-
-/* The text parts of a message's content ({type: input_text|output_text,
- * text}), or of a reasoning summary ({type: summary_text, text}), joined. */
-static char *
-parts_text (JsonArray *parts)
-{
-  GString *out = g_string_new (NULL);
-
-  for (guint i = 0; parts && i < json_array_get_length (parts); i++)
-    {
-      JsonNode *element = json_array_get_element (parts, i);
-      const char *text;
-
-      if (!JSON_NODE_HOLDS_OBJECT (element) || !(text = pd_json_get_string (json_node_get_object (element), "text")))
-        continue;
-      if (out->len > 0)
-        g_string_append (out, "\n\n");
-      g_string_append (out, text);
-    }
-  return g_string_free (out, FALSE);
-}
-
-static void
-conversation_line (PdCodexReader *self,
-                   const char    *type,
-                   const char    *kind,
-                   JsonObject    *payload,
-                   gint64         time)
-{
-  const char *call_id = pd_json_get_string (payload, "call_id");
-
-  if (strcmp (type, "compacted") == 0)
-    {
-      _pd_transcript_pages_add_text (self->pages, NULL, "system", pd_json_get_string (payload, "message"), NULL, time);
-      return;
-    }
-  if (strcmp (type, "response_item") != 0 || kind == NULL)
-    return;
-
-  if (strcmp (kind, "message") == 0)
-    {
-      const char *role = pd_json_get_string (payload, "role");
-      g_autofree char *text = parts_text (pd_json_get_array (payload, "content"));
-
-      if (g_strcmp0 (role, "assistant") == 0)
-        _pd_transcript_pages_add_text (self->pages, NULL, "assistant", text, NULL, time);
-      else if (g_strcmp0 (role, "user") == 0)
-        _pd_transcript_pages_add_text (self->pages, NULL, is_harness_text (text) ? "system" : "user", text, NULL, time);
-      else
-        _pd_transcript_pages_add_text (self->pages, NULL, "system", text, NULL, time);
-    }
-  else if (strcmp (kind, "reasoning") == 0)
-    {
-      g_autofree char *text = parts_text (pd_json_get_array (payload, "summary"));
-
-      _pd_transcript_pages_add_thinking (self->pages, NULL, text, NULL, time);
-    }
-  else if (strcmp (kind, "function_call") == 0)
-    _pd_transcript_pages_add_tool_call (self->pages, NULL, call_id, pd_json_get_string (payload, "name"),
-                                        pd_json_get_string (payload, "arguments"), NULL, time);
-  else if (strcmp (kind, "custom_tool_call") == 0)
-    _pd_transcript_pages_add_tool_call (self->pages, NULL, call_id, pd_json_get_string (payload, "name"),
-                                        pd_json_get_string (payload, "input"), NULL, time);
-  else if (strcmp (kind, "local_shell_call") == 0)
-    {
-      JsonNode *action = json_object_get_member (payload, "action");
-      g_autofree char *arguments = action ? json_to_string (action, FALSE) : NULL;
-
-      _pd_transcript_pages_add_tool_call (self->pages, NULL, call_id, "local_shell", arguments, NULL, time);
-    }
-  else if (strcmp (kind, "function_call_output") == 0 || strcmp (kind, "custom_tool_call_output") == 0)
-    {
-      gboolean failed;
-      g_autofree char *text = output_text (json_object_get_member (payload, "output"), &failed);
-      g_autoptr(JsonNode) wrapped = NULL;
-      const char *inner = NULL;
-
-      /* Shell and patch outputs are JSON text themselves ({"output": …,
-       * "metadata": {exit_code, …}}): the output is what a person reads. */
-      if (text != NULL && text[0] == '{' && (wrapped = _pd_import_parse_json (text, -1)) != NULL
-          && JSON_NODE_HOLDS_OBJECT (wrapped))
-        inner = pd_json_get_string (json_node_get_object (wrapped), "output");
-      _pd_transcript_pages_add_tool_result (self->pages, NULL, call_id, inner ? inner : text, failed, time);
-    }
-}
-
 /* The turn a turn_context line or a task_started event begins; NULL for
  * any other line. */
 static const char *
@@ -570,7 +438,7 @@ handle_line (PdCodexReader *self,
     return;
 
   if (self->pages != NULL)
-    conversation_line (self, type, kind, payload, time);
+    _pd_codex_conversation_line (self, type, kind, payload, time);
   if (handle_meta (self, type, kind, payload) || self->meta_only)
     return;
 
@@ -831,7 +699,7 @@ span_handle_line (PdCodexReader    *self,
       if (pd_json_span_is_string (spans[SPAN_OUTPUT]))
         text = pd_json_span_dup_string (spans[SPAN_OUTPUT]);
       else if ((output = pd_json_span_to_node (spans[SPAN_OUTPUT], NULL)))
-        text = output_text (output, &failed);
+        text = _pd_codex_output_text (output, &failed);
       if (failed || text_is_error (text) || items == NULL)
         stats->ignored_updates++;
       else

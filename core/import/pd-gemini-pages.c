@@ -16,9 +16,9 @@ void
 _pd_gemini_call_text_free (PdGeminiCallText *text)
 {
   g_free (text->arguments);
-  g_free (text->display);
   g_free (text->id);
   g_free (text->name);
+  g_free (text->output);
   g_free (text);
 }
 
@@ -62,16 +62,136 @@ _pd_gemini_content_text (JsonNode *content)
   return g_string_free (out, FALSE);
 }
 
+/* What a person saw of a call's result: the display text (from the
+ * record's text, @span), else the response's output. */
+static char *
+call_output (JsonObject *call,
+             PdJsonSpan  span)
+{
+  PdJsonSpan value = { NULL, 0 };
+  JsonArray *result;
+
+  if (span.length > 0 && pd_json_span_get_member (span, "resultDisplay", &value) && pd_json_span_is_string (value))
+    return pd_json_span_dup_string (value);
+  result = pd_json_get_array (call, "result");
+  for (guint j = 0; result && j < json_array_get_length (result); j++)
+    {
+      JsonNode *part = json_array_get_element (result, j);
+      JsonObject *response;
+
+      if (JSON_NODE_HOLDS_OBJECT (part)
+          && (response = pd_json_get_object (pd_json_get_object (json_node_get_object (part), "functionResponse"),
+                                             "response")))
+        return g_strdup (pd_json_get_string (response, "output") ? pd_json_get_string (response, "output")
+                                                                 : pd_json_get_string (response, "error"));
+    }
+  return NULL;
+}
+
+static gsize
+message_bytes (PdGeminiMessage *message)
+{
+  gsize bytes = _pd_import_text_bytes (message->text);
+
+  for (guint i = 0; message->thoughts && i < message->thoughts->len; i++)
+    bytes += _pd_import_text_bytes (g_ptr_array_index (message->thoughts, i));
+  for (guint i = 0; message->call_texts && i < message->call_texts->len; i++)
+    {
+      PdGeminiCallText *text = g_ptr_array_index (message->call_texts, i);
+
+      bytes += PD_IMPORT_VALUE_BYTES + _pd_import_text_bytes (text->arguments) + _pd_import_text_bytes (text->id)
+               + _pd_import_text_bytes (text->name) + _pd_import_text_bytes (text->output);
+    }
+  return bytes;
+}
+
+void
+_pd_gemini_message_keep (PdGeminiMessage *message,
+                         JsonObject      *object,
+                         PdJsonSpan       record,
+                         PdImportBudget  *budget)
+{
+  const char *type = pd_json_get_string (object, "type");
+  JsonArray *thoughts = pd_json_get_array (object, "thoughts");
+  JsonArray *calls = pd_json_get_array (object, "toolCalls");
+  PdJsonSpan spans = { NULL, 0 };
+  gsize cursor = 0;
+  gsize bytes;
+
+  message->role = g_strcmp0 (type, "user") == 0 ? "user" : g_strcmp0 (type, "gemini") == 0 ? "assistant" : "system";
+  message->text = _pd_gemini_content_text (json_object_get_member (object, "content"));
+  for (guint i = 0; thoughts && i < json_array_get_length (thoughts); i++)
+    {
+      JsonNode *element = json_array_get_element (thoughts, i);
+      const char *subject, *description;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        continue;
+      subject = pd_json_get_string (json_node_get_object (element), "subject");
+      description = pd_json_get_string (json_node_get_object (element), "description");
+      if (message->thoughts == NULL)
+        message->thoughts = g_ptr_array_new_with_free_func (g_free);
+      g_ptr_array_add (message->thoughts, g_strjoin (": ", subject ? subject : "", description ? description : "", NULL));
+    }
+  if (record.length > 0)
+    pd_json_span_get_member (record, "toolCalls", &spans);
+  for (guint i = 0; calls && i < json_array_get_length (calls); i++)
+    {
+      JsonNode *element = json_array_get_element (calls, i);
+      PdGeminiCallText *text = g_new0 (PdGeminiCallText, 1);
+      PdJsonSpan span = { NULL, 0 }, value = { NULL, 0 };
+
+      /* The record's call beside the tree's (one walk of its calls). */
+      if (spans.length > 0 && !pd_json_span_next_element (spans, &cursor, &span))
+        spans.length = span.length = 0;
+
+      if (message->call_texts == NULL)
+        message->call_texts = g_ptr_array_new_with_free_func ((GDestroyNotify) _pd_gemini_call_text_free);
+      g_ptr_array_add (message->call_texts, text);
+      /* Its arguments up to their bound, from the record's text. */
+      if (span.length > 0 && pd_json_span_get_member (span, "args", &value))
+        text->arguments = _pd_transcript_pages_head_of_span (value.text, value.length,
+                                                             PD_TRANSCRIPT_PAGES_TOOL_TEXT_MAX + 8, &text->left_out);
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        continue;
+      {
+        JsonObject *call = json_node_get_object (element);
+
+        text->element = TRUE;
+        text->id = g_strdup (pd_json_get_string (call, "id"));
+        text->name = g_strdup (pd_json_get_string (call, "name"));
+        text->time = _pd_import_parse_time (pd_json_get_string (call, "timestamp"));
+        if (text->time == 0)
+          text->time = message->time;
+        text->output = call_output (call, span);
+        text->has_result = json_object_has_member (call, "status") || text->output != NULL;
+        text->failed = g_strcmp0 (pd_json_get_string (call, "status"), "error") == 0;
+      }
+    }
+
+  /* Kept until the replay, with every other message's: taken from the
+   * session's budget, or said unshown in its place (its calls named with
+   * the head of their arguments). */
+  bytes = message_bytes (message);
+  if (_pd_import_budget_take (budget, bytes))
+    {
+      message->shown = TRUE;
+      message->bytes = bytes;
+      message->budget = budget;
+      return;
+    }
+  message->unshown = MAX (record.length, 1);
+  g_clear_pointer (&message->text, g_free);
+  g_clear_pointer (&message->thoughts, g_ptr_array_unref);
+  for (guint i = 0; message->call_texts && i < message->call_texts->len; i++)
+    g_clear_pointer (&((PdGeminiCallText *) g_ptr_array_index (message->call_texts, i))->output, g_free);
+}
+
 void
 _pd_gemini_message_to_pages (PdTranscriptPages *pages,
                              PdGeminiMessage   *message)
 {
-  JsonObject *object;
-  JsonArray *calls, *thoughts;
-  const char *type;
-  g_autofree char *text = NULL;
-
-  if (message->node == NULL && message->unshown > 0)
+  if (!message->shown && message->unshown > 0)
     {
       /* Said in its place, and its calls named with the head of their
        * arguments: a call never goes unsaid. */
@@ -84,78 +204,37 @@ _pd_gemini_message_to_pages (PdTranscriptPages *pages,
                                                    texts->left_out, message->id, message->time);
         }
     }
-  if (message->node == NULL)
-    return;
-  object = json_node_get_object (message->node);
-  type = pd_json_get_string (object, "type");
-  text = _pd_gemini_content_text (json_object_get_member (object, "content"));
-
-  thoughts = pd_json_get_array (object, "thoughts");
-  for (guint i = 0; thoughts && i < json_array_get_length (thoughts); i++)
+  if (!message->shown)
     {
-      JsonNode *element = json_array_get_element (thoughts, i);
-      JsonObject *thought;
-      g_autofree char *joined = NULL;
+      g_clear_pointer (&message->call_texts, g_ptr_array_unref);
+      message->unshown = 0;
+      return;
+    }
 
-      if (!JSON_NODE_HOLDS_OBJECT (element))
+  for (guint i = 0; message->thoughts && i < message->thoughts->len; i++)
+    _pd_transcript_pages_add_thinking (pages, NULL, g_ptr_array_index (message->thoughts, i), message->id,
+                                       message->time);
+  if (message->text != NULL && *message->text)
+    _pd_transcript_pages_add_text (pages, NULL, message->role, message->text, message->id, message->time);
+  for (guint i = 0; message->call_texts && i < message->call_texts->len; i++)
+    {
+      PdGeminiCallText *texts = g_ptr_array_index (message->call_texts, i);
+
+      if (!texts->element)
         continue;
-      thought = json_node_get_object (element);
-      joined = g_strjoin (": ", pd_json_get_string (thought, "subject") ? pd_json_get_string (thought, "subject") : "",
-                          pd_json_get_string (thought, "description") ? pd_json_get_string (thought, "description") : "",
-                          NULL);
-      _pd_transcript_pages_add_thinking (pages, NULL, joined, message->id, message->time);
+      _pd_transcript_pages_add_tool_call_head (pages, NULL, texts->id, texts->name, texts->arguments,
+                                               texts->left_out, message->id, texts->time);
+      if (texts->has_result)
+        _pd_transcript_pages_add_tool_result (pages, NULL, texts->id, texts->output, texts->failed, texts->time);
     }
 
-  if (text != NULL && *text)
-    {
-      const char *role = g_strcmp0 (type, "user") == 0 ? "user" : g_strcmp0 (type, "gemini") == 0 ? "assistant" : "system";
-
-      _pd_transcript_pages_add_text (pages, NULL, role, text, message->id, message->time);
-    }
-
-  calls = pd_json_get_array (object, "toolCalls");
-  for (guint i = 0; calls && i < json_array_get_length (calls); i++)
-    {
-      JsonNode *element = json_array_get_element (calls, i);
-      PdGeminiCallText *texts = message->call_texts && i < message->call_texts->len
-                        ? g_ptr_array_index (message->call_texts, i) : NULL;
-      JsonObject *call;
-      g_autofree char *output = NULL;
-      gint64 time;
-
-      if (!JSON_NODE_HOLDS_OBJECT (element))
-        continue;
-      call = json_node_get_object (element);
-      time = _pd_import_parse_time (pd_json_get_string (call, "timestamp"));
-      if (time == 0)
-        time = message->time;
-      /* Its arguments up to their bound, from the record's text. */
-      _pd_transcript_pages_add_tool_call_head (pages, NULL, pd_json_get_string (call, "id"),
-                                               pd_json_get_string (call, "name"), texts ? texts->arguments : NULL,
-                                               texts ? texts->left_out : 0, message->id, time);
-
-      /* What a person saw: the display text, else the response's output. */
-      if (texts != NULL && texts->display != NULL)
-        output = g_strdup (texts->display);
-      else
-        {
-          JsonArray *result = pd_json_get_array (call, "result");
-
-          for (guint j = 0; output == NULL && result && j < json_array_get_length (result); j++)
-            {
-              JsonNode *part = json_array_get_element (result, j);
-              JsonObject *response;
-
-              if (JSON_NODE_HOLDS_OBJECT (part)
-                  && (response = pd_json_get_object (pd_json_get_object (json_node_get_object (part), "functionResponse"),
-                                                     "response")))
-                output = g_strdup (pd_json_get_string (response, "output") ? pd_json_get_string (response, "output")
-                                                                           : pd_json_get_string (response, "error"));
-            }
-        }
-      if (json_object_has_member (call, "status") || output != NULL)
-        _pd_transcript_pages_add_tool_result (pages, NULL, pd_json_get_string (call, "id"), output,
-                                              g_strcmp0 (pd_json_get_string (call, "status"), "error") == 0, time);
-    }
+  /* Handed over: let go (a reader's pages are read once, by a reader made
+   * for them), so the pages reuse what the message held. */
+  g_clear_pointer (&message->text, g_free);
+  g_clear_pointer (&message->thoughts, g_ptr_array_unref);
+  g_clear_pointer (&message->call_texts, g_ptr_array_unref);
+  _pd_import_budget_give (message->budget, message->bytes);
+  message->budget = NULL;
+  message->bytes = 0;
+  message->shown = FALSE;
 }
-

@@ -68,7 +68,11 @@ gboolean       _pd_gemini_spans_check_document (PdGeminiSpans *spans,
  * document. */
 #define PD_GEMINI_MESSAGE_ROWS 32768
 
-/* One message as the replay needs it. */
+/* One message as the replay needs it, and, read for the pages, what they
+ * show of it: its text, thoughts and calls, never its tree (a message's
+ * tree took 8 to 27 times its text).  What is kept for the pages is taken
+ * from the session's budget (PdImportBudget, in bytes), or the message is
+ * said unshown in its place, its calls named. */
 typedef struct
 {
   char      *id;
@@ -76,29 +80,46 @@ typedef struct
   GPtrArray *lists;      /* (nullable) PdImportList: its applied write_todos calls */
   guint      refused;    /* its write_todos calls that failed or were of another shape */
   char      *user_text;  /* (nullable) a user message's text, for the title */
-  JsonNode  *node;       /* (nullable) the message, kept when reading for the pages (pages_pick) */
-  GPtrArray *call_texts; /* (nullable) PdGeminiCallText of each tool call, for the pages */
-  gsize      units;      /* of node, taken from *budget */
+  /* For the pages (read with pages only). */
+  gboolean    shown;     /* what follows is kept: the budget had room */
+  const char *role;      /* "user", "assistant" or "system" */
+  char       *text;      /* (nullable) its content's text */
+  GPtrArray  *thoughts;  /* (nullable) char *: "subject: description" each */
+  GPtrArray  *call_texts; /* (nullable) PdGeminiCallText of each tool call */
+  gsize       bytes;     /* taken from *budget */
   PdImportBudget *budget;
-  gsize      unshown;    /* > 0: the bytes of the record whose node the budget had no room for */
+  gsize       unshown;   /* > 0: the bytes of the record the budget had no room for */
 } PdGeminiMessage;
 
-/* What the pages show of a tool call that its tree leaves out: the head of
- * its arguments' text (a plan call of a million items is never built), and
- * its display text. */
+/* What the pages show of a tool call: the head of its arguments' text (a
+ * plan call of a million items is never built), its id and name, and, of
+ * a message shown, its time and result. */
 typedef struct
 {
-  char  *arguments;  /* (nullable) */
-  gsize  left_out;   /* bytes of the arguments after that head */
-  char  *display;    /* (nullable) resultDisplay, when it is a string */
-  char  *id;         /* (nullable) the call's, read from the record when its */
-  char  *name;       /* node is not kept (the message's unshown) */
+  char     *arguments;  /* (nullable) */
+  gsize     left_out;   /* bytes of the arguments after that head */
+  char     *id;         /* (nullable) */
+  char     *name;       /* (nullable) */
+  gint64    time;
+  gboolean  has_result; /* a status or an output: a result to show */
+  gboolean  failed;     /* status "error" */
+  char     *output;     /* (nullable) the display text, else the response's output */
+  gboolean  element;    /* the call is an object (others are not shown) */
 } PdGeminiCallText;
 
 void           _pd_gemini_call_text_free (PdGeminiCallText *text);
 /* The text of a message's content: a string, a part ({text}) or parts. */
 char          *_pd_gemini_content_text   (JsonNode         *content);
-/* A message kept for the pages, into @pages. */
+/* What the pages show of the message whose tree (pages picked) is
+ * @object and whose record's text is @record (length 0: none), kept in
+ * @message, taken from @budget; or, when it has no room, only its calls'
+ * names and heads and @message->unshown set. */
+void           _pd_gemini_message_keep     (PdGeminiMessage   *message,
+                                            JsonObject        *object,
+                                            PdJsonSpan         record,
+                                            PdImportBudget    *budget);
+/* A message kept for the pages, into @pages; what it kept for them is let
+ * go (the pages are read once, by a reader made for them). */
 void           _pd_gemini_message_to_pages (PdTranscriptPages *pages,
                                             PdGeminiMessage   *message);
 

@@ -69,7 +69,7 @@ struct _PdGeminiReader
   PdImportStats      stored;
   /* What the check of a line read in place found of it (check_span()). */
   PdGeminiSpans     *spans;
-  /* What the messages kept for the pages hold (PD_IMPORT_SESSION_UNITS_MAX). */
+  /* What the messages kept for the pages hold (PD_IMPORT_SESSION_BYTES_MAX). */
   PdImportBudget     budget;
 };
 
@@ -82,11 +82,12 @@ static void
 message_free (PdGeminiMessage *message)
 {
   if (message->budget != NULL)
-    _pd_import_budget_give (message->budget, message->units);
+    _pd_import_budget_give (message->budget, message->bytes);
   g_free (message->id);
   g_clear_pointer (&message->lists, g_ptr_array_unref);
   g_free (message->user_text);
-  g_clear_pointer (&message->node, json_node_unref);
+  g_free (message->text);
+  g_clear_pointer (&message->thoughts, g_ptr_array_unref);
   g_clear_pointer (&message->call_texts, g_ptr_array_unref);
   g_free (message);
 }
@@ -314,7 +315,7 @@ static PdGeminiMessage *
 message_new (JsonObject     *object,
              PdJsonSpan      record,
              const char     *id,
-             PdImportBudget *budget)   /* (nullable): the node is kept, for the pages */
+             PdImportBudget *budget)   /* (nullable): what the pages show is kept */
 {
   PdGeminiMessage *message = g_new0 (PdGeminiMessage, 1);
   JsonArray *calls = pd_json_get_array (object, "toolCalls");
@@ -350,50 +351,7 @@ message_new (JsonObject     *object,
       g_ptr_array_add (message->lists, list);
     }
   if (budget != NULL)
-    {
-      PdJsonSpan spans = { NULL, 0 }, span = { NULL, 0 };
-      gsize cursor = 0;
-      JsonNode *node = json_node_init_object (json_node_alloc (), object);
-      gsize units = _pd_import_tree_units (node);
-
-      /* Kept until the replay, with every other message's: taken from the
-       * session's budget, or said unshown in its place (its calls named). */
-      if (_pd_import_budget_take (budget, units))
-        {
-          message->node = node;
-          message->units = units;
-          message->budget = budget;
-        }
-      else
-        {
-          json_node_unref (node);
-          message->unshown = MAX (record.length, 1);
-        }
-      if (record.length > 0 && pd_json_span_get_member (record, "toolCalls", &spans))
-        {
-          message->call_texts = g_ptr_array_new_with_free_func ((GDestroyNotify) _pd_gemini_call_text_free);
-          while (pd_json_span_next_element (spans, &cursor, &span))
-            {
-              PdGeminiCallText *text = g_new0 (PdGeminiCallText, 1);
-              PdJsonSpan value = { NULL, 0 };
-
-              if (pd_json_span_get_member (span, "args", &value))
-                text->arguments = _pd_transcript_pages_head_of_span (value.text, value.length,
-                                                                     PD_TRANSCRIPT_PAGES_TOOL_TEXT_MAX + 8,
-                                                                     &text->left_out);
-              if (pd_json_span_get_member (span, "resultDisplay", &value) && pd_json_span_is_string (value))
-                text->display = pd_json_span_dup_string (value);
-              if (message->node == NULL)
-                {
-                  if (pd_json_span_get_member (span, "id", &value) && pd_json_span_is_string (value))
-                    text->id = pd_json_span_dup_string (value);
-                  if (pd_json_span_get_member (span, "name", &value) && pd_json_span_is_string (value))
-                    text->name = pd_json_span_dup_string (value);
-                }
-              g_ptr_array_add (message->call_texts, text);
-            }
-        }
-    }
+    _pd_gemini_message_keep (message, object, record, budget);
   return message;
 }
 

@@ -3,7 +3,7 @@
  *
  * A line (or file, or row) is held to its values before a tree is built
  * of it (pd-import-util.c); this is the rest: the placeholder texts, the
- * budget of the trees a session's read keeps at once (PdImportBudget), and
+ * budget of what a session's read keeps at once (PdImportBudget), and
  * a tool call's arguments nested deeper than json-glib is given, replaced
  * by a placeholder so the call stays (_pd_import_defuse_nesting()).
  *
@@ -40,8 +40,8 @@ _pd_import_unshown_text (PdImportUnshown why,
                                            length), n);
     case PD_IMPORT_UNSHOWN_OVER_BUDGET:
       return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                           "This line of the transcript is not shown: the lines before it hold as many values as a session may show (%llu byte)",
-                                           "This line of the transcript is not shown: the lines before it hold as many values as a session may show (%llu bytes)",
+                                           "This line of the transcript is not shown: the lines before it hold as much as a session may show (%llu byte)",
+                                           "This line of the transcript is not shown: the lines before it hold as much as a session may show (%llu bytes)",
                                            length), n);
     case PD_IMPORT_UNSHOWN_TOO_DEEP:
       return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
@@ -68,25 +68,31 @@ _pd_import_add_unshown (PdTranscriptPages *pages,
   _pd_transcript_pages_add_text (pages, conversation, "system", text, NULL, time);
 }
 
-static gsize session_units_max;
+static gsize session_bytes_max;
 
 void
-_pd_import_set_session_units (gsize max)
+_pd_import_set_session_bytes (gsize max)
 {
-  session_units_max = max;
+  session_bytes_max = max;
 }
 
 void
 _pd_import_budget_init (PdImportBudget *budget)
 {
   memset (budget, 0, sizeof *budget);
-  budget->max = session_units_max > 0 ? session_units_max : PD_IMPORT_SESSION_UNITS_MAX;
+  budget->max = session_bytes_max > 0 ? session_bytes_max : PD_IMPORT_SESSION_BYTES_MAX;
 }
 
 gsize
-_pd_import_tree_units (JsonNode *node)
+_pd_import_text_bytes (const char *text)
 {
-  gsize units = 0;
+  return text != NULL ? PD_IMPORT_VALUE_BYTES + strlen (text) : 0;
+}
+
+gsize
+_pd_import_tree_bytes (JsonNode *node)
+{
+  gsize bytes = PD_IMPORT_VALUE_BYTES;
 
   if (node == NULL)
     return 0;
@@ -97,24 +103,22 @@ _pd_import_tree_units (JsonNode *node)
       JsonArray *array = json_node_get_array (node);
       guint n = json_array_get_length (array);
 
-      units = 1 + (n > 0 ? n - 1 : 0);
       for (guint i = 0; i < n; i++)
-        units += _pd_import_tree_units (json_array_get_element (array, i));
+        bytes += _pd_import_tree_bytes (json_array_get_element (array, i));
     }
   else if (JSON_NODE_HOLDS_OBJECT (node))
     {
-      JsonObject *object = json_node_get_object (node);
       JsonObjectIter iter;
+      const char *name;
       JsonNode *member;
-      guint n = json_object_get_size (object);
 
-      /* Two for the object, and a ':' and a ',' a member. */
-      units = 2 + n + (n > 0 ? n - 1 : 0);
-      json_object_iter_init (&iter, object);
-      while (json_object_iter_next (&iter, NULL, &member))
-        units += _pd_import_tree_units (member);
+      json_object_iter_init (&iter, json_node_get_object (node));
+      while (json_object_iter_next (&iter, &name, &member))
+        bytes += strlen (name) + _pd_import_tree_bytes (member);
     }
-  return units;
+  else if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    bytes += strlen (json_node_get_string (node));
+  return bytes;
 }
 
 /* For tests: of all budgets (readers run on several threads). */
@@ -155,13 +159,13 @@ _pd_import_budget_get_refused (void)
 
 gboolean
 _pd_import_budget_take (PdImportBudget *budget,
-                        gsize           units)
+                        gsize           bytes)
 {
-  gboolean room = units <= budget->max - budget->held;
+  gboolean room = bytes <= budget->max - budget->held;
 
   if (room)
     {
-      budget->held += units;
+      budget->held += bytes;
       budget->peak = MAX (budget->peak, budget->held);
     }
   else
@@ -175,9 +179,9 @@ _pd_import_budget_take (PdImportBudget *budget,
 
 void
 _pd_import_budget_give (PdImportBudget *budget,
-                        gsize           units)
+                        gsize           bytes)
 {
-  budget->held -= MIN (units, budget->held);
+  budget->held -= MIN (bytes, budget->held);
 }
 
 

@@ -62,7 +62,7 @@ JsonObject  *_pd_import_parse_picked  (JsonNode         **root,
  * longer than the readers take (PD_JSONL_DEFAULT_MAX_LINE, or an OpenCode
  * file over its bound), passed over unread
  * (pd_jsonl_reader_set_report_too_long()); a message read once the
- * session's pages held all the values they may (PdImportBudget); a tool
+ * session's pages held all the text they may (PdImportBudget); a tool
  * call's arguments nested deeper than json-glib is given
  * (PD_JSON_FOREIGN_MAX_DEPTH). */
 typedef enum
@@ -86,35 +86,41 @@ void         _pd_import_add_unshown   (PdTranscriptPages *pages,
                                        gsize              length,
                                        gint64             time);
 
-/* What the trees a session's read keeps at once may hold, in units of
- * pd_json_values_exceed() (about 100 bytes each): a line is held to
- * LINE_UNITS_MAX (pd-import-util.c), and a reader that keeps trees beyond
- * their line (Gemini CLI's messages until the replay, OpenCode's parts of
- * a message) takes each from this budget first; a tree the budget has no
- * room for is not kept, and the pages say so in its place
- * (PD_IMPORT_UNSHOWN_OVER_BUDGET) with the calls it held named. */
-#define PD_IMPORT_SESSION_UNITS_MAX ((gsize) 1024 * 1024)
+/* What a session's read keeps at once beyond the line it reads, in bytes
+ * of kept text: a reader that keeps anything past its line (Gemini CLI's
+ * messages until the replay, OpenCode's parts of a message, Claude Code's
+ * calls waiting for their results) takes it from this budget first,
+ * counted as each string's length and PD_IMPORT_VALUE_BYTES more for each
+ * value (of a tree kept, every value; of a message kept in a compact form,
+ * each string it keeps).  What the budget has no room for is not kept, and
+ * the pages say so in its place (PD_IMPORT_UNSHOWN_OVER_BUDGET) with the
+ * calls it held named. */
+#define PD_IMPORT_SESSION_BYTES_MAX ((gsize) 128 * 1024 * 1024)
+/* What a value costs beside its text: a json-glib node and its place in
+ * its parent, about. */
+#define PD_IMPORT_VALUE_BYTES 128
 
 typedef struct
 {
-  gsize max;      /* PD_IMPORT_SESSION_UNITS_MAX, or a test's */
-  gsize held;     /* units of the trees kept now */
+  gsize max;      /* PD_IMPORT_SESSION_BYTES_MAX, or a test's */
+  gsize held;     /* bytes kept now */
   gsize peak;     /* the most held at once */
-  guint refused;  /* trees not kept */
+  guint refused;  /* things not kept */
 } PdImportBudget;
 
 void         _pd_import_budget_init   (PdImportBudget    *budget);
-/* The units of @node's tree as pd_json_values_exceed() counts them of its
- * text: one a value in an array or a member, one more an array, two more
- * an object. */
-gsize        _pd_import_tree_units    (JsonNode          *node);
-/* Takes @units for a tree to keep: FALSE (nothing taken, counted refused)
- * when the budget has no room for them. */
+/* The bytes of @node's tree as the budget counts them: each value's
+ * PD_IMPORT_VALUE_BYTES, each string's length, each member's name's. */
+gsize        _pd_import_tree_bytes    (JsonNode          *node);
+/* The bytes of one string kept (nullable: 0). */
+gsize        _pd_import_text_bytes    (const char        *text);
+/* Takes @bytes for something to keep: FALSE (nothing taken, counted
+ * refused) when the budget has no room for them. */
 gboolean     _pd_import_budget_take   (PdImportBudget    *budget,
-                                       gsize              units);
-/* Gives back @units of a tree no longer kept. */
+                                       gsize              bytes);
+/* Gives back @bytes of something no longer kept. */
 void         _pd_import_budget_give   (PdImportBudget    *budget,
-                                       gsize              units);
+                                       gsize              bytes);
 /* @text (JSON another agent wrote) nesting deeper than json-glib is given
  * (PD_JSON_FOREIGN_MAX_DEPTH): the same text with the outermost tool
  * call's arguments ("input", "args" or "arguments") around each too deep
@@ -134,9 +140,9 @@ JsonNode    *_pd_import_parse_defused  (const char       *text,
 void         _pd_import_budget_reset_stats (void);
 gsize        _pd_import_budget_get_peak    (void);
 guint        _pd_import_budget_get_refused (void);
-/* For tests: the budget every read starts with (0: the default).  Not
- * thread-safe: set before reading. */
-void         _pd_import_set_session_units (gsize          max);
+/* For tests: the budget every read starts with, in bytes (0: the
+ * default).  Not thread-safe: set before reading. */
+void         _pd_import_set_session_bytes (gsize          max);
 
 /* What the Claude Code and Codex readers pick of the lines they replay
  * (for the tests, which compare it with whole trees). */

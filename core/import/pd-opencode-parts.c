@@ -196,7 +196,7 @@ JsonNode *
 _pd_opencode_within_budget (PdImportBudget *budget,
                             JsonNode       *node,
                             gsize           length,
-                            gsize          *units)
+                            gsize          *bytes)
 {
   static const char * const kept[] = { "id", "role", "type", "tool", "callID", "messageID", "sessionID", NULL };
   static const char * const times[] = { "created", "start", "end", NULL };
@@ -208,10 +208,10 @@ _pd_opencode_within_budget (PdImportBudget *budget,
 
   if (node == NULL || budget == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     return g_steal_pointer (&owned);
-  taken = _pd_import_tree_units (node);
+  taken = _pd_import_tree_bytes (node);
   if (_pd_import_budget_take (budget, taken))
     {
-      *units += taken;
+      *bytes += taken;
       return g_steal_pointer (&owned);
     }
   object = json_node_get_object (node);

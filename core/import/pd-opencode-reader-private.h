@@ -36,12 +36,12 @@ typedef struct
 #define PD_OPENCODE_UNSHOWN_MEMBER   "plandeck-unshown"
 
 /* @node (transfer full, nullable), a part or message of @length bytes:
- * itself when @budget has room for its tree (its units added to
- * *@units, to give back once it is let go), else its stand-in. */
+ * itself when @budget has room for its tree (its bytes added to
+ * *@bytes, to give back once it is let go), else its stand-in. */
 JsonNode           *_pd_opencode_within_budget    (PdImportBudget     *budget,
                                                    JsonNode           *node,
                                                    gsize               length,
-                                                   gsize              *units);
+                                                   gsize              *bytes);
 
 /* OpenCode times are in ms; ours in µs.  0 (unknown) for what is not a
  * time at all, rather than an overflowing multiplication. */

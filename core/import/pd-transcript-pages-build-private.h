@@ -25,8 +25,8 @@ typedef struct _Call Call;
 
 typedef struct
 {
-  char      *role;
-  GString   *content;
+  const char *role;          /* interned */
+  GString   *content;        /* NULL once written into the sealed pages' text */
   gsize      content_cut;
   GString   *thinking;       /* (nullable) */
   gsize      thinking_cut;

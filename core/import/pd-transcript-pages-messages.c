@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "pd-event.h"
+#include "pd-json.h"
+#include "pd-json-span.h"
 #include "pd-redact.h"
 #include "pd-safe-text.h"
 #include "pd-transcript-pages-build-private.h"
@@ -215,6 +217,346 @@ link_by_prompt (PdTranscriptPages *self)
     }
 }
 
+/* ---------------------------------------------------------------------- */
+/* The conversation written as JSON text as it is walked                  */
+
+/* The sealed pages keep the conversation as text: written here message by
+ * message, each message's texts let go once written, so no tree of the
+ * whole conversation (an object, a node and a hash table a member: many
+ * times the text) is ever built.  The same members as message_to_json()'s,
+ * which the stream (a sink) still hands on as trees. */
+
+static void
+put_text (GString    *out,
+          const char *text)
+{
+  const guchar *p = (const guchar *) text;
+
+  g_string_append_c (out, '"');
+  while (*p != '\0')
+    {
+      const guchar *run = p;
+
+      while (*p >= 0x20 && *p != '"' && *p != '\\')
+        p++;
+      if (p > run)
+        g_string_append_len (out, (const char *) run, p - run);
+      if (*p == '\0')
+        break;
+      switch (*p)
+        {
+        case '"':  g_string_append (out, "\\\""); break;
+        case '\\': g_string_append (out, "\\\\"); break;
+        case '\n': g_string_append (out, "\\n"); break;
+        case '\r': g_string_append (out, "\\r"); break;
+        case '\t': g_string_append (out, "\\t"); break;
+        case '\b': g_string_append (out, "\\b"); break;
+        case '\f': g_string_append (out, "\\f"); break;
+        default:   g_string_append_printf (out, "\\u%04x", (guint) *p); break;
+        }
+      p++;
+    }
+  g_string_append_c (out, '"');
+}
+
+/* A member's name, after a comma unless it is the first. */
+static void
+put_name (GString    *out,
+          gboolean   *first,
+          const char *name)
+{
+  if (!*first)
+    g_string_append_c (out, ',');
+  *first = FALSE;
+  put_text (out, name);
+  g_string_append_c (out, ':');
+}
+
+static void
+put_string (GString    *out,
+            gboolean   *first,
+            const char *name,
+            const char *value)
+{
+  put_name (out, first, name);
+  if (value != NULL)
+    put_text (out, value);
+  else
+    g_string_append (out, "null");
+}
+
+static void
+put_int (GString    *out,
+         gboolean   *first,
+         const char *name,
+         gint64      value)
+{
+  put_name (out, first, name);
+  g_string_append_printf (out, "%" G_GINT64_FORMAT, value);
+}
+
+/* As set_redacted(). */
+static void
+put_redacted (GString    *out,
+              gboolean   *first,
+              const char *name,
+              const char *text,
+              gboolean    json)
+{
+  g_autofree char *redacted = json ? pd_redact_json (text, NULL) : pd_redact (text, NULL);
+
+  put_string (out, first, name, redacted);
+}
+
+static void
+put_time (GString    *out,
+          gboolean   *first,
+          const char *name,
+          gint64      time)
+{
+  if (time > 0)
+    {
+      g_autofree char *text = pd_event_format_timestamp (time);
+
+      put_string (out, first, name, text);
+    }
+}
+
+static void write_conversation (PdTranscriptPages *self,
+                                GString           *out,
+                                Conversation      *conversation,
+                                guint              depth);
+
+/* As plan_to_json(). */
+static void
+write_plan (GString       *out,
+            const Version *version)
+{
+  guint n = MIN (version->items->len, PD_TRANSCRIPT_PAGES_CARD_ITEMS);
+  gboolean first = TRUE;
+
+  g_string_append (out, "{\"items\":[");
+  for (guint i = 0; i < n; i++)
+    {
+      const PdChecklistItem *item = g_ptr_array_index (version->items, i);
+      gboolean item_first = TRUE;
+
+      if (i > 0)
+        g_string_append_c (out, ',');
+      g_string_append_c (out, '{');
+      put_string (out, &item_first, "text", item->text != NULL ? item->text : "");
+      put_string (out, &item_first, "status", pd_checklist_status_to_string (item->status));
+      g_string_append_c (out, '}');
+    }
+  g_string_append_c (out, ']');
+  first = FALSE;
+  if (version->items->len - n + version->left_out > 0)
+    put_int (out, &first, "hidden", (gint64) (version->items->len - n) + version->left_out);
+  g_string_append_c (out, '}');
+}
+
+/* As call_to_json(). */
+static void
+write_call (PdTranscriptPages *self,
+            GString           *out,
+            Call              *call,
+            guint              depth)
+{
+  gboolean first = TRUE, function_first = TRUE;
+  Conversation *sub;
+
+  g_string_append_c (out, '{');
+  put_string (out, &first, "id", call->id);
+  put_string (out, &first, "type", "function");
+  put_name (out, &first, "function");
+  g_string_append_c (out, '{');
+  put_string (out, &function_first, "name", call->name);
+  put_redacted (out, &function_first, "arguments", call->arguments, TRUE);
+  g_string_append_c (out, '}');
+  if (call->arguments_cut > 0)
+    put_int (out, &first, "arguments_cut", (gint64) call->arguments_cut);
+  if (call->plan != NULL)
+    {
+      put_name (out, &first, "plan");
+      write_plan (out, call->plan);
+    }
+  /* Nested where it started; a loop or a chain too deep stays unnested. */
+  if (call->sub_conversation != NULL && depth < SUBAGENT_MAX_DEPTH
+      && (sub = g_hash_table_lookup (self->conversations, call->sub_conversation)) != NULL
+      && !sub->linked && *sub->key != '\0')
+    {
+      g_autofree char *agent_id = pd_safe_text_line (sub->key);
+      gboolean sub_first = TRUE;
+
+      sub->linked = TRUE;
+      put_name (out, &first, "subagent");
+      g_string_append_c (out, '{');
+      put_string (out, &sub_first, "agent_id", agent_id);
+      if (call->agent_type)
+        put_string (out, &sub_first, "agent_type", call->agent_type);
+      if (call->description)
+        put_redacted (out, &sub_first, "description", call->description, FALSE);
+      put_name (out, &sub_first, "messages");
+      write_conversation (self, out, sub, depth + 1);
+      g_string_append_c (out, '}');
+    }
+  g_string_append_c (out, '}');
+}
+
+/* As message_to_json(); the message's texts let go once written (each
+ * message is written once: a conversation is linked once). */
+static void
+write_message (PdTranscriptPages *self,
+               GString           *out,
+               Message           *message,
+               guint              depth)
+{
+  gboolean has_calls = message->calls != NULL && message->calls->len > 0;
+  gboolean first = TRUE;
+
+  g_string_append_c (out, '{');
+  put_string (out, &first, "role", message->role);
+  if (message->content->len == 0 && has_calls)
+    put_string (out, &first, "content", NULL);
+  else
+    put_redacted (out, &first, "content", message->content->str, FALSE);
+  if (message->content_cut > 0)
+    put_int (out, &first, "content_cut", (gint64) message->content_cut);
+  if (message->thinking != NULL)
+    {
+      put_redacted (out, &first, "reasoning_content", message->thinking->str, FALSE);
+      if (message->thinking_cut > 0)
+        put_int (out, &first, "reasoning_cut", (gint64) message->thinking_cut);
+    }
+  if (has_calls)
+    {
+      put_name (out, &first, "tool_calls");
+      g_string_append_c (out, '[');
+      for (guint i = 0; i < message->calls->len; i++)
+        {
+          if (i > 0)
+            g_string_append_c (out, ',');
+          write_call (self, out, g_ptr_array_index (message->calls, i), depth);
+        }
+      g_string_append_c (out, ']');
+    }
+  if (message->tool_call_id != NULL)
+    {
+      put_string (out, &first, "tool_call_id", message->tool_call_id);
+      if (message->name != NULL)
+        put_string (out, &first, "name", message->name);
+      if (message->is_error)
+        {
+          put_name (out, &first, "is_error");
+          g_string_append (out, "true");
+        }
+    }
+  put_time (out, &first, "time", message->time);
+  g_string_append_c (out, '}');
+
+  g_string_free (g_steal_pointer (&message->content), TRUE);
+  if (message->thinking != NULL)
+    g_string_free (g_steal_pointer (&message->thinking), TRUE);
+}
+
+static void
+write_conversation (PdTranscriptPages *self,
+                    GString           *out,
+                    Conversation      *conversation,
+                    guint              depth)
+{
+  conversation->linked = TRUE;
+  g_string_append_c (out, '[');
+  for (guint i = 0; i < conversation->messages->len; i++)
+    {
+      if (i > 0)
+        g_string_append_c (out, ',');
+      write_message (self, out, g_ptr_array_index (conversation->messages, i), depth);
+    }
+  g_string_append_c (out, ']');
+}
+
+/* About the bytes the messages' text takes: the text is made in a buffer
+ * of about its size (a GString rounds what it is asked for up to a power
+ * of two: up to twice the text). */
+static gsize
+estimate_size (PdTranscriptPages *self)
+{
+  gsize size = 64;
+
+  for (guint i = 0; i < self->conversation_order->len; i++)
+    {
+      Conversation *conversation = g_ptr_array_index (self->conversation_order, i);
+
+      for (guint j = 0; j < conversation->messages->len; j++)
+        {
+          Message *message = g_ptr_array_index (conversation->messages, j);
+
+          size += 112 + message->content->len + (message->thinking ? 32 + message->thinking->len : 0);
+          for (guint k = 0; message->calls && k < message->calls->len; k++)
+            {
+              Call *call = g_ptr_array_index (message->calls, k);
+
+              size += 96 + call->arguments_len + strlen (call->id) + strlen (call->name);
+            }
+        }
+    }
+  return size + size / 16;
+}
+
+/* _pd_transcript_pages_build_messages() of pages with no sink: the same
+ * messages, written as text. */
+static char *
+write_messages (PdTranscriptPages *self,
+                Conversation      *main_conversation)
+{
+  GString *out = g_string_new (NULL);
+  guint n = main_conversation->messages->len;
+  gsize estimate = estimate_size (self);
+  gsize length;
+  char *text;
+
+  /* Past the estimate, the GString grows as it does. */
+  out->str = g_realloc (out->str, estimate);
+  out->allocated_len = estimate;
+  write_conversation (self, out, main_conversation, 0);
+  /* The conversation's closing bracket is put back after the subagents
+   * whose call is unknown (see _pd_transcript_pages_build_messages()). */
+  g_string_truncate (out, out->len - 1);
+  for (guint i = 0; i < self->conversation_order->len; i++)
+    {
+      Conversation *conversation = g_ptr_array_index (self->conversation_order, i);
+      g_autofree char *agent_id = NULL;
+      gboolean first = TRUE, sub_first = TRUE;
+
+      /* A part before the newest shows none of them. */
+      if (conversation->linked || (self->windowed && self->window_first >= 0
+                                   && (guint64) self->window_first + self->window_max < self->n_main))
+        continue;
+      agent_id = pd_safe_text_line (conversation->key);
+      if (n > 0)
+        g_string_append_c (out, ',');
+      g_string_append_c (out, '{');
+      put_string (out, &first, "role", "assistant");
+      put_string (out, &first, "content", "");
+      put_name (out, &first, "subagent");
+      g_string_append_c (out, '{');
+      put_string (out, &sub_first, "agent_id", agent_id);
+      put_name (out, &sub_first, "messages");
+      write_conversation (self, out, conversation, 1);
+      g_string_append_c (out, '}');
+      put_time (out, &first, "time", conversation->first_time);
+      g_string_append_c (out, '}');
+      n++;
+    }
+  g_string_append_c (out, ']');
+  self->n_messages = n;
+  /* Kept while the pages are (cached): no slack. */
+  length = out->len;
+  text = g_string_free (out, FALSE);
+  return g_realloc (text, length + 1);
+}
+
 char *
 _pd_transcript_pages_build_messages (PdTranscriptPages *self)
 {
@@ -229,6 +571,8 @@ _pd_transcript_pages_build_messages (PdTranscriptPages *self)
       self->kept_first = main_conversation->messages->len > 0
         ? ((Message *) g_ptr_array_index (main_conversation->messages, 0))->index : self->n_main;
     }
+  if (self->sink == NULL)
+    return write_messages (self, main_conversation);
   array = conversation_to_json (self, main_conversation, 0);
 
   /* A subagent whose call is unknown (cut from the transcript, or another
@@ -361,4 +705,27 @@ _pd_transcript_pages_window_trim (PdTranscriptPages *self,
     }
   drop_messages (self, messages, back, end);
   drop_messages (self, messages, 0, front);
+}
+
+void
+pd_transcript_pages_foreach_message (PdTranscriptPages    *self,
+                                     PdTranscriptPagesSink func,
+                                     gpointer              user_data)
+{
+  PdJsonSpan all, element;
+  gsize cursor = 0;
+
+  g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed);
+  g_return_if_fail (func != NULL);
+
+  all.text = self->messages_json;
+  all.length = strlen (self->messages_json);
+  while (pd_json_span_next_element (all, &cursor, &element))
+    {
+      g_autoptr(JsonNode) node = pd_json_parse_full (element.text, (gssize) element.length, PD_JSON_PARSE_FOREIGN,
+                                                     NULL);
+
+      if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+        func (json_object_ref (json_node_get_object (node)), user_data);
+    }
 }

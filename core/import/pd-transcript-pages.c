@@ -32,8 +32,8 @@ static gint peak_held;
 static void
 message_free (Message *message)
 {
-  g_free (message->role);
-  g_string_free (message->content, TRUE);
+  if (message->content)
+    g_string_free (message->content, TRUE);
   if (message->thinking)
     g_string_free (message->thinking, TRUE);
   g_clear_pointer (&message->calls, g_ptr_array_unref);
@@ -279,6 +279,18 @@ _pd_transcript_pages_conversation_get (PdTranscriptPages *self,
   return conversation;
 }
 
+/* A text no longer appended to, held in no more than it takes (a GString
+ * rounds its buffer up to a power of two, 128 bytes at least). */
+static void
+string_fit (GString *text)
+{
+  if (text != NULL && text->allocated_len > text->len + 1)
+    {
+      text->str = g_realloc (text->str, text->len + 1);
+      text->allocated_len = text->len + 1;
+    }
+}
+
 static Message *
 message_add (PdTranscriptPages *self,
              Conversation      *conversation,
@@ -287,8 +299,16 @@ message_add (PdTranscriptPages *self,
              gint64             time)
 {
   Message *message = g_new0 (Message, 1);
+  Message *last = conversation->messages->len > 0
+                  ? g_ptr_array_index (conversation->messages, conversation->messages->len - 1) : NULL;
 
-  message->role = g_strdup (role);
+  /* Only a conversation's last message grows: the one before is final. */
+  if (last != NULL)
+    {
+      string_fit (last->content);
+      string_fit (last->thinking);
+    }
+  message->role = g_intern_string (role);
   message->content = g_string_new (NULL);
   message->group = g_strdup (group);
   message->time = time;

@@ -62,6 +62,12 @@ void         pd_transcript_pages_get_part           (PdTranscriptPages *self,
  * nested), handed over in order; @message is the sink's to keep. */
 typedef void (*PdTranscriptPagesSink) (JsonObject *message,
                                        gpointer    user_data);
+/* The conversation's messages handed to @func one at a time, in order,
+ * each a tree of its own (the sink's): a whole conversation is never built
+ * as one tree (pd_transcript_pages_dup_messages() builds it). */
+void         pd_transcript_pages_foreach_message    (PdTranscriptPages    *self,
+                                                     PdTranscriptPagesSink func,
+                                                     gpointer              user_data);
 /* A plan version, in order, with the annotations applied as
  * pd_transcript_pages_dup_plan_versions() applies them; the sink's. */
 typedef void (*PdTranscriptPagesVersionSink) (PdPlanVersionInfo *version,
