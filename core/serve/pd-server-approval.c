@@ -196,12 +196,14 @@ _pd_server_approval_is_masked (Approval *approval)
   return approval->masked;
 }
 
-/* The call holds control characters (pd_approver_asked_controls()): its
- * description says so, and it is asked with friction as a masked one is. */
+/* Whether the call holds control characters (pd_approver_asked_controls()):
+ * if so, its description says so, and it is asked with friction as a
+ * masked one is. */
 void
-_pd_server_approval_set_controls (Approval *approval)
+_pd_server_approval_set_controls (Approval *approval,
+                                  gboolean  controls)
 {
-  if (approval->controls)
+  if (!controls || approval->controls)
     return;
   approval->controls = TRUE;
   describe (approval, pd_approver_controls_text ());
