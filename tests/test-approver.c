@@ -261,9 +261,9 @@ test_previews (void)
   g_assert_cmpstr (preview, ==,
                    "src/a.c\n"
                    "(every occurrence)\n"
-                   "- int x = 1;\n"
+                   "- int x = 1;\\r\n"
                    "- return x;\n"
-                   "+ int x = 2;\\u001b[2J\\u202e\treturn x;\n");
+                   "+ int x = 2;\\x1b[2J\\u202e\treturn x;\n");
   g_clear_pointer (&preview, g_free);
 
   /* 250 lines of 1,000 characters, the first of 2,100: shown whole (a
@@ -446,7 +446,7 @@ test_summaries (void)
   g_assert_null (strstr (w, "SECRET"));
 
   e = pd_approver_summarize (shell, evil_args);
-  g_assert_cmpstr (e, ==, "shell: echo hi\\n\\u001b[2Jrm -rf ~ \\u202e");
+  g_assert_cmpstr (e, ==, "shell: echo hi\\n\\x1b[2Jrm -rf ~ \\u202e");
 
   r = pd_approver_summarize (read_file, read_args);
   g_assert_cmpstr (r, ==, "read_file: README");
@@ -576,6 +576,102 @@ test_summary_whole (void)
   g_assert_false (pd_approver_summary_is_whole (NULL, "ls"));
 }
 
+/* Records what pd_approver_asked_controls() says while it is asked. */
+static gboolean
+controls_func (const char *tool,
+               const char *summary,
+               const char *preview,
+               gpointer    data)
+{
+  int *asked = data;
+
+  *asked = pd_approver_asked_controls () ? 1 : 0;
+  return FALSE;
+}
+
+/* Found (tried as an attacker would): `echo hi \<CR><LF>rm -f victim` was
+ * previewed as one echo continued onto a second line (`$ echo hi \`,
+ * `  rm -f victim`): the CR before the line break was dropped.  Bash
+ * reads `\<CR>` as an escaped CR, so the LF ends the echo and rm runs on
+ * its own; approved, it deleted victim.  A write's content the same.
+ * Every character that changes what runs or how it reads is shown as an
+ * escape (\r, \x1b, \u202e), the CR before a line break too, and such a
+ * call says so to whoever asks (pd_approver_asked_controls()). */
+static void
+test_preview_controls (void)
+{
+  g_autoptr(PdApprover) approver = pd_approver_new (PD_APPROVAL_POLICY_ASK);
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdTool) write_file = pd_write_file_tool_new ();
+  g_autoptr(JsonObject) cr_args = parse_args ("{\"command\":\"echo hi \\\\\\r\\nrm -f victim\"}");
+  g_autoptr(JsonObject) plain_args = parse_args ("{\"command\":\"make\\n\\tcheck \\\\\\nx\"}");
+  g_autoptr(JsonObject) write_args =
+    parse_args ("{\"path\":\"build.sh\",\"content\":\"#!/bin/bash\\necho building \\\\\\r\\n"
+                "rm -rf ~/victim\\n\\u001b[8mhidden\\u001b[0m \\u202etxt.exe \\u0085\\u007f\\n\"}");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdToolContext) context = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pd-approver-XXXXXX", &error);
+  g_autofree char *expected = NULL;
+  g_autofree char *preview = NULL;
+  g_autofree char *summary = NULL;
+  int asked = -1;
+
+  g_assert_no_error (error);
+  context = pd_tool_context_new (dir, &error);
+  g_assert_no_error (error);
+
+  /* Two command lines, the first ending in the escaped CR it runs with. */
+  preview = pd_tool_preview (shell, context, cr_args, NULL);
+  expected = g_strdup_printf ("In %s:\n$ echo hi \\\\r\n  rm -f victim\n", dir);
+  g_assert_cmpstr (preview, ==, expected);
+  g_clear_pointer (&preview, g_free);
+  summary = pd_approver_summarize (shell, cr_args);
+  g_assert_cmpstr (summary, ==, "shell: echo hi \\\\r\\nrm -f victim");
+
+  preview = pd_tool_preview (write_file, context, write_args, NULL);
+  g_assert_cmpstr (preview, ==,
+                   "build.sh\n(a new file)\n"
+                   "+ #!/bin/bash\n"
+                   "+ echo building \\\\r\n"
+                   "+ rm -rf ~/victim\n"
+                   "+ \\x1b[8mhidden\\x1b[0m \\u202etxt.exe \\u0085\\x7f\n");
+  g_clear_pointer (&preview, g_free);
+
+  /* The calls that hold them, and not a line break, a TAB or a backslash. */
+  g_assert_true (pd_approver_args_have_controls (cr_args));
+  g_assert_true (pd_approver_args_have_controls (write_args));
+  g_assert_false (pd_approver_args_have_controls (plain_args));
+  g_assert_false (pd_approver_args_have_controls (NULL));
+
+  /* Whoever is asked knows it while it asks, and only then. */
+  pd_approver_set_func (approver, controls_func, &asked, NULL);
+  g_assert_cmpint (pd_approver_decide (approver, shell, context, cr_args, NULL), ==, PD_APPROVAL_DENY);
+  g_assert_cmpint (asked, ==, 1);
+  g_assert_false (pd_approver_asked_controls ());
+  g_assert_cmpint (pd_approver_decide (approver, shell, context, plain_args, NULL), ==, PD_APPROVAL_DENY);
+  g_assert_cmpint (asked, ==, 0);
+  pd_approver_set_func (approver, NULL, NULL, NULL);
+
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* `plandeck-agent run`'s prompt (pd_approver_terminal_func()): the command
+ * as the preview shows it, with \r, and a sentence saying it holds control
+ * characters; none for a plain command. */
+static void
+test_terminal_question (void)
+{
+  g_autofree char *with = pd_approver_terminal_question ("shell", "shell: echo hi \\r\\nrm -f victim",
+                                                          "In /w:\n$ echo hi \\\\r\n  rm -f victim\n", TRUE);
+  g_autofree char *without = pd_approver_terminal_question ("shell", "shell: make", "In /w:\n$ make\n", FALSE);
+
+  g_assert_nonnull (strstr (with, "  $ echo hi \\\\r\n    rm -f victim\n"));
+  g_assert_nonnull (strstr (with, "\nThis command holds control characters, shown as escapes"));
+  g_assert_true (g_str_has_suffix (with, "approve only if you expected them.\nAllow it? [y/N] "));
+  g_assert_null (strstr (without, "control characters"));
+  g_assert_true (g_str_has_suffix (without, "  $ make\nAllow it? [y/N] "));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -591,6 +687,8 @@ main (int   argc,
   g_test_add_func ("/pd/approver/summary-whole", test_summary_whole);
   g_test_add_func ("/pd/approver/cut-never-asked", test_cut_never_asked);
   g_test_add_func ("/pd/approver/previews", test_previews);
+  g_test_add_func ("/pd/approver/preview-controls", test_preview_controls);
+  g_test_add_func ("/pd/approver/terminal-question", test_terminal_question);
   g_test_add_func ("/pd/approver/concurrent", test_concurrent);
   g_test_add_func ("/pd/approver/terminal-without-tty", test_terminal_without_tty);
 

@@ -908,6 +908,75 @@ test_approval_masked_trust (Fixture       *f,
   client_send (other, approval_response (frame, "deny"));
   end = client_wait_end (other, at + 1);
   g_assert_cmpstr (frame_type (g_ptr_array_index (other->frames, end)), ==, "done");
+/* Found (tried as an attacker would): `echo hi \<CR><LF>rm -f victim` was
+ * asked as one echo continued onto a second line, with no friction: the
+ * preview dropped the CR before the line break, and bash reads `\<CR>` as
+ * an escaped CR, so rm ran on its own.  The question shows the CR as \r,
+ * on two command lines, says so (controls, its description) and is asked
+ * with friction, on the WebSocket and in GET /api/runs/ID; what runs is
+ * the command as written. */
+#define CR_TURNS \
+  "{\"turns\":[" SHELL_TURN ("echo hi \\\\\\r\\nrm -f victim") SHELL_TURN ("echo plain") \
+  "{\"content\":\"Done.\"}]}"
+
+static void
+assert_controls_question (Fixture    *f,
+                          JsonObject *question)
+{
+  g_autofree char *lines = g_strdup_printf ("In %s:\n$ echo hi \\\\r\n  rm -f victim\n", f->dir);
+
+  g_assert_cmpstr (json_object_get_string_member (question, "preview"), ==, lines);
+  g_assert_true (json_object_get_boolean_member_with_default (question, "controls", FALSE));
+  g_assert_true (json_object_get_boolean_member_with_default (question, "friction", FALSE));
+  g_assert_false (json_object_has_member (question, "masked"));
+  g_assert_nonnull (strstr (json_object_get_string_member (question, "description"),
+                            "holds control characters, shown as escapes"));
+}
+
+static void
+test_approval_controls (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(Client) client = client_open (f);
+  g_autoptr(Reply) accepted = NULL;
+  g_autoptr(Reply) keep = NULL;
+  g_autofree char *victim = g_build_filename (f->dir, "victim", NULL);
+  g_autofree char *lines = g_strdup_printf ("In %s:\n$ echo hi \\\\r\n  rm -f victim\n", f->dir);
+  StatusWait wait = { f, NULL, "waiting_approval" };
+  JsonObject *frame;
+  guint asked, end;
+
+  g_assert_true (g_file_set_contents (victim, "", 0, NULL));
+  set_replay (f, CR_TURNS);
+  client_send (client, prompt_new ("Run them", NULL, NULL));
+
+  asked = client_wait (client, 0, "approval_request");
+  frame = g_ptr_array_index (client->frames, asked);
+  /* odek's page shows "command": the preview, as our dialog does. */
+  g_assert_cmpstr (json_object_get_string_member (frame, "command"), ==, lines);
+  assert_controls_question (f, frame);
+  g_assert_false (json_object_has_member (frame, "friction_approvals"));
+  /* Approved, it runs as the model wrote it: the escape is only shown. */
+  client_send (client, approval_response (frame, "approve"));
+
+  asked = client_wait (client, asked + 1, "approval_request");
+  frame = g_ptr_array_index (client->frames, asked);
+  g_assert_false (g_file_test (victim, G_FILE_TEST_EXISTS));
+  g_assert_true (g_str_has_suffix (json_object_get_string_member (frame, "command"), "\n$ echo plain\n"));
+  g_assert_false (json_object_has_member (frame, "controls"));
+  g_assert_false (json_object_get_boolean_member (frame, "friction"));
+  client_send (client, approval_response (frame, "deny"));
+  end = client_wait_end (client, asked);
+  g_assert_cmpstr (frame_type (g_ptr_array_index (client->frames, end)), ==, "done");
+
+  /* The REST question of a run, as the desktop app reads it. */
+  set_replay (f, CR_TURNS);
+  accepted = request (f, "POST", "/api/prompt", "{\"message\":\"Run them\"}", NULL);
+  g_assert_cmpuint (accepted->status, ==, 202);
+  wait.run_id = json_object_get_string_member (reply_object (accepted), "run_id");
+  spin_until (run_reached, &wait);
+  run_status (f, wait.run_id, &keep);
+  assert_controls_question (f, json_object_get_object_member (reply_object (keep), "approval"));
 }
 
 /* Stopping the server while a socket's run waits on a question: the run is
@@ -957,6 +1026,7 @@ main (int   argc,
   ADD ("/pd/server-ws/approval-redacted", test_approval_redacted, 0);
   ADD ("/pd/server-ws/approval-masked", test_approval_masked, 0);
   ADD ("/pd/server-ws/approval-masked-trust", test_approval_masked_trust, 0);
+  ADD ("/pd/server-ws/approval-controls", test_approval_controls, 0);
   ADD ("/pd/server-ws/stop-with-socket", test_stop_with_socket, 0);
 
   return g_test_run ();

@@ -324,6 +324,7 @@ row_update (PdOverviewCardRow *self)
   g_autofree char *step = NULL;
   g_autofree char *state = NULL;
   g_autofree char *generic = NULL;
+  g_autofree char *guarded = NULL;
   const char *tool, *command, *body, *klass;
   gboolean whole, told = FALSE;
   const PdRemoteRun *run;
@@ -397,12 +398,12 @@ row_update (PdOverviewCardRow *self)
   _pd_overview_card_row_set_command (self, command);
   whole = pd_overview_card_get_approval_whole (card);
   run = pd_overview_card_get_remote_run (card);
+  guarded = pd_remote_run_approval_warning (run);
   gtk_label_set_text (GTK_LABEL (self->approval_unseen),
                       g_strcmp0 (tool, "exit_plan_mode") == 0
                       ? _("A plan waits for its review. Open the session to approve it or keep planning.")
-                      : run != NULL && run->approval_masked
-                      ? _("Parts of this command are hidden as secrets ([REDACTED]). What they hold is not "
-                          "shown and may be run by the command: approve only if you trust where it came from.")
+                      : guarded != NULL
+                      ? guarded
                       : _("The change itself was not sent, so it cannot be approved here. Open the session to see it."));
   gtk_widget_set_visible (self->approval_unseen, !whole);
   gtk_widget_set_visible (self->approve, whole);

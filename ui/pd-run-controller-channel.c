@@ -184,6 +184,7 @@ approve_on_worker (const char *tool,
   gboolean allow;
 
   question->preview = g_strdup (preview);
+  question->controls = pd_approver_asked_controls ();
 
   ask_and_wait (question);
   allow = question->answer;

@@ -291,6 +291,24 @@ question_change_sent (Question *question)
          pd_approver_summary_is_whole (question->tool, question->text);
 }
 
+/* Whether what the question shows is not all that runs: an endpoint's
+ * masked or escaped command (pd_remote_run_approval_is_guarded()), or a
+ * call of this window's run that holds control characters. */
+static gboolean
+question_guarded (Question *question)
+{
+  return question->controls || pd_remote_run_approval_is_guarded (question->remote_run);
+}
+
+/* (transfer full): why question_guarded(), said under the command. */
+static char *
+question_warning (Question *question)
+{
+  if (question->remote_run != NULL)
+    return pd_remote_run_approval_warning (question->remote_run);
+  return g_strdup (pd_approver_controls_text ());
+}
+
 /* The call, whole (scrolled when long): what it changes, as its tool
  * shows it (an edit's old and new lines, a file's content, a command and
  * its folder), else the one-line summary; then what "Always for This
@@ -318,21 +336,23 @@ approval_details (Question *question)
 
   /* An endpoint masked part of the command: what it holds may run, and
    * bash runs a value in more ways than a reader can follow ($N's value
-   * through ${!N}). Said under the command, as the endpoint says it. */
-  if (question->remote_run != NULL && question->remote_run->approval_masked)
+   * through ${!N}).  Or the call holds control characters, shown as
+   * escapes: `echo hi \<CR><LF>rm -f victim` runs rm on its own.  Said
+   * under the command, as the endpoint says it. */
+  if (question_guarded (question))
     {
-      /* Translators: in the approval dialog of a run on an endpoint, under
-       * a command with a secret shown as [REDACTED] */
-      GtkWidget *masked = gtk_label_new (_("Parts of this command are hidden as secrets ([REDACTED]). "
-                                           "What they hold is not shown and may be run by the command: "
-                                           "approve only if you trust where it came from."));
+      g_autofree char *why = question_warning (question);
+      GtkWidget *warning = gtk_label_new (why);
 
-      gtk_label_set_use_markup (GTK_LABEL (masked), FALSE);
-      gtk_label_set_wrap (GTK_LABEL (masked), TRUE);
-      gtk_label_set_xalign (GTK_LABEL (masked), 0);
-      gtk_widget_add_css_class (masked, "warning");
-      gtk_widget_add_css_class (masked, "pd-approval-masked");
-      gtk_box_append (GTK_BOX (box), masked);
+      gtk_label_set_use_markup (GTK_LABEL (warning), FALSE);
+      gtk_label_set_wrap (GTK_LABEL (warning), TRUE);
+      gtk_label_set_xalign (GTK_LABEL (warning), 0);
+      gtk_widget_add_css_class (warning, "warning");
+      if (question->remote_run != NULL && question->remote_run->approval_masked)
+        gtk_widget_add_css_class (warning, "pd-approval-masked");
+      if (question->controls || (question->remote_run != NULL && question->remote_run->approval_controls))
+        gtk_widget_add_css_class (warning, "pd-approval-controls");
+      gtk_box_append (GTK_BOX (box), warning);
     }
 
   if (!question_change_sent (question))
@@ -513,8 +533,9 @@ pd_run_controller_answer_approval (PdRunController *self,
    * approves what nobody saw. */
   if (allow && !question_change_sent (question))
     return FALSE;
-  /* Part of it is masked: the dialog says so, a notification does not. */
-  if (allow && question->remote_run != NULL && question->remote_run->approval_masked)
+  /* Part of it is masked, or it holds control characters: the dialog
+   * says so, a notification does not. */
+  if (allow && question_guarded (question))
     return FALSE;
   /* The response answers (and may free the question); the dialog,
    * answered elsewhere, goes. */

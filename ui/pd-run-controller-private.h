@@ -39,6 +39,7 @@ typedef struct
   char            *tool;
   char            *text;
   char            *preview;    /* (nullable) an approval's pd_tool_preview() */
+  gboolean         controls;   /* the call holds control characters, shown as escapes */
 
   GMutex           mutex;
   GCond            cond;

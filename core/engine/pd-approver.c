@@ -269,6 +269,101 @@ pd_approver_set_denial_reason (const char *reason)
   g_private_replace (&denial_reason, g_strdup (reason));
 }
 
+/* Whether the call this thread's asker is asked about holds control
+ * characters (GINT_TO_POINTER). */
+static GPrivate asked_controls;
+
+/* Whether a string anywhere in @node holds a character
+ * pd_tool_text_is_control() names. */
+static gboolean
+node_has_control (JsonNode *node)
+{
+  if (node == NULL)
+    return FALSE;
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_VALUE:
+      return json_node_get_value_type (node) == G_TYPE_STRING &&
+             pd_tool_text_has_control (json_node_get_string (node));
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+
+        for (guint i = 0; i < json_array_get_length (array); i++)
+          if (node_has_control (json_array_get_element (array, i)))
+            return TRUE;
+        return FALSE;
+      }
+    case JSON_NODE_OBJECT:
+      {
+        JsonObjectIter iter;
+        const char *name;
+        JsonNode *member;
+
+        json_object_iter_init (&iter, json_node_get_object (node));
+        while (json_object_iter_next (&iter, &name, &member))
+          if (pd_tool_text_has_control (name) || node_has_control (member))
+            return TRUE;
+        return FALSE;
+      }
+    case JSON_NODE_NULL:
+    default:
+      return FALSE;
+    }
+}
+
+/**
+ * pd_approver_args_have_controls:
+ * @args: (nullable): a call's arguments
+ *
+ * Whether a string of @args (a command, a file's content, an edit's text,
+ * a path) holds a character that changes what runs or how it reads
+ * (pd_tool_text_is_control(): a CR, ESC, a direction override).  The
+ * preview and the summary show each as an escape (\r, \x1b, \u202e), so
+ * what a person reads is not the text that runs: bash reads
+ * `echo hi \<CR><LF>rm -f victim` as two commands.  Such a question is asked
+ * with friction, as a masked one is.
+ */
+gboolean
+pd_approver_args_have_controls (JsonObject *args)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  if (args == NULL)
+    return FALSE;
+  node = json_node_init_object (json_node_alloc (), args);
+  return node_has_control (node);
+}
+
+/**
+ * pd_approver_asked_controls:
+ *
+ * Called by a #PdApprovalFunc, on its own thread: whether the call it is
+ * asked about holds control characters (pd_approver_args_have_controls()),
+ * which its summary and preview show as escapes.  It then says so, with
+ * pd_approver_controls_text(), and is not answered in one click.
+ */
+gboolean
+pd_approver_asked_controls (void)
+{
+  return GPOINTER_TO_INT (g_private_get (&asked_controls));
+}
+
+/**
+ * pd_approver_controls_text:
+ *
+ * Returns: the sentence a question about a call with control characters
+ *   says (translated)
+ */
+const char *
+pd_approver_controls_text (void)
+{
+  /* Translators: under a command (or a file's content) put to a person to
+   * approve; \r, \x1b and \u202e are written as they are shown */
+  return _("This command holds control characters, shown as escapes such as \\r, \\x1b or \\u202e. "
+           "They change what runs or how it reads: approve only if you expected them.");
+}
+
 static char *summarize (PdTool     *tool,
                         JsonObject *args,
                         gboolean   *whole_out);
@@ -366,7 +461,9 @@ pd_approver_decide (PdApprover     *self,
 
   g_mutex_lock (&self->prompt_mutex);
   g_private_replace (&denial_reason, NULL);
+  g_private_set (&asked_controls, GINT_TO_POINTER (pd_approver_args_have_controls (args)));
   allowed = ((PdApprovalFunc) asker->func) (pd_tool_get_name (tool), summary, preview, asker->data);
+  g_private_set (&asked_controls, GINT_TO_POINTER (FALSE));
   g_mutex_unlock (&self->prompt_mutex);
 
   if (allowed)
@@ -385,17 +482,6 @@ pd_approver_decide (PdApprover     *self,
   return PD_APPROVAL_DENY;
 }
 
-static gboolean
-needs_escape (gunichar c)
-{
-  /* Control characters could rewrite the terminal; bidirectional
-   * overrides could make a command read differently than it runs, and
-   * other invisible format characters (zero-width spaces, tag characters)
-   * hide what it holds: the same set pd_safe_text_line() shows. */
-  return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029 ||
-         pd_safe_text_is_invisible (c);
-}
-
 /* Appends @text for a person to read: valid UTF-8, no control or
  * direction characters, at most @max_chars characters.  Returns whether
  * all of it was appended. */
@@ -412,14 +498,14 @@ append_sanitized (GString    *out,
     {
       gunichar c = g_utf8_get_char (p);
 
-      if (c == '\n')
-        g_string_append (out, "\\n");
-      else if (c == '\t')
+      /* Controls could rewrite the terminal; bidirectional overrides could
+       * make a command read differently than it runs, and other invisible
+       * format characters hide what it holds: escaped as the preview
+       * escapes them; a line break and a TAB too, to keep one line. */
+      if (c == '\t')
         g_string_append (out, "\\t");
-      else if (needs_escape (c))
-        g_string_append_printf (out, "\\u%04x", c);
       else
-        g_string_append_unichar (out, c);
+        pd_tool_text_append_escape (out, c);
     }
 
   if (*p == '\0')
@@ -618,6 +704,40 @@ indent_lines (const char *text)
 }
 
 /**
+ * pd_approver_terminal_question:
+ * @controls: pd_approver_asked_controls()
+ *
+ * Returns: (transfer full): what pd_approver_terminal_func() asks on the
+ *   terminal: the tool, the preview (else the summary), a sentence when
+ *   the call holds control characters, and y/N
+ */
+char *
+pd_approver_terminal_question (const char *tool,
+                               const char *summary,
+                               const char *preview,
+                               gboolean    controls)
+{
+  g_autofree char *name = pd_safe_text_line (tool != NULL ? tool : "");
+  g_autofree char *shown = pd_safe_text_approval (preview != NULL && preview[0] != '\0' ? preview
+                                                  : summary != NULL ? summary : "");
+  g_autofree char *lines = indent_lines (shown);
+
+  /* Said under the call, before the question. */
+  if (controls)
+    {
+      char *said = g_strconcat (lines, "\n", pd_approver_controls_text (), NULL);
+
+      g_free (lines);
+      lines = said;
+    }
+  /* Translators: %s is the name of a tool, such as shell; then, on lines of
+   * their own, what the call does (the folder and the command, a file and
+   * its new content) */
+  return g_strdup_printf (_("\nThe agent wants to use the tool “%s”, which can change files or run commands:\n%s\nAllow it? [y/N] "),
+                          name, lines);
+}
+
+/**
  * pd_approver_terminal_func:
  *
  * A #PdApprovalFunc for the command line: asks y/N on the controlling
@@ -642,9 +762,6 @@ pd_approver_terminal_func (const char *tool,
 {
   g_autofree char *question = NULL;
   g_autofree char *answer_text = NULL;
-  g_autofree char *name = NULL;
-  g_autofree char *shown = NULL;
-  g_autofree char *lines = NULL;
   char answer[64];
   gboolean ok;
   int fd;
@@ -656,15 +773,7 @@ pd_approver_terminal_func (const char *tool,
       return FALSE;
     }
 
-  name = pd_safe_text_line (tool != NULL ? tool : "");
-  shown = pd_safe_text_approval (preview != NULL && preview[0] != '\0' ? preview
-                                 : summary != NULL ? summary : "");
-  lines = indent_lines (shown);
-  /* Translators: %s is the name of a tool, such as shell; then, on lines of
-   * their own, what the call does (the folder and the command, a file and
-   * its new content) */
-  question = g_strdup_printf (_("\nThe agent wants to use the tool “%s”, which can change files or run commands:\n%s\nAllow it? [y/N] "),
-                              name, lines);
+  question = pd_approver_terminal_question (tool, summary, preview, pd_approver_asked_controls ());
 
   ok = write_all (fd, question) && read_answer (fd, answer, sizeof answer);
 

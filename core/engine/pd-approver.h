@@ -67,6 +67,14 @@ char               *pd_approver_summarize  (PdTool           *tool,
 gboolean            pd_approver_summary_is_whole (const char *tool,
                                                   const char *summary);
 
+gboolean            pd_approver_args_have_controls (JsonObject *args);
+gboolean            pd_approver_asked_controls (void);
+const char         *pd_approver_controls_text (void);
+
+char               *pd_approver_terminal_question (const char *tool,
+                                                   const char *summary,
+                                                   const char *preview,
+                                                   gboolean    controls);
 gboolean            pd_approver_terminal_func (const char *tool,
                                                const char *summary,
                                                const char *preview,

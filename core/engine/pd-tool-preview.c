@@ -4,9 +4,15 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The text is the model's: every line made valid UTF-8, with controls,
- * direction overrides and invisible characters shown as \uXXXX (the set
- * the approval summary escapes), long lines and long texts cut with a note
- * of how much was left out.  It is plain text; a GUI shows it as text.
+ * direction overrides and invisible characters shown as escapes (\r, \x1b,
+ * \u202e: the set the approval summary escapes, written by the same
+ * function), long lines and long texts cut with a note of how much was
+ * left out.  It is plain text; a GUI shows it as text.
+ *
+ * A CR is one of them, also before a line's LF: bash reads `\<CR><LF>` as
+ * an escaped CR and a line end, so `echo hi \<CR><LF>rm -f victim` runs
+ * rm on its own.  Dropped, the CR made it read as one echo continued onto
+ * a second line (tried as an attacker would).
  */
 #define G_LOG_DOMAIN "pd-tools"
 
@@ -29,11 +35,78 @@
  * model's text can never hold it (every control character is escaped). */
 #define PREVIEW_CUT_MARK '\x01'
 
-static gboolean
-needs_escape (gunichar c)
+/**
+ * pd_tool_text_is_control:
+ *
+ * Whether @c changes what a text runs or how it reads and is shown as an
+ * escape wherever a call is put to a person: a control character but LF
+ * and TAB (CR, ESC, DEL, C1 too), a line or paragraph separator, a
+ * direction override or isolate, an invisible format character
+ * (pd_safe_text_is_invisible(): zero-width space, LRM/RLM, tag characters).
+ */
+gboolean
+pd_tool_text_is_control (gunichar c)
 {
-  return (c < 0x20 && c != '\t') || c == 0x7f || (c >= 0x80 && c < 0xa0) ||
+  return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f || (c >= 0x80 && c < 0xa0) ||
          c == 0x2028 || c == 0x2029 || pd_safe_text_is_invisible (c);
+}
+
+/**
+ * pd_tool_text_append_escape:
+ *
+ * Appends @c as a person reads it in an approval: \r for a CR, \n for a
+ * line break, \xNN for another ASCII control or DEL, \uXXXX for C1
+ * controls, separators and invisible characters, else @c itself.  What
+ * the previews and the summary of a call write (one function).
+ *
+ * Returns: whether @c was escaped
+ */
+gboolean
+pd_tool_text_append_escape (GString  *out,
+                            gunichar  c)
+{
+  if (c == '\r')
+    g_string_append (out, "\\r");
+  else if (c == '\n')
+    g_string_append (out, "\\n");
+  else if (!pd_tool_text_is_control (c))
+    {
+      g_string_append_unichar (out, c);
+      return FALSE;
+    }
+  else if (c < 0x80)
+    g_string_append_printf (out, "\\x%02x", c);
+  else
+    g_string_append_printf (out, "\\u%04x", c);
+  return TRUE;
+}
+
+/**
+ * pd_tool_text_has_control:
+ * @text: (nullable): the model's text
+ *
+ * Returns: whether @text holds a character pd_tool_text_is_control() names
+ *   (an invalid byte is no such character: it is shown as U+FFFD)
+ */
+gboolean
+pd_tool_text_has_control (const char *text)
+{
+  if (text == NULL)
+    return FALSE;
+  for (const char *p = text; *p != '\0'; )
+    {
+      gunichar c = g_utf8_get_char_validated (p, -1);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          p++;
+          continue;
+        }
+      if (pd_tool_text_is_control (c))
+        return TRUE;
+      p = g_utf8_next_char (p);
+    }
+  return FALSE;
 }
 
 /* Appends [@text, @end) as one line: escaped, at most
@@ -49,12 +122,7 @@ append_line (GString    *out,
 
   for (p = valid; *p != '\0' && n < PREVIEW_LINE_MAX_CHARS; p = g_utf8_next_char (p), n++)
     {
-      gunichar c = g_utf8_get_char (p);
-
-      if (needs_escape (c))
-        g_string_append_printf (out, "\\u%04x", c);
-      else
-        g_string_append_unichar (out, c);
+      pd_tool_text_append_escape (out, g_utf8_get_char (p));
     }
   if (*p != '\0')
     {
@@ -72,7 +140,7 @@ append_line (GString    *out,
  * _pd_tool_preview_append_text:
  * @text: (nullable): the model's text, one line (a path)
  *
- * Appends @text escaped, its line breaks as \u000a, then a line break.
+ * Appends @text escaped, its line breaks as \n, then a line break.
  */
 void
 _pd_tool_preview_append_text (GString    *out,
@@ -107,8 +175,9 @@ _pd_tool_preview_new_file (JsonObject *args)
  * @text: (nullable): the model's text, any number of lines
  * @max_lines: how many lines are shown; the rest are counted
  *
- * Appends each line of @text ("\n" or "\r\n" ends one) with @prefix; an
- * empty @text as one empty line.
+ * Appends each line of @text ("\n" ends one) with @prefix; an empty @text
+ * as one empty line.  A CR is shown as \r wherever it is, before a line
+ * break too: what runs or is written holds it.
  */
 void
 _pd_tool_preview_append_lines (GString    *out,
@@ -134,7 +203,7 @@ _pd_tool_preview_append_lines (GString    *out,
       if (shown < max_lines)
         {
           g_string_append (out, shown == 0 ? prefix : next_prefix);
-          append_line (out, p, line_end > p && line_end[-1] == '\r' ? line_end - 1 : line_end);
+          append_line (out, p, line_end);
           g_string_append_c (out, '\n');
           shown++;
         }

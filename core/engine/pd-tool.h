@@ -169,4 +169,11 @@ char          *pd_tool_preview         (PdTool               *self,
                                         JsonObject           *args,
                                         gboolean             *whole);
 
+/* How a call's text is shown to a person asked about it (pd-tool-preview.c):
+ * the characters that change what runs or how it reads, as escapes. */
+gboolean       pd_tool_text_is_control    (gunichar              c);
+gboolean       pd_tool_text_append_escape (GString              *out,
+                                           gunichar              c);
+gboolean       pd_tool_text_has_control   (const char           *text);
+
 G_END_DECLS

@@ -668,7 +668,8 @@ pd_overview_card_get_approval_summary (PdOverviewCard *self)
  * endpoint names by its file alone (odek's wire sends the path as its
  * "command", and no preview) is not: the card says so, and is never
  * approved from there.  Nor is a plan (exit_plan_mode's review), nor a
- * question whose command the endpoint masked part of.
+ * question whose command the endpoint masked part of, or that holds
+ * control characters (pd_remote_run_approval_is_guarded()).
  *
  * Returns: whether the card may offer to approve its question
  */
@@ -682,9 +683,10 @@ pd_overview_card_get_approval_whole (PdOverviewCard *self)
    * Planning can say what to change: never approved from a card. */
   if (g_strcmp0 (pd_overview_card_get_approval_tool (self), "exit_plan_mode") == 0)
     return FALSE;
-  /* Nor a command the endpoint masked part of ("masked"): its dialog says
-   * what that means, a card has no room to. */
-  if (self->remote_run != NULL && self->remote_run->approval_masked)
+  /* Nor a command the endpoint masked part of ("masked"), or shows with
+   * control characters as escapes ("controls"): its dialog says what that
+   * means, a card has no room to. */
+  if (pd_remote_run_approval_is_guarded (self->remote_run))
     return FALSE;
   return approval_preview (self) != NULL ||
          pd_approver_summary_is_whole (pd_overview_card_get_approval_tool (self),

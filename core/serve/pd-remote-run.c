@@ -4,8 +4,10 @@
  */
 #include "config.h"
 
+#include "pd-approver.h"
 #include "pd-json-util.h"
 #include "pd-remote-run.h"
+#include "pd-server-private.h"
 
 G_DEFINE_BOXED_TYPE (PdRemoteRun, pd_remote_run, pd_remote_run_copy, pd_remote_run_free)
 
@@ -50,6 +52,7 @@ pd_remote_run_new_from_json (JsonObject *object)
       self->approval_command = nonempty (approval, "command");
       self->approval_preview = nonempty (approval, "preview");
       self->approval_masked = pd_json_get_boolean (approval, "masked", FALSE);
+      self->approval_controls = pd_json_get_boolean (approval, "controls", FALSE);
       expires_in = pd_json_get_int (approval, "expires_in_ms", -1);
       /* An endpoint's number: a day at most. */
       if (expires_in >= 0)
@@ -78,6 +81,7 @@ pd_remote_run_copy (const PdRemoteRun *self)
   copy->approval_preview = g_strdup (self->approval_preview);
   copy->approval_expires_at = self->approval_expires_at;
   copy->approval_masked = self->approval_masked;
+  copy->approval_controls = self->approval_controls;
   return copy;
 }
 
@@ -102,4 +106,39 @@ gboolean
 pd_remote_run_is_over (const PdRemoteRun *self)
 {
   return g_strcmp0 (self->status, "running") != 0 && g_strcmp0 (self->status, "waiting_approval") != 0;
+}
+
+/**
+ * pd_remote_run_approval_is_guarded:
+ *
+ * Whether what the endpoint shows of its question is not all that runs:
+ * part of the command is masked ("masked"), or the call holds control
+ * characters shown as escapes ("controls": bash reads
+ * `echo hi \<CR><LF>rm -f victim` as two commands).  Its dialog says why
+ * (pd_remote_run_approval_warning()); a card or a notification, with no
+ * room to, never approves it.
+ *
+ * Returns: whether the question is never approved in one click
+ */
+gboolean
+pd_remote_run_approval_is_guarded (const PdRemoteRun *self)
+{
+  return self != NULL && (self->approval_masked || self->approval_controls);
+}
+
+/**
+ * pd_remote_run_approval_warning:
+ *
+ * Returns: (transfer full) (nullable): why the question is guarded
+ *   (pd_remote_run_approval_is_guarded()), one translated sentence a
+ *   reason, or %NULL when it is not
+ */
+char *
+pd_remote_run_approval_warning (const PdRemoteRun *self)
+{
+  if (!pd_remote_run_approval_is_guarded (self))
+    return NULL;
+  if (self->approval_masked && self->approval_controls)
+    return g_strconcat (_pd_server_approval_masked_text (), " ", pd_approver_controls_text (), NULL);
+  return g_strdup (self->approval_masked ? _pd_server_approval_masked_text () : pd_approver_controls_text ());
 }

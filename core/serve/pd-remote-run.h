@@ -34,17 +34,26 @@ typedef struct
   /* The endpoint masked part of the command ("masked": true): what is
    * shown is not all that runs. */
   gboolean approval_masked;
+  /* The call holds control characters, shown as escapes ("controls":
+   * true): what is shown is not what runs either. */
+  gboolean approval_controls;
 } PdRemoteRun;
 
 GType        pd_remote_run_get_type  (void) G_GNUC_CONST;
 /* From {id|run_id, session_id, status, error, result, approval: {id, tool,
- * command, preview, expires_in_ms, masked}}; NULL when it names no run. */
+ * command, preview, expires_in_ms, masked, controls}}; NULL when it names
+ * no run. */
 PdRemoteRun *pd_remote_run_new_from_json (JsonObject        *object);
 PdRemoteRun *pd_remote_run_copy      (const PdRemoteRun *self);
 void         pd_remote_run_free      (PdRemoteRun       *self);
 /* Whether the run has ended (completed, cancelled, failed or anything the
  * app does not know as live). */
 gboolean     pd_remote_run_is_over   (const PdRemoteRun *self);
+/* Whether the question's text is not all that runs (masked, or with
+ * control characters shown as escapes): never approved in one click. */
+gboolean     pd_remote_run_approval_is_guarded (const PdRemoteRun *self);
+/* (transfer full) (nullable): what its dialog and card say of it, why. */
+char        *pd_remote_run_approval_warning    (const PdRemoteRun *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdRemoteRun, pd_remote_run_free)
 
 G_END_DECLS

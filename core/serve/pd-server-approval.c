@@ -19,7 +19,9 @@
  * runs as the model wrote it.  So a question whose text the redactor
  * changed says so ("masked", a sentence in its description) and is asked
  * with friction: bash runs a masked value in more ways than a reader can
- * follow (API_TOKEN=reboot; N=API_TOKEN; ${!N}).
+ * follow (API_TOKEN=reboot; N=API_TOKEN; ${!N}).  So is a call that holds
+ * control characters ("controls"): its text shows them as escapes (\r,
+ * \x1b, \u202e), and `echo hi \<CR><LF>rm -f victim` runs rm on its own.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -31,6 +33,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "pd-approver.h"
 #include "pd-server-private.h"
 #include "pd-random.h"
 #include "pd-redact.h"
@@ -46,6 +49,7 @@ struct _Approval
   const char      *risk;
   gboolean         allow_trust;
   gboolean         masked;        /* the redactor changed the command or the preview */
+  gboolean         controls;      /* the call holds control characters, shown as escapes */
 
   GMutex           mutex;
   GCond            cond;
@@ -63,6 +67,19 @@ risk_of (const char *tool)
   if (g_strcmp0 (tool, "write_file") == 0 || g_strcmp0 (tool, "edit_file") == 0)
     return "local_write";
   return "unknown";
+}
+
+/* Ends @approval's description with @sentence, a reason it is asked with
+ * friction. */
+static void
+describe (Approval   *approval,
+          const char *sentence)
+{
+  char *said = g_strconcat (approval->description, approval->description[0] != '\0' ? " " : "",
+                            sentence, NULL);
+
+  g_free (approval->description);
+  approval->description = said;
 }
 
 /**
@@ -94,13 +111,7 @@ _pd_server_approval_new (const char *tool,
   /* What the approver reads differs from what runs: said, never hidden. */
   approval->masked = strcmp (approval->command, told) != 0 || g_strcmp0 (approval->preview, preview) != 0;
   if (approval->masked)
-    {
-      char *said = g_strconcat (approval->description, approval->description[0] != '\0' ? " " : "",
-                                _pd_server_approval_masked_text (), NULL);
-
-      g_free (approval->description);
-      approval->description = said;
-    }
+    describe (approval, _pd_server_approval_masked_text ());
   approval->risk = risk_of (tool);
   /* odek: no trust for destructive, blocked or unknown classes.  Nor from
    * a masked question: the person could not read whole what they would
@@ -186,6 +197,27 @@ gboolean
 _pd_server_approval_is_masked (Approval *approval)
 {
   return approval->masked;
+}
+
+/* Whether the call holds control characters (pd_approver_asked_controls()):
+ * if so, its description says so, and it is asked with friction as a
+ * masked one is. */
+void
+_pd_server_approval_set_controls (Approval *approval,
+                                  gboolean  controls)
+{
+  if (!controls || approval->controls)
+    return;
+  approval->controls = TRUE;
+  describe (approval, pd_approver_controls_text ());
+}
+
+/* Whether the question is asked with friction each time (REST and WS):
+ * what the approver reads is not all of what runs, masked or escaped. */
+gboolean
+_pd_server_approval_needs_friction (Approval *approval)
+{
+  return approval->masked || approval->controls;
 }
 
 /* The sentence a masked question's description ends with (translated). */
@@ -362,8 +394,9 @@ _pd_server_approval_dup_feedback (Approval *approval)
 /* odek's approval_request fields: {id, risk, command, description,
  * is_operation, allow_trust, friction}; the type and friction are the
  * caller's (always with "masked").  Plandeck's own: tool, preview,
- * expires_in_ms, and masked: true when the redactor changed the text
- * (odek's page ignores members it does not know). */
+ * expires_in_ms, masked: true when the redactor changed the text, and
+ * controls: true when the call holds control characters (odek's page
+ * ignores members it does not know). */
 JsonObject *
 _pd_server_approval_to_json (Approval *approval)
 {
@@ -381,6 +414,8 @@ _pd_server_approval_to_json (Approval *approval)
   json_object_set_boolean_member (object, "allow_trust", approval->allow_trust);
   if (approval->masked)
     json_object_set_boolean_member (object, "masked", TRUE);
+  if (approval->controls)
+    json_object_set_boolean_member (object, "controls", TRUE);
   /* Plandeck's own: how long until no answer is a denial, as a span (the
    * endpoint's clock and the app's need not agree).  A card said nothing
    * of it, and the question went away by itself (tried as a new user

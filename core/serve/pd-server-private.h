@@ -349,6 +349,9 @@ void        _pd_server_approval_start_clock (Approval        *approval,
 ApprovalAnswer _pd_server_approval_wait   (Approval          *approval,
                                            GCancellable      *cancellable);
 gboolean    _pd_server_approval_is_masked  (Approval          *approval);
+void        _pd_server_approval_set_controls (Approval        *approval,
+                                              gboolean         controls);
+gboolean    _pd_server_approval_needs_friction (Approval      *approval);
 const char *_pd_server_approval_masked_text (void);
 JsonObject *_pd_server_approval_to_json   (Approval          *approval);
 gboolean    _pd_server_approval_parse_action (const char     *action,

@@ -166,8 +166,8 @@ run_to_json (Run *run)
     {
       JsonObject *approval = _pd_server_approval_to_json (run->approval);
 
-      /* As the WebSocket asks it: a masked command with friction. */
-      if (_pd_server_approval_is_masked (run->approval))
+      /* As the WebSocket asks it: masked, or with controls, with friction. */
+      if (_pd_server_approval_needs_friction (run->approval))
         json_object_set_boolean_member (approval, "friction", TRUE);
       json_object_set_object_member (object, "approval", approval);
     }
@@ -514,6 +514,7 @@ on_run_approve (const char *tool,
     return FALSE;
 
   approval = _pd_server_approval_new (tool, summary, preview);
+  _pd_server_approval_set_controls (approval, pd_approver_asked_controls ());
   answer = ask_and_wait (run, approval, &why);
   if (why != NULL)
     pd_approver_set_denial_reason (why);

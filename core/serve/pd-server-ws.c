@@ -265,10 +265,11 @@ observe_ask (Run      *run,
 
       json_object_set_string_member (frame, "command", shown);
     }
-  /* A masked command is asked with friction each time: what the approver
-   * reads is not what runs (_pd_server_approval_new()). */
+  /* A masked command, or one with control characters, is asked with
+   * friction each time: what the approver reads is not what runs
+   * (_pd_server_approval_new(), _pd_server_approval_set_controls()). */
   json_object_set_boolean_member (frame, "friction",
-                                  recent >= FRICTION_APPROVALS || _pd_server_approval_is_masked (approval));
+                                  recent >= FRICTION_APPROVALS || _pd_server_approval_needs_friction (approval));
   if (recent >= FRICTION_APPROVALS)
     json_object_set_int_member (frame, "friction_approvals", recent);
   socket_send (socket, frame);

@@ -634,6 +634,58 @@ test_card_masked (void)
   alone_close (&alone);
 }
 
+/* Found (tried as an attacker would): a card showed an endpoint's
+ * `echo hi \<CR><LF>rm -f victim` as one echo continued onto a second line
+ * and approved it in one click; bash ran rm on its own.  The endpoint
+ * shows the CR as \r and says the call holds control characters
+ * ("controls"): such a question is not approved from a card, which says
+ * why and offers Deny and Open, as for a masked one. */
+static void
+test_card_controls (void)
+{
+  g_autoptr(PdOverviewCard) card = card_new ("Work on A", "odek", "Endpoint A");
+  PdRemoteRun run = { (char *) "run-1", NULL, (char *) "waiting_approval", NULL, NULL,
+                      (char *) "ap-1", (char *) "shell", (char *) "echo hi \\\\r\\nrm -f victim",
+                      (char *) "In /srv:\n$ echo hi \\\\r\n  rm -f victim\n" };
+  Alone alone = { 0 };
+
+  run.approval_controls = TRUE;
+  _pd_overview_card_set_remote_run (card, &run);
+  _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
+  alone_show (&alone, card, 600);
+  g_assert_false (pd_overview_card_get_approval_whole (card));
+  g_assert_null (pd_test_find_first (alone.row, is_button, "_Approve Once"));
+  g_assert_nonnull (pd_test_find_first (alone.row, is_button, "_Deny"));
+  g_assert_nonnull (pd_test_find_first (alone.row, is_button, "_Open"));
+  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "$ echo hi \\\\r"));
+  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "rm -f victim"));
+  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "holds control characters, shown as escapes"));
+  g_assert_null (pd_test_find_first (alone.row, label_contains, "hidden as secrets"));
+  g_assert_null (pd_test_find_first (alone.row, label_contains, "cannot be approved here"));
+
+  /* Masked too: both reasons said. */
+  run.approval_id = (char *) "ap-2";
+  run.approval_masked = TRUE;
+  _pd_overview_card_set_remote_run (card, &run);
+  _pd_overview_card_emit_changed (card);
+  g_assert_false (pd_overview_card_get_approval_whole (card));
+  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "hidden as secrets ([REDACTED])"));
+  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "holds control characters"));
+
+  /* Neither: approved from the card as before. */
+  run.approval_id = (char *) "ap-3";
+  run.approval_masked = FALSE;
+  run.approval_controls = FALSE;
+  run.approval_command = (char *) "echo hi";
+  run.approval_preview = (char *) "In /srv:\n$ echo hi\n";
+  _pd_overview_card_set_remote_run (card, &run);
+  _pd_overview_card_emit_changed (card);
+  g_assert_true (pd_overview_card_get_approval_whole (card));
+  g_assert_nonnull (pd_test_find_first (alone.row, is_button, "_Approve Once"));
+  g_assert_null (pd_test_find_first (alone.row, label_contains, "control characters"));
+  alone_close (&alone);
+}
+
 /* An endpoint's plan review (exit_plan_mode's question): the card offers
  * Open, where the plan review dialog takes Keep Planning's words, and Deny,
  * never Approve Once on a plan (tried as a new user would). */
@@ -1015,6 +1067,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/overview/card-command-whole", test_card_command_whole);
   g_test_add_func ("/pd/ui/overview/card-change-unsent", test_card_change_unsent);
   g_test_add_func ("/pd/ui/overview/card-masked", test_card_masked);
+  g_test_add_func ("/pd/ui/overview/card-controls", test_card_controls);
   g_test_add_func ("/pd/ui/overview/card-plan-review", test_card_plan_review);
   g_test_add_func ("/pd/ui/overview/card-stopped", test_card_stopped);
   g_test_add_func ("/pd/ui/overview/card-step-ended", test_card_step_ended);

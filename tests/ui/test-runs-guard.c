@@ -240,6 +240,79 @@ test_plan_default (void)
   g_assert_cmpint (pd_test_run_app (args, check_plan_default, fixture, NULL), ==, 0);
 }
 
+/* A call of the window's own run whose command holds a CR before a line
+ * break (`echo hi \<CR><LF>rm -f victim`: bash runs rm on its own): the
+ * dialog shows the CR as \r on two command lines and says the command
+ * holds control characters, and a notification's Approve does not answer
+ * it; a question without them says nothing of it. */
+static const char *replay_controls =
+  "{\"label\": \"test: a command with a CR, then a write\", \"turns\": ["
+  " {\"content\": \"Running.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"echo hi \\\\\\r\\nrm -f victim\"}}]},"
+  " {\"content\": \"Writing.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"one.txt\", \"content\": \"1\\n\"}}]},"
+  " {\"content\": \"All done.\"}]}";
+
+static gboolean
+is_controls_warning (GtkWidget     *widget,
+                     gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "pd-approval-controls") &&
+         gtk_widget_get_visible (widget) &&
+         strstr (gtk_label_get_text (GTK_LABEL (widget)), "holds control characters, shown as escapes") != NULL;
+}
+
+static void
+on_approval_asked (PdRunController *runs,
+                   const char      *session_id,
+                   const char      *tool,
+                   guint            serial,
+                   guint           *slot)
+{
+  *slot = serial;
+}
+
+static void
+check_controls (PdApplication *app,
+                PdWindow      *window,
+                gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+  AdwMessageDialog *dialog;
+  PdRunController *runs = pd_window_get_run_controller (window);
+  guint serial = 0;
+
+  g_signal_connect (runs, "approval-asked", G_CALLBACK (on_approval_asked), &serial);
+  start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "Run it");
+
+  dialog = pd_test_wait_for_dialog ("the command with a CR");
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "$ echo hi \\\\r"));
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "rm -f victim"));
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (dialog), is_controls_warning, NULL));
+  g_assert_cmpuint (serial, !=, 0);
+  g_assert_false (pd_run_controller_answer_approval (runs, pd_run_controller_get_session_id (runs), serial, TRUE));
+  g_assert_true (pd_run_controller_has_approval (runs, pd_run_controller_get_session_id (runs), serial));
+  pd_test_wait_until (approve_sensitive, dialog, "the dialog's guard to end");
+  respond (dialog, "deny");
+
+  dialog = pd_test_wait_for_dialog ("the write's approval prompt");
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "one.txt"));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (dialog), is_controls_warning, NULL));
+  pd_test_wait_until (approve_sensitive, dialog, "the dialog's guard to end");
+  respond (dialog, "deny");
+
+  pd_test_wait_until (run_finished, fixture, "the run to finish");
+  g_assert_false (project_file_exists (fixture, "one.txt"));
+}
+
+static void
+test_controls (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_controls);
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_controls, fixture, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -249,6 +322,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/runs/guard/stacked-approvals", test_guard);
   g_test_add_func ("/pd/ui/runs/guard/plan-review-no-default", test_plan_default);
+  g_test_add_func ("/pd/ui/runs/guard/controls-command", test_controls);
 
   status = g_test_run ();
   pd_test_runs_finish (config_home);

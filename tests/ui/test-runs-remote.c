@@ -636,6 +636,33 @@ static void
 check_remote_masked_trusted (PdApplication *app,
                              PdWindow      *window,
                              gpointer       user_data)
+/* --- a command with control characters ------------------------------------------ */
+
+static const char *const replay_controls =
+  "{\"label\": \"test: a command with a CR, then a write\", \"turns\": ["
+  " {\"content\": \"Running.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"echo hi \\\\\\r\\nrm -f victim\"}}]},"
+  " {\"content\": \"Writing.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"one.txt\", \"content\": \"1\\n\"}}]},"
+  " {\"content\": \"All done.\"}]}";
+
+static gboolean
+is_controls_warning (GtkWidget     *widget,
+                     gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "pd-approval-controls") &&
+         gtk_widget_get_visible (widget);
+}
+
+/* Found (tried as an attacker would): the window's dialog showed an
+ * endpoint's `echo hi \<CR><LF>rm -f victim` as `$ echo hi \` and
+ * `  rm -f victim`, one echo continued, with nothing more; Approve Once
+ * deleted victim, as bash reads `\<CR>` as an escaped CR and runs rm on
+ * its own.  The dialog shows the CR as \r and says the command holds
+ * control characters (plain text, Deny the default); a notification's
+ * Approve does not answer it; a question without them says nothing. */
+static void
+check_remote_controls (PdApplication *app,
+                       PdWindow      *window,
+                       gpointer       user_data)
 {
   RemoteCase *remote = user_data;
   RunFixture *fixture = remote->fixture;
@@ -667,6 +694,41 @@ static void
 test_remote_masked_trusted (void)
 {
   run_remote_case_of (check_remote_masked_trusted, NULL, replay_trusted_then_masked);
+  GtkWidget *warning;
+  guint serial = 0;
+
+  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
+  g_signal_connect (runs, "approval-asked", G_CALLBACK (on_approval_asked), &serial);
+  send_from_window (window, remote->id, "Run it");
+
+  dialog = pd_test_wait_for_dialog ("the endpoint's command with a CR");
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "$ echo hi \\\\r"));
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "rm -f victim"));
+  warning = pd_test_find_first (GTK_WIDGET (dialog), is_controls_warning, NULL);
+  g_assert_nonnull (warning);
+  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (warning)));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (warning)), "holds control characters, shown as escapes"));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (dialog), is_masked_warning, NULL));
+  g_assert_cmpstr (adw_message_dialog_get_default_response (dialog), ==, "deny");
+  /* A notification's Approve: not for a command it cannot warn of. */
+  g_assert_cmpuint (serial, !=, 0);
+  g_assert_false (pd_run_controller_answer_approval (runs, pd_run_controller_get_session_id (runs), serial, TRUE));
+  g_assert_true (pd_run_controller_has_approval (runs, pd_run_controller_get_session_id (runs), serial));
+  respond (dialog, "deny");
+
+  dialog = pd_test_wait_for_dialog ("the write's approval question");
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "one.txt"));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (dialog), is_controls_warning, NULL));
+  respond (dialog, "deny");
+
+  pd_test_wait_until (run_finished, fixture, "the remote run to finish");
+  g_assert_false (project_file_exists (fixture, "one.txt"));
+}
+
+static void
+test_remote_controls (void)
+{
+  run_remote_case_of (check_remote_controls, NULL, replay_controls);
 }
 
 /* Stop while the endpoint's run waits on the window: the run is cancelled
@@ -1133,6 +1195,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/remote/change-not-sent", test_remote_change_not_sent);
   g_test_add_func ("/pd/ui/remote/masked-command", test_remote_masked);
   g_test_add_func ("/pd/ui/remote/masked-command-trusted", test_remote_masked_trusted);
+  g_test_add_func ("/pd/ui/remote/controls-command", test_remote_controls);
   g_test_add_func ("/pd/ui/remote/run-stopped", test_remote_run_stopped);
   g_test_add_func ("/pd/ui/remote/message-kept-while-down", test_remote_message_kept_while_down);
   g_test_add_func ("/pd/ui/remote/load-error-says-why", test_remote_load_error_says_why);
