@@ -908,6 +908,8 @@ test_approval_masked_trust (Fixture       *f,
   client_send (other, approval_response (frame, "deny"));
   end = client_wait_end (other, at + 1);
   g_assert_cmpstr (frame_type (g_ptr_array_index (other->frames, end)), ==, "done");
+}
+
 /* Found (tried as an attacker would): `echo hi \<CR><LF>rm -f victim` was
  * asked as one echo continued onto a second line, with no friction: the
  * preview dropped the CR before the line break, and bash reads `\<CR>` as
@@ -929,6 +931,7 @@ assert_controls_question (Fixture    *f,
   g_assert_true (json_object_get_boolean_member_with_default (question, "controls", FALSE));
   g_assert_true (json_object_get_boolean_member_with_default (question, "friction", FALSE));
   g_assert_false (json_object_has_member (question, "masked"));
+  g_assert_false (json_object_get_boolean_member_with_default (question, "allow_trust", TRUE));
   g_assert_nonnull (strstr (json_object_get_string_member (question, "description"),
                             "holds control characters, shown as escapes"));
 }
@@ -979,6 +982,38 @@ test_approval_controls (Fixture       *f,
   assert_controls_question (f, json_object_get_object_member (reply_object (keep), "approval"));
 }
 
+/* A trust given on a plain command of its class does not answer a command
+ * with control characters: asked, no trust offered (as a masked one). */
+#define TRUST_CR_TURNS \
+  "{\"turns\":[" SHELL_TURN ("echo plain") SHELL_TURN ("echo hi \\\\\\r\\nrm -f victim") \
+  "{\"content\":\"Done.\"}]}"
+
+static void
+test_approval_controls_trust (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autoptr(Client) client = client_open (f);
+  g_autofree char *victim = g_build_filename (f->dir, "victim", NULL);
+  JsonObject *frame;
+  guint asked, at;
+
+  g_assert_true (g_file_set_contents (victim, "", 0, NULL));
+  set_replay (f, TRUST_CR_TURNS);
+  client_send (client, prompt_new ("Run them", NULL, NULL));
+  asked = client_wait (client, 0, "approval_request");
+  frame = g_ptr_array_index (client->frames, asked);
+  g_assert_true (json_object_get_boolean_member (frame, "allow_trust"));
+  client_send (client, approval_response (frame, "trust"));
+
+  at = client_wait_end_or (client, asked + 1, "approval_request");
+  frame = g_ptr_array_index (client->frames, at);
+  g_assert_cmpstr (frame_type (frame), ==, "approval_request");
+  assert_controls_question (f, frame);
+  client_send (client, approval_response (frame, "deny"));
+  client_wait_end (client, at + 1);
+  g_assert_true (g_file_test (victim, G_FILE_TEST_EXISTS));
+}
+
 /* Stopping the server while a socket's run waits on a question: the run is
  * cancelled and saved, the socket closed (1001), nothing waits out the
  * timeout. */
@@ -1027,6 +1062,7 @@ main (int   argc,
   ADD ("/pd/server-ws/approval-masked", test_approval_masked, 0);
   ADD ("/pd/server-ws/approval-masked-trust", test_approval_masked_trust, 0);
   ADD ("/pd/server-ws/approval-controls", test_approval_controls, 0);
+  ADD ("/pd/server-ws/approval-controls-trust", test_approval_controls_trust, 0);
   ADD ("/pd/server-ws/stop-with-socket", test_stop_with_socket, 0);
 
   return g_test_run ();

@@ -126,13 +126,14 @@ _pd_run_controller_dismiss_questions (PdRunController *self)
     }
 }
 
-/* Whether an endpoint masked part of @question's command: the person
- * cannot read it whole, so it offers no "Always for This Session", and a
- * trust given before does not answer it. */
+/* Whether an endpoint masked part of @question's command or showed its
+ * control characters as escapes: the person cannot read it whole, so it
+ * offers no "Always for This Session", and a trust given before does not
+ * answer it. */
 static gboolean
 question_masked (Question *question)
 {
-  return question->remote_run != NULL && question->remote_run->approval_masked;
+  return question->remote_run != NULL && pd_remote_run_approval_is_guarded (question->remote_run);
 }
 
 static void

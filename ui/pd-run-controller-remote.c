@@ -150,8 +150,8 @@ pd_run_controller_ask_remote (PdRunController   *self,
     }
 
   /* "Always for This Session" was given on what the person read: a
-   * masked command they never saw whole is asked again. */
-  if (g_hash_table_contains (self->always, run->approval_tool) && !run->approval_masked)
+   * masked or escaped command they never saw whole is asked again. */
+  if (g_hash_table_contains (self->always, run->approval_tool) && !pd_remote_run_approval_is_guarded (run))
     {
       _pd_run_controller_answer_remote (self, run, TRUE);
       return;

@@ -209,6 +209,8 @@ _pd_server_approval_set_controls (Approval *approval,
   if (!controls || approval->controls)
     return;
   approval->controls = TRUE;
+  /* Trusted from a question the person could not read as it runs: no. */
+  approval->allow_trust = FALSE;
   describe (approval, pd_approver_controls_text ());
 }
 

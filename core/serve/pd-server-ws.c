@@ -241,7 +241,7 @@ observe_ask (Run      *run,
    * for a masked command: the trust was given on what the person read,
    * and a masked one they never saw whole (a trusted code_execution ran
    * API_TOKEN=[REDACTED]; N=API_TOKEN; ${!N} unasked). */
-  if (g_hash_table_contains (socket->trusted, risk) && !_pd_server_approval_is_masked (approval))
+  if (g_hash_table_contains (socket->trusted, risk) && !_pd_server_approval_needs_friction (approval))
     {
       _pd_server_approval_answer (approval, APPROVAL_TRUST);
       return;

@@ -3,7 +3,8 @@
  * The real application opened on a real `serve` (its sessions listed;
  * tokens are test-remote-token-window.c's), and runs there: approved in
  * the window's dialog, stopped, followed when started elsewhere, and a new
- * session.  The runs use the replay provider on a temporary database and
+ * session.  Questions the window guards (masked, control characters) are
+ * test-runs-remote-guard.c's.  The runs use the replay provider on a temporary database and
  * folder (pd-test-runs.h, as test-runs.c's).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -12,7 +13,7 @@
 
 #include "config.h"
 
-#include "pd-test-runs.h"
+#include "pd-test-runs-remote.h"
 #include "../pd-test-count-proxy.h"
 
 /* --- a remote window -------------------------------------------------------- */
@@ -25,10 +26,6 @@ remote_listed (gpointer data)
   return pd_session_list_get_loaded (list) &&
          g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (list))) == 2;
 }
-
-static void send_from_window (PdWindow   *window,
-                              const char *id,
-                              const char *message);
 
 static void
 on_finished_message (PdRunController *runs,
@@ -44,8 +41,6 @@ string_set (gpointer data)
 {
   return *(char **) data != NULL;
 }
-
-static gboolean is_message_entry (GtkWidget *widget, gconstpointer data);
 
 static void
 check_remote_lists (PdApplication *app,
@@ -114,94 +109,6 @@ test_remote_window_lists_sessions (void)
 
 
 /* --- runs on a real serve ---------------------------------------------------- */
-
-static gboolean
-is_message_entry (GtkWidget     *widget,
-                  gconstpointer  data)
-{
-  return GTK_IS_ENTRY (widget) && gtk_widget_has_css_class (gtk_widget_get_parent (widget), "pd-message-bar");
-}
-
-static gboolean
-remote_one_listed (gpointer data)
-{
-  PdSessionList *list = session_list (data);
-
-  return pd_session_list_get_loaded (list) &&
-         g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (list))) >= 1;
-}
-
-static gboolean
-send_enabled (gpointer data)
-{
-  return action_enabled (data, "win.send-message");
-}
-
-/* Selects @id and sends @message from the window's message bar. */
-static void
-send_from_window (PdWindow   *window,
-                  const char *id,
-                  const char *message)
-{
-  GtkWidget *entry;
-
-  pd_test_wait_until (remote_one_listed, window, "the endpoint's sessions to be listed");
-  g_assert_true (pd_session_list_select (session_list (window), id));
-  pd_test_wait_until (send_enabled, window, "the message bar to offer sending");
-  entry = pd_test_find_first (GTK_WIDGET (window), is_message_entry, NULL);
-  g_assert_nonnull (entry);
-  gtk_editable_set_text (GTK_EDITABLE (entry), message);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.send-message", NULL));
-}
-
-static gboolean
-is_approval_command (GtkWidget     *widget,
-                     gconstpointer  data)
-{
-  return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "pd-approval-command");
-}
-
-typedef struct
-{
-  RunFixture       *fixture;
-  char             *id;
-  const char       *url;      /* the endpoint's, with its token */
-  PdTestCountProxy *proxy;    /* (nullable) in front of it, the window's way */
-} RemoteCase;
-
-
-/* A session "Remote work" on a real serve of a fixture that replays two
- * writes; the window, started on the endpoint, gets it as a RemoteCase in
- * @check.  With @elsewhere, another client starts a run of it with that
- * message first. */
-static void
-run_remote_case_of (PdTestWindowFunc  check,
-                    const char       *elsewhere,
-                    const char       *replay)
-{
-  g_autoptr(RunFixture) fixture = run_fixture_new (replay);
-  g_autoptr(PdSessionStore) store = pd_test_open_store (fixture->db);
-  g_autofree char *id = pd_test_add_session (store, "Remote work", "plandeck");
-  RemoteCase remote = { fixture, id };
-  PdTestServed served = { fixture };
-  const char *args[] = { "--remote", NULL, NULL };
-
-  pd_test_served_start (&served);
-  remote.url = served.url;
-  if (elsewhere != NULL)
-    start_run_elsewhere (served.url, id, elsewhere);
-  args[1] = served.url;
-  pd_test_reset_settings ();
-  g_assert_cmpint (pd_test_run_app (args, check, &remote, NULL), ==, 0);
-  pd_test_served_clear (&served);
-}
-
-static void
-run_remote_case (PdTestWindowFunc  check,
-                 const char       *elsewhere)
-{
-  run_remote_case_of (check, elsewhere, replay_writes);
-}
 
 /* A session of the endpoint continued from the window: the write asks in
  * the window's own approval dialog, "Approve Once" lets it run there, and
@@ -545,191 +452,6 @@ test_remote_change_not_sent (void)
 }
 
 /* --- a masked command ------------------------------------------------------------- */
-
-static const char *const replay_masked =
-  "{\"label\": \"test: a masked command, then a write\", \"turns\": ["
-  " {\"content\": \"Running.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"mysql -pHunter2x shop\"}}]},"
-  " {\"content\": \"Writing.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"one.txt\", \"content\": \"1\\n\"}}]},"
-  " {\"content\": \"All done.\"}]}";
-
-static gboolean
-is_masked_warning (GtkWidget     *widget,
-                   gconstpointer  data)
-{
-  return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "pd-approval-masked") &&
-         gtk_widget_get_visible (widget);
-}
-
-static void
-on_approval_asked (PdRunController *runs,
-                   const char      *session_id,
-                   const char      *tool,
-                   guint            serial,
-                   guint           *slot)
-{
-  *slot = serial;
-}
-
-/* Found (tried as an attacker would): the window's dialog showed an
- * endpoint's command with its secrets masked and nothing more, and bash
- * runs a masked value in ways no reader follows.  The dialog says parts
- * are hidden (plain text, Deny still the default), a notification's
- * Approve does not answer it; a question with nothing masked says nothing
- * of it. */
-static void
-check_remote_masked (PdApplication *app,
-                     PdWindow      *window,
-                     gpointer       user_data)
-{
-  RemoteCase *remote = user_data;
-  RunFixture *fixture = remote->fixture;
-  PdRunController *runs = pd_window_get_run_controller (window);
-  AdwMessageDialog *dialog;
-  GtkWidget *warning;
-  guint serial = 0;
-
-  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
-  g_signal_connect (runs, "approval-asked", G_CALLBACK (on_approval_asked), &serial);
-  send_from_window (window, remote->id, "Run it");
-
-  dialog = pd_test_wait_for_dialog ("the endpoint's masked command");
-  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "mysql -p[REDACTED] shop"));
-  warning = pd_test_find_first (GTK_WIDGET (dialog), is_masked_warning, NULL);
-  g_assert_nonnull (warning);
-  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (warning)));
-  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (warning)), "hidden as secrets ([REDACTED])"));
-  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (warning)), "approve only if you trust where it came from"));
-  g_assert_cmpstr (adw_message_dialog_get_default_response (dialog), ==, "deny");
-  /* A notification's Approve: not for a command it cannot warn of. */
-  g_assert_cmpuint (serial, !=, 0);
-  g_assert_false (pd_run_controller_answer_approval (runs, pd_run_controller_get_session_id (runs), serial, TRUE));
-  g_assert_true (pd_run_controller_has_approval (runs, pd_run_controller_get_session_id (runs), serial));
-  respond (dialog, "deny");
-
-  dialog = pd_test_wait_for_dialog ("the write's approval question");
-  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "one.txt"));
-  g_assert_null (pd_test_find_first (GTK_WIDGET (dialog), is_masked_warning, NULL));
-  respond (dialog, "deny");
-
-  pd_test_wait_until (run_finished, fixture, "the remote run to finish");
-  g_assert_false (project_file_exists (fixture, "one.txt"));
-}
-
-static void
-test_remote_masked (void)
-{
-  run_remote_case_of (check_remote_masked, NULL, replay_masked);
-}
-
-/* Found (tried as an attacker would): "Always for This Session" given on
- * an endpoint's plain command approved its masked commands unasked, as
- * serve's trust did: the person approved what they never saw whole.  A
- * masked question is asked whatever the window trusts, and offers no
- * Always for This Session. */
-static const char *const replay_trusted_then_masked =
-  "{\"label\": \"test: a plain command trusted, then a masked one\", \"turns\": ["
-  " {\"content\": \"Running.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"echo plain\"}}]},"
-  " {\"content\": \"Again.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"DB_PASSWORD=Hunter2x true\"}}]},"
-  " {\"content\": \"All done.\"}]}";
-
-static void
-check_remote_masked_trusted (PdApplication *app,
-                             PdWindow      *window,
-                             gpointer       user_data)
-/* --- a command with control characters ------------------------------------------ */
-
-static const char *const replay_controls =
-  "{\"label\": \"test: a command with a CR, then a write\", \"turns\": ["
-  " {\"content\": \"Running.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"echo hi \\\\\\r\\nrm -f victim\"}}]},"
-  " {\"content\": \"Writing.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"one.txt\", \"content\": \"1\\n\"}}]},"
-  " {\"content\": \"All done.\"}]}";
-
-static gboolean
-is_controls_warning (GtkWidget     *widget,
-                     gconstpointer  data)
-{
-  return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "pd-approval-controls") &&
-         gtk_widget_get_visible (widget);
-}
-
-/* Found (tried as an attacker would): the window's dialog showed an
- * endpoint's `echo hi \<CR><LF>rm -f victim` as `$ echo hi \` and
- * `  rm -f victim`, one echo continued, with nothing more; Approve Once
- * deleted victim, as bash reads `\<CR>` as an escaped CR and runs rm on
- * its own.  The dialog shows the CR as \r and says the command holds
- * control characters (plain text, Deny the default); a notification's
- * Approve does not answer it; a question without them says nothing. */
-static void
-check_remote_controls (PdApplication *app,
-                       PdWindow      *window,
-                       gpointer       user_data)
-{
-  RemoteCase *remote = user_data;
-  RunFixture *fixture = remote->fixture;
-  PdRunController *runs = pd_window_get_run_controller (window);
-  AdwMessageDialog *dialog;
-
-  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
-  send_from_window (window, remote->id, "Run them");
-
-  dialog = pd_test_wait_for_dialog ("the endpoint's plain command");
-  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "echo plain"));
-  g_assert_null (pd_test_find_first (GTK_WIDGET (dialog), is_masked_warning, NULL));
-  g_assert_true (adw_message_dialog_has_response (dialog, "always"));
-  respond (dialog, "always");
-
-  /* The masked one of the trusted tool: asked, with no Always. */
-  dialog = pd_test_wait_for_dialog ("the endpoint's masked command");
-  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "DB_PASSWORD=[REDACTED] true"));
-  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (dialog), is_masked_warning, NULL));
-  g_assert_false (adw_message_dialog_has_response (dialog, "always"));
-  g_assert_true (adw_message_dialog_has_response (dialog, "once"));
-  g_assert_null (pd_test_find_label_containing (GTK_WIDGET (dialog), "lets the agent run any later command"));
-  respond (dialog, "deny");
-
-  pd_test_wait_until (run_finished, fixture, "the remote run to finish");
-}
-
-static void
-test_remote_masked_trusted (void)
-{
-  run_remote_case_of (check_remote_masked_trusted, NULL, replay_trusted_then_masked);
-  GtkWidget *warning;
-  guint serial = 0;
-
-  g_signal_connect (runs, "finished", G_CALLBACK (on_finished), fixture);
-  g_signal_connect (runs, "approval-asked", G_CALLBACK (on_approval_asked), &serial);
-  send_from_window (window, remote->id, "Run it");
-
-  dialog = pd_test_wait_for_dialog ("the endpoint's command with a CR");
-  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "$ echo hi \\\\r"));
-  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "rm -f victim"));
-  warning = pd_test_find_first (GTK_WIDGET (dialog), is_controls_warning, NULL);
-  g_assert_nonnull (warning);
-  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (warning)));
-  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (warning)), "holds control characters, shown as escapes"));
-  g_assert_null (pd_test_find_first (GTK_WIDGET (dialog), is_masked_warning, NULL));
-  g_assert_cmpstr (adw_message_dialog_get_default_response (dialog), ==, "deny");
-  /* A notification's Approve: not for a command it cannot warn of. */
-  g_assert_cmpuint (serial, !=, 0);
-  g_assert_false (pd_run_controller_answer_approval (runs, pd_run_controller_get_session_id (runs), serial, TRUE));
-  g_assert_true (pd_run_controller_has_approval (runs, pd_run_controller_get_session_id (runs), serial));
-  respond (dialog, "deny");
-
-  dialog = pd_test_wait_for_dialog ("the write's approval question");
-  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "one.txt"));
-  g_assert_null (pd_test_find_first (GTK_WIDGET (dialog), is_controls_warning, NULL));
-  respond (dialog, "deny");
-
-  pd_test_wait_until (run_finished, fixture, "the remote run to finish");
-  g_assert_false (project_file_exists (fixture, "one.txt"));
-}
-
-static void
-test_remote_controls (void)
-{
-  run_remote_case_of (check_remote_controls, NULL, replay_controls);
-}
 
 /* Stop while the endpoint's run waits on the window: the run is cancelled
  * there, its question goes away, nothing is written. */
@@ -1193,9 +915,6 @@ main (int   argc,
   g_test_add_func ("/pd/ui/remote/run-approved-in-dialog", test_remote_run_approved);
   g_test_add_func ("/pd/ui/remote/plan-reviewed-in-dialog", test_remote_plan_reviewed);
   g_test_add_func ("/pd/ui/remote/change-not-sent", test_remote_change_not_sent);
-  g_test_add_func ("/pd/ui/remote/masked-command", test_remote_masked);
-  g_test_add_func ("/pd/ui/remote/masked-command-trusted", test_remote_masked_trusted);
-  g_test_add_func ("/pd/ui/remote/controls-command", test_remote_controls);
   g_test_add_func ("/pd/ui/remote/run-stopped", test_remote_run_stopped);
   g_test_add_func ("/pd/ui/remote/message-kept-while-down", test_remote_message_kept_while_down);
   g_test_add_func ("/pd/ui/remote/load-error-says-why", test_remote_load_error_says_why);
