@@ -47,7 +47,7 @@ def budget_stop(tap, agent_run, tmp):
     os.mkdir(work)
     proc = agent_run("run", "--db", os.path.join(tmp, "budget.db"), "--provider", "replay", "--replay", recording,
                      "--approve", "auto", "-C", work, "--max-iterations", "1", "Two things")
-    said = ("[plandeck: the run stopped because its iterations budget is exhausted (1 of 1).]\n"
+    said = ("The run stopped: its iteration budget ran out (1 of 1)\n"
             "[plan remaining: look pending, tell pending]\n")
     tap.check(proc.returncode == 3 and said in proc.stderr, "run --max-iterations says why it stopped, plain",
               detail(proc))
@@ -80,8 +80,8 @@ def demo_budgets(tap, agent_run, tmp):
         turns = json.load(f)["turns"]
     tap.check(all(t.get("input_tokens", 0) > 0 and t.get("output_tokens", 0) > 0 for t in turns),
               "every turn of the demo recording gives its tokens", "")
-    for name, args, said in (("tokens", ["--max-tokens", "20000"], "its tokens budget is exhausted ("),
-                             ("iterations", ["--max-iterations", "3"], "its iterations budget is exhausted (3 of 3)")):
+    for name, args, said in (("tokens", ["--max-tokens", "20000"], "its token budget ran out ("),
+                             ("iterations", ["--max-iterations", "3"], "its iteration budget ran out (3 of 3)")):
         work = os.path.join(tmp, "demo-" + name)
         shutil.copytree(os.path.join(demo, "project"), work)
         db = os.path.join(tmp, "demo-" + name + ".db")

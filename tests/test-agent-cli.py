@@ -1176,7 +1176,7 @@ def check_recordings(tap, agent_run, detail, server, db, work):
     try:
         proc = agent_run("run", *openai, "--max-seconds", "3", "Say hello")
         elapsed = time.monotonic() - start
-        tap.check(proc.returncode == 3 and "budget is exhausted" in proc.stderr,
+        tap.check(proc.returncode == 3 and "its time budget ran out" in proc.stderr,
                   "--max-seconds ends a run that waits to retry (exit 3)", f"after {elapsed:.0f} s\n{detail(proc)}")
     except subprocess.TimeoutExpired:
         tap.check(False, "--max-seconds ends a run that waits to retry (exit 3)", "still waiting after 60 s")

@@ -19,7 +19,7 @@ char       *_pd_history_iso                (const char            *text);
 /* How a person reads one change; plain text (@step_name isolated already). */
 char       *_pd_history_change_text        (const PdPlanDiffEntry *entry,
                                             const char            *step_name);
-const char *_pd_history_change_icon_name   (PdPlanDiffKind         kind);
+const char *_pd_history_change_icon_name   (const PdPlanDiffEntry *entry);
 const char *_pd_history_change_kind_label  (PdPlanDiffKind         kind);
 
 G_END_DECLS

@@ -143,10 +143,19 @@ _pd_history_change_text (const PdPlanDiffEntry *entry,
     }
 }
 
+/* A change's glyph.  A check's shows the state it came to, as its chip
+ * does: every check's change had the tick, and "tests: failed → pending"
+ * read as passed (tried as a new user would). */
 const char *
-_pd_history_change_icon_name (PdPlanDiffKind kind)
+_pd_history_change_icon_name (const PdPlanDiffEntry *entry)
 {
-  switch (kind)
+  PdPlanCheckStatus check;
+
+  if (entry->kind == PD_PLAN_DIFF_CHECK_EVIDENCE && entry->new_value != NULL &&
+      pd_plan_check_status_from_string (entry->new_value, &check))
+    return pd_plan_check_status_icon_name (check);
+
+  switch (entry->kind)
     {
     case PD_PLAN_DIFF_STEP_ADDED:
     case PD_PLAN_DIFF_CHECK_ADDED:
@@ -156,10 +165,9 @@ _pd_history_change_icon_name (PdPlanDiffKind kind)
       return "list-remove-symbolic";
     case PD_PLAN_DIFF_STEP_STATUS:
       return "media-playback-start-symbolic";
-    case PD_PLAN_DIFF_CHECK_EVIDENCE:
-      return "emblem-ok-symbolic";
     case PD_PLAN_DIFF_REVISION:
       return "emblem-synchronizing-symbolic";
+    case PD_PLAN_DIFF_CHECK_EVIDENCE:
     case PD_PLAN_DIFF_STEP_TITLE:
     case PD_PLAN_DIFF_STEP_NOTE:
     case PD_PLAN_DIFF_CHECK_REQUIREMENT:

@@ -283,7 +283,7 @@ change_row (const PdPlanDiffEntry *entry,
             const char            *said)
 {
   GtkWidget *row = _pd_row_box_new ();
-  GtkWidget *icon = gtk_image_new_from_icon_name (_pd_history_change_icon_name (entry->kind));
+  GtkWidget *icon = gtk_image_new_from_icon_name (_pd_history_change_icon_name (entry));
   g_autofree char *text = said != NULL ? g_strdup (said) : _pd_history_change_text (entry, step_name);
   GtkWidget *label = _pd_plain_label (text, NULL);
 

@@ -47,6 +47,7 @@ struct _PdSessionList
   gboolean            merging;
   char               *query;
   gboolean            full_text;
+  char               *found_elsewhere; /* where a search found what this source has not */
   guint               time_source;
 
   GCancellable       *reread;         /* the read of the open row on its way */

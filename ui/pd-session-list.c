@@ -62,6 +62,7 @@ enum {
 enum {
   SESSION_ACTIVATED,
   LOAD_FAILED,
+  SEARCH_COUNTED,
   N_SIGNALS
 };
 
@@ -84,7 +85,17 @@ pd_session_list_update_empty (PdSessionList *self)
       return;
     }
 
-  if (self->query != NULL && self->query[0] != '\0')
+  /* "No Matching Sessions" said of the source chosen beside matches of
+   * another (tried as a new user would): where they are, instead. */
+  if (self->query != NULL && self->query[0] != '\0' && self->found_elsewhere != NULL)
+    {
+      /* Translators: a search found nothing in the source chosen; %s names
+       * the other sources it found sessions in ("Build box") */
+      g_autofree char *found = g_strdup_printf (_("Found in %s: choose All Sources to see them"),
+                                                self->found_elsewhere);
+      gtk_label_set_text (self->empty_label, found);
+    }
+  else if (self->query != NULL && self->query[0] != '\0')
     gtk_label_set_text (self->empty_label, _("No Matching Sessions"));
   else
     gtk_label_set_text (self->empty_label, _("No Sessions"));
@@ -385,9 +396,12 @@ on_list_ready (GObject      *object,
    * end (once: not again at each refresh while it stays). */
   if (self->query != NULL && self->tell && (page->total > 0 || last))
     {
+      gint n = page->total > 0 ? (gint) MIN (page->total, (guint) G_MAXINT)
+                               : (gint) g_list_model_get_n_items (G_LIST_MODEL (self->shown));
+
       self->tell = FALSE;
-      pd_session_list_tell_count (self, page->total > 0 ? (gint) MIN (page->total, (guint) G_MAXINT)
-                                                        : (gint) g_list_model_get_n_items (G_LIST_MODEL (self->shown)));
+      pd_session_list_tell_count (self, n);
+      g_signal_emit (self, signals[SEARCH_COUNTED], 0, n);
     }
 
   if (!was_loaded)
@@ -658,6 +672,7 @@ pd_session_list_finalize (GObject *object)
   PdSessionList *self = PD_SESSION_LIST (object);
 
   g_free (self->query);
+  g_free (self->found_elsewhere);
   g_clear_pointer (&self->hidden, g_hash_table_unref);
 
   G_OBJECT_CLASS (pd_session_list_parent_class)->finalize (object);
@@ -750,6 +765,10 @@ pd_session_list_class_init (PdSessionListClass *klass)
   signals[LOAD_FAILED] =
     g_signal_new ("load-failed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
+  /* A new search's count, once known (the source's own). */
+  signals[SEARCH_COUNTED] =
+    g_signal_new ("search-counted", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
 
   g_type_ensure (PD_TYPE_SESSION_ROW);
   g_type_ensure (PD_TYPE_SESSION_ITEM);
@@ -834,6 +853,9 @@ pd_session_list_set_source (PdSessionList *self,
                                                       G_CALLBACK (on_source_changed), self);
 
   self->loaded = FALSE;
+  /* A search goes on in the source chosen: its count is told anew. */
+  self->tell = self->query != NULL;
+  g_clear_pointer (&self->found_elsewhere, g_free);
   self->load_failed = FALSE;
   /* Another source's listing: its first session is picked (the Overview
    * leaves it unselected again). */
@@ -969,12 +991,34 @@ pd_session_list_set_query (PdSessionList *self,
   g_free (self->query);
   self->query = g_steal_pointer (&stripped);
   self->full_text = !!full_text;
+  g_clear_pointer (&self->found_elsewhere, g_free);
   self->tell = self->query != NULL;
   self->search_top = self->query != NULL;
   if (self->query == NULL)
     pd_session_list_tell_count (self, -1);
   update_autoselect (self);
   pd_session_list_restart (self);
+}
+
+/* @names: (nullable): the other sources the search found sessions in
+ * ("Build box"), said instead of "No Matching Sessions" until the search
+ * or the source changes. */
+void
+pd_session_list_set_found_elsewhere (PdSessionList *self,
+                                     const char    *names)
+{
+  g_return_if_fail (PD_IS_SESSION_LIST (self));
+
+  g_free (self->found_elsewhere);
+  self->found_elsewhere = g_strdup (names);
+  pd_session_list_update_empty (self);
+}
+
+gboolean
+pd_session_list_get_full_text (PdSessionList *self)
+{
+  g_return_val_if_fail (PD_IS_SESSION_LIST (self), FALSE);
+  return self->full_text;
 }
 
 /**

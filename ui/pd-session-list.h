@@ -41,6 +41,9 @@ gboolean            pd_session_list_get_loaded        (PdSessionList *self);
 guint               pd_session_list_get_generation    (PdSessionList *self);
 gboolean            pd_session_list_get_busy          (PdSessionList *self);
 
+void             pd_session_list_set_found_elsewhere (PdSessionList *self,
+                                                      const char    *names);
+gboolean         pd_session_list_get_full_text (PdSessionList *self);
 void             pd_session_list_set_note      (PdSessionList *self,
                                                 const char    *note);
 

@@ -849,13 +849,47 @@ pd_sources_page_sync_empty (PdSourcesPage *self)
     }
   else
     {
-      /* An address is plain text, never markup. */
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (self->empty_row), FALSE);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->empty_row), _("No endpoints yet"));
-  /* Its window is known once the page is in it. */
-  g_signal_connect (self, "map", G_CALLBACK (pd_sources_page_sync_empty), NULL);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->empty_row), _("No endpoints yet"));
       adw_action_row_set_subtitle (ADW_ACTION_ROW (self->empty_row), NULL);
     }
+}
+
+/* A window opened with --db FILE or --remote URL shows what it names alone:
+ * an endpoint added here went to the list and to no window in sight, its
+ * row with no state, and nothing said why (tried as a new user would).
+ * The page says so there, and where they are shown. */
+static void
+pd_sources_page_sync_window (PdSourcesPage *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWindow *parent = GTK_IS_WINDOW (root) ? gtk_window_get_transient_for (GTK_WINDOW (root)) : NULL;
+  gboolean with_endpoints = TRUE;
+  const char *shown = NULL;
+  g_autofree char *note = NULL;
+
+  pd_sources_page_sync_empty (self);
+  if (PD_IS_WINDOW (parent))
+    {
+      g_object_get (parent, "with-endpoints", &with_endpoints, NULL);
+      shown = pd_window_get_remote_url (PD_WINDOW (parent));
+      if (shown == NULL)
+        shown = pd_window_get_database_path (PD_WINDOW (parent));
+    }
+  if (!with_endpoints && shown != NULL)
+    /* Translators: %s is a database file or an endpoint's address, the one
+     * a window opened with --db or --remote shows */
+    note = g_strdup_printf (_("This window shows only %s. Endpoints added here are shown, with their state, "
+                              "in the main window: Plandeck started without --db or --remote."), shown);
+  /* The description is markup: a file name is not. */
+  if (note != NULL)
+    {
+      g_autofree char *escaped = g_markup_escape_text (note, -1);
+
+      adw_preferences_group_set_description (self->list_group, escaped);
+    }
+  else
+    adw_preferences_group_set_description (self->list_group,
+                                           _("Shown in the main window beside this computer’s sessions, with their state"));
 }
 
 static void
@@ -1041,7 +1075,12 @@ pd_sources_page_init (PdSourcesPage *self)
   pd_sources_page_show_unkept (self);
 
   self->empty_row = g_object_ref_sink (adw_action_row_new ());
+  /* An address is plain text, never markup. */
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (self->empty_row), FALSE);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->empty_row), _("No endpoints yet"));
+  /* Its window is known once the page is in it: once connected, or every
+   * map added one more handler, each adding one more. */
+  g_signal_connect (self, "map", G_CALLBACK (pd_sources_page_sync_window), NULL);
   /* Nothing to do there: no Tab stop (as on a status page). */
   gtk_widget_set_focusable (GTK_WIDGET (self->empty_row), FALSE);
 

@@ -172,6 +172,8 @@ void        _pd_window_on_session_items_added (PdWindow     *self,
                                             guint            added);
 void        _pd_window_on_source_chosen    (PdWindow        *self);
 void        _pd_window_on_sources_changed  (PdWindow        *self);
+void        _pd_window_on_search_counted   (PdWindow        *self,
+                                            int              n);
 void        _pd_window_stop_endpoints      (PdWindow        *self);
 PdSource   *_pd_window_resolve_item        (PdWindow        *self,
                                             PdSessionItem   *item,

@@ -953,6 +953,8 @@ pd_window_class_init (PdWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_load_failed);
   gtk_widget_class_bind_template_callback_full (widget_class, "on_source_chosen",
                                                 G_CALLBACK (_pd_window_on_source_chosen));
+  gtk_widget_class_bind_template_callback_full (widget_class, "on_search_counted",
+                                                G_CALLBACK (_pd_window_on_search_counted));
 
   _pd_window_class_runs_init (widget_class);
   _pd_window_class_overview_init (widget_class);

@@ -81,6 +81,21 @@ pd_agent_print_json (JsonNode *node,
   fflush (stdout);
 }
 
+/**
+ * pd_agent_run_left_off:
+ *
+ * Whether a step @info's plan has in progress was left there by a run that
+ * ended short (its budget, a cancel, a failure, a killed process) while
+ * none goes on now: the window's "In progress when the run stopped".
+ */
+gboolean
+pd_agent_run_left_off (const PdSessionInfo *info)
+{
+  return info != NULL && info->status != PD_SESSION_STATUS_RUNNING &&
+         (info->stopped != NULL || info->status == PD_SESSION_STATUS_FAILED ||
+          info->status == PD_SESSION_STATUS_INTERRUPTED);
+}
+
 int
 pd_agent_fail (const char *command,
                GError     *error)

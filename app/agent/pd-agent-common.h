@@ -19,5 +19,6 @@ void            pd_agent_print_json      (JsonNode    *node,
                                           gboolean     pretty);
 int             pd_agent_fail            (const char  *command,
                                           GError      *error);
+gboolean        pd_agent_run_left_off    (const PdSessionInfo *info);
 
 G_END_DECLS

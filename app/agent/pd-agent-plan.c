@@ -515,7 +515,7 @@ plan_status (const char *db_path,
       !pd_session_reads_get_plan_marked (store, session_id, &state, &cancelled, &error))
     return pd_agent_fail ("plan status", error);
 
-  text = pd_plan_format_status_marked (state, PD_PLAN_STATUS_MAX_CHARS, cancelled);
+  text = pd_plan_format_status_marked (state, PD_PLAN_STATUS_MAX_CHARS, cancelled, pd_agent_run_left_off (info));
   /* Titles and notes are the model's: bidi controls shown, not obeyed. */
   shown = pd_safe_text_block (text);
   printf ("%s\n", shown);

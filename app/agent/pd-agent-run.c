@@ -45,7 +45,77 @@ typedef struct
   gboolean      at_line_start;
   gboolean      stdout_tty;  /* model text is made safe for the terminal */
   gboolean      new_answer;  /* text after a notice is a new answer */
+  char         *held_notice; /* the last notice, printed with what comes next */
 } RunState;
+
+/* The budget's name as the window says it ("its iteration budget"), the
+ * same words and translations as its Now page. */
+static char *
+budget_name (const char *name)
+{
+  if (g_strcmp0 (name, "iterations") == 0)
+    return g_strdup (C_("budget", "iteration"));
+  if (g_strcmp0 (name, "tokens") == 0)
+    return g_strdup (C_("budget", "token"));
+  if (g_strcmp0 (name, "wall_time") == 0)
+    return g_strdup (C_("budget", "time"));
+  return pd_safe_text_line (name != NULL ? name : "?");
+}
+
+/* Seconds from @ms, as the window says them: "2 s"; with @tenths "2.0 s". */
+static char *
+seconds_text (gint64   ms,
+              gboolean tenths)
+{
+  if (!tenths && ms % 1000 == 0)
+    /* Translators: a number of seconds, e.g. "2 s" */
+    return g_strdup_printf (_("%lld s"), (long long) (ms / 1000));
+  /* Translators: seconds with a tenth, e.g. "2.0 s" */
+  return g_strdup_printf (_("%.1f s"), (double) (ms / 100) / 10.0);
+}
+
+/* How a run its budget stopped is told on stderr: the Now page's words,
+ * "The run stopped: its iteration budget ran out (3 of 3)", then the
+ * plan's steps left as the engine lists them (the lines after its note).
+ * It printed the engine's note, "its iterations budget is exhausted",
+ * where the window says "ran out" (tried as a new user would). */
+static char *
+budget_said (const PdRunResult *result,
+             const char        *said)
+{
+  g_autofree char *name = budget_name (result->budget_name);
+  g_autofree char *amount = NULL;
+  g_autofree char *stopped = NULL;
+  const char *rest = said != NULL ? strchr (said, '\n') : NULL;
+
+  if (g_strcmp0 (result->budget_name, "wall_time") == 0)
+    {
+      g_autofree char *used = seconds_text (result->budget_observed, TRUE);
+      g_autofree char *allowed = seconds_text (result->budget_limit, FALSE);
+
+      /* Translators: how much of a run's time budget it used, e.g. "2.0 s of 2 s" */
+      amount = g_strdup_printf (_("%s of %s"), used, allowed);
+    }
+  else
+    /* Translators: how much of a run's budget it used, e.g. "3 of 3" iterations */
+    amount = g_strdup_printf (_("%lld of %lld"), (long long) result->budget_observed,
+                              (long long) result->budget_limit);
+  /* Translators: %s names the budget ("iteration", "token", "time"), then how
+   * much of it the run used ("3 of 3", "2.0 s of 2 s") */
+  stopped = g_strdup_printf (_("The run stopped: its %s budget ran out (%s)"), name, amount);
+  return g_strconcat (stopped, rest != NULL ? rest : "", NULL);
+}
+
+/* A notice held back is printed (the budget's is told by the run's end). */
+static void
+print_held_notice (RunState *state)
+{
+  g_autofree char *held = g_steal_pointer (&state->held_notice);
+  g_autofree char *block = NULL;
+
+  if (held != NULL && !state->quiet)
+    fprintf (stderr, "%s\n", (block = pd_safe_text_block (held + strspn (held, "\n"))));
+}
 
 static void
 on_progress (PdEngineProgress  kind,
@@ -63,6 +133,8 @@ on_progress (PdEngineProgress  kind,
 
   text = masked != NULL ? masked : text;
   line = pd_safe_text_line (text);
+  /* What comes after a notice shows it was not the run's last word. */
+  print_held_notice (state);
 
   switch (kind)
     {
@@ -117,9 +189,10 @@ on_progress (PdEngineProgress  kind,
       state->new_answer = TRUE;
       /* A notice the engine also appends to the answer (the verification
        * note) starts with the blank line that parts it from the answer
-       * there; on stderr it is a line of its own. */
-      if (!state->quiet)
-        fprintf (stderr, "%s\n", (block = pd_safe_text_block (text + strspn (text, "\n"))));
+       * there; on stderr it is a line of its own.  Held until what comes
+       * next: the note of a budget that ran out is the run's last word,
+       * told in the window's words once the run has ended. */
+      state->held_notice = g_strdup (text);
       break;
 
     case PD_ENGINE_PROGRESS_RETRY:
@@ -361,6 +434,7 @@ run_main (gboolean   is_continue,
 
       if (state.result == NULL)
         {
+          print_held_notice (&state);
           status = pd_agent_fail (command, state.error);
           g_clear_error (&state.error);
           break;
@@ -370,6 +444,19 @@ run_main (gboolean   is_continue,
           g_autofree char *final_masked = pd_secret_text_mask (state.result->final_text, NULL);
           const char *final = final_masked ? final_masked : "";
           PdRunStatus run_status = state.result->status;
+          g_autofree char *budget = run_status == PD_RUN_BUDGET_EXCEEDED ? budget_said (state.result, final) : NULL;
+
+          if (budget != NULL && g_strcmp0 (state.held_notice, final) == 0)
+            {
+              g_clear_pointer (&state.held_notice, g_free);
+              if (!quiet)
+                {
+                  g_autofree char *block = pd_safe_text_block (budget);
+
+                  fprintf (stderr, "%s\n", block);
+                }
+            }
+          print_held_notice (&state);
 
           /* stdout is the answer and nothing else: failures, refusals and
            * stops are told on stderr (as notices while the run goes, and
@@ -395,7 +482,7 @@ run_main (gboolean   is_continue,
               if (quiet)
                 {
                   g_autofree char *shown = pd_safe_text_block (state.result->error_message ? state.result->error_message
-                                                                                           : final);
+                                                               : budget != NULL ? budget : final);
 
                   fprintf (stderr, "plandeck-agent %s: %s\n", command, shown);
                 }
@@ -452,6 +539,7 @@ run_main (gboolean   is_continue,
   g_main_loop_unref (state.loop);
   g_object_unref (state.cancellable);
   g_string_free (state.turn_text, TRUE);
+  g_free (state.held_notice);
 
   return status;
 }

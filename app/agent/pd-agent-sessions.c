@@ -49,14 +49,21 @@ safe (const char *text)
 
 /* A session's state in the window's word: a run that ended short (its
  * budget, a cancel) is "stopped", as the session list says "Stopped"; it
- * said "idle" here (tried as a new user would).  --json keeps the stored
+ * said "idle" here (tried as a new user would).  One at rest with every
+ * step of its plan done is "done", as its Overview card says "Done" and
+ * its row shows a tick; it said "idle" there too.  --json keeps the stored
  * status, which scripts read. */
 static const char *
 state_word (const PdSessionInfo *info)
 {
+  const char *state;
+
   if (pd_session_info_stopped_short (info))
     return "stopped";
-  return pd_session_info_get_state (info, g_get_real_time ());
+  state = pd_session_info_get_state (info, g_get_real_time ());
+  if (g_strcmp0 (state, "idle") == 0 && info->plan_total > 0 && info->plan_done == info->plan_total)
+    return "done";
+  return state;
 }
 
 /* Titles: one line, bounded, and safe. */
@@ -344,7 +351,8 @@ sessions_show (PdSessionStore *store,
   }
 
   {
-    g_autofree char *text = pd_plan_format_status_marked (plan, PD_PLAN_STATUS_MAX_CHARS, cancelled);
+    g_autofree char *text = pd_plan_format_status_marked (plan, PD_PLAN_STATUS_MAX_CHARS, cancelled,
+                                                          pd_agent_run_left_off (info));
     status = safe_lines (text);
   }
   printf ("%s\n", status);

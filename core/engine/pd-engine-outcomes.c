@@ -195,6 +195,8 @@ _pd_engine_stop_for_budget (PdEngineRun *run,
   json_object_set_string_member (end, "budget_exceeded", name);
   result = _pd_engine_finish_with (run, PD_RUN_BUDGET_EXCEEDED, said->str, NULL, end);
   result->budget_name = g_strdup (name);
+  result->budget_observed = observed;
+  result->budget_limit = limit;
   return result;
 }
 

@@ -109,6 +109,8 @@ typedef struct
   guint        iterations;
   gint64       input_tokens;
   gint64       output_tokens;
+  gint64       budget_observed; /* of budget_name: what the run used (ms for wall_time) */
+  gint64       budget_limit;    /* and what it was allowed */
 } PdRunResult;
 
 void pd_run_result_free (PdRunResult *result);

@@ -6,6 +6,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include "pd-plan-status.h"
 
 const char *
@@ -23,16 +25,28 @@ pd_plan_step_status_glyph (PdPlanStepStatus status)
 
 /* An imported agent's cancelled item: neither done nor blocked. */
 #define CANCELLED_GLYPH "\xe2\x9e\x96"   /* ➖ */
+/* A step left in progress by a run that stopped: the window's square. */
+#define HALTED_GLYPH "\xe2\x8f\xb9"      /* ⏹ */
 
 static char *
 step_line (const PdPlanStep *step,
-           gboolean          cancelled)
+           gboolean          cancelled,
+           gboolean          run_stopped)
 {
-  GString *line = g_string_new (cancelled ? CANCELLED_GLYPH : pd_plan_step_status_glyph (step->status));
+  gboolean halted = !cancelled && run_stopped && step->status == PD_PLAN_STEP_IN_PROGRESS;
+  GString *line = g_string_new (cancelled ? CANCELLED_GLYPH :
+                                halted ? HALTED_GLYPH : pd_plan_step_status_glyph (step->status));
 
   g_string_append_printf (line, " %s %s", step->id, step->title);
   if (cancelled)
     g_string_append (line, " (cancelled)");
+  /* Nothing works on it any more: the circling arrows said it went on,
+   * where the window shows the square and says so (tried as a new user
+   * would). */
+  if (halted)
+    /* Translators: after a plan step in `plan status`, as the window's
+     * "In progress when the run stopped" */
+    g_string_append_printf (line, " (%s)", _("in progress when the run stopped"));
 
   if (step->note != NULL && *step->note)
     {
@@ -80,7 +94,7 @@ char *
 pd_plan_format_status (const PdPlanState *state,
                        guint              max_chars)
 {
-  return pd_plan_format_status_marked (state, max_chars, NULL);
+  return pd_plan_format_status_marked (state, max_chars, NULL, FALSE);
 }
 
 /**
@@ -89,6 +103,9 @@ pd_plan_format_status (const PdPlanState *state,
  * @max_chars: the bound in characters
  * @cancelled: (nullable) (element-type utf8): ids of blocked steps that are
  *   an imported agent's cancelled items
+ * @run_stopped: the session's last run ended short (stopped, failed,
+ *   interrupted) and none goes on: a step in progress is shown as the
+ *   window shows it, ⏹ "(in progress when the run stopped)"
  *
  * pd_plan_format_status() of an imported agent's plan, whose cancelled
  * items the plan's words call blocked: they are shown cancelled and
@@ -100,7 +117,8 @@ pd_plan_format_status (const PdPlanState *state,
 char *
 pd_plan_format_status_marked (const PdPlanState *state,
                               guint              max_chars,
-                              GHashTable        *cancelled)
+                              GHashTable        *cancelled,
+                              gboolean           run_stopped)
 {
   g_autoptr(GPtrArray) lines = NULL;
   g_autoptr(GString) out = NULL;
@@ -141,7 +159,8 @@ pd_plan_format_status_marked (const PdPlanState *state,
       const PdPlanStep *step = g_ptr_array_index (state->steps, i);
 
       g_ptr_array_add (lines, step_line (step, step->status == PD_PLAN_STEP_BLOCKED && cancelled != NULL
-                                                 && g_hash_table_contains (cancelled, step->id)));
+                                                 && g_hash_table_contains (cancelled, step->id),
+                                         run_stopped));
     }
 
   used = g_utf8_strlen (out->str, -1);

@@ -26,6 +26,7 @@ char       *pd_plan_format_status     (const PdPlanState *state,
                                        guint              max_chars);
 char       *pd_plan_format_status_marked (const PdPlanState *state,
                                           guint              max_chars,
-                                          GHashTable        *cancelled);
+                                          GHashTable        *cancelled,
+                                          gboolean           run_stopped);
 
 G_END_DECLS

@@ -616,6 +616,69 @@ test_history_cancelled_glyph (void)
 }
 
 
+/* The glyph of a change row whose text is @text (mapped). */
+static const char *
+change_glyph (GtkWidget  *view,
+              const char *text)
+{
+  GtkWidget *row = pd_test_find_first (view, is_row_of_label, text);
+
+  g_assert_nonnull (row);
+  return gtk_image_get_icon_name (GTK_IMAGE (pd_test_find_widget (row, GTK_TYPE_IMAGE)));
+}
+
+/* Tried as a new user would: History said "tests: failed → pending" beside
+ * a tick, the glyph of a passed check (every check's change had it).  A
+ * status change shows the glyph of the state it came to. */
+static void
+test_history_change_glyph_is_new_state (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Run the tests");
+  g_autoptr(PdPlanState) plan = pd_plan_state_new ();
+  GtkWidget *view = pd_history_view_new ();
+  PdPlanStep *s1;
+  PdPlanCheck *check;
+  GtkWindow *window;
+  CountWait wait;
+
+  plan->version = 1;
+  s1 = add_step (plan, "s1", "Run the tests", PD_PLAN_STEP_IN_PROGRESS);
+  check = pd_plan_check_new ("tests", "the tests pass", "shell", "{\"command\":\"make check\"}");
+  check->status = PD_PLAN_CHECK_FAILED;
+  check->call_id = g_strdup ("call_a");
+  g_ptr_array_add (s1->checks, check);
+  pd_test_db_save (db, id, NULL, 0, plan);
+  plan->version = 2;
+  check->status = PD_PLAN_CHECK_PENDING;
+  g_clear_pointer (&check->call_id, g_free);
+  pd_test_db_save (db, id, NULL, 0, plan);
+  plan->version = 3;
+  check->status = PD_PLAN_CHECK_PASSED;
+  check->call_id = g_strdup ("call_b");
+  s1->status = PD_PLAN_STEP_DONE;
+  pd_test_db_save (db, id, NULL, 0, plan);
+
+  window = pd_test_present (view, 1000, 760);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  wait.model = pd_history_view_get_model (PD_HISTORY_VIEW (view));
+  wait.n = 3;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+
+  g_assert_true (pd_history_view_select_version (PD_HISTORY_VIEW (view), 2));
+  gtk_test_widget_wait_for_draw (view);
+  g_assert_cmpstr (change_glyph (view, ISO ("tests") ": failed → pending"), ==, "content-loading-symbolic");
+  pd_test_screenshot_sizes (window, "history-check-pending-glyph");
+
+  g_assert_true (pd_history_view_select_version (PD_HISTORY_VIEW (view), 3));
+  gtk_test_widget_wait_for_draw (view);
+  g_assert_cmpstr (change_glyph (view, ISO ("tests") ": pending → passed (" ISO ("call_b") ")"), ==,
+                   "emblem-ok-symbolic");
+
+  pd_test_destroy_window (window, view);
+}
+
 /* --- another agent's long history ------------------------------------------ */
 
 G_STATIC_ASSERT (PD_PLAN_VERSION_ITEM_HISTORY_MAX == PD_TRANSCRIPT_PAGES_HISTORY_MAX);
@@ -731,6 +794,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/history-view/says-why-versions-are-missing", test_history_says_why_versions_are_missing);
   g_test_add_func ("/pd/ui/history-view/names-imported-items", test_history_names_imported_items);
   g_test_add_func ("/pd/ui/history-view/cancelled-glyph", test_history_cancelled_glyph);
+  g_test_add_func ("/pd/ui/history-view/change-glyph-is-new-state", test_history_change_glyph_is_new_state);
   g_test_add_func ("/pd/ui/history-view/says-older-versions-not-shown", test_history_says_older_versions_not_shown);
 
   return g_test_run ();

@@ -1,0 +1,155 @@
+/* test-search-sources.c: a search with one of several sources chosen
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The real application's default window, this computer's database beside
+ * a second source (another database, as an endpoint joins the window's
+ * sources).  Tried as a new user would: with This Computer chosen, a
+ * search said "No Matching Sessions" while the other source held the
+ * session.  The list now names where the matches are; "No Matching
+ * Sessions" is said when no source has any.
+ */
+#define G_LOG_DOMAIN "test-search-sources"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "pd-session-list.h"
+#include "pd-source-sidebar.h"
+#include "pd-test-db.h"
+#include "pd-test-fixtures.h"
+#include "pd-test-ui.h"
+#include "pd-window-private.h"
+
+static PdSessionList *
+session_list (PdWindow *window)
+{
+  return PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+}
+
+typedef struct
+{
+  PdWindow   *window;
+  guint       n;
+  const char *label;
+} ListWait;
+
+/* The list shows @n sessions and, when set, a mapped label @label. */
+static gboolean
+listed (gpointer data)
+{
+  ListWait *wait = data;
+  PdSessionList *list = session_list (wait->window);
+
+  return pd_session_list_get_loaded (list) && !pd_session_list_get_busy (list) &&
+         g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (list))) == wait->n &&
+         (wait->label == NULL || pd_test_find_mapped_label (GTK_WIDGET (list), wait->label) != NULL);
+}
+
+static void
+wait_listed (PdWindow   *window,
+             guint       n,
+             const char *label,
+             const char *what)
+{
+  ListWait wait = { window, n, label };
+
+  pd_test_wait_until (listed, &wait, what);
+}
+
+static void
+check_search (PdApplication *app,
+              PdWindow      *window,
+              gpointer       user_data)
+{
+  const char *other_db = user_data;
+  GListModel *sources = _pd_window_get_sources (window);
+  PdSourceSidebar *sidebar = PD_SOURCE_SIDEBAR (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SOURCE_SIDEBAR));
+  g_autoptr(PdLocalSource) other = pd_local_source_new (other_db, FALSE);
+  g_autoptr(PdSource) local = g_list_model_get_item (sources, 0);
+  PdSessionList *list = session_list (window);
+
+  /* A second source joins, as an endpoint does. */
+  pd_source_list_append (PD_SOURCE_LIST (sources), PD_SOURCE (other), "e1", "Build box");
+  wait_listed (window, 3, "Tidy the build box", "both sources' sessions");
+
+  /* This Computer chosen, a search that only the other source matches:
+   * not "No Matching Sessions", but where the match is. */
+  pd_source_sidebar_select (sidebar, local);
+  wait_listed (window, 2, "Add a --json flag to sessions list", "this computer's sessions alone");
+  pd_session_list_set_query (list, "tidy", FALSE);
+  wait_listed (window, 0, "Found in \342\201\250Build box\342\201\251: choose All Sources to see them",
+               "the list saying where the search found sessions");
+  g_assert_null (pd_test_find_mapped_label (GTK_WIDGET (list), "No Matching Sessions"));
+  pd_test_screenshot (GTK_WIDGET (window), "search-found-elsewhere");
+
+  /* A word no source has: said so. */
+  pd_session_list_set_query (list, "nowhere-at-all", FALSE);
+  wait_listed (window, 0, "No Matching Sessions", "no source matching");
+
+  /* A word this computer has: its match, nothing else said. */
+  pd_session_list_set_query (list, "json", FALSE);
+  wait_listed (window, 1, "Add a --json flag to sessions list", "this computer's match");
+
+  /* The other source chosen, a word only this computer has. */
+  pd_source_sidebar_select (sidebar, PD_SOURCE (other));
+  wait_listed (window, 0, "Found in \342\201\250This Computer\342\201\251: choose All Sources to see them",
+               "the other source naming this computer");
+
+  /* All sources: the match. */
+  pd_source_sidebar_select (sidebar, NULL);
+  wait_listed (window, 1, "Add a --json flag to sessions list", "the match of all sources");
+  pd_session_list_set_query (list, NULL, FALSE);
+  wait_listed (window, 3, NULL, "every session again");
+  g_assert_true (pd_source_list_remove (PD_SOURCE_LIST (sources), "e1"));
+}
+
+static void
+test_search_sources (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *other_db = g_build_filename (dir, "other.db", NULL);
+  g_autofree char *data_dir = g_build_filename (g_get_user_data_dir (), "plandeck", NULL);
+  g_autofree char *local_db = g_build_filename (data_dir, "sessions.db", NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (data_dir, 0700), ==, 0);
+  /* A database of this run's own (the test's data folder is kept). */
+  for (guint i = 0; i < 3; i++)
+    {
+      const char *suffix[] = { "", "-wal", "-shm" };
+      g_autofree char *path = g_strconcat (local_db, suffix[i], NULL);
+
+      g_remove (path);
+    }
+  {
+    g_autoptr(PdSessionStore) store = pd_test_open_store (local_db);
+    g_autoptr(PdSessionStore) remote = pd_test_open_store (other_db);
+
+    g_free (pd_test_add_session (store, "Add a --json flag to sessions list", "plandeck"));
+    g_free (pd_test_add_session (store, "Explain the event bus", "plandeck"));
+    g_free (pd_test_add_session (remote, "Tidy the build box", "plandeck"));
+  }
+  pd_test_reset_settings ();
+  /* The two databases' sessions alone: no other agent's read at start. */
+  {
+    g_autoptr(GSettings) settings = g_settings_new ("io.github.plandeck.Plandeck");
+
+    g_settings_set_boolean (settings, "read-agent-sessions-at-start", FALSE);
+  }
+  g_assert_cmpint (pd_test_run_app (NULL, check_search, other_db, NULL), ==, 0);
+  pd_test_reset_settings ();
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/pd/ui/search-sources/found-elsewhere", test_search_sources);
+
+  return g_test_run ();
+}
