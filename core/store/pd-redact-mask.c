@@ -158,6 +158,14 @@ _pd_redact_mask_span (Redactor *r,
     }
   r->copied = end;
   r->count += !counted;
+  if (r->spans != NULL)
+    {
+      gsize counts = !counted;
+
+      g_array_append_val (r->spans, start);
+      g_array_append_val (r->spans, end);
+      g_array_append_val (r->spans, counts);
+    }
   _pd_redact_command_line_masked (&r->line, r->text, start, end);
   return end == whole_end;
 }

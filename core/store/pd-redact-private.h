@@ -175,6 +175,16 @@ guint8  *_pd_redact_reading_states         (const char   *t,
  * nor unknown) once the bytes before it are read. */
 gboolean _pd_redact_reading_unquoted       (const guint8 *states,
                                             gsize         k);
+/* The length of the line continuation bash takes out at byte @k of @t
+ * (@len bytes, @depths its JSON strings'), or 0: a backslash and a line
+ * feed (\\ and \n in a JSON string; a backslash and CR LF is none: the CR
+ * is escaped, the LF ends the line), read unquoted or in "…", the
+ * backslash escaping nothing before it, nor in a comment, '…' or $'…'. */
+gsize    _pd_redact_reading_joins_line     (const guint8 *states,
+                                            const guint8 *depths,
+                                            const char   *t,
+                                            gsize         len,
+                                            gsize         k);
 /* The last guard on a mask over [@start, @end): TRUE when [REDACTED]
  * leaves the shell's reading (@states) where the range leaves it, so
  * what follows is read the same.  Otherwise the value stays in sight (a

@@ -33,6 +33,7 @@ typedef struct
   gsize       plain_to;     /* nor a word's end, in [plain_from, plain_to) */
   GHashTable *runs;         /* the variables the text runs (NULL: none or not read yet) */
   gboolean    runs_read;    /* runs is read */
+  GArray     *spans;        /* (nullable) each mask's start, end and whether it counts (gsize), in order */
 } Redactor;
 
 /* Of pd-redact-mask.c. */
@@ -68,6 +69,26 @@ gboolean _pd_redact_match_at                (Redactor *r,
                                              gsize     pos,
                                              gsize    *vs,
                                              gsize    *ve);
+
+/* Of pd-redact.c: one scan of @text (@len bytes, after the known keys and
+ * PEM blocks are masked), its masks counted into *@count, the bytes its
+ * reading of command lines looked at added to *@line_bytes (nullable),
+ * and each mask's start, end and whether it counts as a redaction (1)
+ * or is a piece of one (0) appended to @spans (nullable; gsize).  Returns the redacted text, or NULL when nothing was masked. */
+char    *_pd_redact_scan                    (const char *text,
+                                             gsize       len,
+                                             guint      *count,
+                                             gsize      *line_bytes,
+                                             GArray     *spans);
+
+/* Of pd-redact-continuation.c: @text (redacted once) redacted again as
+ * bash reads it, its line continuations (a backslash and a line feed,
+ * unquoted or in "…") taken out, each mask laid back over the bytes it
+ * stands for, the continuations in sight.  Counts as _pd_redact_scan()
+ * does.  NULL when that masks nothing more. */
+char    *_pd_redact_continued               (const char *text,
+                                             guint      *count,
+                                             gsize      *line_bytes);
 
 /* Of pd-redact.c: whether @name at [@start, @name_end), assigned (NAME=,
  * NAME+=) or expanded with a default (${NAME:-…}), is a variable the text

@@ -750,31 +750,17 @@ pd_redact (const char *text,
 }
 
 char *
-_pd_redact_counting (const char *text,
-                     guint      *n_redacted,
-                     gsize      *line_bytes)
+_pd_redact_scan (const char *text,
+                 gsize       len,
+                 guint      *count,
+                 gsize      *line_bytes,
+                 GArray     *spans)
 {
-  g_autofree char *without_keys = NULL;
-  g_autofree char *masked = NULL;
   Redactor r = { 0 };
-  guint pem_count = 0;
-  guint known_count = 0;
 
-  if (n_redacted)
-    *n_redacted = 0;
-  if (text == NULL)
-    return NULL;
-
-  /* The keys and URL secrets this process holds, whatever their shape:
-   * a provider that echoes its key leaves no copy in the database. */
-  masked = pd_secret_text_mask (text, &known_count);
-  if (known_count > 0)
-    text = masked;
-  if (strstr (text, "-----BEGIN ") != NULL)
-    without_keys = _pd_redact_pem (text, &pem_count);
-
-  r.text = without_keys ? without_keys : text;
-  r.len = strlen (r.text);
+  r.text = text;
+  r.len = len;
+  r.spans = spans;
   r.refused_from = G_MAXSIZE;
   r.depths = _pd_redact_json_depths (r.text, r.len);
   _pd_redact_command_line_init (&r.line);
@@ -807,15 +793,61 @@ _pd_redact_counting (const char *text,
       i = MAX (i, r.copied);
     }
 
-  if (n_redacted)
-    *n_redacted = known_count + pem_count + r.count;
+  *count += r.count;
   if (line_bytes)
-    *line_bytes = r.line.bytes_read;
+    *line_bytes += r.line.bytes_read;
   g_free (r.depths);
   g_free (r.states);
   g_clear_pointer (&r.runs, g_hash_table_unref);
   if (r.out == NULL)
-    return g_strdup (r.text);
+    return NULL;
   g_string_append_len (r.out, r.text + r.copied, r.len - r.copied);
   return g_string_free (r.out, FALSE);
+}
+
+char *
+_pd_redact_counting (const char *text,
+                     guint      *n_redacted,
+                     gsize      *line_bytes)
+{
+  g_autofree char *without_keys = NULL;
+  g_autofree char *masked = NULL;
+  char *result, *continued;
+  guint pem_count = 0;
+  guint known_count = 0;
+  guint count = 0;
+  gsize bytes = 0;
+
+  if (n_redacted)
+    *n_redacted = 0;
+  if (text == NULL)
+    return NULL;
+
+  /* The keys and URL secrets this process holds, whatever their shape:
+   * a provider that echoes its key leaves no copy in the database. */
+  masked = pd_secret_text_mask (text, &known_count);
+  if (known_count > 0)
+    text = masked;
+  if (strstr (text, "-----BEGIN ") != NULL)
+    without_keys = _pd_redact_pem (text, &pem_count);
+  if (without_keys != NULL)
+    text = without_keys;
+
+  result = _pd_redact_scan (text, strlen (text), &count, &bytes, NULL);
+  if (result == NULL)
+    result = g_strdup (text);
+  /* Then as bash reads it, its line continuations taken out
+   * (pd-redact-continuation.c): mysql \<newline> -pX. */
+  continued = _pd_redact_continued (result, &count, &bytes);
+  if (continued != NULL)
+    {
+      g_free (result);
+      result = continued;
+    }
+
+  if (n_redacted)
+    *n_redacted = known_count + pem_count + count;
+  if (line_bytes)
+    *line_bytes = bytes;
+  return result;
 }
