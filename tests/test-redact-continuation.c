@@ -12,9 +12,14 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
 #include "pd-redact.h"
+#include "pd-server-private.h"
+#include "pd-shell-tool.h"
+#include "pd-tool.h"
+#include "pd-write-file-tool.h"
 #include "test-redact-util.h"
 #include "test-redact-attack-util.h"
 
@@ -30,6 +35,20 @@ assert_cases_everywhere (const RedactCase *cases,
   for (gsize i = 0; i < n_cases; i++)
     attacks[i] = (AttackCase) { cases[i].input, cases[i].secret, { NULL } };
   assert_attacks (attacks, n_cases);
+}
+
+static void
+assert_laid_out (const char *text,
+                 const char *prefix,
+                 const char *next_prefix,
+                 const char *expected,
+                 guint       expected_count)
+{
+  guint n = 99;
+  g_autofree char *out = pd_redact_laid_out (text, prefix, next_prefix, &n);
+
+  g_assert_cmpstr (out, ==, expected);
+  g_assert_cmpuint (n, ==, expected_count);
 }
 
 /* Finding: the option after a continuation was no longer tied to its
@@ -86,6 +105,110 @@ test_no_continuation_kept (void)
   assert_commands_kept (kept, G_N_ELEMENTS (kept));
 }
 
+/* The question serve asks of @command (@tool's @member): its preview laid
+ * out by the real tool, then told as serve tells it. */
+static JsonObject *
+question_of (PdTool        *tool,
+             PdToolContext *context,
+             const char    *member,
+             const char    *command)
+{
+  g_autoptr(JsonObject) args = json_object_new ();
+  g_autofree char *preview = NULL;
+  g_autofree char *summary = NULL;
+  Approval *approval;
+  JsonObject *question;
+
+  json_object_set_string_member (args, "path", "f.env");
+  json_object_set_string_member (args, member, command);
+  preview = pd_tool_preview (tool, context, args, NULL);
+  summary = g_strdup_printf ("%s: %s", pd_tool_get_name (tool), command);
+  approval = _pd_server_approval_new (pd_tool_get_name (tool), summary, preview);
+  question = _pd_server_approval_to_json (approval);
+  _pd_server_approval_unref (approval);
+  return question;
+}
+
+/* Finding: the question's preview indents each line of a command after
+ * its first by two spaces, and was redacted so: the indent after a
+ * continuation read as the command's, a blank that ends the value, and
+ * what followed it was shown, the whole password after PGPASSWORD=\,
+ * although the session stored it masked.  The README's own example,
+ * PGPASSWORD=Sec\<newline>r3t, is [REDACTED]\<newline>[REDACTED] in the
+ * preview too. */
+static void
+test_preview_continued (void)
+{
+  static const struct { const char *command, *secret, *shown; } cases[] = {
+    { "mysql -uroot -pHunter2\\\nZq9TailSecret shop", "Zq9TailSecret",
+      "\n$ mysql -uroot -p[REDACTED]\\\n  [REDACTED] shop\n" },
+    { "PGPASSWORD=\\\nZq9Secr3tXy psql", "Zq9Secr3tXy", "\n$ PGPASSWORD=\\\n  [REDACTED] psql\n" },
+    { "PGPASSWORD=Sec\\\nr3t psql", "r3t", "\n$ PGPASSWORD=[REDACTED]\\\n  [REDACTED] psql\n" },
+    { "mysql -uroot --password=\\\nZq9Secr3tXy shop", "Zq9Secr3tXy",
+      "\n$ mysql -uroot --password=\\\n  [REDACTED] shop\n" },
+    { "export API_TOKEN=sk-live-\\\nZq9TailSecretXy", "Zq9TailSecretXy", "\n$ export API_TOKEN=" },
+    { "mysql \\\n  -uroot \\\n  -pZq9Secr3tXy shop", "Zq9Secr3tXy", "\n    -p[REDACTED] shop\n" },
+  };
+  /* A continuation, then a blank: an empty value, and rm runs. */
+  static const char * const kept[] = {
+    "PGPASSWORD=\\\n rm x",
+    "echo hi \\\n  there",
+    "make \\\n  check",
+  };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pd-redact-continuation-XXXXXX", &error);
+  g_autoptr(PdToolContext) context = NULL;
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdTool) write_file = pd_write_file_tool_new ();
+
+  g_assert_no_error (error);
+  context = pd_tool_context_new (dir, &error);
+  g_assert_no_error (error);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonObject) question = question_of (shell, context, "command", cases[i].command);
+      const char *preview = json_object_get_string_member (question, "preview");
+
+      if (strstr (preview, cases[i].secret) != NULL || strstr (preview, cases[i].shown) == NULL)
+        g_error ("%s: preview %s", cases[i].command, preview);
+      g_assert_null (strstr (json_object_get_string_member (question, "command"), cases[i].secret));
+      g_assert_true (json_object_get_boolean_member (question, "masked"));
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (kept); i++)
+    {
+      g_autoptr(JsonObject) question = question_of (shell, context, "command", kept[i]);
+      g_autofree char *line = g_strdup_printf ("\n$ %.*s", (int) (strchr (kept[i], '\n') - kept[i]), kept[i]);
+
+      g_assert_nonnull (strstr (json_object_get_string_member (question, "preview"), line));
+      g_assert_nonnull (strstr (json_object_get_string_member (question, "preview"), strchr (kept[i], '\n') + 1));
+      g_assert_false (json_object_has_member (question, "masked"));
+    }
+
+  /* A file's lines, laid out "+ " each. */
+  {
+    g_autoptr(JsonObject) question = question_of (write_file, context, "content",
+                                                  "#!/bin/sh\nPGPASSWORD=\\\nZq9Secr3tXy psql\n");
+    const char *preview = json_object_get_string_member (question, "preview");
+
+    if (strstr (preview, "Zq9Secr3tXy") != NULL || strstr (preview, "\n+ PGPASSWORD=\\\n+ [REDACTED] psql\n") == NULL)
+      g_error ("write_file: preview %s", preview);
+  }
+  g_rmdir (dir);
+}
+
+/* pd_redact_laid_out(): the lines around a block redacted as text, a
+ * block whose mask would take a line break as text, prefixes and all. */
+static void
+test_laid_out_lines (void)
+{
+  assert_laid_out ("In /x:\n$ PGPASSWORD=\\\n  Zq9Secr3tXy psql\n", "$ ", "  ",
+                   "In /x:\n$ PGPASSWORD=\\\n  [REDACTED] psql\n", 1);
+  assert_laid_out ("token=Zq9Secr3tXy\n$ true\n", "$ ", "  ", "token=[REDACTED]\n$ true\n", 1);
+  assert_laid_out ("$ ", "$ ", "  ", "$ ", 0);
+  assert_laid_out ("$ a\n  b\nc\n", "$ ", "  ", "$ a\n  b\nc\n", 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -94,6 +217,8 @@ main (int    argc,
 
   g_test_add_func ("/pd/redact/continued-options", test_continued_options);
   g_test_add_func ("/pd/redact/no-continuation-kept", test_no_continuation_kept);
+  g_test_add_func ("/pd/redact/preview-continued", test_preview_continued);
+  g_test_add_func ("/pd/redact/laid-out-lines", test_laid_out_lines);
 
   return g_test_run ();
 }

@@ -65,6 +65,32 @@ risk_of (const char *tool)
   return "unknown";
 }
 
+/* @preview redacted as the text its lines show: a command's or a file's
+ * lines, laid out by pd_tool_preview() with a prefix before each
+ * (_pd_tool_preview_append_lines(): "$ " then "  " for a command, "+ "
+ * and "- " for a file's lines), are redacted without their prefixes and
+ * laid out again.  Redacted with them, the indent of a command's line
+ * after a continuation read as the command's: PGPASSWORD=\<newline>X was
+ * an empty value and showed X (tried as an attacker would). */
+static char *
+redact_preview (const char *tool,
+                const char *preview)
+{
+  if (preview == NULL)
+    return NULL;
+  if (g_strcmp0 (tool, "shell") == 0)
+    return pd_redact_laid_out (preview, "$ ", "  ", NULL);
+  if (g_strcmp0 (tool, "write_file") == 0)
+    return pd_redact_laid_out (preview, "+ ", "+ ", NULL);
+  if (g_strcmp0 (tool, "edit_file") == 0)
+    {
+      g_autofree char *taken_out = pd_redact_laid_out (preview, "- ", "- ", NULL);
+
+      return pd_redact_laid_out (taken_out, "+ ", "+ ", NULL);
+    }
+  return pd_redact (preview, NULL);
+}
+
 /**
  * _pd_server_approval_new:
  * @summary: pd_approver_summarize()'s line ("shell: make check"): never a
@@ -90,7 +116,7 @@ _pd_server_approval_new (const char *tool,
   approval->tool = g_strdup (tool);
   approval->command = pd_redact (told, NULL);
   approval->description = g_strcmp0 (tool, "shell") == 0 ? g_strdup ("") : g_strdup_printf ("tool=%s", tool);
-  approval->preview = pd_redact (preview, NULL);
+  approval->preview = redact_preview (tool, preview);
   /* What the approver reads differs from what runs: said, never hidden. */
   approval->masked = strcmp (approval->command, told) != 0 || g_strcmp0 (approval->preview, preview) != 0;
   if (approval->masked)

@@ -147,3 +147,105 @@ _pd_redact_continued (const char *text,
   g_string_append_len (l.out, text + l.copied, len - l.copied);
   return g_string_free (l.out, FALSE);
 }
+
+/* Appends @text redacted, and empties it. */
+static void
+flush_plain (GString *out,
+             GString *plain,
+             guint   *count)
+{
+  g_autofree char *redacted = NULL;
+  guint n = 0;
+
+  if (plain->len == 0)
+    return;
+  redacted = pd_redact (plain->str, &n);
+  g_string_append (out, redacted);
+  *count += n;
+  g_string_truncate (plain, 0);
+}
+
+static guint
+count_breaks (const char *text)
+{
+  guint n = 0;
+
+  for (const char *p = text; (p = strchr (p, '\n')) != NULL; p++)
+    n++;
+  return n;
+}
+
+/* The end of the line at @p, after its line break. */
+static const char *
+line_end (const char *p)
+{
+  const char *eol = strchr (p, '\n');
+
+  return eol != NULL ? eol + 1 : p + strlen (p);
+}
+
+char *
+pd_redact_laid_out (const char *text,
+                    const char *prefix,
+                    const char *next_prefix,
+                    guint      *n_redacted)
+{
+  g_autoptr(GString) plain = g_string_new (NULL);
+  GString *out;
+  gsize n_prefix = strlen (prefix);
+  gsize n_next = strlen (next_prefix);
+  guint count = 0;
+
+  if (n_redacted)
+    *n_redacted = 0;
+  if (text == NULL)
+    return NULL;
+  out = g_string_sized_new (strlen (text));
+  for (const char *p = text; *p != '\0'; )
+    {
+      g_autoptr(GString) block = NULL;
+      g_autofree char *redacted = NULL;
+      const char *start = p, *end = line_end (p);
+      guint n = 0;
+
+      if (n_prefix == 0 || strncmp (p, prefix, n_prefix) != 0)
+        {
+          g_string_append_len (plain, p, end - p);
+          p = end;
+          continue;
+        }
+      flush_plain (out, plain, &count);
+      /* The block: the text its lines show, their prefixes taken off. */
+      block = g_string_new (NULL);
+      g_string_append_len (block, p + n_prefix, end - p - n_prefix);
+      for (p = end; *p != '\0' && end[-1] == '\n' && strncmp (p, next_prefix, n_next) == 0; p = end)
+        {
+          end = line_end (p);
+          g_string_append_len (block, p + n_next, end - p - n_next);
+        }
+      redacted = pd_redact (block->str, &n);
+      if (count_breaks (redacted) != count_breaks (block->str))
+        {
+          /* A mask took a line break: the lines as text, as they are. */
+          g_string_append_len (plain, start, p - start);
+          flush_plain (out, plain, &count);
+          continue;
+        }
+      count += n;
+      /* Laid out again, line by line, each with its prefix. */
+      for (const char *q = redacted; *q != '\0'; )
+        {
+          const char *q_end = line_end (q);
+
+          g_string_append (out, q == redacted ? prefix : next_prefix);
+          g_string_append_len (out, q, q_end - q);
+          q = q_end;
+        }
+      if (redacted[0] == '\0')
+        g_string_append (out, prefix);
+    }
+  flush_plain (out, plain, &count);
+  if (n_redacted)
+    *n_redacted = count;
+  return g_string_free (out, FALSE);
+}

@@ -185,5 +185,19 @@ JsonNode *pd_redact_node  (JsonNode   *node,
  * to the next quote).  Text that is not JSON is redacted as text. */
 char     *pd_redact_json  (const char *json,
                            guint      *n_redacted);
+/* @text laid out as a tool's preview lays out a command or a file's
+ * lines: a line that starts with @prefix ("$ "), then the lines that
+ * start with @next_prefix ("  "), each a line of the text shown after its
+ * prefix.  Each such block is redacted as the text it shows, whole, and
+ * laid out again, so the layout's prefixes are never read as the text's
+ * (the indent after PGPASSWORD=\<newline> is the layout's: read as the
+ * command's, it ended the value and the password was shown); the lines
+ * around the blocks are redacted as text.  A block whose masks would take
+ * a line break (a PEM key) is redacted as the text it is, prefixes
+ * and all. */
+char     *pd_redact_laid_out (const char *text,
+                              const char *prefix,
+                              const char *next_prefix,
+                              guint      *n_redacted);
 
 G_END_DECLS
