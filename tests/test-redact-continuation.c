@@ -209,6 +209,33 @@ test_laid_out_lines (void)
   assert_laid_out ("$ a\n  b\nc\n", "$ ", "  ", "$ a\n  b\nc\n", 0);
 }
 
+/* Finding: bash's $[…] is an arithmetic expansion, as $((…)) is, and
+ * runs code through an array subscript (x='a[$(touch PWN)]'; $[x]): a
+ * value that holds one, or is followed by one in its word, was masked
+ * with it, where $(( stays in sight. */
+static void
+test_arithmetic_in_sight (void)
+{
+  static const char * const kept[] = {
+    "x='a[$(touch PWN1)]'; PGPASSWORD=Zq9Secr3t$[x] true",
+    "PGPASSWORD=\"Zq9Secr3t$[x]\" true",
+    "PGPASSWORD=$[x]Zq9Secr3t true",
+    "mysql -pZq9Secr3t$[x] shop",
+    "curl -u bob:Zq9Secr3t$[x] https://h.example",
+    "PGPASSWORD=Zq9Secr3t$((x)) true",
+    /* whatever its quoting, as $( is: a command quoted for another shell */
+    "PGPASSWORD='Zq9Secr3t$[x]' psql",
+  };
+  static const RedactCase masked[] = {
+    /* brackets after no $: text, in a shell assignment */
+    { "PGPASSWORD=Hunter[2x] psql", "PGPASSWORD=[REDACTED] psql", "Hunter" },
+    { "PGPASSWORD=Zq9Secr3t$x psql", "PGPASSWORD=[REDACTED] psql", "Zq9" },
+  };
+
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
+  assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -219,6 +246,7 @@ main (int    argc,
   g_test_add_func ("/pd/redact/no-continuation-kept", test_no_continuation_kept);
   g_test_add_func ("/pd/redact/preview-continued", test_preview_continued);
   g_test_add_func ("/pd/redact/laid-out-lines", test_laid_out_lines);
+  g_test_add_func ("/pd/redact/arithmetic-in-sight", test_arithmetic_in_sight);
 
   return g_test_run ();
 }

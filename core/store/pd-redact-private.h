@@ -203,11 +203,14 @@ gboolean _pd_redact_mask_keeps_reading     (const guint8 *states,
  * parameter expansion (${…}) too: inside it bash reads quotes of its own,
  * so a " in ${X:-'"'} does not end the "…" around it, and a mask read to
  * that " took the opening one: "; touch PWN" after it read as quoted
- * (tried as an attacker would). */
+ * (tried as an attacker would).  And $[…] (below). */
 static inline gboolean
 _pd_redact_value_runs_command (const char *value)
 {
-  return strstr (value, "$(") != NULL || strstr (value, "${") != NULL || strchr (value, '`') != NULL;
+  /* $[…] is bash's old arithmetic expansion, as $((…)) is: it runs code
+   * through an array subscript (x='a[$(touch PWN)]'; $[x]). */
+  return strstr (value, "$(") != NULL || strstr (value, "${") != NULL || strstr (value, "$[") != NULL
+         || strchr (value, '`') != NULL;
 }
 
 /* Of pd-redact-values.c. */

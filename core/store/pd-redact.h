@@ -106,7 +106,7 @@
  * references ($TOKEN, ${X}, %(x)s; not in single quotes, where the shell
  * reads '$x' as text), code (a value followed by ( or [; not in a shell
  * assignment, PGPASSWORD=Hunter[2x], where brackets are text), and what the
- * shell runs: a value that holds $(…) or `…`, or is followed by it in its
+ * shell runs: a value that holds $(…), `…` or $[…] (arithmetic, a subscript's $(…) run), or is followed by it in its
  * word (-p"x"$(cat f)), whatever its quoting, is never masked, nor is
  * curl's, an Authorization header's, a bearer token's or a URL's password
  * then (nor a reference there: Bearer $TOKEN), so the command stays in
