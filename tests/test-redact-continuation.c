@@ -236,6 +236,73 @@ test_arithmetic_in_sight (void)
   assert_cases (masked, G_N_ELEMENTS (masked), TRUE);
 }
 
+/* Finding: spellings in the README's scope stored as written: sshpass's
+ * environment variable, prefixes MySQL's clients and gpg take for their
+ * options, OpenLDAP's -w after grouped flags, curl's --oauth2-bearer,
+ * redis-cli's AUTH command, ssh-keygen's -P and -N, npm's and yarn's
+ * config set, SQL's PASSWORD '…' of a role. */
+static void
+test_more_spellings_masked (void)
+{
+  static const RedactCase cases[] = {
+    { "SSHPASS=Zq9Secr3tXy sshpass -e ssh h", "SSHPASS=[REDACTED] sshpass -e ssh h", "Zq9Secr3tXy" },
+    { "SSHPASS='Zq9Secr3tXy' sshpass -e ssh h", "SSHPASS='[REDACTED]' sshpass -e ssh h", "Zq9Secr3tXy" },
+    { "export SSHPASS=Zq9Secr3tXy", "export SSHPASS=[REDACTED]", "Zq9Secr3tXy" },
+    { "mysql --passw=Zq9Secr3tXy shop", "mysql --passw=[REDACTED] shop", "Zq9Secr3tXy" },
+    { "mysqldump --passwo=Zq9Secr3tXy shop", "mysqldump --passwo=[REDACTED] shop", "Zq9Secr3tXy" },
+    { "mariadb --passwor=Zq9Secr3tXy shop", "mariadb --passwor=[REDACTED] shop", "Zq9Secr3tXy" },
+    { "ldapsearch -xw Zq9Secr3tXy -b dc=x", "ldapsearch -xw [REDACTED] -b dc=x", "Zq9Secr3tXy" },
+    { "ldapsearch -xwZq9Secr3tXy -b dc=x", "ldapsearch -xw[REDACTED] -b dc=x", "Zq9Secr3tXy" },
+    { "ldapmodify -xWw Zq9Secr3tXy -f a.ldif", "ldapmodify -xWw [REDACTED] -f a.ldif", "Zq9Secr3tXy" },
+    { "curl --oauth2-bearer Zq9Secr3tXy https://h.example", "curl --oauth2-bearer [REDACTED] https://h.example",
+      "Zq9Secr3tXy" },
+    { "redis-cli AUTH Zq9Secr3tXy", "redis-cli AUTH [REDACTED]", "Zq9Secr3tXy" },
+    { "redis-cli AUTH bob Zq9Secr3tXy", "redis-cli AUTH bob [REDACTED]", "Zq9Secr3tXy" },
+    { "redis-cli -h h -p 6379 auth Zq9Secr3tXy", "redis-cli -h h -p 6379 auth [REDACTED]", "Zq9Secr3tXy" },
+    { "ssh-keygen -p -P Zq9Secr3tXy -f k", "ssh-keygen -p -P [REDACTED] -f k", "Zq9Secr3tXy" },
+    { "ssh-keygen -t ed25519 -N Zq9Secr3tXy -f k", "ssh-keygen -t ed25519 -N [REDACTED] -f k", "Zq9Secr3tXy" },
+    { "gpg --passph Zq9Secr3tXy -d f.gpg", "gpg --passph [REDACTED] -d f.gpg", "Zq9Secr3tXy" },
+    { "npm config set //reg.example/:_password Zq9Secr3tXy", "npm config set //reg.example/:_password [REDACTED]",
+      "Zq9Secr3tXy" },
+    { "yarn config set npmAuthToken Zq9Secr3tXy", "yarn config set npmAuthToken [REDACTED]", "Zq9Secr3tXy" },
+    { "psql -c \"ALTER USER bob WITH PASSWORD 'Zq9Secr3tXy'\"", "psql -c \"ALTER USER bob WITH PASSWORD '[REDACTED]'\"",
+      "Zq9Secr3tXy" },
+    { "CREATE ROLE bob LOGIN PASSWORD 'Zq9Secr3tXy';", "CREATE ROLE bob LOGIN PASSWORD '[REDACTED]';", "Zq9Secr3tXy" },
+    { "ALTER ROLE bob WITH ENCRYPTED PASSWORD 'Zq9Secr3tXy';", "ALTER ROLE bob WITH ENCRYPTED PASSWORD '[REDACTED]';",
+      "Zq9Secr3tXy" },
+  };
+
+  assert_cases_everywhere (cases, G_N_ELEMENTS (cases));
+}
+
+/* Their honest look-alikes, kept. */
+static void
+test_more_spellings_kept (void)
+{
+  static const char * const kept[] = {
+    "SSHPASS= rm x",
+    "ssh-keygen -t ed25519 -N '' -f k",
+    "mysql -N shop",
+    "ssh -N -p 2222 h",
+    "redis-cli GET auth",
+    "redis-cli -n 1 GET AUTH",
+    "echo auth bob x",
+    "ldapsearch -xLLL -b dc=x uid",
+    "ls -xw 80",
+    "mysql -xw shop",
+    "echo the PASSWORD 'is required'",
+    "ALTER USER bob WITH PASSWORD NULL;",
+    "npm config set registry https://r.example",
+    "npm config get //reg.example/:_password",
+    "yarn config set npmAlwaysAuth true",
+    "curl --oauth2-bearer $TOKEN https://h.example",
+    "token_type: bearer",
+    "gpg --passphrase-file f -d x.gpg",
+  };
+
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -247,6 +314,8 @@ main (int    argc,
   g_test_add_func ("/pd/redact/preview-continued", test_preview_continued);
   g_test_add_func ("/pd/redact/laid-out-lines", test_laid_out_lines);
   g_test_add_func ("/pd/redact/arithmetic-in-sight", test_arithmetic_in_sight);
+  g_test_add_func ("/pd/redact/more-spellings-masked", test_more_spellings_masked);
+  g_test_add_func ("/pd/redact/more-spellings-kept", test_more_spellings_kept);
 
   return g_test_run ();
 }

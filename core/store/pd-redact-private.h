@@ -305,7 +305,13 @@ enum {
   PW_ORACLE = 1 << 13,
   /* zip's and unzip's -P SECRET after grouped flags: -rP X, -qP X. */
   PW_GROUPED_CAP_P = 1 << 14,
+  /* ssh-keygen's new passphrase, -N SECRET (its old one is -P SECRET). */
+  PW_SPACED_N = 1 << 15,
 };
+
+/* The short options of OpenLDAP's clients that take no argument, which may
+ * stand grouped before their -w: ldapsearch -xw SECRET, -xWwSECRET. */
+#define LDAP_FLAGS "xWZnvcMNQILtur"
 
 /* The command line as read so far. */
 typedef struct

@@ -114,8 +114,12 @@ gsize    _pd_redact_curl_cookie_at          (Redactor *r,
 gsize    _pd_redact_cookie_values           (Redactor *r,
                                              gsize     pos,
                                              gboolean  one);
-/* the '/' of an Oracle client's user/PASSWORD@db at @i. */
+/* the '/' of an Oracle client's user/PASSWORD@db at @i; */
 gsize    _pd_redact_oracle_at               (Redactor *r,
+                                             gsize     i);
+/* a password given as a command's word at @i (a word's start): redis-cli's
+ * AUTH [USER] X, SQL's WITH PASSWORD 'X', npm|pnpm|yarn config set NAME X. */
+gsize    _pd_redact_try_positional          (Redactor *r,
                                              gsize     i);
 
 G_END_DECLS

@@ -629,6 +629,8 @@ try_at (Redactor *r,
   if ((*p == '<' || (word_start && (*p == 'e' || *p == 'p' || *p == 'v' || *p == 'h')))
       && (n = _pd_redact_try_spelling (r, i)) != i)
     return n;
+  if (word_start && strchr ("aApPny", *p) != NULL && (n = _pd_redact_try_positional (r, i)) != i)
+    return n;
   if ((*p == 'c' || *p == 'C') && starts_with_ci (p, "cookie") && (n = _pd_redact_cookie_at (r, i)) != i)
     return n;
   if (*p == '-' && word_start
@@ -738,7 +740,7 @@ static const guint8 may_start[256] = {
   ['s'] = ANYWHERE | AT_WORD_START, ['S'] = ANYWHERE | AT_WORD_START, ['t'] = ANYWHERE, ['T'] = ANYWHERE,
   [':'] = ANYWHERE, ['/'] = ANYWHERE, ['<'] = ANYWHERE,
   ['r'] = AT_WORD_START, ['v'] = AT_WORD_START, ['g'] = AT_WORD_START, ['n'] = AT_WORD_START, ['x'] = AT_WORD_START,
-  ['h'] = AT_WORD_START, ['d'] = AT_WORD_START, ['e'] = AT_WORD_START, ['b'] = AT_WORD_START,
+  ['h'] = AT_WORD_START, ['d'] = AT_WORD_START, ['e'] = AT_WORD_START, ['b'] = AT_WORD_START, ['y'] = AT_WORD_START,
   ['B'] = AT_WORD_START, ['-'] = AT_WORD_START,
 };
 

@@ -42,8 +42,11 @@
  *    a word echo or printf pipes, or a here-string gives, to sudo -S,
  *    passwd --stdin or a program given --password-stdin or --with-token
  *    (echo [REDACTED] | sudo -S …, gh auth login --with-token <<< [REDACTED]),
- *    vault login [REDACTED], htpasswd -b f u [REDACTED] (-nb u [REDACTED])
- *    (pd-redact-spellings.c);
+ *    vault login [REDACTED], htpasswd -b f u [REDACTED] (-nb u [REDACTED]),
+ *    redis-cli's AUTH [user] [REDACTED], npm|pnpm|yarn config set NAME
+ *    [REDACTED] (NAME a secret's), SQL's WITH|LOGIN|ENCRYPTED PASSWORD
+ *    '[REDACTED]', ssh-keygen's -P and -N [REDACTED], OpenLDAP's -w after
+ *    grouped flags (-xw [REDACTED]) (pd-redact-spellings.c);
  *  - the value of an assignment whose name says secret, in the forms people
  *    write: NAME=v, NAME: v, "name": "v", export NAME=v, NAME := v,
  *    NAME = v, --name v, --name=v, and in JSON objects {"name": "v"}; a
@@ -77,7 +80,7 @@
  * The name rule.  A name is split into words at _ - . and camelCase turns
  * (AWS_SECRET_ACCESS_KEY → aws secret access key, apiKey → api key), and is
  * a secret's name when
- *  - its last word is key, token, auth or pass (GITLAB_TOKEN, api_key,
+ *  - its last word is key, token, auth, pass or bearer (GITLAB_TOKEN, api_key,
  *    X-Auth, SMTP_PASS, --pass; a bare pass only before '=', as in
  *    curl -d pass=x, or as a JSON member's name, "pass": "x": "PASS: test"
  *    is a test log's line) —
@@ -91,7 +94,8 @@
  *    number is a count or a step (pass=12 fail=0, x264's --pass=2; not
  *    pass=12,X, whose word is the password);
  *  - or any word is secret, password, passwd, passphrase, pwd, credential(s),
- *    creds (or fused: apikey, accesstoken, clientsecret…, or a word ending
+ *    creds, sshpass, a prefix MySQL or gpg takes (passw, passwo, passwor,
+ *    passph…passphras) (or fused: apikey, accesstoken, clientsecret…, or a word ending
  *    in password, passwd or passphrase: PGPASSWORD, not sudo's NOPASSWD),
  *    unless the last word says the name is about the secret, not the
  *    secret: count, length, min, max, type, file, path, name, id, url,
