@@ -106,6 +106,26 @@ test_no_continuation_kept (void)
   assert_commands_kept (kept, G_N_ELEMENTS (kept));
 }
 
+/* Found while fixing the above: the scan read a command cut by a
+ * continuation as two words, so what bash runs was masked: eval cut in
+ * two ran a variable whose value was masked, and $(…) after a continuation
+ * is in the word of the value before it.  Read as bash reads it, they stay
+ * in sight. */
+static void
+test_continued_runs_kept (void)
+{
+  static const char * const kept[] = {
+    "API_TOKEN=reboot; ev\\\nal \"$API_TOKEN\"",
+    "API_TOKEN=reboot; eval \"$API_TOK\\\nEN\"",
+    "PGPASSWORD=\"abc\\\n$(id)\" psql",
+    "PGPASSWORD=Zq9Secr3t\\\n$[x] true",
+    "mysql -pZq9\\\n$(id) shop",
+    "mysql -pZq9\\\n`id` shop",
+  };
+
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
+}
+
 /* The question serve asks of @command (@tool's @member): its preview laid
  * out by the real tool, then told as serve tells it. */
 static JsonObject *
@@ -316,6 +336,7 @@ main (int    argc,
 
   g_test_add_func ("/pd/redact/continued-options", test_continued_options);
   g_test_add_func ("/pd/redact/no-continuation-kept", test_no_continuation_kept);
+  g_test_add_func ("/pd/redact/continued-runs-kept", test_continued_runs_kept);
   g_test_add_func ("/pd/redact/preview-continued", test_preview_continued);
   g_test_add_func ("/pd/redact/laid-out-lines", test_laid_out_lines);
   g_test_add_func ("/pd/redact/arithmetic-in-sight", test_arithmetic_in_sight);

@@ -14,16 +14,19 @@
  * reads the text as written, where a line break starts a command line of
  * its own: the password options of the command before it were no longer
  * known, and those passwords were stored as written (tried as an attacker
- * would).  Here the text, once redacted, is read again with its
- * continuations taken out, by the same scan, and each of its masks is laid
- * back over the bytes it stands for: the continuations inside one stay in
+ * would), and a command cut by one was read as two words: ev\<newline>al
+ * "$API_TOKEN" ran a value the scan masked, and "abc\<newline>$(id)" had
+ * abc masked with $(id) in its word.  So a text that holds a continuation
+ * bash takes out is read with its continuations taken out instead, by the
+ * same scan, and each of its masks is laid back over the bytes it stands
+ * for: the continuations inside one stay in
  * sight and the value's bytes on each side of them are masked apart
  * (PGPASSWORD=Sec\<newline>r3t is PGPASSWORD=[REDACTED]\<newline>[REDACTED],
  * as the scan writes it).  Each piece passes the last guard again, on the
  * text as written (_pd_redact_mask_keeps_reading()): a piece that would
  * change how bash reads what follows stays in sight.
  *
- * One more scan, only of a text that holds a continuation bash takes out:
+ * The scan runs once either way, on the text or on its joined reading:
  * linear.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -75,10 +78,11 @@ mask_piece (Layout       *l,
   l->changed = TRUE;
 }
 
-char *
-_pd_redact_continued (const char *text,
-                      guint      *count,
-                      gsize      *line_bytes)
+gboolean
+_pd_redact_continued (const char  *text,
+                      char       **redacted,
+                      guint       *count,
+                      gsize       *line_bytes)
 {
   gsize len = strlen (text);
   g_autofree guint8 *depths = NULL;
@@ -90,8 +94,9 @@ _pd_redact_continued (const char *text,
   Layout l = { text, NULL, 0, FALSE };
   guint found = 0;  /* the joined text's masks, counted as laid back */
 
+  *redacted = NULL;
   if (strstr (text, "\\\n") == NULL && strstr (text, "\\\\\\n") == NULL)
-    return NULL;
+    return FALSE;
   depths = _pd_redact_json_depths (text, len);
   states = _pd_redact_reading_states (text, len, depths);
   joined = g_string_sized_new (len);
@@ -110,12 +115,12 @@ _pd_redact_continued (const char *text,
     }
   at[joined->len] = len;
   if (joined->len == len)
-    return NULL;
+    return FALSE;
 
   spans = g_array_new (FALSE, FALSE, sizeof (gsize));
   scanned = _pd_redact_scan (joined->str, joined->len, &found, line_bytes, spans);
   if (scanned == NULL)
-    return NULL;
+    return TRUE;
 
   l.out = g_string_sized_new (len);
   for (guint i = 0; i + 2 < spans->len; i += 3)
@@ -142,10 +147,11 @@ _pd_redact_continued (const char *text,
   if (!l.changed)
     {
       g_string_free (l.out, TRUE);
-      return NULL;
+      return TRUE;
     }
   g_string_append_len (l.out, text + l.copied, len - l.copied);
-  return g_string_free (l.out, FALSE);
+  *redacted = g_string_free (l.out, FALSE);
+  return TRUE;
 }
 
 /* Appends @text redacted, and empties it. */

@@ -81,14 +81,16 @@ char    *_pd_redact_scan                    (const char *text,
                                              gsize      *line_bytes,
                                              GArray     *spans);
 
-/* Of pd-redact-continuation.c: @text (redacted once) redacted again as
- * bash reads it, its line continuations (a backslash and a line feed,
- * unquoted or in "…") taken out, each mask laid back over the bytes it
- * stands for, the continuations in sight.  Counts as _pd_redact_scan()
- * does.  NULL when that masks nothing more. */
-char    *_pd_redact_continued               (const char *text,
-                                             guint      *count,
-                                             gsize      *line_bytes);
+/* Of pd-redact-continuation.c: whether @text holds a line continuation
+ * bash takes out (a backslash and a line feed, unquoted or in "…"); then
+ * it is redacted as bash reads it, the continuations taken out, each
+ * mask laid back over the bytes it stands for, the continuations in
+ * sight, in *@redacted (NULL: nothing masked), counted as
+ * _pd_redact_scan() counts.  FALSE: scan @text as it is. */
+gboolean _pd_redact_continued               (const char  *text,
+                                             char       **redacted,
+                                             guint       *count,
+                                             gsize       *line_bytes);
 
 /* Of pd-redact.c: whether @name at [@start, @name_end), assigned (NAME=,
  * NAME+=) or expanded with a default (${NAME:-…}), is a variable the text

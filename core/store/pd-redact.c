@@ -814,7 +814,7 @@ _pd_redact_counting (const char *text,
 {
   g_autofree char *without_keys = NULL;
   g_autofree char *masked = NULL;
-  char *result, *continued;
+  char *result = NULL;
   guint pem_count = 0;
   guint known_count = 0;
   guint count = 0;
@@ -835,17 +835,12 @@ _pd_redact_counting (const char *text,
   if (without_keys != NULL)
     text = without_keys;
 
-  result = _pd_redact_scan (text, strlen (text), &count, &bytes, NULL);
+  /* As bash reads it: its line continuations taken out, when it holds
+   * any (pd-redact-continuation.c: mysql \<newline> -pX). */
+  if (!_pd_redact_continued (text, &result, &count, &bytes))
+    result = _pd_redact_scan (text, strlen (text), &count, &bytes, NULL);
   if (result == NULL)
     result = g_strdup (text);
-  /* Then as bash reads it, its line continuations taken out
-   * (pd-redact-continuation.c): mysql \<newline> -pX. */
-  continued = _pd_redact_continued (result, &count, &bytes);
-  if (continued != NULL)
-    {
-      g_free (result);
-      result = continued;
-    }
 
   if (n_redacted)
     *n_redacted = known_count + pem_count + count;
