@@ -148,11 +148,13 @@
  * or a line break escaped for the shell (--password \<newline> X).  The
  * command an option belongs to is the first client named on its command
  * line, however long the line; a JSON string starts a command line
- * ({"command":"mysql -p[REDACTED]"} in text).  The text is read again as
- * bash reads it, its line continuations (a backslash and a line feed,
- * unquoted or in "…") taken out, so mysql \<newline> -p[REDACTED] and
+ * ({"command":"mysql -p[REDACTED]"} in text).  A text that holds
+ * a line continuation bash takes out (a backslash and a line feed,
+ * unquoted or in "…") is read as bash reads it, those taken out, so
+ * mysql \<newline> -p[REDACTED] and
  * "postgresql://bob:[REDACTED]\<newline>[REDACTED]@db" are masked as on
- * one line, the continuation in sight (pd-redact-continuation.c).
+ * one line, the continuation in sight, and ev\<newline>al runs as eval
+ * (pd-redact-continuation.c).
  *
  * Matches never take a line break, nor a quote, backslash, bracket or
  * brace, except inside the quotes of a quoted value and a backslash with
