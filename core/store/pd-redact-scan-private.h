@@ -120,7 +120,8 @@ gsize    _pd_redact_cookie_values           (Redactor *r,
 gsize    _pd_redact_oracle_at               (Redactor *r,
                                              gsize     i);
 /* a password given as a command's word at @i (a word's start): redis-cli's
- * AUTH [USER] X, SQL's WITH PASSWORD 'X', npm|pnpm|yarn config set NAME X. */
+ * AUTH [USER] X, SQL's WITH PASSWORD 'X', npm|pnpm|yarn config set NAME X,
+ * aws configure set NAME X. */
 gsize    _pd_redact_try_positional          (Redactor *r,
                                              gsize     i);
 

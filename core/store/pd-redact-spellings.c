@@ -598,13 +598,15 @@ sql_password (Redactor *r,
   return MAX (we, r->copied);
 }
 
-/* npm's, pnpm's and yarn's config set NAME VALUE, NAME a secret's
- * (//reg/:_password, _authToken, npmAuthToken: the name rule's, after
- * its last : or /). */
+/* npm's, pnpm's and yarn's config set NAME VALUE (@config "config"), the
+ * AWS CLI's configure set NAME VALUE (@config "configure"), NAME a
+ * secret's (//reg/:_password, _authToken, npmAuthToken,
+ * aws_secret_access_key: the name rule's, after its last : or /). */
 static gsize
-package_config_set (Redactor *r,
-                    gsize     i,
-                    gsize     name_len)
+package_config_set (Redactor   *r,
+                    gsize       i,
+                    gsize       name_len,
+                    const char *config)
 {
   const char *t = r->text;
   gsize limit = MIN (r->len, i + READ_MAX);
@@ -612,7 +614,7 @@ package_config_set (Redactor *r,
   g_autofree char *name = NULL;
 
   if (!(t[p] == ' ' || t[p] == '\t')
-      || !next_word (r, &p, limit, &ws, &we) || !word_is (r, ws, we, "config")
+      || !next_word (r, &p, limit, &ws, &we) || !word_is (r, ws, we, config)
       || !next_word (r, &p, limit, &ws, &we) || !word_is (r, ws, we, "set")
       || !next_word (r, &p, limit, &ns, &ne) || memchr (t + ns, '=', ne - ns) != NULL)
     return i;
@@ -638,8 +640,10 @@ _pd_redact_try_positional (Redactor *r,
   if (starts_with_ci (p, "password"))
     return sql_password (r, i);
   if (strncmp (p, "npm", 3) == 0 || strncmp (p, "yarn", 4) == 0)
-    return package_config_set (r, i, *p == 'n' ? 3 : 4);
+    return package_config_set (r, i, *p == 'n' ? 3 : 4, "config");
   if (strncmp (p, "pnpm", 4) == 0)
-    return package_config_set (r, i, 4);
+    return package_config_set (r, i, 4, "config");
+  if (strncmp (p, "aws", 3) == 0)
+    return package_config_set (r, i, 3, "configure");
   return i;
 }
