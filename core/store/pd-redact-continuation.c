@@ -19,15 +19,16 @@
  * abc masked with $(id) in its word.  So a text that holds a continuation
  * bash takes out is read with its continuations taken out instead, by the
  * same scan, and each of its masks is laid back over the bytes it stands
- * for: the continuations inside one stay in
- * sight and the value's bytes on each side of them are masked apart
+ * for: the continuations inside one stay in sight and the value's bytes
+ * on each side of them are masked apart
  * (PGPASSWORD=Sec\<newline>r3t is PGPASSWORD=[REDACTED]\<newline>[REDACTED],
  * as the scan writes it).  Each piece passes the last guard again, on the
  * text as written (_pd_redact_mask_keeps_reading()): a piece that would
  * change how bash reads what follows stays in sight.
  *
  * The scan runs once either way, on the text or on its joined reading:
- * linear.
+ * linear.  Also a question's preview, laid out with a prefix before each
+ * line, is redacted here as the lines it shows (pd_redact_laid_out()).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
