@@ -82,6 +82,105 @@ describe (Approval   *approval,
   approval->description = said;
 }
 
+/* @preview redacted as the text its lines show: a command's or a file's
+ * lines, laid out by pd_tool_preview() with a prefix before each
+ * (_pd_tool_preview_append_lines(): "$ " then "  " for a command, "+ "
+ * and "- " for a file's lines), are redacted without their prefixes and
+ * laid out again.  Redacted with them, the indent of a command's line
+ * after a continuation read as the command's: PGPASSWORD=\<newline>X was
+ * an empty value and showed X (tried as an attacker would). */
+static char *
+redact_preview (const char *tool,
+                const char *preview)
+{
+  if (preview == NULL)
+    return NULL;
+  if (g_strcmp0 (tool, "shell") == 0)
+    return pd_redact_laid_out (preview, "$ ", "  ", NULL);
+  if (g_strcmp0 (tool, "write_file") == 0)
+    return pd_redact_laid_out (preview, "+ ", "+ ", NULL);
+  if (g_strcmp0 (tool, "edit_file") == 0)
+    {
+      g_autofree char *taken_out = pd_redact_laid_out (preview, "- ", "- ", NULL);
+
+      return pd_redact_laid_out (taken_out, "+ ", "+ ", NULL);
+    }
+  return pd_redact (preview, NULL);
+}
+
+/* @text as the approval's summary writes a command (pd-approver.c's
+ * append_sanitized()): a line break as \n, a tab as \t, the rest as the
+ * preview has it already. */
+static char *
+summary_spelling (const char *text)
+{
+  GString *out = g_string_sized_new (strlen (text));
+
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      if (*p == '\n')
+        g_string_append (out, "\\n");
+      else if (*p == '\t')
+        g_string_append (out, "\\t");
+      else
+        g_string_append_c (out, *p);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* The command a shell tool's @preview shows ("$ " then "  " before each
+ * line, pd_shell_tool_preview()), or NULL. */
+static char *
+preview_command (const char *preview)
+{
+  const char *p = preview;
+  GString *out;
+
+  while (p != NULL && !g_str_has_prefix (p, "$ "))
+    {
+      p = strchr (p, '\n');
+      p = p != NULL ? p + 1 : NULL;
+    }
+  if (p == NULL)
+    return NULL;
+  out = g_string_new (NULL);
+  for (p += 2; *p != '\0'; p += 2)
+    {
+      const char *end = strchr (p, '\n');
+
+      if (end == NULL)
+        end = p + strlen (p);
+      if (out->len > 0)
+        g_string_append_c (out, '\n');
+      g_string_append_len (out, p, end - p);
+      if (*end == '\0' || !g_str_has_prefix (end + 1, "  "))
+        break;
+      p = end + 1;
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* A shell command's summary (@told: the command on one line, its line
+ * breaks written \n) redacted as the command it shows: laid out again
+ * from the command the preview shows, redacted, when that lays out to
+ * @told exactly.  Redacted as written, a continuation was \\n, no line
+ * break, and an option on a continued line was no longer its command's:
+ * "docker login \\n -u bob \\n -p X reg" kept X (tried as an attacker
+ * would).  Otherwise (a cut summary, a CR) @told as written. */
+static char *
+redact_shell_summary (const char *told,
+                      const char *preview)
+{
+  g_autofree char *command = preview != NULL ? preview_command (preview) : NULL;
+  g_autofree char *spelled = command != NULL ? summary_spelling (command) : NULL;
+  g_autofree char *redacted = NULL;
+
+  if (spelled == NULL || strcmp (spelled, told) != 0)
+    return pd_redact (told, NULL);
+  redacted = pd_redact (command, NULL);
+  return summary_spelling (redacted);
+}
+
 /**
  * _pd_server_approval_new:
  * @summary: pd_approver_summarize()'s line ("shell: make check"): never a
@@ -105,9 +204,9 @@ _pd_server_approval_new (const char *tool,
   g_atomic_ref_count_init (&approval->ref);
   approval->id = g_strconcat ("apr-", hex, NULL);
   approval->tool = g_strdup (tool);
-  approval->command = pd_redact (told, NULL);
+  approval->command = g_strcmp0 (tool, "shell") == 0 ? redact_shell_summary (told, preview) : pd_redact (told, NULL);
   approval->description = g_strcmp0 (tool, "shell") == 0 ? g_strdup ("") : g_strdup_printf ("tool=%s", tool);
-  approval->preview = pd_redact (preview, NULL);
+  approval->preview = redact_preview (tool, preview);
   /* What the approver reads differs from what runs: said, never hidden. */
   approval->masked = strcmp (approval->command, told) != 0 || g_strcmp0 (approval->preview, preview) != 0;
   if (approval->masked)

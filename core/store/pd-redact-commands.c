@@ -94,6 +94,8 @@ command_word_forms (const char *text,
     return PW_SPACED_CAP_P | PW_GLUED_CAP_P | PW_GROUPED_CAP_P;
   if (strcmp (base, "openssl") == 0)
     return PW_SPACED_K;
+  if (strcmp (base, "ssh-keygen") == 0)
+    return PW_SPACED_CAP_P | PW_GLUED_CAP_P | PW_SPACED_N;
   if (strcmp (base, "lftp") == 0)
     return PW_LFTP_U;
   if (_pd_redact_word_in (base, oracle_clients))
@@ -271,6 +273,13 @@ _pd_redact_password_option_form (const char *p)
     return p[1] == 'w' ? PW_GLUED_W : PW_GLUED_CAP_P;
   if (strncmp (p, "--pass", 6) == 0 && _pd_redact_option_blank (p + 6))
     return PW_SPACED_A;
+  /* OpenLDAP's -w after grouped flags of its own (-xw X, -xwX, -xWw X) */
+  for (k = 1; k < 9 && p[k] != '\0' && strchr (LDAP_FLAGS, p[k]) != NULL; k++)
+    ;
+  if (k > 1 && p[k] == 'w' && _pd_redact_option_blank (p + k + 1))
+    return PW_SPACED_W;
+  if (k > 1 && p[k] == 'w' && p[k + 1] != '\0' && !g_ascii_isspace (p[k + 1]) && p[k + 1] != '-')
+    return PW_GLUED_W;
   /* zip's -P after grouped flags of its own (-rP X, -eP X) */
   for (k = 1; k < 9 && g_ascii_isalnum (p[k]) && p[k] != 'P'; k++)
     ;

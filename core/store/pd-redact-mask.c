@@ -158,6 +158,14 @@ _pd_redact_mask_span (Redactor *r,
     }
   r->copied = end;
   r->count += !counted;
+  if (r->spans != NULL)
+    {
+      gsize counts = !counted;
+
+      g_array_append_val (r->spans, start);
+      g_array_append_val (r->spans, end);
+      g_array_append_val (r->spans, counts);
+    }
   _pd_redact_command_line_masked (&r->line, r->text, start, end);
   return end == whole_end;
 }
@@ -457,8 +465,9 @@ backticks_before (Redactor *r,
 }
 
 /* Whether what the shell runs goes on the value [vs, ve) in its word:
- * -p"x"$(cat f), x`…`, -p'x'`id`, -p'a''`id`', x${y:-$(id)}, or a value
- * that ends in the $ of $(…), which a value's characters do not take.
+ * -p"x"$(cat f), x`…`, -p'x'`id`, -p'a''`id`', x${y:-$(id)}, x$[y] (bash's
+ * arithmetic, which runs a subscript's $(…)), or a value that ends in the
+ * $ of $(…), which a value's characters do not take.
  * Masked, the value would hide it from whoever approves the command (the
  * mask ate the $ of "[REDACTED](touch X)"; tried as an attacker would).
  * The word is read up to a blank or a sign that ends a shell word or a
@@ -479,7 +488,7 @@ command_follows (Redactor *r,
   };
   gsize e = ve, from;
 
-  if (ve > vs && t[ve - 1] == '$' && ve < r->len && (t[ve] == '(' || t[ve] == '{'))
+  if (ve > vs && t[ve - 1] == '$' && ve < r->len && (t[ve] == '(' || t[ve] == '{' || t[ve] == '['))
     return TRUE;
   /* The pieces of one value ask about the same word, each a few bytes on
    * (\\\" repeated after PGPASSWORD=" asked 256 bytes each, 1.9 s at 4
@@ -491,7 +500,7 @@ command_follows (Redactor *r,
     {
       if (!stops[(guchar) t[e]])
         continue;
-      if (t[e] == '$' && e + 1 < r->len && (t[e + 1] == '(' || t[e + 1] == '{'))
+      if (t[e] == '$' && e + 1 < r->len && (t[e + 1] == '(' || t[e + 1] == '{' || t[e + 1] == '['))
         return TRUE;
       if (t[e] == '`')
         return backticks_before (r, e) % 2 == 0;

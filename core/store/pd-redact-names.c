@@ -91,11 +91,16 @@ _pd_redact_name_is_secret (const char *name)
     "credential", "credentials", "creds", "apikey", "accesskey", "secretkey", "privatekey",
     "authtoken", "accesstoken", "refreshtoken", "clientsecret",
     /* keytool's and jarsigner's key store and key passwords */
-    "storepass", "keypass", "srcstorepass", "deststorepass", "srckeypass", "destkeypass", NULL,
+    "storepass", "keypass", "srcstorepass", "deststorepass", "srckeypass", "destkeypass",
+    /* sshpass -e's environment variable */
+    "sshpass",
+    /* prefixes of password and passphrase, which MySQL's clients and gpg
+     * take for the whole option (mysql --passw=X, gpg --passph X) */
+    "passw", "passwo", "passwor", "passph", "passphr", "passphra", "passphras", NULL,
   };
   /* Secret only as the last word (GITLAB_TOKEN, api_key, X-Auth), not
    * before another (token_count, key_id, auth_type). */
-  static const char * const weak[] = { "key", "token", "auth", "pass", NULL };
+  static const char * const weak[] = { "key", "token", "auth", "pass", "bearer", NULL };
   /* A last word that makes the name about a secret, not the secret. */
   static const char * const meta[] = {
     "count", "counts", "length", "len", "size", "limit", "min", "max", "type", "types", "kind",

@@ -413,6 +413,29 @@ _pd_redact_reading_unquoted (const guint8 *states,
   return states[k] != RD_UNKNOWN && (states[k] & (RD_MODE | RD_ESCAPE)) == RD_UNQUOTED;
 }
 
+gsize
+_pd_redact_reading_joins_line (const guint8 *states,
+                               const guint8 *depths,
+                               const char   *t,
+                               gsize         len,
+                               gsize         k)
+{
+  guint depth = _pd_redact_depth_at (depths, k);
+  guint8 s = states[k];
+  gsize n;
+
+  if (depth == 0 && k + 1 < len && t[k] == '\\' && t[k + 1] == '\n')
+    n = 2;
+  else if (depth == 1 && k + 3 < len && memcmp (t + k, "\\\\\\n", 4) == 0
+           && _pd_redact_depth_at (depths, k + 3) == 1)
+    n = 4;
+  else
+    return 0;
+  if (s == RD_UNKNOWN || (s & RD_ESCAPE))
+    return 0;
+  return (s & RD_MODE) == RD_UNQUOTED || (s & RD_MODE) == RD_DOUBLE ? n : 0;
+}
+
 gboolean
 _pd_redact_mask_keeps_reading (const guint8 *states,
                                const guint8 *depths,

@@ -177,6 +177,16 @@ guint8  *_pd_redact_reading_states         (const char   *t,
  * nor unknown) once the bytes before it are read. */
 gboolean _pd_redact_reading_unquoted       (const guint8 *states,
                                             gsize         k);
+/* The length of the line continuation bash takes out at byte @k of @t
+ * (@len bytes, @depths its JSON strings'), or 0: a backslash and a line
+ * feed (\\ and \n in a JSON string; a backslash and CR LF is none: the CR
+ * is escaped, the LF ends the line), read unquoted or in "…", the
+ * backslash escaping nothing before it, nor in a comment, '…' or $'…'. */
+gsize    _pd_redact_reading_joins_line     (const guint8 *states,
+                                            const guint8 *depths,
+                                            const char   *t,
+                                            gsize         len,
+                                            gsize         k);
 /* The last guard on a mask over [@start, @end): TRUE when [REDACTED]
  * leaves the shell's reading (@states) where the range leaves it, so
  * what follows is read the same.  Otherwise the value stays in sight (a
@@ -195,11 +205,14 @@ gboolean _pd_redact_mask_keeps_reading     (const guint8 *states,
  * parameter expansion (${…}) too: inside it bash reads quotes of its own,
  * so a " in ${X:-'"'} does not end the "…" around it, and a mask read to
  * that " took the opening one: "; touch PWN" after it read as quoted
- * (tried as an attacker would). */
+ * (tried as an attacker would).  And $[…] (below). */
 static inline gboolean
 _pd_redact_value_runs_command (const char *value)
 {
-  return strstr (value, "$(") != NULL || strstr (value, "${") != NULL || strchr (value, '`') != NULL;
+  /* $[…] is bash's old arithmetic expansion, as $((…)) is: it runs code
+   * through an array subscript (x='a[$(touch PWN)]'; $[x]). */
+  return strstr (value, "$(") != NULL || strstr (value, "${") != NULL || strstr (value, "$[") != NULL
+         || strchr (value, '`') != NULL;
 }
 
 /* Of pd-redact-values.c. */
@@ -302,6 +315,10 @@ enum {
    * name=value in it no value (s/^API_TOKEN=//p). */
   PW_PROGRAM = 1 << 17,
 };
+
+/* The short options of OpenLDAP's clients that take no argument, which may
+ * stand grouped before their -w: ldapsearch -xw SECRET, -xWwSECRET. */
+#define LDAP_FLAGS "xWZnvcMNQILtur"
 
 /* The command line as read so far. */
 typedef struct

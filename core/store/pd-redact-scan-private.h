@@ -34,6 +34,7 @@ typedef struct
   GHashTable *runs;         /* the variables the text runs (NULL: none or not read yet) */
   gboolean    runs_read;    /* runs is read */
   gsize       words_to;     /* nmcli's words are read up to here (pd-redact-settings.c) */
+  GArray     *spans;        /* (nullable) each mask's start, end and whether it counts (gsize), in order */
 } Redactor;
 
 /* Of pd-redact-mask.c. */
@@ -70,6 +71,28 @@ gboolean _pd_redact_match_at                (Redactor *r,
                                              gsize    *vs,
                                              gsize    *ve);
 
+/* Of pd-redact.c: one scan of @text (@len bytes, after the known keys and
+ * PEM blocks are masked), its masks counted into *@count, the bytes its
+ * reading of command lines looked at added to *@line_bytes (nullable),
+ * and each mask's start, end and whether it counts as a redaction (1)
+ * or is a piece of one (0) appended to @spans (nullable; gsize).  Returns the redacted text, or NULL when nothing was masked. */
+char    *_pd_redact_scan                    (const char *text,
+                                             gsize       len,
+                                             guint      *count,
+                                             gsize      *line_bytes,
+                                             GArray     *spans);
+
+/* Of pd-redact-continuation.c: whether @text holds a line continuation
+ * bash takes out (a backslash and a line feed, unquoted or in "…"); then
+ * it is redacted as bash reads it, the continuations taken out, each
+ * mask laid back over the bytes it stands for, the continuations in
+ * sight, in *@redacted (NULL: nothing masked), counted as
+ * _pd_redact_scan() counts.  FALSE: scan @text as it is. */
+gboolean _pd_redact_continued               (const char  *text,
+                                             char       **redacted,
+                                             guint       *count,
+                                             gsize       *line_bytes);
+
 /* Of pd-redact.c: whether @name at [@start, @name_end), assigned (NAME=,
  * NAME+=) or expanded with a default (${NAME:-…}), is a variable the text
  * runs (pd-redact-runs.c): its value is then kept in sight, whatever
@@ -94,7 +117,7 @@ gsize    _pd_redact_curl_cookie_at          (Redactor *r,
 gsize    _pd_redact_cookie_values           (Redactor *r,
                                              gsize     pos,
                                              gboolean  one);
-/* the '/' of an Oracle client's user/PASSWORD@db at @i. */
+/* the '/' of an Oracle client's user/PASSWORD@db at @i; */
 gsize    _pd_redact_oracle_at               (Redactor *r,
                                              gsize     i);
 /* The next shell word from *@p, blanks skipped, before @limit: [*ws,
@@ -147,5 +170,10 @@ gsize    _pd_redact_program_value           (Redactor *r,
                                              gsize     start,
                                              gsize     vs,
                                              gsize    *ve);
+/* a password given as a command's word at @i (a word's start): redis-cli's
+ * AUTH [USER] X, SQL's WITH PASSWORD 'X', npm|pnpm|yarn config set NAME X,
+ * aws configure set NAME X. */
+gsize    _pd_redact_try_positional          (Redactor *r,
+                                             gsize     i);
 
 G_END_DECLS

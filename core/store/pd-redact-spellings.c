@@ -588,3 +588,147 @@ _pd_redact_oracle_at (Redactor *r,
     _pd_redact_span (r, vs, ve);
   return MAX (ve, r->copied);
 }
+
+/* The word before @k on its line (blanks skipped back), in [*ws, *we):
+ * FALSE at the line's or a command's start, or past READ_MAX. */
+static gboolean
+word_before (Redactor *r,
+             gsize     k,
+             gsize    *ws,
+             gsize    *we)
+{
+  const char *t = r->text;
+  gsize from = k;
+
+  while (k > 0 && from - k < READ_MAX && (t[k - 1] == ' ' || t[k - 1] == '\t'))
+    k--;
+  *we = k;
+  while (k > 0 && from - k < READ_MAX && !g_ascii_isspace (t[k - 1]) && strchr (";|&()`", t[k - 1]) == NULL)
+    k--;
+  *ws = k;
+  return *we > *ws && from - k < READ_MAX;
+}
+
+/* Whether the word [ws, we) is @word, ASCII case-insensitively. */
+static gboolean
+word_is_ci (Redactor   *r,
+            gsize       ws,
+            gsize       we,
+            const char *word)
+{
+  return we - ws == strlen (word) && starts_with_ci (r->text + ws, word);
+}
+
+/* redis-cli's AUTH [USER] PASSWORD, its command given as its words
+ * (redis-cli -h h AUTH X): AUTH right after the client's name, an option
+ * or an option's value, and one or two words after it, the last the
+ * password (redis-cli GET auth is a key). */
+static gsize
+redis_auth (Redactor *r,
+            gsize     i)
+{
+  const char *t = r->text;
+  gsize limit = MIN (r->len, i + READ_MAX);
+  gsize p = i + 4, ws, we, ps, pe, qs, qe, last_s = 0, last_e = 0;
+  guint n = 0;
+
+  if (!(t[p] == ' ' || t[p] == '\t')
+      || (_pd_redact_password_options_at (&r->line, t, i) & PW_SPACED_A) == 0
+      || !word_before (r, i, &ps, &pe))
+    return i;
+  if (t[ps] != '-')
+    {
+      gboolean client = FALSE;
+
+      for (gsize k = ps; k + 4 <= pe; k++)
+        client = client || strncmp (t + k, "-cli", 4) == 0;
+      if (!client && !(word_before (r, ps, &qs, &qe) && t[qs] == '-'))
+        return i;
+    }
+  while (next_word (r, &p, limit, &ws, &we))
+    {
+      if (++n > 2)
+        return i;
+      last_s = ws;
+      last_e = we;
+    }
+  if (n == 0)
+    return i;
+  r->name_start = i;
+  mask_word (r, last_s, last_e);
+  return MAX (last_e, r->copied);
+}
+
+/* SQL's PASSWORD 'X' of a role or a user (ALTER USER u WITH PASSWORD 'X',
+ * CREATE ROLE u LOGIN PASSWORD 'X', WITH ENCRYPTED PASSWORD 'X'): after
+ * WITH, LOGIN, ENCRYPTED or UNENCRYPTED, a quoted literal. */
+static gsize
+sql_password (Redactor *r,
+              gsize     i)
+{
+  static const char * const before[] = { "with", "login", "encrypted", "unencrypted", NULL };
+  const char *t = r->text;
+  gsize limit = MIN (r->len, i + READ_MAX);
+  gsize p = i + 8, ws, we, ps, pe;
+  gboolean known = FALSE;
+
+  if (!(t[p] == ' ' || t[p] == '\t') || !word_before (r, i, &ps, &pe))
+    return i;
+  for (guint k = 0; before[k] && !known; k++)
+    known = word_is_ci (r, ps, pe, before[k]);
+  if (!known || !next_word (r, &p, limit, &ws, &we) || t[ws] != '\'')
+    return i;
+  r->name_start = i;
+  mask_word (r, ws, we);
+  return MAX (we, r->copied);
+}
+
+/* npm's, pnpm's and yarn's config set NAME VALUE (@config "config"), the
+ * AWS CLI's configure set NAME VALUE (@config "configure"), NAME a
+ * secret's (//reg/:_password, _authToken, npmAuthToken,
+ * aws_secret_access_key: the name rule's, after its last : or /). */
+static gsize
+package_config_set (Redactor   *r,
+                    gsize       i,
+                    gsize       name_len,
+                    const char *config)
+{
+  const char *t = r->text;
+  gsize limit = MIN (r->len, i + READ_MAX);
+  gsize p = i + name_len, ws, we, ns, ne, k;
+  g_autofree char *name = NULL;
+
+  if (!(t[p] == ' ' || t[p] == '\t')
+      || !next_word (r, &p, limit, &ws, &we) || !word_is (r, ws, we, config)
+      || !next_word (r, &p, limit, &ws, &we) || !word_is (r, ws, we, "set")
+      || !next_word (r, &p, limit, &ns, &ne) || memchr (t + ns, '=', ne - ns) != NULL)
+    return i;
+  for (k = ne; k > ns && t[k - 1] != ':' && t[k - 1] != '/'; k--)
+    ;
+  name = g_strndup (t + k, ne - k);
+  if (!_pd_redact_name_is_secret (name + strspn (name, "_"))
+      || !next_word (r, &p, limit, &ws, &we))
+    return i;
+  r->name_start = ns;
+  mask_word (r, ws, we);
+  return MAX (we, r->copied);
+}
+
+gsize
+_pd_redact_try_positional (Redactor *r,
+                           gsize     i)
+{
+  const char *p = r->text + i;
+
+  if (starts_with_ci (p, "auth"))
+    return redis_auth (r, i);
+  if (starts_with_ci (p, "password"))
+    return sql_password (r, i);
+  if (strncmp (p, "npm", 3) == 0 || strncmp (p, "yarn", 4) == 0)
+    return package_config_set (r, i, *p == 'n' ? 3 : 4, "config");
+  if (strncmp (p, "pnpm", 4) == 0)
+    return package_config_set (r, i, 4, "config");
+  if (strncmp (p, "aws", 3) == 0)
+    return package_config_set (r, i, 3, "configure");
+  return i;
+}

@@ -656,6 +656,8 @@ try_at (Redactor *r,
   if ((*p == '<' || (word_start && (*p == 'e' || *p == 'p' || *p == 'v' || *p == 'h')))
       && (n = _pd_redact_try_spelling (r, i)) != i)
     return n;
+  if (word_start && strchr ("aApPny", *p) != NULL && (n = _pd_redact_try_positional (r, i)) != i)
+    return n;
   if ((*p == 'c' || *p == 'C') && starts_with_ci (p, "cookie") && (n = _pd_redact_cookie_at (r, i)) != i)
     return n;
   if (word_start && (*p == 'i' || *p == 'I') && (n = _pd_redact_identified_at (r, i)) != i)
@@ -786,31 +788,17 @@ pd_redact (const char *text,
 }
 
 char *
-_pd_redact_counting (const char *text,
-                     guint      *n_redacted,
-                     gsize      *line_bytes)
+_pd_redact_scan (const char *text,
+                 gsize       len,
+                 guint      *count,
+                 gsize      *line_bytes,
+                 GArray     *spans)
 {
-  g_autofree char *without_keys = NULL;
-  g_autofree char *masked = NULL;
   Redactor r = { 0 };
-  guint pem_count = 0;
-  guint known_count = 0;
 
-  if (n_redacted)
-    *n_redacted = 0;
-  if (text == NULL)
-    return NULL;
-
-  /* The keys and URL secrets this process holds, whatever their shape:
-   * a provider that echoes its key leaves no copy in the database. */
-  masked = pd_secret_text_mask (text, &known_count);
-  if (known_count > 0)
-    text = masked;
-  if (strstr (text, "-----BEGIN ") != NULL)
-    without_keys = _pd_redact_pem (text, &pem_count);
-
-  r.text = without_keys ? without_keys : text;
-  r.len = strlen (r.text);
+  r.text = text;
+  r.len = len;
+  r.spans = spans;
   r.refused_from = G_MAXSIZE;
   r.depths = _pd_redact_json_depths (r.text, r.len);
   _pd_redact_command_line_init (&r.line);
@@ -843,15 +831,56 @@ _pd_redact_counting (const char *text,
       i = MAX (i, r.copied);
     }
 
-  if (n_redacted)
-    *n_redacted = known_count + pem_count + r.count;
+  *count += r.count;
   if (line_bytes)
-    *line_bytes = r.line.bytes_read;
+    *line_bytes += r.line.bytes_read;
   g_free (r.depths);
   g_free (r.states);
   g_clear_pointer (&r.runs, g_hash_table_unref);
   if (r.out == NULL)
-    return g_strdup (r.text);
+    return NULL;
   g_string_append_len (r.out, r.text + r.copied, r.len - r.copied);
   return g_string_free (r.out, FALSE);
+}
+
+char *
+_pd_redact_counting (const char *text,
+                     guint      *n_redacted,
+                     gsize      *line_bytes)
+{
+  g_autofree char *without_keys = NULL;
+  g_autofree char *masked = NULL;
+  char *result = NULL;
+  guint pem_count = 0;
+  guint known_count = 0;
+  guint count = 0;
+  gsize bytes = 0;
+
+  if (n_redacted)
+    *n_redacted = 0;
+  if (text == NULL)
+    return NULL;
+
+  /* The keys and URL secrets this process holds, whatever their shape:
+   * a provider that echoes its key leaves no copy in the database. */
+  masked = pd_secret_text_mask (text, &known_count);
+  if (known_count > 0)
+    text = masked;
+  if (strstr (text, "-----BEGIN ") != NULL)
+    without_keys = _pd_redact_pem (text, &pem_count);
+  if (without_keys != NULL)
+    text = without_keys;
+
+  /* As bash reads it: its line continuations taken out, when it holds
+   * any (pd-redact-continuation.c: mysql \<newline> -pX). */
+  if (!_pd_redact_continued (text, &result, &count, &bytes))
+    result = _pd_redact_scan (text, strlen (text), &count, &bytes, NULL);
+  if (result == NULL)
+    result = g_strdup (text);
+
+  if (n_redacted)
+    *n_redacted = known_count + pem_count + count;
+  if (line_bytes)
+    *line_bytes = bytes;
+  return result;
 }

@@ -60,6 +60,10 @@
  *    //registry/:_authToken [REDACTED]; a NAME=value in the quoted program
  *    of sed or awk is code (s/^API_TOKEN=//p stays), only a literal in it
  *    masked (s/^X=.*\/X=[REDACTED]/);
+ *    also redis-cli's AUTH [user] [REDACTED], npm|pnpm|yarn and aws config
+ *    set NAME [REDACTED] (NAME a secret's), SQL's WITH|LOGIN|ENCRYPTED
+ *    PASSWORD '[REDACTED]', OpenLDAP's -w after grouped flags (-xw
+ *    [REDACTED]) (pd-redact-spellings.c);
  *  - the value of an assignment whose name says secret, in the forms people
  *    write: NAME=v, NAME: v, "name": "v", export NAME=v, NAME := v,
  *    NAME = v, --name v, --name=v, and in JSON objects {"name": "v"}; a
@@ -93,7 +97,7 @@
  * The name rule.  A name is split into words at _ - . and camelCase turns
  * (AWS_SECRET_ACCESS_KEY → aws secret access key, apiKey → api key), and is
  * a secret's name when
- *  - its last word is key, token, auth or pass (GITLAB_TOKEN, api_key,
+ *  - its last word is key, token, auth, pass or bearer (GITLAB_TOKEN, api_key,
  *    X-Auth, SMTP_PASS, --pass; a bare pass only before '=', as in
  *    curl -d pass=x, or as a JSON member's name, "pass": "x": "PASS: test"
  *    is a test log's line) —
@@ -107,7 +111,8 @@
  *    number is a count or a step (pass=12 fail=0, x264's --pass=2; not
  *    pass=12,X, whose word is the password);
  *  - or any word is secret, password, passwd, passphrase, pwd, credential(s),
- *    creds (or fused: apikey, accesstoken, clientsecret…, or a word ending
+ *    creds, sshpass, a prefix MySQL or gpg takes (passw, passwo, passwor,
+ *    passph…passphras) (or fused: apikey, accesstoken, clientsecret…, or a word ending
  *    in password, passwd or passphrase: PGPASSWORD, not sudo's NOPASSWD),
  *    unless the last word says the name is about the secret, not the
  *    secret: count, length, min, max, type, file, path, name, id, url,
@@ -122,7 +127,7 @@
  * references ($TOKEN, ${X}, %(x)s; not in single quotes, where the shell
  * reads '$x' as text), code (a value followed by ( or [; not in a shell
  * assignment, PGPASSWORD=Hunter[2x], where brackets are text), and what the
- * shell runs: a value that holds $(…) or `…`, or is followed by it in its
+ * shell runs: a value that holds $(…), `…` or $[…] (arithmetic, a subscript's $(…) run), or is followed by it in its
  * word (-p"x"$(cat f)), whatever its quoting, is never masked, nor is
  * curl's, an Authorization header's, a bearer token's or a URL's password
  * then (nor a reference there: Bearer $TOKEN), so the command stays in
@@ -160,7 +165,13 @@
  * or a line break escaped for the shell (--password \<newline> X).  The
  * command an option belongs to is the first client named on its command
  * line, however long the line; a JSON string starts a command line
- * ({"command":"mysql -p[REDACTED]"} in text).
+ * ({"command":"mysql -p[REDACTED]"} in text).  A text that holds
+ * a line continuation bash takes out (a backslash and a line feed,
+ * unquoted or in "…") is read as bash reads it, those taken out, so
+ * mysql \<newline> -p[REDACTED] and
+ * "postgresql://bob:[REDACTED]\<newline>[REDACTED]@db" are masked as on
+ * one line, the continuation in sight, and ev\<newline>al runs as eval
+ * (pd-redact-continuation.c).
  *
  * Matches never take a line break, nor a quote, backslash, bracket or
  * brace, except inside the quotes of a quoted value and a backslash with
@@ -197,5 +208,19 @@ JsonNode *pd_redact_node  (JsonNode   *node,
  * to the next quote).  Text that is not JSON is redacted as text. */
 char     *pd_redact_json  (const char *json,
                            guint      *n_redacted);
+/* @text laid out as a tool's preview lays out a command or a file's
+ * lines: a line that starts with @prefix ("$ "), then the lines that
+ * start with @next_prefix ("  "), each a line of the text shown after its
+ * prefix.  Each such block is redacted as the text it shows, whole, and
+ * laid out again, so the layout's prefixes are never read as the text's
+ * (the indent after PGPASSWORD=\<newline> is the layout's: read as the
+ * command's, it ended the value and the password was shown); the lines
+ * around the blocks are redacted as text.  A block whose masks would take
+ * a line break (a PEM key) is redacted as the text it is, prefixes
+ * and all. */
+char     *pd_redact_laid_out (const char *text,
+                              const char *prefix,
+                              const char *next_prefix,
+                              guint      *n_redacted);
 
 G_END_DECLS
