@@ -645,7 +645,7 @@ redis_auth (Redactor *r,
       if (!client && !(word_before (r, ps, &qs, &qe) && t[qs] == '-'))
         return i;
     }
-  while (next_word (r, &p, limit, &ws, &we))
+  while (_pd_redact_next_word (r, &p, limit, &ws, &we))
     {
       if (++n > 2)
         return i;
@@ -655,7 +655,7 @@ redis_auth (Redactor *r,
   if (n == 0)
     return i;
   r->name_start = i;
-  mask_word (r, last_s, last_e);
+  _pd_redact_mask_word (r, last_s, last_e);
   return MAX (last_e, r->copied);
 }
 
@@ -676,10 +676,10 @@ sql_password (Redactor *r,
     return i;
   for (guint k = 0; before[k] && !known; k++)
     known = word_is_ci (r, ps, pe, before[k]);
-  if (!known || !next_word (r, &p, limit, &ws, &we) || t[ws] != '\'')
+  if (!known || !_pd_redact_next_word (r, &p, limit, &ws, &we) || t[ws] != '\'')
     return i;
   r->name_start = i;
-  mask_word (r, ws, we);
+  _pd_redact_mask_word (r, ws, we);
   return MAX (we, r->copied);
 }
 
@@ -699,18 +699,18 @@ package_config_set (Redactor   *r,
   g_autofree char *name = NULL;
 
   if (!(t[p] == ' ' || t[p] == '\t')
-      || !next_word (r, &p, limit, &ws, &we) || !word_is (r, ws, we, config)
-      || !next_word (r, &p, limit, &ws, &we) || !word_is (r, ws, we, "set")
-      || !next_word (r, &p, limit, &ns, &ne) || memchr (t + ns, '=', ne - ns) != NULL)
+      || !_pd_redact_next_word (r, &p, limit, &ws, &we) || !word_is (r, ws, we, config)
+      || !_pd_redact_next_word (r, &p, limit, &ws, &we) || !word_is (r, ws, we, "set")
+      || !_pd_redact_next_word (r, &p, limit, &ns, &ne) || memchr (t + ns, '=', ne - ns) != NULL)
     return i;
   for (k = ne; k > ns && t[k - 1] != ':' && t[k - 1] != '/'; k--)
     ;
   name = g_strndup (t + k, ne - k);
   if (!_pd_redact_name_is_secret (name + strspn (name, "_"))
-      || !next_word (r, &p, limit, &ws, &we))
+      || !_pd_redact_next_word (r, &p, limit, &ws, &we))
     return i;
   r->name_start = ns;
-  mask_word (r, ws, we);
+  _pd_redact_mask_word (r, ws, we);
   return MAX (we, r->copied);
 }
 
