@@ -215,6 +215,33 @@ link_by_prompt (PdTranscriptPages *self)
     }
 }
 
+/* @array as JSON text, as json_to_string() writes it, and where each of
+ * its messages starts: a followed transcript's reader asks for the newest
+ * only (_pd_transcript_pages_dup_messages_from()). */
+static char *
+array_text (PdTranscriptPages *self,
+            JsonArray         *array)
+{
+  GString *text = g_string_new ("[");
+  guint n = json_array_get_length (array);
+
+  g_clear_pointer (&self->message_starts, g_array_unref);
+  self->message_starts = g_array_sized_new (FALSE, FALSE, sizeof (gsize), n);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *one = json_to_string (json_array_get_element (array, i), FALSE);
+      gsize start;
+
+      if (i > 0)
+        g_string_append_c (text, ',');
+      start = text->len;
+      g_array_append_val (self->message_starts, start);
+      g_string_append (text, one);
+    }
+  g_string_append_c (text, ']');
+  return g_string_free (text, FALSE);
+}
+
 char *
 _pd_transcript_pages_build_messages (PdTranscriptPages *self)
 {
@@ -263,7 +290,7 @@ _pd_transcript_pages_build_messages (PdTranscriptPages *self)
 
   self->n_messages = json_array_get_length (array);
   json_node_take_array (root, array);
-  return json_to_string (root, FALSE);
+  return array_text (self, array);
 }
 
 
