@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "pd-event.h"
+#include "pd-json.h"
 #include "pd-redact.h"
 #include "pd-safe-text.h"
 #include "pd-transcript-pages-build-private.h"
@@ -388,4 +389,35 @@ _pd_transcript_pages_window_trim (PdTranscriptPages *self,
     }
   drop_messages (self, messages, back, end);
   drop_messages (self, messages, 0, front);
+}
+
+guint64
+_pd_transcript_pages_get_lineage (PdTranscriptPages *self)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, 0);
+  return self->lineage;
+}
+
+JsonArray *
+_pd_transcript_pages_dup_messages_from (PdTranscriptPages *self,
+                                        guint              from)
+{
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+  gsize start, end;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, NULL);
+
+  if (from == 0 || self->message_starts == NULL || self->message_starts->len != self->n_messages)
+    return pd_transcript_pages_dup_messages (self);
+  if (from >= self->n_messages)
+    return json_array_new ();
+  /* Only the newest parsed: "[" the messages from @from on "]". */
+  start = g_array_index (self->message_starts, gsize, from);
+  end = strlen (self->messages_json) - 1;
+  text = g_strdup_printf ("[%.*s]", (int) (end - start), self->messages_json + start);
+  root = pd_json_parse_full (text, -1, PD_JSON_PARSE_FOREIGN, NULL);
+  if (root == NULL || !JSON_NODE_HOLDS_ARRAY (root))
+    return json_array_new ();
+  return json_array_ref (json_node_get_array (root));
 }
