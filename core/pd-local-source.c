@@ -73,6 +73,7 @@ typedef enum
   OP_HISTORY,
   OP_MESSAGES,
   OP_MESSAGES_PART,
+  OP_MESSAGES_SINCE,
   OP_EVENTS,
   OP_LATEST_EVENTS,
   OP_USAGE,
@@ -94,6 +95,7 @@ typedef struct
   guint     offset;
   guint     limit;
   gint64    after_seq;
+  guint64   since;     /* OP_MESSAGES_SINCE: the first message asked for */
   GStrv     types;
   int       pinned;
   PdChecklist *checklist;  /* OP_SAVE_CHECKLIST: a snapshot owned by the worker */
@@ -119,12 +121,13 @@ checklist_result_free (ChecklistResult *result)
   g_free (result);
 }
 
-/* What OP_MESSAGES_PART returns. */
+/* What OP_MESSAGES_PART and OP_MESSAGES_SINCE return. */
 typedef struct
 {
   JsonArray *messages;
   guint64    first;
   guint64    total;
+  guint64    lineage;
 } PartResult;
 
 static void
@@ -133,6 +136,9 @@ part_result_free (PartResult *result)
   g_clear_pointer (&result->messages, json_array_unref);
   g_free (result);
 }
+
+typedef PartResult PdLocalSourcePart;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdLocalSourcePart, part_result_free)
 
 static gboolean
 unref_owner (gpointer owner)
@@ -363,12 +369,19 @@ run_op (GTask        *task,
       break;
 
     case OP_MESSAGES_PART:
+    case OP_MESSAGES_SINCE:
       {
         PartResult *part = g_new0 (PartResult, 1);
 
-        /* op->after_seq: the message before which the part ends. */
-        part->messages = pd_session_reads_load_messages_part (store, op->id, op->after_seq, PD_SESSION_READS_PART_MAX,
-                                                              &part->first, &part->total, cancellable, &error);
+        /* op->after_seq: the message before which the part ends; since,
+         * op->since the first message asked for and op->after_seq the
+         * lineage of the last reply. */
+        part->messages = op->kind == OP_MESSAGES_SINCE
+          ? pd_session_reads_load_messages_since (store, op->id, op->since, (guint64) op->after_seq,
+                                                  PD_SESSION_READS_PART_MAX, &part->first, &part->total,
+                                                  &part->lineage, cancellable, &error)
+          : pd_session_reads_load_messages_part (store, op->id, op->after_seq, PD_SESSION_READS_PART_MAX,
+                                                 &part->first, &part->total, cancellable, &error);
         if (part->messages == NULL)
           {
             part_result_free (part);
@@ -619,20 +632,41 @@ local_get_messages_part_async (PdSource *source, const char *id, gint64 before, 
   start_op (PD_LOCAL_SOURCE (source), op, local_get_messages_part_async, cancellable, callback, user_data);
 }
 
+static JsonArray *local_get_messages_since_finish (PdSource *source, GAsyncResult *result, guint64 *first,
+                                                   guint64 *total, guint64 *lineage, GError **error);
+
 static JsonArray *
 local_get_messages_part_finish (PdSource *source, GAsyncResult *result, guint64 *first, guint64 *total,
                                 GError **error)
 {
-  PartResult *part = g_task_propagate_pointer (G_TASK (result), error);
-  JsonArray *messages;
+  guint64 lineage;
+
+  return local_get_messages_since_finish (source, result, first, total, &lineage, error);
+}
+
+static void
+local_get_messages_since_async (PdSource *source, const char *id, guint64 from, guint64 lineage,
+                                GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  Op *op = op_new (OP_MESSAGES_SINCE, id);
+
+  op->since = from;
+  op->after_seq = (gint64) lineage;
+  start_op (PD_LOCAL_SOURCE (source), op, local_get_messages_since_async, cancellable, callback, user_data);
+}
+
+static JsonArray *
+local_get_messages_since_finish (PdSource *source, GAsyncResult *result, guint64 *first, guint64 *total,
+                                 guint64 *lineage, GError **error)
+{
+  g_autoptr(PdLocalSourcePart) part = g_task_propagate_pointer (G_TASK (result), error);
 
   if (part == NULL)
     return NULL;
   *first = part->first;
   *total = part->total;
-  messages = g_steal_pointer (&part->messages);
-  part_result_free (part);
-  return messages;
+  *lineage = part->lineage;
+  return g_steal_pointer (&part->messages);
 }
 
 static void
@@ -793,6 +827,8 @@ source_iface_init (PdSourceInterface *iface)
   iface->get_messages_async = local_get_messages_async;
   iface->get_messages_part_async = local_get_messages_part_async;
   iface->get_messages_part_finish = local_get_messages_part_finish;
+  iface->get_messages_since_async = local_get_messages_since_async;
+  iface->get_messages_since_finish = local_get_messages_since_finish;
   iface->get_latest_events_async = local_get_latest_events_async;
   iface->get_events_async = local_get_events_async;
   iface->get_usage_async = local_get_usage_async;

@@ -146,6 +146,22 @@ multi_get_messages_part_finish (PdSource *source_self, GAsyncResult *result, gui
 }
 
 static void
+multi_get_messages_since_async (PdSource *source_self, const char *id, guint64 from, guint64 lineage,
+                                GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  ROUTE (multi_get_messages_since_async);
+  pd_source_get_messages_since_async (source, source_id, from, lineage, cancellable, on_routed_done, task);
+}
+
+static JsonArray *
+multi_get_messages_since_finish (PdSource *source_self, GAsyncResult *result, guint64 *first, guint64 *total,
+                                 guint64 *lineage, GError **error)
+{
+  FINISH (NULL);
+  return pd_source_get_messages_since_finish (source, inner, first, total, lineage, error);
+}
+
+static void
 multi_get_messages_async (PdSource *source_self, const char *id, GCancellable *cancellable,
                           GAsyncReadyCallback callback, gpointer user_data)
 {
@@ -351,6 +367,8 @@ _pd_multi_source_calls_iface_init (PdSourceInterface *iface)
   iface->get_messages_finish = multi_get_messages_finish;
   iface->get_messages_part_async = multi_get_messages_part_async;
   iface->get_messages_part_finish = multi_get_messages_part_finish;
+  iface->get_messages_since_async = multi_get_messages_since_async;
+  iface->get_messages_since_finish = multi_get_messages_since_finish;
   iface->get_latest_events_async = multi_get_latest_events_async;
   iface->get_latest_events_finish = multi_get_latest_events_finish;
   iface->get_events_async = multi_get_events_async;

@@ -17,6 +17,7 @@
 #include "pd-import-private.h"
 #include "pd-session-reads.h"
 #include "pd-session-reads-private.h"
+#include "pd-transcript-pages-private.h"
 
 /* Whether @id is a session imported from another agent (*@imported), or
  * FALSE with @error set when the index could not be asked. */
@@ -297,6 +298,42 @@ pd_session_reads_load_messages_part (PdSessionStore  *store,
   if (!(pages = pd_import_index_load_part (store, id, from, max, cancellable, error)))
     return NULL;
   pd_transcript_pages_get_part (pages, first, total);
+  return pd_transcript_pages_dup_messages (pages);
+}
+
+JsonArray *
+pd_session_reads_load_messages_since (PdSessionStore  *store,
+                                      const char      *id,
+                                      guint64          from,
+                                      guint64          lineage,
+                                      guint            max,
+                                      guint64         *first,
+                                      guint64         *total,
+                                      guint64         *lineage_out,
+                                      GCancellable    *cancellable,
+                                      GError         **error)
+{
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  gboolean imported;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
+  g_return_val_if_fail (id != NULL && max > 0, NULL);
+
+  *first = *total = *lineage_out = 0;
+  if (!which (store, id, &imported, error))
+    return NULL;
+  if (!imported || is_long (store, id))
+    return pd_session_reads_load_messages_part (store, id, -1, max, first, total, cancellable, error);
+  if (!(pages = pd_import_index_load_pages (store, id, cancellable, error)))
+    return NULL;
+  *total = pd_transcript_pages_get_n_messages (pages);
+  *lineage_out = _pd_transcript_pages_get_lineage (pages);
+  /* The same pages read on: only what the caller does not hold yet. */
+  if (lineage != 0 && lineage == *lineage_out && from <= *total)
+    {
+      *first = from;
+      return _pd_transcript_pages_dup_messages_from (pages, (guint) from);
+    }
   return pd_transcript_pages_dup_messages (pages);
 }
 

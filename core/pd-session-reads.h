@@ -90,6 +90,22 @@ JsonArray     *pd_session_reads_load_messages_part (PdSessionStore  *store,
                                                     guint64         *total,
                                                     GCancellable    *cancellable,
                                                     GError         **error);
+/* The Transcript page following a session: of an imported transcript
+ * followed (only appended to since, pd-import-follow.c) the messages from
+ * @from on when @lineage is the one the last read gave (*@lineage); any
+ * other read as pd_session_reads_load_messages_part() reads the newest
+ * part (*@first says where it starts, *@lineage 0 when nothing is
+ * followed). */
+JsonArray     *pd_session_reads_load_messages_since (PdSessionStore  *store,
+                                                     const char      *id,
+                                                     guint64          from,
+                                                     guint64          lineage,
+                                                     guint            max,
+                                                     guint64         *first,
+                                                     guint64         *total,
+                                                     guint64         *lineage_out,
+                                                     GCancellable    *cancellable,
+                                                     GError         **error);
 /* `sessions export`: the session as JSON (its facts, "messages",
  * "plan_versions", "plan_documents" when there are any), pretty, written
  * to @out as it is read: an imported session's long transcript in two

@@ -566,6 +566,79 @@ pd_source_get_messages_part_finish (PdSource      *self,
   return messages;
 }
 
+static void
+on_newest_part (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  guint64 *range = g_new0 (guint64, 2);
+  GError *error = NULL;
+  JsonArray *messages = pd_source_get_messages_part_finish (PD_SOURCE (object), result, &range[0], &range[1], &error);
+
+  if (messages == NULL)
+    {
+      g_free (range);
+      g_task_return_error (task, error);
+      return;
+    }
+  g_task_set_task_data (task, range, g_free);
+  g_task_return_pointer (task, messages, (GDestroyNotify) json_array_unref);
+}
+
+void
+pd_source_get_messages_since_async (PdSource            *self,
+                                    const char          *id,
+                                    guint64              from,
+                                    guint64              lineage,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  PdSourceInterface *iface;
+  GTask *task;
+
+  g_return_if_fail (PD_IS_SOURCE (self));
+
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (iface->get_messages_since_async != NULL)
+    {
+      iface->get_messages_since_async (self, id, from, lineage, cancellable, callback, user_data);
+      return;
+    }
+  /* A source that follows nothing: the newest part, each time. */
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, pd_source_get_messages_since_async);
+  pd_source_get_messages_part_async (self, id, -1, cancellable, on_newest_part, task);
+}
+
+JsonArray *
+pd_source_get_messages_since_finish (PdSource      *self,
+                                     GAsyncResult  *result,
+                                     guint64       *first,
+                                     guint64       *total,
+                                     guint64       *lineage,
+                                     GError       **error)
+{
+  PdSourceInterface *iface;
+  JsonArray *messages;
+
+  g_return_val_if_fail (PD_IS_SOURCE (self), NULL);
+
+  *first = *total = *lineage = 0;
+  iface = PD_SOURCE_GET_IFACE (self);
+  if (!g_task_is_valid (result, self) || g_task_get_source_tag (G_TASK (result)) != pd_source_get_messages_since_async)
+    return iface->get_messages_since_finish (self, result, first, total, lineage, error);
+  if ((messages = g_task_propagate_pointer (G_TASK (result), error)))
+    {
+      const guint64 *range = g_task_get_task_data (G_TASK (result));
+
+      *first = range[0];
+      *total = range[1];
+    }
+  return messages;
+}
+
 void
 pd_source_get_events_async (PdSource            *self,
                             const char          *session_id,

@@ -170,6 +170,13 @@ struct _PdSourceInterface
   JsonArray      *(*get_messages_part_finish)  (PdSource *self, GAsyncResult *result, guint64 *first,
                                                 guint64 *total, GError **error);
 
+  /* Optional: a source without them reads the newest part each time. */
+  void            (*get_messages_since_async)  (PdSource *self, const char *id, guint64 from, guint64 lineage,
+                                                GCancellable *cancellable, GAsyncReadyCallback callback,
+                                                gpointer user_data);
+  JsonArray      *(*get_messages_since_finish) (PdSource *self, GAsyncResult *result, guint64 *first,
+                                                guint64 *total, guint64 *lineage, GError **error);
+
   /* Optional: a source without them is read forward to its end. */
   void            (*get_latest_events_async)   (PdSource *self, const char *session_id, gint64 before_seq,
                                                 const char * const *types, guint limit,
@@ -241,6 +248,25 @@ JsonArray     *pd_source_get_messages_part_finish (PdSource           *self,
                                                    guint64            *first,
                                                    guint64            *total,
                                                    GError            **error);
+/* The Transcript page following a session that grows: the messages from
+ * index @from on, when @lineage (0: none) is what the last reply said and
+ * the source still reads on from those messages (an imported transcript
+ * only appended to since); else what pd_source_get_messages_part_async()
+ * gives of the newest part (*@first says where the reply starts).
+ * *@lineage is the one to give next time (0: the source keeps none). */
+void           pd_source_get_messages_since_async  (PdSource           *self,
+                                                    const char         *id,
+                                                    guint64             from,
+                                                    guint64             lineage,
+                                                    GCancellable       *cancellable,
+                                                    GAsyncReadyCallback callback,
+                                                    gpointer            user_data);
+JsonArray     *pd_source_get_messages_since_finish (PdSource           *self,
+                                                    GAsyncResult       *result,
+                                                    guint64            *first,
+                                                    guint64            *total,
+                                                    guint64            *lineage,
+                                                    GError            **error);
 void           pd_source_get_events_async      (PdSource             *self,
                                                 const char           *session_id,
                                                 gint64                after_seq,

@@ -9,6 +9,14 @@
  * that got shorter loses its tail.  So a session that grows while a run goes
  * on neither flickers nor loses its scroll position.
  *
+ * An imported transcript the window follows is read on from where it was
+ * (pd-import-follow.c): a reload asks for the newest messages only, those
+ * that may still change (PD_TRANSCRIPT_VIEW_FOLLOW_TAIL) and what came
+ * after, so the rows shown are compared there only and the new ones
+ * appended (a 30 MB Claude Code session grown by 200 lines every 0.5 s,
+ * tried as an attacker would, had every row rebuilt and compared on the
+ * main thread for each change).
+ *
  * Of another agent's long transcript (300,000 plan calls in 209 MB, tried
  * as an attacker would: the window held every message, 1.7–3.8 GB) only
  * the newest part is read (PD_SESSION_READS_PART_MAX messages, in a worker
@@ -25,6 +33,7 @@
 #include "pd-message-item.h"
 #include "pd-message-row.h"
 #include "pd-transcript-view.h"
+#include "pd-transcript-view-private.h"
 #include "pd-ui-util-private.h"
 
 struct _PdTranscriptView
@@ -33,6 +42,9 @@ struct _PdTranscriptView
 
   GListStore        *messages;
   guint64            first;          /* the first message shown's index */
+  guint64            lineage;        /* of the last read (0: none followed) */
+  guint              n_built;        /* rows built to merge a read, for the tests */
+  guint              n_merged;       /* reads merged, for the tests */
   GCancellable      *earlier;        /* "Show Earlier Messages" in flight */
   gboolean           run_stopped;    /* see pd_transcript_view_set_run_stopped() */
 
@@ -106,6 +118,8 @@ pd_transcript_view_merge (PdTranscriptView *self,
   guint n_old;
   g_autoptr(GPtrArray) appended = g_ptr_array_new_with_free_func (g_object_unref);
 
+  self->n_merged++;
+
   /* A part that begins before what is shown (or a shorter transcript):
    * shown from its start. */
   if (first < self->first || first - self->first > g_list_model_get_n_items (G_LIST_MODEL (self->messages)))
@@ -123,6 +137,7 @@ pd_transcript_view_merge (PdTranscriptView *self,
         {
           g_autoptr(PdMessageItem) item = item_new (first + i, json_array_get_element (array, i));
 
+          self->n_built++;
           if (kept + i < n_old)
             {
               g_autoptr(PdMessageItem) old = g_list_model_get_item (G_LIST_MODEL (self->messages), kept + i);
@@ -145,6 +160,7 @@ pd_transcript_view_merge (PdTranscriptView *self,
     {
       g_autoptr(PdMessageItem) item = item_new (first + i, json_array_get_element (array, i));
 
+      self->n_built++;
       if (i < n_old)
         {
           g_autoptr(PdMessageItem) old = g_list_model_get_item (G_LIST_MODEL (self->messages), i);
@@ -199,14 +215,16 @@ on_messages_loaded (GObject      *object,
   g_autoptr(GError) error = NULL;
   PdTranscriptView *self;
 
-  guint64 first = 0, total = 0;
+  guint64 first = 0, total = 0, lineage = 0;
 
-  messages = pd_source_get_messages_part_finish (PD_SOURCE (object), result, &first, &total, &error);
+  messages = pd_source_get_messages_since_finish (PD_SOURCE (object), result, &first, &total, &lineage, &error);
 
   /* Another source or session is shown now, or the view is gone. */
   if (!pd_session_view_request_is_current (request))
     return;
   self = PD_TRANSCRIPT_VIEW (request->view);
+  if (messages != NULL)
+    self->lineage = lineage;
 
   /* A session with no stored transcript yet is empty, not broken. */
   if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND))
@@ -223,9 +241,17 @@ static void
 pd_transcript_view_reload (PdSessionView        *view,
                            PdSessionViewRequest *request)
 {
-  /* The newest part: the whole of any transcript but a long one. */
-  pd_source_get_messages_part_async (request->source, request->session_id, -1, request->cancellable,
-                                     on_messages_loaded, request);
+  PdTranscriptView *self = PD_TRANSCRIPT_VIEW (view);
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->messages));
+  guint64 from = 0;
+
+  /* A followed transcript shown whole: what may have changed and what
+   * came after.  Else the newest part: the whole of any transcript but a
+   * long one. */
+  if (self->lineage != 0 && self->first == 0 && n > PD_TRANSCRIPT_VIEW_FOLLOW_TAIL)
+    from = n - PD_TRANSCRIPT_VIEW_FOLLOW_TAIL;
+  pd_source_get_messages_since_async (request->source, request->session_id, from, self->lineage,
+                                      request->cancellable, on_messages_loaded, request);
 }
 
 static void
@@ -292,6 +318,7 @@ pd_transcript_view_clear (PdSessionView *view)
   gtk_widget_set_sensitive (GTK_WIDGET (self->earlier_button), TRUE);
   g_list_store_remove_all (self->messages);
   self->first = 0;
+  self->lineage = 0;
   pd_transcript_view_update_state (self);
 }
 
@@ -405,4 +432,14 @@ pd_transcript_view_set_run_stopped (PdTranscriptView *self,
     return;
   self->run_stopped = !!run_stopped;
   pd_transcript_view_sync_run_stopped (self);
+}
+
+guint
+_pd_transcript_view_get_n_built (PdTranscriptView *self,
+                                 guint            *n_merged)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_VIEW (self), 0);
+  if (n_merged != NULL)
+    *n_merged = self->n_merged;
+  return self->n_built;
 }

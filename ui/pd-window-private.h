@@ -174,6 +174,11 @@ void        _pd_window_on_source_chosen    (PdWindow        *self);
 void        _pd_window_on_sources_changed  (PdWindow        *self);
 void        _pd_window_on_search_counted   (PdWindow        *self,
                                             int              n);
+/* pd-window-source-chosen.c: an endpoint chosen in the sidebar that does
+ * not list, its page said of it. */
+void        _pd_window_on_chosen_load_failed (PdWindow      *self,
+                                              const GError  *error);
+void        _pd_window_on_chosen_loaded    (PdWindow        *self);
 void        _pd_window_stop_endpoints      (PdWindow        *self);
 PdSource   *_pd_window_resolve_item        (PdWindow        *self,
                                             PdSessionItem   *item,

@@ -273,11 +273,36 @@ load_pages (PdSessionStore  *store,
   if ((pages = cache_lookup (key, signature)))
     return pages;
 
+  /* A transcript only ever appended to is followed: a change reads what
+   * was appended, into the pages read before (pd-import-follow.c). */
+  if (_pd_import_follow_can (format))
+    {
+      PdImportFollow *follow = _pd_import_follow_get (key);
+
+      /* Another thread may have read it while this one waited. */
+      if (!(pages = cache_lookup (key, signature))
+          && (pages = _pd_import_follow_update (follow, format, path, agent_id,
+                                                part == PAGES_HISTORY ? PD_IMPORT_FOLLOW_HISTORY
+                                                : part == PAGES_EVENTS ? PD_IMPORT_FOLLOW_EVENTS
+                                                : PD_IMPORT_FOLLOW_ALL,
+                                                cancellable, error)))
+        cache_store (key, signature, pages);
+      _pd_import_follow_release (follow);
+      return pages;
+    }
+
   if (!(reader = pd_transcript_reader_new_for_format (format, path, agent_id, error))
       || !(pages = part == PAGES_HISTORY ? pd_transcript_reader_read_history (reader, cancellable, error)
                    : part == PAGES_EVENTS ? pd_transcript_reader_read_events (reader, cancellable, error)
                    : pd_transcript_reader_read_pages (reader, cancellable, error)))
-    return NULL;
+    {
+      if (reader != NULL)
+        _pd_import_index_add_pages_bytes_read (pd_imported_session_get_stats (
+                                                 pd_transcript_reader_get_session (reader))->bytes_read);
+      return NULL;
+    }
+  _pd_import_index_add_pages_bytes_read (pd_imported_session_get_stats (
+                                           pd_transcript_reader_get_session (reader))->bytes_read);
   cache_store (key, signature, pages);
   return pages;
 }

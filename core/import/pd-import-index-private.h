@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "pd-import-index.h"
+#include "pd-transcript-pages.h"
 
 G_BEGIN_DECLS
 
@@ -42,5 +43,41 @@ gboolean _pd_import_index_apply_annotations (PdSessionStore  *store,
  * for the pages cache; NULL when the transcript is gone. */
 char    *_pd_import_index_signature         (const char      *format,
                                              const char      *path);
+
+/* Bytes the pages' reads (whole, History's, Events') read from
+ * transcripts in this process: what the tests hold a followed transcript's
+ * reads to (pd-import-follow.c). */
+guint64  _pd_import_index_get_pages_bytes_read (void);
+void     _pd_import_index_add_pages_bytes_read (guint64 bytes);
+
+/* A transcript followed (pd-import-follow.c): its reader and the pages it
+ * builds kept between reads, so a change reads what was appended only. */
+typedef struct _PdImportFollow PdImportFollow;
+
+typedef enum
+{
+  PD_IMPORT_FOLLOW_ALL,
+  PD_IMPORT_FOLLOW_HISTORY,
+  PD_IMPORT_FOLLOW_EVENTS,
+} PdImportFollowPart;
+
+/* Whether @format is only ever appended to, so followed. */
+gboolean           _pd_import_follow_can        (const char          *format);
+/* The follow of @key (made when new), locked for the caller's thread. */
+PdImportFollow    *_pd_import_follow_get        (const char          *key);
+/* Reads what @path gained since the last read (whole the first time, or
+ * when it is not the same file any more) into the followed pages; sealed
+ * pages of what they hold now. */
+PdTranscriptPages *_pd_import_follow_update     (PdImportFollow      *self,
+                                                 const char          *format,
+                                                 const char          *path,
+                                                 const char          *agent_id,
+                                                 PdImportFollowPart   part,
+                                                 GCancellable        *cancellable,
+                                                 GError             **error);
+/* Unlocks and lets go of what _pd_import_follow_get() gave. */
+void               _pd_import_follow_release    (PdImportFollow      *self);
+/* Lets go of every follow (tests). */
+void               _pd_import_follow_forget_all (void);
 
 G_END_DECLS

@@ -150,9 +150,18 @@ struct _PdTranscriptPages
   gpointer     version_sink_data;
   JsonNode    *version_marks;        /* (nullable) the annotations */
 
+  /* Followed (pd-import-follow.c): the building pages and their
+   * snapshots say which pages they are, so a reader that read a snapshot
+   * asks for what came after it only. */
+  guint64      lineage;
+  /* Built again after more is read (followed): the messages' texts stay
+   * after they are written, which otherwise are let go at once. */
+  gboolean     keep_texts;
+
   /* Sealed. */
   gboolean     sealed;
   char        *messages_json;
+  GArray      *message_starts;       /* gsize: where each message starts in it */
   guint        n_messages;
   GPtrArray   *versions;             /* Version, the newest n_versions */
   GPtrArray   *plans;                /* PdArtifactPlan */
@@ -165,7 +174,8 @@ void  _pd_transcript_pages_call_free      (Call              *call);
 /* The conversation of @key (NULL: the session's own), made when new. */
 Conversation *_pd_transcript_pages_conversation_get (PdTranscriptPages *self,
                                                      const char        *key);
-/* The conversation as JSON text (subagents nested), n_messages set. */
+/* The conversation as JSON text (subagents nested), n_messages set, and
+ * where each message of it starts (message_starts). */
 char *_pd_transcript_pages_build_messages (PdTranscriptPages *self);
 /* A part's pages: after a message of the session's own conversation is
  * added, lets go of those outside the part (never the last one, which may

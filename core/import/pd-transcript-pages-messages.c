@@ -325,7 +325,8 @@ put_time (GString    *out,
 static void write_conversation (PdTranscriptPages *self,
                                 GString           *out,
                                 Conversation      *conversation,
-                                guint              depth);
+                                guint              depth,
+                                GArray            *starts);
 
 /* As plan_to_json(). */
 static void
@@ -397,7 +398,7 @@ write_call (PdTranscriptPages *self,
       if (call->description)
         put_redacted (out, &sub_first, "description", call->description, FALSE);
       put_name (out, &sub_first, "messages");
-      write_conversation (self, out, sub, depth + 1);
+      write_conversation (self, out, sub, depth + 1, NULL);
       g_string_append_c (out, '}');
     }
   g_string_append_c (out, '}');
@@ -454,16 +455,20 @@ write_message (PdTranscriptPages *self,
   put_time (out, &first, "time", message->time);
   g_string_append_c (out, '}');
 
+  if (self->keep_texts)
+    return;
   g_string_free (g_steal_pointer (&message->content), TRUE);
   if (message->thinking != NULL)
     g_string_free (g_steal_pointer (&message->thinking), TRUE);
 }
 
+/* @starts (nullable): where each message starts in @out, appended. */
 static void
 write_conversation (PdTranscriptPages *self,
                     GString           *out,
                     Conversation      *conversation,
-                    guint              depth)
+                    guint              depth,
+                    GArray            *starts)
 {
   conversation->linked = TRUE;
   g_string_append_c (out, '[');
@@ -471,6 +476,8 @@ write_conversation (PdTranscriptPages *self,
     {
       if (i > 0)
         g_string_append_c (out, ',');
+      if (starts != NULL)
+        g_array_append_val (starts, out->len);
       write_message (self, out, g_ptr_array_index (conversation->messages, i), depth);
     }
   g_string_append_c (out, ']');
@@ -519,7 +526,11 @@ write_messages (PdTranscriptPages *self,
   /* Past the estimate, the GString grows as it does. */
   out->str = g_realloc (out->str, estimate);
   out->allocated_len = estimate;
-  write_conversation (self, out, main_conversation, 0);
+  /* Where each message starts: a followed transcript's reader asks for
+   * the newest only (_pd_transcript_pages_dup_messages_from()). */
+  g_clear_pointer (&self->message_starts, g_array_unref);
+  self->message_starts = g_array_sized_new (FALSE, FALSE, sizeof (gsize), n);
+  write_conversation (self, out, main_conversation, 0, self->message_starts);
   /* The conversation's closing bracket is put back after the subagents
    * whose call is unknown (see _pd_transcript_pages_build_messages()). */
   g_string_truncate (out, out->len - 1);
@@ -536,6 +547,7 @@ write_messages (PdTranscriptPages *self,
       agent_id = pd_safe_text_line (conversation->key);
       if (n > 0)
         g_string_append_c (out, ',');
+      g_array_append_val (self->message_starts, out->len);
       g_string_append_c (out, '{');
       put_string (out, &first, "role", "assistant");
       put_string (out, &first, "content", "");
@@ -543,7 +555,7 @@ write_messages (PdTranscriptPages *self,
       g_string_append_c (out, '{');
       put_string (out, &sub_first, "agent_id", agent_id);
       put_name (out, &sub_first, "messages");
-      write_conversation (self, out, conversation, 1);
+      write_conversation (self, out, conversation, 1, NULL);
       g_string_append_c (out, '}');
       put_time (out, &first, "time", conversation->first_time);
       g_string_append_c (out, '}');
@@ -555,6 +567,33 @@ write_messages (PdTranscriptPages *self,
   length = out->len;
   text = g_string_free (out, FALSE);
   return g_realloc (text, length + 1);
+}
+
+/* @array as JSON text, as json_to_string() writes it, and where each of
+ * its messages starts: a followed transcript's reader asks for the newest
+ * only (_pd_transcript_pages_dup_messages_from()). */
+static char *
+array_text (PdTranscriptPages *self,
+            JsonArray         *array)
+{
+  GString *text = g_string_new ("[");
+  guint n = json_array_get_length (array);
+
+  g_clear_pointer (&self->message_starts, g_array_unref);
+  self->message_starts = g_array_sized_new (FALSE, FALSE, sizeof (gsize), n);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *one = json_to_string (json_array_get_element (array, i), FALSE);
+      gsize start;
+
+      if (i > 0)
+        g_string_append_c (text, ',');
+      start = text->len;
+      g_array_append_val (self->message_starts, start);
+      g_string_append (text, one);
+    }
+  g_string_append_c (text, ']');
+  return g_string_free (text, FALSE);
 }
 
 char *
@@ -607,7 +646,7 @@ _pd_transcript_pages_build_messages (PdTranscriptPages *self)
 
   self->n_messages = json_array_get_length (array);
   json_node_take_array (root, array);
-  return json_to_string (root, FALSE);
+  return array_text (self, array);
 }
 
 
@@ -728,4 +767,35 @@ pd_transcript_pages_foreach_message (PdTranscriptPages    *self,
       if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
         func (json_object_ref (json_node_get_object (node)), user_data);
     }
+}
+
+guint64
+_pd_transcript_pages_get_lineage (PdTranscriptPages *self)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, 0);
+  return self->lineage;
+}
+
+JsonArray *
+_pd_transcript_pages_dup_messages_from (PdTranscriptPages *self,
+                                        guint              from)
+{
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+  gsize start, end;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, NULL);
+
+  if (from == 0 || self->message_starts == NULL || self->message_starts->len != self->n_messages)
+    return pd_transcript_pages_dup_messages (self);
+  if (from >= self->n_messages)
+    return json_array_new ();
+  /* Only the newest parsed: "[" the messages from @from on "]". */
+  start = g_array_index (self->message_starts, gsize, from);
+  end = strlen (self->messages_json) - 1;
+  text = g_strdup_printf ("[%.*s]", (int) (end - start), self->messages_json + start);
+  root = pd_json_parse_full (text, -1, PD_JSON_PARSE_FOREIGN, NULL);
+  if (root == NULL || !JSON_NODE_HOLDS_ARRAY (root))
+    return json_array_new ();
+  return json_array_ref (json_node_get_array (root));
 }

@@ -139,6 +139,24 @@ char              *_pd_transcript_pages_state_json      (PdChecklist       *list
                                                          gint64             version,
                                                          gboolean           as_shown);
 
+/* A followed transcript's pages: @self (whole pages, the History's or the
+ * Events', never sealed) is filled on by later updates of the same reader,
+ * which read only what the agent appended; each snapshot is sealed pages of
+ * what it holds now, the versions shared with @self, nothing read again. */
+PdTranscriptPages *_pd_transcript_pages_snapshot        (PdTranscriptPages *self,
+                                                         PdImportedSession *session,
+                                                         GStrv              resume_argv,
+                                                         const char        *workdir);
+
+/* Which followed pages these are (0: pages read whole, never followed):
+ * snapshots of one lineage hold the same messages up to where the older
+ * one ends, but for its newest (PD_TRANSCRIPT_PAGES_STREAM_LAG) which may
+ * still change. */
+guint64            _pd_transcript_pages_get_lineage     (PdTranscriptPages *self);
+/* The session's own conversation from message @from on (all for 0). */
+JsonArray         *_pd_transcript_pages_dup_messages_from (PdTranscriptPages *self,
+                                                           guint              from);
+
 /* About how many bytes the sealed pages hold, for caches to budget. */
 gsize              _pd_transcript_pages_get_size        (PdTranscriptPages *self);
 

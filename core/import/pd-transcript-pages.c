@@ -44,6 +44,10 @@ message_free (Message *message)
 }
 
 static void version_free (Version *version);
+static void seal_documents (PdTranscriptPages *self,
+                            PdImportedSession *session,
+                            GStrv              resume_argv,
+                            const char        *workdir);
 
 void
 _pd_transcript_pages_call_free (Call *call)
@@ -69,11 +73,18 @@ conversation_free (Conversation *conversation)
   g_free (conversation);
 }
 
+/* Versions are shared, never changed once added: a followed transcript's
+ * pages (_pd_transcript_pages_snapshot()) hold the building pages' own. */
+static void
+version_clear (Version *version)
+{
+  g_ptr_array_unref (version->items);
+}
+
 static void
 version_free (Version *version)
 {
-  g_ptr_array_unref (version->items);
-  g_free (version);
+  g_atomic_rc_box_release_full (version, (GDestroyNotify) version_clear);
 }
 
 static void
@@ -103,6 +114,7 @@ pd_transcript_pages_finalize (GObject *object)
   drop_building_state (self);
   g_clear_pointer (&self->version_marks, json_node_unref);
   g_free (self->messages_json);
+  g_clear_pointer (&self->message_starts, g_array_unref);
   g_clear_pointer (&self->versions, g_ptr_array_unref);
   g_clear_pointer (&self->plans, g_ptr_array_unref);
   g_clear_pointer (&self->events, g_ptr_array_unref);
@@ -583,7 +595,7 @@ _pd_transcript_pages_add_version (PdTranscriptPages *self,
   g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
   g_return_if_fail (PD_IS_CHECKLIST (checklist));
 
-  version = g_new0 (Version, 1);
+  version = g_atomic_rc_box_new0 (Version);
   version->origin = pd_checklist_get_origin (checklist);
   version->items = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_checklist_item_free);
   for (guint i = 0; i < n_copied; i++)
@@ -817,8 +829,6 @@ _pd_transcript_pages_finish (PdTranscriptPages *self,
                              GStrv              resume_argv,
                              const char        *workdir)
 {
-  GPtrArray *plans;
-
   g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
   g_return_if_fail (PD_IS_IMPORTED_SESSION (session));
 
@@ -826,6 +836,20 @@ _pd_transcript_pages_finish (PdTranscriptPages *self,
     g_ptr_array_remove_range (self->versions, 0, self->versions->len - PD_TRANSCRIPT_PAGES_HISTORY_MAX);
   self->messages_json = _pd_transcript_pages_build_messages (self);
   build_events (self);
+  seal_documents (self, session, resume_argv, workdir);
+  drop_building_state (self);
+  self->sealed = TRUE;
+}
+
+/* The plan documents of @session and how to continue it, for sealing. */
+static void
+seal_documents (PdTranscriptPages *self,
+                PdImportedSession *session,
+                GStrv              resume_argv,
+                const char        *workdir)
+{
+  GPtrArray *plans;
+
   plans = pd_imported_session_get_plans (session);
   for (guint i = 0; i < plans->len; i++)
     {
@@ -838,9 +862,64 @@ _pd_transcript_pages_finish (PdTranscriptPages *self,
     }
   self->resume_argv = g_strdupv (resume_argv);
   self->workdir = g_strdup (workdir);
+}
 
-  drop_building_state (self);
-  self->sealed = TRUE;
+PdTranscriptPages *
+_pd_transcript_pages_snapshot (PdTranscriptPages *self,
+                               PdImportedSession *session,
+                               GStrv              resume_argv,
+                               const char        *workdir)
+{
+  PdTranscriptPages *sealed;
+  GHashTableIter iter;
+  gpointer value;
+  guint from;
+
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed, NULL);
+  g_return_val_if_fail (!self->windowed && !self->by_offset && self->version_sink == NULL, NULL);
+  g_return_val_if_fail (PD_IS_IMPORTED_SESSION (session), NULL);
+
+  sealed = g_object_new (PD_TYPE_TRANSCRIPT_PAGES, NULL);
+  sealed->history_only = self->history_only;
+  sealed->events_only = self->events_only;
+  sealed->n_versions = self->n_versions;
+
+  /* Every subagent nested again where it belongs. */
+  g_hash_table_iter_init (&iter, self->conversations);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    ((Conversation *) value)->linked = FALSE;
+  /* Built again once more is read: its texts are kept. */
+  self->keep_texts = TRUE;
+  sealed->messages_json = _pd_transcript_pages_build_messages (self);
+  sealed->message_starts = g_steal_pointer (&self->message_starts);
+  sealed->n_messages = self->n_messages;
+  if (self->lineage == 0)
+    {
+      static guint64 lineages;
+      static GMutex lineage_lock;
+
+      g_mutex_lock (&lineage_lock);
+      self->lineage = ++lineages;
+      g_mutex_unlock (&lineage_lock);
+    }
+  sealed->lineage = self->lineage;
+
+  /* The timeline built into the building pages' (empty) list, then taken. */
+  g_ptr_array_set_size (self->events, 0);
+  build_events (self);
+  g_ptr_array_extend_and_steal (sealed->events, g_steal_pointer (&self->events));
+  self->events = g_ptr_array_new_with_free_func ((GDestroyNotify) event_free);
+
+  /* The versions shared, not copied: a version never changes once added. */
+  from = self->history_only && self->versions->len > PD_TRANSCRIPT_PAGES_HISTORY_MAX
+         ? self->versions->len - PD_TRANSCRIPT_PAGES_HISTORY_MAX : 0;
+  for (guint i = from; i < self->versions->len; i++)
+    g_ptr_array_add (sealed->versions, g_atomic_rc_box_acquire (g_ptr_array_index (self->versions, i)));
+
+  seal_documents (sealed, session, resume_argv, workdir);
+  drop_building_state (sealed);
+  sealed->sealed = TRUE;
+  return sealed;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -1,0 +1,290 @@
+/* test-import-follow.c: the pages of a transcript the window follows are
+ * read by what the agent appended, not whole again at each change; a file
+ * rewritten (shorter, or its first line changed) is read whole again.
+ *
+ * A 30 MB Claude Code session grown by 200 lines every 0.5 s (tried as an
+ * attacker would): each change read the 30 MB again for the pages, and the
+ * window grew ~14 MB a round.  Bytes are counted here, never timed.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "test-import-follow"
+
+#include "config.h"
+
+#include "pd-db.h"
+#include "pd-import-index-private.h"
+#include "pd-import-test.h"
+#include "pd-session-reads.h"
+#include "pd-session-store.h"
+
+#define ROUNDS 10
+
+/* One exchange of the session, @n its number: a prompt, an answer, a
+ * plan call and its result (a version of the plan each). */
+static char *
+exchange (guint n)
+{
+  return g_strdup_printf (
+    "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:%02u:%02u.000Z\",\"sessionId\":\"f1\",\"cwd\":\"/work\","
+    "\"message\":{\"role\":\"user\",\"content\":\"Step %u, please: go on with the work of the day.\"}}\n"
+    "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:%02u:%02u.100Z\",\"message\":{\"id\":\"a%u\",\"role\":"
+    "\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Working on step %u now; reading the files first.\"}]}}\n"
+    "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:%02u:%02u.200Z\",\"message\":{\"id\":\"a%u\",\"role\":"
+    "\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t%u\",\"name\":\"TodoWrite\",\"input\":{\"todos\":["
+    "{\"content\":\"Step %u\",\"status\":\"in_progress\"},{\"content\":\"Step %u\",\"status\":\"pending\"}]}}]}}\n"
+    "{\"type\":\"user\",\"timestamp\":\"2026-01-01T00:%02u:%02u.300Z\",\"message\":{\"role\":\"user\",\"content\":["
+    "{\"type\":\"tool_result\",\"tool_use_id\":\"t%u\",\"content\":\"ok\"}]}}\n",
+    (n / 60) % 60, n % 60, n,
+    (n / 60) % 60, n % 60, n, n,
+    (n / 60) % 60, n % 60, n, n, n, n + 1,
+    (n / 60) % 60, n % 60, n);
+}
+
+static char *
+exchanges (guint from,
+           guint to)
+{
+  GString *text = g_string_new (NULL);
+
+  for (guint n = from; n < to; n++)
+    {
+      g_autofree char *one = exchange (n);
+
+      g_string_append (text, one);
+    }
+  return g_string_free (text, FALSE);
+}
+
+typedef struct
+{
+  char           *dir;
+  char           *db_dir;
+  char           *path;
+  PdSessionStore *store;
+  char           *id;
+} Followed;
+
+static void
+followed_open (Followed *f,
+               guint     n_exchanges)
+{
+  g_autofree char *project = NULL;
+  g_autofree char *text = exchanges (0, n_exchanges);
+  g_autoptr(PdSessionInfo) info = NULL;
+  PdImportIndexStats stats;
+
+  _pd_import_follow_forget_all ();
+  f->dir = pd_import_test_tmpdir ();
+  project = g_build_filename (f->dir, "projects", "-work", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (project, 0700), ==, 0);
+  f->path = g_build_filename (project, "f1.jsonl", NULL);
+  g_assert_true (g_file_set_contents (f->path, text, -1, NULL));
+  f->store = pd_import_test_new_store (&f->db_dir);
+  info = pd_import_test_import_fresh (f->store, f->dir, &stats);
+  f->id = g_strdup (info->id);
+}
+
+static void
+followed_close (Followed *f)
+{
+  _pd_import_follow_forget_all ();
+  g_clear_object (&f->store);
+  pd_test_remove_tree (f->dir);
+  pd_test_remove_tree (f->db_dir);
+  g_free (f->dir);
+  g_free (f->db_dir);
+  g_free (f->path);
+  g_free (f->id);
+}
+
+/* The pages (@history: the History's) as a reader of its own reads them
+ * whole now. */
+static PdTranscriptPages *
+fresh_pages (Followed *f,
+             gboolean  history)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdTranscriptReader) reader = pd_transcript_reader_new_for_format ("claude", f->path, NULL, &error);
+  PdTranscriptPages *pages;
+
+  g_assert_no_error (error);
+  pages = history ? pd_transcript_reader_read_history (reader, NULL, &error)
+                  : pd_transcript_reader_read_pages (reader, NULL, &error);
+  g_assert_no_error (error);
+  return pages;
+}
+
+/* Long texts compared without printing them whole. */
+static void
+assert_same_text (const char *have,
+                  const char *want,
+                  const char *what)
+{
+  if (g_strcmp0 (have, want) != 0)
+    g_error ("%s differ: %zu bytes followed, %zu read whole", what, strlen (have), strlen (want));
+}
+
+static char *
+messages_text (PdTranscriptPages *pages)
+{
+  g_autoptr(JsonArray) messages = pd_transcript_pages_dup_messages (pages);
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_ARRAY);
+
+  json_node_set_array (node, messages);
+  return json_to_string (node, FALSE);
+}
+
+static char *
+versions_text (PdTranscriptPages *pages)
+{
+  g_autoptr(GPtrArray) versions = pd_transcript_pages_dup_plan_versions (pages, NULL);
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < versions->len; i++)
+    {
+      PdPlanVersionInfo *version = g_ptr_array_index (versions, i);
+
+      g_string_append_printf (text, "%" G_GINT64_FORMAT ":%s\n", version->version, version->state_json);
+    }
+  return g_string_free (text, FALSE);
+}
+
+/* What @pages (read through the index) show is what a whole read shows. */
+static void
+assert_as_fresh (Followed *f)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdTranscriptPages) pages = pd_import_index_load_pages (f->store, f->id, NULL, &error);
+  g_autoptr(PdTranscriptPages) history = NULL;
+  g_autoptr(PdTranscriptPages) events = NULL;
+  g_autoptr(PdTranscriptPages) fresh = NULL;
+  g_autoptr(PdTranscriptPages) fresh_history = NULL;
+  g_autoptr(GPtrArray) followed_events = NULL;
+  g_autoptr(GPtrArray) fresh_events = NULL;
+  g_autofree char *have = NULL, *want = NULL, *have_versions = NULL, *want_versions = NULL;
+
+  g_assert_no_error (error);
+  history = pd_import_index_load_history (f->store, f->id, NULL, &error);
+  g_assert_no_error (error);
+  events = pd_import_index_load_events (f->store, f->id, NULL, &error);
+  g_assert_no_error (error);
+  fresh = fresh_pages (f, FALSE);
+  fresh_history = fresh_pages (f, TRUE);
+
+  g_assert_cmpuint (pd_transcript_pages_get_n_messages (pages), ==, pd_transcript_pages_get_n_messages (fresh));
+  have = messages_text (pages);
+  want = messages_text (fresh);
+  assert_same_text (have, want, "the messages");
+  g_assert_cmpuint (pd_transcript_pages_get_n_versions (history), ==, pd_transcript_pages_get_n_versions (fresh));
+  have_versions = versions_text (history);
+  want_versions = versions_text (fresh_history);
+  assert_same_text (have_versions, want_versions, "the History's versions");
+  followed_events = pd_transcript_pages_dup_events (events, f->id, 0, 0);
+  fresh_events = pd_transcript_pages_dup_events (fresh, f->id, 0, 0);
+  g_assert_cmpuint (followed_events->len, ==, fresh_events->len);
+  for (guint i = 0; i < fresh_events->len; i++)
+    {
+      PdStoredEvent *a = g_ptr_array_index (followed_events, i);
+      PdStoredEvent *b = g_ptr_array_index (fresh_events, i);
+
+      g_assert_cmpint (a->seq, ==, b->seq);
+      g_assert_cmpstr (a->event_json, ==, b->event_json);
+    }
+}
+
+/* A transcript of ~N KB read for its pages (whole, History, Events), then
+ * grown ten times and read again each time: what is read after the first
+ * read is about what was appended (the first line looked at each time to
+ * tell a rewritten file), not ten times the transcript. */
+static void
+test_follow_reads_appended (void)
+{
+  Followed f = { 0 };
+  guint64 before, read, appended = 0;
+  goffset size;
+  guint n = 1000;
+
+  followed_open (&f, n);
+  assert_as_fresh (&f);
+  g_assert_true (g_file_test (f.path, G_FILE_TEST_EXISTS));
+  {
+    GStatBuf st;
+
+    g_assert_cmpint (g_stat (f.path, &st), ==, 0);
+    size = st.st_size;
+  }
+  g_assert_cmpint (size, >, 600 * 1024);
+
+  before = _pd_import_index_get_pages_bytes_read ();
+  for (guint round = 0; round < ROUNDS; round++)
+    {
+      g_autofree char *more = exchanges (n, n + 10);
+
+      n += 10;
+      pd_import_test_append (f.path, more);
+      appended += strlen (more);
+      assert_as_fresh (&f);
+    }
+  /* Each round: three reads (whole pages, History, Events) of what was
+   * appended, a first line each; the fresh reads to compare are a reader's
+   * own, not counted. */
+  read = _pd_import_index_get_pages_bytes_read () - before;
+  g_test_message ("transcript %" G_GINT64_FORMAT " bytes, appended %" G_GUINT64_FORMAT ", read %" G_GUINT64_FORMAT,
+                  (gint64) size, appended, read);
+  g_assert_cmpuint (read, >=, 3 * appended);
+  g_assert_cmpuint (read, <=, 3 * appended + (guint64) ROUNDS * 3 * 4096);
+  g_assert_cmpuint (read, <, (guint64) size);
+
+  followed_close (&f);
+}
+
+/* Rewritten shorter in place (same file), or rewritten with another first
+ * line and longer: read whole again, and shown as it is now. */
+static void
+test_follow_rewritten (void)
+{
+  Followed f = { 0 };
+  g_autofree char *shorter = exchanges (0, 20);
+  g_autofree char *other = exchanges (500, 900);
+  guint64 before;
+  FILE *file;
+
+  followed_open (&f, 200);
+  assert_as_fresh (&f);
+
+  /* Cut: the same file, shorter. */
+  file = fopen (f.path, "w");
+  g_assert_nonnull (file);
+  fputs (shorter, file);
+  fclose (file);
+  before = _pd_import_index_get_pages_bytes_read ();
+  assert_as_fresh (&f);
+  g_assert_cmpuint (_pd_import_index_get_pages_bytes_read () - before, >=, 3 * strlen (shorter));
+  {
+    g_autoptr(PdTranscriptPages) pages = pd_import_index_load_pages (f.store, f.id, NULL, NULL);
+
+    g_assert_cmpuint (pd_transcript_pages_get_n_messages (pages), <, 100);
+  }
+
+  /* Another first line, longer than before: not read on from the old end. */
+  file = fopen (f.path, "w");
+  g_assert_nonnull (file);
+  fputs (other, file);
+  fclose (file);
+  assert_as_fresh (&f);
+
+  followed_close (&f);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/pd/import-follow/reads-appended", test_follow_reads_appended);
+  g_test_add_func ("/pd/import-follow/rewritten", test_follow_rewritten);
+
+  return g_test_run ();
+}
