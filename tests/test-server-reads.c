@@ -102,6 +102,7 @@ append_answers (GString *text,
 {
   const char *said = "I'll look at how settings are loaded and saved today.";
   const char *uuid = "b82a72b8-d1f3-4801-89b1-49f85b00ff5a";
+  const char *message_id = "msg_01WCceZeeFPLJxbMU28gC0bn";
   const char *at = strstr (text->str, said);
   const char *start, *end;
   g_autofree char *line = NULL;
@@ -120,9 +121,12 @@ append_answers (GString *text,
   for (guint i = 0; i < n; i++)
     {
       g_autofree char *other_uuid = g_strdup_printf ("b82a72b8-d1f3-4801-89b1-%012u", i);
+      g_autofree char *other_id = g_strdup_printf ("msg_01WCceZeeFPLJxbM%08u", i);
       g_autoptr(GString) copy = g_string_new (line);
 
+      /* Another message (the lines of one message share its id). */
       g_string_replace (copy, uuid, other_uuid, 0);
+      g_string_replace (copy, message_id, other_id, 0);
       g_string_replace (copy, said, long_text, 0);
       g_string_append_c (copy, '\n');
       g_string_append_len (text, copy->str, copy->len);
@@ -566,8 +570,9 @@ static void
 test_unread_answers_share (Fixture       *f,
                            gconstpointer  data)
 {
-  /* 12 MB of text: more than the sockets' buffers take. */
-  g_autofree char *id = import_fixture_grown (f, 48, 256 * 1024);
+  /* 12.8 MB of text (a message shows 64 KiB of its text at most): more
+   * than the sockets' buffers take. */
+  g_autofree char *id = import_fixture_grown (f, 200, 64 * 1024);
   g_autofree char *record = g_strdup_printf ("/api/sessions/%s", id);
   Share share = { f->server, "127.0.0.1" };
   int fds[PD_SERVER_HEAVY_PER_CLIENT];
