@@ -319,7 +319,9 @@ test_more_spellings_kept (void)
     "ldapsearch -xLLL -b dc=x uid",
     "ls -xw 80",
     "mysql -xw shop",
-    "echo the PASSWORD 'is required'",
+    /* (Not "echo the PASSWORD 'is required'": a quoted literal after the
+     * word PASSWORD is masked wherever it stands, as PostgreSQL's CREATE
+     * USER u PASSWORD 'X', WITH optional, needs; pd-redact-settings.c.) */
     "ALTER USER bob WITH PASSWORD NULL;",
     "npm config set registry https://r.example",
     "npm config get //reg.example/:_password",
