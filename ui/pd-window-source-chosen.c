@@ -58,6 +58,10 @@ on_endpoint_connect (PdWindow *self)
 
   if (remote == NULL || token[0] == '\0')
     return;
+  /* The line serve printed, pasted whole, was refused as a token "again"
+   * (tried as a new user would): its token is taken, as the banner does. */
+  if (!_pd_window_token_from_pasted (self, pd_remote_source_get_base_url (remote), &token))
+    return;
   /* "Again" once a token was refused: it said so of the first one given
    * to an endpoint that had none (tried as a new user would). */
   g_object_set_data (G_OBJECT (self), "pd-endpoint-connecting",

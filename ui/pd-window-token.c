@@ -259,6 +259,38 @@ same_endpoint (const char *a,
          uri_port (ua) == uri_port (ub);
 }
 
+/* What a person typed or pasted as @endpoint's token, in *@token: the
+ * token itself, or what `serve` prints, the whole address with its token
+ * (a person pastes that), whose token is taken only for @endpoint's own
+ * address: another address's token is not sent there.  FALSE, and the
+ * window told why, when the text is an address that gives no token. */
+gboolean
+_pd_window_token_from_pasted (PdWindow    *self,
+                              const char  *endpoint,
+                              char       **token)
+{
+  g_autofree char *from_url = NULL;
+  g_autofree char *base = NULL;
+
+  if (!g_str_has_prefix (*token, "http://") && !g_str_has_prefix (*token, "https://"))
+    return TRUE;
+  base = pd_window_split_endpoint_url (*token, &from_url);
+  if (endpoint == NULL || !same_endpoint (base, endpoint))
+    {
+      pd_window_show_message (self, _("That address is not this window’s endpoint: paste its token, or use Connect to Endpoint"));
+      return FALSE;
+    }
+  if (from_url == NULL || from_url[0] == '\0')
+    {
+      pd_window_show_message (self, _("That address has no token: paste the address serve printed, or the token alone"));
+      return FALSE;
+    }
+  explicit_bzero (*token, strlen (*token));
+  g_free (*token);
+  *token = g_steal_pointer (&from_url);
+  return TRUE;
+}
+
 /* win.use-token: the token entered in the banner, for a server that
  * refused the old one (or was given none). */
 void
@@ -272,27 +304,8 @@ _pd_window_use_token_action (GtkWidget  *widget,
   if (token[0] == '\0')
     return;
 
-  /* What `serve` prints is the whole address with its token; a person
-   * pastes that.  The token is taken from it only for this window's own
-   * endpoint: another address's token is not sent here. */
-  if (g_str_has_prefix (token, "http://") || g_str_has_prefix (token, "https://"))
-    {
-      g_autofree char *from_url = NULL;
-      g_autofree char *base = pd_window_split_endpoint_url (token, &from_url);
-
-      if (self->remote_url == NULL || !same_endpoint (base, self->remote_url))
-        {
-          pd_window_show_message (self, _("That address is not this window’s endpoint: paste its token, or use Connect to Endpoint"));
-          return;
-        }
-      if (from_url == NULL || from_url[0] == '\0')
-        {
-          pd_window_show_message (self, _("That address has no token: paste the address serve printed, or the token alone"));
-          return;
-        }
-      g_free (token);
-      token = g_steal_pointer (&from_url);
-    }
+  if (!_pd_window_token_from_pasted (self, self->remote_url, &token))
+    return;
   if (self->remote_url == NULL)
     return;
   _pd_window_forget_typed_token (self);

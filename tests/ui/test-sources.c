@@ -627,7 +627,11 @@ check_sources (PdApplication *app,
   pd_test_wait_until (token_refused_again, window, "the page saying the token was refused again");
   g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Connecting…", FALSE), ==, 0);
   pd_test_screenshot_sizes (GTK_WINDOW (window), "sources-endpoint-token-again");
-  gtk_editable_set_text (g_object_get_data (G_OBJECT (window), "pd-endpoint-token"), alpha->token);
+  /* The line serve printed, pasted whole: its token is taken from it. */
+  {
+    g_autofree char *printed = g_strdup_printf ("%s/?token=%s", alpha->base, alpha->token);
+    gtk_editable_set_text (g_object_get_data (G_OBJECT (window), "pd-endpoint-token"), printed);
+  }
   g_signal_emit_by_name (g_object_get_data (G_OBJECT (window), "pd-endpoint-token"), "activate");
   wait_listed (window, 2, "Alpha build two", "its sessions alone, from the token given in place");
   g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Token refused again", FALSE), ==, 0);
