@@ -42,13 +42,31 @@
  * escape wherever a call is put to a person: a control character but LF
  * and TAB (CR, ESC, DEL, C1 too), a line or paragraph separator, a
  * direction override or isolate, an invisible format character
- * (pd_safe_text_is_invisible(): zero-width space, LRM/RLM, tag characters).
+ * (pd_safe_text_is_invisible(): zero-width space, LRM/RLM, tag characters),
+ * a blank that is not a space (NBSP, U+2000–U+200A, U+3000: bash reads
+ * them as a word's letters, a person as a space).
  */
 gboolean
 pd_tool_text_is_control (gunichar c)
 {
   return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f || (c >= 0x80 && c < 0xa0) ||
-         c == 0x2028 || c == 0x2029 || pd_safe_text_is_invisible (c);
+         c == 0x2028 || c == 0x2029 || pd_safe_text_is_invisible (c) ||
+         (c != ' ' && g_unichar_type (c) == G_UNICODE_SPACE_SEPARATOR);
+}
+
+/* Where the blanks (spaces, TABs) that end the line [@text, @end) after a
+ * backslash start, or @end.  `echo hi \<space><LF>rm x` read as one echo
+ * continued onto a second line, and bash ran rm on its own: a backslash
+ * escapes the blank, not the line break (tried as an attacker would). */
+static const char *
+blanks_after_backslash (const char *text,
+                        const char *end)
+{
+  const char *p = end;
+
+  while (p > text && (p[-1] == ' ' || p[-1] == '\t'))
+    p--;
+  return p < end && p > text && p[-1] == '\\' ? p : end;
 }
 
 /**
@@ -97,6 +115,10 @@ pd_tool_text_has_control (const char *text)
     {
       gunichar c = g_utf8_get_char_validated (p, -1);
 
+      /* Blanks after a backslash before a line break (shown escaped). */
+      if (c == '\n' && blanks_after_backslash (text, p) != p)
+        return TRUE;
+
       if (c == (gunichar) -1 || c == (gunichar) -2)
         {
           p++;
@@ -117,12 +139,16 @@ append_line (GString    *out,
              const char *end)
 {
   g_autofree char *valid = g_utf8_make_valid (text, end - text);
+  const char *blanks = blanks_after_backslash (valid, valid + strlen (valid));
   guint n = 0;
   const char *p;
 
   for (p = valid; *p != '\0' && n < PREVIEW_LINE_MAX_CHARS; p = g_utf8_next_char (p), n++)
     {
-      pd_tool_text_append_escape (out, g_utf8_get_char (p));
+      if (p >= blanks)
+        g_string_append (out, *p == '\t' ? "\\t" : "\\x20");
+      else
+        pd_tool_text_append_escape (out, g_utf8_get_char (p));
     }
   if (*p != '\0')
     {
