@@ -1014,6 +1014,13 @@ pd_session_list_set_found_elsewhere (PdSessionList *self,
   pd_session_list_update_empty (self);
 }
 
+const char *
+pd_session_list_get_found_elsewhere (PdSessionList *self)
+{
+  g_return_val_if_fail (PD_IS_SESSION_LIST (self), NULL);
+  return self->found_elsewhere;
+}
+
 gboolean
 pd_session_list_get_full_text (PdSessionList *self)
 {

@@ -43,6 +43,7 @@ gboolean            pd_session_list_get_busy          (PdSessionList *self);
 
 void             pd_session_list_set_found_elsewhere (PdSessionList *self,
                                                       const char    *names);
+const char      *pd_session_list_get_found_elsewhere (PdSessionList *self);
 gboolean         pd_session_list_get_full_text (PdSessionList *self);
 void             pd_session_list_set_note      (PdSessionList *self,
                                                 const char    *note);

@@ -171,6 +171,7 @@ void        _pd_window_on_session_items_added (PdWindow     *self,
                                             guint            removed,
                                             guint            added);
 void        _pd_window_on_source_chosen    (PdWindow        *self);
+gboolean    _pd_window_describe_search     (PdWindow        *self);
 gboolean    _pd_window_token_from_pasted   (PdWindow        *self,
                                             const char      *endpoint,
                                             char           **token);

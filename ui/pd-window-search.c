@@ -78,8 +78,45 @@ on_asked (GObject      *object,
             g_string_append (names, g_ptr_array_index (elsewhere->names, i));
           }
       pd_session_list_set_found_elsewhere (self->session_list, names->len > 0 ? names->str : NULL);
+      _pd_window_update_content (self);
     }
   elsewhere_free (elsewhere);
+}
+
+/* With a search and no session open, the page beside the list says what
+ * the list shows: it said "No Matching Sessions" beside the list's matches,
+ * and beside its "Found in …" (tried as a new user would).  FALSE when
+ * there is no search. */
+gboolean
+_pd_window_describe_search (PdWindow *self)
+{
+  AdwStatusPage *page = ADW_STATUS_PAGE (gtk_stack_get_child_by_name (self->content_stack, "no-results"));
+  GListModel *model = G_LIST_MODEL (pd_session_list_get_model (self->session_list));
+  const char *elsewhere = pd_session_list_get_found_elsewhere (self->session_list);
+  guint n = g_list_model_get_n_items (model);
+  g_autofree char *description = NULL;
+
+  if (pd_session_list_get_query (self->session_list) == NULL)
+    return FALSE;
+  if (n > 0)
+    {
+      adw_status_page_set_title (page, _("Search Results"));
+      description = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u session matches: choose it in the list.",
+                                                  "%u sessions match: choose one in the list.", n), n);
+    }
+  else
+    {
+      /* The page's description is markup: the names, the person's own,
+       * are escaped. */
+      g_autofree char *names = elsewhere != NULL ? g_markup_escape_text (elsewhere, -1) : NULL;
+
+      adw_status_page_set_title (page, _("No Matching Sessions"));
+      /* Translators: %s is the name of one or more sources, such as Build box */
+      description = names != NULL ? g_strdup_printf (_("Found in %s: choose All Sources to see them."), names)
+                                  : g_strdup (_("Try other words, or search the transcripts too."));
+    }
+  adw_status_page_set_description (page, description);
+  return TRUE;
 }
 
 /* The session list's ::search-counted: @n matches in the source listed. */

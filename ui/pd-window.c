@@ -418,7 +418,7 @@ _pd_window_update_content (PdWindow *self)
     pd_window_show_page (self, "overview");
   else if (item != NULL)
     pd_window_show_page (self, "session");
-  else if (pd_session_list_get_query (self->session_list) != NULL)
+  else if (_pd_window_describe_search (self))
     pd_window_show_page (self, "no-results");
   else
     pd_window_show_page (self, "empty");

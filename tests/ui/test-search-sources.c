@@ -60,6 +60,19 @@ wait_listed (PdWindow   *window,
   pd_test_wait_until (listed, &wait, what);
 }
 
+static PdWindow *page_window;
+
+/* The page beside the list (no session open, a search; shown when the
+ * Overview has no card) says @data. */
+static gboolean
+page_says (gpointer data)
+{
+  GtkWidget *page = gtk_stack_get_child_by_name (page_window->content_stack, "no-results");
+
+  return _pd_window_describe_search (page_window) &&
+         g_strcmp0 (adw_status_page_get_description (ADW_STATUS_PAGE (page)), data) == 0;
+}
+
 static void
 check_search (PdApplication *app,
               PdWindow      *window,
@@ -72,6 +85,7 @@ check_search (PdApplication *app,
   g_autoptr(PdSource) local = g_list_model_get_item (sources, 0);
   PdSessionList *list = session_list (window);
 
+  page_window = window;
   /* A second source joins, as an endpoint does. */
   pd_source_list_append (PD_SOURCE_LIST (sources), PD_SOURCE (other), "e1", "Build box");
   wait_listed (window, 3, "Tidy the build box", "both sources' sessions");
@@ -84,6 +98,10 @@ check_search (PdApplication *app,
   wait_listed (window, 0, "Found in \342\201\250Build box\342\201\251: choose All Sources to see them",
                "the list saying where the search found sessions");
   g_assert_null (pd_test_find_mapped_label (GTK_WIDGET (list), "No Matching Sessions"));
+  /* The page beside the list says the same (it said "No Matching
+   * Sessions", tried as a new user would). */
+  pd_test_wait_until (page_says, (gpointer) "Found in \342\201\250Build box\342\201\251: choose All Sources to see them.",
+                      "the page saying where the search found sessions");
   pd_test_screenshot (GTK_WIDGET (window), "search-found-elsewhere");
 
   /* A word no source has: said so. */
@@ -99,9 +117,10 @@ check_search (PdApplication *app,
   wait_listed (window, 0, "Found in \342\201\250This Computer\342\201\251: choose All Sources to see them",
                "the other source naming this computer");
 
-  /* All sources: the match. */
+  /* All sources: the match, and the page beside it says so. */
   pd_source_sidebar_select (sidebar, NULL);
   wait_listed (window, 1, "Add a --json flag to sessions list", "the match of all sources");
+  pd_test_wait_until (page_says, (gpointer) "1 session matches: choose it in the list.", "the page counting the match");
   pd_session_list_set_query (list, NULL, FALSE);
   wait_listed (window, 3, NULL, "every session again");
   g_assert_true (pd_source_list_remove (PD_SOURCE_LIST (sources), "e1"));
