@@ -230,8 +230,7 @@ fit_preview_when_laid_out (GtkWidget     *scroller,
 }
 
 static GtkWidget *
-monospace_block (const char *text,
-                 gboolean    wrapped)
+monospace_block (const char *text)
 {
   /* Model-derived text: a plain label, never markup. */
   GtkWidget *label = _pd_plain_label (text, "monospace");
@@ -246,18 +245,6 @@ monospace_block (const char *text,
   scroller = _pd_unwrapped_scroller (label);
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_AUTOMATIC,
                                   GTK_POLICY_AUTOMATIC);
-  /* A command wraps: at 1.5× text in 360 px it showed "$ echo hello >
-   * hell" and its rest only by scrolling sideways (tried with large
-   * text).  At any character, where the reader's width puts the break,
-   * never at a word the model chose; its lines keep their "$ " and "  "
-   * and a tail starts at the edge.  A change's lines (+ and -) still
-   * never wrap. */
-  if (wrapped)
-    {
-      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_CHAR);
-      gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-    }
   gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
   /* Long commands scroll: the whole text is there, never cut here. */
   gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scroller), 320);
@@ -346,7 +333,7 @@ approval_details (Question *question)
   if (g_str_has_suffix (text, "\n"))
     text[strlen (text) - 1] = '\0';
   ltr = _pd_ltr_lines (text);
-  gtk_box_append (GTK_BOX (box), monospace_block (ltr, g_strcmp0 (question->tool, "shell") == 0));
+  gtk_box_append (GTK_BOX (box), monospace_block (ltr));
 
   /* An endpoint masked part of the command: what it holds may run, and
    * bash runs a value in more ways than a reader can follow ($N's value
