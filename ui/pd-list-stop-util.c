@@ -191,3 +191,24 @@ _pd_list_box_one_stop (GtkListBox *list)
     }
   set_ends (GTK_WIDGET (list));
 }
+
+/*
+ * _pd_list_box_refocus:
+ * @widget: where the focus was, a row of a list of _pd_list_box_one_stop()
+ *   or any widget
+ *
+ * Gives @widget the focus back (F6 back into a page): a row the list made
+ * not focusable when the focus left is its stop again.  The list box had
+ * gone on to the row after it (tried with the keyboard alone).
+ *
+ * Returns: whether @widget has the focus
+ */
+gboolean
+_pd_list_box_refocus (GtkWidget *widget)
+{
+  GtkWidget *list = gtk_widget_get_parent (widget);
+
+  if (is_roving (widget) && list != NULL && g_object_get_data (G_OBJECT (list), ROVING_KEY) != NULL)
+    set_stop (list, widget);
+  return gtk_widget_grab_focus (widget);
+}

@@ -95,6 +95,7 @@ char       *_pd_toast_quote            (GtkWidget          *overlay,
                                         const char         *text,
                                         const char         *rest);
 GtkWidget  *_pd_list_box_roving_row    (GtkWidget          *row);
+gboolean    _pd_list_box_refocus       (GtkWidget          *widget);
 void        _pd_list_box_one_stop      (GtkListBox         *list);
 void        _pd_toast_keep_above       (GtkWidget          *overlay,
                                         GtkWidget          *content);

@@ -178,6 +178,22 @@ main_list (GtkWidget *root)
   return NULL;
 }
 
+/* The session list's rows (a list view), shown or not. */
+static GtkWidget *
+session_rows (GtkWidget *root)
+{
+  if (GTK_IS_LIST_VIEW (root))
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *rows = gtk_widget_get_visible (child) ? session_rows (child) : NULL;
+
+      if (rows != NULL)
+        return rows;
+    }
+  return NULL;
+}
+
 /* Whether @widget, a row's content or inside it, stands for @item: it
  * holds it as its "item", or shows its "label". */
 static gboolean
@@ -353,6 +369,13 @@ focus_page (PdWindow *self)
   GtkWidget *page = adw_view_stack_get_visible_child (self->view_stack);
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
 
+  /* Back where F6 left it: each round trip had landed one step further
+   * (s1, s2, s3), the list box moving on from the step it remembered
+   * (tried with the keyboard alone). */
+  if (page != NULL && self->page_focus != NULL && gtk_widget_is_ancestor (self->page_focus, page) &&
+      gtk_widget_get_mapped (self->page_focus) && _pd_list_box_refocus (self->page_focus))
+    return;
+  g_clear_weak_pointer (&self->page_focus);
   if (page != NULL && main_list (page) != NULL)
     focus_list (main_list (page));
   else if (!gtk_widget_child_focus (gtk_widget_get_parent (GTK_WIDGET (self->view_stack)), GTK_DIR_TAB_FORWARD) &&
@@ -433,8 +456,9 @@ open_focus_tick (GtkWidget     *widget,
  * plan step).  Showing the content had put it on the content header's
  * first button, the main menu (tried with the keyboard alone).
  */
-void
-_pd_window_focus_opened (PdWindow *self)
+static void
+focus_opened (PdWindow *self,
+              gboolean  in_page)
 {
   _pd_window_stop_focus_opened (self);
   if (!page_reading (self))
@@ -442,9 +466,17 @@ _pd_window_focus_opened (PdWindow *self)
       focus_page (self);
       return;
     }
+  self->open_focus_in_page = in_page;
   self->open_focus_from = gtk_root_get_focus (GTK_ROOT (self));
   self->open_focus_frames = 0;
   self->open_focus_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), open_focus_tick, NULL, NULL);
+}
+
+void
+_pd_window_focus_opened (PdWindow *self)
+{
+  g_clear_weak_pointer (&self->page_focus);
+  focus_opened (self, FALSE);
 }
 
 void
@@ -496,17 +528,27 @@ focus_other_pane_action (GtkWidget  *widget,
   if (in_list && session_shown (self))
     {
       adw_leaflet_set_visible_child_name (self->leaflet, "content");
-      /* A page still reading (the Events page's rows): once it has read. */
-      _pd_window_focus_opened (self);
+      /* A page still reading (the Events page's rows), or folded not yet
+       * shown: once it has read and shows.  Only a focus in the page is
+       * the person's: folded, the leaflet put it on the page tabs below,
+       * and it stayed there (tried with the keyboard alone). */
+      focus_opened (self, TRUE);
     }
   else if (in_list && g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "overview") == 0)
     /* The Overview's first card: F6 stayed in the list (tried with the keyboard alone). */
     _pd_window_focus_overview (self);
   else
     {
-      GtkWidget *rows = main_list (list);
+      GtkWidget *rows;
 
+      if (focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->view_stack)))
+        g_set_weak_pointer (&self->page_focus, focus);
       adw_leaflet_set_visible_child_name (self->leaflet, "sidebar");
+      /* Folded, the list is not shown yet: its rows all the same, the open
+       * session's once laid out.  Its first stop had gone to the row below
+       * the open session, one further at each F6, the list view moving on
+       * from the row it remembered (tried with the keyboard alone). */
+      rows = session_rows (list);
       if (rows != NULL)
         focus_list (rows);
       else

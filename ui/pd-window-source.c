@@ -478,6 +478,23 @@ _pd_window_end_retry (PdWindow *self,
     _pd_window_say_still_unreachable (self);
 }
 
+/* A token asked for, none typed yet: the focus goes to the banner's entry
+ * unless the person put it somewhere (the window opened with it on the
+ * header's first button, and a screen reader said nothing of the banner:
+ * tried with one). */
+static void
+focus_token_entry (PdWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+
+  if (!gtk_widget_get_visible (GTK_WIDGET (self->token_box)) ||
+      gtk_editable_get_text (GTK_EDITABLE (self->token_entry))[0] != '\0')
+    return;
+  if (focus == NULL || !gtk_widget_get_mapped (focus) || gtk_widget_get_ancestor (focus, ADW_TYPE_HEADER_BAR) != NULL ||
+      gtk_widget_get_ancestor (focus, ADW_TYPE_STATUS_PAGE) != NULL)
+    gtk_widget_grab_focus (GTK_WIDGET (self->token_entry));
+}
+
 /* The banner over the content says whether a remote endpoint answers:
  * offline (reconnecting by itself, or now with Retry), or refusing the
  * token (a new one can be entered in place). */
@@ -536,6 +553,8 @@ pd_window_update_connection (PdWindow *self)
   gtk_revealer_set_reveal_child (self->connection_banner, state == PD_REMOTE_OFFLINE || state == PD_REMOTE_DENIED);
   /* After the banner is shown: a token refused is selected in its entry. */
   _pd_window_check_typed_token (self);
+  if (state == PD_REMOTE_DENIED)
+    focus_token_entry (self);
   _pd_window_update_error_page (self);
 }
 

@@ -634,6 +634,7 @@ pd_window_dispose (GObject *object)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->first_show_tick);
   self->first_show_tick = 0;
   _pd_window_stop_focus_opened (self);
+  g_clear_weak_pointer (&self->page_focus);
 
   g_clear_handle_id (&self->select_idle, g_source_remove);
   if (self->cancellable != NULL)

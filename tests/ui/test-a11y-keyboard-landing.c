@@ -22,116 +22,11 @@
 #include "pd-session-row.h"
 #include "pd-source-sidebar.h"
 #include "pd-test-a11y.h"
+#include "pd-test-a11y-keys.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
 #include "test-a11y-keyboard-landing.h"
-
-/* Activates @widget's shortcut for the key, of its controllers of the
- * capture phase or of the others. */
-static gboolean
-press_in_phase (GtkWidget       *widget,
-                guint            keyval,
-                GdkModifierType  mods,
-                gboolean         capture)
-{
-  g_autoptr(GtkShortcutTrigger) wanted = gtk_keyval_trigger_new (keyval, mods);
-  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
-
-  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
-    {
-      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
-
-      if (!GTK_IS_SHORTCUT_CONTROLLER (controller) ||
-          (gtk_event_controller_get_propagation_phase (GTK_EVENT_CONTROLLER (controller)) == GTK_PHASE_CAPTURE) != capture)
-        continue;
-      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
-        {
-          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
-
-          if (gtk_shortcut_trigger_equal (gtk_shortcut_get_trigger (shortcut), wanted) &&
-              gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut), 0, widget,
-                                            gtk_shortcut_get_arguments (shortcut)))
-            return TRUE;
-        }
-    }
-  return FALSE;
-}
-
-/* A key pressed with the focus where it is, as GTK delivers it: the
- * capture phase from the window down to the focus widget, then the focus
- * widget's shortcuts and each ancestor's up to the window's. A GtkPaned
- * on the way took F6 before the window's own (tried with the keyboard
- * alone). */
-static gboolean
-key (PdWindow        *window,
-     guint            keyval,
-     GdkModifierType  mods)
-{
-  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
-  g_autoptr(GPtrArray) chain = g_ptr_array_new ();
-
-  /* GTK shows the focus ring at each key press it handles, and hides it
-   * 3 s after the last (GTK 4.8's unset_focus_visible). */
-  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
-  for (GtkWidget *w = focus != NULL ? focus : GTK_WIDGET (window); w != NULL; w = gtk_widget_get_parent (w))
-    g_ptr_array_insert (chain, 0, w);
-  for (guint i = 0; i < chain->len; i++)
-    if (press_in_phase (g_ptr_array_index (chain, i), keyval, mods, TRUE))
-      return TRUE;
-  for (guint i = chain->len; i > 0; i--)
-    if (press_in_phase (g_ptr_array_index (chain, i - 1), keyval, mods, FALSE))
-      return TRUE;
-  /* Then the window's own move-focus, which wraps at the end. */
-  if (keyval == GDK_KEY_Tab || keyval == GDK_KEY_ISO_Left_Tab)
-    {
-      GtkDirectionType direction = keyval == GDK_KEY_Tab ? GTK_DIR_TAB_FORWARD : GTK_DIR_TAB_BACKWARD;
-
-      if (gtk_widget_child_focus (GTK_WIDGET (window), direction))
-        return TRUE;
-      gtk_root_set_focus (GTK_ROOT (window), NULL);
-      return gtk_widget_child_focus (GTK_WIDGET (window), direction);
-    }
-  return FALSE;
-}
-
-/* Why @widget, given the focus, is not seen, or %NULL when it is: not
- * drawn, in a stack page that is not the one shown, or see-through. */
-static const char *
-why_unseen (GtkWidget *widget)
-{
-  if (!gtk_widget_is_drawable (widget))
-    return "not drawn";
-  for (GtkWidget *w = widget; w != NULL; w = gtk_widget_get_parent (w))
-    {
-      GtkWidget *parent = gtk_widget_get_parent (w);
-
-      if (gtk_widget_get_opacity (w) == 0)
-        return "see-through";
-      if (!gtk_widget_get_child_visible (w))
-        return "a hidden child";
-      if (parent != NULL && GTK_IS_STACK (parent) &&
-          gtk_stack_get_visible_child (GTK_STACK (parent)) != w)
-        return "in a stack page not shown";
-      if (parent != NULL && ADW_IS_VIEW_STACK (parent) &&
-          adw_view_stack_get_visible_child (ADW_VIEW_STACK (parent)) != w)
-        return "in a view stack page not shown";
-    }
-  return NULL;
-}
-
-static char *
-describe (GtkWidget *widget)
-{
-  GString *path = g_string_new (NULL);
-
-  for (GtkWidget *w = widget; w != NULL && !GTK_IS_ROOT (w); w = gtk_widget_get_parent (w))
-    {
-      g_string_prepend (path, G_OBJECT_TYPE_NAME (w));
-      g_string_prepend_c (path, '/');
-    }
-  return g_string_free (path, FALSE);
-}
 
 /* Tabs through the whole window from its first stop until the focus comes
  * back there: every stop must be seen. Returns the number of stops. */
@@ -154,17 +49,17 @@ assert_tab_cycle_seen (PdWindow   *window,
       if (g_ptr_array_find (seen, focus, NULL))
         break;
       g_ptr_array_add (seen, focus);
-      why = why_unseen (focus);
+      why = pd_test_a11y_why_unseen (focus);
       if (why != NULL)
         {
-          g_autofree char *path = describe (focus);
+          g_autofree char *path = pd_test_a11y_describe (focus);
 
           g_test_message ("%s: Tab stop %u is %s: %s", where, i + 1, why, path);
           n_unseen++;
         }
-      if (!key (window, GDK_KEY_Tab, 0))
+      if (!pd_test_a11y_key (window, GDK_KEY_Tab, 0))
         {
-          g_autofree char *path = describe (focus);
+          g_autofree char *path = pd_test_a11y_describe (focus);
           g_error ("%s: Tab from %s went nowhere", where, path);
         }
       if (settle)
@@ -270,30 +165,6 @@ test_hidden_pages_narrow (void)
 
 /* --- Enter on a session ----------------------------------------------------- */
 
-/* The focus is in the shown page of the session, on a widget one sees. */
-static gboolean
-focus_in_page (gpointer data)
-{
-  PdWindow *window = data;
-  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
-  GtkWidget *page = adw_view_stack_get_visible_child (pd_test_a11y_view_stack (window));
-
-  return focus != NULL && page != NULL && gtk_widget_is_ancestor (focus, page) && why_unseen (focus) == NULL;
-}
-
-/* The focus is on the session list's row of the open session. */
-static gboolean
-focus_on_open_row (gpointer data)
-{
-  PdWindow *window = data;
-  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
-  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
-  GtkWidget *row = focus != NULL ? gtk_widget_get_first_child (focus) : NULL;
-
-  return row != NULL && PD_IS_SESSION_ROW (row) && why_unseen (focus) == NULL &&
-         pd_session_row_get_item (PD_SESSION_ROW (row)) == pd_session_list_get_selected_item (list);
-}
-
 /* The focus is on a control of the session's content one sees (folded:
  * its header or the bars below its page), not the main menu. */
 static gboolean
@@ -306,42 +177,14 @@ focus_in_content (gpointer data)
 
   content = content != NULL ? gtk_widget_get_parent (content) : NULL;
   return focus != NULL && content != NULL && gtk_widget_is_ancestor (focus, content) &&
-         why_unseen (focus) == NULL && gtk_widget_get_ancestor (focus, GTK_TYPE_MENU_BUTTON) == NULL &&
+         pd_test_a11y_why_unseen (focus) == NULL && gtk_widget_get_ancestor (focus, GTK_TYPE_MENU_BUTTON) == NULL &&
          gtk_widget_get_ancestor (focus, ADW_TYPE_STATUS_PAGE) == NULL;
 }
 
 static gboolean
 focus_on_row_or_content (gpointer data)
 {
-  return focus_on_open_row (data) || focus_in_content (data);
-}
-
-/* The session item of the row the focus is on, or %NULL. */
-static PdSessionItem *
-focused_item (PdWindow *window)
-{
-  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
-  GtkWidget *row = focus != NULL ? gtk_widget_get_first_child (focus) : NULL;
-
-  return row != NULL && PD_IS_SESSION_ROW (row) ? pd_session_row_get_item (PD_SESSION_ROW (row)) : NULL;
-}
-
-/* With the arrows, from the list's first row down to @title's. */
-static void
-arrow_to (PdWindow   *window,
-          GtkWidget  *rows,
-          const char *title)
-{
-  if (!pd_test_a11y_focus_inside (rows))
-    g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
-  g_assert_true (key (window, GDK_KEY_Home, 0));
-  pd_test_flush (GTK_WIDGET (window));
-  for (guint i = 0; i < 20 && g_strcmp0 (pd_session_item_get_title (focused_item (window)), title) != 0; i++)
-    {
-      g_assert_true (key (window, GDK_KEY_Down, 0));
-      pd_test_flush (GTK_WIDGET (window));
-    }
-  g_assert_cmpstr (pd_session_item_get_title (focused_item (window)), ==, title);
+  return pd_test_a11y_focus_on_open_row (data) || focus_in_content (data);
 }
 
 typedef struct
@@ -388,8 +231,8 @@ check_enter_opens (PdApplication *app,
       if (folded)
         gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
       pd_test_flush (GTK_WIDGET (window));
-      arrow_to (window, rows, openings[i].title);
-      g_assert_true (key (window, GDK_KEY_Return, 0));
+      pd_test_a11y_arrow_to (window, rows, openings[i].title);
+      g_assert_true (pd_test_a11y_key (window, GDK_KEY_Return, 0));
       g_assert_cmpstr (pd_session_item_get_title (pd_session_list_get_selected_item (list)), ==, openings[i].title);
       if (openings[i].lands_in == G_TYPE_NONE)
         {
@@ -399,7 +242,7 @@ check_enter_opens (PdApplication *app,
           pd_test_spin (300);
           pd_test_flush (GTK_WIDGET (window));
           focus = gtk_root_get_focus (GTK_ROOT (window));
-          path = describe (focus);
+          path = pd_test_a11y_describe (focus);
           g_test_message ("%s, %s, no plan: Enter left the focus on %s", folded ? "folded" : "wide",
                           openings[i].page, path);
           g_assert_null (gtk_widget_get_ancestor (focus, ADW_TYPE_STATUS_PAGE));
@@ -407,9 +250,9 @@ check_enter_opens (PdApplication *app,
         }
       else
         {
-          pd_test_wait_until (focus_in_page, window, "the focus in the opened session's page");
+          pd_test_wait_until (pd_test_a11y_focus_in_page, window, "the focus in the opened session's page");
           focus = gtk_root_get_focus (GTK_ROOT (window));
-          path = describe (focus);
+          path = pd_test_a11y_describe (focus);
           g_test_message ("%s, %s: Enter left the focus on %s", folded ? "folded" : "wide", openings[i].page, path);
           g_assert_nonnull (gtk_widget_get_ancestor (focus, openings[i].lands_in));
         }
@@ -420,8 +263,8 @@ check_enter_opens (PdApplication *app,
         pd_test_screenshot (GTK_WIDGET (window), "a11y-enter-opens-360");
 
       /* Back to the list (Alt+Left): on the open session's row. */
-      g_assert_true (key (window, GDK_KEY_Left, GDK_ALT_MASK));
-      pd_test_wait_until (focus_on_open_row, window, "the focus on the open session's row");
+      g_assert_true (pd_test_a11y_key (window, GDK_KEY_Left, GDK_ALT_MASK));
+      pd_test_wait_until (pd_test_a11y_focus_on_open_row, window, "the focus on the open session's row");
     }
 }
 
@@ -459,13 +302,13 @@ focus_seen_in_events (gpointer data)
   /* Each place the focus passes, for a failure to tell. */
   if (focus != last)
     {
-      g_autofree char *path = focus != NULL ? describe (focus) : g_strdup ("nothing");
+      g_autofree char *path = focus != NULL ? pd_test_a11y_describe (focus) : g_strdup ("nothing");
 
-      g_test_message ("the focus is on %s (%s)", path, focus != NULL && why_unseen (focus) ? why_unseen (focus) : "seen");
+      g_test_message ("the focus is on %s (%s)", path, focus != NULL && pd_test_a11y_why_unseen (focus) ? pd_test_a11y_why_unseen (focus) : "seen");
       last = focus;
     }
 
-  return focus != NULL && gtk_widget_is_ancestor (focus, events) && why_unseen (focus) == NULL &&
+  return focus != NULL && gtk_widget_is_ancestor (focus, events) && pd_test_a11y_why_unseen (focus) == NULL &&
          gtk_widget_get_focusable (focus) &&
          (gtk_widget_get_state_flags (focus) & GTK_STATE_FLAG_FOCUS_VISIBLE) != 0;
 }
@@ -493,25 +336,25 @@ check_f6_events (PdApplication *app,
       GtkWidget *focus;
       g_autofree char *path = NULL;
 
-      g_assert_true (key (window, GDK_KEY_1, GDK_ALT_MASK));
+      g_assert_true (pd_test_a11y_key (window, GDK_KEY_1, GDK_ALT_MASK));
       pd_test_flush (GTK_WIDGET (window));
       gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
       if (!pd_test_a11y_focus_inside (rows))
         g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
-      g_assert_true (key (window, GDK_KEY_3, GDK_ALT_MASK));
+      g_assert_true (pd_test_a11y_key (window, GDK_KEY_3, GDK_ALT_MASK));
       /* Into the page (side by side too: the focus had gone to the main
        * menu button), then F6 back to the list. */
       pd_test_wait_until (focus_seen_in_events, window, "the focus on the Events page after Alt+3, seen");
-      g_assert_true (key (window, GDK_KEY_F6, 0));
-      pd_test_wait_until (focus_on_open_row, window, "the focus on the open session's row after F6");
+      g_assert_true (pd_test_a11y_key (window, GDK_KEY_F6, 0));
+      pd_test_wait_until (pd_test_a11y_focus_on_open_row, window, "the focus on the open session's row after F6");
       if (round == 1)
         for (guint i = 0; i < 5; i++)
           pd_test_flush (GTK_WIDGET (window));
-      g_assert_true (key (window, GDK_KEY_F6, 0));
+      g_assert_true (pd_test_a11y_key (window, GDK_KEY_F6, 0));
       focus = gtk_root_get_focus (GTK_ROOT (window));
-      path = describe (focus);
+      path = pd_test_a11y_describe (focus);
       g_test_message ("round %u: F6 put the focus on %s (%s)", round, path,
-                      why_unseen (focus) != NULL ? why_unseen (focus) : "seen");
+                      pd_test_a11y_why_unseen (focus) != NULL ? pd_test_a11y_why_unseen (focus) : "seen");
       pd_test_wait_until (focus_seen_in_events, window, "the focus on the Events page, seen");
     }
   if (!folded)
@@ -564,12 +407,12 @@ focus_in_page_told (gpointer data)
 
   if (focus != last)
     {
-      g_autofree char *path = focus != NULL ? describe (focus) : g_strdup ("nothing");
+      g_autofree char *path = focus != NULL ? pd_test_a11y_describe (focus) : g_strdup ("nothing");
 
       g_test_message ("the focus is on %s", path);
       last = focus;
     }
-  return focus_in_page (data);
+  return pd_test_a11y_focus_in_page (data);
 }
 
 
@@ -595,9 +438,9 @@ check_page_keys (PdApplication *app,
    * versions. */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
   pd_test_flush (GTK_WIDGET (window));
-  arrow_to (window, rows, "Migrate the config loader to GKeyFile");
-  g_assert_true (key (window, GDK_KEY_Return, 0));
-  pd_test_wait_until (focus_in_page, window, "the focus in the opened session's page");
+  pd_test_a11y_arrow_to (window, rows, "Migrate the config loader to GKeyFile");
+  g_assert_true (pd_test_a11y_key (window, GDK_KEY_Return, 0));
+  pd_test_wait_until (pd_test_a11y_focus_in_page, window, "the focus in the opened session's page");
   for (guint from_list = 0; from_list < 2; from_list++)
     for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
       {
@@ -612,11 +455,11 @@ check_page_keys (PdApplication *app,
             if (!pd_test_a11y_focus_inside (rows))
               g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
           }
-        g_assert_true (key (window, keys[n], GDK_ALT_MASK));
+        g_assert_true (pd_test_a11y_key (window, keys[n], GDK_ALT_MASK));
         g_assert_cmpstr (adw_view_stack_get_visible_child_name (views), ==, pages[n]);
         pd_test_wait_until (focus_in_page_told, window, "the focus in the page shown");
         focus = gtk_root_get_focus (GTK_ROOT (window));
-        path = describe (focus);
+        path = pd_test_a11y_describe (focus);
         g_test_message ("Alt+%s from the %s: the focus on %s", pages[n], from_list ? "list" : "page before", path);
         g_assert_null (gtk_widget_get_ancestor (focus, ADW_TYPE_HEADER_BAR));
       }
@@ -644,7 +487,7 @@ focus_on_card (gpointer data)
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
   GtkWidget *view = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_OVERVIEW_VIEW);
 
-  return focus != NULL && gtk_widget_is_ancestor (focus, view) && why_unseen (focus) == NULL &&
+  return focus != NULL && gtk_widget_is_ancestor (focus, view) && pd_test_a11y_why_unseen (focus) == NULL &&
          (PD_IS_OVERVIEW_CARD_ROW (focus) || gtk_widget_get_ancestor (focus, PD_TYPE_OVERVIEW_CARD_ROW) != NULL);
 }
 
@@ -656,7 +499,7 @@ focus_in_list (gpointer data)
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
   GtkWidget *list = pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST);
 
-  return focus != NULL && gtk_widget_is_ancestor (focus, list) && why_unseen (focus) == NULL;
+  return focus != NULL && gtk_widget_is_ancestor (focus, list) && pd_test_a11y_why_unseen (focus) == NULL;
 }
 
 static gboolean
@@ -687,14 +530,14 @@ check_overview_keys (PdApplication *app,
   gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
   pd_test_flush (GTK_WIDGET (window));
-  arrow_to (window, rows, "Migrate the config loader to GKeyFile");
-  g_assert_true (key (window, GDK_KEY_Return, 0));
-  pd_test_wait_until (focus_in_page, window, "the focus in the opened session's page");
+  pd_test_a11y_arrow_to (window, rows, "Migrate the config loader to GKeyFile");
+  g_assert_true (pd_test_a11y_key (window, GDK_KEY_Return, 0));
+  pd_test_wait_until (pd_test_a11y_focus_in_page, window, "the focus in the opened session's page");
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-overview", NULL);
   pd_test_wait_until (focus_on_card, window, "the focus on an Overview card after Ctrl+Shift+O");
   focus = gtk_root_get_focus (GTK_ROOT (window));
-  path = describe (focus);
+  path = pd_test_a11y_describe (focus);
   g_test_message ("Ctrl+Shift+O: the focus on %s", path);
 
   /* The card's menu (what the Menu key opens), closed: the focus back on
@@ -709,16 +552,16 @@ check_overview_keys (PdApplication *app,
   g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == focus);
 
   /* F6 to the session list and back to the cards. */
-  g_assert_true (key (window, GDK_KEY_F6, 0));
+  g_assert_true (pd_test_a11y_key (window, GDK_KEY_F6, 0));
   pd_test_wait_until (focus_in_list, window, "the focus in the session list after F6 from the Overview");
-  g_assert_true (key (window, GDK_KEY_F6, 0));
+  g_assert_true (pd_test_a11y_key (window, GDK_KEY_F6, 0));
   pd_test_wait_until (focus_on_card, window, "the focus on a card after F6 from the session list");
   g_test_message ("F6 twice: on the cards again");
 
-  g_assert_true (key (window, GDK_KEY_Return, 0));
-  pd_test_wait_until (focus_in_page, window, "the focus in the page of the card's session");
+  g_assert_true (pd_test_a11y_key (window, GDK_KEY_Return, 0));
+  pd_test_wait_until (pd_test_a11y_focus_in_page, window, "the focus in the page of the card's session");
   g_clear_pointer (&path, g_free);
-  path = describe (gtk_root_get_focus (GTK_ROOT (window)));
+  path = pd_test_a11y_describe (gtk_root_get_focus (GTK_ROOT (window)));
   g_test_message ("Enter on the card: the focus on %s", path);
 }
 
@@ -775,9 +618,9 @@ check_overview_asking_keys (PdApplication *app,
   g_assert_true (pd_overview_card_has_approval (first));
 
   /* F6 to the session list and back: on the first card, the asking one. */
-  g_assert_true (key (window, GDK_KEY_F6, 0));
+  g_assert_true (pd_test_a11y_key (window, GDK_KEY_F6, 0));
   pd_test_wait_until (focus_in_list, window, "the focus in the session list after F6 from the Overview");
-  g_assert_true (key (window, GDK_KEY_F6, 0));
+  g_assert_true (pd_test_a11y_key (window, GDK_KEY_F6, 0));
   pd_test_wait_until (focus_on_card, window, "the focus on a card after F6 from the session list");
   g_test_message ("F6 back to the cards: on “%s”, the first card “%s”",
                   focused_card_of (window) != NULL ? pd_overview_card_get_title (focused_card_of (window)) : "(none)",
@@ -787,9 +630,9 @@ check_overview_asking_keys (PdApplication *app,
   g_assert_true (PD_IS_OVERVIEW_CARD_ROW (focus) || pd_test_find_widget (focus, PD_TYPE_OVERVIEW_CARD_ROW) != NULL);
 
   /* Enter on the asking card: its session, the focus in its page. */
-  g_assert_true (key (window, GDK_KEY_Return, 0));
-  pd_test_wait_until (focus_in_page, window, "the focus in the page of the asking card's session");
-  path = describe (gtk_root_get_focus (GTK_ROOT (window)));
+  g_assert_true (pd_test_a11y_key (window, GDK_KEY_Return, 0));
+  pd_test_wait_until (pd_test_a11y_focus_in_page, window, "the focus in the page of the asking card's session");
+  path = pd_test_a11y_describe (gtk_root_get_focus (GTK_ROOT (window)));
   g_test_message ("Enter on the asking card: the focus on %s", path);
   g_assert_null (gtk_widget_get_ancestor (gtk_root_get_focus (GTK_ROOT (window)), ADW_TYPE_HEADER_BAR));
 }
@@ -968,9 +811,9 @@ check_sidebar_keys (PdApplication *app,
   gtk_root_set_focus (GTK_ROOT (window), NULL);
   g_assert_true (gtk_widget_child_focus (GTK_WIDGET (sidebar), GTK_DIR_TAB_FORWARD));
   g_assert_cmpint (focused_place (window, rows), ==, 0);
-  g_assert_true (key (window, GDK_KEY_Tab, 0));
+  g_assert_true (pd_test_a11y_key (window, GDK_KEY_Tab, 0));
   g_assert_false (pd_test_a11y_focus_inside (rows));
-  g_assert_true (key (window, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
+  g_assert_true (pd_test_a11y_key (window, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
   g_assert_cmpint (focused_place (window, rows), ==, 0);
   pd_test_flush (GTK_WIDGET (window));
   g_assert_cmpuint (watch.n_chosen, ==, 0);
@@ -978,7 +821,7 @@ check_sidebar_keys (PdApplication *app,
   /* Down to the last endpoint: nothing chosen. */
   for (guint i = 1; i <= 3; i++)
     {
-      g_assert_true (key (window, GDK_KEY_Down, 0));
+      g_assert_true (pd_test_a11y_key (window, GDK_KEY_Down, 0));
       g_assert_cmpint (focused_place (window, rows), ==, (int) i);
     }
   pd_test_flush (GTK_WIDGET (window));
@@ -987,23 +830,23 @@ check_sidebar_keys (PdApplication *app,
   assert_selected (rows, "0");
 
   /* Enter chooses it; Up and Space choose This Computer. */
-  g_assert_true (key (window, GDK_KEY_Return, 0));
+  g_assert_true (pd_test_a11y_key (window, GDK_KEY_Return, 0));
   g_assert_cmpuint (watch.n_chosen, ==, 1);
   g_assert_nonnull (pd_source_sidebar_get_selected (sidebar));
   assert_selected (rows, "3");
-  g_assert_true (key (window, GDK_KEY_Up, 0));
-  g_assert_true (key (window, GDK_KEY_Up, 0));
+  g_assert_true (pd_test_a11y_key (window, GDK_KEY_Up, 0));
+  g_assert_true (pd_test_a11y_key (window, GDK_KEY_Up, 0));
   g_assert_cmpint (focused_place (window, rows), ==, 1);
   g_assert_cmpuint (watch.n_chosen, ==, 1);
-  g_assert_true (key (window, GDK_KEY_space, 0));
+  g_assert_true (pd_test_a11y_key (window, GDK_KEY_space, 0));
   g_assert_cmpuint (watch.n_chosen, ==, 2);
   assert_selected (rows, "1");
 
   /* Tab out and back in: on This Computer, the chosen one, choosing
    * nothing. */
-  g_assert_true (key (window, GDK_KEY_Tab, 0));
+  g_assert_true (pd_test_a11y_key (window, GDK_KEY_Tab, 0));
   g_assert_false (pd_test_a11y_focus_inside (rows));
-  g_assert_true (key (window, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
+  g_assert_true (pd_test_a11y_key (window, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK));
   g_assert_cmpint (focused_place (window, rows), ==, 1);
   pd_test_flush (GTK_WIDGET (window));
   g_assert_cmpuint (watch.n_chosen, ==, 2);

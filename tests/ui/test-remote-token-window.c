@@ -23,6 +23,24 @@ error_page_shown (gpointer data)
   return label != NULL && gtk_widget_get_mapped (label) && pd_test_count_shown_labels (data, "The token is wrong or has changed", TRUE) == 1;
 }
 
+/* The banner's text is an alert, said by a screen reader as it shows
+ * (tried with one: the refusal was never said), and the focus is in the
+ * Token field (the window opened with it on the header's first button). */
+static void
+assert_banner_said (PdWindow   *window,
+                    const char *text)
+{
+  GtkWidget *label = pd_test_find_label_containing (GTK_WIDGET (window), text);
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *entry = focus != NULL ? gtk_widget_get_ancestor (focus, GTK_TYPE_PASSWORD_ENTRY) : NULL;
+
+  g_assert_nonnull (label);
+  g_assert_cmpint (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (label)), ==, GTK_ACCESSIBLE_ROLE_ALERT);
+  g_test_message ("the window opened with the focus on %s", focus != NULL ? G_OBJECT_TYPE_NAME (focus) : "nothing");
+  g_assert_nonnull (entry);
+  g_assert_true (gtk_widget_get_mapped (entry));
+}
+
 static void
 check_remote_denied (PdApplication *app,
                      PdWindow      *window,
@@ -34,6 +52,7 @@ check_remote_denied (PdApplication *app,
    * said it again under it). */
   g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "refused the", TRUE), ==, 1);
   g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Retry", TRUE), ==, 0);
+  assert_banner_said (window, "refused the");
 }
 
 /* A wrong token: the server answers 401, and the window says so. */
@@ -124,6 +143,7 @@ check_remote_token_needed (PdApplication *app,
   g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Preferences", TRUE), ==, 0);
   g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "endpoint’s page", TRUE), ==, 0);
   g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "?token=) here", TRUE), ==, 1);
+  assert_banner_said (window, "needs a token");
 
   entry = pd_test_find_first (GTK_WIDGET (window), is_password_entry, NULL);
   g_assert_nonnull (entry);
