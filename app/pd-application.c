@@ -15,6 +15,7 @@
 
 #include "pd-application.h"
 #include "pd-argv-secrets.h"
+#include "pd-import-index.h"
 #include "pd-notifier.h"
 #include "pd-remote-url.h"
 #include "pd-secrets.h"
@@ -615,6 +616,9 @@ pd_application_startup (GApplication *app)
   static const char *preferences_accels[] = { "<Control>comma", NULL };
 
   G_APPLICATION_CLASS (pd_application_parent_class)->startup (app);
+
+  /* The window follows sessions as their transcripts grow. */
+  pd_import_index_set_follow_appends (TRUE);
 
   /* An API key pasted into a profile sat in GSettings in clear. */
   pd_secrets_migrate_profile_keys (app);

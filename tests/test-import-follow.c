@@ -75,6 +75,7 @@ followed_open (Followed *f,
   PdImportIndexStats stats;
 
   _pd_import_follow_forget_all ();
+  pd_import_index_set_follow_appends (TRUE);
   f->dir = pd_import_test_tmpdir ();
   project = g_build_filename (f->dir, "projects", "-work", NULL);
   g_assert_cmpint (g_mkdir_with_parents (project, 0700), ==, 0);

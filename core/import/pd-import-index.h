@@ -133,6 +133,14 @@ char          *pd_import_index_dup_signature (PdSessionStore      *store,
 PdChecklist   *pd_import_index_load_annotations (PdSessionStore   *store,
                                                  const char       *session_id,
                                                  GError          **error);
+/* Whether a change of a transcript (Claude Code, Codex, Qwen Code, Gemini
+ * CLI's JSONL) is read by what was appended, into the pages read before,
+ * which are kept for that (pd-import-follow.c): for a process that
+ * follows sessions as they grow (the window).  Off by default: a process
+ * that reads a session once (the CLI, serve) keeps nothing of it and
+ * reads it in its leanest way.  Any thread. */
+void               pd_import_index_set_follow_appends (gboolean follow);
+
 /* What the pages of an imported session show (pd-transcript-pages.h), read
  * whole from its transcript on demand.  The pages of the last few sessions
  * read are kept while their files stay the same (size, mtime, subagent
