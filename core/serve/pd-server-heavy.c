@@ -23,6 +23,7 @@
 #include "config.h"
 
 #include <stdlib.h>   /* <features.h>: __GLIBC__ */
+#include <string.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -201,6 +202,24 @@ flight_done (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* A connection of the heavy ones, opened at the first read that needs it:
+ * opened with the server, they took six of a small server's descriptors
+ * from its clients whether it had imported sessions or not (serve-hold's
+ * 48 descriptors upgraded 5 WebSockets of 8).  At most one per thread of
+ * the pool: each gives its connection back before it ends. */
+static PdSessionStore *
+heavy_reader_take (PdServer  *self,
+                   GError   **error)
+{
+  PdSessionStore *store = g_async_queue_try_pop (self->heavy_readers);
+  g_autoptr(PdDb) reader = NULL;
+
+  if (store != NULL)
+    return store;
+  reader = pd_db_open (self->db_path, PD_DB_NONE, error);
+  return reader != NULL ? pd_session_store_new (reader) : NULL;
+}
+
 /* A thread of the pool: the read, on a connection of the heavy ones. */
 static void
 heavy_thread (gpointer data,
@@ -208,9 +227,20 @@ heavy_thread (gpointer data,
 {
   Flight *flight = data;
   PdServer *self = user_data;
-  PdSessionStore *store = g_async_queue_pop (self->heavy_readers);
+  g_autoptr(GError) error = NULL;
+  PdSessionStore *store = heavy_reader_take (self, &error);
   PdServerHeavyHook hook;
   gpointer hook_data;
+
+  if (store == NULL)
+    {
+      static const char text[] = "{\"error\":\"cannot open the database; try again later\"}";
+
+      g_debug ("heavy read: %s", error->message);
+      flight->answer.status = 503;
+      flight->answer.body = g_bytes_new_static (text, strlen (text));
+      goto answered;
+    }
 
   g_atomic_int_inc (&self->heavy_started);
   g_mutex_lock (&self->heavy_lock);
@@ -227,6 +257,7 @@ heavy_thread (gpointer data,
    * arena would otherwise hold (4 reads of a 60 MB session held 1.9 GB). */
   malloc_trim (0);
 #endif
+answered:
   {
     /* Answered on the server's thread, never here. */
     GSource *source = g_idle_source_new ();
@@ -242,14 +273,6 @@ _pd_server_heavy_init (PdServer  *self,
                        GError   **error)
 {
   self->heavy_readers = g_async_queue_new ();
-  for (guint i = 0; i < PD_SERVER_HEAVY_READERS; i++)
-    {
-      g_autoptr(PdDb) reader = pd_db_open (self->db_path, PD_DB_NONE, error);
-
-      if (reader == NULL)
-        return FALSE;
-      g_async_queue_push (self->heavy_readers, pd_session_store_new (reader));
-    }
   self->heavy_pool = g_thread_pool_new (heavy_thread, self, PD_SERVER_HEAVY_READERS, FALSE, error);
   return self->heavy_pool != NULL;
 }
