@@ -42,16 +42,15 @@
  * escape wherever a call is put to a person: a control character but LF
  * and TAB (CR, ESC, DEL, C1 too), a line or paragraph separator, a
  * direction override or isolate, an invisible format character
- * (pd_safe_text_is_invisible(): zero-width space, LRM/RLM, tag characters),
- * a blank that is not a space (NBSP, U+2000–U+200A, U+3000: bash reads
- * them as a word's letters, a person as a space).
+ * (pd_safe_text_is_invisible(): zero-width space, LRM/RLM, tag characters).
+ * Look-alike blanks (NBSP, U+3000) are named where a question is shown
+ * (pd_safe_text_approval(): a long run of them counted), not escaped here.
  */
 gboolean
 pd_tool_text_is_control (gunichar c)
 {
   return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f || (c >= 0x80 && c < 0xa0) ||
-         c == 0x2028 || c == 0x2029 || pd_safe_text_is_invisible (c) ||
-         (c != ' ' && g_unichar_type (c) == G_UNICODE_SPACE_SEPARATOR);
+         c == 0x2028 || c == 0x2029 || pd_safe_text_is_invisible (c);
 }
 
 /* Where the blanks (spaces, TABs) that end the line [@text, @end) after a
