@@ -137,6 +137,82 @@ is_blank_mark (gunichar c)
          g_unichar_iszerowidth (c) || is_blank (c);
 }
 
+/* Whether a zero-width (non-)joiner between @before and @after joins
+ * them as text needs it: in an emoji sequence (a ZWJ between symbols), or
+ * between two letters of one script that writes them (Arabic, Indic
+ * scripts…: not Latin, Greek, Cyrillic, nor common punctuation and
+ * digits).  Between ASCII letters, in a path or an option, it only makes
+ * the text differ from what it reads as. */
+static gboolean
+joins (gunichar before,
+       gunichar c,
+       gunichar after)
+{
+  GUnicodeScript script;
+
+  if (before == 0 || after == 0)
+    return FALSE;
+  if (c == 0x200D && g_unichar_type (after) == G_UNICODE_OTHER_SYMBOL &&
+      (g_unichar_type (before) == G_UNICODE_OTHER_SYMBOL || before == 0xFE0F ||
+       (before >= 0x1F3FB && before <= 0x1F3FF)))
+    return TRUE;
+  if (!(g_unichar_isalpha (before) || g_unichar_ismark (before)) ||
+      !(g_unichar_isalpha (after) || g_unichar_ismark (after)))
+    return FALSE;
+  script = g_unichar_get_script (before);
+  return script == g_unichar_get_script (after) && script != G_UNICODE_SCRIPT_COMMON &&
+         script != G_UNICODE_SCRIPT_INHERITED && script != G_UNICODE_SCRIPT_UNKNOWN &&
+         script != G_UNICODE_SCRIPT_LATIN && script != G_UNICODE_SCRIPT_GREEK &&
+         script != G_UNICODE_SCRIPT_CYRILLIC;
+}
+
+gboolean
+pd_safe_text_is_hidden (gunichar before,
+                        gunichar c,
+                        gunichar after)
+{
+  if (c < 0x80)
+    return FALSE;
+  if (c == 0x200C || c == 0x200D)
+    return !joins (before, c, after);
+  /* On a letter or symbol beyond ASCII a selector may choose its glyph
+   * (an emoji's, a CJK or Mongolian variant); elsewhere it draws nothing. */
+  if (is_variation_selector (c))
+    return !(before >= 0x80 && g_unichar_isgraph (before) && !g_unichar_ismark (before) &&
+             !is_blank (before) && !is_variation_selector (before));
+  return pd_safe_text_is_invisible (c) || c == 0x2800 || is_default_ignorable (c) ||
+         g_unichar_type (c) == G_UNICODE_SPACE_SEPARATOR;
+}
+
+gunichar
+pd_safe_text_char_before (const char *text,
+                          const char *p)
+{
+  const char *prev = p > text ? g_utf8_find_prev_char (text, p) : NULL;
+  gunichar c;
+
+  if (prev == NULL)
+    return 0;
+  c = g_utf8_get_char_validated (prev, p - prev);
+  return c == (gunichar) -1 || c == (gunichar) -2 || c == '\n' ? 0 : c;
+}
+
+gunichar
+pd_safe_text_char_after (const char *p,
+                         const char *end)
+{
+  const char *next;
+  gunichar c;
+
+  if (p >= end)
+    return 0;
+  next = g_utf8_find_next_char (p, end);
+  if (next == NULL || next >= end)
+    return 0;
+  c = g_utf8_get_char_validated (next, end - next);
+  return c == (gunichar) -1 || c == (gunichar) -2 || c == '\n' ? 0 : c;
+}
+
 /* The end of the blank run that starts at @p (at most @end, never past a
  * line): blanks, and whatever draws nothing on them.  Its length into
  * @n_out.  A mark after
@@ -240,18 +316,22 @@ append_said (GString    *out,
 
 /* Shows [@p, @end), blanks too few to say: spaces and tabs as they are, a
  * joiner that starts a run (@run_start: one in a word, as Persian writes
- * them) too; the rest each by name. */
+ * them) too; the rest each by name.  With @escape, each character as
+ * @escape writes it instead. */
 static void
-append_named (GString    *out,
-              const char *p,
-              const char *end,
-              gboolean    run_start)
+append_named (GString                *out,
+              const char             *p,
+              const char             *end,
+              gboolean                run_start,
+              PdSafeTextEscapeFunc    escape)
 {
   for (gboolean first = run_start; p < end; p = g_utf8_next_char (p), first = FALSE)
     {
       gunichar c = g_utf8_get_char (p);
 
-      if (c == ' ' || c == '\t' || (first && (c == 0x200C || c == 0x200D)))
+      if (escape != NULL)
+        escape (out, c);
+      else if (c == ' ' || c == '\t' || (first && (c == 0x200C || c == 0x200D)))
         g_string_append_len (out, p, g_utf8_next_char (p) - p);
       else
         g_string_append_printf (out, "<U+%04X>", c);
@@ -259,27 +339,29 @@ append_named (GString    *out,
 }
 
 static void
-append_group (GString    *out,
-              const char *p,
-              const char *end,
-              gsize       n,
-              gboolean    run_start)
+append_group (GString              *out,
+              const char           *p,
+              const char           *end,
+              gsize                 n,
+              gboolean              run_start,
+              PdSafeTextEscapeFunc  escape)
 {
   if (n >= APPROVAL_RUN_SHOWN)
     append_said (out, p, end, n);
   else if (n > 0)
-    append_named (out, p, end, run_start);
+    append_named (out, p, end, run_start, escape);
 }
 
 /* A blank run of @n characters: each stretch of 32 or more of one kind
  * said alone ("[300 × U+2800][600 × U+0020]"), what lies between them
- * said together when it is as long, else shown. */
+ * said together when it is as long, else shown (by @escape when given). */
 static void
-append_blank_run (GString    *out,
-                  const char *p,
-                  const char *run_end,
-                  gsize       n,
-                  gboolean    in_line)
+append_blank_run (GString              *out,
+                  const char           *p,
+                  const char           *run_end,
+                  gsize                 n,
+                  gboolean              in_line,
+                  PdSafeTextEscapeFunc  escape)
 {
   const char *start = p;
   const char *group = p;
@@ -287,7 +369,7 @@ append_blank_run (GString    *out,
 
   if (n < APPROVAL_RUN_SHOWN)
     {
-      append_named (out, p, run_end, in_line);
+      append_named (out, p, run_end, in_line, escape);
       return;
     }
   while (p < run_end)
@@ -303,7 +385,7 @@ append_blank_run (GString    *out,
         }
       if (k >= APPROVAL_RUN_SHOWN)
         {
-          append_group (out, group, p, group_n, in_line && group == start);
+          append_group (out, group, p, group_n, in_line && group == start, escape);
           append_said (out, p, q, k);
           group = q;
           group_n = 0;
@@ -312,7 +394,32 @@ append_blank_run (GString    *out,
         group_n += k;
       p = q;
     }
-  append_group (out, group, run_end, group_n, in_line && group == start);
+  append_group (out, group, run_end, group_n, in_line && group == start, escape);
+}
+
+const char *
+pd_safe_text_append_said_run (GString              *out,
+                              const char           *p,
+                              const char           *end,
+                              PdSafeTextEscapeFunc  escape,
+                              gsize                *n_out)
+{
+  gunichar c = g_utf8_get_char_validated (p, end - p);
+  const char *run_end;
+  gsize n = 0;
+
+  if (c != (gunichar) -1 && c != (gunichar) -2 && is_blank (c))
+    {
+      run_end = blank_run (p, end, FALSE, &n);
+      if (n >= APPROVAL_RUN_SHOWN)
+        {
+          append_blank_run (out, p, run_end, n, FALSE, escape);
+          *n_out = n;
+          return run_end;
+        }
+    }
+  *n_out = n;
+  return NULL;
 }
 
 char *
@@ -371,8 +478,13 @@ pd_safe_text_approval (const char *text)
         {
           const char *run_end = blank_run (p, end, !is_blank (c), &n);
 
-          /* A joiner keeps its place in a word, never at a line's start. */
-          append_blank_run (out, p, run_end, n, !(p == text || p[-1] == '\n'));
+          /* A joiner keeps its place in a word of a script that joins,
+           * never at a line's start (pd_safe_text_is_hidden()). */
+          append_blank_run (out, p, run_end, n,
+                            !(p == text || p[-1] == '\n') &&
+                              !pd_safe_text_is_hidden (pd_safe_text_char_before (text, p), c,
+                                                       pd_safe_text_char_after (p, end)),
+                            NULL);
           marks = 0;
           p = run_end;
           continue;
@@ -384,7 +496,9 @@ pd_safe_text_approval (const char *text)
         {
           /* "\r\n" is one line break. */
         }
-      else if (is_control (c) || is_useless_mark (c))
+      else if (is_control (c) || is_useless_mark (c) ||
+               pd_safe_text_is_hidden (pd_safe_text_char_before (text, p), c,
+                                       pd_safe_text_char_after (p, end)))
         g_string_append_printf (out, "<U+%04X>", c);
       else
         g_string_append_len (out, p, g_utf8_next_char (p) - p);

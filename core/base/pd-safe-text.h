@@ -21,6 +21,54 @@ G_BEGIN_DECLS
  * sequences and several scripts need and which reorder nothing. */
 gboolean  pd_safe_text_is_invisible  (gunichar    c);
 
+/* Whether @c, between @before and @after (0: none, a line's start or
+ * end), is shown as an escape or by name where a person is asked to
+ * approve a text (a command, a file's new contents), as it could make the
+ * text read as something else: the one table of them.
+ * - invisible format characters (pd_safe_text_is_invisible(): U+200B,
+ *   bidi controls, U+2060–2064, U+FEFF, tags U+E0000–E007F, the Hangul
+ *   fillers U+115F U+1160 U+3164 U+FFA0);
+ * - look-alike blanks, every space separator but U+0020 (U+00A0,
+ *   U+1680, U+2000–200A, U+202F, U+205F, U+3000): bash reads them as a
+ *   word's letters, a person as a space;
+ * - what a renderer draws nothing for (default-ignorable: U+034F, U+17B4,
+ *   U+17B5, U+180E, U+2065, U+FFF0–FFF8…) and U+2800 braille blank;
+ * - a variation selector (U+FE00–FE0F, U+180B–180D, U+180F,
+ *   U+E0100–E01EF) but on a letter or symbol beyond ASCII, whose glyph it
+ *   may choose (an emoji, a CJK variant);
+ * - a zero-width (non-)joiner U+200C/U+200D but between two letters of
+ *   one script that joins (Arabic, Indic…) or in an emoji sequence.
+ * Not U+0F0C (a tsheg that does not break a line, drawn as U+0F0B is):
+ * a letter that looks like another is drawn, and no more hidden than a
+ * Cyrillic "а". */
+gboolean  pd_safe_text_is_hidden     (gunichar    before,
+                                      gunichar    c,
+                                      gunichar    after);
+
+/* The character before @p in @text, and the one after the character at
+ * @p (before @end): 0 at a line's start or end or at an invalid byte. */
+gunichar  pd_safe_text_char_before   (const char *text,
+                                      const char *p);
+gunichar  pd_safe_text_char_after    (const char *p,
+                                      const char *end);
+
+/* Writes @c as a person is to read it in an approval. */
+typedef void (*PdSafeTextEscapeFunc) (GString  *out,
+                                      gunichar  c);
+
+/* When a run of what draws nothing (as pd_safe_text_approval() says
+ * them) of 32 or more characters starts at @p, before @end: appends it
+ * said ("[900 × U+3000]"), what lies between its stretches written by
+ * @escape (NULL: by name), its length into @n_out, and returns its end.
+ * Else NULL, and the length of the shorter run (0: none) into @n_out.
+ * Where an approval's preview escapes what it holds, the padding it
+ * counts is counted in the same pass, by the same code. */
+const char *pd_safe_text_append_said_run (GString              *out,
+                                          const char           *p,
+                                          const char           *end,
+                                          PdSafeTextEscapeFunc  escape,
+                                          gsize                *n_out);
+
 /* One line for a terminal or a label: control characters (C0, DEL, C1) and
  * line or paragraph separators become spaces, each invisible format
  * character becomes "<U+202E>", invalid UTF-8 becomes U+FFFD.  Nothing is
@@ -43,7 +91,8 @@ char     *pd_safe_text_block         (const char *text);
  * as "[1200 × U+0020 U+034F]" (its length, then its kinds as they come,
  * eight at most, then "…") when it is as long, else as a shorter run; a
  * shorter one keeps its spaces and tabs and names the rest, "<U+00A0>"
- * each (a joiner that starts it, as in a word, stays).  Marks past two on
+ * each (a joiner that starts it, in a word of a script that joins,
+ * stays).  Elsewhere, what pd_safe_text_is_hidden() names is named.  Marks past two on
  * one letter are named, as a run.  More than two lines in a row with only
  * spaces and tabs on them become one line, "[1500 blank lines]".  Padding
  * that pushed the rest of a command out of sight (tried as an attacker

@@ -491,23 +491,15 @@ append_sanitized (GString    *out,
                   guint       max_chars)
 {
   g_autofree char *valid = g_utf8_make_valid (text, -1);
-  guint n = 0;
+  const char *end = valid + strlen (valid);
   const char *p;
 
-  for (p = valid; *p != '\0' && n < max_chars; p = g_utf8_next_char (p), n++)
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      /* Controls could rewrite the terminal; bidirectional overrides could
-       * make a command read differently than it runs, and other invisible
-       * format characters hide what it holds: escaped as the preview
-       * escapes them; a line break and a TAB too, to keep one line. */
-      if (c == '\t')
-        g_string_append (out, "\\t");
-      else
-        pd_tool_text_append_escape (out, c);
-    }
-
+  /* Controls could rewrite the terminal; bidirectional overrides could
+   * make a command read differently than it runs, look-alike blanks and
+   * other invisible characters hide what it holds: escaped as the preview
+   * escapes them, padding said as it says it; a line break and a TAB
+   * too, to keep one line. */
+  p = pd_tool_text_append_escaped (out, valid, end, TRUE, max_chars);
   if (*p == '\0')
     return TRUE;
   g_string_append_printf (out, " … (%ld more characters not shown)", g_utf8_strlen (p, -1));

@@ -38,19 +38,29 @@
 /**
  * pd_tool_text_is_control:
  *
- * Whether @c changes what a text runs or how it reads and is shown as an
- * escape wherever a call is put to a person: a control character but LF
- * and TAB (CR, ESC, DEL, C1 too), a line or paragraph separator, a
- * direction override or isolate, an invisible format character
- * (pd_safe_text_is_invisible(): zero-width space, LRM/RLM, tag characters).
- * Look-alike blanks (NBSP, U+3000) are named where a question is shown
- * (pd_safe_text_approval(): a long run of them counted), not escaped here.
+ * Whether @c changes what a text runs or how it reads, wherever it is,
+ * and is shown as an escape wherever a call is put to a person: a control
+ * character but LF and TAB (CR, ESC, DEL, C1 too), a line or paragraph
+ * separator, a direction override or isolate, an invisible format
+ * character (pd_safe_text_is_invisible(): zero-width space, LRM/RLM, tag
+ * characters).  What is escaped besides, by its place in the text
+ * (look-alike blanks, variation selectors, joiners outside a word…), is
+ * pd_safe_text_is_hidden()'s: pd_tool_text_append_escaped() escapes both.
  */
 gboolean
 pd_tool_text_is_control (gunichar c)
 {
   return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f || (c >= 0x80 && c < 0xa0) ||
          c == 0x2028 || c == 0x2029 || pd_safe_text_is_invisible (c);
+}
+
+/* @c, between @before and @after, is shown as an escape. */
+static gboolean
+is_control_at (gunichar before,
+               gunichar c,
+               gunichar after)
+{
+  return pd_tool_text_is_control (c) || pd_safe_text_is_hidden (before, c, after);
 }
 
 /* Where the blanks (spaces, TABs) that end the line [@text, @end) after a
@@ -73,8 +83,7 @@ blanks_after_backslash (const char *text,
  *
  * Appends @c as a person reads it in an approval: \r for a CR, \n for a
  * line break, \xNN for another ASCII control or DEL, \uXXXX for C1
- * controls, separators and invisible characters, else @c itself.  What
- * the previews and the summary of a call write (one function).
+ * controls, separators and invisible characters, else @c itself.
  *
  * Returns: whether @c was escaped
  */
@@ -98,21 +107,133 @@ pd_tool_text_append_escape (GString  *out,
   return TRUE;
 }
 
+/* Writes a character of padding too short to count, as the preview (a
+ * TAB as it is) or the summary (a TAB as \t) shows it: a space as it is,
+ * the rest escaped, as pd_safe_text_approval() names them all. */
+static void
+escape_padding (GString  *out,
+                gunichar  c,
+                gboolean  one_line)
+{
+  if (c == ' ' || (c == '\t' && !one_line))
+    g_string_append_c (out, (char) c);
+  else if (c == '\t')
+    g_string_append (out, "\\t");
+  else if (pd_tool_text_is_control (c) || c < 0x80)
+    pd_tool_text_append_escape (out, c);
+  else
+    g_string_append_printf (out, "\\u%04x", c);
+}
+
+static void
+escape_padding_in_lines (GString  *out,
+                         gunichar  c)
+{
+  escape_padding (out, c, FALSE);
+}
+
+static void
+escape_padding_on_one_line (GString  *out,
+                            gunichar  c)
+{
+  escape_padding (out, c, TRUE);
+}
+
+/* The characters of [@text, @end) before @blanks as
+ * pd_tool_text_append_escaped() writes them, at most @max_chars of them
+ * (a run said counts whole).  Their number into @n_out. */
+static const char *
+append_escaped (GString    *out,
+                const char *text,
+                const char *blanks,
+                const char *end,
+                gboolean    one_line,
+                guint       max_chars,
+                guint      *n_out)
+{
+  PdSafeTextEscapeFunc escape = one_line ? escape_padding_on_one_line : escape_padding_in_lines;
+  const char *quiet = text;   /* no run of 32 blanks starts before it */
+  guint n = *n_out;
+  const char *p;
+
+  for (p = text; p < blanks && n < max_chars; )
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (p >= quiet)
+        {
+          gsize k;
+          const char *run_end = pd_safe_text_append_said_run (out, p, blanks, escape, &k);
+
+          if (run_end != NULL)
+            {
+              n = (guint) MIN ((gsize) n + k, G_MAXUINT);
+              p = run_end;
+              continue;
+            }
+          /* A run starting inside a shorter one is shorter still. */
+          quiet = k > 0 ? g_utf8_offset_to_pointer (p, (glong) k) : p;
+        }
+      if (one_line && (c == '\t' || c == '\n'))
+        g_string_append (out, c == '\t' ? "\\t" : "\\n");
+      else if (!is_control_at (pd_safe_text_char_before (text, p), c, pd_safe_text_char_after (p, end)))
+        g_string_append_len (out, p, g_utf8_next_char (p) - p);
+      else
+        escape_padding (out, c, one_line);
+      p = g_utf8_next_char (p);
+      n++;
+    }
+  *n_out = n;
+  return p;
+}
+
+/**
+ * pd_tool_text_append_escaped:
+ * @text: the model's text, valid UTF-8
+ * @end: its end
+ * @one_line: a line break and a TAB written \n and \t (the summary)
+ * @max_chars: at most this many characters are written
+ *
+ * Appends [@text, @end) as a person reads it in an approval: what
+ * pd_tool_text_is_control() and pd_safe_text_is_hidden() name as escapes
+ * (\r, \x1b, \u202e, \u00a0, \ufe0f), and a run of 32 or more of what
+ * draws nothing said ("[900 × U+3000]", pd_safe_text_append_said_run()),
+ * in one pass: escaped one by one, 900 U+3000 printed 5,400 characters
+ * where the terminal's prompt counted them (tried as an attacker would).
+ * What the previews and the summary of a call write (one function).
+ *
+ * Returns: where it stopped, @end when all of @text was written
+ */
+const char *
+pd_tool_text_append_escaped (GString    *out,
+                             const char *text,
+                             const char *end,
+                             gboolean    one_line,
+                             guint       max_chars)
+{
+  guint n = 0;
+
+  return append_escaped (out, text, end, end, one_line, max_chars, &n);
+}
+
 /**
  * pd_tool_text_has_control:
  * @text: (nullable): the model's text
  *
- * Returns: whether @text holds a character pd_tool_text_is_control() names
- *   (an invalid byte is no such character: it is shown as U+FFFD)
+ * Returns: whether @text holds a character pd_tool_text_append_escaped()
+ *   escapes (an invalid byte is no such character: it is shown as U+FFFD)
  */
 gboolean
 pd_tool_text_has_control (const char *text)
 {
+  const char *end;
+
   if (text == NULL)
     return FALSE;
+  end = text + strlen (text);
   for (const char *p = text; *p != '\0'; )
     {
-      gunichar c = g_utf8_get_char_validated (p, -1);
+      gunichar c = g_utf8_get_char_validated (p, end - p);
 
       /* Blanks after a backslash before a line break (shown escaped). */
       if (c == '\n' && blanks_after_backslash (text, p) != p)
@@ -123,7 +244,7 @@ pd_tool_text_has_control (const char *text)
           p++;
           continue;
         }
-      if (pd_tool_text_is_control (c))
+      if (is_control_at (pd_safe_text_char_before (text, p), c, pd_safe_text_char_after (p, end)))
         return TRUE;
       p = g_utf8_next_char (p);
     }
@@ -138,17 +259,14 @@ append_line (GString    *out,
              const char *end)
 {
   g_autofree char *valid = g_utf8_make_valid (text, end - text);
-  const char *blanks = blanks_after_backslash (valid, valid + strlen (valid));
+  const char *valid_end = valid + strlen (valid);
+  const char *blanks = blanks_after_backslash (valid, valid_end);
   guint n = 0;
   const char *p;
 
-  for (p = valid; *p != '\0' && n < PREVIEW_LINE_MAX_CHARS; p = g_utf8_next_char (p), n++)
-    {
-      if (p >= blanks)
-        g_string_append (out, *p == '\t' ? "\\t" : "\\x20");
-      else
-        pd_tool_text_append_escape (out, g_utf8_get_char (p));
-    }
+  p = append_escaped (out, valid, blanks, valid_end, FALSE, PREVIEW_LINE_MAX_CHARS, &n);
+  for (; *p != '\0' && n < PREVIEW_LINE_MAX_CHARS; p = g_utf8_next_char (p), n++)
+    g_string_append (out, *p == '\t' ? "\\t" : "\\x20");
   if (*p != '\0')
     {
       glong rest = g_utf8_strlen (p, -1);

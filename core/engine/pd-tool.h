@@ -175,5 +175,10 @@ gboolean       pd_tool_text_is_control    (gunichar              c);
 gboolean       pd_tool_text_append_escape (GString              *out,
                                            gunichar              c);
 gboolean       pd_tool_text_has_control   (const char           *text);
+const char    *pd_tool_text_append_escaped (GString             *out,
+                                            const char          *text,
+                                            const char          *end,
+                                            gboolean             one_line,
+                                            guint                max_chars);
 
 G_END_DECLS
