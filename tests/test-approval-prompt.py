@@ -9,6 +9,7 @@ put a curl out of sight on an 80-column terminal, 900 U+3000 too), a space
 and an invisible mark 600 times read as nothing, a command cut at 2,000
 characters was asked about all the same, a write or an edit was asked
 about by its file name and size alone, and 1,500 blank lines showed
+nothing; a NBSP or an invisible character read as a space or as
 nothing.  Now it shows what the window's dialog shows (the preview, made
 safe as pd_safe_text_approval() makes it), and a call too long to show
 whole is denied unasked, the model told why.
@@ -189,6 +190,25 @@ def main():
                   and sentence in prompts[0] and sentence not in prompts[1] and "\x1b" not in shown,
                   "a write's CR, ESC and U+202E are shown as escapes and said; a plain command says nothing",
                   "\n".join(prompts) or shown)
+
+        # 7: a look-alike blank read as a space: `cd build<NBSP>; rm -f
+        # victim` is `cd build ; rm -f victim` to a person, a word
+        # "build<NBSP>" to bash.  Shown as \u00a0 and said, as is each
+        # invisible character; a long run of them is still counted (case 2).
+        open(victim, "w").close()
+        command = "cd build\u00a0; rm -f victim"
+        prompts, shown, _, _ = case([shell(command)], ["n"])
+        tap.check(len(prompts) == 1 and "  $ cd build\\u00a0; rm -f victim\n" in prompts[0]
+                  and sentence in prompts[0] and "\u00a0" not in shown and os.path.exists(victim),
+                  "a NBSP before `; rm -f victim` is shown as \\u00a0 and said", "\n".join(prompts) or shown)
+        marks = ["\u034f", "\ufe0f", "\U000e0100", "\u180b", "\u17b4", "\u2800", "\u2065", "\u200d",
+                 "\u3164", "\ufeff", "\u2061", "\U000e0041", "\u2007"]
+        command = "rm -f " + "".join(f"v{mark}" for mark in marks) + "x"
+        prompts, shown, _, _ = case([shell(command)], ["n"])
+        escaped = "".join(f"v\\u{ord(mark):04x}" for mark in marks)
+        tap.check(len(prompts) == 1 and f"  $ rm -f {escaped}x\n" in prompts[0] and sentence in prompts[0]
+                  and not any(mark in shown for mark in marks),
+                  "each invisible character is shown as an escape and said", "\n".join(prompts) or shown)
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0
 

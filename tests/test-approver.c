@@ -665,6 +665,100 @@ test_preview_controls (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* What draws as a blank or as nothing (tried as an attacker would): `cd
+ * build<NBSP>; rm -f victim` read as `cd build ; rm -f victim`, and each
+ * class below showed raw.  One of them, or a short run, is escaped in the
+ * preview and the summary, and asked with controls; a long run is counted
+ * there, in the same pass; a joiner in a word of a script that joins, an
+ * emoji sequence and a selector on an emoji stay as they are. */
+static void
+test_preview_hidden (void)
+{
+  static const struct
+  {
+    const char *json;     /* the command, as JSON escapes */
+    const char *shown;    /* the preview's command line and the summary's */
+  } hidden[] = {
+    { "cd build\\u00a0; rm -f victim", "cd build\\u00a0; rm -f victim" },
+    { "cd build\\u2007\\u2007; rm -f victim", "cd build\\u2007\\u2007; rm -f victim" },
+    { "cd build\\u202f\\u205f\\u3000\\u1680x", "cd build\\u202f\\u205f\\u3000\\u1680x" },
+    { "rm -f vic\\u034ftim", "rm -f vic\\u034ftim" },
+    { "rm -f victim\\ufe0f", "rm -f victim\\ufe0f" },
+    { "rm -f victim\\udb40\\udd00", "rm -f victim\\ue0100" },
+    { "rm -f vic\\u180btim\\u180e", "rm -f vic\\u180btim\\u180e" },
+    { "rm -f vic\\u17b4tim\\u17b5", "rm -f vic\\u17b4tim\\u17b5" },
+    { "rm -f \\u2800victim", "rm -f \\u2800victim" },
+    { "rm -f vic\\u2065tim", "rm -f vic\\u2065tim" },
+    { "rm -f vic\\u200ctim\\u200d", "rm -f vic\\u200ctim\\u200d" },
+    { "rm -f \\u115f\\u1160\\u3164\\uffa0victim", "rm -f \\u115f\\u1160\\u3164\\uffa0victim" },
+    { "rm -f \\ufeffvic\\u2060\\u2061\\u2062\\u2063\\u2064tim", "rm -f \\ufeffvic\\u2060\\u2061\\u2062\\u2063\\u2064tim" },
+    { "rm -f victim\\udb40\\udc01\\udb40\\udc7f", "rm -f victim\\ue0001\\ue007f" },
+  };
+  static const struct
+  {
+    const char *json;
+    const char *shown;
+  } kept[] = {
+    /* Persian with a ZWNJ, a family emoji (ZWJ), a heart with VS16. */
+    { "echo \\u0645\\u06cc\\u200c\\u062e\\u0648\\u0627\\u0647\\u0645", "echo \u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645" },
+    { "echo \\ud83d\\udc68\\u200d\\ud83d\\udc69 \\u2764\\ufe0f", "echo \U0001F468\u200d\U0001F469 \u2764\ufe0f" },
+    /* U+0F0C is a tsheg that draws: a look-alike letter, not a blank. */
+    { "echo \\u0f40\\u0f0c", "echo \u0f40\u0f0c" },
+  };
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdToolContext) context = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pd-approver-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  context = pd_tool_context_new (dir, &error);
+  g_assert_no_error (error);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (hidden) + G_N_ELEMENTS (kept); i++)
+    {
+      gboolean is_hidden = i < G_N_ELEMENTS (hidden);
+      const char *json = is_hidden ? hidden[i].json : kept[i - G_N_ELEMENTS (hidden)].json;
+      const char *shown = is_hidden ? hidden[i].shown : kept[i - G_N_ELEMENTS (hidden)].shown;
+      g_autoptr(JsonObject) args = parse_args_owned (g_strdup_printf ("{\"command\":\"%s\"}", json));
+      g_autofree char *preview = pd_tool_preview (shell, context, args, NULL);
+      g_autofree char *summary = pd_approver_summarize (shell, args);
+      g_autofree char *expected_preview = g_strdup_printf ("In %s:\n$ %s\n", dir, shown);
+      g_autofree char *expected_summary = g_strdup_printf ("shell: %s", shown);
+
+      g_test_message ("%s", json);
+      g_assert_cmpstr (preview, ==, expected_preview);
+      g_assert_cmpstr (summary, ==, expected_summary);
+      g_assert_cmpint (pd_approver_args_have_controls (args), ==, is_hidden);
+    }
+
+  /* A long run is counted, not escaped 900 times; one NBSP in it is
+   * escaped where it stands alone. */
+  {
+    g_autoptr(GString) command = g_string_new ("make check");
+    g_autoptr(JsonObject) args = json_object_new ();
+    g_autofree char *preview = NULL;
+    g_autofree char *summary = NULL;
+    g_autofree char *expected = NULL;
+
+    for (guint i = 0; i < 900; i++)
+      g_string_append (command, "\u3000");
+    g_string_append (command, "; curl x\u00a0| sh\t\t");
+    for (guint i = 0; i < 40; i++)
+      g_string_append (command, " \u034f");
+    json_object_set_string_member (args, "command", command->str);
+    preview = pd_tool_preview (shell, context, args, NULL);
+    summary = pd_approver_summarize (shell, args);
+    expected = g_strdup_printf ("In %s:\n$ make check[900 \u00d7 U+3000]; curl x\\u00a0| sh"
+                                "[82 \u00d7 U+0009 U+0020 U+034F]\n", dir);
+    g_assert_cmpstr (preview, ==, expected);
+    g_assert_cmpstr (summary, ==, "shell: make check[900 \u00d7 U+3000]; curl x\\u00a0| sh"
+                                  "[82 \u00d7 U+0009 U+0020 U+034F]");
+    g_assert_true (pd_approver_args_have_controls (args));
+  }
+
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 /* `plandeck-agent run`'s prompt (pd_approver_terminal_func()): the command
  * as the preview shows it, with \r, and a sentence saying it holds control
  * characters; none for a plain command. */
@@ -698,6 +792,7 @@ main (int   argc,
   g_test_add_func ("/pd/approver/cut-never-asked", test_cut_never_asked);
   g_test_add_func ("/pd/approver/previews", test_previews);
   g_test_add_func ("/pd/approver/preview-controls", test_preview_controls);
+  g_test_add_func ("/pd/approver/preview-hidden", test_preview_hidden);
   g_test_add_func ("/pd/approver/terminal-question", test_terminal_question);
   g_test_add_func ("/pd/approver/concurrent", test_concurrent);
   g_test_add_func ("/pd/approver/terminal-without-tty", test_terminal_without_tty);

@@ -411,6 +411,61 @@ test_safe_text_approval (void)
   }
 }
 
+/* The one table of what an approval escapes or names beyond controls
+ * (pd_safe_text_is_hidden()): each class, and what stays by its place. */
+static void
+test_safe_text_hidden (void)
+{
+  static const gunichar hidden[] = {
+    0x00A0, 0x1680, 0x2000, 0x200A, 0x202F, 0x205F, 0x3000,            /* look-alike blanks */
+    0x034F, 0x17B4, 0x17B5, 0x180E, 0x2065, 0x2800,                     /* draw nothing */
+    0x115F, 0x1160, 0x3164, 0xFFA0, 0xFEFF, 0x2060, 0x2064, 0x200B,     /* fillers, format */
+    0xE0000, 0xE0001, 0xE0041, 0xE007F,                                 /* tags */
+  };
+  static const gunichar selectors[] = { 0xFE00, 0xFE0F, 0x180B, 0x180F, 0xE0100, 0xE01EF };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (hidden); i++)
+    {
+      g_test_message ("U+%04X", hidden[i]);
+      g_assert_true (pd_safe_text_is_hidden ('a', hidden[i], 'b'));
+      g_assert_true (pd_safe_text_is_hidden (0x4E00, hidden[i], 0x4E00));
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (selectors); i++)
+    {
+      g_test_message ("U+%04X", selectors[i]);
+      /* On ASCII, a blank, at a start: nothing drawn; on a letter or a
+       * symbol beyond ASCII it may choose the glyph. */
+      g_assert_true (pd_safe_text_is_hidden ('m', selectors[i], ' '));
+      g_assert_true (pd_safe_text_is_hidden (0x00A0, selectors[i], 0));
+      g_assert_true (pd_safe_text_is_hidden (0, selectors[i], 'x'));
+      g_assert_false (pd_safe_text_is_hidden (0x2764, selectors[i], 0));
+      g_assert_false (pd_safe_text_is_hidden (0x8FBB, selectors[i], 0));
+    }
+  /* Joiners: between ASCII letters, at an end, hidden; in a Persian or
+   * Devanagari word, in an emoji sequence, not. */
+  g_assert_true (pd_safe_text_is_hidden ('a', 0x200C, 'b'));
+  g_assert_true (pd_safe_text_is_hidden ('a', 0x200D, 'b'));
+  g_assert_true (pd_safe_text_is_hidden (0x0645, 0x200C, 0));
+  g_assert_true (pd_safe_text_is_hidden (0x0645, 0x200C, 'x'));
+  g_assert_false (pd_safe_text_is_hidden (0x06CC, 0x200C, 0x062E));
+  g_assert_false (pd_safe_text_is_hidden (0x094D, 0x200D, 0x0937));
+  g_assert_false (pd_safe_text_is_hidden (0x1F468, 0x200D, 0x1F469));
+  g_assert_false (pd_safe_text_is_hidden (0xFE0F, 0x200D, 0x1F5E8));
+  /* Not hidden: letters, a space, a drawn tsheg (U+0F0C), controls (the
+   * caller's: pd_tool_text_is_control()). */
+  g_assert_false (pd_safe_text_is_hidden ('a', 'b', 'c'));
+  g_assert_false (pd_safe_text_is_hidden ('a', ' ', 'c'));
+  g_assert_false (pd_safe_text_is_hidden (0x0F40, 0x0F0C, 0));
+  g_assert_false (pd_safe_text_is_hidden (0, 0x00E9, 0));
+
+  /* pd_safe_text_approval() names them outside a run too. */
+  {
+    g_autofree char *named = pd_safe_text_approval ("rm -f victim\ufe0f x\u200dy \u2764\ufe0f");
+
+    g_assert_cmpstr (named, ==, "rm -f victim<U+FE0F> x<U+200D>y \u2764\ufe0f");
+  }
+}
+
 /* JSON printed on a terminal: the same value, the invisible characters as
  * escapes. */
 static void
@@ -786,6 +841,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-util/clean-text-invisible", test_clean_text_invisible);
   g_test_add_func ("/pd/import-util/escape-json", test_escape_json);
   g_test_add_func ("/pd/import-util/safe-text-approval", test_safe_text_approval);
+  g_test_add_func ("/pd/import-util/safe-text-hidden", test_safe_text_hidden);
   g_test_add_func ("/pd/import-util/session-times", test_session_times);
   g_test_add_func ("/pd/import-util/jsonl-rewind", test_jsonl_rewind);
   g_test_add_func ("/pd/import-util/jsonl-report-too-long", test_jsonl_report_too_long);

@@ -982,6 +982,65 @@ test_approval_controls (Fixture       *f,
   assert_controls_question (f, json_object_get_object_member (reply_object (keep), "approval"));
 }
 
+/* Found (tried as an attacker would): `cd build<NBSP>; rm -f victim` was
+ * asked as `cd build ; rm -f victim`, in "command" and in the preview,
+ * with no friction; U+034F and a variation selector on a letter showed as
+ * nothing.  Each is an escape, and the question has controls and friction,
+ * on the WebSocket and in GET /api/runs/ID. */
+#define HIDDEN_TURNS \
+  "{\"turns\":[" SHELL_TURN ("cd build\\u00a0; rm -f victim") SHELL_TURN ("rm -f vic\\u034ftim\\ufe0f") \
+  "{\"content\":\"Done.\"}]}"
+
+static void
+assert_hidden_question (JsonObject *question,
+                        const char *lines)
+{
+  g_assert_cmpstr (json_object_get_string_member (question, "preview"), ==, lines);
+  g_assert_true (json_object_get_boolean_member_with_default (question, "controls", FALSE));
+  g_assert_true (json_object_get_boolean_member_with_default (question, "friction", FALSE));
+  g_assert_false (json_object_get_boolean_member_with_default (question, "allow_trust", TRUE));
+}
+
+static void
+test_approval_hidden (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(Client) client = client_open (f);
+  g_autoptr(Reply) accepted = NULL;
+  g_autoptr(Reply) keep = NULL;
+  g_autofree char *nbsp = g_strdup_printf ("In %s:\n$ cd build\\u00a0; rm -f victim\n", f->dir);
+  g_autofree char *marks = g_strdup_printf ("In %s:\n$ rm -f vic\\u034ftim\\ufe0f\n", f->dir);
+  StatusWait wait = { f, NULL, "waiting_approval" };
+  JsonObject *frame;
+  JsonObject *approval;
+  guint asked, end;
+
+  set_replay (f, HIDDEN_TURNS);
+  client_send (client, prompt_new ("Run them", NULL, NULL));
+  asked = client_wait (client, 0, "approval_request");
+  frame = g_ptr_array_index (client->frames, asked);
+  g_assert_cmpstr (json_object_get_string_member (frame, "command"), ==, nbsp);
+  assert_hidden_question (frame, nbsp);
+  client_send (client, approval_response (frame, "deny"));
+  asked = client_wait (client, asked + 1, "approval_request");
+  frame = g_ptr_array_index (client->frames, asked);
+  g_assert_cmpstr (json_object_get_string_member (frame, "command"), ==, marks);
+  assert_hidden_question (frame, marks);
+  client_send (client, approval_response (frame, "deny"));
+  end = client_wait_end (client, asked);
+  g_assert_cmpstr (frame_type (g_ptr_array_index (client->frames, end)), ==, "done");
+
+  set_replay (f, HIDDEN_TURNS);
+  accepted = request (f, "POST", "/api/prompt", "{\"message\":\"Run them\"}", NULL);
+  g_assert_cmpuint (accepted->status, ==, 202);
+  wait.run_id = json_object_get_string_member (reply_object (accepted), "run_id");
+  spin_until (run_reached, &wait);
+  run_status (f, wait.run_id, &keep);
+  approval = json_object_get_object_member (reply_object (keep), "approval");
+  g_assert_cmpstr (json_object_get_string_member (approval, "command"), ==, "cd build\\u00a0; rm -f victim");
+  assert_hidden_question (approval, nbsp);
+}
+
 /* A trust given on a plain command of its class does not answer a command
  * with control characters: asked, no trust offered (as a masked one). */
 #define TRUST_CR_TURNS \
@@ -1063,6 +1122,7 @@ main (int   argc,
   ADD ("/pd/server-ws/approval-masked-trust", test_approval_masked_trust, 0);
   ADD ("/pd/server-ws/approval-controls", test_approval_controls, 0);
   ADD ("/pd/server-ws/approval-controls-trust", test_approval_controls_trust, 0);
+  ADD ("/pd/server-ws/approval-hidden", test_approval_hidden, 0);
   ADD ("/pd/server-ws/stop-with-socket", test_stop_with_socket, 0);
 
   return g_test_run ();

@@ -8,6 +8,7 @@
 #include "pd-json-util.h"
 #include "pd-remote-run.h"
 #include "pd-server-private.h"
+#include "pd-tool.h"
 
 G_DEFINE_BOXED_TYPE (PdRemoteRun, pd_remote_run, pd_remote_run_copy, pd_remote_run_free)
 
@@ -52,7 +53,12 @@ pd_remote_run_new_from_json (JsonObject *object)
       self->approval_command = nonempty (approval, "command");
       self->approval_preview = nonempty (approval, "preview");
       self->approval_masked = pd_json_get_boolean (approval, "masked", FALSE);
-      self->approval_controls = pd_json_get_boolean (approval, "controls", FALSE);
+      /* An endpoint of an earlier version sent a NBSP or a variation
+       * selector as it is, without "controls": what its question holds
+       * that ours escapes is guarded as its "controls" are. */
+      self->approval_controls = pd_json_get_boolean (approval, "controls", FALSE) ||
+                                pd_tool_text_has_control (self->approval_command) ||
+                                pd_tool_text_has_control (self->approval_preview);
       expires_in = pd_json_get_int (approval, "expires_in_ms", -1);
       /* An endpoint's number: a day at most. */
       if (expires_in >= 0)

@@ -686,6 +686,49 @@ test_card_controls (void)
   alone_close (&alone);
 }
 
+/* Found (tried as an attacker would): an endpoint of an earlier version
+ * sends `cd build<NBSP>; rm -f victim` as it is, without "controls", and
+ * a card approved it in one click, read as `cd build ; rm -f victim`; a
+ * selector on a letter showed as nothing.  What such a question holds
+ * that our approvals escape guards it as "controls" would, and the card
+ * names each. */
+static void
+test_card_hidden (void)
+{
+  static const char *const questions[][2] = {
+    { "{\"id\":\"run-1\",\"status\":\"waiting_approval\",\"approval\":{\"id\":\"ap-1\",\"tool\":\"shell\","
+      "\"command\":\"cd build\\u00a0; rm -f victim\",\"preview\":\"In /srv:\\n$ cd build\\u00a0; rm -f victim\\n\"}}",
+      "$ cd build<U+00A0>; rm -f victim" },
+    { "{\"id\":\"run-1\",\"status\":\"waiting_approval\",\"approval\":{\"id\":\"ap-2\",\"tool\":\"shell\","
+      "\"command\":\"rm -f victim\\ufe0f\\u200dx\"}}",
+      "rm -f victim<U+FE0F><U+200D>x" },
+  };
+  g_autoptr(PdOverviewCard) card = card_new ("Work on A", "odek", "Endpoint A");
+  Alone alone = { 0 };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (questions); i++)
+    {
+      g_autoptr(JsonNode) node = json_from_string (questions[i][0], NULL);
+      g_autoptr(PdRemoteRun) run = pd_remote_run_new_from_json (json_node_get_object (node));
+
+      g_assert_true (run->approval_controls);
+      _pd_overview_card_set_remote_run (card, run);
+      if (i == 0)
+        {
+          _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
+          alone_show (&alone, card, 600);
+        }
+      else
+        _pd_overview_card_emit_changed (card);
+      g_assert_false (pd_overview_card_get_approval_whole (card));
+      g_assert_null (pd_test_find_first (alone.row, is_button, "_Approve Once"));
+      g_assert_nonnull (pd_test_find_first (alone.row, is_button, "_Deny"));
+      g_assert_nonnull (pd_test_find_first (alone.row, label_contains, questions[i][1]));
+      g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "holds control characters, shown as escapes"));
+    }
+  alone_close (&alone);
+}
+
 /* An endpoint's plan review (exit_plan_mode's question): the card offers
  * Open, where the plan review dialog takes Keep Planning's words, and Deny,
  * never Approve Once on a plan (tried as a new user would). */
@@ -1068,6 +1111,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/overview/card-change-unsent", test_card_change_unsent);
   g_test_add_func ("/pd/ui/overview/card-masked", test_card_masked);
   g_test_add_func ("/pd/ui/overview/card-controls", test_card_controls);
+  g_test_add_func ("/pd/ui/overview/card-hidden", test_card_hidden);
   g_test_add_func ("/pd/ui/overview/card-plan-review", test_card_plan_review);
   g_test_add_func ("/pd/ui/overview/card-stopped", test_card_stopped);
   g_test_add_func ("/pd/ui/overview/card-step-ended", test_card_step_ended);

@@ -241,13 +241,16 @@ test_plan_default (void)
 }
 
 /* A call of the window's own run whose command holds a CR before a line
- * break (`echo hi \<CR><LF>rm -f victim`: bash runs rm on its own): the
- * dialog shows the CR as \r on two command lines and says the command
- * holds control characters, and a notification's Approve does not answer
- * it; a question without them says nothing of it. */
+ * break (`echo hi \<CR><LF>rm -f victim`: bash runs rm on its own), then
+ * one with a NBSP before `; rm -f victim` and characters that draw
+ * nothing: the dialog shows the CR as \r on two command lines, the NBSP
+ * as \u00a0, and says the command holds control characters, and a
+ * notification's Approve does not answer it; a question without them says
+ * nothing of it. */
 static const char *replay_controls =
   "{\"label\": \"test: a command with a CR, then a write\", \"turns\": ["
   " {\"content\": \"Running.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"echo hi \\\\\\r\\nrm -f victim\"}}]},"
+  " {\"content\": \"Again.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"cd build\\u00a0; rm -f victim\\u2800\\u200d\\ufe0f\"}}]},"
   " {\"content\": \"Writing.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"one.txt\", \"content\": \"1\\n\"}}]},"
   " {\"content\": \"All done.\"}]}";
 
@@ -288,6 +291,17 @@ check_controls (PdApplication *app,
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "rm -f victim"));
   g_assert_nonnull (pd_test_find_first (GTK_WIDGET (dialog), is_controls_warning, NULL));
   g_assert_cmpuint (serial, !=, 0);
+  g_assert_false (pd_run_controller_answer_approval (runs, pd_run_controller_get_session_id (runs), serial, TRUE));
+  g_assert_true (pd_run_controller_has_approval (runs, pd_run_controller_get_session_id (runs), serial));
+  pd_test_wait_until (approve_sensitive, dialog, "the dialog's guard to end");
+  respond (dialog, "deny");
+
+  /* A NBSP before `; rm -f victim` (read as a space), a braille blank, a
+   * joiner and a selector that draw nothing: escaped, and said. */
+  dialog = pd_test_wait_for_dialog ("the command with a NBSP");
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog),
+                                                   "$ cd build\\u00a0; rm -f victim\\u2800\\u200d\\ufe0f"));
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (dialog), is_controls_warning, NULL));
   g_assert_false (pd_run_controller_answer_approval (runs, pd_run_controller_get_session_id (runs), serial, TRUE));
   g_assert_true (pd_run_controller_has_approval (runs, pd_run_controller_get_session_id (runs), serial));
   pd_test_wait_until (approve_sensitive, dialog, "the dialog's guard to end");

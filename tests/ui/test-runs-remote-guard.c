@@ -56,6 +56,17 @@ check_remote_masked (PdApplication *app,
   g_assert_true (pd_run_controller_has_approval (runs, pd_run_controller_get_session_id (runs), serial));
   respond (dialog, "deny");
 
+  /* A NBSP before `; rm -f victim` (read as a space), a braille blank, a
+   * joiner and a selector that draw nothing: escaped, and said. */
+  dialog = pd_test_wait_for_dialog ("the endpoint's command with a NBSP");
+  g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog),
+                                                   "$ cd build\\u00a0; rm -f victim\\u2800\\u200d\\ufe0f"));
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (dialog), is_controls_warning, NULL));
+  g_assert_cmpstr (adw_message_dialog_get_default_response (dialog), ==, "deny");
+  g_assert_false (pd_run_controller_answer_approval (runs, pd_run_controller_get_session_id (runs), serial, TRUE));
+  g_assert_true (pd_run_controller_has_approval (runs, pd_run_controller_get_session_id (runs), serial));
+  respond (dialog, "deny");
+
   dialog = pd_test_wait_for_dialog ("the write's approval question");
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "one.txt"));
   g_assert_null (pd_test_find_first (GTK_WIDGET (dialog), is_masked_warning, NULL));
@@ -124,6 +135,7 @@ test_remote_masked_trusted (void)
 static const char *const replay_controls =
   "{\"label\": \"test: a command with a CR, then a write\", \"turns\": ["
   " {\"content\": \"Running.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"echo hi \\\\\\r\\nrm -f victim\"}}]},"
+  " {\"content\": \"Again.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"cd build\\u00a0; rm -f victim\\u2800\\u200d\\ufe0f\"}}]},"
   " {\"content\": \"Writing.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"one.txt\", \"content\": \"1\\n\"}}]},"
   " {\"content\": \"All done.\"}]}";
 
@@ -141,7 +153,8 @@ is_controls_warning (GtkWidget     *widget,
  * deleted victim, as bash reads `\<CR>` as an escaped CR and runs rm on
  * its own.  The dialog shows the CR as \r and says the command holds
  * control characters (plain text, Deny the default); a notification's
- * Approve does not answer it; a question without them says nothing. */
+ * Approve does not answer it; a question without them says nothing.  So
+ * with `cd build<NBSP>; rm -f victim` (read as a space): \u00a0. */
 static void
 check_remote_controls (PdApplication *app,
                        PdWindow      *window,
