@@ -222,6 +222,56 @@ test_preview_continued (void)
   g_rmdir (dir);
 }
 
+/* Finding (a look-alike blank shown as \u00a0 in the question): the
+ * redactor read `--password\u00a0Zq9…` as one word and kept the secret in
+ * sight, `PGPASSWORD=Zq9…\u00a0psql` as one value and hid psql; padding
+ * said as "[40 × U+3000]" before redaction kept `PGPASSWORD=Zq9…` whole.
+ * serve redacts with the blanks as they are and escapes them again;
+ * padding stays as it is in the preview until it is shown. */
+static void
+test_preview_blanks (void)
+{
+  static const struct { const char *command, *shown; } cases[] = {
+    { "deploy --password\u00a0Zq9Secr3tXy prod", "\n$ deploy --password\\u00a0[REDACTED] prod\n" },
+    { "redis-cli -a\u00a0Zq9Secr3tXy ping", "\n$ redis-cli -a\\u00a0[REDACTED] ping\n" },
+    { "PGPASSWORD=Zq9Secr3tXy\u3000psql", "\n$ PGPASSWORD=[REDACTED]\\u3000psql\n" },
+    { "sshpass -p                                        Zq9Secr3tXy ssh h", "[REDACTED] ssh h\n" },
+    { "PGPASSWORD=Zq9Secr3tXy\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000"
+      "\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000x",
+      "\n$ PGPASSWORD=[REDACTED]\u3000\u3000" },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pd-redact-continuation-XXXXXX", &error);
+  g_autoptr(PdToolContext) context = NULL;
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+
+  g_assert_no_error (error);
+  context = pd_tool_context_new (dir, &error);
+  g_assert_no_error (error);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonObject) question = question_of (shell, context, "command", cases[i].command);
+      const char *preview = json_object_get_string_member (question, "preview");
+      const char *command = json_object_get_string_member (question, "command");
+
+      if (strstr (preview, "Zq9Secr3tXy") != NULL || strstr (preview, cases[i].shown) == NULL)
+        g_error ("%s: preview %s", cases[i].command, preview);
+      if (strstr (command, "Zq9Secr3tXy") != NULL || strstr (command, "[REDACTED]") == NULL)
+        g_error ("%s: command %s", cases[i].command, command);
+      g_assert_true (json_object_get_boolean_member (question, "masked"));
+    }
+  /* Nothing masked: the question as the tool showed it. */
+  {
+    g_autoptr(JsonObject) question = question_of (shell, context, "command", "cd build\u00a0; rm -f victim");
+
+    g_assert_nonnull (strstr (json_object_get_string_member (question, "preview"), "\n$ cd build\\u00a0; rm -f victim\n"));
+    g_assert_cmpstr (json_object_get_string_member (question, "command"), ==, "cd build\\u00a0; rm -f victim");
+    g_assert_false (json_object_has_member (question, "masked"));
+  }
+  g_rmdir (dir);
+}
+
 /* pd_redact_laid_out(): the lines around a block redacted as text, a
  * block whose mask would take a line break as text, prefixes and all. */
 static void
@@ -347,6 +397,7 @@ main (int    argc,
   g_test_add_func ("/pd/redact/no-continuation-kept", test_no_continuation_kept);
   g_test_add_func ("/pd/redact/continued-runs-kept", test_continued_runs_kept);
   g_test_add_func ("/pd/redact/preview-continued", test_preview_continued);
+  g_test_add_func ("/pd/redact/preview-blanks", test_preview_blanks);
   g_test_add_func ("/pd/redact/laid-out-lines", test_laid_out_lines);
   g_test_add_func ("/pd/redact/arithmetic-in-sight", test_arithmetic_in_sight);
   g_test_add_func ("/pd/redact/more-spellings-masked", test_more_spellings_masked);

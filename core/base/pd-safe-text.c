@@ -266,7 +266,7 @@ blank_lines (const char  *p,
 }
 
 /* A run of this many blank characters or more is said, not shown. */
-#define APPROVAL_RUN_SHOWN 32
+#define APPROVAL_RUN_SHOWN PD_SAFE_TEXT_RUN_SAID
 /* This many kinds of them are named; more are "…". */
 #define APPROVAL_KINDS_SHOWN 8
 /* More blank lines than this in a row are said on one line: 1,500 empty
@@ -316,22 +316,18 @@ append_said (GString    *out,
 
 /* Shows [@p, @end), blanks too few to say: spaces and tabs as they are, a
  * joiner that starts a run (@run_start: one in a word, as Persian writes
- * them) too; the rest each by name.  With @escape, each character as
- * @escape writes it instead. */
+ * them) too; the rest each by name. */
 static void
-append_named (GString                *out,
-              const char             *p,
-              const char             *end,
-              gboolean                run_start,
-              PdSafeTextEscapeFunc    escape)
+append_named (GString    *out,
+              const char *p,
+              const char *end,
+              gboolean    run_start)
 {
   for (gboolean first = run_start; p < end; p = g_utf8_next_char (p), first = FALSE)
     {
       gunichar c = g_utf8_get_char (p);
 
-      if (escape != NULL)
-        escape (out, c);
-      else if (c == ' ' || c == '\t' || (first && (c == 0x200C || c == 0x200D)))
+      if (c == ' ' || c == '\t' || (first && (c == 0x200C || c == 0x200D)))
         g_string_append_len (out, p, g_utf8_next_char (p) - p);
       else
         g_string_append_printf (out, "<U+%04X>", c);
@@ -339,29 +335,27 @@ append_named (GString                *out,
 }
 
 static void
-append_group (GString              *out,
-              const char           *p,
-              const char           *end,
-              gsize                 n,
-              gboolean              run_start,
-              PdSafeTextEscapeFunc  escape)
+append_group (GString    *out,
+              const char *p,
+              const char *end,
+              gsize       n,
+              gboolean    run_start)
 {
   if (n >= APPROVAL_RUN_SHOWN)
     append_said (out, p, end, n);
   else if (n > 0)
-    append_named (out, p, end, run_start, escape);
+    append_named (out, p, end, run_start);
 }
 
 /* A blank run of @n characters: each stretch of 32 or more of one kind
  * said alone ("[300 × U+2800][600 × U+0020]"), what lies between them
- * said together when it is as long, else shown (by @escape when given). */
+ * said together when it is as long, else shown. */
 static void
-append_blank_run (GString              *out,
-                  const char           *p,
-                  const char           *run_end,
-                  gsize                 n,
-                  gboolean              in_line,
-                  PdSafeTextEscapeFunc  escape)
+append_blank_run (GString    *out,
+                  const char *p,
+                  const char *run_end,
+                  gsize       n,
+                  gboolean    in_line)
 {
   const char *start = p;
   const char *group = p;
@@ -369,7 +363,7 @@ append_blank_run (GString              *out,
 
   if (n < APPROVAL_RUN_SHOWN)
     {
-      append_named (out, p, run_end, in_line, escape);
+      append_named (out, p, run_end, in_line);
       return;
     }
   while (p < run_end)
@@ -385,7 +379,7 @@ append_blank_run (GString              *out,
         }
       if (k >= APPROVAL_RUN_SHOWN)
         {
-          append_group (out, group, p, group_n, in_line && group == start, escape);
+          append_group (out, group, p, group_n, in_line && group == start);
           append_said (out, p, q, k);
           group = q;
           group_n = 0;
@@ -394,32 +388,22 @@ append_blank_run (GString              *out,
         group_n += k;
       p = q;
     }
-  append_group (out, group, run_end, group_n, in_line && group == start, escape);
+  append_group (out, group, run_end, group_n, in_line && group == start);
 }
 
 const char *
-pd_safe_text_append_said_run (GString              *out,
-                              const char           *p,
-                              const char           *end,
-                              PdSafeTextEscapeFunc  escape,
-                              gsize                *n_out)
+pd_safe_text_blank_run (const char *p,
+                        const char *end,
+                        gsize      *n_out)
 {
-  gunichar c = g_utf8_get_char_validated (p, end - p);
-  const char *run_end;
-  gsize n = 0;
+  gunichar c = p < end ? g_utf8_get_char_validated (p, end - p) : (gunichar) -1;
 
-  if (c != (gunichar) -1 && c != (gunichar) -2 && is_blank (c))
+  if (c == (gunichar) -1 || c == (gunichar) -2 || !is_blank (c))
     {
-      run_end = blank_run (p, end, FALSE, &n);
-      if (n >= APPROVAL_RUN_SHOWN)
-        {
-          append_blank_run (out, p, run_end, n, FALSE, escape);
-          *n_out = n;
-          return run_end;
-        }
+      *n_out = 0;
+      return p;
     }
-  *n_out = n;
-  return NULL;
+  return blank_run (p, end, FALSE, n_out);
 }
 
 char *
@@ -483,8 +467,7 @@ pd_safe_text_approval (const char *text)
           append_blank_run (out, p, run_end, n,
                             !(p == text || p[-1] == '\n') &&
                               !pd_safe_text_is_hidden (pd_safe_text_char_before (text, p), c,
-                                                       pd_safe_text_char_after (p, end)),
-                            NULL);
+                                                       pd_safe_text_char_after (p, end)));
           marks = 0;
           p = run_end;
           continue;

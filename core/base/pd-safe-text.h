@@ -52,22 +52,20 @@ gunichar  pd_safe_text_char_before   (const char *text,
 gunichar  pd_safe_text_char_after    (const char *p,
                                       const char *end);
 
-/* Writes @c as a person is to read it in an approval. */
-typedef void (*PdSafeTextEscapeFunc) (GString  *out,
-                                      gunichar  c);
+/* A run of what draws nothing, or only a blank, this long or longer is
+ * said by pd_safe_text_approval() ("[900 × U+3000]"), not shown. */
+#define PD_SAFE_TEXT_RUN_SAID 32
 
-/* When a run of what draws nothing (as pd_safe_text_approval() says
- * them) of 32 or more characters starts at @p, before @end: appends it
- * said ("[900 × U+3000]"), what lies between its stretches written by
- * @escape (NULL: by name), its length into @n_out, and returns its end.
- * Else NULL, and the length of the shorter run (0: none) into @n_out.
- * Where an approval's preview escapes what it holds, the padding it
- * counts is counted in the same pass, by the same code. */
-const char *pd_safe_text_append_said_run (GString              *out,
-                                          const char           *p,
-                                          const char           *end,
-                                          PdSafeTextEscapeFunc  escape,
-                                          gsize                *n_out);
+/* The end of the run of what draws nothing, or only a blank, that starts
+ * at @p (before @end), as pd_safe_text_approval() finds it: a blank (a
+ * space of any kind, a format or default-ignorable character, U+2800),
+ * then blanks and what draws nothing on them.  Its length into @n_out;
+ * @p and 0 when no blank is at @p.  Where an approval's preview escapes
+ * what it holds, it leaves such a run of PD_SAFE_TEXT_RUN_SAID or more as
+ * it is, for pd_safe_text_approval() to say (one finder of runs). */
+const char *pd_safe_text_blank_run   (const char *p,
+                                      const char *end,
+                                      gsize      *n_out);
 
 /* One line for a terminal or a label: control characters (C0, DEL, C1) and
  * line or paragraph separators become spaces, each invisible format

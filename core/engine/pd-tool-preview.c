@@ -107,41 +107,27 @@ pd_tool_text_append_escape (GString  *out,
   return TRUE;
 }
 
-/* Writes a character of padding too short to count, as the preview (a
- * TAB as it is) or the summary (a TAB as \t) shows it: a space as it is,
- * the rest escaped, as pd_safe_text_approval() names them all. */
-static void
-escape_padding (GString  *out,
-                gunichar  c,
-                gboolean  one_line)
+/* Whether the run [@p, @run_end) holds what is escaped wherever it is
+ * (pd_tool_text_is_control(): a bidi override, U+200B), or a TAB where
+ * one is written \t (@one_line). */
+static gboolean
+run_has_control (const char *p,
+                 const char *run_end,
+                 gboolean    one_line)
 {
-  if (c == ' ' || (c == '\t' && !one_line))
-    g_string_append_c (out, (char) c);
-  else if (c == '\t')
-    g_string_append (out, "\\t");
-  else if (pd_tool_text_is_control (c) || c < 0x80)
-    pd_tool_text_append_escape (out, c);
-  else
-    g_string_append_printf (out, "\\u%04x", c);
-}
+  for (; p < run_end; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
 
-static void
-escape_padding_in_lines (GString  *out,
-                         gunichar  c)
-{
-  escape_padding (out, c, FALSE);
-}
-
-static void
-escape_padding_on_one_line (GString  *out,
-                            gunichar  c)
-{
-  escape_padding (out, c, TRUE);
+      if (pd_tool_text_is_control (c) || (one_line && c == '\t'))
+        return TRUE;
+    }
+  return FALSE;
 }
 
 /* The characters of [@text, @end) before @blanks as
  * pd_tool_text_append_escaped() writes them, at most @max_chars of them
- * (a run said counts whole).  Their number into @n_out. */
+ * (a run left whole counts whole).  Their number into @n_out. */
 static const char *
 append_escaped (GString    *out,
                 const char *text,
@@ -151,8 +137,7 @@ append_escaped (GString    *out,
                 guint       max_chars,
                 guint      *n_out)
 {
-  PdSafeTextEscapeFunc escape = one_line ? escape_padding_on_one_line : escape_padding_in_lines;
-  const char *quiet = text;   /* no run of 32 blanks starts before it */
+  const char *quiet = text;   /* no run to leave whole starts before it */
   guint n = *n_out;
   const char *p;
 
@@ -163,23 +148,27 @@ append_escaped (GString    *out,
       if (p >= quiet)
         {
           gsize k;
-          const char *run_end = pd_safe_text_append_said_run (out, p, blanks, escape, &k);
+          const char *run_end = pd_safe_text_blank_run (p, blanks, &k);
 
-          if (run_end != NULL)
+          if (k >= PD_SAFE_TEXT_RUN_SAID && !run_has_control (p, run_end, one_line))
             {
+              g_string_append_len (out, p, run_end - p);
               n = (guint) MIN ((gsize) n + k, G_MAXUINT);
               p = run_end;
               continue;
             }
-          /* A run starting inside a shorter one is shorter still. */
-          quiet = k > 0 ? g_utf8_offset_to_pointer (p, (glong) k) : p;
+          /* A run that starts inside this one is shorter, or escaped
+           * with it. */
+          quiet = run_end;
         }
       if (one_line && (c == '\t' || c == '\n'))
         g_string_append (out, c == '\t' ? "\\t" : "\\n");
       else if (!is_control_at (pd_safe_text_char_before (text, p), c, pd_safe_text_char_after (p, end)))
         g_string_append_len (out, p, g_utf8_next_char (p) - p);
+      else if (pd_tool_text_is_control (c))
+        pd_tool_text_append_escape (out, c);
       else
-        escape_padding (out, c, one_line);
+        g_string_append_printf (out, "\\u%04x", c);
       p = g_utf8_next_char (p);
       n++;
     }
@@ -196,11 +185,15 @@ append_escaped (GString    *out,
  *
  * Appends [@text, @end) as a person reads it in an approval: what
  * pd_tool_text_is_control() and pd_safe_text_is_hidden() name as escapes
- * (\r, \x1b, \u202e, \u00a0, \ufe0f), and a run of 32 or more of what
- * draws nothing said ("[900 × U+3000]", pd_safe_text_append_said_run()),
- * in one pass: escaped one by one, 900 U+3000 printed 5,400 characters
- * where the terminal's prompt counted them (tried as an attacker would).
- * What the previews and the summary of a call write (one function).
+ * (\r, \x1b, \u202e, \u00a0, \ufe0f), in the same pass as it finds the
+ * runs of PD_SAFE_TEXT_RUN_SAID or more that draw nothing
+ * (pd_safe_text_blank_run()), which it leaves as they are: every place a
+ * question is shown says them (pd_safe_text_approval(): "[900 × U+3000]"),
+ * where escaped one by one they printed 5,400 characters (tried as an
+ * attacker would), and serve's redactor reads them as the blanks they
+ * are (said before, `PGPASSWORD=S3cret[40 × U+3000]x` kept its secret).
+ * A run that holds a control is escaped whole.  What the previews and the
+ * summary of a call write (one function).
  *
  * Returns: where it stopped, @end when all of @text was written
  */
@@ -214,6 +207,35 @@ pd_tool_text_append_escaped (GString    *out,
   guint n = 0;
 
   return append_escaped (out, text, end, end, one_line, max_chars, &n);
+}
+
+/**
+ * pd_tool_text_escaped:
+ * @text: a preview or a summary (@one_line) in which what
+ *   pd_tool_text_append_escaped() escapes may stand as it is again (serve
+ *   puts look-alike blanks back to redact it)
+ *
+ * Returns: (transfer full): @text escaped again, line by line
+ */
+char *
+pd_tool_text_escaped (const char *text,
+                      gboolean    one_line)
+{
+  GString *out = g_string_sized_new (strlen (text));
+  const char *p = text;
+
+  for (;;)
+    {
+      const char *eol = one_line ? NULL : strchr (p, '\n');
+      const char *line_end = eol != NULL ? eol : p + strlen (p);
+
+      pd_tool_text_append_escaped (out, p, line_end, one_line, G_MAXUINT);
+      if (eol == NULL)
+        break;
+      g_string_append_c (out, '\n');
+      p = eol + 1;
+    }
+  return g_string_free (out, FALSE);
 }
 
 /**

@@ -180,5 +180,7 @@ const char    *pd_tool_text_append_escaped (GString             *out,
                                             const char          *end,
                                             gboolean             one_line,
                                             guint                max_chars);
+char          *pd_tool_text_escaped       (const char           *text,
+                                           gboolean              one_line);
 
 G_END_DECLS

@@ -37,6 +37,7 @@
 #include "pd-server-private.h"
 #include "pd-random.h"
 #include "pd-redact.h"
+#include "pd-tool.h"
 
 struct _Approval
 {
@@ -181,6 +182,64 @@ redact_shell_summary (const char *told,
   return summary_spelling (redacted);
 }
 
+/* @text with each escape of a look-alike blank (\u00a0, \u3000: a space
+ * separator, as pd_tool_text_append_escaped() writes it) put back as the
+ * blank it is, to redact: escaped, `--password\u00a0S3cret` was one word
+ * to the redactor and kept S3cret in sight, and `PGPASSWORD=S3cret\u00a0psql`
+ * one value, psql hidden under its mask.  Escaped again after
+ * (pd_tool_text_escaped()) when the redactor changed it. */
+static char *
+blanks_unescaped (const char *text)
+{
+  GString *out;
+
+  if (text == NULL)
+    return NULL;
+  out = g_string_sized_new (strlen (text));
+  for (const char *p = text; *p != '\0'; )
+    {
+      if (p[0] == '\\' && p[1] == 'u')
+        {
+          gunichar c = 0;
+          int i;
+
+          for (i = 2; i < 6 && g_ascii_isxdigit (p[i]) && !g_ascii_isupper (p[i]); i++)
+            c = c * 16 + g_ascii_xdigit_value (p[i]);
+          if (i == 6 && c != ' ' && g_unichar_type (c) == G_UNICODE_SPACE_SEPARATOR)
+            {
+              g_string_append_unichar (out, c);
+              p += 6;
+              continue;
+            }
+        }
+      g_string_append_c (out, *p++);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* @redacted (the redactor's @seen), escaped again if the redactor changed
+ * it and @text is a call's (@escaped), else @text as it was. */
+static char *
+escaped_again (char       *redacted,
+               const char *seen,
+               const char *text,
+               gboolean    escaped,
+               gboolean    one_line)
+{
+  char *shown;
+
+  if (redacted == NULL || g_strcmp0 (redacted, seen) == 0)
+    {
+      g_free (redacted);
+      return g_strdup (text);
+    }
+  if (!escaped)
+    return redacted;
+  shown = pd_tool_text_escaped (redacted, one_line);
+  g_free (redacted);
+  return shown;
+}
+
 /**
  * _pd_server_approval_new:
  * @summary: pd_approver_summarize()'s line ("shell: make check"): never a
@@ -200,13 +259,22 @@ _pd_server_approval_new (const char *tool,
   g_autofree char *hex = pd_random_hex (8);
   const char *told = summary && g_str_has_prefix (summary, prefix) ? summary + strlen (prefix)
                                                                    : summary ? summary : "";
+  /* A plan's text is the model's as it is (_pd_server_approval_new_plan()). */
+  gboolean escaped = g_strcmp0 (tool, PD_SERVER_PLAN_TOOL) != 0;
+  g_autofree char *told_seen = NULL;
+  g_autofree char *preview_seen = NULL;
 
   g_atomic_ref_count_init (&approval->ref);
   approval->id = g_strconcat ("apr-", hex, NULL);
   approval->tool = g_strdup (tool);
-  approval->command = g_strcmp0 (tool, "shell") == 0 ? redact_shell_summary (told, preview) : pd_redact (told, NULL);
+  told_seen = escaped ? blanks_unescaped (told) : g_strdup (told);
+  preview_seen = escaped ? blanks_unescaped (preview) : g_strdup (preview);
+  approval->command = escaped_again (g_strcmp0 (tool, "shell") == 0 ? redact_shell_summary (told_seen, preview_seen)
+                                                                     : pd_redact (told_seen, NULL),
+                                     told_seen, told, escaped, TRUE);
   approval->description = g_strcmp0 (tool, "shell") == 0 ? g_strdup ("") : g_strdup_printf ("tool=%s", tool);
-  approval->preview = redact_preview (tool, preview);
+  approval->preview = preview != NULL ? escaped_again (redact_preview (tool, preview_seen), preview_seen, preview, escaped, FALSE)
+                                      : NULL;
   /* What the approver reads differs from what runs: said, never hidden. */
   approval->masked = strcmp (approval->command, told) != 0 || g_strcmp0 (approval->preview, preview) != 0;
   if (approval->masked)
