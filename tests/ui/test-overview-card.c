@@ -725,6 +725,8 @@ test_card_hidden (void)
       g_assert_nonnull (pd_test_find_first (alone.row, is_button, "_Deny"));
       g_assert_nonnull (pd_test_find_first (alone.row, label_contains, questions[i][1]));
       g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "holds control characters, shown as escapes"));
+      if (i == 0)
+        pd_test_screenshot_sizes (GTK_WINDOW (alone.window), "overview-card-hidden");
     }
   alone_close (&alone);
 }

@@ -304,6 +304,7 @@ check_controls (PdApplication *app,
   g_assert_nonnull (pd_test_find_first (GTK_WIDGET (dialog), is_controls_warning, NULL));
   g_assert_false (pd_run_controller_answer_approval (runs, pd_run_controller_get_session_id (runs), serial, TRUE));
   g_assert_true (pd_run_controller_has_approval (runs, pd_run_controller_get_session_id (runs), serial));
+  pd_test_screenshot_sizes (GTK_WINDOW (dialog), "runs-guard-hidden");
   pd_test_wait_until (approve_sensitive, dialog, "the dialog's guard to end");
   respond (dialog, "deny");
 
