@@ -4,9 +4,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The text is the model's: every line made valid UTF-8, with controls,
- * direction overrides and invisible characters shown as escapes (\r, \x1b,
- * \u202e: the set the approval summary escapes, written by the same
- * function), long lines and long texts cut with a note of how much was
+ * direction overrides, look-alike blanks and invisible characters shown
+ * as escapes (\r, \x1b, \u202e, \u00a0: the set the approval summary
+ * escapes, written by the same function, pd_tool_text_append_escaped()), long lines and long texts cut with a note of how much was
  * left out.  It is plain text; a GUI shows it as text.
  *
  * A CR is one of them, also before a line's LF: bash reads `\<CR><LF>` as

@@ -259,8 +259,9 @@ observe_ask (Run      *run,
    * what the call changes, whole, as our dialog shows it. */
   if (json_object_has_member (frame, "preview"))
     {
-      /* Named as our own dialog names them: look-alike blanks, long
-       * padding, marks piled on a letter (odek's page draws them). */
+      /* Said as our own dialog says them: long padding the preview left
+       * as it is, marks piled on a letter (odek's page draws them); a
+       * look-alike blank is escaped already (\u00a0). */
       g_autofree char *shown = pd_safe_text_approval (json_object_get_string_member (frame, "preview"));
 
       json_object_set_string_member (frame, "command", shown);
