@@ -199,6 +199,11 @@ static const char * const patterns[N_RE] = {
   [RE_GLUED_WP] = "-(?:[" LDAP_FLAGS "]{0,8}+w|P)" WORD_VALUE,
   /* zip's and unzip's -P PASSWORD after grouped flags: -rP X, -qP X. */
   [RE_GROUPED_CAP_P] = "-[A-OQ-Za-z0-9]{1,8}+P" BLANK "++" WORD_VALUE,
+  /* ssh-keygen's -N and -P after its flags, spaced or glued: -qN X,
+   * -qNX, -NX, -pqP X. */
+  [RE_KEYGEN] = "-[" KEYGEN_FLAGS "]{0,16}+[NP]" BLANK "*+" WORD_VALUE,
+  /* openssl's -k glued: -kPASSWORD, -k=PASSWORD. */
+  [RE_GLUED_K] = "-k=?+" WORD_VALUE,
   /* Samba's -U user%PASSWORD, --user=user%PASSWORD (the user may be
    * DOMAIN\user), also quoted: -U 'user%a b'. */
   [RE_SMB] =
