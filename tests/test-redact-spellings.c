@@ -445,6 +445,13 @@ test_round13_masked (void)
     { "echo AUTH S3cretZq9 | valkey-cli", "echo AUTH [REDACTED] | valkey-cli", "S3cretZq9" },
     { "printf 'AUTH S3cretZq9\\r\\nPING\\r\\n' | redis-cli", "printf 'AUTH [REDACTED]\\r\\nPING\\r\\n' | redis-cli", "S3cretZq9" },
     { "redis-cli -h h <<< 'AUTH S3cretZq9'", "redis-cli -h h <<< 'AUTH [REDACTED]'", "S3cretZq9" },
+    /* near relatives */
+    { "printf 'AUTH %s\\n' S3cretZq9 | redis-cli", "printf 'AUTH %s\\n' [REDACTED] | redis-cli", "S3cretZq9" },
+    { "CREATE ROLE app\n  LOGIN\n  PASSWORD E'S3cretZq9';", "CREATE ROLE app\n  LOGIN\n  PASSWORD E'[REDACTED]';", "S3cretZq9" },
+    { "openssl enc -aes-128-cbc -K 0011223344556677Zq9899aabbccddeeff -iv 01 -in f",
+      "openssl enc -aes-128-cbc -K [REDACTED] -iv 01 -in f", "Zq9" },
+    /* a password in a search pattern is the password still */
+    { "grep 'openssl enc -k S3cretZq9' notes", "grep 'openssl enc -k [REDACTED]' notes", "S3cretZq9" },
   };
   static const RedactCase two[] = {
     { "ssh-keygen -p -qP OldPwZq9 -qN NewPwZq9 -f k", "ssh-keygen -p -qP [REDACTED] -qN [REDACTED] -f k", "Zq9" },
@@ -480,6 +487,10 @@ test_round13_kept (void)
     "COMMENT ON ROLE u IS $$no password here$$;",
     "ALTER USER u PASSWORD NULL;",
     "The bug was identified\nby the review.",
+    "Which user was it?\nThe bug was identified by Alice",
+    "CREATE USER u;\nThe bug identified by review",
+    "ssh -K -N h",
+    "mysql -K -N db",
     "key: value\nname:\n  Zq9LongValue",
     "password:\nhost: h",
     "password:\n  file: /run/pw\n",

@@ -93,7 +93,7 @@ command_word_forms (const char *text,
   if (_pd_redact_word_in (base, zip_clients))
     return PW_SPACED_CAP_P | PW_GLUED_CAP_P | PW_GROUPED_CAP_P;
   if (strcmp (base, "openssl") == 0)
-    return PW_SPACED_K | PW_GLUED_K;
+    return PW_SPACED_K | PW_GLUED_K | PW_SPACED_CAP_K;
   if (strcmp (base, "ssh-keygen") == 0)
     return PW_KEYGEN;
   if (strcmp (base, "lftp") == 0)
@@ -255,6 +255,9 @@ _pd_redact_password_option_form (const char *p)
     return PW_SPACED_N;
   if (strncmp (p, "-new", 4) == 0 && _pd_redact_option_blank (p + 4))
     return PW_SPACED_NEW;
+  /* openssl's -K HEX (K is a grouped flag of mysql's) */
+  if (p[1] == 'K' && _pd_redact_option_blank (p + 2))
+    return PW_SPACED_CAP_K;
   while (k < 17 && p[k] != '\0' && strchr (GROUPED_FLAGS, p[k]) != NULL)
     k++;
   if (p[k] == 'p' && p[k + 1] != '\0' && !g_ascii_isspace (p[k + 1])

@@ -325,6 +325,8 @@ enum {
   PW_LONG_PREFIX = 1 << 19,
   /* openssl's -kX and -k=X glued (-key, -kdf, -kfile… are options). */
   PW_GLUED_K = 1 << 20,
+  /* openssl's -K HEX, enc's raw key (its -iv is none). */
+  PW_SPACED_CAP_K = 1 << 21,
 };
 
 /* The short options of ssh-keygen that take no argument, which may stand

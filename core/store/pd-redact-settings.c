@@ -295,37 +295,56 @@ account_word_in (Redactor *r,
  * line of @i the word is enough; a statement of more lines (CREATE USER u
  * then IDENTIFIED BY 'X' on the next) starts with CREATE, ALTER or GRANT
  * at its first line's start. */
+/* The length of the line break that ends right before @k, in a JSON
+ * string of @depth its \n too (1 or 2), or 0. */
+static gsize
+break_before (Redactor *r,
+              gsize     k,
+              guint     depth)
+{
+  const char *t = r->text;
+
+  if (k >= 1 && t[k - 1] == '\n')
+    return 1;
+  return depth > 0 && k >= 2 && t[k - 1] == 'n' && t[k - 2] == '\\' ? 2 : 0;
+}
+
+/* Whether @k starts the text or the JSON string of @depth it is in. */
+static gboolean
+text_starts_at (Redactor *r,
+                gsize     k,
+                guint     depth)
+{
+  return k == 0 || _pd_redact_depth_at (r->depths, k - 1) != depth
+         || (r->depths != NULL && (r->depths[k - 1] & JSON_OPENS));
+}
+
 static gboolean
 names_account (Redactor *r,
                gsize     i)
 {
   static const char * const starts[] = { "create ", "alter ", "grant ", NULL };
   const char *t = r->text;
-  gsize line = i, stmt, b;
+  guint depth = _pd_redact_depth_at (r->depths, i);
+  gsize line = i, stmt, b, n;
 
-  while (line > 0 && i - line < 128 && t[line - 1] != '\n' && t[line - 1] != ';')
+  while (!text_starts_at (r, line, depth) && i - line < 128 && t[line - 1] != ';' && break_before (r, line, depth) == 0)
     line--;
   if (account_word_in (r, line, i))
     return TRUE;
-  if (line == 0 || t[line - 1] != '\n')
-    return FALSE;
   /* The lines before, each of more than blanks, back to the statement's
    * start. */
-  for (stmt = line; stmt > 0 && t[stmt - 1] == '\n' && i - stmt < 128; stmt = b)
+  for (stmt = line; (n = break_before (r, stmt, depth)) > 0 && i - stmt < 128; stmt = b)
     {
-      gsize e = stmt - 1, k;
+      gsize e = stmt - n, k;
 
-      for (b = e; b > 0 && i - b < 128 && t[b - 1] != '\n' && t[b - 1] != ';'; b--)
+      for (b = e; !text_starts_at (r, b, depth) && i - b < 128 && t[b - 1] != ';' && break_before (r, b, depth) == 0; b--)
         ;
       for (k = b; k < e && (t[k] == ' ' || t[k] == '\t' || t[k] == '\r'); k++)
         ;
-      if (k == e)
+      if (k == e || i - b >= 128)
         break;  /* an empty line: the statement starts after it */
-      if (i - b >= 128)
-        break;
       stmt = b;
-      if (b == 0 || t[b - 1] != '\n')
-        break;
     }
   if (stmt == line)
     return FALSE;
