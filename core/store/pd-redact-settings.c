@@ -2,9 +2,10 @@
  * NAME=value spelling of the name rule says so (tried as an attacker
  * would: each was stored as written):
  *  - a YAML block value, password: | or password: >- and the lines
- *    indented under it, each of one word;
+ *    indented under it, each of one word; password: and a scalar on the
+ *    lines under it (plain or "quoted");
  *  - .NET's configuration, <add key="Password" value="X"/> (key= or name=
- *    a secret's name, the name rule's);
+ *    a secret's name, the name rule's), its attributes in any order;
  *  - SQL: IDENTIFIED BY X (CREATE USER, ALTER USER, Oracle's, MySQL's
  *    IDENTIFIED WITH plugin BY 'X'), PASSWORD 'X' (PostgreSQL's WITH
  *    PASSWORD 'X'), SET PASSWORD … = 'X' or = PASSWORD('X');

@@ -10,6 +10,8 @@
  *    (… <<< X), to sudo -S (--stdin), passwd --stdin, and to a program
  *    given --password-stdin or --with-token (docker login, gh auth login);
  *    the password of user:PASSWORD into chpasswd;
+ *  - AUTH [USER] PASSWORD written into redis-cli (valkey-cli, keydb-cli)
+ *    by echo or printf through a pipe, or a here-string;
  *  - vault login TOKEN, htpasswd -b FILE USER PASSWORD (-nb USER PASSWORD);
  *  - the password of an Oracle connect string, user/PASSWORD@db.
  * Each value goes through _pd_redact_span(), and so through the rules
