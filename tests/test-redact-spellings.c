@@ -528,6 +528,12 @@ test_round13_hide_nothing (void)
     { "PASSWORD $a$reboot$a$", NULL, { "reboot" } },
     { "password:\n  touch pwned", NULL, { "touch pwned" } },
     { "password:\n  $(touch pwned)", NULL, { "$(touch pwned)" } },
+    /* a one-word line under a key that reads as a command's name: bash
+     * running the text runs it (the block's was masked before) */
+    { "password: |\n  reboot", NULL, { "reboot" } },
+    { "password: >-\n  ./pwn", NULL, { "./pwn" } },
+    { "password:\n  python3", NULL, { "python3" } },
+    { "api_key:\n  \"reboot\"", NULL, { "reboot" } },
     { "<add value=\"a; touch pwned\" key=\"Password\"/>", NULL, { "touch pwned" } },
     { "openssl enc -k#Zq9'\ntouch pwned\n#' -in f", NULL, { "touch pwned" } },
     { "echo 'AUTH $(touch pwned)' | redis-cli", NULL, { "$(touch pwned)" } },

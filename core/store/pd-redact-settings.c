@@ -477,6 +477,26 @@ yaml_column (Redactor *r,
   return k - ls;
 }
 
+/* Whether the word [ws, we), a line of its own under a YAML key, reads
+ * as a command's name, which bash running the text runs: lower case
+ * letters, digits and . / _ + - (reboot, ./pwn, python3).  It stays in
+ * sight: password: | then reboot was stored as password: | then
+ * [REDACTED], hiding the program the pipe runs (tried as an attacker
+ * would).  The cost: a password of those characters only (hunter2)
+ * under its key is stored as written. */
+static gboolean
+names_command (Redactor *r,
+               gsize     ws,
+               gsize     we)
+{
+  const char *t = r->text;
+
+  for (gsize k = ws; k < we; k++)
+    if (!(g_ascii_islower (t[k]) || g_ascii_isdigit (t[k]) || strchr ("./_+-", t[k]) != NULL))
+      return FALSE;
+  return we > ws && !g_ascii_isdigit (t[ws]);
+}
+
 /* Whether the line [cs, ce) under a YAML key is a plain scalar's (or a
  * quoted one's, "X" or 'X', its text then in [*vs, *ve)): not a mapping
  * (a ": " in it or a ':' at its end), a sequence (- ), a comment, an
@@ -570,7 +590,8 @@ _pd_redact_yaml_block (Redactor *r,
           last = skip_blanks (r, ce + open);
           if (!line_ends_at (r, last, depth))
             break;
-          mask_value (r, vs, ce);
+          if (!names_command (r, vs, ce))
+            mask_value (r, vs, ce);
           if ((brk = line_break_len (r, last, depth)) == 0)
             break;
           k = last + brk;
@@ -591,7 +612,8 @@ _pd_redact_yaml_block (Redactor *r,
       /* One word: a key's, a token's or a base64 line.  A line of words
        * stays in sight: bash running the text runs it (password: | pipes
        * into it), and `touch pwned` read as a secret hid a command. */
-      if (memchr (t + cs, ' ', ce - cs) == NULL && memchr (t + cs, '\t', ce - cs) == NULL)
+      if (memchr (t + cs, ' ', ce - cs) == NULL && memchr (t + cs, '\t', ce - cs) == NULL
+          && !names_command (r, cs, ce))
         mask_value (r, cs, ce);
       if ((brk = line_break_len (r, last, depth)) == 0)
         break;

@@ -60,7 +60,9 @@
  *    (password: | and each one-word line indented under it) and a value
  *    on the lines under its key (password: then   [REDACTED], or
  *    "[REDACTED]"; not a mapping, a sequence or a comment under it:
- *    password: then   file: /run/pw stays), .NET's
+ *    password: then   file: /run/pw stays; a line that reads as a
+ *    command's name, lower case letters, digits and ./_+- only, stays
+ *    in sight: password: | then reboot pipes into reboot), .NET's
  *    <add key="Password" value="[REDACTED]"/> with its attributes in any
  *    order, SQL's IDENTIFIED BY [REDACTED] (in a statement naming a user,
  *    role, login or grant; IDENTIFIED, BY and the value also on lines of
