@@ -406,6 +406,144 @@ test_zip_grouped (void)
   assert_commands_kept (kept, G_N_ELEMENTS (kept));
 }
 
+/* Finding (round 13's attack): grouped and glued spellings still stored
+ * as written: ssh-keygen's -N and -P after its flags or glued (-qN X,
+ * -qNX, -NX, -qP X), MySQL's long option by a unique prefix (--pas=X),
+ * SQL's E'X' and dollar-quoted $$X$$ / $tag$X$tag$ after PASSWORD,
+ * IDENTIFIED and BY on two lines, a YAML value on the line under its key,
+ * .NET's <add value="X" key="Password"/>, openssl's -kX and -k=X, and
+ * AUTH X written into redis-cli's input. */
+static void
+test_round13_masked (void)
+{
+  static const RedactCase one[] = {
+    { "ssh-keygen -qN S3cretZq9 -f k", "ssh-keygen -qN [REDACTED] -f k", "S3cretZq9" },
+    { "ssh-keygen -qNS3cretZq9 -f k", "ssh-keygen -qN[REDACTED] -f k", "S3cretZq9" },
+    { "ssh-keygen -NS3cretZq9 -f k", "ssh-keygen -N[REDACTED] -f k", "S3cretZq9" },
+    { "ssh-keygen -t ed25519 -qN 'S3cret Zq9' -f k", "ssh-keygen -t ed25519 -qN '[REDACTED]' -f k", "S3cret Zq9" },
+    { "ssh-keygen -y -qPS3cretZq9 -f k", "ssh-keygen -y -qP[REDACTED] -f k", "S3cretZq9" },
+    { "mysql --pas=S3cretZq9 db", "mysql --pas=[REDACTED] db", "S3cretZq9" },
+    { "mariadb-dump -u root --pas='S3cret Zq9' db", "mariadb-dump -u root --pas='[REDACTED]' db", "S3cret Zq9" },
+    { "ALTER USER u PASSWORD E'S3cretZq9';", "ALTER USER u PASSWORD E'[REDACTED]';", "S3cretZq9" },
+    { "ALTER ROLE u WITH LOGIN PASSWORD e'S3cretZq9';", "ALTER ROLE u WITH LOGIN PASSWORD e'[REDACTED]';", "S3cretZq9" },
+    { "ALTER ROLE u WITH PASSWORD $$S3cretZq9$$;", "ALTER ROLE u WITH PASSWORD $$[REDACTED]$$;", "S3cretZq9" },
+    { "psql -c 'ALTER USER u PASSWORD $pw$S3cretZq9$pw$'", "psql -c 'ALTER USER u PASSWORD $pw$[REDACTED]$pw$'", "S3cretZq9" },
+    { "CREATE USER u IDENTIFIED\n  BY 'S3cretZq9';", "CREATE USER u IDENTIFIED\n  BY '[REDACTED]';", "S3cretZq9" },
+    { "CREATE USER u\nIDENTIFIED BY 'S3cretZq9';", "CREATE USER u\nIDENTIFIED BY '[REDACTED]';", "S3cretZq9" },
+    { "ALTER USER u IDENTIFIED WITH caching_sha2_password\n  BY 'S3cretZq9';",
+      "ALTER USER u IDENTIFIED WITH caching_sha2_password\n  BY '[REDACTED]';", "S3cretZq9" },
+    { "password:\n  S3cretZq9\nhost: h", "password:\n  [REDACTED]\nhost: h", "S3cretZq9" },
+    { "db:\n  password:\n    S3cretZq9\n  host: h", "db:\n  password:\n    [REDACTED]\n  host: h", "S3cretZq9" },
+    { "- api_key:\n    \"S3cretZq9\"\n- name: x", "- api_key:\n    \"[REDACTED]\"\n- name: x", "S3cretZq9" },
+    { "<add value=\"S3cretZq9\" key=\"Password\"/>", "<add value=\"[REDACTED]\" key=\"Password\"/>", "S3cretZq9" },
+    { "  <add value='S3cretZq9' name=\"ApiKey\" />", "  <add value='[REDACTED]' name=\"ApiKey\" />", "S3cretZq9" },
+    { "openssl enc -aes-256-cbc -kS3cretZq9 -in f", "openssl enc -aes-256-cbc -k[REDACTED] -in f", "S3cretZq9" },
+    { "openssl enc -aes-256-cbc -k=S3cretZq9 -in f", "openssl enc -aes-256-cbc -k=[REDACTED] -in f", "S3cretZq9" },
+    { "echo 'AUTH S3cretZq9' | redis-cli", "echo 'AUTH [REDACTED]' | redis-cli", "S3cretZq9" },
+    { "printf 'AUTH S3cretZq9\\n' | redis-cli", "printf 'AUTH [REDACTED]\\n' | redis-cli", "S3cretZq9" },
+    { "echo \"AUTH default S3cretZq9\" | redis-cli -h h", "echo \"AUTH default [REDACTED]\" | redis-cli -h h", "S3cretZq9" },
+    { "echo AUTH S3cretZq9 | valkey-cli", "echo AUTH [REDACTED] | valkey-cli", "S3cretZq9" },
+    { "printf 'AUTH S3cretZq9\\r\\nPING\\r\\n' | redis-cli", "printf 'AUTH [REDACTED]\\r\\nPING\\r\\n' | redis-cli", "S3cretZq9" },
+    { "redis-cli -h h <<< 'AUTH S3cretZq9'", "redis-cli -h h <<< 'AUTH [REDACTED]'", "S3cretZq9" },
+    /* near relatives */
+    { "printf 'AUTH %s\\n' S3cretZq9 | redis-cli", "printf 'AUTH %s\\n' [REDACTED] | redis-cli", "S3cretZq9" },
+    { "CREATE ROLE app\n  LOGIN\n  PASSWORD E'S3cretZq9';", "CREATE ROLE app\n  LOGIN\n  PASSWORD E'[REDACTED]';", "S3cretZq9" },
+    { "openssl enc -aes-128-cbc -K 0011223344556677Zq9899aabbccddeeff -iv 01 -in f",
+      "openssl enc -aes-128-cbc -K [REDACTED] -iv 01 -in f", "Zq9" },
+    /* a password in a search pattern is the password still */
+    { "grep 'openssl enc -k S3cretZq9' notes", "grep 'openssl enc -k [REDACTED]' notes", "S3cretZq9" },
+  };
+  static const RedactCase two[] = {
+    { "ssh-keygen -p -qP OldPwZq9 -qN NewPwZq9 -f k", "ssh-keygen -p -qP [REDACTED] -qN [REDACTED] -f k", "Zq9" },
+    { "ssh-keygen -pqPOldPwZq9 -NNewPwZq9 -f k", "ssh-keygen -pqP[REDACTED] -N[REDACTED] -f k", "Zq9" },
+  };
+  AttackCase attacks[G_N_ELEMENTS (one) + G_N_ELEMENTS (two)];
+
+  assert_cases (one, G_N_ELEMENTS (one), TRUE);
+  assert_cases (two, G_N_ELEMENTS (two), FALSE);
+  for (gsize i = 0; i < G_N_ELEMENTS (one); i++)
+    attacks[i] = (AttackCase) { one[i].input, one[i].secret, { NULL } };
+  for (gsize i = 0; i < G_N_ELEMENTS (two); i++)
+    attacks[G_N_ELEMENTS (one) + i] = (AttackCase) { two[i].input, two[i].secret, { NULL } };
+  assert_attacks (attacks, G_N_ELEMENTS (attacks));
+}
+
+/* Round 13's look-alikes that hold no secret: kept whole. */
+static void
+test_round13_kept (void)
+{
+  static const char * const kept[] = {
+    "ssh-keygen -q -f key",
+    "ssh-keygen -t ed25519 -qN '' -f k",
+    "ssh-keygen -qf k -N \"\"",
+    "ssh-keygen -lf k.pub",
+    "ssh-keygen -lvf k.pub",
+    "mysql --pager=less db",
+    "mysql --pas db",
+    "mysql --password-file=pw.txt db",
+    "git log --pas=x",
+    "psql -c \"SELECT E'\\n'\"",
+    "SELECT E'a\\tb', $$text$$ FROM t;",
+    "COMMENT ON ROLE u IS $$no password here$$;",
+    "ALTER USER u PASSWORD NULL;",
+    "The bug was identified\nby the review.",
+    "Which user was it?\nThe bug was identified by Alice",
+    "CREATE USER u;\nThe bug identified by review",
+    "ssh -K -N h",
+    "mysql -K -N db",
+    "key: value\nname:\n  Zq9LongValue",
+    "password:\nhost: h",
+    "password:\n  file: /run/pw\n",
+    "password:\n  - a\n  - b",
+    "password:\n  # set below\n",
+    "<add value=\"dark\" key=\"Theme\"/>",
+    "<add value=\"12\" key=\"PasswordLength\"/>",
+    "<add value=\"$(PW)\" key=\"Password\"/>",
+    "openssl enc -kfile pw.txt -in f",
+    "openssl req -new -keyout k.pem -out r.csr",
+    "openssl enc -aes-256-cbc -kdf pbkdf2 -pass env:PW -in f",
+    "openssl rsa -passin file:pw.txt -in k.pem",
+    "curl -kS3cretZq9 https://x.example",
+    "echo 'GET auth' | redis-cli",
+    "echo PING | redis-cli",
+    "echo 'AUTH S3cretZq9' | cat",
+    "echo \"AUTH $REDIS_PW\" | redis-cli",
+    "sshpass -P assword: ssh h",
+  };
+
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
+}
+
+/* Round 13's spellings tried as an attacker would: a mask never hides
+ * what the shell runs, nor changes bash's reading of what follows. */
+static void
+test_round13_hide_nothing (void)
+{
+  static const AttackCase cases[] = {
+    { "ssh-keygen -qN #Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "ssh-keygen -qN$(touch pwned) -f k", NULL, { "$(touch pwned)" } },
+    { "mysql --pas=#Zq9'\ntouch pwned\n#'", NULL, { "touch pwned" } },
+    { "ALTER USER u PASSWORD E'a; touch pwned';", NULL, { "touch pwned" } },
+    { "ALTER USER u PASSWORD $$a;touch pwned$$;", NULL, { "touch pwned" } },
+    { "PASSWORD $a$reboot$a$", NULL, { "reboot" } },
+    { "password:\n  touch pwned", NULL, { "touch pwned" } },
+    { "password:\n  $(touch pwned)", NULL, { "$(touch pwned)" } },
+    /* a one-word line under a key that reads as a command's name: bash
+     * running the text runs it (the block's was masked before) */
+    { "password: |\n  reboot", NULL, { "reboot" } },
+    { "password: >-\n  ./pwn", NULL, { "./pwn" } },
+    { "password:\n  python3", NULL, { "python3" } },
+    { "api_key:\n  \"reboot\"", NULL, { "reboot" } },
+    { "<add value=\"a; touch pwned\" key=\"Password\"/>", NULL, { "touch pwned" } },
+    { "openssl enc -k#Zq9'\ntouch pwned\n#' -in f", NULL, { "touch pwned" } },
+    { "echo 'AUTH $(touch pwned)' | redis-cli", NULL, { "$(touch pwned)" } },
+    { "echo AUTH `touch pwned` | redis-cli", NULL, { "touch pwned" } },
+    { "printf 'AUTH x\\n' | redis-cli; touch pwned", NULL, { "touch pwned" } },
+  };
+
+  assert_attacks (cases, G_N_ELEMENTS (cases));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -419,5 +557,8 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/masks-keep-meaning", test_masks_keep_meaning);
   g_test_add_func ("/pd/redact/no-secret-kept", test_no_secret_kept);
   g_test_add_func ("/pd/redact/zip-grouped", test_zip_grouped);
+  g_test_add_func ("/pd/redact/round13-masked", test_round13_masked);
+  g_test_add_func ("/pd/redact/round13-kept", test_round13_kept);
+  g_test_add_func ("/pd/redact/round13-hide-nothing", test_round13_hide_nothing);
   return g_test_run ();
 }

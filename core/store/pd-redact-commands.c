@@ -71,7 +71,7 @@ command_word_forms (const char *text,
     if (!(g_ascii_isalnum (*c) || *c == '-' || *c == '_' || *c == '.'))
       return 0;
   if (g_str_has_prefix (base, "mysql") || g_str_has_prefix (base, "mariadb"))
-    return PW_GLUED_P | PW_LONG_NO_SPACED;
+    return PW_GLUED_P | PW_LONG_NO_SPACED | PW_LONG_PREFIX;
   if (_pd_redact_word_in (base, postgres_clients))
     return PW_LONG_NO_SPACED;
   if (strcmp (base, "sshpass") == 0)
@@ -93,15 +93,13 @@ command_word_forms (const char *text,
   if (_pd_redact_word_in (base, zip_clients))
     return PW_SPACED_CAP_P | PW_GLUED_CAP_P | PW_GROUPED_CAP_P;
   if (strcmp (base, "openssl") == 0)
-    return PW_SPACED_K;
+    return PW_SPACED_K | PW_GLUED_K | PW_SPACED_CAP_K;
   if (strcmp (base, "ssh-keygen") == 0)
-    return PW_SPACED_CAP_P | PW_GLUED_CAP_P | PW_SPACED_N;
+    return PW_KEYGEN;
   if (strcmp (base, "lftp") == 0)
     return PW_LFTP_U;
   if (_pd_redact_word_in (base, oracle_clients))
     return PW_ORACLE;
-  if (strcmp (base, "ssh-keygen") == 0)
-    return PW_SPACED_CAP_P | PW_SPACED_N;
   if (strcmp (base, "keytool") == 0)
     return PW_SPACED_NEW;
   if (_pd_redact_word_in (base, user_tools))
@@ -257,6 +255,9 @@ _pd_redact_password_option_form (const char *p)
     return PW_SPACED_N;
   if (strncmp (p, "-new", 4) == 0 && _pd_redact_option_blank (p + 4))
     return PW_SPACED_NEW;
+  /* openssl's -K HEX (K is a grouped flag of mysql's) */
+  if (p[1] == 'K' && _pd_redact_option_blank (p + 2))
+    return PW_SPACED_CAP_K;
   while (k < 17 && p[k] != '\0' && strchr (GROUPED_FLAGS, p[k]) != NULL)
     k++;
   if (p[k] == 'p' && p[k + 1] != '\0' && !g_ascii_isspace (p[k + 1])
@@ -285,7 +286,36 @@ _pd_redact_password_option_form (const char *p)
     ;
   if (k > 1 && p[k] == 'P' && _pd_redact_option_blank (p + k + 1))
     return PW_GROUPED_CAP_P;
+  /* openssl's -kX, -k=X: not its options -key…, -kdf…, -kfile, -kek…,
+   * -kem… (lower case letters, digits, _ and - to the word's end or a
+   * '='); a password spelled so stays. */
+  if (p[1] == 'k' && p[2] != '\0' && !_pd_redact_option_blank (p + 2) && !g_ascii_isspace (p[2]) && p[2] != '-')
+    {
+      static const char * const options[] = { "ey", "df", "file", "ek", "em", NULL };
+
+      for (guint o = 0; options[o] != NULL; o++)
+        if (g_str_has_prefix (p + 2, options[o]))
+          {
+            for (k = 2; g_ascii_islower (p[k]) || g_ascii_isdigit (p[k]) || p[k] == '_' || p[k] == '-'; k++)
+              ;
+            if (p[k] == '\0' || p[k] == '=' || g_ascii_isspace (p[k]) || strchr ("\"';&|)<>\\", p[k]) != NULL)
+              return 0;
+          }
+      return PW_GLUED_K;
+    }
   return 0;
+}
+
+gsize
+_pd_redact_keygen_option_len (const char *p)
+{
+  gsize k = 1;
+
+  if (p[0] != '-')
+    return 0;
+  while (k < 17 && p[k] != '\0' && strchr (KEYGEN_FLAGS, p[k]) != NULL)
+    k++;
+  return p[k] == 'N' || p[k] == 'P' ? k + 1 : 0;
 }
 
 gsize

@@ -413,6 +413,13 @@ _pd_redact_reading_unquoted (const guint8 *states,
   return states[k] != RD_UNKNOWN && (states[k] & (RD_MODE | RD_ESCAPE)) == RD_UNQUOTED;
 }
 
+gboolean
+_pd_redact_reading_single_quoted (const guint8 *states,
+                                  gsize         k)
+{
+  return states[k] != RD_UNKNOWN && (states[k] & (RD_MODE | RD_ESCAPE)) == RD_SINGLE;
+}
+
 gsize
 _pd_redact_reading_joins_line (const guint8 *states,
                                const guint8 *depths,

@@ -191,14 +191,19 @@ static const char * const patterns[N_RE] = {
   [RE_GLUED] = "-[" GROUPED_FLAGS "]{0,16}+p=?+(?:" GLUED_ESCAPE ")?+" WORD_VALUE,
   /* sshpass's -p PASSWORD, redis-cli's -a PASSWORD and --pass PASSWORD,
    * the MongoDB tools' -p PASSWORD, OpenLDAP's -w PASSWORD, sqlcmd's, bcp's,
-   * zip's and unzip's -P PASSWORD, openssl's -k PASSWORD, ssh-keygen's
+   * zip's and unzip's -P PASSWORD, openssl's -k PASSWORD and -K KEY, ssh-keygen's
    * -N and -P PASSPHRASE, keytool's -new PASSWORD, usermod's -p HASH;
    * OpenLDAP's flags grouped before -w: -xw PASSWORD. */
-  [RE_SPACED] = "(?:-[paPwkN]|-new|-[" LDAP_FLAGS "]{1,8}+w|--pass)" BLANK "++" WORD_VALUE,
+  [RE_SPACED] = "(?:-[paPwkKN]|-new|-[" LDAP_FLAGS "]{1,8}+w|--pass)" BLANK "++" WORD_VALUE,
   /* OpenLDAP's -wPASSWORD, sqlcmd's and bcp's -PPASSWORD, glued. */
   [RE_GLUED_WP] = "-(?:[" LDAP_FLAGS "]{0,8}+w|P)" WORD_VALUE,
   /* zip's and unzip's -P PASSWORD after grouped flags: -rP X, -qP X. */
   [RE_GROUPED_CAP_P] = "-[A-OQ-Za-z0-9]{1,8}+P" BLANK "++" WORD_VALUE,
+  /* ssh-keygen's -N and -P after its flags, spaced or glued: -qN X,
+   * -qNX, -NX, -pqP X. */
+  [RE_KEYGEN] = "-[" KEYGEN_FLAGS "]{0,16}+[NP]" BLANK "*+" WORD_VALUE,
+  /* openssl's -k glued: -kPASSWORD, -k=PASSWORD. */
+  [RE_GLUED_K] = "-k=?+" WORD_VALUE,
   /* Samba's -U user%PASSWORD, --user=user%PASSWORD (the user may be
    * DOMAIN\user), also quoted: -U 'user%a b'. */
   [RE_SMB] =

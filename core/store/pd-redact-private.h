@@ -177,6 +177,9 @@ guint8  *_pd_redact_reading_states         (const char   *t,
  * nor unknown) once the bytes before it are read. */
 gboolean _pd_redact_reading_unquoted       (const guint8 *states,
                                             gsize         k);
+/* Whether bash reads byte @k inside '…' (as text). */
+gboolean _pd_redact_reading_single_quoted  (const guint8 *states,
+                                            gsize         k);
 /* The length of the line continuation bash takes out at byte @k of @t
  * (@len bytes, @depths its JSON strings'), or 0: a backslash and a line
  * feed (\\ and \n in a JSON string; a backslash and CR LF is none: the CR
@@ -314,7 +317,21 @@ enum {
   /* Not a password form: sed's and awk's quoted program is code, a
    * name=value in it no value (s/^API_TOKEN=//p). */
   PW_PROGRAM = 1 << 17,
+  /* ssh-keygen's -N NEW and -P OLD after its flags or glued: -qN X,
+   * -qNX, -NX, -pqP X (getopt's grouping). */
+  PW_KEYGEN = 1 << 18,
+  /* MySQL's and MariaDB's long option by a unique prefix: --pas=X (the
+   * name rule's passw… take the longer ones). */
+  PW_LONG_PREFIX = 1 << 19,
+  /* openssl's -kX and -k=X glued (-key, -kdf, -kfile… are options). */
+  PW_GLUED_K = 1 << 20,
+  /* openssl's -K HEX, enc's raw key (its -iv is none). */
+  PW_SPACED_CAP_K = 1 << 21,
 };
+
+/* The short options of ssh-keygen that take no argument, which may stand
+ * grouped before its -N or -P: ssh-keygen -qN X, -pqP X. */
+#define KEYGEN_FLAGS "ABHKLQUXceghiklopquvy"
 
 /* The short options of OpenLDAP's clients that take no argument, which may
  * stand grouped before their -w: ldapsearch -xw SECRET, -xWwSECRET. */
@@ -347,6 +364,9 @@ void  _pd_redact_command_line_masked  (PdRedactCommandLine *line,
  * Grouped flags may come before a glued -p (mysql -vpSECRET), and the
  * glued value may follow a '=' (docker login -p=SECRET). */
 guint _pd_redact_password_option_form (const char          *p);
+/* ssh-keygen's -N or -P at @p, after its flags (-qN, -pqP): the length
+ * of the option, or 0. */
+gsize _pd_redact_keygen_option_len    (const char          *p);
 
 /* Whether a blank (a space, a tab, one of Unicode's spaces, or \ and a
  * line break) is at @p. */

@@ -156,6 +156,10 @@ gsize    _pd_redact_yaml_block              (Redactor *r,
 gsize    _pd_redact_add_value               (Redactor *r,
                                              gsize     start,
                                              gsize     end);
+/* .NET's <add …/> at @i, its attributes in any order (<add value="X"
+ * key="Password"/>): the value of a key or name that is a secret's; */
+gsize    _pd_redact_add_element             (Redactor *r,
+                                             gsize     i);
 /* nmcli at @i: its secret settings' values; */
 gsize    _pd_redact_nmcli_at                (Redactor *r,
                                              gsize     i);

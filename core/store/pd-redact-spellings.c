@@ -10,6 +10,8 @@
  *    (… <<< X), to sudo -S (--stdin), passwd --stdin, and to a program
  *    given --password-stdin or --with-token (docker login, gh auth login);
  *    the password of user:PASSWORD into chpasswd;
+ *  - AUTH [USER] PASSWORD written into redis-cli (valkey-cli, keydb-cli)
+ *    by echo or printf through a pipe, or a here-string;
  *  - vault login TOKEN, htpasswd -b FILE USER PASSWORD (-nb USER PASSWORD);
  *  - the password of an Oracle connect string, user/PASSWORD@db.
  * Each value goes through _pd_redact_span(), and so through the rules
@@ -291,9 +293,105 @@ mask_read_word (Redactor *r,
     _pd_redact_span (r, vs, ve);
 }
 
+/* Whether the word at @p (blanks skipped, before @limit) names
+ * redis-cli, valkey-cli or keydb-cli: a client that reads commands from
+ * its input. */
+static gboolean
+redis_client_at (Redactor *r,
+                 gsize     p,
+                 gsize     limit)
+{
+  static const char * const clients[] = { "redis-cli", "valkey-cli", "keydb-cli", NULL };
+  gsize ws, we, bs;
+  g_autofree char *word = NULL;
+
+  if (!_pd_redact_next_word (r, &p, limit, &ws, &we))
+    return FALSE;
+  for (bs = we; bs > ws && r->text[bs - 1] != '/'; bs--)
+    ;
+  word = g_strndup (r->text + bs, we - bs);
+  return _pd_redact_word_in (word, clients);
+}
+
+/* A byte a word of an AUTH command redis-cli reads may hold. */
+static inline gboolean
+auth_word_char (char c)
+{
+  return c != '\0' && !g_ascii_isspace (c) && strchr ("'\"\\`$;|&<>(){}[]", c) == NULL;
+}
+
+/* AUTH [USER] PASSWORD in [from, to), the text echo or printf writes
+ * into redis-cli (or a here-string gives it): AUTH at a word's or a
+ * line's start (after a quote, a blank or printf's \n), one or two words
+ * after it, then the text's or a quoted part's end or an escape (\n).
+ * The last word, the password, in [*ps, *pe). */
+static gboolean
+redis_auth_words (Redactor *r,
+                  gsize     from,
+                  gsize     to,
+                  gsize    *ps,
+                  gsize    *pe)
+{
+  const char *t = r->text;
+
+  for (gsize k = from; k + 4 < to; k++)
+    {
+      gsize e, n = 0;
+
+      if (!starts_with_ci (t + k, "auth")
+          || !(k == from || strchr (" \t'\"", t[k - 1]) != NULL
+               || (k >= from + 2 && (t[k - 1] == 'n' || t[k - 1] == 'r') && t[k - 2] == '\\')))
+        continue;
+      for (e = k + 4; n < 3; n++)
+        {
+          gsize b = e;
+
+          while (e < to && (t[e] == ' ' || t[e] == '\t'))
+            e++;
+          if (e == b || e >= to || !auth_word_char (t[e]))
+            break;
+          *ps = e;
+          while (e < to && auth_word_char (t[e]))
+            e++;
+          *pe = e;
+        }
+      while (e < to && (t[e] == ' ' || t[e] == '\t'))
+        e++;
+      return n >= 1 && n <= 2 && (e >= to || t[e] == '\'' || t[e] == '"' || t[e] == '\\');
+    }
+  return FALSE;
+}
+
+/* The password of AUTH in [from, to) into redis-cli (redis_auth_words()),
+ * masked; or, printf's format saying AUTH %s, its argument [as, ae)
+ * (as 0: none).  Where the scan goes on, or 0. */
+static gsize
+redis_auth_input (Redactor *r,
+                  gsize     from,
+                  gsize     to,
+                  gsize     as,
+                  gsize     ae)
+{
+  gsize ps = 0, pe = 0;
+
+  if (!redis_auth_words (r, from, to, &ps, &pe))
+    return 0;
+  r->name_start = ps;
+  if (pe - ps == 2 && strncmp (r->text + ps, "%s", 2) == 0)
+    {
+      if (as == 0)
+        return 0;
+      _pd_redact_mask_word (r, as, ae);
+      return MAX (ae, r->copied);
+    }
+  if (_pd_redact_found_value_is_secret (r, ps, pe))
+    _pd_redact_span (r, ps, pe);
+  return MAX (pe, r->copied);
+}
+
 /* echo or printf at @i writing one word into a pipe to a command that
- * reads a password from it: that word is masked.  Where the scan goes
- * on, or @i. */
+ * reads a password from it: that word is masked; or AUTH [USER] X into
+ * redis-cli (redis_auth_input()).  Where the scan goes on, or @i. */
 static gsize
 piped_secret (Redactor *r,
               gsize     i)
@@ -301,7 +399,7 @@ piped_secret (Redactor *r,
   const char *t = r->text;
   gboolean printf_ = t[i] == 'p';
   gsize limit = MIN (r->len, i + READ_MAX);
-  gsize p = i + (printf_ ? 6 : 4), ws, we, as = 0, ae = 0, end;
+  gsize p = i + (printf_ ? 6 : 4), ws, we, as = 0, ae = 0, end, from = p;
   guint args = 0, reads;
 
   if (!(t[p] == ' ' || t[p] == '\t'))
@@ -321,7 +419,15 @@ piped_secret (Redactor *r,
   end = p;
   while (end < limit && (t[end] == ' ' || t[end] == '\t'))
     end++;
-  if (args != 1 || end + 1 >= limit || t[end] != '|' || t[end + 1] == '|')
+  if (end + 1 >= limit || t[end] != '|' || t[end + 1] == '|')
+    return i;
+  if (redis_client_at (r, end + 1, limit))
+    {
+      gsize after = redis_auth_input (r, from, p, args == 1 && !printf_ && t[i] == 'p' ? as : 0, ae);
+
+      return after > 0 ? after : i;
+    }
+  if (args != 1)
     return i;
   if ((reads = command_reads_secret (r, end + 1, limit)) == READS_NOTHING)
     return i;
@@ -343,6 +449,13 @@ here_string_secret (Redactor *r,
   while (from > r->copied && i - from < READ_MAX && !words_end_at (r, from - 1, depth)
          && !(r->depths != NULL && (r->depths[from - 1] & JSON_OPENS)))
     from--;
+  /* redis-cli <<< 'AUTH X' */
+  if (redis_client_at (r, from, i) && _pd_redact_next_word (r, &p, MIN (r->len, p + READ_MAX), &ws, &we))
+    {
+      gsize after = redis_auth_input (r, ws, we, 0, 0);
+
+      return after > 0 ? after : i + 3;
+    }
   if ((reads = command_reads_secret (r, from, i)) == READS_NOTHING
       || !_pd_redact_next_word (r, &p, MIN (r->len, p + READ_MAX), &ws, &we))
     return i + 3;
@@ -423,6 +536,8 @@ _pd_redact_try_spelling (Redactor *r,
 {
   const char *p = r->text + i;
 
+  if (*p == '<' && strncmp (p, "<add", 4) == 0 && (p[4] == ' ' || p[4] == '\t'))
+    return _pd_redact_add_element (r, i);
   if (*p == '<')
     return p[1] == '<' && p[2] == '<' ? here_string_secret (r, i) : i;
   if (strncmp (p, "echo", 4) == 0 || strncmp (p, "printf", 6) == 0)

@@ -660,7 +660,9 @@ try_at (Redactor *r,
     return n;
   if ((*p == 'c' || *p == 'C') && starts_with_ci (p, "cookie") && (n = _pd_redact_cookie_at (r, i)) != i)
     return n;
-  if (word_start && (*p == 'i' || *p == 'I') && (n = _pd_redact_identified_at (r, i)) != i)
+  /* (IDENTIFIED at a line's start in a JSON string too, after its \n) */
+  if ((word_start || (i >= 2 && p[-1] == 'n' && p[-2] == '\\' && _pd_redact_depth_at (r->depths, i) > 0))
+      && (*p == 'i' || *p == 'I') && (n = _pd_redact_identified_at (r, i)) != i)
     return n;
   if (word_start && *p == 'n' && strncmp (p, "nmcli", 5) == 0 && (p[5] == ' ' || p[5] == '\t')
       && (n = _pd_redact_nmcli_at (r, i)) != i)
@@ -738,12 +740,36 @@ try_at (Redactor *r,
       if ((source = passphrase_source_len (p + n)) > 0)
         return i + n + source;
     }
+  /* ssh-keygen's -N and -P, after its flags or glued (-qN X, -NX) */
+  if (*p == '-' && word_start && _pd_redact_keygen_option_len (p) > 0
+      && (_pd_redact_password_options_at (&r->line, r->text, i) & PW_KEYGEN) != 0)
+    {
+      if (_pd_redact_match_at (r, RE_KEYGEN, i, &vs, &ve))
+        {
+          if (_pd_redact_found_value_is_secret (r, vs, ve))
+            _pd_redact_span (r, vs, ve);
+          return ve;
+        }
+      return i + _pd_redact_keygen_option_len (p);
+    }
+  /* MySQL's --pas=X, a unique prefix of --password its clients take */
+  if (*p == '-' && word_start && strncmp (p, "--pas=", 6) == 0
+      && (_pd_redact_password_options_at (&r->line, r->text, i) & PW_LONG_PREFIX) != 0)
+    {
+      if (_pd_redact_match_at (r, RE_ASSIGN, i, &vs, &ve))
+        {
+          if (_pd_redact_found_value_is_secret (r, vs, ve))
+            _pd_redact_span (r, vs, ve);
+          return ve;
+        }
+      return i + 6;
+    }
   if (*p == '-' && word_start && (form = _pd_redact_password_option_form (p)) != 0
       && ((forms = _pd_redact_password_options_at (&r->line, r->text, i)) & form) != 0
       /* 7-Zip's -p glued, after no flag (-spf is a switch) */
       && (!(forms & PW_SEVENZIP) || (p[1] == 'p' && p[2] != '='))
       && _pd_redact_match_at (r, form == PW_GLUED_P ? RE_GLUED : (form == PW_GLUED_W || form == PW_GLUED_CAP_P) ? RE_GLUED_WP
-                              : form == PW_GROUPED_CAP_P ? RE_GROUPED_CAP_P : RE_SPACED,
+                              : form == PW_GROUPED_CAP_P ? RE_GROUPED_CAP_P : form == PW_GLUED_K ? RE_GLUED_K : RE_SPACED,
                    i, &vs, &ve)
       && _pd_redact_found_value_is_secret (r, vs, ve))
     {
@@ -810,7 +836,9 @@ _pd_redact_scan (const char *text,
 
       /* Most bytes can start nothing: one table lookup, and on. */
       if (!(may_start[c] & ANYWHERE)
-          && !((may_start[c] & AT_WORD_START) && (i == 0 || !is_word_char (r.text[i - 1]))))
+          && !((may_start[c] & AT_WORD_START) && (i == 0 || !is_word_char (r.text[i - 1])))
+          /* a statement's line in a JSON string starts after its \n */
+          && !((c == 'i' || c == 'I') && i >= 2 && r.text[i - 1] == 'n' && r.text[i - 2] == '\\'))
         {
           i++;
           continue;

@@ -48,19 +48,37 @@
  *    the password of user:[REDACTED] into chpasswd,
  *    vault login [REDACTED], htpasswd -b f u [REDACTED] (-nb u [REDACTED])
  *    (pd-redact-spellings.c); Oracle's quoted user/"[REDACTED]"@db;
- *    ssh-keygen's -N [REDACTED] and -P [REDACTED] (-N "" stays), keytool's
+ *    ssh-keygen's -N [REDACTED] and -P [REDACTED], also after its flags
+ *    or glued (-qN [REDACTED], -qN[REDACTED], -N[REDACTED]; -N "" and
+ *    -qN '' stay), MySQL's --pas=[REDACTED] (a unique prefix its clients
+ *    take; --pas X asks), openssl's -k[REDACTED], -k=[REDACTED] (not its
+ *    options -key…, -kdf…, -kfile, -kek…, -kem…) and -K [REDACTED] (enc's
+ *    raw key), keytool's
  *    -new [REDACTED] (-storepass:env VAR stays), usermod's and useradd's
  *    -p [REDACTED], Samba's net and smbpasswd -U user%[REDACTED];
  *  - settings named as secrets (pd-redact-settings.c): a YAML block value
- *    (password: | and each one-word line indented under it), .NET's
- *    <add key="Password" value="[REDACTED]"/>, SQL's IDENTIFIED BY
- *    [REDACTED] (in a statement naming a user, role, login or grant),
- *    PASSWORD '[REDACTED]', SET PASSWORD … = '[REDACTED]', nmcli's
+ *    (password: | and each one-word line indented under it) and a value
+ *    on the lines under its key (password: then   [REDACTED], or
+ *    "[REDACTED]"; not a mapping, a sequence or a comment under it:
+ *    password: then   file: /run/pw stays; a line that reads as a
+ *    command's name, lower case letters, digits and ./_+- only, stays
+ *    in sight: password: | then reboot pipes into reboot), .NET's
+ *    <add key="Password" value="[REDACTED]"/> with its attributes in any
+ *    order, SQL's IDENTIFIED BY [REDACTED] (in a statement naming a user,
+ *    role, login or grant; IDENTIFIED, BY and the value also on lines of
+ *    their own, in a statement of lines starting with CREATE, ALTER or
+ *    GRANT), PASSWORD '[REDACTED]', PostgreSQL's E'[REDACTED]' and
+ *    $$[REDACTED]$$ ($tag$[REDACTED]$tag$ only where bash reads it in
+ *    '…': elsewhere it expands $X, a name it hides), SET PASSWORD … =
+ *    '[REDACTED]', nmcli's
  *    password, wifi-sec.psk, 802-1x.password … [REDACTED], npm config set
  *    //registry/:_authToken [REDACTED]; a NAME=value in the quoted program
  *    of sed or awk is code (s/^API_TOKEN=//p stays), only a literal in it
  *    masked (s/^X=.*\/X=[REDACTED]/);
- *    also redis-cli's AUTH [user] [REDACTED], npm|pnpm|yarn and aws config
+ *    also redis-cli's AUTH [user] [REDACTED] (also written into its input:
+ *    echo 'AUTH [REDACTED]' | redis-cli, printf 'AUTH %s\n' [REDACTED] |,
+ *    redis-cli <<< 'AUTH [REDACTED]'; not into another program, nc),
+ *    npm|pnpm|yarn and aws config
  *    set NAME [REDACTED] (NAME a secret's), SQL's WITH|LOGIN|ENCRYPTED
  *    PASSWORD '[REDACTED]', OpenLDAP's -w after grouped flags (-xw
  *    [REDACTED]) (pd-redact-spellings.c);

@@ -300,6 +300,16 @@ main (int   argc,
     { ".NET add elements", "<add key=\"Password\" value=\"x\"/>" },
     { "sed programs", "'s/^API_TOKEN=//p' ", "sed " },
     { "cookies of settings", "Cookie: theme=darkmode; " },
+    /* Round 13's spellings: each read a bounded way on. */
+    { "ssh-keygen -qN repeated", "-qN -qN ", "ssh-keygen " },
+    { "mysql --pas= repeated", "--pas= ", "mysql " },
+    { "PASSWORD $tag$ never closed", "password $pw$a " },
+    { "IDENTIFIED over lines", "create user u\n identified\n by\n" },
+    { "YAML keys, value under", "password:\n  x\n" },
+    { "YAML keys, nothing under", "password:\n" },
+    { "<add, never closed", "<add value=\"x\" key=\"Password\" " },
+    { "AUTH into redis-cli", "echo 'AUTH a b c' | redis-cli; " },
+    { "AUTH repeated", "auth ", "echo 'AUTH " },
   };
   guint mb = argc > 1 ? (guint) g_ascii_strtoull (argv[1], NULL, 10) : 16;
   gsize kib = argc > 2 ? (gsize) g_ascii_strtoull (argv[2], NULL, 10) : 1024;
