@@ -206,7 +206,8 @@ pd_window_show_page (PdWindow   *self,
   _pd_stack_show_moving_focus (self->content_stack, name);
 }
 
-/* How the shown session's last run ended, for its Now page. */
+/* How the shown session's last run ended, for its Now page; whether one
+ * goes on, for History's polls (it lagged 10–15 s behind the Now page). */
 static void
 show_run_end (PdWindow      *self,
               PdSessionItem *item)
@@ -215,6 +216,8 @@ show_run_end (PdWindow      *self,
   gboolean run_stopped = info != NULL && _pd_run_left_off (info->status, info->stopped) &&
                          !pd_session_item_get_running (item);
 
+  pd_session_view_set_running (PD_SESSION_VIEW (self->history_view),
+                               item != NULL && pd_session_item_get_running (item));
   if (info == NULL)
     pd_now_view_set_run_end (self->now_view, PD_SESSION_STATUS_IDLE, NULL, NULL);
   else
@@ -996,18 +999,6 @@ pd_window_bind_views (PdWindow *self)
   g_object_bind_property (self, "session-id", self->transcript_view, "session-id", G_BINDING_SYNC_CREATE);
   g_object_bind_property (self, "session-id", self->events_view, "session-id", G_BINDING_SYNC_CREATE);
   g_object_bind_property (self, "session-id", self->history_view, "session-id", G_BINDING_SYNC_CREATE);
-}
-
-/* The session list is 44 characters wide (304 px at the default text
- * size: a row's agent, date and plan on one line) and grows with the text
- * (at 1.5× it cut titles and times); folded, it is the whole window, so
- * it never asks for more than the 360 the window fits. */
-static void
-pd_window_size_sidebar (PdWindow *self)
-{
-  GtkWidget *sidebar = gtk_widget_get_parent (GTK_WIDGET (self->session_list));
-
-  gtk_widget_set_size_request (sidebar, CLAMP (_pd_text_width (sidebar, 44), 280, 360), -1);
 }
 
 static void
