@@ -1023,11 +1023,7 @@ pd_window_init (PdWindow *self)
   pd_window_bind_views (self);
   _pd_window_title_tooltip (self);
   _pd_window_actions_init (self);
-  pd_window_size_sidebar (self);
-  g_signal_connect_object (gtk_widget_get_settings (GTK_WIDGET (self)), "notify::gtk-xft-dpi",
-                           G_CALLBACK (pd_window_size_sidebar), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (gtk_widget_get_settings (GTK_WIDGET (self)), "notify::gtk-font-name",
-                           G_CALLBACK (pd_window_size_sidebar), self, G_CONNECT_SWAPPED);
+  _pd_window_sidebar_init (self);
   g_signal_connect_object (self->now_view, "plan-shown",
                            G_CALLBACK (on_now_plan_shown), self, G_CONNECT_SWAPPED);
 
