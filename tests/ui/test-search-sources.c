@@ -339,10 +339,16 @@ check_token_fixed (PdApplication *app,
   pd_session_list_set_query (list, "a", FALSE);
   pd_test_wait_until (note_is, &wait, "the endpoint named, not searched: its token refused");
   pd_test_screenshot (GTK_WIDGET (window), "search-token-refused");
+  /* As the endpoint page's Connect gives it: the token, then the list
+   * read again at once (the listing the token began is cancelled). */
   g_assert_true (pd_window_set_endpoint_token (window, serve->base, serve->token));
+  pd_session_list_refresh (list);
   wait.label = "Tidy the build box";
   wait.note = NULL;
   pd_test_wait_until (note_is, &wait, "the endpoint's match, no note, once it took its token");
+  /* And it stays so: no late word of a listing left off says otherwise. */
+  pd_test_spin (1500);
+  g_assert_true (note_is (&wait));
   pd_session_list_set_query (list, NULL, FALSE);
 }
 
