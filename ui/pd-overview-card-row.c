@@ -851,7 +851,7 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   gtk_widget_set_valign (self->pie, GTK_ALIGN_CENTER);
   gtk_box_append (GTK_BOX (lead), self->pie);
   self->failed_icon = gtk_image_new_from_icon_name ("dialog-error-symbolic");
-  gtk_widget_add_css_class (self->failed_icon, "error");
+  gtk_widget_add_css_class (self->failed_icon, "pd-card-failed");
   gtk_widget_set_visible (self->failed_icon, FALSE);
   _pd_accessible_set_text (self->failed_icon, _("Failed"), NULL);
   gtk_box_append (GTK_BOX (lead), self->failed_icon);

@@ -905,9 +905,14 @@ test_card_failed_reason (void)
                        "the response headers were read; retry later or pick another model";
   PdSessionInfo info = { 0 };
   Alone alone = { 0 };
-  GtkWidget *status;
+  g_autoptr(GtkCssProvider) css = gtk_css_provider_new ();
+  GtkWidget *status, *icon;
   const char *tooltip;
 
+  /* The application's style sheet, as the window has it. */
+  gtk_css_provider_load_from_resource (css, "/io/github/plandeck/Plandeck/style.css");
+  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
   info.id = (char *) "20260402-96aca9fa885c03da29d4f8c5e78be75c";
   info.task = (char *) "Work on D";
   info.source = (char *) "plandeck";
@@ -919,7 +924,17 @@ test_card_failed_reason (void)
   alone_show (&alone, card, 360);
   pd_test_flush (alone.window);
 
-  g_assert_nonnull (pd_test_find_first (alone.row, is_image, "dialog-error-symbolic"));
+  icon = pd_test_find_first (alone.row, is_image, "dialog-error-symbolic");
+  g_assert_nonnull (icon);
+  /* In the red of its reason, as a failed session's row has its icon. */
+  {
+    GdkRGBA color;
+
+    G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+    gtk_style_context_get_color (gtk_widget_get_style_context (icon), &color);
+    G_GNUC_END_IGNORE_DEPRECATIONS
+    g_assert_cmpfloat (color.red, >, color.green + 0.3);
+  }
   status = pd_test_find_first (alone.row, is_status_label, NULL);
   g_assert_nonnull (status);
   g_assert_true (gtk_label_get_wrap (GTK_LABEL (status)));
@@ -939,6 +954,7 @@ test_card_failed_reason (void)
   g_assert_null (pd_test_find_first (alone.row, is_image, "dialog-error-symbolic"));
   g_assert_null (gtk_widget_get_tooltip_text (status));
   alone_close (&alone);
+  gtk_style_context_remove_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css));
 }
 
 static void
