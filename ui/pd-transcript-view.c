@@ -194,11 +194,12 @@ on_value_changed (PdTranscriptView *self,
   if (place == NULL)
     {
       place = g_new0 (Place, 1);
+      place->top = self->first;
       g_hash_table_insert (self->places, g_strdup (id), place);
     }
   place->following = self->following;
-  if (!top_message (self, &place->top))
-    place->following = TRUE;
+  /* Between two rows (a separator): the place before stands. */
+  top_message (self, &place->top);
 }
 
 static void
