@@ -48,7 +48,7 @@ def budget_stop(tap, agent_run, tmp):
     proc = agent_run("run", "--db", os.path.join(tmp, "budget.db"), "--provider", "replay", "--replay", recording,
                      "--approve", "auto", "-C", work, "--max-iterations", "1", "Two things")
     said = ("The run stopped: its iteration budget ran out (1 of 1)\n"
-            "[plan remaining: look pending, tell pending]\n")
+            "Steps left: look pending, tell pending\n")
     tap.check(proc.returncode == 3 and said in proc.stderr, "run --max-iterations says why it stopped, plain",
               detail(proc))
     tap.check("untrusted_content" not in proc.stdout + proc.stderr,

@@ -66,7 +66,7 @@ def budget_words(tap, agent_run, tmp):
     proc = agent_run("run", "--db", db, "--provider", "replay", "--replay", recording, "--approve", "auto",
                      "-C", work, "--max-iterations", "2", "Two things")
     said = ("The run stopped: its iteration budget ran out (2 of 2)\n"
-            "[plan remaining: look in_progress, tell pending]\n")
+            "Steps left: look in progress, tell pending\n")
     tap.check(proc.returncode == 3 and said in proc.stderr,
               "run --max-iterations says the window's words: its iteration budget ran out", detail(proc))
     tap.check("is exhausted" not in proc.stderr and "iterations budget" not in proc.stderr,

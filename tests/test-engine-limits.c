@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "pd-json-util.h"
+#include "pd-run-note.h"
 #include "pd-test-engine.h"
 
 typedef EngineFixture Fixture;
@@ -308,6 +309,21 @@ test_budget_iterations (Fixture       *f,
   note = msg_content (stored, json_array_get_length (stored) - 1);
   g_assert_true (g_str_has_prefix (note, "[plandeck: the run stopped because its iterations budget is exhausted"));
   g_assert_nonnull (strstr (note, "source=\"plan_remaining\">\n[plan remaining: s2 pending, s3 blocked]\n</untrusted_content_"));
+  /* In a person's words, the same for the Transcript's Notice and run's
+   * stderr: the Transcript showed the engine's (tried as a new user would). */
+  {
+    g_autofree char *said = pd_run_note_to_text (note);
+
+    g_assert_cmpstr (said, ==, "The run stopped: its iteration budget ran out (2 of 2)\n"
+                               "Steps left: s2 pending, s3 blocked");
+  }
+  {
+    g_autofree char *said = pd_run_note_to_text ("[plandeck: the run stopped because its time budget is exhausted "
+                                                 "(2.0 s of 2 s).]\n[plan remaining: s1 in_progress, s2 pending]");
+
+    g_assert_cmpstr (said, ==, "The run stopped: its time budget ran out (2.0 s of 2 s)\n"
+                               "Steps left: s1 in progress, s2 pending");
+  }
   info = pd_session_store_get (f->store, result->session_id, NULL);
   g_assert_cmpint (info->status, ==, PD_SESSION_STATUS_IDLE);
   /* Idle, but stopped short: its run_completed says which budget, and the

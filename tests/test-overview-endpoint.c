@@ -587,6 +587,19 @@ test_imported_working_agrees (void)
   check_imported_state (minute_ago, "working", NULL, PD_OVERVIEW_NEED_RUNNING);
 }
 
+/* The same transcript written twenty minutes ago: its card says "Stalled"
+ * (unchanged for the Overview's 15 minutes, still active for its 30) while
+ * `plandeck-agent sessions list` said "idle" (tried as a new user would).
+ * Both read it by one rule, pd_session_info_is_stalled(): "stalled". */
+static void
+test_imported_stalled_agrees (void)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autoptr(GDateTime) twenty_ago = g_date_time_add_minutes (now, -20);
+
+  check_imported_state (twenty_ago, "stalled", NULL, PD_OVERVIEW_NEED_STALLED);
+}
+
 /* The same transcript dated 2099 (tried as an attacker would: its lines'
  * timestamps are anyone's): it said "working" in the list and on its card
  * for ever.  More than PD_SESSION_FUTURE_MINUTES ahead of the clock, a
@@ -622,5 +635,6 @@ main (int   argc,
               test_questions_answered_elsewhere, fixture_tear_down);
   g_test_add_func ("/pd/overview-endpoint/imported-working-agrees", test_imported_working_agrees);
   g_test_add_func ("/pd/overview-endpoint/imported-future-not-working", test_imported_future_not_working);
+  g_test_add_func ("/pd/overview-endpoint/imported-stalled-agrees", test_imported_stalled_agrees);
   return g_test_run ();
 }

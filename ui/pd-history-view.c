@@ -483,7 +483,9 @@ pd_history_view_update_state (PdHistoryView *self)
 }
 
 /* Merge by version: unchanged versions keep their items, a changed one is
- * replaced in place, new ones are appended. */
+ * replaced in place, new ones are appended.  The version selected stays
+ * selected wherever it moved to (another agent's newest versions, listed
+ * from a later one, all move up); the newest selected, the newest. */
 static void
 pd_history_view_merge (PdHistoryView *self,
                        GPtrArray     *history)
@@ -491,6 +493,7 @@ pd_history_view_merge (PdHistoryView *self,
   guint n_old = g_list_model_get_n_items (G_LIST_MODEL (self->versions));
   guint selected = gtk_single_selection_get_selected (self->selection);
   gboolean on_newest = n_old == 0 || selected == n_old - 1 || selected == GTK_INVALID_LIST_POSITION;
+  gint64 selected_version = on_newest ? 0 : pd_history_view_get_selected_version (self);
   g_autoptr(GPtrArray) appended = g_ptr_array_new_with_free_func (g_object_unref);
   guint n_new = history->len;
 
@@ -521,6 +524,14 @@ pd_history_view_merge (PdHistoryView *self,
   else if (appended->len > 0)
     g_list_store_splice (self->versions, n_old, 0, appended->pdata, appended->len);
 
+  /* Someone reading an older version keeps reading it: the list moved
+   * under it, the selection stayed at its place, on another version (or
+   * none, its item replaced), and it read the oldest (tried as a new user
+   * would). */
+  if (!on_newest && selected_version != 0 &&
+      pd_history_view_get_selected_version (self) != selected_version &&
+      pd_history_view_select_version (self, selected_version))
+    return;
   /* Someone reading the newest version keeps reading the newest. */
   if (n_new > 0 && (on_newest || gtk_single_selection_get_selected (self->selection) == GTK_INVALID_LIST_POSITION))
     {
@@ -867,6 +878,10 @@ pd_history_view_class_init (PdHistoryViewClass *klass)
 
   PD_SESSION_VIEW_CLASS (klass)->reload = pd_history_view_reload;
   PD_SESSION_VIEW_CLASS (klass)->clear = pd_history_view_clear;
+  /* A live session's versions come as the Now page's plan does: on the
+   * push, and polled as it polls.  History read on the push alone lagged
+   * 10–15 s behind the Now page (tried as a new user would). */
+  pd_session_view_class_set_polls (PD_SESSION_VIEW_CLASS (klass), TRUE);
 
   /* Set by the window when it folds: the versions go above the plan, not
    * beside it, so the plan keeps the whole width of a phone. */

@@ -15,6 +15,7 @@
 #include "pd-message-item.h"
 #include "pd-safe-text.h"
 #include "pd-plan.h"
+#include "pd-run-note.h"
 #include "pd-transcript.h"
 
 struct _PdMessageItem
@@ -200,27 +201,6 @@ thinking_text (JsonObject *message)
  *
  * Returns: (transfer full): a new item
  */
-/* A note as a person reads it: without the lines that wrap, for a
- * model, what came from the plan (<untrusted_content_…>), which the note
- * of a budget's stop keeps (the CLI prints it without them too). */
-static char *
-note_text (const char *note)
-{
-  g_auto(GStrv) lines = g_strsplit (note, "\n", -1);
-  g_autoptr(GString) text = g_string_new (NULL);
-
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      if ((g_str_has_prefix (lines[i], "<untrusted_content_") || g_str_has_prefix (lines[i], "</untrusted_content_")) &&
-          g_str_has_suffix (lines[i], ">"))
-        continue;
-      if (text->len > 0)
-        g_string_append_c (text, '\n');
-      g_string_append (text, lines[i]);
-    }
-  return g_string_free (g_steal_pointer (&text), FALSE);
-}
-
 PdMessageItem *
 pd_message_item_new_from_json (guint       index,
                                JsonObject *message)
@@ -261,7 +241,12 @@ pd_message_item_new_from_json (guint       index,
     {
       g_autofree char *note = self->content;
 
-      self->content = note_text (note);
+      /* As a person reads it: without the lines that wrap, for a model,
+       * what came from the plan (<untrusted_content_…>), in the words
+       * `plandeck-agent run` says it: "its iteration budget ran out", not
+       * the engine's "its iterations budget is exhausted", "s2 in
+       * progress", not "in_progress" (tried as a new user would). */
+      self->content = pd_run_note_to_text (note);
     }
   self->content = show_invisible (self->content);
 

@@ -19,7 +19,8 @@
 /* A run that ended short: interrupted, failed with its reason, or stopped
  * with what stopped it, as its Now page says it. */
 static char *
-failed_text (PdOverviewCard *card)
+failed_text (PdOverviewCard *card,
+             guint           max_chars)
 {
   const char *check = pd_overview_card_get_failed_check (card);
   char *text;
@@ -30,13 +31,13 @@ failed_text (PdOverviewCard *card)
       pd_overview_card_get_status (card) != PD_SESSION_STATUS_FAILED &&
       pd_overview_card_get_status (card) != PD_SESSION_STATUS_INTERRUPTED)
     {
-      g_autofree char *safe = _pd_isolated_short (check, CARD_TEXT_CHARS);
+      g_autofree char *safe = _pd_isolated_short (check, max_chars);
 
       /* Translators: the run completed, but the acceptance check %s (its description) failed */
       return g_strdup_printf (_("Done · check failed: %s"), safe);
     }
   text = _pd_run_ended_short_text (pd_overview_card_get_status (card), pd_overview_card_get_stopped (card),
-                                         pd_overview_card_get_stopped_error (card), CARD_TEXT_CHARS);
+                                         pd_overview_card_get_stopped_error (card), max_chars);
 
   return text != NULL ? text : g_strdup (_("Failed"));
 }
@@ -62,14 +63,14 @@ _pd_overview_card_need_text (PdOverviewCard *card)
                                 unpassed);
       }
     case PD_OVERVIEW_NEED_FAILED:
-      return failed_text (card);
+      return failed_text (card, CARD_TEXT_CHARS);
     case PD_OVERVIEW_NEED_STALLED:
       return g_strdup (_("Stalled"));
     case PD_OVERVIEW_NEED_STOPPED:
       /* Its budget ran out: which one ("Stopped — its time budget ran
        * out"), neutral as the person's stop. */
       if (g_strcmp0 (pd_overview_card_get_stopped (card), "budget") == 0)
-        return failed_text (card);
+        return failed_text (card, CARD_TEXT_CHARS);
       /* Its run completed with steps left: it ended, and how far it got
        * (it read "Working" while nothing ran). */
       if (pd_overview_card_get_stopped (card) == NULL &&
@@ -94,6 +95,18 @@ _pd_overview_card_need_text (PdOverviewCard *card)
     default:
       return g_strdup (pd_overview_card_get_total (card) > 0 ? _("Done") : _("Changed Lately"));
     }
+}
+
+/* A failed card's reason, whole (up to CARD_WHOLE_CHARS): the card wraps
+ * it to three lines and cuts it there, with nowhere to read the rest (tried
+ * as a new user would); its tooltip and its description say it.  NULL of
+ * any other card. */
+char *
+_pd_overview_card_need_whole (PdOverviewCard *card)
+{
+  if (pd_overview_card_get_need (card) != PD_OVERVIEW_NEED_FAILED)
+    return NULL;
+  return failed_text (card, CARD_WHOLE_CHARS);
 }
 
 const char *

@@ -28,6 +28,8 @@ struct _PdOverviewCardRow
 
   GtkWidget      *box;
   GtkWidget      *pie;
+  GtkWidget      *failed_icon;      /* in the pie's place on a failed card */
+  char           *need_whole;       /* (nullable) a failed card's reason, whole: tooltip and description */
   GtkWidget      *progress;
   GtkWidget      *title;
   GtkWidget      *origin;

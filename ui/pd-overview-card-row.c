@@ -279,6 +279,8 @@ tell_name (PdOverviewCardRow *self)
   add_part (name, steps);
   add_part (name, gtk_label_get_text (GTK_LABEL (self->step)));
   add_part (name, gtk_label_get_text (GTK_LABEL (self->time)));
+  /* A failed run's reason, whole, before where the card is from. */
+  add_part (description, self->need_whole);
   add_part (description, gtk_label_get_text (GTK_LABEL (self->origin)));
   add_part (description, gtk_label_get_text (GTK_LABEL (self->source_error)));
   if (g_strcmp0 (name->str, self->name_shown) == 0 && g_strcmp0 (description->str, self->description_shown) == 0)
@@ -326,7 +328,8 @@ row_update (PdOverviewCardRow *self)
   g_autofree char *generic = NULL;
   g_autofree char *guarded = NULL;
   const char *tool, *command, *body, *klass;
-  gboolean whole, told = FALSE;
+  g_autofree char *whole = NULL;
+  gboolean whole_command, told = FALSE, failed;
   const PdRemoteRun *run;
   guint done, total;
 
@@ -339,7 +342,13 @@ row_update (PdOverviewCardRow *self)
   g_object_set (self->pie, "done", done, "total", total, "blocked", pd_overview_card_get_blocked (card), NULL);
   /* No success-green pie beside a red failure (tried as a new user
    * would): the X/Y beside it says how far it got. */
-  gtk_widget_set_visible (self->pie, total > 0 && pd_overview_card_get_need (card) != PD_OVERVIEW_NEED_FAILED);
+  failed = pd_overview_card_get_need (card) == PD_OVERVIEW_NEED_FAILED;
+  gtk_widget_set_visible (self->pie, total > 0 && !failed);
+  /* A failed card has its icon where the others have their pie: it had
+   * none, and its title stood left of the others' (tried as a new user
+   * would). */
+  gtk_widget_set_visible (self->failed_icon, failed);
+  gtk_widget_set_visible (gtk_widget_get_parent (self->pie), failed || total > 0);
   /* Translators: plan progress, steps done of all steps */
   progress = total > 0 ? g_strdup_printf (_("%u/%u"), done, total) : g_strdup ("");
   told |= _pd_card_set_label (self->progress, progress);
@@ -359,6 +368,16 @@ row_update (PdOverviewCardRow *self)
 
   need = _pd_overview_card_need_text (card);
   told |= _pd_card_set_label (self->need, need);
+  whole = _pd_overview_card_need_whole (card);
+  if (g_strcmp0 (whole, self->need_whole) != 0)
+    {
+      g_autofree char *plain = whole != NULL ? _pd_accessible_text (whole) : NULL;
+
+      gtk_widget_set_tooltip_text (self->need, plain);
+      g_free (self->need_whole);
+      self->need_whole = g_steal_pointer (&whole);
+      told = TRUE;
+    }
   /* Changed only when it changes: a class taken off and put back restyled
    * the label on every change of the card. */
   klass = _pd_overview_card_need_class (pd_overview_card_get_need (card));
@@ -396,7 +415,7 @@ row_update (PdOverviewCardRow *self)
   gtk_widget_set_sensitive (self->approve, state == NULL);
   _pd_card_set_label (self->approval_text, body != NULL ? body : "");
   _pd_overview_card_row_set_command (self, command);
-  whole = pd_overview_card_get_approval_whole (card);
+  whole_command = pd_overview_card_get_approval_whole (card);
   run = pd_overview_card_get_remote_run (card);
   guarded = pd_remote_run_approval_warning (run);
   gtk_label_set_text (GTK_LABEL (self->approval_unseen),
@@ -405,9 +424,9 @@ row_update (PdOverviewCardRow *self)
                       : guarded != NULL
                       ? guarded
                       : _("The change itself was not sent, so it cannot be approved here. Open the session to see it."));
-  gtk_widget_set_visible (self->approval_unseen, !whole);
-  gtk_widget_set_visible (self->approve, whole);
-  gtk_widget_set_visible (self->open, !whole);
+  gtk_widget_set_visible (self->approval_unseen, !whole_command);
+  gtk_widget_set_visible (self->approve, whole_command);
+  gtk_widget_set_visible (self->open, !whole_command);
   _pd_overview_card_row_update_deadline (self);
 
   if (told)
@@ -581,6 +600,7 @@ pd_overview_card_row_dispose (GObject *object)
   g_clear_pointer (&self->command_shown, g_free);
   g_clear_pointer (&self->name_shown, g_free);
   g_clear_pointer (&self->description_shown, g_free);
+  g_clear_pointer (&self->need_whole, g_free);
   g_clear_pointer (&self->shown_run, pd_remote_run_free);
   g_clear_pointer (&self->box, gtk_widget_unparent);
 
@@ -811,7 +831,7 @@ top_allocate (GtkWidget *top,
 static void
 pd_overview_card_row_init (PdOverviewCardRow *self)
 {
-  GtkWidget *top, *texts, *status;
+  GtkWidget *top, *lead, *texts, *status;
 
   self->guard_usec = ANSWER_GUARD_USEC;
   self->time_bucket = -1;
@@ -824,9 +844,17 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
   gtk_widget_set_layout_manager (top, gtk_custom_layout_new (top_request_mode, top_measure, top_allocate));
   gtk_box_append (GTK_BOX (self->box), top);
+  lead = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_set_valign (lead, GTK_ALIGN_CENTER);
+  gtk_box_append (GTK_BOX (top), lead);
   self->pie = pd_plan_pie_new ();
   gtk_widget_set_valign (self->pie, GTK_ALIGN_CENTER);
-  gtk_box_append (GTK_BOX (top), self->pie);
+  gtk_box_append (GTK_BOX (lead), self->pie);
+  self->failed_icon = gtk_image_new_from_icon_name ("dialog-error-symbolic");
+  gtk_widget_add_css_class (self->failed_icon, "pd-card-failed");
+  gtk_widget_set_visible (self->failed_icon, FALSE);
+  _pd_accessible_set_text (self->failed_icon, _("Failed"), NULL);
+  gtk_box_append (GTK_BOX (lead), self->failed_icon);
   texts = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
   gtk_widget_set_hexpand (texts, TRUE);
   gtk_box_append (GTK_BOX (top), texts);
@@ -852,7 +880,10 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
 
   status = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
   gtk_box_append (GTK_BOX (self->box), status);
-  self->need = _pd_card_plain_label ("pd-card-status", FALSE);
+  /* A failed run's reason wraps to three lines (it was one line, cut). */
+  self->need = _pd_card_plain_label ("pd-card-status", TRUE);
+  gtk_label_set_lines (GTK_LABEL (self->need), 3);
+  _pd_label_no_hyphens (self->need);
   gtk_widget_set_hexpand (self->need, TRUE);
   gtk_box_append (GTK_BOX (status), self->need);
   self->progress = _pd_card_plain_label ("numeric", FALSE);

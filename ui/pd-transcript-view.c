@@ -22,6 +22,15 @@
  * the newest part is read (PD_SESSION_READS_PART_MAX messages, in a worker
  * that stops when the session is left); "Show Earlier Messages" above the
  * list reads the part before the first one shown, and so on.
+ *
+ * It opens at the newest message, as a chat does, and follows new ones
+ * while the person is there; scrolled up, it stays.  Each session keeps
+ * where it was read: the message at the top, or the newest.  A long
+ * session opened at its oldest, and the page went back to its top on each
+ * switch to the Now page and back (tried as a new user would).  The list
+ * is moved with "list.scroll-to-item", in an idle: GTK 4.8's list view
+ * ignores an adjustment value set during its layout (see
+ * pd-events-view.c).
  */
 #define G_LOG_DOMAIN "pd-transcript-view"
 
@@ -48,6 +57,16 @@ struct _PdTranscriptView
   GCancellable      *earlier;        /* "Show Earlier Messages" in flight */
   gboolean           run_stopped;    /* see pd_transcript_view_set_run_stopped() */
 
+  /* Where each session was read: session id → Place. */
+  GHashTable        *places;
+  gboolean           following;      /* the newest message kept in view */
+  guint64            anchor;         /* a message to bring to the top, or NO_ANCHOR */
+  gboolean           anchor_near;    /* the list is at its end: the anchor goes to the top */
+  gboolean           reconfigured;   /* the list changed the adjustment: no scroll of the person's */
+  double             last_upper;
+  double             last_page_size;
+  guint              place_idle;
+
   /* Template widgets */
   GtkWidget         *earlier_bar;
   GtkLabel          *earlier_label;
@@ -59,6 +78,165 @@ struct _PdTranscriptView
 };
 
 G_DEFINE_FINAL_TYPE (PdTranscriptView, pd_transcript_view, PD_TYPE_SESSION_VIEW)
+
+#define NO_ANCHOR G_MAXUINT64
+
+typedef struct
+{
+  gboolean following;
+  guint64  top;        /* the message at the top of the view */
+} Place;
+
+/* --- where it is read ----------------------------------------------------- */
+
+static gboolean
+at_bottom (GtkAdjustment *adjustment)
+{
+  return gtk_adjustment_get_value (adjustment) + gtk_adjustment_get_page_size (adjustment) >=
+         gtk_adjustment_get_upper (adjustment) - 2;
+}
+
+/* The index of the message whose row is at the top of the view. */
+static gboolean
+top_message (PdTranscriptView *self,
+             guint64          *index)
+{
+  GtkWidget *list = GTK_WIDGET (self->list_view);
+  GtkWidget *picked = gtk_widget_pick (list, gtk_widget_get_width (list) / 2.0, 1, GTK_PICK_DEFAULT);
+
+  for (; picked != NULL && picked != list; picked = gtk_widget_get_parent (picked))
+    if (PD_IS_MESSAGE_ROW (picked))
+      {
+        PdMessageItem *item = pd_message_row_get_item (PD_MESSAGE_ROW (picked));
+
+        if (item == NULL)
+          return FALSE;
+        *index = pd_message_item_get_index (item);
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static void
+scroll_to_position (PdTranscriptView *self,
+                    guint             position)
+{
+  gtk_widget_activate_action (GTK_WIDGET (self->list_view), "list.scroll-to-item", "u", position);
+}
+
+/* In an idle, once the rows or the adjustment changed: the newest brought
+ * into view while following; a place kept brought back, in two steps (the
+ * list at its end first, so that the message scrolled to goes to the top:
+ * GTK 4.8 scrolls an item below the view to the bottom of it). */
+static void
+place_idle (gpointer user_data)
+{
+  PdTranscriptView *self = user_data;
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->scroller);
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->messages));
+
+  self->place_idle = 0;
+  self->reconfigured = FALSE;
+  if (n == 0 || !gtk_widget_get_mapped (GTK_WIDGET (self->list_view)))
+    return;
+  if (self->anchor != NO_ANCHOR)
+    {
+      if (!self->anchor_near)
+        {
+          self->anchor_near = TRUE;
+          scroll_to_position (self, n - 1);
+          self->place_idle = g_idle_add_once (place_idle, self);
+          return;
+        }
+      if (self->anchor >= self->first && self->anchor - self->first < n)
+        scroll_to_position (self, (guint) (self->anchor - self->first));
+      self->anchor = NO_ANCHOR;
+      return;
+    }
+  if (self->following && !at_bottom (adjustment))
+    scroll_to_position (self, n - 1);
+}
+
+static void
+queue_place (PdTranscriptView *self)
+{
+  if (self->place_idle == 0)
+    self->place_idle = g_idle_add_once (place_idle, self);
+}
+
+/* The adjustment moved.  Its size as it was, the person scrolled: at the
+ * bottom they follow, anywhere else they read there, which is kept for the
+ * session.  The list grew or was laid out again: following goes on. */
+static void
+on_value_changed (PdTranscriptView *self,
+                  GtkAdjustment    *adjustment)
+{
+  double upper = gtk_adjustment_get_upper (adjustment);
+  double page_size = gtk_adjustment_get_page_size (adjustment);
+  gboolean resized = upper != self->last_upper || page_size != self->last_page_size || self->reconfigured;
+  const char *id = pd_session_view_get_session_id (PD_SESSION_VIEW (self));
+  Place *place;
+
+  self->last_upper = upper;
+  self->last_page_size = page_size;
+  self->reconfigured = FALSE;
+  if (id == NULL || g_list_model_get_n_items (G_LIST_MODEL (self->messages)) == 0 ||
+      !gtk_widget_get_mapped (GTK_WIDGET (self->list_view)) || self->anchor != NO_ANCHOR)
+    return;
+  if (at_bottom (adjustment))
+    self->following = TRUE;
+  else if (!resized)
+    self->following = FALSE;
+  else if (self->following)
+    queue_place (self);
+
+  place = g_hash_table_lookup (self->places, id);
+  if (place == NULL)
+    {
+      place = g_new0 (Place, 1);
+      place->top = self->first;
+      g_hash_table_insert (self->places, g_strdup (id), place);
+    }
+  place->following = self->following;
+  /* Between two rows (a separator): the place before stands. */
+  top_message (self, &place->top);
+}
+
+static void
+on_adjustment_changed (PdTranscriptView *self,
+                       GtkAdjustment    *adjustment)
+{
+  self->last_upper = gtk_adjustment_get_upper (adjustment);
+  self->last_page_size = gtk_adjustment_get_page_size (adjustment);
+  self->reconfigured = TRUE;
+  queue_place (self);
+}
+
+/* Shown again: the list may have forgotten where it was (GTK 4.8 laid a
+ * list shown again out from its top). */
+static void
+on_list_map (PdTranscriptView *self)
+{
+  const char *id = pd_session_view_get_session_id (PD_SESSION_VIEW (self));
+  Place *place = id != NULL ? g_hash_table_lookup (self->places, id) : NULL;
+
+  if (!self->following && place != NULL && !place->following && self->anchor == NO_ANCHOR)
+    {
+      self->anchor = place->top;
+      self->anchor_near = FALSE;
+    }
+  queue_place (self);
+}
+
+static void
+on_messages_changed (PdTranscriptView *self,
+                     guint             position,
+                     guint             removed,
+                     guint             added)
+{
+  if (added > 0)
+    queue_place (self);
+}
 
 static void
 pd_transcript_view_update_state (PdTranscriptView *self)
@@ -319,6 +497,15 @@ pd_transcript_view_clear (PdSessionView *view)
   g_list_store_remove_all (self->messages);
   self->first = 0;
   self->lineage = 0;
+  /* Another session: where it was read, else at its newest. */
+  {
+    const char *id = pd_session_view_get_session_id (view);
+    Place *place = id != NULL ? g_hash_table_lookup (self->places, id) : NULL;
+
+    self->following = place == NULL || place->following;
+    self->anchor = self->following ? NO_ANCHOR : place->top;
+    self->anchor_near = FALSE;
+  }
   pd_transcript_view_update_state (self);
 }
 
@@ -329,6 +516,8 @@ pd_transcript_view_dispose (GObject *object)
 
   g_cancellable_cancel (self->earlier);
   g_clear_object (&self->earlier);
+  g_clear_handle_id (&self->place_idle, g_source_remove);
+  g_clear_pointer (&self->places, g_hash_table_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_TRANSCRIPT_VIEW);
   /* The root box of the template is not bound to a field, so unparent it. */
   {
@@ -378,7 +567,19 @@ pd_transcript_view_init (PdTranscriptView *self)
   self->messages = g_list_store_new (PD_TYPE_MESSAGE_ITEM);
   selection = gtk_no_selection_new (G_LIST_MODEL (g_object_ref (self->messages)));
   gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (selection));
-  _pd_follow_bottom (self->scroller);
+  self->places = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->following = TRUE;
+  self->anchor = NO_ANCHOR;
+  {
+    GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->scroller);
+
+    g_signal_connect_object (adjustment, "value-changed", G_CALLBACK (on_value_changed), self, G_CONNECT_SWAPPED);
+    g_signal_connect_object (adjustment, "changed", G_CALLBACK (on_adjustment_changed), self, G_CONNECT_SWAPPED);
+  }
+  g_signal_connect_object (self->messages, "items-changed", G_CALLBACK (on_messages_changed), self,
+                           G_CONNECT_SWAPPED);
+  /* Shown again (the Now page and back): where it was. */
+  g_signal_connect_object (self->list_view, "map", G_CALLBACK (on_list_map), self, G_CONNECT_SWAPPED);
 
   pd_transcript_view_update_state (self);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pd-plan-row-item.h"
+#include "pd-run-note.h"
 #include "pd-ui-util-private.h"
 
 /**
@@ -219,12 +220,8 @@ char *
 _pd_budget_name (const char *name,
                  guint       max_chars)
 {
-  if (g_strcmp0 (name, "iterations") == 0)
-    return g_strdup (C_("budget", "iteration"));
-  if (g_strcmp0 (name, "tokens") == 0)
-    return g_strdup (C_("budget", "token"));
-  if (g_strcmp0 (name, "wall_time") == 0)
-    return g_strdup (C_("budget", "time"));
+  if (g_strcmp0 (name, "iterations") == 0 || g_strcmp0 (name, "tokens") == 0 || g_strcmp0 (name, "wall_time") == 0)
+    return pd_run_note_budget_name (name);
   return _pd_isolated_short (name, max_chars);
 }
 

@@ -24,8 +24,6 @@ int         _pd_list_box_focused_row   (GtkListBox         *list,
 void        _pd_list_box_refocus_row   (GtkListBox         *list,
                                         int                 index,
                                         gboolean            on_last);
-void        _pd_follow_bottom          (GtkScrolledWindow  *scroller);
-gboolean    _pd_is_following_bottom    (GtkScrolledWindow  *scroller);
 const char *_pd_step_status_icon_name  (PdPlanStepStatus    status,
                                         gboolean            run_stopped);
 const char *_pd_step_status_text       (PdPlanStepStatus    status,

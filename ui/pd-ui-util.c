@@ -12,52 +12,6 @@
 #include "pd-safe-text.h"
 #include "pd-ui-util-private.h"
 
-#define FOLLOW_KEY "pd-follow-bottom"
-
-static gboolean
-at_bottom (GtkAdjustment *adjustment)
-{
-  return gtk_adjustment_get_value (adjustment) + gtk_adjustment_get_page_size (adjustment) >=
-         gtk_adjustment_get_upper (adjustment) - 2;
-}
-
-static void
-on_adjustment_value_changed (GtkAdjustment *adjustment)
-{
-  g_object_set_data (G_OBJECT (adjustment), FOLLOW_KEY, GINT_TO_POINTER (at_bottom (adjustment)));
-}
-
-static void
-on_adjustment_changed (GtkAdjustment *adjustment)
-{
-  /* The content grew (or the view was resized): stay at the end when the
-   * person was there, stay put otherwise. */
-  if (GPOINTER_TO_INT (g_object_get_data (G_OBJECT (adjustment), FOLLOW_KEY)) && !at_bottom (adjustment))
-    gtk_adjustment_set_value (adjustment,
-                              gtk_adjustment_get_upper (adjustment) -
-                              gtk_adjustment_get_page_size (adjustment));
-}
-
-/* Tail like `tail -f`: new rows keep the end in view while the person is
- * at the end, and never move a view they scrolled up. */
-void
-_pd_follow_bottom (GtkScrolledWindow *scroller)
-{
-  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (scroller);
-
-  g_object_set_data (G_OBJECT (adjustment), FOLLOW_KEY, GINT_TO_POINTER (TRUE));
-  g_signal_connect (adjustment, "value-changed", G_CALLBACK (on_adjustment_value_changed), NULL);
-  g_signal_connect (adjustment, "changed", G_CALLBACK (on_adjustment_changed), NULL);
-}
-
-gboolean
-_pd_is_following_bottom (GtkScrolledWindow *scroller)
-{
-  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (scroller);
-
-  return GPOINTER_TO_INT (g_object_get_data (G_OBJECT (adjustment), FOLLOW_KEY));
-}
-
 /**
  * _pd_file_chooser_take_path:
  * @chooser: (transfer full): a file chooser that answered

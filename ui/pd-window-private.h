@@ -141,6 +141,9 @@ void        _pd_window_update_content      (PdWindow        *self);
 void        _pd_window_show_session_title  (PdWindow        *self,
                                             const char      *title);
 
+/* pd-window-sidebar.c */
+void        _pd_window_sidebar_init        (PdWindow        *self);
+
 /* pd-window-titles.c */
 void        _pd_window_show_page_titles    (PdWindow        *self,
                                             const char      *title);

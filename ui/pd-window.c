@@ -206,7 +206,8 @@ pd_window_show_page (PdWindow   *self,
   _pd_stack_show_moving_focus (self->content_stack, name);
 }
 
-/* How the shown session's last run ended, for its Now page. */
+/* How the shown session's last run ended, for its Now page; whether one
+ * goes on, for History's polls (it lagged 10–15 s behind the Now page). */
 static void
 show_run_end (PdWindow      *self,
               PdSessionItem *item)
@@ -215,6 +216,8 @@ show_run_end (PdWindow      *self,
   gboolean run_stopped = info != NULL && _pd_run_left_off (info->status, info->stopped) &&
                          !pd_session_item_get_running (item);
 
+  pd_session_view_set_running (PD_SESSION_VIEW (self->history_view),
+                               item != NULL && pd_session_item_get_running (item));
   if (info == NULL)
     pd_now_view_set_run_end (self->now_view, PD_SESSION_STATUS_IDLE, NULL, NULL);
   else
@@ -998,18 +1001,6 @@ pd_window_bind_views (PdWindow *self)
   g_object_bind_property (self, "session-id", self->history_view, "session-id", G_BINDING_SYNC_CREATE);
 }
 
-/* The session list is 44 characters wide (304 px at the default text
- * size: a row's agent, date and plan on one line) and grows with the text
- * (at 1.5× it cut titles and times); folded, it is the whole window, so
- * it never asks for more than the 360 the window fits. */
-static void
-pd_window_size_sidebar (PdWindow *self)
-{
-  GtkWidget *sidebar = gtk_widget_get_parent (GTK_WIDGET (self->session_list));
-
-  gtk_widget_set_size_request (sidebar, CLAMP (_pd_text_width (sidebar, 44), 280, 360), -1);
-}
-
 static void
 pd_window_init (PdWindow *self)
 {
@@ -1032,11 +1023,7 @@ pd_window_init (PdWindow *self)
   pd_window_bind_views (self);
   _pd_window_title_tooltip (self);
   _pd_window_actions_init (self);
-  pd_window_size_sidebar (self);
-  g_signal_connect_object (gtk_widget_get_settings (GTK_WIDGET (self)), "notify::gtk-xft-dpi",
-                           G_CALLBACK (pd_window_size_sidebar), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (gtk_widget_get_settings (GTK_WIDGET (self)), "notify::gtk-font-name",
-                           G_CALLBACK (pd_window_size_sidebar), self, G_CONNECT_SWAPPED);
+  _pd_window_sidebar_init (self);
   g_signal_connect_object (self->now_view, "plan-shown",
                            G_CALLBACK (on_now_plan_shown), self, G_CONNECT_SWAPPED);
 

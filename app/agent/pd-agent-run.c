@@ -31,6 +31,7 @@
 #include "pd-engine.h"
 #include "pd-event.h"
 #include "pd-event-bus.h"
+#include "pd-run-note.h"
 #include "pd-safe-text.h"
 #include "pd-secret-text.h"
 
@@ -47,64 +48,6 @@ typedef struct
   gboolean      new_answer;  /* text after a notice is a new answer */
   char         *held_notice; /* the last notice, printed with what comes next */
 } RunState;
-
-/* The budget's name as the window says it ("its iteration budget"), the
- * same words and translations as its Now page. */
-static char *
-budget_name (const char *name)
-{
-  if (g_strcmp0 (name, "iterations") == 0)
-    return g_strdup (C_("budget", "iteration"));
-  if (g_strcmp0 (name, "tokens") == 0)
-    return g_strdup (C_("budget", "token"));
-  if (g_strcmp0 (name, "wall_time") == 0)
-    return g_strdup (C_("budget", "time"));
-  return pd_safe_text_line (name != NULL ? name : "?");
-}
-
-/* Seconds from @ms, as the window says them: "2 s"; with @tenths "2.0 s". */
-static char *
-seconds_text (gint64   ms,
-              gboolean tenths)
-{
-  if (!tenths && ms % 1000 == 0)
-    /* Translators: a number of seconds, e.g. "2 s" */
-    return g_strdup_printf (_("%lld s"), (long long) (ms / 1000));
-  /* Translators: seconds with a tenth, e.g. "2.0 s" */
-  return g_strdup_printf (_("%.1f s"), (double) (ms / 100) / 10.0);
-}
-
-/* How a run its budget stopped is told on stderr: the Now page's words,
- * "The run stopped: its iteration budget ran out (3 of 3)", then the
- * plan's steps left as the engine lists them (the lines after its note).
- * It printed the engine's note, "its iterations budget is exhausted",
- * where the window says "ran out" (tried as a new user would). */
-static char *
-budget_said (const PdRunResult *result,
-             const char        *said)
-{
-  g_autofree char *name = budget_name (result->budget_name);
-  g_autofree char *amount = NULL;
-  g_autofree char *stopped = NULL;
-  const char *rest = said != NULL ? strchr (said, '\n') : NULL;
-
-  if (g_strcmp0 (result->budget_name, "wall_time") == 0)
-    {
-      g_autofree char *used = seconds_text (result->budget_observed, TRUE);
-      g_autofree char *allowed = seconds_text (result->budget_limit, FALSE);
-
-      /* Translators: how much of a run's time budget it used, e.g. "2.0 s of 2 s" */
-      amount = g_strdup_printf (_("%s of %s"), used, allowed);
-    }
-  else
-    /* Translators: how much of a run's budget it used, e.g. "3 of 3" iterations */
-    amount = g_strdup_printf (_("%lld of %lld"), (long long) result->budget_observed,
-                              (long long) result->budget_limit);
-  /* Translators: %s names the budget ("iteration", "token", "time"), then how
-   * much of it the run used ("3 of 3", "2.0 s of 2 s") */
-  stopped = g_strdup_printf (_("The run stopped: its %s budget ran out (%s)"), name, amount);
-  return g_strconcat (stopped, rest != NULL ? rest : "", NULL);
-}
 
 /* A notice held back is printed (the budget's is told by the run's end). */
 static void
@@ -444,7 +387,10 @@ run_main (gboolean   is_continue,
           g_autofree char *final_masked = pd_secret_text_mask (state.result->final_text, NULL);
           const char *final = final_masked ? final_masked : "";
           PdRunStatus run_status = state.result->status;
-          g_autofree char *budget = run_status == PD_RUN_BUDGET_EXCEEDED ? budget_said (state.result, final) : NULL;
+          /* A budget's stop in the window's words, as its Transcript's
+           * Notice: "its iteration budget ran out (3 of 3)", not the
+           * engine's "its iterations budget is exhausted". */
+          g_autofree char *budget = run_status == PD_RUN_BUDGET_EXCEEDED ? pd_run_note_to_text (final) : NULL;
 
           if (budget != NULL && g_strcmp0 (state.held_notice, final) == 0)
             {

@@ -51,16 +51,21 @@ safe (const char *text)
  * budget, a cancel) is "stopped", as the session list says "Stopped"; it
  * said "idle" here (tried as a new user would).  One at rest with every
  * step of its plan done is "done", as its Overview card says "Done" and
- * its row shows a tick; it said "idle" there too.  --json keeps the stored
- * status, which scripts read. */
+ * its row shows a tick; it said "idle" there too.  One whose unfinished
+ * work has not changed for the Overview's minutes is "stalled", its card's
+ * "Stalled"; it said "idle".  --json keeps the stored status, which
+ * scripts read. */
 static const char *
 state_word (const PdSessionInfo *info)
 {
+  gint64 now = g_get_real_time ();
   const char *state;
 
   if (pd_session_info_stopped_short (info))
     return "stopped";
-  state = pd_session_info_get_state (info, g_get_real_time ());
+  if (pd_session_info_is_stalled (info, now))
+    return "stalled";
+  state = pd_session_info_get_state (info, now);
   if (g_strcmp0 (state, "idle") == 0 && info->plan_total > 0 && info->plan_done == info->plan_total)
     return "done";
   return state;

@@ -209,6 +209,30 @@ pd_session_info_is_working (const PdSessionInfo *self,
 }
 
 /**
+ * pd_session_info_is_stalled:
+ * @now: unix µs
+ *
+ * Whether the session's work stands still, as its Overview card says
+ * "Stalled": unfinished steps, none blocked, no run of ours ended or
+ * failed since (one may still be on), and its last change older than
+ * %PD_SESSION_WORKING_MINUTES (the Overview's minutes by default).  A
+ * change dated ahead of the clock is not old.  `sessions list` said
+ * "idle" beside a card that said "Stalled" (tried as a new user would).
+ */
+gboolean
+pd_session_info_is_stalled (const PdSessionInfo *self,
+                            gint64               now)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if ((self->status != PD_SESSION_STATUS_IDLE && self->status != PD_SESSION_STATUS_RUNNING) ||
+      self->stopped != NULL || self->run_ended ||
+      self->plan_blocked > 0 || self->plan_done >= self->plan_total || self->updated_at > now)
+    return FALSE;
+  return !pd_session_changed_lately (self->updated_at, now, (gint64) PD_SESSION_WORKING_MINUTES * 60 * G_USEC_PER_SEC);
+}
+
+/**
  * pd_session_info_stopped_short:
  *
  * Whether its last run ended short of its answer (a budget, a cancel, a

@@ -96,6 +96,8 @@ gboolean       pd_session_changed_lately   (gint64               updated_at,
                                             gint64               window);
 gboolean       pd_session_info_is_working  (const PdSessionInfo *self,
                                             gint64               now);
+gboolean       pd_session_info_is_stalled  (const PdSessionInfo *self,
+                                            gint64               now);
 gboolean       pd_session_info_stopped_short (const PdSessionInfo *self);
 const char    *pd_session_info_get_state   (const PdSessionInfo *self,
                                             gint64               now);

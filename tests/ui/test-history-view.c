@@ -16,6 +16,7 @@
 #include "pd-history-view.h"
 #include "pd-import-index.h"
 #include "pd-plan-version-item.h"
+#include "pd-poll-timer.h"
 #include "pd-test-db.h"
 #include "pd-test-ui.h"
 #include "pd-transcript-pages.h"
@@ -780,6 +781,132 @@ test_history_says_older_versions_not_shown (void)
   g_rmdir (dir);
 }
 
+/* Another agent's transcript of @n todo_write calls, for a list that
+ * alternates its item's status, written to @path. */
+static void
+write_todo_calls (const char *path,
+                  guint       n)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  const char *head = "{\"uuid\":\"u\",\"sessionId\":\"s1\",\"timestamp\":\"2026-04-02T08:00:00.000Z\",\"cwd\":\"/w\",";
+
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (text,
+                            "%s\"type\":\"assistant\",\"message\":{\"role\":\"model\",\"parts\":[{\"functionCall\":"
+                            "{\"id\":\"c%u\",\"name\":\"todo_write\",\"args\":{\"todos\":[{\"id\":\"1\",\"content\":"
+                            "\"Tidy the shop\",\"status\":\"%s\"}]}}}]}}\n"
+                            "%s\"type\":\"tool_result\",\"message\":{\"role\":\"user\",\"parts\":[{\"functionResponse\":"
+                            "{\"id\":\"c%u\",\"name\":\"todo_write\",\"response\":{\"output\":\"ok\"}}}]},"
+                            "\"toolCallResult\":{\"callId\":\"c%u\",\"status\":\"success\"}}\n",
+                            head, i, i % 2 ? "completed" : "in_progress", head, i, i);
+  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, &error));
+  g_assert_no_error (error);
+}
+
+typedef struct
+{
+  GListModel *model;
+  gint64      first;
+} FirstWait;
+
+static gboolean
+first_version_is (gpointer data)
+{
+  FirstWait *wait = data;
+  g_autoptr(PdPlanVersionItem) item = g_list_model_get_item (wait->model, 0);
+
+  return item != NULL && pd_plan_version_item_get_version (item) == wait->first;
+}
+
+/* A live session's History keeps the version one reads while newer ones
+ * come, and polls as the Now page does while the run goes on.  Another
+ * agent's newest versions moved up under the selection, and History read
+ * another version, or its oldest; it read on the push alone, 10–15 s
+ * behind the Now page (tried as a new user would). */
+static void
+test_history_live_keeps_selected (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autoptr(PdImportIndex) index = pd_import_index_new ();
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pd-history-XXXXXX", &error);
+  g_autofree char *chats = g_build_filename (dir, "chats", NULL);
+  g_autofree char *path = g_build_filename (chats, "s1.jsonl", NULL);
+  const char *paths[2] = { dir, NULL };
+  GtkWidget *view = pd_history_view_new ();
+  PdHistoryView *history = PD_HISTORY_VIEW (view);
+  GObject *timer;
+  GtkWindow *window;
+  CountWait wait;
+  FirstWait moved;
+  gint64 first, reading, newest;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (g_mkdir_with_parents (chats, 0700), ==, 0);
+  write_todo_calls (path, PD_TRANSCRIPT_PAGES_HISTORY_MAX + 2);
+  g_assert_true (pd_import_index_run_paths (index, db->store, paths, NULL, NULL, &error));
+  g_assert_no_error (error);
+  list = pd_session_store_list (db->store, NULL, FALSE, 0, 10, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 1);
+
+  window = pd_test_present (view, 1000, 760);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), ((PdSessionInfo *) list->pdata[0])->id);
+  wait.model = pd_history_view_get_model (history);
+  wait.n = PD_TRANSCRIPT_PAGES_HISTORY_MAX;
+  g_assert_true (pd_test_wait_for (has_n_items, &wait));
+
+  /* Polled while the run goes on, as the Now page is. */
+  pd_session_view_set_running (PD_SESSION_VIEW (view), TRUE);
+  timer = pd_session_view_get_poll_timer (PD_SESSION_VIEW (view));
+  g_assert_nonnull (timer);
+  g_assert_cmpuint (pd_poll_timer_get_interval (PD_POLL_TIMER (timer)), >, 0);
+
+  {
+    g_autoptr(PdPlanVersionItem) item0 = g_list_model_get_item (wait.model, 0);
+    g_autoptr(PdPlanVersionItem) item = g_list_model_get_item (wait.model, 10);
+
+    first = pd_plan_version_item_get_version (item0);
+    reading = pd_plan_version_item_get_version (item);
+  }
+  g_assert_true (pd_history_view_select_version (history, reading));
+
+  /* Three more versions: the list moves up by three under the one read. */
+  write_todo_calls (path, PD_TRANSCRIPT_PAGES_HISTORY_MAX + 5);
+  g_assert_true (pd_import_index_run_paths (index, db->store, paths, NULL, NULL, &error));
+  g_assert_no_error (error);
+  pd_history_view_refresh (history);
+  moved = (FirstWait) { wait.model, first + 3 };
+  g_assert_true (pd_test_wait_for (first_version_is, &moved));
+  pd_test_flush (view);
+  g_assert_cmpint (pd_history_view_get_selected_version (history), ==, reading);
+
+  /* The newest read: the newest it stays. */
+  {
+    g_autoptr(PdPlanVersionItem) last = g_list_model_get_item (wait.model, wait.n - 1);
+
+    newest = pd_plan_version_item_get_version (last);
+  }
+  g_assert_true (pd_history_view_select_version (history, newest));
+  write_todo_calls (path, PD_TRANSCRIPT_PAGES_HISTORY_MAX + 6);
+  g_assert_true (pd_import_index_run_paths (index, db->store, paths, NULL, NULL, &error));
+  g_assert_no_error (error);
+  pd_history_view_refresh (history);
+  moved.first = first + 4;
+  g_assert_true (pd_test_wait_for (first_version_is, &moved));
+  pd_test_flush (view);
+  g_assert_cmpint (pd_history_view_get_selected_version (history), ==, newest + 1);
+
+  pd_session_view_set_running (PD_SESSION_VIEW (view), FALSE);
+  pd_test_destroy_window (window, view);
+  g_remove (path);
+  g_rmdir (chats);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -796,6 +923,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/history-view/cancelled-glyph", test_history_cancelled_glyph);
   g_test_add_func ("/pd/ui/history-view/change-glyph-is-new-state", test_history_change_glyph_is_new_state);
   g_test_add_func ("/pd/ui/history-view/says-older-versions-not-shown", test_history_says_older_versions_not_shown);
+  g_test_add_func ("/pd/ui/history-view/live-keeps-selected", test_history_live_keeps_selected);
 
   return g_test_run ();
 }

@@ -929,6 +929,79 @@ test_card_step_ended (void)
   alone_close (&alone);
 }
 
+static gboolean
+is_image (GtkWidget     *widget,
+          gconstpointer  data)
+{
+  return GTK_IS_IMAGE (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_image_get_icon_name (GTK_IMAGE (widget)), data) == 0;
+}
+
+/* A failed card has its icon where the others have their pie, and its
+ * reason wraps on up to three lines, whole in its tooltip and in the
+ * card's description.  It had no icon, and the reason was one line, cut,
+ * with nowhere to read it whole (tried as a new user would). */
+static void
+test_card_failed_reason (void)
+{
+  g_autoptr(PdOverviewCard) card = card_new ("Work on D", "plandeck", "This Computer");
+  g_autofree char *description = NULL;
+  const char *reason = "HTTP 502 from the provider: the upstream gateway closed the connection before "
+                       "the response headers were read; retry later or pick another model";
+  PdSessionInfo info = { 0 };
+  Alone alone = { 0 };
+  g_autoptr(GtkCssProvider) css = gtk_css_provider_new ();
+  GtkWidget *status, *icon;
+  const char *tooltip;
+
+  /* The application's style sheet, as the window has it. */
+  gtk_css_provider_load_from_resource (css, "/io/github/plandeck/Plandeck/style.css");
+  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  info.id = (char *) "20260402-96aca9fa885c03da29d4f8c5e78be75c";
+  info.task = (char *) "Work on D";
+  info.source = (char *) "plandeck";
+  info.updated_at = g_get_real_time ();
+  info.plan_done = 1;
+  info.plan_total = 3;
+  card_set_run (card, &info, PD_SESSION_STATUS_FAILED, "failed", reason);
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_FAILED);
+  alone_show (&alone, card, 360);
+  pd_test_flush (alone.window);
+
+  icon = pd_test_find_first (alone.row, is_image, "dialog-error-symbolic");
+  g_assert_nonnull (icon);
+  /* In the red of its reason, as a failed session's row has its icon. */
+  {
+    GdkRGBA color;
+
+    G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+    gtk_style_context_get_color (gtk_widget_get_style_context (icon), &color);
+    G_GNUC_END_IGNORE_DEPRECATIONS
+    g_assert_cmpfloat (color.red, >, color.green + 0.3);
+  }
+  status = pd_test_find_first (alone.row, is_status_label, NULL);
+  g_assert_nonnull (status);
+  g_assert_true (gtk_label_get_wrap (GTK_LABEL (status)));
+  g_assert_cmpint (pango_layout_get_line_count (gtk_label_get_layout (GTK_LABEL (status))), >, 1);
+  g_assert_cmpint (pango_layout_get_line_count (gtk_label_get_layout (GTK_LABEL (status))), <=, 3);
+  tooltip = gtk_widget_get_tooltip_text (status);
+  g_assert_nonnull (tooltip);
+  g_assert_nonnull (strstr (tooltip, "pick another model"));
+  description = pd_test_a11y_description (alone.row);
+  g_assert_nonnull (description);
+  g_assert_nonnull (strstr (description, "pick another model"));
+  pd_test_screenshot_sizes (GTK_WINDOW (alone.window), "overview-card-failed-reason");
+
+  /* Running again: no icon, no tooltip. */
+  card_set_run (card, &info, PD_SESSION_STATUS_RUNNING, NULL, NULL);
+  pd_test_flush (alone.window);
+  g_assert_null (pd_test_find_first (alone.row, is_image, "dialog-error-symbolic"));
+  g_assert_null (gtk_widget_get_tooltip_text (status));
+  alone_close (&alone);
+  gtk_style_context_remove_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css));
+}
+
 static void
 card_set_changed_at (PdOverviewCard *card,
                      gint64          changed_at)
@@ -1117,6 +1190,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/overview/card-plan-review", test_card_plan_review);
   g_test_add_func ("/pd/ui/overview/card-stopped", test_card_stopped);
   g_test_add_func ("/pd/ui/overview/card-step-ended", test_card_step_ended);
+  g_test_add_func ("/pd/ui/overview/card-failed-reason", test_card_failed_reason);
   g_test_add_func ("/pd/ui/overview/card-interrupted-killed", test_card_interrupted_killed);
   g_test_add_func ("/pd/ui/overview/card-time-shown", test_card_time_shown);
   g_test_add_func ("/pd/ui/overview/loading", test_overview_loading);

@@ -233,7 +233,7 @@ shows_note (gpointer view)
 
   return row != NULL &&
          pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label_containing,
-                             "the run stopped because its iterations budget is exhausted") != NULL;
+                             "The run stopped: its iteration budget ran out (2 of 2)") != NULL;
 }
 
 /* The note of a run its budget stopped, as the engine keeps it (for the
@@ -257,7 +257,7 @@ test_transcript_note (void)
   json_array_add_object_element (messages,
                                  pd_message_new_note ("[plandeck: the run stopped because its iterations budget is "
                                                       "exhausted (2 of 2).]\n<untrusted_content_0f1e2d3c "
-                                                      "source=\"plan_remaining\">\n[plan remaining: s2 pending]\n"
+                                                      "source=\"plan_remaining\">\n[plan remaining: s2 in_progress, s3 pending]\n"
                                                       "</untrusted_content_0f1e2d3c>"));
   pd_test_db_save (db, id, messages, 0, plan);
 
@@ -268,7 +268,12 @@ test_transcript_note (void)
   g_assert_true (pd_test_wait_for (shows_note, view));
   row = pd_test_message_row (view, 2);
   g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label, "Notice"));
-  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label_containing, "[plan remaining: s2 pending]"));
+  /* The user's words: the engine's ("iterations budget is exhausted",
+   * "in_progress") read as said to a model (tried as a new user would). */
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label_containing,
+                                        "Steps left: s2 in progress, s3 pending"));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label_containing, "is exhausted"));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label_containing, "in_progress"));
   g_assert_null (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label_containing, "System prompt"));
   g_assert_null (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label_containing, "untrusted_content"));
   g_assert_null (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label, "System"));

@@ -17,6 +17,7 @@
 
 #include <glib/gstdio.h>
 
+#include "pd-secrets.h"
 #include "pd-session-list.h"
 #include "pd-source-sidebar.h"
 #include "pd-test-db.h"
@@ -162,6 +163,233 @@ test_search_sources (void)
   pd_test_reset_settings ();
 }
 
+/* --- the sidebar's width ------------------------------------------------- */
+
+/* The width of the leaflet's sidebar page, as drawn. */
+static int
+sidebar_width (PdWindow *window)
+{
+  GtkWidget *box = gtk_widget_get_parent (GTK_WIDGET (session_list (window)));
+  GtkWidget *leaflet = gtk_widget_get_ancestor (box, ADW_TYPE_LEAFLET);
+
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_spin (100);
+  pd_test_flush (GTK_WIDGET (window));
+  while (gtk_widget_get_parent (box) != leaflet)
+    box = gtk_widget_get_parent (box);
+  return gtk_widget_get_width (box);
+}
+
+/* The sidebar is as wide whatever source is chosen and whatever it says:
+ * with This Computer chosen and a search that found sessions elsewhere, it
+ * grew to hold "Found in Build box: choose All Sources to see them" on one
+ * line, and went back (tried as a new user would). */
+static void
+check_sidebar_width (PdApplication *app,
+                     PdWindow      *window,
+                     gpointer       user_data)
+{
+  const char *other_db = user_data;
+  GListModel *sources = _pd_window_get_sources (window);
+  PdSourceSidebar *sidebar = PD_SOURCE_SIDEBAR (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SOURCE_SIDEBAR));
+  g_autoptr(PdLocalSource) other = pd_local_source_new (other_db, FALSE);
+  g_autoptr(PdSource) local = g_list_model_get_item (sources, 0);
+  PdSessionList *list = session_list (window);
+  int all, mine, found, theirs;
+
+  pd_source_list_append (PD_SOURCE_LIST (sources), PD_SOURCE (other), "e1", "Build box");
+  wait_listed (window, 2, "Fix it", "both sources' sessions");
+  all = sidebar_width (window);
+  pd_source_sidebar_select (sidebar, local);
+  wait_listed (window, 1, "Fix it", "this computer's session");
+  mine = sidebar_width (window);
+  pd_session_list_set_query (list, "Refactor", FALSE);
+  wait_listed (window, 0, "Found in \342\201\250Build box\342\201\251: choose All Sources to see them",
+               "the list saying where the search found sessions");
+  found = sidebar_width (window);
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "sidebar-width-found-elsewhere");
+  pd_session_list_set_query (list, NULL, FALSE);
+  pd_source_sidebar_select (sidebar, PD_SOURCE (other));
+  wait_listed (window, 1, NULL, "the other source's session");
+  theirs = sidebar_width (window);
+  pd_test_screenshot (GTK_WIDGET (window), "sidebar-width-build-box");
+  g_test_message ("sidebar: all sources %d px, this computer %d px, a search found elsewhere %d px, Build box %d px",
+                  all, mine, found, theirs);
+  g_assert_cmpint (mine, ==, all);
+  g_assert_cmpint (found, ==, all);
+  g_assert_cmpint (theirs, ==, all);
+  pd_source_sidebar_select (sidebar, NULL);
+  g_assert_true (pd_source_list_remove (PD_SOURCE_LIST (sources), "e1"));
+}
+
+static void
+test_sidebar_width (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *other_db = g_build_filename (dir, "other.db", NULL);
+  g_autofree char *data_dir = g_build_filename (g_get_user_data_dir (), "plandeck", NULL);
+  g_autofree char *local_db = g_build_filename (data_dir, "sessions.db", NULL);
+  g_autoptr(GSettings) settings = g_settings_new ("io.github.plandeck.Plandeck");
+
+  g_assert_cmpint (g_mkdir_with_parents (data_dir, 0700), ==, 0);
+  for (guint i = 0; i < 3; i++)
+    {
+      const char *suffix[] = { "", "-wal", "-shm" };
+      g_autofree char *path = g_strconcat (local_db, suffix[i], NULL);
+
+      g_remove (path);
+    }
+  {
+    g_autoptr(PdSessionStore) store = pd_test_open_store (local_db);
+    g_autoptr(PdSessionStore) remote = pd_test_open_store (other_db);
+
+    g_free (pd_test_add_session (store, "Fix it", "plandeck"));
+    g_free (pd_test_add_session (remote, "Refactor packages/renderer/src/components/timeline/"
+                                         "TimelineTrackHeaderContextMenuController.tsx", "plandeck"));
+  }
+  pd_test_reset_settings ();
+  g_settings_set_boolean (settings, "read-agent-sessions-at-start", FALSE);
+  g_settings_set_int (settings, "window-width", 1400);
+  g_settings_set_int (settings, "window-height", 700);
+  g_assert_cmpint (pd_test_run_app (NULL, check_sidebar_width, other_db, NULL), ==, 0);
+  pd_test_reset_settings ();
+}
+
+/* --- an endpoint that refused its token, then took one ------------------- */
+
+typedef struct
+{
+  GSubprocess *serve;
+  char        *base;
+  char        *token;
+} Serve;
+
+static void
+serve_start (Serve      *serve,
+             const char *db)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GUri) uri = NULL;
+  g_autofree char *url = NULL;
+
+  serve->serve = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
+                                   g_getenv ("PLANDECK_AGENT"), "serve", "--db", db, "--listen", "127.0.0.1:0",
+                                   "--rate-limit", "0", NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (serve->serve));
+  url = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (url);
+  uri = g_uri_parse (url, G_URI_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  serve->base = g_strdup_printf ("http://%s:%d", g_uri_get_host (uri), g_uri_get_port (uri));
+  g_free (pd_window_split_endpoint_url (url, &serve->token));
+  g_assert_nonnull (serve->token);
+}
+
+static void
+serve_stop (Serve *serve)
+{
+  g_subprocess_force_exit (serve->serve);
+  g_subprocess_wait (serve->serve, NULL, NULL);
+  g_clear_object (&serve->serve);
+  pd_secrets_keep_for_session (serve->base, NULL);
+  g_clear_pointer (&serve->base, g_free);
+  g_clear_pointer (&serve->token, g_free);
+}
+
+typedef struct
+{
+  PdWindow   *window;
+  const char *label;
+  const char *note;   /* a part of the note over the list, or NULL: none */
+} NoteWait;
+
+static gboolean
+note_is (gpointer data)
+{
+  NoteWait *wait = data;
+  PdSessionList *list = session_list (wait->window);
+  GtkWidget *note = pd_test_find_label_containing (GTK_WIDGET (list), "Not searched: ");
+  gboolean shown = note != NULL && gtk_widget_get_mapped (note);
+
+  if (!pd_session_list_get_loaded (list) || pd_session_list_get_busy (list) ||
+      pd_test_find_mapped_label (GTK_WIDGET (list), wait->label) == NULL)
+    return FALSE;
+  if (wait->note == NULL)
+    return !shown;
+  return shown && strstr (gtk_label_get_text (GTK_LABEL (note)), wait->note) != NULL;
+}
+
+/* A search with an endpoint that refuses its token names it, "Not
+ * searched: Build box (Token refused)"; the right token given, the search
+ * runs again there: its match comes, and the note goes.  It kept saying
+ * "Token refused" of an endpoint that answered (tried as a new user
+ * would). */
+static void
+check_token_fixed (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  Serve *serve = user_data;
+  PdSessionList *list = session_list (window);
+  NoteWait wait = { window, "Add a --json flag to sessions list", "Token refused" };
+
+  pd_session_list_set_query (list, "a", FALSE);
+  pd_test_wait_until (note_is, &wait, "the endpoint named, not searched: its token refused");
+  pd_test_screenshot (GTK_WIDGET (window), "search-token-refused");
+  /* As the endpoint page's Connect gives it: the token, then the list
+   * read again at once (the listing the token began is cancelled). */
+  g_assert_true (pd_window_set_endpoint_token (window, serve->base, serve->token));
+  pd_session_list_refresh (list);
+  wait.label = "Tidy the build box";
+  wait.note = NULL;
+  pd_test_wait_until (note_is, &wait, "the endpoint's match, no note, once it took its token");
+  /* And it stays so: no late word of a listing left off says otherwise. */
+  pd_test_spin (1500);
+  g_assert_true (note_is (&wait));
+  pd_session_list_set_query (list, NULL, FALSE);
+}
+
+static void
+test_search_token_fixed (void)
+{
+  g_autofree char *dir = pd_test_make_tmp_dir ();
+  g_autofree char *other_db = g_build_filename (dir, "endpoint.db", NULL);
+  g_autofree char *data_dir = g_build_filename (g_get_user_data_dir (), "plandeck", NULL);
+  g_autofree char *local_db = g_build_filename (data_dir, "sessions.db", NULL);
+  g_autoptr(GSettings) settings = g_settings_new ("io.github.plandeck.Plandeck");
+  GVariantBuilder builder;
+  Serve serve = { 0 };
+
+  g_assert_cmpint (g_mkdir_with_parents (data_dir, 0700), ==, 0);
+  for (guint i = 0; i < 3; i++)
+    {
+      const char *suffix[] = { "", "-wal", "-shm" };
+      g_autofree char *path = g_strconcat (local_db, suffix[i], NULL);
+
+      g_remove (path);
+    }
+  {
+    g_autoptr(PdSessionStore) store = pd_test_open_store (local_db);
+    g_autoptr(PdSessionStore) remote = pd_test_open_store (other_db);
+
+    g_free (pd_test_add_session (store, "Add a --json flag to sessions list", "plandeck"));
+    g_free (pd_test_add_session (remote, "Tidy the build box", "plandeck"));
+  }
+  serve_start (&serve, other_db);
+  pd_test_reset_settings ();
+  g_settings_set_boolean (settings, "read-agent-sessions-at-start", FALSE);
+  pd_secrets_keep_for_session (serve.base, "not-the-token");
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+  g_variant_builder_add (&builder, "(sss)", "e1", "Build box", serve.base);
+  g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+  g_assert_cmpint (pd_test_run_app (NULL, check_token_fixed, &serve, NULL), ==, 0);
+  serve_stop (&serve);
+  pd_test_reset_settings ();
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -169,6 +397,8 @@ main (int   argc,
   gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/pd/ui/search-sources/found-elsewhere", test_search_sources);
+  g_test_add_func ("/pd/ui/search-sources/token-fixed", test_search_token_fixed);
+  g_test_add_func ("/pd/ui/search-sources/sidebar-width", test_sidebar_width);
 
   return g_test_run ();
 }

@@ -813,6 +813,123 @@ test_transcript_reads_when_shown (void)
   pd_test_destroy_window (window, view);
 }
 
+/* --- where the page opens, and stays ------------------------------------ */
+
+/* @n messages of a few lines each, "Message 0" … numbered on their first. */
+static JsonArray *
+long_messages (guint n)
+{
+  JsonArray *messages = json_array_new ();
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("Message %u\n\nA paragraph the agent wrote about the parser, "
+                                               "long enough to wrap on a line or two at this width.\n\n"
+                                               "- a list item\n- another one", i);
+
+      json_array_add_object_element (messages, pd_test_message (i % 2 ? "assistant" : "user", text));
+    }
+  return messages;
+}
+
+static gboolean
+is_mapped_text_start (GtkWidget     *widget,
+                      gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget) &&
+         g_str_has_prefix (gtk_label_get_text (GTK_LABEL (widget)), data);
+}
+
+/* A label starting with @text is drawn inside the transcript's scroller. */
+static gboolean
+start_in_view (gpointer data)
+{
+  DrawnWait *wait = data;
+  GtkWidget *scroller = list_scroller (wait->view);
+  GtkWidget *label = pd_test_find_first (wait->view, is_mapped_text_start, wait->text);
+  graphene_rect_t bounds;
+
+  if (label == NULL || !gtk_widget_compute_bounds (label, scroller, &bounds))
+    return FALSE;
+  return bounds.origin.y + bounds.size.height > 0 && bounds.origin.y < gtk_widget_get_height (scroller);
+}
+
+/* Back on the page after another: the same messages drawn, frames on. */
+static void
+switch_away_and_back (GtkStack *stack)
+{
+  gtk_stack_set_visible_child_name (stack, "now");
+  pd_test_flush (GTK_WIDGET (stack));
+  pd_test_spin (100);
+  gtk_stack_set_visible_child_name (stack, "transcript");
+  pd_test_flush (GTK_WIDGET (stack));
+  pd_test_spin (200);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (stack));
+}
+
+/* A long session's Transcript opens at its newest message, as a chat does;
+ * it opened at its oldest.  Each session keeps where it was read, on a
+ * switch to the Now page and back (it went back to its top) and to
+ * another session and back (tried as a new user would). */
+static void
+test_transcript_opens_at_newest (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "Fix the parser");
+  g_autofree char *other = pd_test_db_create_session (db, "Write the docs");
+  g_autoptr(JsonArray) messages = long_messages (150);
+  g_autoptr(JsonArray) few = numbered_messages (3);
+  GtkWidget *stack = gtk_stack_new ();
+  GtkWidget *view = pd_transcript_view_new ();
+  GtkWindow *window;
+  PdTestCountWait wait;
+  DrawnWait drawn = { view, "Message 149" };
+
+  pd_test_db_save (db, id, messages, 0, NULL);
+  pd_test_db_save (db, other, few, 0, NULL);
+  gtk_stack_add_named (GTK_STACK (stack), gtk_label_new ("Now"), "now");
+  gtk_stack_add_named (GTK_STACK (stack), view, "transcript");
+  gtk_stack_set_visible_child_name (GTK_STACK (stack), "transcript");
+  window = pd_test_present (stack, 800, 600);
+  pd_session_view_set_source (PD_SESSION_VIEW (view), PD_SOURCE (db->source));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  wait.model = pd_transcript_view_get_model (PD_TRANSCRIPT_VIEW (view));
+  wait.n = 150;
+  g_assert_true (pd_test_wait_for (pd_test_has_n_items, &wait));
+  pd_test_wait_until (start_in_view, &drawn, "the newest message in view when opened");
+  pd_test_screenshot (GTK_WIDGET (window), "transcript-opens-at-newest");
+
+  /* The Now page and back: still the newest. */
+  switch_away_and_back (GTK_STACK (stack));
+  pd_test_wait_until (start_in_view, &drawn, "the newest message after the Now page");
+
+  /* Read from the top (Ctrl+Home): there it stays, away and back. */
+  {
+    gboolean handled = FALSE;
+
+    g_signal_emit_by_name (list_scroller (view), "scroll-child", GTK_SCROLL_START, FALSE, &handled);
+  }
+  drawn.text = "Message 0";
+  pd_test_wait_until (start_in_view, &drawn, "the first message, scrolled to");
+  pd_test_flush (view);
+  switch_away_and_back (GTK_STACK (stack));
+  pd_test_wait_until (start_in_view, &drawn, "the first message after the Now page");
+  drawn.text = "Message 149";
+  g_assert_false (start_in_view (&drawn));
+
+  /* Another session and back: where it was read. */
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), other);
+  wait.n = 3;
+  g_assert_true (pd_test_wait_for (pd_test_has_n_items, &wait));
+  pd_session_view_set_session_id (PD_SESSION_VIEW (view), id);
+  wait.n = 150;
+  g_assert_true (pd_test_wait_for (pd_test_has_n_items, &wait));
+  drawn.text = "Message 0";
+  pd_test_wait_until (start_in_view, &drawn, "the first message again, back on the session");
+
+  pd_test_destroy_window (window, stack);
+}
+
 /* --- an imported agent's plan calls ----------------------------------------- */
 
 static gboolean
@@ -932,6 +1049,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/transcript-view/model-outcomes", test_transcript_model_outcomes);
   g_test_add_func ("/pd/ui/transcript-view/bidi-shown", test_transcript_bidi_shown);
   g_test_add_func ("/pd/ui/transcript-view/follows-newest", test_transcript_follows_newest);
+  g_test_add_func ("/pd/ui/transcript-view/opens-at-newest", test_transcript_opens_at_newest);
   g_test_add_func ("/pd/ui/transcript-view/long-newest-part", test_transcript_long_newest_part);
   g_test_add_func ("/pd/ui/transcript-view/reads-when-shown", test_transcript_reads_when_shown);
   g_test_add_func ("/pd/ui/transcript-view/imported-plan-cards", test_transcript_imported_plan_cards);
