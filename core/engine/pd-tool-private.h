@@ -13,11 +13,24 @@
 
 G_BEGIN_DECLS
 
-/* What a built-in tool declares once, in a static table: its name, what the
- * model is told about it, the JSON schema of its arguments, how much
- * approval it needs and what it does to the files.  The tool's iface_init
- * hands it to _pd_tool_implement() and sets only its call (and whatever it
- * works out at run time instead: the plan tool's description and schema). */
+/* One call of a built-in tool, as PdToolInterface.call hands it over: the
+ * tool itself (for the state it holds), where it runs, the model's
+ * arguments (never NULL), and where a failure of the machinery goes. */
+typedef struct
+{
+  PdTool         *tool;
+  PdToolContext  *context;
+  JsonObject     *args;
+  GCancellable   *cancellable;
+  GError        **error;
+} PdToolCall;
+
+/* What a built-in tool is, in one row of the table of built-ins
+ * (pd-builtin-tools.c): its name, what the model is told about it, the JSON
+ * schema of its arguments, how much approval it needs, what it does to the
+ * files, and the functions that run it.  Every built-in is one
+ * PdBuiltinTool answering the PdTool interface from its row; there is no
+ * type per tool. */
 typedef struct
 {
   const char    *name;
@@ -25,51 +38,51 @@ typedef struct
   const char    *schema;
   PdToolSafety   safety;
   PdToolEffects  effects;
+  /* Reads its arguments from @call->args (with the _pd_tool_args_*()
+   * parsers) and runs: PdToolInterface.call. */
+  PdToolResult *(*run)     (const PdToolCall *call);
   /* (nullable): PdToolInterface.preview, for tools that ask approval */
-  char        *(*preview) (PdToolContext *context,
-                           JsonObject    *args);
+  char         *(*preview) (PdToolContext    *context,
+                            JsonObject       *args);
+  /* (nullable): the description and schema worked out at run time instead
+   * (the plan tool's come from its seed definition) */
+  const char   *(*get_description) (void);
+  JsonNode     *(*get_parameters)  (void);
+  /* (nullable): the state one instance holds, made from what its
+   * constructor was given; _pd_builtin_tool_get_state() hands it out */
+  gpointer      (*state_new)  (gpointer data);
+  GDestroyNotify  state_free;
+  /* Registered by pd_tool_registry_add_builtins() only with a plan store */
+  gboolean        needs_plan_store;
 } PdToolInfo;
 
-void          _pd_tool_implement      (PdToolInterface  *iface,
-                                       const PdToolInfo *info);
+/* The table (pd-builtin-tools.c), in registration order, ending in a row
+ * whose name is NULL. */
+extern const PdToolInfo _pd_builtin_tools[];
 
-/* Defines a built-in tool that keeps no state of its own, as G_DEFINE_*
- * does for a type: its instance struct, its type implementing PdTool from
- * @info (a static PdToolInfo) and @call_func, and type_name_new().  The header
- * declares it with G_DECLARE_FINAL_TYPE (…, GObject) and type_name_new().
- * @call_func is the tool's PdToolInterface.call. */
-#define PD_DEFINE_BUILTIN_TOOL(TypeName, type_name, info, call_func)             \
-  struct _##TypeName                                                           \
-  {                                                                            \
-    GObject parent_instance;                                                   \
-  };                                                                           \
-                                                                               \
-  static void                                                                  \
-  type_name##_iface_init (PdToolInterface *iface)                              \
-  {                                                                            \
-    _pd_tool_implement (iface, &(info));                                       \
-    iface->call = (call_func);                                                 \
-  }                                                                            \
-                                                                               \
-  G_DEFINE_FINAL_TYPE_WITH_CODE (TypeName, type_name, G_TYPE_OBJECT,           \
-                                 G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL,          \
-                                                        type_name##_iface_init)) \
-                                                                               \
-  static void                                                                  \
-  type_name##_class_init (TypeName##Class *klass)                              \
-  {                                                                            \
-  }                                                                            \
-                                                                               \
-  static void                                                                  \
-  type_name##_init (TypeName *self)                                            \
-  {                                                                            \
-  }                                                                            \
-                                                                               \
-  PdTool *                                                                     \
-  type_name##_new (void)                                                       \
-  {                                                                            \
-    return g_object_new (type_name##_get_type (), NULL);                       \
-  }
+PdTool       *_pd_builtin_tool_new       (const PdToolInfo *info,
+                                          gpointer          data);
+gpointer      _pd_builtin_tool_get_state (PdTool           *tool);
+
+/* The built-ins' run and preview functions, each in its tool's file. */
+PdToolResult *_pd_read_file_run       (const PdToolCall *call);
+PdToolResult *_pd_list_dir_run        (const PdToolCall *call);
+PdToolResult *_pd_grep_run            (const PdToolCall *call);
+PdToolResult *_pd_write_file_run      (const PdToolCall *call);
+PdToolResult *_pd_edit_file_run       (const PdToolCall *call);
+PdToolResult *_pd_shell_run           (const PdToolCall *call);
+PdToolResult *_pd_exit_plan_mode_run  (const PdToolCall *call);
+PdToolResult *_pd_plan_run            (const PdToolCall *call);
+char         *_pd_write_file_preview  (PdToolContext *context,
+                                       JsonObject    *args);
+char         *_pd_edit_file_preview   (PdToolContext *context,
+                                       JsonObject    *args);
+char         *_pd_shell_preview       (PdToolContext *context,
+                                       JsonObject    *args);
+gpointer      _pd_exit_plan_mode_state_new  (gpointer data);
+void          _pd_exit_plan_mode_state_free (gpointer state);
+const char   *_pd_plan_get_description (void);
+JsonNode     *_pd_plan_get_parameters  (void);
 
 /* Files larger than this are not read whole by read_file/edit_file. */
 #define PD_TOOL_MAX_FILE_SIZE (32 * 1024 * 1024)

@@ -164,6 +164,10 @@ PdToolResult  *pd_tool_call_finish     (PdTool               *self,
                                         GAsyncResult         *result,
                                         GError              **error);
 JsonNode      *pd_tool_to_openai_json  (PdTool               *self);
+PdTool        *pd_tool_new_builtin     (const char           *name,
+                                        gpointer              data);
+gboolean       pd_tool_is_builtin      (gpointer              object,
+                                        const char           *name);
 char          *pd_tool_preview         (PdTool               *self,
                                         PdToolContext        *context,
                                         JsonObject           *args,
