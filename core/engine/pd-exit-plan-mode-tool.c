@@ -95,44 +95,66 @@ pd_exit_plan_mode_tool_bind (PdExitPlanModeTool *tool,
   g_mutex_unlock (&self->mutex);
 }
 
+/* What a call works with: the run the tool is bound to and its review,
+ * copied under the lock, so that a rebinding mid-call changes nothing. */
+typedef struct
+{
+  PdPlanMode       *mode;
+  char             *session_id;
+  PdPlanReviewFunc  review;
+  gpointer          review_data;
+  PdPlanSavedFunc   saved;
+  gpointer          saved_data;
+} Binding;
+
+static void
+binding_clear (Binding *binding)
+{
+  g_clear_object (&binding->mode);
+  g_clear_pointer (&binding->session_id, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Binding, binding_clear)
+
+static void
+binding_copy (ExitState *self,
+              Binding   *binding)
+{
+  g_mutex_lock (&self->mutex);
+  binding->mode = self->mode ? g_object_ref (self->mode) : NULL;
+  binding->session_id = g_strdup (self->session_id);
+  binding->review = (PdPlanReviewFunc) self->review.func;
+  binding->review_data = self->review.data;
+  binding->saved = self->saved;
+  binding->saved_data = self->saved_data;
+  g_mutex_unlock (&self->mutex);
+}
+
 PdToolResult *
 _pd_exit_plan_mode_run (const PdToolCall *call)
 {
-  ExitState *self = _pd_builtin_tool_get_state (call->tool);
-  g_autoptr(PdPlanMode) mode = NULL;
-  g_autofree char *session_id = NULL;
+  g_auto(Binding) bound = { 0 };
   g_autofree char *feedback = NULL;
   g_autofree char *path = NULL;
   g_autofree char *title = NULL;
   g_autoptr(GError) save_error = NULL;
-  PdPlanReviewFunc review;
-  gpointer review_data;
-  PdPlanSavedFunc saved;
-  gpointer saved_data;
   const char *plan;
   PdPlanReviewAnswer answer;
 
-  g_mutex_lock (&self->mutex);
-  mode = self->mode ? g_object_ref (self->mode) : NULL;
-  session_id = g_strdup (self->session_id);
-  review = (PdPlanReviewFunc) self->review.func;
-  review_data = self->review.data;
-  saved = self->saved;
-  saved_data = self->saved_data;
-  g_mutex_unlock (&self->mutex);
+  binding_copy (_pd_builtin_tool_get_state (call->tool), &bound);
 
-  if (mode == NULL || !pd_plan_mode_get_active (mode))
+  if (bound.mode == NULL || !pd_plan_mode_get_active (bound.mode))
     return pd_tool_result_new (FALSE, "exit_plan_mode is only available in plan mode");
 
   plan = pd_json_get_string (call->args, "plan");
   if (!pd_plan_artifact_is_plan (plan))
     return pd_tool_result_new (FALSE, "exit_plan_mode requires a non-empty markdown plan starting with a # heading");
 
-  if (review == NULL)
+  if (bound.review == NULL)
     return pd_tool_result_new (FALSE, "no review channel is available to review the plan; ask the user to switch "
                                       "the session mode instead");
 
-  answer = review (plan, &feedback, review_data);
+  answer = bound.review (plan, &feedback, bound.review_data);
 
   if (g_cancellable_is_cancelled (call->cancellable))
     return pd_tool_result_new (FALSE, "the review was cancelled; stay in plan mode");
@@ -161,13 +183,13 @@ _pd_exit_plan_mode_run (const PdToolCall *call)
 
   /* Plan guidance holds for the rest of this batch; the exit lands at the
    * next step boundary, silently: this result tells the model. */
-  pd_plan_mode_request_exit (mode);
+  pd_plan_mode_request_exit (bound.mode);
 
   title = pd_plan_artifact_title (plan);
   path = pd_plan_artifact_save (call->context ? pd_tool_context_get_working_dir (call->context) : NULL,
-                                session_id, plan, NULL, &save_error);
-  if (path != NULL && saved != NULL)
-    saved (path, title, saved_data);
+                                bound.session_id, plan, NULL, &save_error);
+  if (path != NULL && bound.saved != NULL)
+    bound.saved (path, title, bound.saved_data);
 
   if (path == NULL)
     return pd_tool_result_new_printf (TRUE, "{\"approved\":true}\nPlan approved \xe2\x80\x94 plan mode exits after "
