@@ -138,26 +138,12 @@ pd_tool_result_free (PdToolResult *self)
 
 G_DEFINE_INTERFACE (PdTool, pd_tool, G_TYPE_OBJECT)
 
-static PdToolEffects
-pd_tool_real_get_effects (PdTool     *self,
-                          JsonObject *args)
-{
-  /* Without a declaration, only what cannot touch the world reads. */
-  return pd_tool_get_safety (self) == PD_TOOL_MUTATING ? PD_TOOL_EFFECTS_UNKNOWN
-                                                       : PD_TOOL_EFFECTS_READ;
-}
-
-static PdToolSafety
-pd_tool_real_get_safety (PdTool *self)
-{
-  return PD_TOOL_MUTATING;
-}
-
+/* A tool that declares no safety or effects (leaves get_safety or
+ * get_effects NULL) is subject to the policy, and only what cannot touch
+ * the world reads: see pd_tool_get_safety() and pd_tool_get_effects(). */
 static void
 pd_tool_default_init (PdToolInterface *iface)
 {
-  iface->get_effects = pd_tool_real_get_effects;
-  iface->get_safety = pd_tool_real_get_safety;
 }
 
 /* PdBuiltinTool: every built-in tool, answering the interface from its row
@@ -363,6 +349,8 @@ pd_tool_get_safety (PdTool *self)
 {
   g_return_val_if_fail (PD_IS_TOOL (self), PD_TOOL_MUTATING);
 
+  if (PD_TOOL_GET_IFACE (self)->get_safety == NULL)
+    return PD_TOOL_MUTATING;
   return PD_TOOL_GET_IFACE (self)->get_safety (self);
 }
 
@@ -379,6 +367,10 @@ pd_tool_get_effects (PdTool     *self,
 {
   g_return_val_if_fail (PD_IS_TOOL (self), PD_TOOL_EFFECTS_UNKNOWN);
 
+  /* Without a declaration, only what cannot touch the world reads. */
+  if (PD_TOOL_GET_IFACE (self)->get_effects == NULL)
+    return pd_tool_get_safety (self) == PD_TOOL_MUTATING ? PD_TOOL_EFFECTS_UNKNOWN
+                                                         : PD_TOOL_EFFECTS_READ;
   return PD_TOOL_GET_IFACE (self)->get_effects (self, args);
 }
 

@@ -128,7 +128,9 @@ struct _PdToolInterface
   const char    *(*get_description) (PdTool        *self);
   /* (transfer full): a JSON schema object */
   JsonNode      *(*get_parameters)  (PdTool        *self);
+  /* (nullable): NULL is PD_TOOL_MUTATING */
   PdToolSafety   (*get_safety)      (PdTool        *self);
+  /* (nullable): NULL is UNKNOWN for a mutating tool, READ for others */
   PdToolEffects  (*get_effects)     (PdTool        *self,
                                      JsonObject    *args);
   PdToolResult  *(*call)            (PdTool        *self,
