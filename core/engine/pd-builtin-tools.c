@@ -4,9 +4,10 @@
  *
  * A row says everything the model and the approval policy see of a tool:
  * its name, description, JSON schema, safety class and effects (seed 000,
- * classifyToolCall), and which functions run it, preview it for a person
- * asked to approve it, and make the state one instance holds.  The run
- * functions read their own arguments with the _pd_tool_args_*() parsers.
+ * classifyToolCall), the arguments read before it runs (in this order:
+ * the first wrong one is the call's error), and which functions run it,
+ * preview it for a person asked to approve it, and make the state one
+ * instance holds.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -34,6 +35,11 @@ const PdToolInfo _pd_builtin_tools[] = {
       "}",
     .safety = PD_TOOL_READ_ONLY,
     .effects = PD_TOOL_EFFECTS_READ,
+    .args = {
+      { "path", PD_TOOL_ARG_STRING, .required = TRUE },
+      { "offset", PD_TOOL_ARG_INT, .min = 1, .max = G_MAXINT64, .fallback = 1 },
+      { "limit", PD_TOOL_ARG_INT, .min = 1, .max = G_MAXINT64, .fallback = G_MAXINT64 },
+    },
     .run = _pd_read_file_run,
   },
   {
@@ -50,6 +56,7 @@ const PdToolInfo _pd_builtin_tools[] = {
       "}",
     .safety = PD_TOOL_READ_ONLY,
     .effects = PD_TOOL_EFFECTS_READ,
+    .args = { { "path", PD_TOOL_ARG_STRING } },
     .run = _pd_list_dir_run,
   },
   {
@@ -70,6 +77,11 @@ const PdToolInfo _pd_builtin_tools[] = {
       "}",
     .safety = PD_TOOL_READ_ONLY,
     .effects = PD_TOOL_EFFECTS_READ,
+    .args = {
+      { "pattern", PD_TOOL_ARG_STRING, .required = TRUE },
+      { "path", PD_TOOL_ARG_STRING },
+      { "glob", PD_TOOL_ARG_STRING },
+    },
     .run = _pd_grep_run,
   },
   {
@@ -87,6 +99,10 @@ const PdToolInfo _pd_builtin_tools[] = {
       "}",
     .safety = PD_TOOL_MUTATING,
     .effects = PD_TOOL_EFFECTS_WRITE,
+    .args = {
+      { "path", PD_TOOL_ARG_STRING, .required = TRUE },
+      { "content", PD_TOOL_ARG_STRING, .required = TRUE },
+    },
     .run = _pd_write_file_run,
     .preview = _pd_write_file_preview,
   },
@@ -107,6 +123,12 @@ const PdToolInfo _pd_builtin_tools[] = {
       "}",
     .safety = PD_TOOL_MUTATING,
     .effects = PD_TOOL_EFFECTS_WRITE,
+    .args = {
+      { "path", PD_TOOL_ARG_STRING, .required = TRUE },
+      { "old_string", PD_TOOL_ARG_STRING, .required = TRUE },
+      { "new_string", PD_TOOL_ARG_STRING, .required = TRUE },
+      { "replace_all", PD_TOOL_ARG_BOOL },
+    },
     .run = _pd_edit_file_run,
     .preview = _pd_edit_file_preview,
   },
@@ -129,6 +151,11 @@ const PdToolInfo _pd_builtin_tools[] = {
     .safety = PD_TOOL_MUTATING,
     /* A command can do anything; the evidence rules must assume it did. */
     .effects = PD_TOOL_EFFECTS_UNKNOWN,
+    /* timeout_ms left out: 0, for the session's timeout */
+    .args = {
+      { "command", PD_TOOL_ARG_STRING, .required = TRUE },
+      { "timeout_ms", PD_TOOL_ARG_INT, .min = 1, .max = PD_TOOL_MAX_SHELL_TIMEOUT_MS, .fallback = 0 },
+    },
     .run = _pd_shell_run,
     .preview = _pd_shell_preview,
   },

@@ -102,18 +102,12 @@ _pd_edit_file_run (const PdToolCall *call)
   g_autofree char *contents = NULL;
   g_autoptr(GString) edited = NULL;
   PdToolResult *err_result = NULL;
-  const char *path = NULL;
-  const char *old_string = NULL;
-  const char *new_string = NULL;
-  gboolean replace_all = FALSE;
+  const char *path = call->arg[0].string;
+  const char *old_string = call->arg[1].string;
+  const char *new_string = call->arg[2].string;
+  gboolean replace_all = call->arg[3].boolean;
   gsize length = 0;
   guint n;
-
-  if (!_pd_tool_args_string (call->args, "edit_file", "path", TRUE, &path, &err_result) ||
-      !_pd_tool_args_string (call->args, "edit_file", "old_string", TRUE, &old_string, &err_result) ||
-      !_pd_tool_args_string (call->args, "edit_file", "new_string", TRUE, &new_string, &err_result) ||
-      !_pd_tool_args_bool (call->args, "edit_file", "replace_all", &replace_all, &err_result))
-    return err_result;
 
   if (*old_string == '\0')
     return pd_tool_result_new (FALSE, "edit_file: 'old_string' is empty; to create a file or "

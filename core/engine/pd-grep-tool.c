@@ -378,17 +378,12 @@ _pd_grep_run (const PdToolCall *call)
   g_autoptr(GString) limited_where = NULL;
   PdToolResult *err_result = NULL;
   PdToolResult *result;
-  const char *pattern = NULL;
-  const char *path = NULL;
-  const char *glob = NULL;
+  const char *pattern = call->arg[0].string;
+  const char *path = call->arg[1].string;
+  const char *glob = call->arg[2].string;
   GrepRun run = { 0 };
   struct stat st;
   int fd;
-
-  if (!_pd_tool_args_string (call->args, "grep", "pattern", TRUE, &pattern, &err_result) ||
-      !_pd_tool_args_string (call->args, "grep", "path", FALSE, &path, &err_result) ||
-      !_pd_tool_args_string (call->args, "grep", "glob", FALSE, &glob, &err_result))
-    return err_result;
 
   if (*pattern == '\0')
     return pd_tool_result_new (FALSE, "grep: 'pattern' is empty");

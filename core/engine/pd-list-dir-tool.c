@@ -51,16 +51,13 @@ _pd_list_dir_run (const PdToolCall *call)
   g_autoptr(GString) out = NULL;
   PdToolResult *err_result = NULL;
   PdToolResult *result;
-  const char *path = NULL;
+  const char *path = call->arg[0].string;
   gsize cap = pd_tool_context_get_output_cap (call->context);
   struct stat st;
   PdToolStop stop;
   guint shown = 0;
   DIR *dir;
   int fd;
-
-  if (!_pd_tool_args_string (call->args, "list_dir", "path", FALSE, &path, &err_result))
-    return err_result;
 
   if (path == NULL || *path == '\0')
     path = ".";

@@ -54,22 +54,17 @@ _pd_read_file_run (const PdToolCall *call)
   g_autoptr(GString) out = NULL;
   PdToolResult *err_result = NULL;
   PdToolResult *result;
-  const char *path = NULL;
+  const char *path = call->arg[0].string;
   const char *start;
   const char *end;
   const char *cut;
-  gint64 offset = 1;
-  gint64 limit = G_MAXINT64;
+  gint64 offset = call->arg[1].integer;
+  gint64 limit = call->arg[2].integer;
   gsize length = 0;
   gsize cap = pd_tool_context_get_output_cap (call->context);
   guint64 total_lines;
   guint64 shown_last;
   gboolean truncated = FALSE;
-
-  if (!_pd_tool_args_string (call->args, "read_file", "path", TRUE, &path, &err_result) ||
-      !_pd_tool_args_int (call->args, "read_file", "offset", 1, G_MAXINT64, &offset, &err_result) ||
-      !_pd_tool_args_int (call->args, "read_file", "limit", 1, G_MAXINT64, &limit, &err_result))
-    return err_result;
 
   if ((err_result = _pd_tool_resolve (call->context, "read_file", path, &file)) ||
       !_pd_tool_read_text_file (call->context, &file, &contents, &length, &err_result))

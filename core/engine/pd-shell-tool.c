@@ -298,11 +298,12 @@ _pd_shell_run (const PdToolCall *call)
   g_autoptr(GError) local_error = NULL;
   g_autofree char *output = NULL;
   const char *argv[] = { "bash", "-c", NULL, NULL };
-  PdToolResult *err_result = NULL;
   PdToolResult *result;
-  const char *command = NULL;
+  const char *command = call->arg[0].string;
   gint64 deadline;
-  gint64 timeout_ms = pd_tool_context_get_shell_timeout_ms (call->context);
+  /* 0: left out (a given one is at least 1), the session's then */
+  gint64 timeout_ms = call->arg[1].integer ? call->arg[1].integer
+                                           : pd_tool_context_get_shell_timeout_ms (call->context);
   gsize cap = pd_tool_context_get_output_cap (call->context);
   gboolean truncated = FALSE;
   gboolean deadline_cut = FALSE;
@@ -311,11 +312,6 @@ _pd_shell_run (const PdToolCall *call)
   int pipe_fds[2];
   GPid pid;
   int status;
-
-  if (!_pd_tool_args_string (call->args, "shell", "command", TRUE, &command, &err_result) ||
-      !_pd_tool_args_int (call->args, "shell", "timeout_ms", 1, PD_TOOL_MAX_SHELL_TIMEOUT_MS,
-                          &timeout_ms, &err_result))
-    return err_result;
 
   if (*command == '\0')
     return pd_tool_result_new (FALSE, "shell: 'command' is empty");

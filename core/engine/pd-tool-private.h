@@ -13,9 +13,40 @@
 
 G_BEGIN_DECLS
 
+#define PD_TOOL_MAX_ARGS 4
+
+/* An argument a built-in tool reads, as its row declares it: a string
+ * (@required or not: NULL when left out), a whole number held within
+ * [@min, @max] (@fallback when left out), or a boolean (FALSE when left
+ * out).  A wrong type is an error result the model can act on. */
+typedef enum
+{
+  PD_TOOL_ARG_STRING,
+  PD_TOOL_ARG_INT,
+  PD_TOOL_ARG_BOOL,
+} PdToolArgType;
+
+typedef struct
+{
+  const char    *key;
+  PdToolArgType  type;
+  gboolean       required;
+  gint64         min;
+  gint64         max;
+  gint64         fallback;
+} PdToolArg;
+
+typedef union
+{
+  const char *string;
+  gint64      integer;
+  gboolean    boolean;
+} PdToolValue;
+
 /* One call of a built-in tool, as PdToolInterface.call hands it over: the
  * tool itself (for the state it holds), where it runs, the model's
- * arguments (never NULL), and where a failure of the machinery goes. */
+ * arguments (never NULL) and those its row declares, read in its order
+ * (@arg), and where a failure of the machinery goes. */
 typedef struct
 {
   PdTool         *tool;
@@ -23,6 +54,7 @@ typedef struct
   JsonObject     *args;
   GCancellable   *cancellable;
   GError        **error;
+  PdToolValue     arg[PD_TOOL_MAX_ARGS];
 } PdToolCall;
 
 /* What a built-in tool is, in one row of the table of built-ins
@@ -38,8 +70,9 @@ typedef struct
   const char    *schema;
   PdToolSafety   safety;
   PdToolEffects  effects;
-  /* Reads its arguments from @call->args (with the _pd_tool_args_*()
-   * parsers) and runs: PdToolInterface.call. */
+  /* The arguments read before run, in this order; a key NULL ends them */
+  PdToolArg      args[PD_TOOL_MAX_ARGS + 1];
+  /* Runs the tool with its arguments read: PdToolInterface.call */
   PdToolResult *(*run)     (const PdToolCall *call);
   /* (nullable): PdToolInterface.preview, for tools that ask approval */
   char         *(*preview) (PdToolContext    *context,
@@ -140,24 +173,11 @@ gboolean      _pd_tool_write_all      (int            fd,
 void          _pd_tool_set_force_walk (gboolean       force);
 
 JsonNode     *_pd_tool_parse_schema   (const char   *json);
-gboolean      _pd_tool_args_string    (JsonObject   *args,
-                                       const char   *tool,
-                                       const char   *key,
-                                       gboolean      required,
-                                       const char  **value,
-                                       PdToolResult **error_result);
-gboolean      _pd_tool_args_int       (JsonObject   *args,
-                                       const char   *tool,
-                                       const char   *key,
-                                       gint64        min,
-                                       gint64        max,
-                                       gint64       *value,
-                                       PdToolResult **error_result);
-gboolean      _pd_tool_args_bool      (JsonObject   *args,
-                                       const char   *tool,
-                                       const char   *key,
-                                       gboolean     *value,
-                                       PdToolResult **error_result);
+/* Reads the arguments @info declares from @args into @values: NULL, or
+ * the error result of the first that is wrong. */
+PdToolResult *_pd_tool_read_args      (const PdToolInfo *info,
+                                       JsonObject   *args,
+                                       PdToolValue  *values);
 gboolean      _pd_tool_is_text        (const char   *data,
                                        gsize         length);
 

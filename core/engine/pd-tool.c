@@ -230,9 +230,14 @@ builtin_call (PdTool         *tool,
               GCancellable   *cancellable,
               GError        **error)
 {
-  PdToolCall call = { tool, context, args, cancellable, error };
+  const PdToolInfo *info = PD_BUILTIN_TOOL (tool)->info;
+  PdToolCall call = { tool, context, args, cancellable, error, { { 0 } } };
+  PdToolResult *error_result;
 
-  return PD_BUILTIN_TOOL (tool)->info->run (&call);
+  if ((error_result = _pd_tool_read_args (info, args, call.arg)) != NULL)
+    return error_result;
+
+  return info->run (&call);
 }
 
 static char *

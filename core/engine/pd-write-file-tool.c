@@ -20,14 +20,10 @@ _pd_write_file_run (const PdToolCall *call)
 {
   g_auto(PdToolFile) file = { 0 };
   PdToolResult *err_result = NULL;
-  const char *path = NULL;
-  const char *content = NULL;
+  const char *path = call->arg[0].string;
+  const char *content = call->arg[1].string;
   gboolean existed;
   gsize length;
-
-  if (!_pd_tool_args_string (call->args, "write_file", "path", TRUE, &path, &err_result) ||
-      !_pd_tool_args_string (call->args, "write_file", "content", TRUE, &content, &err_result))
-    return err_result;
 
   if ((err_result = _pd_tool_resolve (call->context, "write_file", path, &file)))
     return err_result;
