@@ -540,6 +540,87 @@ test_paths_race_walk (Fixture       *f,
   race_tools (f, TRUE);
 }
 
+/* The built-ins are the rows of one table, registered in its order; each
+ * instance holds its own state. */
+static void
+test_builtin_table (void)
+{
+  static const char * const names[] = {
+    "read_file", "list_dir", "grep", "write_file", "edit_file", "shell", "exit_plan_mode", "plan",
+  };
+  g_autoptr(PdPlanStore) store = pd_plan_store_new (12, 2000);
+  g_autoptr(PdToolRegistry) with_plan = pd_tool_registry_new ();
+  g_autoptr(PdToolRegistry) without_plan = pd_tool_registry_new ();
+  g_autoptr(GPtrArray) tools = NULL;
+  g_autoptr(PdTool) first = pd_plan_tool_new (store);
+  g_autoptr(PdPlanStore) other_store = pd_plan_store_new (12, 2000);
+  g_autoptr(PdTool) second = pd_plan_tool_new (other_store);
+
+  pd_tool_registry_add_builtins (with_plan, store);
+  pd_tool_registry_add_builtins (without_plan, NULL);
+  tools = pd_tool_registry_list (with_plan);
+  g_assert_cmpuint (tools->len, ==, G_N_ELEMENTS (names));
+  for (guint i = 0; i < tools->len; i++)
+    {
+      PdTool *tool = g_ptr_array_index (tools, i);
+
+      g_assert_cmpstr (pd_tool_get_name (tool), ==, names[i]);
+      g_assert_true (pd_tool_is_builtin (tool, names[i]));
+      g_assert_false (pd_tool_is_builtin (tool, i == 0 ? "grep" : "read_file"));
+    }
+  g_assert_cmpuint (pd_tool_registry_get_n_tools (without_plan), ==, G_N_ELEMENTS (names) - 1);
+  g_assert_null (pd_tool_registry_lookup (without_plan, "plan"));
+  g_assert_true (pd_plan_tool_get_store (PD_PLAN_TOOL (pd_tool_registry_lookup (with_plan, "plan"))) == store);
+  g_assert_true (pd_plan_tool_get_store (PD_PLAN_TOOL (first)) == store);
+  g_assert_true (pd_plan_tool_get_store (PD_PLAN_TOOL (second)) == other_store);
+  g_assert_false (pd_tool_is_builtin (store, "plan"));
+  g_assert_false (pd_tool_is_builtin (NULL, "plan"));
+}
+
+/* A tool that declares neither its safety nor its effects. */
+#define TEST_TYPE_BARE_TOOL (test_bare_tool_get_type ())
+G_DECLARE_FINAL_TYPE (TestBareTool, test_bare_tool, TEST, BARE_TOOL, GObject)
+
+struct _TestBareTool
+{
+  GObject parent_instance;
+};
+
+static const char *
+test_bare_tool_get_name (PdTool *tool)
+{
+  return "bare";
+}
+
+static void
+test_bare_tool_iface_init (PdToolInterface *iface)
+{
+  iface->get_name = test_bare_tool_get_name;
+}
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (TestBareTool, test_bare_tool, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL, test_bare_tool_iface_init))
+
+static void
+test_bare_tool_class_init (TestBareToolClass *klass)
+{
+}
+
+static void
+test_bare_tool_init (TestBareTool *self)
+{
+}
+
+static void
+test_undeclared_safety (void)
+{
+  g_autoptr(PdTool) bare = g_object_new (TEST_TYPE_BARE_TOOL, NULL);
+
+  g_assert_cmpint (pd_tool_get_safety (bare), ==, PD_TOOL_MUTATING);
+  g_assert_cmpint (pd_tool_get_effects (bare, NULL), ==, PD_TOOL_EFFECTS_UNKNOWN);
+  g_assert_false (pd_tool_is_builtin (bare, "bare"));
+}
+
 static void
 test_result_helpers (void)
 {
@@ -576,6 +657,8 @@ main (int   argc,
   g_test_add_func ("/pd/tools/safety-and-effects", test_safety_and_effects);
   g_test_add_func ("/pd/tools/registry", test_registry);
   g_test_add_func ("/pd/tools/result-helpers", test_result_helpers);
+  g_test_add_func ("/pd/tools/builtin-table", test_builtin_table);
+  g_test_add_func ("/pd/tools/undeclared-safety", test_undeclared_safety);
 
   return g_test_run ();
 }

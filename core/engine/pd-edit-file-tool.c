@@ -16,18 +16,6 @@
 #include "pd-json-util.h"
 #include "pd-tool-private.h"
 
-static const char schema[] =
-  "{"
-  "\"type\":\"object\","
-  "\"properties\":{"
-    "\"path\":{\"type\":\"string\",\"description\":\"File path, relative to the working directory.\"},"
-    "\"old_string\":{\"type\":\"string\",\"description\":\"The exact text to replace, including whitespace and indentation. It must occur exactly once unless replace_all is true.\"},"
-    "\"new_string\":{\"type\":\"string\",\"description\":\"The replacement text.\"},"
-    "\"replace_all\":{\"type\":\"boolean\",\"description\":\"Optional. Replace every occurrence instead of exactly one.\"}"
-  "},"
-  "\"required\":[\"path\",\"old_string\",\"new_string\"]"
-  "}";
-
 /* The first occurrence of @needle in [@p, @end), or NULL.  memmem() over a
  * window that doubles while nothing is found, so that each call looks at
  * about as much text as lies before the occurrence: the whole rest at every
@@ -107,29 +95,19 @@ replace_text (const char *text,
   return out;
 }
 
-static PdToolResult *
-pd_edit_file_tool_call (PdTool         *tool,
-                        PdToolContext  *context,
-                        JsonObject     *args,
-                        GCancellable   *cancellable,
-                        GError        **error)
+PdToolResult *
+_pd_edit_file_run (const PdToolCall *call)
 {
   g_auto(PdToolFile) file = { 0 };
   g_autofree char *contents = NULL;
   g_autoptr(GString) edited = NULL;
   PdToolResult *err_result = NULL;
-  const char *path = NULL;
-  const char *old_string = NULL;
-  const char *new_string = NULL;
-  gboolean replace_all = FALSE;
+  const char *path = call->arg[0].string;
+  const char *old_string = call->arg[1].string;
+  const char *new_string = call->arg[2].string;
+  gboolean replace_all = call->arg[3].boolean;
   gsize length = 0;
   guint n;
-
-  if (!_pd_tool_args_string (args, "edit_file", "path", TRUE, &path, &err_result) ||
-      !_pd_tool_args_string (args, "edit_file", "old_string", TRUE, &old_string, &err_result) ||
-      !_pd_tool_args_string (args, "edit_file", "new_string", TRUE, &new_string, &err_result) ||
-      !_pd_tool_args_bool (args, "edit_file", "replace_all", &replace_all, &err_result))
-    return err_result;
 
   if (*old_string == '\0')
     return pd_tool_result_new (FALSE, "edit_file: 'old_string' is empty; to create a file or "
@@ -139,8 +117,8 @@ pd_edit_file_tool_call (PdTool         *tool,
     return pd_tool_result_new (FALSE, "edit_file: 'old_string' and 'new_string' are identical; "
                                "nothing would change");
 
-  if ((err_result = _pd_tool_resolve (context, "edit_file", path, &file)) ||
-      !_pd_tool_read_text_file (context, &file, &contents, &length, &err_result))
+  if ((err_result = _pd_tool_resolve (call->context, "edit_file", path, &file)) ||
+      !_pd_tool_read_text_file (call->context, &file, &contents, &length, &err_result))
     return err_result;
 
   n = count_occurrences (contents, length, old_string);
@@ -157,7 +135,7 @@ pd_edit_file_tool_call (PdTool         *tool,
 
   edited = replace_text (contents, length, old_string, new_string, replace_all);
 
-  if (!_pd_tool_write_file (context, &file, edited->str, edited->len, &err_result))
+  if (!_pd_tool_write_file (call->context, &file, edited->str, edited->len, &err_result))
     return err_result;
 
   return pd_tool_result_new_printf (TRUE, "edited %s: replaced %u occurrence%s", file.display, n,
@@ -166,9 +144,9 @@ pd_edit_file_tool_call (PdTool         *tool,
 
 /* The file, then the text taken out and the text put in, as a diff reads:
  * "- " before each old line, "+ " before each new one. */
-static char *
-pd_edit_file_tool_preview (PdToolContext *context,
-                           JsonObject    *args)
+char *
+_pd_edit_file_preview (PdToolContext *context,
+                       JsonObject    *args)
 {
   GString *out = _pd_tool_preview_new_file (args);
   const char *old_string = pd_json_get_string (args, "old_string");
@@ -185,15 +163,3 @@ pd_edit_file_tool_preview (PdToolContext *context,
 
   return g_string_free (out, FALSE);
 }
-
-static const PdToolInfo info = {
-  .name = "edit_file",
-  .description = "Replace an exact string in a text file. old_string must match the file byte for byte "
-                 "and occur exactly once, unless replace_all is true. Read the file first.",
-  .schema = schema,
-  .safety = PD_TOOL_MUTATING,
-  .effects = PD_TOOL_EFFECTS_WRITE,
-  .preview = pd_edit_file_tool_preview,
-};
-
-PD_DEFINE_BUILTIN_TOOL (PdEditFileTool, pd_edit_file_tool, info, pd_edit_file_tool_call)

@@ -8,10 +8,7 @@
 
 G_BEGIN_DECLS
 
-#define PD_TYPE_EDIT_FILE_TOOL (pd_edit_file_tool_get_type ())
-
-G_DECLARE_FINAL_TYPE (PdEditFileTool, pd_edit_file_tool, PD, EDIT_FILE_TOOL, GObject)
-
-PdTool *pd_edit_file_tool_new (void);
+/* The built-in tool, a row of the table of built-ins (pd-builtin-tools.c). */
+#define pd_edit_file_tool_new() pd_tool_new_builtin ("edit_file", NULL)
 
 G_END_DECLS

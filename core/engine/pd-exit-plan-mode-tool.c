@@ -18,10 +18,9 @@
 #include "pd-safe-text.h"
 #include "pd-tool-private.h"
 
-struct _PdExitPlanModeTool
+/* What one exit_plan_mode tool holds. */
+typedef struct
 {
-  GObject           parent_instance;
-
   GMutex            mutex;
   PdCallbackSlot    review;      /* PdPlanReviewFunc */
 
@@ -29,51 +28,41 @@ struct _PdExitPlanModeTool
   char             *session_id;
   PdPlanSavedFunc   saved;
   gpointer          saved_data;
-};
+} ExitState;
 
-static void pd_exit_plan_mode_tool_iface_init (PdToolInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (PdExitPlanModeTool, pd_exit_plan_mode_tool, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL, pd_exit_plan_mode_tool_iface_init))
-
-static void
-pd_exit_plan_mode_tool_finalize (GObject *object)
+gpointer
+_pd_exit_plan_mode_state_new (gpointer data)
 {
-  PdExitPlanModeTool *self = (PdExitPlanModeTool *) object;
+  ExitState *self = g_new0 (ExitState, 1);
+
+  g_mutex_init (&self->mutex);
+
+  return self;
+}
+
+void
+_pd_exit_plan_mode_state_free (gpointer state)
+{
+  ExitState *self = state;
 
   pd_callback_slot_clear (&self->review);
   g_clear_object (&self->mode);
   g_free (self->session_id);
   g_mutex_clear (&self->mutex);
-
-  G_OBJECT_CLASS (pd_exit_plan_mode_tool_parent_class)->finalize (object);
-}
-
-static void
-pd_exit_plan_mode_tool_class_init (PdExitPlanModeToolClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = pd_exit_plan_mode_tool_finalize;
-}
-
-static void
-pd_exit_plan_mode_tool_init (PdExitPlanModeTool *self)
-{
-  g_mutex_init (&self->mutex);
-}
-
-PdTool *
-pd_exit_plan_mode_tool_new (void)
-{
-  return g_object_new (PD_TYPE_EXIT_PLAN_MODE_TOOL, NULL);
+  g_free (self);
 }
 
 void
-pd_exit_plan_mode_tool_set_review_func (PdExitPlanModeTool *self,
+pd_exit_plan_mode_tool_set_review_func (PdExitPlanModeTool *tool,
                                         PdPlanReviewFunc    func,
                                         gpointer            user_data,
                                         GDestroyNotify      destroy)
 {
-  g_return_if_fail (PD_IS_EXIT_PLAN_MODE_TOOL (self));
+  ExitState *self;
+
+  g_return_if_fail (PD_IS_EXIT_PLAN_MODE_TOOL (tool));
+
+  self = _pd_builtin_tool_get_state (tool);
 
   pd_callback_slot_set (&self->review, &self->mutex, G_CALLBACK (func), user_data, destroy);
 }
@@ -85,13 +74,17 @@ pd_exit_plan_mode_tool_set_review_func (PdExitPlanModeTool *self,
  * The engine binds the tool to the session of each run.
  */
 void
-pd_exit_plan_mode_tool_bind (PdExitPlanModeTool *self,
+pd_exit_plan_mode_tool_bind (PdExitPlanModeTool *tool,
                              PdPlanMode         *mode,
                              const char         *session_id,
                              PdPlanSavedFunc     saved,
                              gpointer            saved_data)
 {
-  g_return_if_fail (PD_IS_EXIT_PLAN_MODE_TOOL (self));
+  ExitState *self;
+
+  g_return_if_fail (PD_IS_EXIT_PLAN_MODE_TOOL (tool));
+
+  self = _pd_builtin_tool_get_state (tool);
 
   g_mutex_lock (&self->mutex);
   g_set_object (&self->mode, mode);
@@ -102,64 +95,68 @@ pd_exit_plan_mode_tool_bind (PdExitPlanModeTool *self,
   g_mutex_unlock (&self->mutex);
 }
 
-/* A question to a person: never an approval prompt of its own. */
-static const PdToolInfo info = {
-  .name = "exit_plan_mode",
-  .description = "Leave plan mode by presenting your plan for review. Send the COMPLETE plan as markdown starting "
-                 "with a # heading: goal, the changes you will make, how you will verify them. A person approves "
-                 "it (plan mode ends after this step; carry out the plan) or asks you to keep planning with "
-                 "feedback. Only available in plan mode.",
-  .schema = "{\"type\":\"object\",\"properties\":{\"plan\":{\"type\":\"string\","
-            "\"description\":\"The complete plan in markdown, starting with a # heading.\"}},"
-            "\"required\":[\"plan\"]}",
-  .safety = PD_TOOL_SAFE,
-  .effects = PD_TOOL_EFFECTS_READ,
-};
-
-static PdToolResult *
-tool_call (PdTool         *tool,
-           PdToolContext  *context,
-           JsonObject     *args,
-           GCancellable   *cancellable,
-           GError        **error)
+/* What a call works with: the run the tool is bound to and its review,
+ * copied under the lock, so that a rebinding mid-call changes nothing. */
+typedef struct
 {
-  PdExitPlanModeTool *self = PD_EXIT_PLAN_MODE_TOOL (tool);
-  g_autoptr(PdPlanMode) mode = NULL;
-  g_autofree char *session_id = NULL;
+  PdPlanMode       *mode;
+  char             *session_id;
+  PdPlanReviewFunc  review;
+  gpointer          review_data;
+  PdPlanSavedFunc   saved;
+  gpointer          saved_data;
+} Binding;
+
+static void
+binding_clear (Binding *binding)
+{
+  g_clear_object (&binding->mode);
+  g_clear_pointer (&binding->session_id, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Binding, binding_clear)
+
+static void
+binding_copy (ExitState *self,
+              Binding   *binding)
+{
+  g_mutex_lock (&self->mutex);
+  binding->mode = self->mode ? g_object_ref (self->mode) : NULL;
+  binding->session_id = g_strdup (self->session_id);
+  binding->review = (PdPlanReviewFunc) self->review.func;
+  binding->review_data = self->review.data;
+  binding->saved = self->saved;
+  binding->saved_data = self->saved_data;
+  g_mutex_unlock (&self->mutex);
+}
+
+PdToolResult *
+_pd_exit_plan_mode_run (const PdToolCall *call)
+{
+  g_auto(Binding) bound = { 0 };
   g_autofree char *feedback = NULL;
   g_autofree char *path = NULL;
   g_autofree char *title = NULL;
   g_autoptr(GError) save_error = NULL;
-  PdPlanReviewFunc review;
-  gpointer review_data;
-  PdPlanSavedFunc saved;
-  gpointer saved_data;
   const char *plan;
   PdPlanReviewAnswer answer;
 
-  g_mutex_lock (&self->mutex);
-  mode = self->mode ? g_object_ref (self->mode) : NULL;
-  session_id = g_strdup (self->session_id);
-  review = (PdPlanReviewFunc) self->review.func;
-  review_data = self->review.data;
-  saved = self->saved;
-  saved_data = self->saved_data;
-  g_mutex_unlock (&self->mutex);
+  binding_copy (_pd_builtin_tool_get_state (call->tool), &bound);
 
-  if (mode == NULL || !pd_plan_mode_get_active (mode))
+  if (bound.mode == NULL || !pd_plan_mode_get_active (bound.mode))
     return pd_tool_result_new (FALSE, "exit_plan_mode is only available in plan mode");
 
-  plan = pd_json_get_string (args, "plan");
+  plan = pd_json_get_string (call->args, "plan");
   if (!pd_plan_artifact_is_plan (plan))
     return pd_tool_result_new (FALSE, "exit_plan_mode requires a non-empty markdown plan starting with a # heading");
 
-  if (review == NULL)
+  if (bound.review == NULL)
     return pd_tool_result_new (FALSE, "no review channel is available to review the plan; ask the user to switch "
                                       "the session mode instead");
 
-  answer = review (plan, &feedback, review_data);
+  answer = bound.review (plan, &feedback, bound.review_data);
 
-  if (g_cancellable_is_cancelled (cancellable))
+  if (g_cancellable_is_cancelled (call->cancellable))
     return pd_tool_result_new (FALSE, "the review was cancelled; stay in plan mode");
 
   switch (answer)
@@ -186,13 +183,13 @@ tool_call (PdTool         *tool,
 
   /* Plan guidance holds for the rest of this batch; the exit lands at the
    * next step boundary, silently: this result tells the model. */
-  pd_plan_mode_request_exit (mode);
+  pd_plan_mode_request_exit (bound.mode);
 
   title = pd_plan_artifact_title (plan);
-  path = pd_plan_artifact_save (context ? pd_tool_context_get_working_dir (context) : NULL,
-                                session_id, plan, NULL, &save_error);
-  if (path != NULL && saved != NULL)
-    saved (path, title, saved_data);
+  path = pd_plan_artifact_save (call->context ? pd_tool_context_get_working_dir (call->context) : NULL,
+                                bound.session_id, plan, NULL, &save_error);
+  if (path != NULL && bound.saved != NULL)
+    bound.saved (path, title, bound.saved_data);
 
   if (path == NULL)
     return pd_tool_result_new_printf (TRUE, "{\"approved\":true}\nPlan approved \xe2\x80\x94 plan mode exits after "
@@ -202,13 +199,6 @@ tool_call (PdTool         *tool,
   return pd_tool_result_new_printf (TRUE, "{\"approved\":true}\nPlan approved \xe2\x80\x94 plan mode exits after this "
                                           "step; carry out the plan starting with your next step. Saved to %s",
                                     path);
-}
-
-static void
-pd_exit_plan_mode_tool_iface_init (PdToolInterface *iface)
-{
-  _pd_tool_implement (iface, &info);
-  iface->call = tool_call;
 }
 
 /* The CLI's review: the plan on the terminal, then a y/N question; any

@@ -39,11 +39,14 @@ typedef void (*PdPlanSavedFunc) (const char *path,
                                  const char *title,
                                  gpointer    user_data);
 
-#define PD_TYPE_EXIT_PLAN_MODE_TOOL (pd_exit_plan_mode_tool_get_type ())
+/* The tool is a built-in (pd-builtin-tools.c) that holds its review and
+ * the run it is bound to. */
+typedef PdTool PdExitPlanModeTool;
 
-G_DECLARE_FINAL_TYPE (PdExitPlanModeTool, pd_exit_plan_mode_tool, PD, EXIT_PLAN_MODE_TOOL, GObject)
+#define PD_EXIT_PLAN_MODE_TOOL(obj)    ((PdExitPlanModeTool *) (obj))
+#define PD_IS_EXIT_PLAN_MODE_TOOL(obj) (pd_tool_is_builtin ((obj), "exit_plan_mode"))
+#define pd_exit_plan_mode_tool_new()   pd_tool_new_builtin ("exit_plan_mode", NULL)
 
-PdTool *pd_exit_plan_mode_tool_new             (void);
 void    pd_exit_plan_mode_tool_set_review_func (PdExitPlanModeTool *self,
                                                 PdPlanReviewFunc    func,
                                                 gpointer            user_data,

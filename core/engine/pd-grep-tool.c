@@ -39,17 +39,6 @@
 #define MAX_LIMITED_LINES  20
 #define LIMITED_SHOWN      3
 
-static const char schema[] =
-  "{"
-  "\"type\":\"object\","
-  "\"properties\":{"
-    "\"pattern\":{\"type\":\"string\",\"description\":\"A Perl-compatible regular expression, matched against each line.\"},"
-    "\"path\":{\"type\":\"string\",\"description\":\"Optional. File or directory to search, relative to the working directory (default: the working directory).\"},"
-    "\"glob\":{\"type\":\"string\",\"description\":\"Optional. Only search files whose name matches this glob, e.g. *.c; a glob with '/' is matched against the path below the search directory.\"}"
-  "},"
-  "\"required\":[\"pattern\"]"
-  "}";
-
 typedef struct
 {
   PdToolContext *context;
@@ -377,12 +366,8 @@ grep_dir (GrepRun     *run,
   return error == NULL || *error == NULL;
 }
 
-static PdToolResult *
-pd_grep_tool_call (PdTool         *tool,
-                   PdToolContext  *context,
-                   JsonObject     *args,
-                   GCancellable   *cancellable,
-                   GError        **error)
+PdToolResult *
+_pd_grep_run (const PdToolCall *call)
 {
   g_auto(PdToolFile) file = { 0 };
   g_autofree char *limited = NULL;
@@ -393,17 +378,12 @@ pd_grep_tool_call (PdTool         *tool,
   g_autoptr(GString) limited_where = NULL;
   PdToolResult *err_result = NULL;
   PdToolResult *result;
-  const char *pattern = NULL;
-  const char *path = NULL;
-  const char *glob = NULL;
+  const char *pattern = call->arg[0].string;
+  const char *path = call->arg[1].string;
+  const char *glob = call->arg[2].string;
   GrepRun run = { 0 };
   struct stat st;
   int fd;
-
-  if (!_pd_tool_args_string (args, "grep", "pattern", TRUE, &pattern, &err_result) ||
-      !_pd_tool_args_string (args, "grep", "path", FALSE, &path, &err_result) ||
-      !_pd_tool_args_string (args, "grep", "glob", FALSE, &glob, &err_result))
-    return err_result;
 
   if (*pattern == '\0')
     return pd_tool_result_new (FALSE, "grep: 'pattern' is empty");
@@ -424,18 +404,18 @@ pd_grep_tool_call (PdTool         *tool,
     return pd_tool_result_new_printf (FALSE, "grep: the pattern cannot be used with the tool's "
                                       "backtracking limits: %s", local_error->message);
 
-  if ((err_result = _pd_tool_resolve (context, "grep", path, &file)) ||
-      (fd = _pd_tool_open_file (context, &file, &st, &err_result)) < 0)
+  if ((err_result = _pd_tool_resolve (call->context, "grep", path, &file)) ||
+      (fd = _pd_tool_open_file (call->context, &file, &st, &err_result)) < 0)
     return err_result;
 
   out = g_string_new (NULL);
   limited_where = g_string_new (NULL);
-  run.context = context;
+  run.context = call->context;
   run.regex = regex;
-  run.cancellable = cancellable;
+  run.cancellable = call->cancellable;
   run.out = out;
   run.limited_where = limited_where;
-  run.cap = pd_tool_context_get_output_cap (context);
+  run.cap = pd_tool_context_get_output_cap (call->context);
   if (glob != NULL && *glob != '\0')
     {
       run.glob = g_pattern_spec_new (glob);
@@ -458,7 +438,7 @@ pd_grep_tool_call (PdTool         *tool,
     {
       g_clear_pointer (&run.stop_reason, g_free);
       g_clear_pointer (&run.stopped_reading, g_free);
-      g_propagate_error (error, g_steal_pointer (&walk_error));
+      g_propagate_error (call->error, g_steal_pointer (&walk_error));
       return NULL;
     }
 
@@ -500,16 +480,3 @@ pd_grep_tool_call (PdTool         *tool,
 
   return result;
 }
-
-static const PdToolInfo info = {
-  .name = "grep",
-  .description = "Search text files for a regular expression (PCRE syntax), recursively below a "
-                 "directory. Prints path:line:text for each matching line, in path order. Skips .git, "
-                 "binary files and symbolic links; stops after 200 matches. Finding nothing is not an "
-                 "error. A line on which the pattern would backtrack too much is reported, not searched.",
-  .schema = schema,
-  .safety = PD_TOOL_READ_ONLY,
-  .effects = PD_TOOL_EFFECTS_READ,
-};
-
-PD_DEFINE_BUILTIN_TOOL (PdGrepTool, pd_grep_tool, info, pd_grep_tool_call)

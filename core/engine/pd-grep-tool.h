@@ -8,10 +8,7 @@
 
 G_BEGIN_DECLS
 
-#define PD_TYPE_GREP_TOOL (pd_grep_tool_get_type ())
-
-G_DECLARE_FINAL_TYPE (PdGrepTool, pd_grep_tool, PD, GREP_TOOL, GObject)
-
-PdTool *pd_grep_tool_new (void);
+/* The built-in tool, a row of the table of built-ins (pd-builtin-tools.c). */
+#define pd_grep_tool_new() pd_tool_new_builtin ("grep", NULL)
 
 G_END_DECLS

@@ -59,4 +59,18 @@ guint       pd_http_provider_get_retry_base_delay_ms (PdHttpProvider *self);
 void        pd_http_provider_set_retry_base_delay_ms (PdHttpProvider *self,
                                                       guint           delay_ms);
 
+/* The two wires, each a type of its own for its constructor and casts; what
+ * each speaks is said in its header (pd-openai-provider.h,
+ * pd-anthropic-provider.h).  base_url NULL or "": the wire's variable, then
+ * its default; api_key NULL: the wire's variable. */
+#define PD_TYPE_OPENAI_PROVIDER    (pd_openai_provider_get_type ())
+#define PD_TYPE_ANTHROPIC_PROVIDER (pd_anthropic_provider_get_type ())
+G_DECLARE_FINAL_TYPE (PdOpenAIProvider, pd_openai_provider, PD, OPENAI_PROVIDER, PdHttpProvider)
+G_DECLARE_FINAL_TYPE (PdAnthropicProvider, pd_anthropic_provider, PD, ANTHROPIC_PROVIDER, PdHttpProvider)
+
+PdOpenAIProvider    *pd_openai_provider_new    (const char *base_url,
+                                                const char *api_key);
+PdAnthropicProvider *pd_anthropic_provider_new (const char *base_url,
+                                                const char *api_key);
+
 G_END_DECLS

@@ -17,14 +17,6 @@
 #include "pd-list-dir-tool.h"
 #include "pd-tool-private.h"
 
-static const char schema[] =
-  "{"
-  "\"type\":\"object\","
-  "\"properties\":{"
-    "\"path\":{\"type\":\"string\",\"description\":\"Optional. Directory, relative to the working directory (default: the working directory).\"}"
-  "}"
-  "}";
-
 /* Where the link @name in the directory @dir (resolved) leads, as the
  * model is told: the target relative to the working directory when it is
  * inside it; only that it leads out of it or nowhere, otherwise — one
@@ -51,36 +43,29 @@ describe_link (PdToolContext *context,
   return g_filename_display_name (display);
 }
 
-static PdToolResult *
-pd_list_dir_tool_call (PdTool         *tool,
-                       PdToolContext  *context,
-                       JsonObject     *args,
-                       GCancellable   *cancellable,
-                       GError        **error)
+PdToolResult *
+_pd_list_dir_run (const PdToolCall *call)
 {
   g_auto(PdToolFile) file = { 0 };
   g_autoptr(GPtrArray) names = NULL;
   g_autoptr(GString) out = NULL;
   PdToolResult *err_result = NULL;
   PdToolResult *result;
-  const char *path = NULL;
-  gsize cap = pd_tool_context_get_output_cap (context);
+  const char *path = call->arg[0].string;
+  gsize cap = pd_tool_context_get_output_cap (call->context);
   struct stat st;
   PdToolStop stop;
   guint shown = 0;
   DIR *dir;
   int fd;
 
-  if (!_pd_tool_args_string (args, "list_dir", "path", FALSE, &path, &err_result))
-    return err_result;
-
   if (path == NULL || *path == '\0')
     path = ".";
 
   /* Opened once, without following links on the way; the entries are
    * then looked at relative to this descriptor, never by name. */
-  if ((err_result = _pd_tool_resolve (context, "list_dir", path, &file)) ||
-      (fd = _pd_tool_open_file (context, &file, &st, &err_result)) < 0)
+  if ((err_result = _pd_tool_resolve (call->context, "list_dir", path, &file)) ||
+      (fd = _pd_tool_open_file (call->context, &file, &st, &err_result)) < 0)
     return err_result;
 
   if (!S_ISDIR (st.st_mode))
@@ -100,13 +85,13 @@ pd_list_dir_tool_call (PdTool         *tool,
                                         file.display, g_strerror (saved_errno));
     }
 
-  if (!(names = _pd_tool_read_dir_names (dir, context, cancellable, &stop)))
+  if (!(names = _pd_tool_read_dir_names (dir, call->context, call->cancellable, &stop)))
     {
       closedir (dir);
       if (stop == PD_TOOL_STOP_DEADLINE)
         return pd_tool_result_new_printf (FALSE, "list_dir: stopped: the run's time budget ran out "
                                           "while reading '%s'", file.display);
-      g_cancellable_set_error_if_cancelled (cancellable, error);
+      g_cancellable_set_error_if_cancelled (call->cancellable, call->error);
       return NULL;
     }
 
@@ -129,7 +114,7 @@ pd_list_dir_tool_call (PdTool         *tool,
             g_string_append_c (line, '/');
           else if (S_ISLNK (st.st_mode))
             {
-              g_autofree char *target = describe_link (context, file.resolved, name);
+              g_autofree char *target = describe_link (call->context, file.resolved, name);
 
               g_string_append_printf (line, " -> %s", target);
             }
@@ -150,15 +135,3 @@ pd_list_dir_tool_call (PdTool         *tool,
 
   return result;
 }
-
-static const PdToolInfo info = {
-  .name = "list_dir",
-  .description = "List the entries of a directory, sorted by name, one per line. Directories end with "
-                 "'/'; a symbolic link shows after ' -> ' its target relative to the working "
-                 "directory, or that it leads out of it or nowhere.",
-  .schema = schema,
-  .safety = PD_TOOL_READ_ONLY,
-  .effects = PD_TOOL_EFFECTS_READ,
-};
-
-PD_DEFINE_BUILTIN_TOOL (PdListDirTool, pd_list_dir_tool, info, pd_list_dir_tool_call)

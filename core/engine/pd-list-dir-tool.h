@@ -8,10 +8,7 @@
 
 G_BEGIN_DECLS
 
-#define PD_TYPE_LIST_DIR_TOOL (pd_list_dir_tool_get_type ())
-
-G_DECLARE_FINAL_TYPE (PdListDirTool, pd_list_dir_tool, PD, LIST_DIR_TOOL, GObject)
-
-PdTool *pd_list_dir_tool_new (void);
+/* The built-in tool, a row of the table of built-ins (pd-builtin-tools.c). */
+#define pd_list_dir_tool_new() pd_tool_new_builtin ("list_dir", NULL)
 
 G_END_DECLS

@@ -15,26 +15,6 @@
 #include "pd-plan-tool.h"
 #include "pd-tool-private.h"
 
-struct _PdPlanTool
-{
-  GObject      parent_instance;
-
-  PdPlanStore *store;
-};
-
-enum {
-  PROP_0,
-  PROP_STORE,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
-
-static void pd_plan_tool_iface_init (PdToolInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (PdPlanTool, pd_plan_tool, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL, pd_plan_tool_iface_init))
-
 /* The checks a step declares (create, and revise's add, edit, split and
  * supersede): one schema for the three places that take them. */
 #define CHECKS_SCHEMA \
@@ -228,14 +208,14 @@ get_definition (void)
   return json_node_get_object (node);
 }
 
-static const char *
-pd_plan_tool_get_description (PdTool *tool)
+const char *
+_pd_plan_get_description (void)
 {
   return json_object_get_string_member (get_definition (), "description");
 }
 
-static JsonNode *
-pd_plan_tool_get_parameters (PdTool *tool)
+JsonNode *
+_pd_plan_get_parameters (void)
 {
   g_autoptr(JsonGenerator) generator = json_generator_new ();
   g_autofree char *text = NULL;
@@ -247,19 +227,15 @@ pd_plan_tool_get_parameters (PdTool *tool)
   return _pd_tool_parse_schema (text);
 }
 
-static PdToolResult *
-pd_plan_tool_call (PdTool         *tool,
-                   PdToolContext  *context,
-                   JsonObject     *args,
-                   GCancellable   *cancellable,
-                   GError        **error)
+PdToolResult *
+_pd_plan_run (const PdToolCall *call)
 {
-  PdPlanTool *self = PD_PLAN_TOOL (tool);
-  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), args);
+  PdPlanStore *store = _pd_builtin_tool_get_state (call->tool);
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), call->args);
   g_autoptr(GError) local_error = NULL;
   char *text;
 
-  text = pd_plan_store_execute_node (self->store, node, NULL, &local_error);
+  text = pd_plan_store_execute_node (store, node, NULL, &local_error);
 
   /* A rejected call is an ordinary tool error: the message ("plan: …")
    * tells the model what to fix, and nothing changed. */
@@ -269,98 +245,12 @@ pd_plan_tool_call (PdTool         *tool,
   return pd_tool_result_new_take (TRUE, text);
 }
 
-/* The description and schema come from the definition above. */
-static const PdToolInfo info = {
-  .name = "plan",
-  .safety = PD_TOOL_SAFE,
-  .effects = PD_TOOL_EFFECTS_READ,
-};
-
-static void
-pd_plan_tool_iface_init (PdToolInterface *iface)
-{
-  _pd_tool_implement (iface, &info);
-  iface->get_description = pd_plan_tool_get_description;
-  iface->get_parameters = pd_plan_tool_get_parameters;
-  iface->call = pd_plan_tool_call;
-}
-
-static void
-pd_plan_tool_finalize (GObject *object)
-{
-  PdPlanTool *self = (PdPlanTool *) object;
-
-  g_clear_object (&self->store);
-
-  G_OBJECT_CLASS (pd_plan_tool_parent_class)->finalize (object);
-}
-
-static void
-pd_plan_tool_get_property (GObject    *object,
-                           guint       prop_id,
-                           GValue     *value,
-                           GParamSpec *pspec)
-{
-  PdPlanTool *self = PD_PLAN_TOOL (object);
-
-  switch (prop_id)
-    {
-    case PROP_STORE:
-      g_value_set_object (value, self->store);
-      break;
-
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-pd_plan_tool_set_property (GObject      *object,
-                           guint         prop_id,
-                           const GValue *value,
-                           GParamSpec   *pspec)
-{
-  PdPlanTool *self = PD_PLAN_TOOL (object);
-
-  switch (prop_id)
-    {
-    case PROP_STORE:
-      self->store = g_value_dup_object (value);
-      break;
-
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-pd_plan_tool_class_init (PdPlanToolClass *klass)
-{
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
-
-  object_class->finalize = pd_plan_tool_finalize;
-  object_class->get_property = pd_plan_tool_get_property;
-  object_class->set_property = pd_plan_tool_set_property;
-
-  properties[PROP_STORE] =
-    g_param_spec_object ("store", NULL, NULL,
-                         PD_TYPE_PLAN_STORE,
-                         (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
-
-  g_object_class_install_properties (object_class, N_PROPS, properties);
-}
-
-static void
-pd_plan_tool_init (PdPlanTool *self)
-{
-}
-
 PdTool *
 pd_plan_tool_new (PdPlanStore *store)
 {
   g_return_val_if_fail (PD_IS_PLAN_STORE (store), NULL);
 
-  return g_object_new (PD_TYPE_PLAN_TOOL, "store", store, NULL);
+  return pd_tool_new_builtin ("plan", store);
 }
 
 /**
@@ -373,5 +263,5 @@ pd_plan_tool_get_store (PdPlanTool *self)
 {
   g_return_val_if_fail (PD_IS_PLAN_TOOL (self), NULL);
 
-  return self->store;
+  return _pd_builtin_tool_get_state (self);
 }

@@ -9,9 +9,11 @@
 
 G_BEGIN_DECLS
 
-#define PD_TYPE_PLAN_TOOL (pd_plan_tool_get_type ())
+/* The plan tool is a built-in (pd-builtin-tools.c) that holds its store. */
+typedef PdTool PdPlanTool;
 
-G_DECLARE_FINAL_TYPE (PdPlanTool, pd_plan_tool, PD, PLAN_TOOL, GObject)
+#define PD_PLAN_TOOL(obj)    ((PdPlanTool *) (obj))
+#define PD_IS_PLAN_TOOL(obj) (pd_tool_is_builtin ((obj), "plan"))
 
 PdTool      *pd_plan_tool_new       (PdPlanStore *store);
 PdPlanStore *pd_plan_tool_get_store (PdPlanTool  *self);

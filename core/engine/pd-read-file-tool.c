@@ -11,17 +11,6 @@
 #include "pd-read-file-tool.h"
 #include "pd-tool-private.h"
 
-static const char schema[] =
-  "{"
-  "\"type\":\"object\","
-  "\"properties\":{"
-    "\"path\":{\"type\":\"string\",\"description\":\"File path, relative to the working directory.\"},"
-    "\"offset\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Optional. First line to show, counting from 1.\"},"
-    "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Optional. Maximum number of lines to show.\"}"
-  "},"
-  "\"required\":[\"path\"]"
-  "}";
-
 static guint64
 count_lines (const char *text,
              gsize       len)
@@ -57,37 +46,28 @@ find_line (const char *text,
   return p < end ? p : NULL;
 }
 
-static PdToolResult *
-pd_read_file_tool_call (PdTool         *tool,
-                        PdToolContext  *context,
-                        JsonObject     *args,
-                        GCancellable   *cancellable,
-                        GError        **error)
+PdToolResult *
+_pd_read_file_run (const PdToolCall *call)
 {
   g_auto(PdToolFile) file = { 0 };
   g_autofree char *contents = NULL;
   g_autoptr(GString) out = NULL;
   PdToolResult *err_result = NULL;
   PdToolResult *result;
-  const char *path = NULL;
+  const char *path = call->arg[0].string;
   const char *start;
   const char *end;
   const char *cut;
-  gint64 offset = 1;
-  gint64 limit = G_MAXINT64;
+  gint64 offset = call->arg[1].integer;
+  gint64 limit = call->arg[2].integer;
   gsize length = 0;
-  gsize cap = pd_tool_context_get_output_cap (context);
+  gsize cap = pd_tool_context_get_output_cap (call->context);
   guint64 total_lines;
   guint64 shown_last;
   gboolean truncated = FALSE;
 
-  if (!_pd_tool_args_string (args, "read_file", "path", TRUE, &path, &err_result) ||
-      !_pd_tool_args_int (args, "read_file", "offset", 1, G_MAXINT64, &offset, &err_result) ||
-      !_pd_tool_args_int (args, "read_file", "limit", 1, G_MAXINT64, &limit, &err_result))
-    return err_result;
-
-  if ((err_result = _pd_tool_resolve (context, "read_file", path, &file)) ||
-      !_pd_tool_read_text_file (context, &file, &contents, &length, &err_result))
+  if ((err_result = _pd_tool_resolve (call->context, "read_file", path, &file)) ||
+      !_pd_tool_read_text_file (call->context, &file, &contents, &length, &err_result))
     return err_result;
 
   if (length == 0)
@@ -165,15 +145,3 @@ pd_read_file_tool_call (PdTool         *tool,
 
   return result;
 }
-
-static const PdToolInfo info = {
-  .name = "read_file",
-  .description = "Read a UTF-8 text file. Returns the text as it is (no line numbers). Large files are "
-                 "cut at the output limit at a line boundary, with a note telling the offset to continue "
-                 "from. Binary files are refused.",
-  .schema = schema,
-  .safety = PD_TOOL_READ_ONLY,
-  .effects = PD_TOOL_EFFECTS_READ,
-};
-
-PD_DEFINE_BUILTIN_TOOL (PdReadFileTool, pd_read_file_tool, info, pd_read_file_tool_call)

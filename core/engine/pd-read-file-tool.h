@@ -8,10 +8,7 @@
 
 G_BEGIN_DECLS
 
-#define PD_TYPE_READ_FILE_TOOL (pd_read_file_tool_get_type ())
-
-G_DECLARE_FINAL_TYPE (PdReadFileTool, pd_read_file_tool, PD, READ_FILE_TOOL, GObject)
-
-PdTool *pd_read_file_tool_new (void);
+/* The built-in tool, a row of the table of built-ins (pd-builtin-tools.c). */
+#define pd_read_file_tool_new() pd_tool_new_builtin ("read_file", NULL)
 
 G_END_DECLS

@@ -31,17 +31,6 @@
 #define DRAIN_MS 2000
 #define READ_CHUNK 16384
 
-static const char schema[] =
-  "{"
-  "\"type\":\"object\","
-  "\"properties\":{"
-    "\"command\":{\"type\":\"string\",\"description\":\"The command line, run with bash -c in the working directory.\"},"
-    "\"timeout_ms\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":600000,"
-      "\"description\":\"Optional. Kill the command after this many milliseconds (default: the session's timeout, 120000 unless configured).\"}"
-  "},"
-  "\"required\":[\"command\"]"
-  "}";
-
 typedef struct
 {
   GMainContext *context;
@@ -294,12 +283,8 @@ collect_output (ShellRun *run,
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
-static PdToolResult *
-pd_shell_tool_call (PdTool         *tool,
-                    PdToolContext  *context,
-                    JsonObject     *args,
-                    GCancellable   *cancellable,
-                    GError        **error)
+PdToolResult *
+_pd_shell_run (const PdToolCall *call)
 {
   g_autoptr(GInputStream) pipe = NULL;
   g_autoptr(GMainContext) main_context = NULL;
@@ -313,12 +298,13 @@ pd_shell_tool_call (PdTool         *tool,
   g_autoptr(GError) local_error = NULL;
   g_autofree char *output = NULL;
   const char *argv[] = { "bash", "-c", NULL, NULL };
-  PdToolResult *err_result = NULL;
   PdToolResult *result;
-  const char *command = NULL;
+  const char *command = call->arg[0].string;
   gint64 deadline;
-  gint64 timeout_ms = pd_tool_context_get_shell_timeout_ms (context);
-  gsize cap = pd_tool_context_get_output_cap (context);
+  /* 0: left out (a given one is at least 1), the session's then */
+  gint64 timeout_ms = call->arg[1].integer ? call->arg[1].integer
+                                           : pd_tool_context_get_shell_timeout_ms (call->context);
+  gsize cap = pd_tool_context_get_output_cap (call->context);
   gboolean truncated = FALSE;
   gboolean deadline_cut = FALSE;
   gboolean spawned;
@@ -327,18 +313,13 @@ pd_shell_tool_call (PdTool         *tool,
   GPid pid;
   int status;
 
-  if (!_pd_tool_args_string (args, "shell", "command", TRUE, &command, &err_result) ||
-      !_pd_tool_args_int (args, "shell", "timeout_ms", 1, PD_TOOL_MAX_SHELL_TIMEOUT_MS,
-                          &timeout_ms, &err_result))
-    return err_result;
-
   if (*command == '\0')
     return pd_tool_result_new (FALSE, "shell: 'command' is empty");
   argv[2] = command;
 
   /* The run's deadline shortens the timeout; it is not a failure of the
    * command, so it is told apart in the result. */
-  deadline = pd_tool_context_get_deadline (context);
+  deadline = pd_tool_context_get_deadline (call->context);
   if (deadline > 0)
     {
       gint64 remaining_ms = MAX ((deadline - g_get_monotonic_time ()) / 1000, 1);
@@ -353,7 +334,7 @@ pd_shell_tool_call (PdTool         *tool,
   /* Our own pipe, both stdout and stderr of the command. */
   if (!g_unix_open_pipe (pipe_fds, FD_CLOEXEC, &local_error))
     {
-      g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_FAILED,
+      g_set_error (call->error, PD_TOOL_ERROR, PD_TOOL_ERROR_FAILED,
                    "shell: cannot make a pipe: %s", local_error->message);
       return NULL;
     }
@@ -363,8 +344,8 @@ pd_shell_tool_call (PdTool         *tool,
    * its process group's id, stays ours until our child watch reaps it, so
    * the group kill can never miss because the pid was already reaped and
    * forgotten (GSubprocess forgets its identifier once it reaps). */
-  envp = pd_tool_context_build_env (context);
-  spawned = g_spawn_async_with_pipes_and_fds (pd_tool_context_get_working_dir (context), argv,
+  envp = pd_tool_context_build_env (call->context);
+  spawned = g_spawn_async_with_pipes_and_fds (pd_tool_context_get_working_dir (call->context), argv,
                                               (const char * const *) envp,
                                               G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH |
                                               G_SPAWN_STDIN_FROM_DEV_NULL,
@@ -375,7 +356,7 @@ pd_shell_tool_call (PdTool         *tool,
   if (!spawned)
     {
       close (pipe_fds[0]);
-      g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_FAILED,
+      g_set_error (call->error, PD_TOOL_ERROR, PD_TOOL_ERROR_FAILED,
                    "shell: cannot start bash: %s", local_error->message);
       return NULL;
     }
@@ -406,8 +387,8 @@ pd_shell_tool_call (PdTool         *tool,
 
   timeout_source = add_timeout (&run, (guint) timeout_ms, on_timeout);
 
-  if (cancellable != NULL)
-    cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (on_cancel_asked), &run, NULL);
+  if (call->cancellable != NULL)
+    cancel_id = g_cancellable_connect (call->cancellable, G_CALLBACK (on_cancel_asked), &run, NULL);
 
   /* Done when bash is reaped and the pipe is drained (or abandoned), with
    * no callback still pending on this stack frame's state. */
@@ -418,7 +399,7 @@ pd_shell_tool_call (PdTool         *tool,
       check_cancelled (&run);
     }
   /* Waits for a handler running on another thread: none touches @run after. */
-  g_cancellable_disconnect (cancellable, cancel_id);
+  g_cancellable_disconnect (call->cancellable, cancel_id);
 
   g_source_destroy (timeout_source);
   g_source_destroy (child_source);
@@ -432,7 +413,7 @@ pd_shell_tool_call (PdTool         *tool,
 
   if (run.cancelled)
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+      g_set_error_literal (call->error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
                            "shell: the command was cancelled and killed");
       return NULL;
     }
@@ -466,9 +447,9 @@ pd_shell_tool_call (PdTool         *tool,
 
 /* The folder the command runs in, then the command, each line whole: "$ "
  * before the first. */
-static char *
-pd_shell_tool_preview (PdToolContext *context,
-                       JsonObject    *args)
+char *
+_pd_shell_preview (PdToolContext *context,
+                   JsonObject    *args)
 {
   GString *out = g_string_new (NULL);
   const char *command = pd_json_get_string (args, "command");
@@ -487,18 +468,3 @@ pd_shell_tool_preview (PdToolContext *context,
 
   return g_string_free (out, FALSE);
 }
-
-static const PdToolInfo info = {
-  .name = "shell",
-  .description = "Run a shell command with bash -c in the working directory. stdin is empty; stdout "
-                 "and stderr are merged. The result ends with the exit status; only exit status 0 "
-                 "counts as success. Very long output keeps its beginning and end. The command and "
-                 "everything it started are killed on timeout; background jobs do not outlive it.",
-  .schema = schema,
-  .safety = PD_TOOL_MUTATING,
-  /* A command can do anything; the evidence rules must assume it did. */
-  .effects = PD_TOOL_EFFECTS_UNKNOWN,
-  .preview = pd_shell_tool_preview,
-};
-
-PD_DEFINE_BUILTIN_TOOL (PdShellTool, pd_shell_tool, info, pd_shell_tool_call)

@@ -8,10 +8,7 @@
 
 G_BEGIN_DECLS
 
-#define PD_TYPE_SHELL_TOOL (pd_shell_tool_get_type ())
-
-G_DECLARE_FINAL_TYPE (PdShellTool, pd_shell_tool, PD, SHELL_TOOL, GObject)
-
-PdTool *pd_shell_tool_new (void);
+/* The built-in tool, a row of the table of built-ins (pd-builtin-tools.c). */
+#define pd_shell_tool_new() pd_tool_new_builtin ("shell", NULL)
 
 G_END_DECLS

@@ -80,94 +80,81 @@ optional_member (JsonObject    *args,
   return TRUE;
 }
 
-gboolean
-_pd_tool_args_string (JsonObject    *args,
-                      const char    *tool,
-                      const char    *key,
-                      gboolean       required,
-                      const char   **value,
-                      PdToolResult **error_result)
+/* Reads @arg of @tool from @args into @value: NULL, or an error result the
+ * model can act on. */
+static PdToolResult *
+read_arg (JsonObject      *args,
+          const char      *tool,
+          const PdToolArg *arg,
+          PdToolValue     *value)
 {
-  JsonNode *node;
-
-  *value = NULL;
-
-  if (!optional_member (args, tool, key, G_TYPE_STRING, "a string", &node, error_result))
-    return FALSE;
-
-  if (node == NULL && required)
-    {
-      *error_result = pd_tool_result_new_printf (FALSE, "%s: missing '%s' (a string)", tool, key);
-      return FALSE;
-    }
-
-  if (node != NULL)
-    *value = json_node_get_string (node);
-  return TRUE;
-}
-
-gboolean
-_pd_tool_args_int (JsonObject    *args,
-                   const char    *tool,
-                   const char    *key,
-                   gint64         min,
-                   gint64         max,
-                   gint64        *value,
-                   PdToolResult **error_result)
-{
-  JsonNode *node = json_object_get_member (args, key);
+  PdToolResult *error_result = NULL;
+  JsonNode *node = json_object_get_member (args, arg->key);
   GType type;
+  double d;
+  char text[G_ASCII_DTOSTR_BUF_SIZE];
 
-  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
-    return TRUE;
-
-  type = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
-
-  if (type == G_TYPE_INT64)
+  switch (arg->type)
     {
-      *value = CLAMP (json_node_get_int (node), min, max);
-      return TRUE;
-    }
+    case PD_TOOL_ARG_STRING:
+      value->string = NULL;
+      if (!optional_member (args, tool, arg->key, G_TYPE_STRING, "a string", &node, &error_result))
+        return error_result;
+      if (node == NULL && arg->required)
+        return pd_tool_result_new_printf (FALSE, "%s: missing '%s' (a string)", tool, arg->key);
+      if (node != NULL)
+        value->string = json_node_get_string (node);
+      return NULL;
 
-  /* Models write 10.0 for 10 often enough to accept whole doubles.  They are
-   * held at the bounds as doubles: casting one beyond gint64 (1e300) to an
-   * integer is undefined behaviour. */
-  if (type == G_TYPE_DOUBLE)
-    {
-      double d = json_node_get_double (node);
-      char text[G_ASCII_DTOSTR_BUF_SIZE];
+    case PD_TOOL_ARG_BOOL:
+      value->boolean = FALSE;
+      if (!optional_member (args, tool, arg->key, G_TYPE_BOOLEAN, "true or false", &node, &error_result))
+        return error_result;
+      if (node != NULL)
+        value->boolean = json_node_get_boolean (node);
+      return NULL;
 
-      if (!isfinite (d) || floor (d) != d)
+    case PD_TOOL_ARG_INT:
+      value->integer = arg->fallback;
+      if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+        return NULL;
+
+      type = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
+      if (type == G_TYPE_INT64)
         {
-          *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' must be a whole number, got %s",
-                                                     tool, key, g_ascii_dtostr (text, sizeof text, d));
-          return FALSE;
+          value->integer = CLAMP (json_node_get_int (node), arg->min, arg->max);
+          return NULL;
         }
+      if (type != G_TYPE_DOUBLE)
+        return pd_tool_result_new_printf (FALSE, "%s: '%s' must be a whole number, got %s",
+                                          tool, arg->key, json_type_name (node));
 
-      *value = d <= (double) min ? min : d >= (double) max ? max : (gint64) d;
-      return TRUE;
+      /* Models write 10.0 for 10 often enough to accept whole doubles.  They
+       * are held at the bounds as doubles: casting one beyond gint64 (1e300)
+       * to an integer is undefined behaviour. */
+      d = json_node_get_double (node);
+      if (!isfinite (d) || floor (d) != d)
+        return pd_tool_result_new_printf (FALSE, "%s: '%s' must be a whole number, got %s",
+                                          tool, arg->key, g_ascii_dtostr (text, sizeof text, d));
+      value->integer = d <= (double) arg->min ? arg->min : d >= (double) arg->max ? arg->max : (gint64) d;
+      return NULL;
+
+    default:
+      g_assert_not_reached ();
     }
-
-  *error_result = pd_tool_result_new_printf (FALSE, "%s: '%s' must be a whole number, got %s",
-                                             tool, key, json_type_name (node));
-  return FALSE;
 }
 
-gboolean
-_pd_tool_args_bool (JsonObject    *args,
-                    const char    *tool,
-                    const char    *key,
-                    gboolean      *value,
-                    PdToolResult **error_result)
+PdToolResult *
+_pd_tool_read_args (const PdToolInfo *info,
+                    JsonObject       *args,
+                    PdToolValue      *values)
 {
-  JsonNode *node;
+  PdToolResult *error_result = NULL;
 
-  if (!optional_member (args, tool, key, G_TYPE_BOOLEAN, "true or false", &node, error_result))
-    return FALSE;
+  for (guint i = 0; i < PD_TOOL_MAX_ARGS && info->args[i].key != NULL && error_result == NULL; i++)
+    error_result = read_arg (args, info->name, &info->args[i], &values[i]);
 
-  if (node != NULL)
-    *value = json_node_get_boolean (node);
-  return TRUE;
+  return error_result;
 }
 
 void

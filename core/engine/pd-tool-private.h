@@ -13,11 +13,56 @@
 
 G_BEGIN_DECLS
 
-/* What a built-in tool declares once, in a static table: its name, what the
- * model is told about it, the JSON schema of its arguments, how much
- * approval it needs and what it does to the files.  The tool's iface_init
- * hands it to _pd_tool_implement() and sets only its call (and whatever it
- * works out at run time instead: the plan tool's description and schema). */
+#define PD_TOOL_MAX_ARGS 4
+
+/* An argument a built-in tool reads, as its row declares it: a string
+ * (@required or not: NULL when left out), a whole number held within
+ * [@min, @max] (@fallback when left out), or a boolean (FALSE when left
+ * out).  A wrong type is an error result the model can act on. */
+typedef enum
+{
+  PD_TOOL_ARG_STRING,
+  PD_TOOL_ARG_INT,
+  PD_TOOL_ARG_BOOL,
+} PdToolArgType;
+
+typedef struct
+{
+  const char    *key;
+  PdToolArgType  type;
+  gboolean       required;
+  gint64         min;
+  gint64         max;
+  gint64         fallback;
+} PdToolArg;
+
+typedef union
+{
+  const char *string;
+  gint64      integer;
+  gboolean    boolean;
+} PdToolValue;
+
+/* One call of a built-in tool, as PdToolInterface.call hands it over: the
+ * tool itself (for the state it holds), where it runs, the model's
+ * arguments (never NULL) and those its row declares, read in its order
+ * (@arg), and where a failure of the machinery goes. */
+typedef struct
+{
+  PdTool         *tool;
+  PdToolContext  *context;
+  JsonObject     *args;
+  GCancellable   *cancellable;
+  GError        **error;
+  PdToolValue     arg[PD_TOOL_MAX_ARGS];
+} PdToolCall;
+
+/* What a built-in tool is, in one row of the table of built-ins
+ * (pd-builtin-tools.c): its name, what the model is told about it, the JSON
+ * schema of its arguments, how much approval it needs, what it does to the
+ * files, and the functions that run it.  Every built-in is one
+ * PdBuiltinTool answering the PdTool interface from its row; there is no
+ * type per tool. */
 typedef struct
 {
   const char    *name;
@@ -25,51 +70,52 @@ typedef struct
   const char    *schema;
   PdToolSafety   safety;
   PdToolEffects  effects;
+  /* The arguments read before run, in this order; a key NULL ends them */
+  PdToolArg      args[PD_TOOL_MAX_ARGS + 1];
+  /* Runs the tool with its arguments read: PdToolInterface.call */
+  PdToolResult *(*run)     (const PdToolCall *call);
   /* (nullable): PdToolInterface.preview, for tools that ask approval */
-  char        *(*preview) (PdToolContext *context,
-                           JsonObject    *args);
+  char         *(*preview) (PdToolContext    *context,
+                            JsonObject       *args);
+  /* (nullable): the description and schema worked out at run time instead
+   * (the plan tool's come from its seed definition) */
+  const char   *(*get_description) (void);
+  JsonNode     *(*get_parameters)  (void);
+  /* (nullable): the state one instance holds, made from what its
+   * constructor was given; _pd_builtin_tool_get_state() hands it out */
+  gpointer      (*state_new)  (gpointer data);
+  GDestroyNotify  state_free;
+  /* Registered by pd_tool_registry_add_builtins() only with a plan store */
+  gboolean        needs_plan_store;
 } PdToolInfo;
 
-void          _pd_tool_implement      (PdToolInterface  *iface,
-                                       const PdToolInfo *info);
+/* The table (pd-builtin-tools.c), in registration order, ending in a row
+ * whose name is NULL. */
+extern const PdToolInfo _pd_builtin_tools[];
 
-/* Defines a built-in tool that keeps no state of its own, as G_DEFINE_*
- * does for a type: its instance struct, its type implementing PdTool from
- * @info (a static PdToolInfo) and @call_func, and type_name_new().  The header
- * declares it with G_DECLARE_FINAL_TYPE (…, GObject) and type_name_new().
- * @call_func is the tool's PdToolInterface.call. */
-#define PD_DEFINE_BUILTIN_TOOL(TypeName, type_name, info, call_func)             \
-  struct _##TypeName                                                           \
-  {                                                                            \
-    GObject parent_instance;                                                   \
-  };                                                                           \
-                                                                               \
-  static void                                                                  \
-  type_name##_iface_init (PdToolInterface *iface)                              \
-  {                                                                            \
-    _pd_tool_implement (iface, &(info));                                       \
-    iface->call = (call_func);                                                 \
-  }                                                                            \
-                                                                               \
-  G_DEFINE_FINAL_TYPE_WITH_CODE (TypeName, type_name, G_TYPE_OBJECT,           \
-                                 G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL,          \
-                                                        type_name##_iface_init)) \
-                                                                               \
-  static void                                                                  \
-  type_name##_class_init (TypeName##Class *klass)                              \
-  {                                                                            \
-  }                                                                            \
-                                                                               \
-  static void                                                                  \
-  type_name##_init (TypeName *self)                                            \
-  {                                                                            \
-  }                                                                            \
-                                                                               \
-  PdTool *                                                                     \
-  type_name##_new (void)                                                       \
-  {                                                                            \
-    return g_object_new (type_name##_get_type (), NULL);                       \
-  }
+PdTool       *_pd_builtin_tool_new       (const PdToolInfo *info,
+                                          gpointer          data);
+gpointer      _pd_builtin_tool_get_state (PdTool           *tool);
+
+/* The built-ins' run and preview functions, each in its tool's file. */
+PdToolResult *_pd_read_file_run       (const PdToolCall *call);
+PdToolResult *_pd_list_dir_run        (const PdToolCall *call);
+PdToolResult *_pd_grep_run            (const PdToolCall *call);
+PdToolResult *_pd_write_file_run      (const PdToolCall *call);
+PdToolResult *_pd_edit_file_run       (const PdToolCall *call);
+PdToolResult *_pd_shell_run           (const PdToolCall *call);
+PdToolResult *_pd_exit_plan_mode_run  (const PdToolCall *call);
+PdToolResult *_pd_plan_run            (const PdToolCall *call);
+char         *_pd_write_file_preview  (PdToolContext *context,
+                                       JsonObject    *args);
+char         *_pd_edit_file_preview   (PdToolContext *context,
+                                       JsonObject    *args);
+char         *_pd_shell_preview       (PdToolContext *context,
+                                       JsonObject    *args);
+gpointer      _pd_exit_plan_mode_state_new  (gpointer data);
+void          _pd_exit_plan_mode_state_free (gpointer state);
+const char   *_pd_plan_get_description (void);
+JsonNode     *_pd_plan_get_parameters  (void);
 
 /* Files larger than this are not read whole by read_file/edit_file. */
 #define PD_TOOL_MAX_FILE_SIZE (32 * 1024 * 1024)
@@ -127,24 +173,11 @@ gboolean      _pd_tool_write_all      (int            fd,
 void          _pd_tool_set_force_walk (gboolean       force);
 
 JsonNode     *_pd_tool_parse_schema   (const char   *json);
-gboolean      _pd_tool_args_string    (JsonObject   *args,
-                                       const char   *tool,
-                                       const char   *key,
-                                       gboolean      required,
-                                       const char  **value,
-                                       PdToolResult **error_result);
-gboolean      _pd_tool_args_int       (JsonObject   *args,
-                                       const char   *tool,
-                                       const char   *key,
-                                       gint64        min,
-                                       gint64        max,
-                                       gint64       *value,
-                                       PdToolResult **error_result);
-gboolean      _pd_tool_args_bool      (JsonObject   *args,
-                                       const char   *tool,
-                                       const char   *key,
-                                       gboolean     *value,
-                                       PdToolResult **error_result);
+/* Reads the arguments @info declares from @args into @values: NULL, or
+ * the error result of the first that is wrong. */
+PdToolResult *_pd_tool_read_args      (const PdToolInfo *info,
+                                       JsonObject   *args,
+                                       PdToolValue  *values);
 gboolean      _pd_tool_is_text        (const char   *data,
                                        gsize         length);
 

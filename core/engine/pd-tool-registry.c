@@ -6,16 +6,9 @@
 
 #include "config.h"
 
-#include "pd-edit-file-tool.h"
-#include "pd-grep-tool.h"
-#include "pd-list-dir-tool.h"
 #include "pd-plan-store.h"
-#include "pd-plan-tool.h"
-#include "pd-read-file-tool.h"
-#include "pd-shell-tool.h"
-#include "pd-exit-plan-mode-tool.h"
+#include "pd-tool-private.h"
 #include "pd-tool-registry.h"
-#include "pd-write-file-tool.h"
 
 struct _PdToolRegistry
 {
@@ -104,30 +97,18 @@ void
 pd_tool_registry_add_builtins (PdToolRegistry *self,
                                PdPlanStore    *plan_store)
 {
-  g_autoptr(PdTool) read_file = pd_read_file_tool_new ();
-  g_autoptr(PdTool) list_dir = pd_list_dir_tool_new ();
-  g_autoptr(PdTool) grep = pd_grep_tool_new ();
-  g_autoptr(PdTool) write_file = pd_write_file_tool_new ();
-  g_autoptr(PdTool) edit_file = pd_edit_file_tool_new ();
-  g_autoptr(PdTool) shell = pd_shell_tool_new ();
-  g_autoptr(PdTool) exit_plan_mode = pd_exit_plan_mode_tool_new ();
-
   g_return_if_fail (PD_IS_TOOL_REGISTRY (self));
   g_return_if_fail (plan_store == NULL || PD_IS_PLAN_STORE (plan_store));
 
-  pd_tool_registry_add (self, read_file);
-  pd_tool_registry_add (self, list_dir);
-  pd_tool_registry_add (self, grep);
-  pd_tool_registry_add (self, write_file);
-  pd_tool_registry_add (self, edit_file);
-  pd_tool_registry_add (self, shell);
-  pd_tool_registry_add (self, exit_plan_mode);
-
-  if (plan_store != NULL)
+  for (const PdToolInfo *info = _pd_builtin_tools; info->name != NULL; info++)
     {
-      g_autoptr(PdTool) plan = pd_plan_tool_new (plan_store);
+      g_autoptr(PdTool) tool = NULL;
 
-      pd_tool_registry_add (self, plan);
+      if (info->needs_plan_store && plan_store == NULL)
+        continue;
+
+      tool = _pd_builtin_tool_new (info, info->needs_plan_store ? plan_store : NULL);
+      pd_tool_registry_add (self, tool);
     }
 }
 

@@ -138,101 +138,186 @@ pd_tool_result_free (PdToolResult *self)
 
 G_DEFINE_INTERFACE (PdTool, pd_tool, G_TYPE_OBJECT)
 
-static PdToolEffects
-pd_tool_real_get_effects (PdTool     *self,
-                          JsonObject *args)
-{
-  /* Without a declaration, only what cannot touch the world reads. */
-  return pd_tool_get_safety (self) == PD_TOOL_MUTATING ? PD_TOOL_EFFECTS_UNKNOWN
-                                                       : PD_TOOL_EFFECTS_READ;
-}
-
-static PdToolSafety
-pd_tool_real_get_safety (PdTool *self)
-{
-  return PD_TOOL_MUTATING;
-}
-
+/* A tool that declares no safety or effects (leaves get_safety or
+ * get_effects NULL) is subject to the policy, and only what cannot touch
+ * the world reads: see pd_tool_get_safety() and pd_tool_get_effects(). */
 static void
 pd_tool_default_init (PdToolInterface *iface)
 {
-  iface->get_effects = pd_tool_real_get_effects;
-  iface->get_safety = pd_tool_real_get_safety;
 }
 
-/* Built-in tools: the interface answered from their PdToolInfo, kept on the
- * implementing type (each class has its own copy of the interface, and
- * g_instance_type says whose it is). */
+/* PdBuiltinTool: every built-in tool, answering the interface from its row
+ * of the table of built-ins. */
 
-static G_DEFINE_QUARK (pd-tool-info, tool_info)
+#define PD_TYPE_BUILTIN_TOOL (pd_builtin_tool_get_type ())
 
-static const PdToolInfo *
-tool_info_of (PdTool *self)
+G_DECLARE_FINAL_TYPE (PdBuiltinTool, pd_builtin_tool, PD, BUILTIN_TOOL, GObject)
+
+struct _PdBuiltinTool
 {
-  for (GType type = G_OBJECT_TYPE (self); type != G_TYPE_INVALID; type = g_type_parent (type))
-    {
-      const PdToolInfo *info = g_type_get_qdata (type, tool_info_quark ());
+  GObject           parent_instance;
 
-      if (info != NULL)
-        return info;
-    }
-  g_assert_not_reached ();
+  const PdToolInfo *info;
+  gpointer          state;
+};
+
+static void pd_builtin_tool_iface_init (PdToolInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PdBuiltinTool, pd_builtin_tool, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (PD_TYPE_TOOL, pd_builtin_tool_iface_init))
+
+static void
+pd_builtin_tool_finalize (GObject *object)
+{
+  PdBuiltinTool *self = (PdBuiltinTool *) object;
+
+  if (self->state != NULL && self->info->state_free != NULL)
+    self->info->state_free (self->state);
+
+  G_OBJECT_CLASS (pd_builtin_tool_parent_class)->finalize (object);
+}
+
+static void
+pd_builtin_tool_class_init (PdBuiltinToolClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = pd_builtin_tool_finalize;
+}
+
+static void
+pd_builtin_tool_init (PdBuiltinTool *self)
+{
 }
 
 static const char *
-tool_info_get_name (PdTool *self)
+builtin_get_name (PdTool *tool)
 {
-  return tool_info_of (self)->name;
+  return PD_BUILTIN_TOOL (tool)->info->name;
 }
 
 static const char *
-tool_info_get_description (PdTool *self)
+builtin_get_description (PdTool *tool)
 {
-  return tool_info_of (self)->description;
+  const PdToolInfo *info = PD_BUILTIN_TOOL (tool)->info;
+
+  return info->get_description != NULL ? info->get_description () : info->description;
 }
 
 static JsonNode *
-tool_info_get_parameters (PdTool *self)
+builtin_get_parameters (PdTool *tool)
 {
-  return _pd_tool_parse_schema (tool_info_of (self)->schema);
+  const PdToolInfo *info = PD_BUILTIN_TOOL (tool)->info;
+
+  return info->get_parameters != NULL ? info->get_parameters () : _pd_tool_parse_schema (info->schema);
 }
 
 static PdToolSafety
-tool_info_get_safety (PdTool *self)
+builtin_get_safety (PdTool *tool)
 {
-  return tool_info_of (self)->safety;
+  return PD_BUILTIN_TOOL (tool)->info->safety;
 }
 
 static PdToolEffects
-tool_info_get_effects (PdTool     *self,
-                       JsonObject *args)
+builtin_get_effects (PdTool     *tool,
+                     JsonObject *args)
 {
-  return tool_info_of (self)->effects;
+  return PD_BUILTIN_TOOL (tool)->info->effects;
+}
+
+static PdToolResult *
+builtin_call (PdTool         *tool,
+              PdToolContext  *context,
+              JsonObject     *args,
+              GCancellable   *cancellable,
+              GError        **error)
+{
+  const PdToolInfo *info = PD_BUILTIN_TOOL (tool)->info;
+  PdToolCall call = { tool, context, args, cancellable, error, { { 0 } } };
+  PdToolResult *error_result;
+
+  if ((error_result = _pd_tool_read_args (info, args, call.arg)) != NULL)
+    return error_result;
+
+  return info->run (&call);
 }
 
 static char *
-tool_info_preview (PdTool        *self,
-                   PdToolContext *context,
-                   JsonObject    *args)
+builtin_preview (PdTool        *tool,
+                 PdToolContext *context,
+                 JsonObject    *args)
 {
-  const PdToolInfo *info = tool_info_of (self);
+  const PdToolInfo *info = PD_BUILTIN_TOOL (tool)->info;
 
   return info->preview != NULL ? info->preview (context, args) : NULL;
 }
 
-/* @info must live as long as the type: a static table. */
-void
-_pd_tool_implement (PdToolInterface  *iface,
-                    const PdToolInfo *info)
+static void
+pd_builtin_tool_iface_init (PdToolInterface *iface)
 {
-  g_type_set_qdata (((GTypeInterface *) iface)->g_instance_type, tool_info_quark (), (gpointer) info);
+  iface->get_name = builtin_get_name;
+  iface->get_description = builtin_get_description;
+  iface->get_parameters = builtin_get_parameters;
+  iface->get_safety = builtin_get_safety;
+  iface->get_effects = builtin_get_effects;
+  iface->call = builtin_call;
+  iface->preview = builtin_preview;
+}
 
-  iface->get_name = tool_info_get_name;
-  iface->get_description = tool_info_get_description;
-  iface->get_parameters = tool_info_get_parameters;
-  iface->get_safety = tool_info_get_safety;
-  iface->get_effects = tool_info_get_effects;
-  iface->preview = tool_info_preview;
+/* @info is a row of the static table; @data goes to its state_new. */
+PdTool *
+_pd_builtin_tool_new (const PdToolInfo *info,
+                      gpointer          data)
+{
+  PdBuiltinTool *self = g_object_new (PD_TYPE_BUILTIN_TOOL, NULL);
+
+  self->info = info;
+  if (info->state_new != NULL)
+    self->state = info->state_new (data);
+
+  return PD_TOOL (self);
+}
+
+gpointer
+_pd_builtin_tool_get_state (PdTool *tool)
+{
+  g_return_val_if_fail (PD_IS_BUILTIN_TOOL (tool), NULL);
+
+  return PD_BUILTIN_TOOL (tool)->state;
+}
+
+/**
+ * pd_tool_new_builtin:
+ * @name: a built-in tool's name: read_file, list_dir, grep, write_file,
+ *   edit_file, shell, exit_plan_mode or plan
+ * @data: (nullable): what the tool holds: the plan tool's #PdPlanStore
+ *
+ * Returns: (transfer full): a new instance of the built-in tool @name
+ */
+PdTool *
+pd_tool_new_builtin (const char *name,
+                     gpointer    data)
+{
+  g_return_val_if_fail (name != NULL, NULL);
+
+  for (const PdToolInfo *info = _pd_builtin_tools; info->name != NULL; info++)
+    if (g_str_equal (info->name, name))
+      return _pd_builtin_tool_new (info, data);
+
+  g_return_val_if_reached (NULL);
+}
+
+/**
+ * pd_tool_is_builtin:
+ * @object: (nullable): a tool or anything else
+ *
+ * Returns: whether @object is the built-in tool @name (not another tool
+ *   registered under that name)
+ */
+gboolean
+pd_tool_is_builtin (gpointer    object,
+                    const char *name)
+{
+  return object != NULL && PD_IS_BUILTIN_TOOL (object) &&
+         g_strcmp0 (PD_BUILTIN_TOOL (object)->info->name, name) == 0;
 }
 
 const char *
@@ -269,6 +354,8 @@ pd_tool_get_safety (PdTool *self)
 {
   g_return_val_if_fail (PD_IS_TOOL (self), PD_TOOL_MUTATING);
 
+  if (PD_TOOL_GET_IFACE (self)->get_safety == NULL)
+    return PD_TOOL_MUTATING;
   return PD_TOOL_GET_IFACE (self)->get_safety (self);
 }
 
@@ -285,6 +372,10 @@ pd_tool_get_effects (PdTool     *self,
 {
   g_return_val_if_fail (PD_IS_TOOL (self), PD_TOOL_EFFECTS_UNKNOWN);
 
+  /* Without a declaration, only what cannot touch the world reads. */
+  if (PD_TOOL_GET_IFACE (self)->get_effects == NULL)
+    return pd_tool_get_safety (self) == PD_TOOL_MUTATING ? PD_TOOL_EFFECTS_UNKNOWN
+                                                         : PD_TOOL_EFFECTS_READ;
   return PD_TOOL_GET_IFACE (self)->get_effects (self, args);
 }
 

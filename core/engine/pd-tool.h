@@ -128,7 +128,9 @@ struct _PdToolInterface
   const char    *(*get_description) (PdTool        *self);
   /* (transfer full): a JSON schema object */
   JsonNode      *(*get_parameters)  (PdTool        *self);
+  /* (nullable): NULL is PD_TOOL_MUTATING */
   PdToolSafety   (*get_safety)      (PdTool        *self);
+  /* (nullable): NULL is UNKNOWN for a mutating tool, READ for others */
   PdToolEffects  (*get_effects)     (PdTool        *self,
                                      JsonObject    *args);
   PdToolResult  *(*call)            (PdTool        *self,
@@ -164,6 +166,10 @@ PdToolResult  *pd_tool_call_finish     (PdTool               *self,
                                         GAsyncResult         *result,
                                         GError              **error);
 JsonNode      *pd_tool_to_openai_json  (PdTool               *self);
+PdTool        *pd_tool_new_builtin     (const char           *name,
+                                        gpointer              data);
+gboolean       pd_tool_is_builtin      (gpointer              object,
+                                        const char           *name);
 char          *pd_tool_preview         (PdTool               *self,
                                         PdToolContext        *context,
                                         JsonObject           *args,

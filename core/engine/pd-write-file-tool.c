@@ -15,41 +15,23 @@
 #include "pd-tool-private.h"
 #include "pd-write-file-tool.h"
 
-static const char schema[] =
-  "{"
-  "\"type\":\"object\","
-  "\"properties\":{"
-    "\"path\":{\"type\":\"string\",\"description\":\"File path, relative to the working directory. Missing parent directories are created.\"},"
-    "\"content\":{\"type\":\"string\",\"description\":\"The complete new content of the file.\"}"
-  "},"
-  "\"required\":[\"path\",\"content\"]"
-  "}";
-
-static PdToolResult *
-pd_write_file_tool_call (PdTool         *tool,
-                         PdToolContext  *context,
-                         JsonObject     *args,
-                         GCancellable   *cancellable,
-                         GError        **error)
+PdToolResult *
+_pd_write_file_run (const PdToolCall *call)
 {
   g_auto(PdToolFile) file = { 0 };
   PdToolResult *err_result = NULL;
-  const char *path = NULL;
-  const char *content = NULL;
+  const char *path = call->arg[0].string;
+  const char *content = call->arg[1].string;
   gboolean existed;
   gsize length;
 
-  if (!_pd_tool_args_string (args, "write_file", "path", TRUE, &path, &err_result) ||
-      !_pd_tool_args_string (args, "write_file", "content", TRUE, &content, &err_result))
-    return err_result;
-
-  if ((err_result = _pd_tool_resolve (context, "write_file", path, &file)))
+  if ((err_result = _pd_tool_resolve (call->context, "write_file", path, &file)))
     return err_result;
 
   existed = g_file_test (file.resolved, G_FILE_TEST_EXISTS);
   length = strlen (content);
 
-  if (!_pd_tool_write_file (context, &file, content, length, &err_result))
+  if (!_pd_tool_write_file (call->context, &file, content, length, &err_result))
     return err_result;
 
   return pd_tool_result_new_printf (TRUE, "%s %s (%" G_GSIZE_FORMAT " bytes)",
@@ -58,9 +40,9 @@ pd_write_file_tool_call (PdTool         *tool,
 
 /* The file, whether it is there already, and its new content, "+ " before
  * each line, the first lines of a long one. */
-static char *
-pd_write_file_tool_preview (PdToolContext *context,
-                            JsonObject    *args)
+char *
+_pd_write_file_preview (PdToolContext *context,
+                        JsonObject    *args)
 {
   GString *out = _pd_tool_preview_new_file (args);
   g_autofree char *resolved = NULL;
@@ -80,15 +62,3 @@ pd_write_file_tool_preview (PdToolContext *context,
 
   return g_string_free (out, FALSE);
 }
-
-static const PdToolInfo info = {
-  .name = "write_file",
-  .description = "Create a file or replace its whole content. Missing parent directories are created; "
-                 "the replacement is atomic. Prefer edit_file for changes to part of an existing file.",
-  .schema = schema,
-  .safety = PD_TOOL_MUTATING,
-  .effects = PD_TOOL_EFFECTS_WRITE,
-  .preview = pd_write_file_tool_preview,
-};
-
-PD_DEFINE_BUILTIN_TOOL (PdWriteFileTool, pd_write_file_tool, info, pd_write_file_tool_call)

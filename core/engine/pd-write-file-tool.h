@@ -8,10 +8,7 @@
 
 G_BEGIN_DECLS
 
-#define PD_TYPE_WRITE_FILE_TOOL (pd_write_file_tool_get_type ())
-
-G_DECLARE_FINAL_TYPE (PdWriteFileTool, pd_write_file_tool, PD, WRITE_FILE_TOOL, GObject)
-
-PdTool *pd_write_file_tool_new (void);
+/* The built-in tool, a row of the table of built-ins (pd-builtin-tools.c). */
+#define pd_write_file_tool_new() pd_tool_new_builtin ("write_file", NULL)
 
 G_END_DECLS
