@@ -72,6 +72,8 @@ PdChecklistItem *pd_checklist_item_new      (const char        *text,
                                              const char        *source_id);
 PdChecklistItem *pd_checklist_item_copy     (const PdChecklistItem *self);
 void             pd_checklist_item_free     (PdChecklistItem       *self);
+/* For the tests: item texts whose redaction was copied from the last seen. */
+guint64          _pd_checklist_get_redact_memo_hits (void);
 
 char            *pd_checklist_item_key      (const char *text,
                                              guint       occurrence);
