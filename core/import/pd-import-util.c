@@ -343,6 +343,11 @@ _pd_import_parse_time (const char *text)
     return 0;
   if (parse_time_utc (text, &fast))
     return fast;
+  /* Every form GLib reads starts with the year's digits: a text that does
+   * not (a fixture's "[trimmed for fixture]") is no time, said without
+   * GLib's parser and the time zone it makes first. */
+  if (!g_ascii_isdigit (*text))
+    return 0;
   if (!(time = g_date_time_new_from_iso8601 (text, NULL)))
     return 0;
   return g_date_time_to_unix (time) * G_USEC_PER_SEC + g_date_time_get_microsecond (time);
