@@ -299,6 +299,95 @@ test_redact_memo (void)
   g_assert_cmpuint (_pd_checklist_get_redact_memo_hits (), >, hits);
 }
 
+/* The same memo for a text read in place, by its JSON string as written:
+ * each item's text is what unescaping, cleaning and redacting that string
+ * gives (the tree's way), for strings met again, the same text written with
+ * other escapes, escapes that clean to a blank or cut at a \u0000, strings
+ * past the memo's bound, more strings than it holds, and a string whose
+ * bytes, quotes and all, are a text pd_checklist_item_new() was given. */
+static void
+test_redact_memo_json (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (5);
+  const char * const text_members[] = { "content", NULL };
+  static const char * const strings[] = {
+    "\"Run the tests\"", "\"Run the \\u0074ests\"", "\"Run\\tthe tests\"", "\"Run\\u0000the tests\"",
+    "\"Set API_KEY=sk-live-0123456789abcdefABCDEF01\"", "\"Set API_KEY=sk-live-0123456789abcdefABCDEF02\"",
+    "\"Set API_KEY=\\u0073k-live-0123456789abcdefABCDEF01\"", "\"\\\"quoted\\\" step\"", "\"\"",
+    "\"\\u202eevil\\u202c order\"", "\"caf\\u00e9 \\ud83d\\ude00\"",
+  };
+  guint64 hits;
+
+  for (guint round = 0; round < 3000; round++)
+    {
+      g_autoptr(GString) json = g_string_new ("[");
+      g_autoptr(GPtrArray) expected = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(GPtrArray) list = NULL;
+      guint n = (guint) g_rand_int_range (rand, 1, 8);
+
+      for (guint k = 0; k < n; k++)
+        {
+          g_autofree char *string = NULL;
+          g_autoptr(JsonNode) node = NULL;
+          g_autofree char *clean = NULL;
+          guint pick = (guint) g_rand_int_range (rand, 0, G_N_ELEMENTS (strings) + 300);
+
+          if (pick < G_N_ELEMENTS (strings))
+            string = g_strdup (strings[pick]);
+          else if (pick < G_N_ELEMENTS (strings) + 2)
+            {
+              /* Past the memo's 512 bytes, a secret at the end. */
+              g_autofree char *fill = g_strnfill (500 + 20 * (pick - G_N_ELEMENTS (strings)), 'x');
+
+              string = g_strdup_printf ("\"%s token=ghp_ZZZZZZZZZZZZZZZZZZZZZZZZ\"", fill);
+            }
+          else
+            string = g_strdup_printf ("\"Step %u: set SECRET_TOKEN=s3cr3t%08x\"", pick, pick * 2654435761u);
+          g_string_append_printf (json, "%s{\"content\":%s,\"status\":\"pending\"}", k ? "," : "", string);
+          node = json_from_string (string, NULL);
+          g_assert_nonnull (node);
+          clean = _pd_import_clean_text (json_node_get_string (node));
+          g_ptr_array_add (expected, pd_redact (clean, NULL));
+        }
+      g_string_append_c (json, ']');
+      g_assert_true (pd_json_check_foreign (json->str, json->len, NULL));
+      list = _pd_import_items_from_span ((PdJsonSpan) { json->str, json->len }, text_members, NULL);
+      g_assert_nonnull (list);
+      g_assert_cmpuint (list->len, ==, n);
+      for (guint k = 0; k < n; k++)
+        g_assert_cmpstr (((PdChecklistItem *) g_ptr_array_index (list, k))->text, ==, g_ptr_array_index (expected, k));
+    }
+
+  /* A JSON string and a text of the same bytes: each its own. */
+  for (guint round = 0; round < 2; round++)
+    {
+      const char *bytes = "\"Set API_KEY=sk-live-0123456789abcdefABCDEF01\"";
+      const char *json = "[{\"content\":\"Set API_KEY=sk-live-0123456789abcdefABCDEF01\"}]";
+      g_autoptr(GPtrArray) list = NULL;
+      PdChecklistItem *item;
+      g_autofree char *as_text = pd_redact (bytes, NULL);
+      g_autofree char *as_json = pd_redact ("Set API_KEY=sk-live-0123456789abcdefABCDEF01", NULL);
+
+      g_assert_cmpstr (as_text, !=, as_json);
+      item = pd_checklist_item_new (bytes, PD_CHECKLIST_STATUS_PENDING, NULL);
+      g_assert_cmpstr (item->text, ==, as_text);
+      pd_checklist_item_free (item);
+      list = _pd_import_items_from_span ((PdJsonSpan) { json, strlen (json) }, text_members, NULL);
+      g_assert_cmpstr (((PdChecklistItem *) g_ptr_array_index (list, 0))->text, ==, as_json);
+    }
+
+  /* A string met again is the memo's copy. */
+  hits = _pd_checklist_get_redact_memo_hits ();
+  for (guint round = 0; round < 2; round++)
+    {
+      const char *json = "[{\"content\":\"Write the memo's test\"}]";
+      g_autoptr(GPtrArray) list = _pd_import_items_from_span ((PdJsonSpan) { json, strlen (json) }, text_members, NULL);
+
+      g_assert_cmpstr (((PdChecklistItem *) g_ptr_array_index (list, 0))->text, ==, "Write the memo's test");
+    }
+  g_assert_cmpuint (_pd_checklist_get_redact_memo_hits (), ==, hits + 1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -311,6 +400,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-checklist/annotations-stored-without-agent-text", test_annotations_stored_without_agent_text);
   g_test_add_func ("/pd/import-checklist/load-refuses-bad-entries", test_load_refuses_bad_entries);
   g_test_add_func ("/pd/import-checklist/redact-memo", test_redact_memo);
+  g_test_add_func ("/pd/import-checklist/redact-memo-json", test_redact_memo_json);
 
   return g_test_run ();
 }
