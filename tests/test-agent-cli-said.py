@@ -205,6 +205,16 @@ def given_empty(tap, agent_run, tmp):
     both = agent_run("import", "--claude-dir", empty, "--gemini-dir", os.path.join(fixtures, "gemini", "tmp"))
     tap.check(both.returncode == 0 and said in both.stderr and "--gemini-dir" not in both.stderr,
               "an empty folder given beside one that holds transcripts: said, status 0", detail(both))
+    # OpenCode's sessions come from its storage folder, kept as a folder,
+    # not as files: `import --db --opencode-dir` alone said the folder held
+    # no transcript and exited 2 (bench-import --real-only stopped on it).
+    opencode = os.path.join(fixtures, "opencode")
+    for extra in (["--json"], ["--db", os.path.join(tmp, "opencode-alone.db")]):
+        for run in ("first", "again"):
+            proc = agent_run("import", *extra, "--opencode-dir", opencode)
+            tap.check(proc.returncode == 0 and "holds no transcript" not in proc.stderr and "opencode" in proc.stdout,
+                      "import %s--opencode-dir of OpenCode's fixtures alone (%s): status 0, nothing said"
+                      % (extra[0] + " ", run), detail(proc))
     default = agent_run("import")
     tap.check(default.returncode == 0 and "holds no transcript" not in default.stderr,
               "import of the default folders alone says nothing of a folder given", detail(default))

@@ -156,6 +156,46 @@ test_parse_time (void)
   for (guint i = 0; odd[i]; i++)
     g_assert_cmpint (_pd_import_parse_time (odd[i]), ==, glib_time (odd[i]));
 
+  /* A text that does not start with a digit is no time without asking
+   * GLib: every byte that is no digit before times GLib reads, in its
+   * other forms too (a week, a day of the year, a blank for the T, an
+   * offset), and fixtures' placeholders, give what GLib gives (nothing). */
+  {
+    static const char * const readable[] = {
+      "2026-02-01T10:20:30Z", "2026-02-01T10:20:30.123+02:00", "2026-02-01 10:20:30Z", "20260201T102030Z",
+      "2026-W05-7T10:20:30Z", "2026-032T10:20:30Z", "2026-02-01t10:20:30Z", "2026-02-01T10:20:30-0530", NULL,
+    };
+    static const char * const placeholders[] = {
+      "[trimmed for fixture]", "<redacted>", "T10:20:30Z", " 2026-02-01T10:20:30Z", "+2026-02-01T10:20:30Z",
+      "-2026-02-01T10:20:30Z", "\\u0032" "026-02-01T10:20:30Z", "\xef\xbc\x92" "026-02-01T10:20:30Z", NULL,
+    };
+
+    for (guint i = 0; readable[i]; i++)
+      {
+        g_assert_cmpint (glib_time (readable[i]), !=, 0);
+        g_assert_cmpint (_pd_import_parse_time (readable[i]), ==, glib_time (readable[i]));
+        for (guint b = 1; b < 256; b++)
+          {
+            g_autofree char *text = NULL;
+
+            if (g_ascii_isdigit (b))
+              continue;
+            text = g_strdup_printf ("%c%s", (int) b, readable[i]);
+            if (glib_time (text) != 0 || _pd_import_parse_time (text) != 0)
+              g_error ("0x%02x then %s: %" G_GINT64_FORMAT ", GLib %" G_GINT64_FORMAT, b, readable[i],
+                       _pd_import_parse_time (text), glib_time (text));
+            /* In place of the year's first digit, too. */
+            g_free (text);
+            text = g_strdup_printf ("%c%s", (int) b, readable[i] + 1);
+            if (glib_time (text) != 0 || _pd_import_parse_time (text) != 0)
+              g_error ("0x%02x for the first digit of %s: %" G_GINT64_FORMAT ", GLib %" G_GINT64_FORMAT, b,
+                       readable[i], _pd_import_parse_time (text), glib_time (text));
+          }
+      }
+    for (guint i = 0; placeholders[i]; i++)
+      g_assert_cmpint (_pd_import_parse_time (placeholders[i]), ==, glib_time (placeholders[i]));
+  }
+
   /* Random times with zero to six digits of fraction: to the microsecond
    * what GLib says. */
   for (guint i = 0; i < 50000; i++)
@@ -177,6 +217,70 @@ test_parse_time (void)
       text[len] = '\0';
       if (_pd_import_parse_time (text) != glib_time (text))
         g_error ("%s: %" G_GINT64_FORMAT " != %" G_GINT64_FORMAT, text, _pd_import_parse_time (text), glib_time (text));
+    }
+}
+
+/* pd_json_values_exceed()'s count, walked byte by byte as it was before
+ * its first look (units_at_most()) at sixteen bytes at a time. */
+static gsize
+units_walked (const char *text,
+              gsize       length)
+{
+  gsize units = 0;
+
+  for (gsize i = 0; i < length; i++)
+    {
+      if (text[i] == '"')
+        {
+          for (i++; i < length && text[i] != '"'; i++)
+            if (text[i] == '\\')
+              i++;
+          if (i >= length)
+            break;
+        }
+      else if (text[i] == ',' || text[i] == ':' || text[i] == '[')
+        units++;
+      else if (text[i] == '{')
+        units += 2;
+    }
+  return units;
+}
+
+/* The count's first look lets a text through only when it holds no more
+ * units than allowed, counted inside strings too: each answer is the walk's,
+ * at the bound, one under and one over, for texts of every length around
+ * the sixteen-byte blocks, units in and out of strings, and runs of braces
+ * long enough to fill a block's counters (2 a block, summed every 127). */
+static void
+test_values_exceed (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (11);
+  static const char alphabet[] = "{}[],:\"\\ab";
+
+  for (guint round = 0; round < 20000; round++)
+    {
+      gsize length = (gsize) g_rand_int_range (rand, 0, round < 10000 ? 80 : 3000);
+      g_autofree char *text = g_malloc (length + 1);
+      gsize units;
+
+      for (gsize i = 0; i < length; i++)
+        text[i] = alphabet[g_rand_int_range (rand, 0, sizeof alphabet - 1)];
+      text[length] = '\0';
+      units = units_walked (text, length);
+      for (gssize d = -1; d <= 1; d++)
+        if (units + d != (gsize) -1
+            && pd_json_values_exceed (text, length, units + d) != (units > units + d))
+          g_error ("%s: %" G_GSIZE_FORMAT " units, bound %" G_GSIZE_FORMAT, text, units, units + d);
+    }
+  /* Braces alone, outside and inside a string: 2 each, then none. */
+  for (gsize n = 1; n <= 5000; n += (n < 300 ? 1 : 97))
+    {
+      g_autofree char *braces = g_strnfill (n, '{');
+      g_autofree char *quoted = g_strdup_printf ("\"%s\"", braces);
+
+      g_assert_true (pd_json_values_exceed (braces, n, 2 * n - 1));
+      g_assert_false (pd_json_values_exceed (braces, n, 2 * n));
+      g_assert_false (pd_json_values_exceed (quoted, n + 2, 0));
     }
 }
 
@@ -836,6 +940,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-util/needles", test_needles);
   g_test_add_func ("/pd/import-util/needles-long-line", test_needles_long_line);
   g_test_add_func ("/pd/import-util/parse-time", test_parse_time);
+  g_test_add_func ("/pd/import-util/values-exceed", test_values_exceed);
   g_test_add_func ("/pd/import-util/json-round-trip", test_json_round_trip);
   g_test_add_func ("/pd/import-util/json-edges", test_json_edges);
   g_test_add_func ("/pd/import-util/clean-text-invisible", test_clean_text_invisible);

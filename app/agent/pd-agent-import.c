@@ -354,7 +354,7 @@ import_to_db (const char       *db_path,
    * and those before it). */
   if (dirs_given && !empty)
     {
-      g_autoptr(GPtrArray) read = pd_session_store_list_import_paths (store, &error);
+      g_autoptr(GPtrArray) read = pd_session_store_list_import_paths (store, TRUE, &error);
 
       if (read == NULL)
         return pd_agent_fail ("import", error);

@@ -72,6 +72,17 @@ PdChecklistItem *pd_checklist_item_new      (const char        *text,
                                              const char        *source_id);
 PdChecklistItem *pd_checklist_item_copy     (const PdChecklistItem *self);
 void             pd_checklist_item_free     (PdChecklistItem       *self);
+/* For the readers that read an item's text in place (pd-import-util.c),
+ * and the tests: texts whose redaction was copied from the last seen. */
+char            *_pd_checklist_memo_lookup_json     (const char        *string,
+                                                     gsize              length);
+void             _pd_checklist_memo_store_json      (const char        *string,
+                                                     gsize              length,
+                                                     const char        *redacted);
+PdChecklistItem *_pd_checklist_item_new_redacted    (char              *text,
+                                                     PdChecklistStatus  status,
+                                                     const char        *source_id);
+guint64          _pd_checklist_get_redact_memo_hits (void);
 
 char            *pd_checklist_item_key      (const char *text,
                                              guint       occurrence);

@@ -939,5 +939,5 @@ GPtrArray *
 _pd_import_index_list_paths (PdSessionStore  *store,
                              GError         **error)
 {
-  return pd_session_store_list_import_paths (store, error);
+  return pd_session_store_list_import_paths (store, FALSE, error);
 }

@@ -343,6 +343,11 @@ _pd_import_parse_time (const char *text)
     return 0;
   if (parse_time_utc (text, &fast))
     return fast;
+  /* Every form GLib reads starts with the year's digits: a text that does
+   * not (a fixture's "[trimmed for fixture]") is no time, said without
+   * GLib's parser and the time zone it makes first. */
+  if (!g_ascii_isdigit (*text))
+    return 0;
   if (!(time = g_date_time_new_from_iso8601 (text, NULL)))
     return 0;
   return g_date_time_to_unix (time) * G_USEC_PER_SEC + g_date_time_get_microsecond (time);
@@ -578,9 +583,12 @@ add_item_from_spans (GPtrArray        *items,
 {
   PdChecklistStatus status;
   g_autofree char *text = NULL;
+  g_autofree char *redacted = NULL;
   g_autofree char *status_text = NULL;
   g_autofree char *clean = NULL;
   g_autofree char *id = NULL;
+  PdJsonSpan string = { NULL, 0 };
+  PdChecklistItem *item;
 
   if (!pd_json_span_is_object (element))
     return FALSE;
@@ -598,17 +606,30 @@ add_item_from_spans (GPtrArray        *items,
         (*hidden)++;
       return TRUE;
     }
-  for (guint j = 0; text == NULL && j < n_text; j++)
-    text = pd_json_span_dup_string (values[j]);
-  if (text == NULL)
+  /* The first text member that is a string: its text unescaped, cleaned
+   * and redacted, or that text as the same string gave it last (a list is
+   * written whole at every change: most of its texts were met before). */
+  for (guint j = 0; text == NULL && redacted == NULL && j < n_text; j++)
+    if (pd_json_span_is_string (values[j])
+        && !(redacted = _pd_checklist_memo_lookup_json (values[j].text, values[j].length))
+        && (text = pd_json_span_dup_string (values[j])))
+      string = values[j];
+  if (text == NULL && redacted == NULL)
     return FALSE;
   if (values[n_text].length > 0 && !(status_text = pd_json_span_dup_string (values[n_text])))
     return FALSE;
   if (!pd_checklist_status_parse (status_text, &status))
     return TRUE;  /* "deleted" in a snapshot: not an item */
-  clean = _pd_import_clean_text (text);
   id = has_id ? span_dup_id (values[n_text + 1]) : NULL;
-  g_ptr_array_add (items, pd_checklist_item_new (clean, status, id));
+  if (redacted != NULL)
+    {
+      g_ptr_array_add (items, _pd_checklist_item_new_redacted (g_steal_pointer (&redacted), status, id));
+      return TRUE;
+    }
+  clean = _pd_import_clean_text (text);
+  item = pd_checklist_item_new (clean, status, id);
+  _pd_checklist_memo_store_json (string.text, string.length, item->text);
+  g_ptr_array_add (items, item);
   return TRUE;
 }
 

@@ -323,6 +323,7 @@ pd_session_store_import_batch_end (PdSessionStore  *self,
 
 GPtrArray *
 pd_session_store_list_import_paths (PdSessionStore  *self,
+                                    gboolean         with_folders,
                                     GError         **error)
 {
   PdDb *db;
@@ -335,8 +336,15 @@ pd_session_store_list_import_paths (PdSessionStore  *self,
 
   db = pd_session_store_get_db (self);
   locker = pd_db_locker_new (db);
-  /* OpenCode's storage folders are watched as folders, not as files. */
-  if (!(stmt = pd_db_prepare (db, "SELECT DISTINCT path FROM imports WHERE format != 'opencode-storage' ORDER BY path", error)))
+  /* OpenCode's storage folders are watched as folders, not as files: left
+   * out for the watcher, kept for a look at where the sessions came from
+   * (`import --db --opencode-dir` alone said the folder held nothing and
+   * exited 2). */
+  if (!(stmt = pd_db_prepare (db,
+                              with_folders ? "SELECT DISTINCT path FROM imports ORDER BY path"
+                                           : "SELECT DISTINCT path FROM imports WHERE format != 'opencode-storage' "
+                                             "ORDER BY path",
+                              error)))
     return NULL;
   while ((rc = pd_db_step (db, stmt, error)) == PD_DB_ROW)
     g_ptr_array_add (paths, pd_db_stmt_column_dup_text (stmt, 0));

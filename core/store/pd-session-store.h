@@ -218,6 +218,7 @@ gboolean        pd_session_store_import_batch_begin  (PdSessionStore           *
 gboolean        pd_session_store_import_batch_end    (PdSessionStore           *self,
                                                       GError                  **error);
 GPtrArray      *pd_session_store_list_import_paths   (PdSessionStore           *self,
+                                                      gboolean                  with_folders,
                                                       GError                  **error);
 /* FALSE without an error when @session_id is not an imported session. */
 gboolean        pd_session_store_get_import          (PdSessionStore           *self,
