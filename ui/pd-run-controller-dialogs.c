@@ -386,6 +386,8 @@ _pd_run_controller_ask_approval (PdRunController *self,
   question->serial = ++self->approval_serial;
   g_signal_connect (dialog, "response", G_CALLBACK (on_approval_response), question);
   g_signal_connect_after (dialog, "map", G_CALLBACK (focus_default_response), NULL);
+  /* Each response met once by a reader (libadwaita makes two of each). */
+  _pd_message_dialog_responses_once (dialog);
   gtk_window_present (GTK_WINDOW (dialog));
   _pd_run_controller_emit_approval (self, question->tool, question->serial);
 }
@@ -821,6 +823,8 @@ _pd_run_controller_ask_review (PdRunController *self,
   question->dialog = dialog;
   g_signal_connect (dialog, "response", G_CALLBACK (on_review_response), question);
   g_signal_connect_after (dialog, "map", G_CALLBACK (focus_plan), NULL);
+  /* Each response met once by a reader (libadwaita makes two of each). */
+  _pd_message_dialog_responses_once (dialog);
   gtk_window_present (GTK_WINDOW (dialog));
   /* A question like an approval: a notification says it waits. */
   _pd_run_controller_emit_review (self, TRUE);

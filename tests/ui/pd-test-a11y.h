@@ -16,6 +16,8 @@ GPtrArray *pd_test_a11y_unnamed       (GtkWidget   *root,
                                        guint       *n_controls);
 void       pd_test_a11y_assert_named  (GtkWidget   *root,
                                        const char  *where);
+void       pd_test_a11y_assert_once   (GtkWidget   *root,
+                                       const char  *where);
 GPtrArray *pd_test_a11y_browsed       (GtkWidget   *root);
 
 /* Helpers the a11y tests share (test-a11y*.c) */

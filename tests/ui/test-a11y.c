@@ -281,6 +281,13 @@ check_dialog_names (PdApplication *app,
         g_assert_true (g_str_has_prefix (name, "Remove Profile “"));
         g_assert_true (g_str_has_suffix (name, "”"));
         g_assert_false (g_hash_table_contains (names, name));
+        /* Its row, untitled, is named as it is (it was "GtkLabel"). */
+        {
+          g_autofree char *row = pd_test_a11y_name (gtk_widget_get_ancestor (button, ADW_TYPE_ACTION_ROW));
+
+          g_test_message ("its row: “%s”", row);
+          g_assert_cmpstr (row, ==, name);
+        }
         g_hash_table_add (names, name);
         n_remove++;
       }
@@ -289,6 +296,13 @@ check_dialog_names (PdApplication *app,
   pd_test_screenshot_sizes (dialog, "a11y-preferences");
   gtk_window_destroy (dialog);
   check_preferences_fields (window);
+
+  /* Connect to Endpoint: its token field's Caps Lock warning, met once
+   * Caps Lock is on, had no name; each response met once. */
+  dialog = open_dialog (window, "win.connect-endpoint", ADW_TYPE_MESSAGE_DIALOG);
+  pd_test_a11y_assert_named (GTK_WIDGET (dialog), "Connect to Endpoint");
+  pd_test_a11y_assert_once (GTK_WIDGET (dialog), "Connect to Endpoint");
+  gtk_window_destroy (dialog);
 
   dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG);
   pd_test_a11y_assert_named (GTK_WIDGET (dialog), "New Session");
@@ -674,6 +688,25 @@ check_run_dialogs (PdApplication *app,
    * action) denies, it never runs the command. */
   dialog = pd_test_a11y_wait_for_message_dialog ("the approval dialog");
   pd_test_a11y_assert_named (GTK_WIDGET (dialog), "Approval");
+  /* Each response met once, its buttons in a row or in a column: the
+   * other layout's were met too, never drawn. */
+  pd_test_a11y_assert_once (GTK_WIDGET (dialog), "Approval");
+  {
+    int width = 0, height = 0;
+
+    gtk_window_get_default_size (GTK_WINDOW (dialog), &width, &height);
+    gtk_window_set_default_size (GTK_WINDOW (dialog), 360, -1);
+    for (guint i = 0; i < 3; i++)
+      pd_test_flush (GTK_WIDGET (dialog));
+    pd_test_a11y_assert_named (GTK_WIDGET (dialog), "Approval at 360 px");
+    pd_test_a11y_assert_once (GTK_WIDGET (dialog), "Approval at 360 px");
+    gtk_window_set_default_size (GTK_WINDOW (dialog), 1000, -1);
+    for (guint i = 0; i < 3; i++)
+      pd_test_flush (GTK_WIDGET (dialog));
+    pd_test_a11y_assert_once (GTK_WIDGET (dialog), "Approval at 1000 px");
+    gtk_window_set_default_size (GTK_WINDOW (dialog), width, height);
+    pd_test_flush (GTK_WIDGET (dialog));
+  }
   g_assert_cmpstr (adw_message_dialog_get_default_response (dialog), !=, "once");
   g_assert_cmpstr (adw_message_dialog_get_default_response (dialog), !=, "always");
   /* What has the focus takes Enter: once laid out, the dialog's default
