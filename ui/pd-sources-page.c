@@ -29,6 +29,7 @@
 #include "pd-entry-row.h"
 #include "pd-remote-source.h"
 #include "pd-remote-url.h"
+#include "pd-reader-rows.h"
 #include "pd-secrets.h"
 #include "pd-sources-page.h"
 #include "pd-ui-util-private.h"
@@ -825,13 +826,19 @@ pd_sources_page_rebuild (PdSourcesPage *self)
       gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
       gtk_widget_add_css_class (remove, "destructive-action");
       g_object_set_data_full (G_OBJECT (remove), "pd-remove-name", g_strdup (remove_name), g_free);
+      /* Named by name_remove_button(), not by its mnemonic label. */
+      g_object_set_data (G_OBJECT (remove), "pd-own-name", GINT_TO_POINTER (TRUE));
       g_signal_connect (remove, "map", G_CALLBACK (name_remove_button), NULL);
-      name_remove_button (remove);
       g_object_set_data_full (G_OBJECT (remove), "pd-source-id", g_strdup (id), g_free);
       g_signal_connect (remove, "clicked", G_CALLBACK (on_remove_clicked), self);
       adw_action_row_add_suffix (ADW_ACTION_ROW (remove_row), remove);
       adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), remove_row);
+      /* In its row: named as a collapsed endpoint's button is met too. */
+      name_remove_button (remove);
 
+      /* Named by its endpoint, open or closed said, as a profile's: it was
+       * an unnamed list item (found by the name walk). */
+      _pd_expander_row_for_readers (ADW_EXPANDER_ROW (expander));
       adw_preferences_group_add (self->list_group, expander);
       g_ptr_array_add (self->rows, expander);
     }

@@ -651,6 +651,40 @@ pd_test_a11y_assert_once (GtkWidget  *root,
     }
 }
 
+static gboolean
+is_button_with_label (GtkWidget     *widget,
+                      gconstpointer  label)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0;
+}
+
+/**
+ * pd_test_a11y_assert_remove_named:
+ * @root: where the button is
+ * @label: the button's label ("_Remove")
+ * @name: the name it and the row holding it must have
+ *
+ * A Remove button and its row are named by what they remove, once: an
+ * untitled row was "GtkLabel", an endpoint's "Remove from the Window"
+ * alike for each, its button "Remove Build box Remove".
+ */
+void
+pd_test_a11y_assert_remove_named (GtkWidget  *root,
+                                  const char *label,
+                                  const char *name)
+{
+  GtkWidget *remove = pd_test_find_first (root, is_button_with_label, label);
+  g_autofree char *button_name = NULL;
+  g_autofree char *row_name = NULL;
+
+  g_assert_nonnull (remove);
+  button_name = pd_test_a11y_name (remove);
+  row_name = pd_test_a11y_name (gtk_widget_get_ancestor (remove, ADW_TYPE_ACTION_ROW));
+  g_test_message ("%s: “%s”, its row: “%s”", label, button_name, row_name);
+  g_assert_cmpstr (button_name, ==, name);
+  g_assert_cmpstr (row_name, ==, name);
+}
+
 /* --- what a reader meets browsing object by object ------------------------- */
 
 /* Shown to AT-SPI: GTK 4.8 leaves out of its tree only what is hidden (not
