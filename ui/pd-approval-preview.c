@@ -32,31 +32,69 @@
  * first line, its next lines, and an edit's or write's lines. */
 static const char * const marks[] = { "$ ", "  ", "+ ", "- " };
 
+static GtkWidget *
+preview_box (GtkWidget *preview)
+{
+  GtkWidget *child = gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (preview));
+
+  if (GTK_IS_VIEWPORT (child))
+    child = gtk_viewport_get_child (GTK_VIEWPORT (child));
+  return child;
+}
+
+/* The lines cut at the width they got wrap from now on (in their own
+ * column); whether any did. */
+static gboolean
+wrap_cut_lines (GtkWidget *preview)
+{
+  gboolean wrapped = FALSE;
+
+  for (GtkWidget *row = gtk_widget_get_first_child (preview_box (preview)); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    {
+      GtkLabel *label = GTK_LABEL (gtk_widget_get_last_child (row));
+
+      if (gtk_label_get_wrap (label) || gtk_widget_get_width (GTK_WIDGET (label)) == 0 ||
+          !pango_layout_is_ellipsized (gtk_label_get_layout (label)))
+        continue;
+      gtk_label_set_ellipsize (label, PANGO_ELLIPSIZE_NONE);
+      gtk_label_set_wrap (label, TRUE);
+      wrapped = TRUE;
+    }
+  return wrapped;
+}
+
 /* The dialog takes its height from its width as first measured; the
  * preview, wrapped at the narrower width it gets, then needed more than
  * that and its scroller was squeezed to two lines of a long command
- * (tried at 300 and 360 px).  Once laid out, the scroller asks for the
- * preview's height at its real width, up to PREVIEW_SHOWN_LINES lines,
- * and the dialog grows to it. */
+ * (tried at 300 and 360 px).  Once laid out, the lines cut at their
+ * width wrap, and the scroller asks for the preview's height at its real
+ * width, up to PREVIEW_SHOWN_LINES lines, and the dialog grows to it.
+ * Done again whenever the width changes (the window made narrower). */
 static gboolean
 fit_preview_when_laid_out (GtkWidget     *scroller,
                            GdkFrameClock *clock,
                            gpointer       user_data)
 {
-  GtkWidget *lines = gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scroller));
+  GtkWidget *lines = preview_box (scroller);
   GtkWidget *first = NULL;
   int width = gtk_widget_get_width (scroller);
+  int fitted_width = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (scroller), "pd-fitted-width"));
   int natural = 0;
   int line = 0;
   int wanted;
 
-  if (GTK_IS_VIEWPORT (lines))
-    lines = gtk_viewport_get_child (GTK_VIEWPORT (lines));
-  if (width == 0)
+  if (width == 0 || width == fitted_width)
     return G_SOURCE_CONTINUE;
   if (g_object_get_data (G_OBJECT (scroller), "pd-fit-first-frame") == NULL)
     g_object_set_data (G_OBJECT (scroller), "pd-fit-first-frame",
                        GINT_TO_POINTER ((int) gdk_frame_clock_get_frame_counter (clock) + 1));
+  /* Laid out again with them wrapped before the height is asked. */
+  if (wrap_cut_lines (scroller))
+    {
+      g_object_set_data (G_OBJECT (scroller), "pd-preview-fitted", NULL);
+      return G_SOURCE_CONTINUE;
+    }
   gtk_widget_measure (lines, GTK_ORIENTATION_VERTICAL, width, NULL, &natural, NULL, NULL);
   first = _pd_approval_preview_line (scroller, 0);
   if (first != NULL)
@@ -73,14 +111,15 @@ fit_preview_when_laid_out (GtkWidget     *scroller,
   if (wanted > gtk_scrolled_window_get_min_content_height (GTK_SCROLLED_WINDOW (scroller)))
     gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scroller), wanted);
   /* Fitted, or given up on after a second of frames (a window that
-   * cannot grow): the tick goes either way. */
+   * cannot grow): either way, nothing more until the width changes. */
   if (wanted <= gtk_widget_get_height (scroller) + 1 ||
       gdk_frame_clock_get_frame_counter (clock) >
       GPOINTER_TO_INT (g_object_get_data (G_OBJECT (scroller), "pd-fit-first-frame")) + 60)
     {
+      g_object_set_data (G_OBJECT (scroller), "pd-fitted-width", GINT_TO_POINTER (width));
+      g_object_set_data (G_OBJECT (scroller), "pd-fit-first-frame", NULL);
       /* For the tests: the preview is laid out as it stays. */
       g_object_set_data (G_OBJECT (scroller), "pd-preview-fitted", GINT_TO_POINTER (TRUE));
-      return G_SOURCE_REMOVE;
     }
   return G_SOURCE_CONTINUE;
 }
@@ -145,6 +184,12 @@ preview_row (const char *line,
    * never hyphenated (a hyphen of Pango's is no character of the
    * command). */
   label = _pd_plain_label (text, "monospace");
+  /* Wrapped only once it must (wrap_cut_lines()): a wrapping label is
+   * costly to measure, and a preview of 200 lines took 20 times as long
+   * to show as one label did; most lines fit. Until then it is cut, for
+   * the frame before it wraps. */
+  gtk_label_set_wrap (GTK_LABEL (label), FALSE);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
   gtk_widget_add_css_class (label, "pd-approval-line");
   gtk_label_set_yalign (GTK_LABEL (label), 0);
   gtk_widget_set_hexpand (label, TRUE);
@@ -227,16 +272,6 @@ _pd_approval_preview_new (const char *text)
   gtk_widget_add_tick_callback (scroller, fit_preview_when_laid_out, NULL, NULL);
 
   return scroller;
-}
-
-static GtkWidget *
-preview_box (GtkWidget *preview)
-{
-  GtkWidget *child = gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (preview));
-
-  if (GTK_IS_VIEWPORT (child))
-    child = gtk_viewport_get_child (GTK_VIEWPORT (child));
-  return child;
 }
 
 /**

@@ -67,7 +67,9 @@ on_activity (PdRunController *runs,
 static gboolean
 preview_fitted (gpointer data)
 {
-  return g_object_get_data (G_OBJECT (data), "pd-preview-fitted") != NULL;
+  /* Fitted at the width it has now (a narrower window fits it again). */
+  return g_object_get_data (G_OBJECT (data), "pd-preview-fitted") != NULL &&
+         GPOINTER_TO_INT (g_object_get_data (G_OBJECT (data), "pd-fitted-width")) == gtk_widget_get_width (data);
 }
 
 static gboolean
