@@ -52,7 +52,7 @@ wrap_cut_lines (GtkWidget *preview)
   for (GtkWidget *row = gtk_widget_get_first_child (preview_box (preview)); row != NULL;
        row = gtk_widget_get_next_sibling (row))
     {
-      GtkLabel *label = GTK_LABEL (gtk_widget_get_last_child (row));
+      GtkLabel *label = GTK_LABEL (gtk_overlay_get_child (GTK_OVERLAY (row)));
 
       if (gtk_label_get_wrap (label) || gtk_widget_get_width (GTK_WIDGET (label)) == 0 ||
           !pango_layout_is_ellipsized (gtk_label_get_layout (label)))
@@ -62,6 +62,25 @@ wrap_cut_lines (GtkWidget *preview)
       wrapped = TRUE;
     }
   return wrapped;
+}
+
+/* Each line's text starts past the gutter laid over it: its margin is the
+ * gutter's width (the same in every row: the numbers are as wide as the
+ * last one's). */
+static void
+align_text_column (GtkWidget *preview)
+{
+  GtkWidget *first = gtk_widget_get_first_child (preview_box (preview));
+  int width = 0;
+
+  if (first == NULL)
+    return;
+  gtk_widget_measure (gtk_widget_get_last_child (first), GTK_ORIENTATION_HORIZONTAL, -1, NULL, &width,
+                      NULL, NULL);
+  if (width == gtk_widget_get_margin_start (gtk_overlay_get_child (GTK_OVERLAY (first))))
+    return;
+  for (GtkWidget *row = first; row != NULL; row = gtk_widget_get_next_sibling (row))
+    gtk_widget_set_margin_start (gtk_overlay_get_child (GTK_OVERLAY (row)), width);
 }
 
 /* The dialog takes its height from its width as first measured; the
@@ -84,8 +103,23 @@ fit_preview_when_laid_out (GtkWidget     *scroller,
   int line = 0;
   int wanted;
 
-  if (width == 0 || width == fitted_width)
+  /* Before the first layout too: the text never drawn under the gutter. */
+  align_text_column (scroller);
+  if (width == 0)
     return G_SOURCE_CONTINUE;
+  /* Fitted at this width and it kept it a few frames (a new width comes a
+   * frame or two after the window's): nothing to do until it changes. */
+  if (width == fitted_width)
+    {
+      int idle = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (scroller), "pd-fit-idle")) + 1;
+
+      g_object_set_data (G_OBJECT (scroller), "pd-fit-idle", GINT_TO_POINTER (idle));
+      if (idle < 5)
+        return G_SOURCE_CONTINUE;
+      g_object_set_data (G_OBJECT (scroller), "pd-fit-tick", NULL);
+      return G_SOURCE_REMOVE;
+    }
+  g_object_set_data (G_OBJECT (scroller), "pd-fit-idle", NULL);
   if (g_object_get_data (G_OBJECT (scroller), "pd-fit-first-frame") == NULL)
     g_object_set_data (G_OBJECT (scroller), "pd-fit-first-frame",
                        GINT_TO_POINTER ((int) gdk_frame_clock_get_frame_counter (clock) + 1));
@@ -124,6 +158,34 @@ fit_preview_when_laid_out (GtkWidget     *scroller,
   return G_SOURCE_CONTINUE;
 }
 
+/* Fits the preview from the next frame on, until it keeps its width. */
+static void
+arm_fit (GtkWidget *scroller)
+{
+  if (g_object_get_data (G_OBJECT (scroller), "pd-fit-tick") != NULL)
+    return;
+  g_object_set_data (G_OBJECT (scroller), "pd-fit-idle", NULL);
+  g_object_set_data (G_OBJECT (scroller), "pd-fit-tick", GINT_TO_POINTER (TRUE));
+  gtk_widget_add_tick_callback (scroller, fit_preview_when_laid_out, NULL, NULL);
+}
+
+/* Fitted again whenever its window's width changes (made narrower by
+ * hand, or by the tests), with no tick while it keeps it. */
+static void
+watch_window_width (GtkWidget *scroller)
+{
+  GtkRoot *root = gtk_widget_get_root (scroller);
+
+  arm_fit (scroller);
+  if (!GTK_IS_WINDOW (root) || g_object_get_data (G_OBJECT (scroller), "pd-fit-watched") != NULL)
+    return;
+  g_object_set_data (G_OBJECT (scroller), "pd-fit-watched", GINT_TO_POINTER (TRUE));
+  g_signal_connect_object (root, "notify::default-width", G_CALLBACK (arm_fit), scroller,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (root, "notify::maximized", G_CALLBACK (arm_fit), scroller,
+                           G_CONNECT_SWAPPED);
+}
+
 /* The mark @line starts with ("$ ", "+ "…), or NULL. */
 static const char *
 line_mark (const char *line)
@@ -152,14 +214,18 @@ gutter_label (const char *text,
   return label;
 }
 
-/* One row: the line's number, its mark, its text wrapping in its own
- * column. */
+/* One row: the line's text, wrapping in its own column, with the gutter
+ * (its number and its mark) laid over the room its margin leaves
+ * (align_text_column()). A box of the three measured every wrapping line
+ * for its width and again for its height, three times as long to show
+ * as the text alone. */
 static GtkWidget *
 preview_row (const char *line,
              guint       number,
              int         number_chars)
 {
-  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  GtkWidget *row = gtk_overlay_new ();
+  GtkWidget *gutter = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
   const char *mark = line_mark (line);
   g_autofree char *number_text = g_strdup_printf ("%u", number);
   g_autofree char *mark_text = g_strndup (mark != NULL ? mark : "", 1);
@@ -170,24 +236,25 @@ preview_row (const char *line,
   GtkWidget *mark_label = gutter_label (mark_text, 1, "pd-approval-mark");
   GtkWidget *label;
 
-  /* The number is for the eye: a reader meets each line as an object of
-   * its own, its mark then its text. */
-  gtk_accessible_update_state (GTK_ACCESSIBLE (number_label), GTK_ACCESSIBLE_STATE_HIDDEN, TRUE, -1);
   gtk_widget_add_css_class (number_label, "dim-label");
   gtk_widget_add_css_class (number_label, "numeric");
-  gtk_box_append (GTK_BOX (row), number_label);
-  if (mark == NULL || mark[0] == ' ')
-    gtk_accessible_update_state (GTK_ACCESSIBLE (mark_label), GTK_ACCESSIBLE_STATE_HIDDEN, TRUE, -1);
-  gtk_box_append (GTK_BOX (row), mark_label);
+  gtk_box_append (GTK_BOX (gutter), number_label);
+  gtk_box_append (GTK_BOX (gutter), mark_label);
+  gtk_widget_set_halign (gutter, GTK_ALIGN_START);
+  gtk_widget_set_valign (gutter, GTK_ALIGN_FILL);
+  gtk_widget_add_css_class (gutter, "pd-approval-gutter");
+  /* For the eye: a reader meets each line once, as its text names it,
+   * mark and all. */
+  gtk_accessible_update_state (GTK_ACCESSIBLE (gutter), GTK_ACCESSIBLE_STATE_HIDDEN, TRUE, -1);
 
   /* Model-derived text: a plain label, never markup; wrapped anywhere,
    * never hyphenated (a hyphen of Pango's is no character of the
    * command). */
   label = _pd_plain_label (text, "monospace");
+  _pd_accessible_set_text (label, line, NULL);
   /* Wrapped only once it must (wrap_cut_lines()): a wrapping label is
-   * costly to measure, and a preview of 200 lines took 20 times as long
-   * to show as one label did; most lines fit. Until then it is cut, for
-   * the frame before it wraps. */
+   * costly to measure; most lines fit. Until then it is cut, for the
+   * frame before it wraps. */
   gtk_label_set_wrap (GTK_LABEL (label), FALSE);
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
   gtk_widget_add_css_class (label, "pd-approval-line");
@@ -203,9 +270,11 @@ preview_row (const char *line,
   gtk_widget_set_focusable (label, number == 1);
   if (number == 1)
     _pd_label_unselect_on_leave (label);
-  gtk_box_append (GTK_BOX (row), label);
 
+  gtk_overlay_set_child (GTK_OVERLAY (row), label);
+  gtk_overlay_add_overlay (GTK_OVERLAY (row), gutter);
   gtk_widget_set_direction (row, GTK_TEXT_DIR_LTR);
+  gtk_widget_set_direction (gutter, GTK_TEXT_DIR_LTR);
   gtk_widget_add_css_class (row, "pd-approval-row");
   return row;
 }
@@ -269,7 +338,7 @@ _pd_approval_preview_new (const char *text)
                                     FALSE);
   gtk_widget_add_css_class (scroller, "card");
   gtk_widget_add_css_class (scroller, "pd-approval-scroller");
-  gtk_widget_add_tick_callback (scroller, fit_preview_when_laid_out, NULL, NULL);
+  g_signal_connect (scroller, "map", G_CALLBACK (watch_window_width), NULL);
 
   return scroller;
 }
@@ -307,5 +376,5 @@ _pd_approval_preview_line (GtkWidget *preview,
 
   for (guint i = 0; row != NULL && i < index; i++)
     row = gtk_widget_get_next_sibling (row);
-  return row != NULL ? gtk_widget_get_last_child (row) : NULL;
+  return row != NULL ? gtk_overlay_get_child (GTK_OVERLAY (row)) : NULL;
 }

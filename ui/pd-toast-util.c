@@ -248,6 +248,24 @@ fit_title (GtkWidget     *toast,
 
   if (overlay == NULL || title == NULL || gtk_widget_get_width (overlay) == 0)
     return G_SOURCE_CONTINUE;
+  /* Once it kept its fit a few frames, nothing more until the window's
+   * width changes (title_refit()). */
+  if (gtk_widget_get_width (overlay) == GPOINTER_TO_INT (g_object_get_data (G_OBJECT (toast), "pd-fit-width")))
+    {
+      int idle = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (toast), "pd-fit-idle")) + 1;
+
+      g_object_set_data (G_OBJECT (toast), "pd-fit-idle", GINT_TO_POINTER (idle));
+      if (idle >= 5)
+        {
+          g_object_set_data (G_OBJECT (toast), "pd-fit-tick", NULL);
+          return G_SOURCE_REMOVE;
+        }
+    }
+  else
+    {
+      g_object_set_data (G_OBJECT (toast), "pd-fit-width", GINT_TO_POINTER (gtk_widget_get_width (overlay)));
+      g_object_set_data (G_OBJECT (toast), "pd-fit-idle", NULL);
+    }
   gtk_widget_measure (toast, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &toast_natural, NULL, NULL);
   gtk_widget_measure (title, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &title_natural, NULL, NULL);
   /* As GtkLabel counts a character's width. */
@@ -267,10 +285,21 @@ fit_title (GtkWidget     *toast,
   return G_SOURCE_CONTINUE;
 }
 
+static void
+title_refit (GtkWidget *toast)
+{
+  if (g_object_get_data (G_OBJECT (toast), "pd-fit-tick") != NULL)
+    return;
+  g_object_set_data (G_OBJECT (toast), "pd-fit-tick", GINT_TO_POINTER (TRUE));
+  g_object_set_data (G_OBJECT (toast), "pd-fit-idle", NULL);
+  gtk_widget_add_tick_callback (toast, fit_title, NULL, NULL);
+}
+
 /* The title wraps rather than end in "…": a toast says its whole text. */
 static void
 wrap_title (GtkWidget *toast)
 {
+  GtkRoot *root = gtk_widget_get_root (toast);
   GtkWidget *title = find_title (toast);
 
   if (title == NULL || g_object_get_data (G_OBJECT (title), "pd-toast-title") != NULL)
@@ -281,7 +310,11 @@ wrap_title (GtkWidget *toast)
   gtk_label_set_wrap_mode (GTK_LABEL (title), PANGO_WRAP_WORD_CHAR);
   _pd_label_no_hyphens (title);
   gtk_widget_add_css_class (title, "pd-toast-title");
-  gtk_widget_add_tick_callback (toast, fit_title, NULL, NULL);
+  title_refit (toast);
+  /* Fitted again as its window's width changes. */
+  if (GTK_IS_WINDOW (root))
+    g_signal_connect_object (root, "notify::default-width", G_CALLBACK (title_refit), toast,
+                             G_CONNECT_SWAPPED);
 }
 
 /* A toast shows at the overlay's bottom: over the bars below the content

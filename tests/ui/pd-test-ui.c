@@ -175,9 +175,10 @@ pd_test_approval_text (GtkWidget *dialog)
   for (GtkWidget *row = gtk_widget_get_first_child (approval_rows (dialog)); row != NULL;
        row = gtk_widget_get_next_sibling (row))
     {
-      GtkWidget *mark = gtk_widget_get_next_sibling (gtk_widget_get_first_child (row));
+      GtkWidget *mark = pd_test_find_first (row, has_class, "pd-approval-mark");
       const char *mark_text = gtk_label_get_text (GTK_LABEL (mark));
-      g_autofree char *text = without_ltr_marks (gtk_label_get_text (GTK_LABEL (gtk_widget_get_last_child (row))));
+      GtkWidget *line = pd_test_find_first (row, has_class, "pd-approval-line");
+      g_autofree char *text = without_ltr_marks (gtk_label_get_text (GTK_LABEL (line)));
 
       if (out->len > 0)
         g_string_append_c (out, '\n');
@@ -228,20 +229,25 @@ pd_test_assert_approval_rows (GtkWidget *dialog,
   for (GtkWidget *row = gtk_widget_get_first_child (box); row != NULL;
        row = gtk_widget_get_next_sibling (row))
     {
-      GtkWidget *number = gtk_widget_get_first_child (row);
-      GtkWidget *mark = gtk_widget_get_next_sibling (number);
-      GtkWidget *text = gtk_widget_get_last_child (row);
+      GtkWidget *number = pd_test_find_first (row, has_class, "pd-approval-number");
+      GtkWidget *mark = pd_test_find_first (row, has_class, "pd-approval-mark");
+      GtkWidget *text = pd_test_find_first (row, has_class, "pd-approval-line");
       g_autofree char *expected = g_strdup_printf ("%u", ++n);
       graphene_rect_t mark_box, text_box;
       int lines;
 
       g_assert_true (GTK_IS_LABEL (number) && GTK_IS_LABEL (mark) && GTK_IS_LABEL (text));
-      g_assert_true (gtk_widget_get_next_sibling (mark) == text);
       g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (number)), ==, expected);
       g_assert_cmpint (pango_layout_get_line_count (gtk_label_get_layout (GTK_LABEL (number))), ==, 1);
       g_assert_null (strchr (gtk_label_get_text (GTK_LABEL (text)), '\n'));
       g_assert_false (gtk_label_get_use_markup (GTK_LABEL (text)));
       g_assert_true (gtk_widget_compute_bounds (mark, box, &mark_box));
+      {
+        graphene_rect_t number_box;
+
+        g_assert_true (gtk_widget_compute_bounds (number, box, &number_box));
+        g_assert_cmpfloat (number_box.origin.x + number_box.size.width, <=, mark_box.origin.x + 1);
+      }
       g_assert_true (gtk_widget_compute_bounds (text, box, &text_box));
       g_assert_cmpfloat (text_box.origin.x, >=, mark_box.origin.x + mark_box.size.width);
       g_assert_cmpfloat (mark_box.size.width, >, 0);

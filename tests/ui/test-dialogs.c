@@ -65,6 +65,13 @@ on_activity (PdRunController *runs,
 }
 
 static gboolean
+has_class (GtkWidget     *widget,
+           gconstpointer  css_class)
+{
+  return gtk_widget_has_css_class (widget, css_class);
+}
+
+static gboolean
 preview_fitted (gpointer data)
 {
   /* Fitted at the width it has now (a narrower window fits it again). */
@@ -164,7 +171,7 @@ assert_preview_shown (AdwMessageDialog *dialog,
 
   box = gtk_widget_get_first_child (gtk_widget_get_first_child (scroller));
   g_assert_true (gtk_widget_has_css_class (box, "pd-approval-preview"));
-  first = gtk_widget_get_last_child (gtk_widget_get_first_child (box));
+  first = pd_test_find_first (box, has_class, "pd-approval-line");
   layout = gtk_widget_create_pango_layout (first, "X");
   pango_layout_get_pixel_size (layout, NULL, &line);
   g_object_unref (layout);
