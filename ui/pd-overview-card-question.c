@@ -261,6 +261,8 @@ open_review (PdOverviewCardRow *self)
   g_signal_connect_object (dialog, "response", G_CALLBACK (on_review_response), self, 0);
   g_signal_connect_object (dialog, "destroy", G_CALLBACK (on_review_destroy), self, 0);
   self->review = dialog;
+  /* Each response met once by a reader (libadwaita makes two of each). */
+  _pd_message_dialog_responses_once (dialog);
   gtk_window_present (GTK_WINDOW (dialog));
 }
 

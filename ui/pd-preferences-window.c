@@ -99,11 +99,20 @@ update_expander (ProfileRows *rows)
     {
       const char *name = gtk_editable_get_text (GTK_EDITABLE (rows->name));
 
+      GtkWidget *remove_row = gtk_widget_get_ancestor (rows->remove, ADW_TYPE_ACTION_ROW);
+
       g_object_set_data_full (G_OBJECT (rows->remove), "pd-remove-name",
                               /* Translators: the accessible name of a profile's Remove button; %s is the profile's name */
                               g_strdup_printf (_("Remove Profile “%s”"), name[0] ? name : _("Unnamed")),
                               g_free);
       name_remove_button (rows->remove);
+      /* Its row, untitled, was met as "GtkLabel" (its empty title) by a
+       * reader browsing object by object: named as its button. */
+      if (remove_row != NULL)
+        {
+          gtk_accessible_reset_relation (GTK_ACCESSIBLE (remove_row), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+          _pd_accessible_set_text (remove_row, g_object_get_data (G_OBJECT (rows->remove), "pd-remove-name"), NULL);
+        }
     }
   /* A replay plays a file: no key. */
   gtk_widget_set_visible (GTK_WIDGET (rows->key), kind != 2);

@@ -10,6 +10,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-approval-preview-private.h"
 #include "pd-approver.h"
 #include "pd-exit-plan-mode-tool.h"
 #include "pd-run-controller-private.h"
@@ -163,97 +164,6 @@ on_approval_response (AdwMessageDialog *dialog,
     }
 }
 
-/* Lines of the preview shown before it scrolls, at most. */
-#define PREVIEW_SHOWN_LINES 12
-
-/* The dialog takes its height from its width as first measured; the
- * preview's label, wrapped at the narrower width it gets, then needed more
- * than that and its scroller was squeezed to two lines of a long command
- * (tried at 300 and 360 px). Once laid out, the scroller asks for the
- * label's height at its real width, up to PREVIEW_SHOWN_LINES lines, and
- * the dialog grows to it. */
-static gboolean
-fit_preview_when_laid_out (GtkWidget     *scroller,
-                           GdkFrameClock *clock,
-                           gpointer       user_data)
-{
-  GtkWidget *label = gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scroller));
-  int width = gtk_widget_get_width (scroller);
-  int natural = 0;
-  int line = 0;
-  int wanted;
-
-  if (GTK_IS_VIEWPORT (label))
-    label = gtk_viewport_get_child (GTK_VIEWPORT (label));
-  if (width == 0)
-    return G_SOURCE_CONTINUE;
-  if (g_object_get_data (G_OBJECT (scroller), "pd-fit-first-frame") == NULL)
-    g_object_set_data (G_OBJECT (scroller), "pd-fit-first-frame",
-                       GINT_TO_POINTER ((int) gdk_frame_clock_get_frame_counter (clock) + 1));
-  gtk_widget_measure (label, GTK_ORIENTATION_VERTICAL, width, NULL, &natural, NULL, NULL);
-  {
-    PangoLayout *layout = gtk_widget_create_pango_layout (label, "X");
-
-    pango_layout_get_pixel_size (layout, NULL, &line);
-    g_object_unref (layout);
-  }
-  wanted = MIN (MIN (natural, line * PREVIEW_SHOWN_LINES),
-                gtk_scrolled_window_get_max_content_height (GTK_SCROLLED_WINDOW (scroller)));
-  /* A line wider than the scroller brings the sideways scrollbar, which
-   * takes its height from the lines: asked for on top of them, or the
-   * last line went under it. */
-  {
-    int label_width = 0;
-    int bar = 0;
-
-    gtk_widget_measure (label, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &label_width, NULL, NULL);
-    if (label_width > width)
-      gtk_widget_measure (gtk_scrolled_window_get_hscrollbar (GTK_SCROLLED_WINDOW (scroller)),
-                          GTK_ORIENTATION_VERTICAL, -1, NULL, &bar, NULL, NULL);
-    wanted += bar;
-  }
-  /* Kept as the scroller's minimum: a later layout of the dialog (its
-   * responses stacked or side by side) must not take it back. */
-  if (wanted > gtk_scrolled_window_get_min_content_height (GTK_SCROLLED_WINDOW (scroller)))
-    gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scroller), wanted);
-  /* Fitted, or given up on after a second of frames (a window that
-   * cannot grow): the tick goes either way. */
-  if (wanted <= gtk_widget_get_height (scroller) + 1 ||
-      gdk_frame_clock_get_frame_counter (clock) >
-      GPOINTER_TO_INT (g_object_get_data (G_OBJECT (scroller), "pd-fit-first-frame")) + 60)
-    {
-      /* For the tests: the preview is laid out as it stays. */
-      g_object_set_data (G_OBJECT (scroller), "pd-preview-fitted", GINT_TO_POINTER (TRUE));
-      return G_SOURCE_REMOVE;
-    }
-  return G_SOURCE_CONTINUE;
-}
-
-static GtkWidget *
-monospace_block (const char *text)
-{
-  /* Model-derived text: a plain label, never markup. */
-  GtkWidget *label = _pd_plain_label (text, "monospace");
-  GtkWidget *scroller;
-
-  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  _pd_label_no_hyphens (label);
-  gtk_widget_add_css_class (label, "pd-approval-command");
-
-  /* Never wrapped: a wrapped tail of an added line read as a line of its
-   * own, "- delete_backups()" as removed. Long lines scroll sideways. */
-  scroller = _pd_unwrapped_scroller (label);
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_AUTOMATIC,
-                                  GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
-  /* Long commands scroll: the whole text is there, never cut here. */
-  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scroller), 320);
-  gtk_widget_add_css_class (scroller, "card");
-  gtk_widget_add_tick_callback (scroller, fit_preview_when_laid_out, NULL, NULL);
-
-  return scroller;
-}
-
 /* What "Always for This Session" would allow from now on: every later call
  * of this tool (any command, any file, not only this one), in this
  * session, while this window runs it; the other tools still ask. */
@@ -327,13 +237,8 @@ approval_details (Question *question)
    * spaces), as the Overview's cards do. */
   g_autofree char *text = pd_safe_text_approval (shown != NULL ? shown : "");
 
-  g_autofree char *ltr = NULL;
-
-  /* The preview ends its last line; a label would show an empty one. */
-  if (g_str_has_suffix (text, "\n"))
-    text[strlen (text) - 1] = '\0';
-  ltr = _pd_ltr_lines (text);
-  gtk_box_append (GTK_BOX (box), monospace_block (ltr));
+  /* A row to a line, each wrapping in its own (pd-approval-preview.c). */
+  gtk_box_append (GTK_BOX (box), _pd_approval_preview_new (text));
 
   /* An endpoint masked part of the command: what it holds may run, and
    * bash runs a value in more ways than a reader can follow ($N's value
@@ -481,6 +386,8 @@ _pd_run_controller_ask_approval (PdRunController *self,
   question->serial = ++self->approval_serial;
   g_signal_connect (dialog, "response", G_CALLBACK (on_approval_response), question);
   g_signal_connect_after (dialog, "map", G_CALLBACK (focus_default_response), NULL);
+  /* Each response met once by a reader (libadwaita makes two of each). */
+  _pd_message_dialog_responses_once (dialog);
   gtk_window_present (GTK_WINDOW (dialog));
   _pd_run_controller_emit_approval (self, question->tool, question->serial);
 }
@@ -916,6 +823,8 @@ _pd_run_controller_ask_review (PdRunController *self,
   question->dialog = dialog;
   g_signal_connect (dialog, "response", G_CALLBACK (on_review_response), question);
   g_signal_connect_after (dialog, "map", G_CALLBACK (focus_plan), NULL);
+  /* Each response met once by a reader (libadwaita makes two of each). */
+  _pd_message_dialog_responses_once (dialog);
   gtk_window_present (GTK_WINDOW (dialog));
   /* A question like an approval: a notification says it waits. */
   _pd_run_controller_emit_review (self, TRUE);

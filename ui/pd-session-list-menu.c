@@ -575,6 +575,8 @@ rename_action (GtkWidget  *widget,
   g_signal_connect_data (dialog, "response", G_CALLBACK (on_rename_response), data,
                          (GClosureNotify) rename_data_free, 0);
 
+  /* Each response met once by a reader (libadwaita makes two of each). */
+  _pd_message_dialog_responses_once (dialog);
   gtk_window_present (GTK_WINDOW (dialog));
 }
 

@@ -29,6 +29,7 @@
 #include "pd-entry-row.h"
 #include "pd-remote-source.h"
 #include "pd-remote-url.h"
+#include "pd-reader-rows.h"
 #include "pd-secrets.h"
 #include "pd-sources-page.h"
 #include "pd-ui-util-private.h"
@@ -732,6 +733,16 @@ on_remove_clicked (GtkButton     *button,
   pd_sources_page_remove (self, id);
 }
 
+/* GTK 4.8 names a mnemonic button by its name and again by its label
+ * ("Remove Build box Remove", found by the sources test): named once
+ * shown, by its endpoint alone. */
+static void
+name_remove_button (GtkWidget *remove)
+{
+  _pd_accessible_set_text (remove, g_object_get_data (G_OBJECT (remove), "pd-remove-name"), NULL);
+  gtk_accessible_reset_relation (GTK_ACCESSIBLE (remove), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+}
+
 static void
 on_has_token (GObject      *object,
               GAsyncResult *result,
@@ -806,15 +817,28 @@ pd_sources_page_rebuild (PdSourcesPage *self)
       pd_entry_row_align_fields (PD_ENTRY_ROW (name_row), PD_ENTRY_ROW (token_row), NULL);
 
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (remove_row), _("Remove from the Window"));
+      /* Named by its endpoint, as its button is: each endpoint's row read
+       * "Remove from the Window" alike (tried with a screen reader's
+       * view). */
+      gtk_accessible_reset_relation (GTK_ACCESSIBLE (remove_row), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+      _pd_accessible_set_text (remove_row, remove_name, NULL);
       pd_sources_page_say_token_stays (remove_row, url);
       gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
       gtk_widget_add_css_class (remove, "destructive-action");
-      _pd_accessible_set_text (GTK_WIDGET (remove), remove_name, NULL);
+      g_object_set_data_full (G_OBJECT (remove), "pd-remove-name", g_strdup (remove_name), g_free);
+      /* Named by name_remove_button(), not by its mnemonic label. */
+      g_object_set_data (G_OBJECT (remove), "pd-own-name", GINT_TO_POINTER (TRUE));
+      g_signal_connect (remove, "map", G_CALLBACK (name_remove_button), NULL);
       g_object_set_data_full (G_OBJECT (remove), "pd-source-id", g_strdup (id), g_free);
       g_signal_connect (remove, "clicked", G_CALLBACK (on_remove_clicked), self);
       adw_action_row_add_suffix (ADW_ACTION_ROW (remove_row), remove);
       adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), remove_row);
+      /* In its row: named as a collapsed endpoint's button is met too. */
+      name_remove_button (remove);
 
+      /* Named by its endpoint, open or closed said, as a profile's: it was
+       * an unnamed list item (found by the name walk). */
+      _pd_expander_row_for_readers (ADW_EXPANDER_ROW (expander));
       adw_preferences_group_add (self->list_group, expander);
       g_ptr_array_add (self->rows, expander);
     }

@@ -21,6 +21,10 @@
  * libadwaita 1.2 gives a toast's close button no name: a screen reader
  * said "GtkImage".  Each toast shown in a place _pd_toast_add() was given
  * gets its close button named "Close Notification" as its widget comes.
+ *
+ * Its title is cut at the toast's width ("Session “Plan the release…”
+ * del…" at 1.5× text and 360 px, tried as a new user would): it wraps
+ * instead, the toast as tall as its text.
  */
 #define G_LOG_DOMAIN "pd-toast-util"
 
@@ -204,6 +208,115 @@ name_close_button (GtkWidget *widget)
     name_close_button (child);
 }
 
+/* The title of a toast's widget: its one label outside a button. */
+static GtkWidget *
+find_title (GtkWidget *widget)
+{
+  if (GTK_IS_BUTTON (widget))
+    return NULL;
+  if (GTK_IS_LABEL (widget))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_title (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* libadwaita 1.2's overlay gives a toast the height it asks for at its
+ * natural width, then a narrower width when the window is narrow: a
+ * wrapping title, asked for its width at one line's height, took the
+ * whole line and went past the toast's edge.  Its natural width is kept
+ * to what the overlay has room for, beside the toast's buttons, so the
+ * height asked for is that of the lines it wraps to. */
+static gboolean
+fit_title (GtkWidget     *toast,
+           GdkFrameClock *clock,
+           gpointer       user_data)
+{
+  GtkWidget *overlay = gtk_widget_get_parent (toast);
+  GtkWidget *title = find_title (toast);
+  PangoFontMetrics *metrics;
+  int toast_natural = 0;
+  int title_natural = 0;
+  int char_width;
+  int chars;
+
+  if (overlay == NULL || title == NULL || gtk_widget_get_width (overlay) == 0)
+    return G_SOURCE_CONTINUE;
+  /* Once it kept its fit a few frames, nothing more until the window's
+   * width changes (title_refit()). */
+  if (gtk_widget_get_width (overlay) == GPOINTER_TO_INT (g_object_get_data (G_OBJECT (toast), "pd-fit-width")))
+    {
+      int idle = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (toast), "pd-fit-idle")) + 1;
+
+      g_object_set_data (G_OBJECT (toast), "pd-fit-idle", GINT_TO_POINTER (idle));
+      if (idle >= 5)
+        {
+          g_object_set_data (G_OBJECT (toast), "pd-fit-tick", NULL);
+          return G_SOURCE_REMOVE;
+        }
+    }
+  else
+    {
+      g_object_set_data (G_OBJECT (toast), "pd-fit-width", GINT_TO_POINTER (gtk_widget_get_width (overlay)));
+      g_object_set_data (G_OBJECT (toast), "pd-fit-idle", NULL);
+    }
+  gtk_widget_measure (toast, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &toast_natural, NULL, NULL);
+  gtk_widget_measure (title, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &title_natural, NULL, NULL);
+  /* As GtkLabel counts a character's width. */
+  metrics = pango_context_get_metrics (gtk_widget_get_pango_context (title), NULL, NULL);
+  char_width = MAX (pango_font_metrics_get_approximate_char_width (metrics),
+                    pango_font_metrics_get_approximate_digit_width (metrics)) / PANGO_SCALE;
+  pango_font_metrics_unref (metrics);
+  chars = (gtk_widget_get_width (overlay) - (toast_natural - title_natural)) / MAX (char_width, 1);
+  chars = MAX (chars, 8);
+  if (gtk_label_get_max_width_chars (GTK_LABEL (title)) != chars)
+    gtk_label_set_max_width_chars (GTK_LABEL (title), chars);
+  /* A pill of several lines is a circle: rounded as a card then. */
+  if (pango_layout_get_line_count (gtk_label_get_layout (GTK_LABEL (title))) > 1)
+    gtk_widget_add_css_class (toast, "pd-toast-lines");
+  else
+    gtk_widget_remove_css_class (toast, "pd-toast-lines");
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+title_refit (GtkWidget *toast)
+{
+  if (g_object_get_data (G_OBJECT (toast), "pd-fit-tick") != NULL)
+    return;
+  g_object_set_data (G_OBJECT (toast), "pd-fit-tick", GINT_TO_POINTER (TRUE));
+  g_object_set_data (G_OBJECT (toast), "pd-fit-idle", NULL);
+  gtk_widget_add_tick_callback (toast, fit_title, NULL, NULL);
+}
+
+/* The title wraps rather than end in "…": a toast says its whole text. */
+static void
+wrap_title (GtkWidget *toast)
+{
+  GtkRoot *root = gtk_widget_get_root (toast);
+  GtkWidget *title = find_title (toast);
+
+  if (title == NULL || g_object_get_data (G_OBJECT (title), "pd-toast-title") != NULL)
+    return;
+  g_object_set_data (G_OBJECT (title), "pd-toast-title", GINT_TO_POINTER (TRUE));
+  gtk_label_set_ellipsize (GTK_LABEL (title), PANGO_ELLIPSIZE_NONE);
+  gtk_label_set_wrap (GTK_LABEL (title), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (title), PANGO_WRAP_WORD_CHAR);
+  _pd_label_no_hyphens (title);
+  gtk_widget_add_css_class (title, "pd-toast-title");
+  title_refit (toast);
+  /* Fitted again as its window's width changes. */
+  if (GTK_IS_WINDOW (root))
+    g_signal_connect_object (root, "notify::default-width", G_CALLBACK (title_refit), toast,
+                             G_CONNECT_SWAPPED);
+}
+
 /* A toast shows at the overlay's bottom: over the bars below the content
  * given to _pd_toast_keep_above() (the message entry of the Now page,
  * tried as a new user would), unless raised above them. */
@@ -222,8 +335,8 @@ keep_above_content (GtkWidget *overlay,
 }
 
 /* A toast's widget came into the overlay (at once, or when the toasts
- * before it went): its close button is named, and it is kept above the
- * bars. */
+ * before it went): its close button is named, its title wraps, and it is
+ * kept above the bars. */
 static void
 on_overlay_children (GListModel *children,
                      guint       position,
@@ -238,6 +351,7 @@ on_overlay_children (GListModel *children,
       if (child != NULL && is_toast_widget (child))
         {
           name_close_button (child);
+          wrap_title (child);
           keep_above_content (overlay, child);
         }
     }

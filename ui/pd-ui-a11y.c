@@ -329,3 +329,57 @@ _pd_scrollbars_speak (void)
       g_once_init_leave (&hooked, 1);
     }
 }
+
+/* The response box a message dialog shows is the only one a reader meets. */
+static void
+sync_response_boxes (GtkWidget *squeezer)
+{
+  GtkWidget *shown = adw_squeezer_get_visible_child (ADW_SQUEEZER (squeezer));
+
+  for (GtkWidget *box = gtk_widget_get_first_child (squeezer); box != NULL;
+       box = gtk_widget_get_next_sibling (box))
+    gtk_accessible_update_state (GTK_ACCESSIBLE (box), GTK_ACCESSIBLE_STATE_HIDDEN, box != shown, -1);
+}
+
+static GtkWidget *
+find_squeezer (GtkWidget *widget)
+{
+  if (ADW_IS_SQUEEZER (widget))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_squeezer (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/*
+ * _pd_message_dialog_responses_once:
+ * @dialog: an #AdwMessageDialog, its responses added
+ *
+ * libadwaita 1.2's message dialog makes each response's button twice, in
+ * a row and in a column, and shows one of the two boxes (an #AdwSqueezer
+ * picks by the width); GTK 4.8 gives a reader both, the one not shown
+ * too, and the approval's Deny, Always and Approve Once were each met
+ * twice (tried with a screen reader's view).  The box not shown is kept
+ * out of the reader's tree, whichever it is as the dialog's width
+ * changes.
+ */
+void
+_pd_message_dialog_responses_once (GtkWidget *dialog)
+{
+  GtkWidget *squeezer;
+
+  g_return_if_fail (ADW_IS_MESSAGE_DIALOG (dialog));
+
+  squeezer = find_squeezer (dialog);
+  if (squeezer == NULL || g_object_get_data (G_OBJECT (squeezer), "pd-responses-once") != NULL)
+    return;
+  g_object_set_data (G_OBJECT (squeezer), "pd-responses-once", GINT_TO_POINTER (TRUE));
+  g_signal_connect (squeezer, "notify::visible-child", G_CALLBACK (sync_response_boxes), NULL);
+  sync_response_boxes (squeezer);
+}

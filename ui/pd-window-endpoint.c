@@ -202,6 +202,9 @@ _pd_window_connect_endpoint_action (GtkWidget  *widget,
   gtk_box_append (GTK_BOX (box), token_label);
   token_entry = gtk_password_entry_new ();
   gtk_password_entry_set_show_peek_icon (GTK_PASSWORD_ENTRY (token_entry), TRUE);
+  /* Its Caps Lock warning and Show Text named by their tooltips: the Caps
+   * Lock image was met with no name (tried with a screen reader's view). */
+  _pd_images_speak (token_entry);
   g_object_set (token_entry, "activates-default", TRUE, NULL);
   /* The remembered token is filled in when the keyring gives it, unless
    * one was typed meanwhile. */
@@ -221,6 +224,8 @@ _pd_window_connect_endpoint_action (GtkWidget  *widget,
   adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), box);
 
   g_signal_connect_object (dialog, "response", G_CALLBACK (on_endpoint_response), self, 0);
+  /* Each response met once by a reader (libadwaita makes two of each). */
+  _pd_message_dialog_responses_once (dialog);
   gtk_window_present (GTK_WINDOW (dialog));
 }
 

@@ -102,6 +102,9 @@ pd_window_endpoint_box (PdWindow *self)
   token_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   entry = gtk_password_entry_new ();
   gtk_password_entry_set_show_peek_icon (GTK_PASSWORD_ENTRY (entry), TRUE);
+  /* Its Caps Lock warning and Show Text named by their tooltips: the Caps
+   * Lock image was met with no name (tried with a screen reader's view). */
+  _pd_images_speak (entry);
   g_object_set (entry, "placeholder-text", _("New token"), "activates-default", FALSE, NULL);
   gtk_widget_set_hexpand (entry, TRUE);
   _pd_accessible_set_text (GTK_WIDGET (entry), _("The endpoint’s new token"), NULL);

@@ -429,6 +429,28 @@ text_has_holder (GtkWidget *text)
          is_text_role (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (holder)));
 }
 
+/* The images of a password field: its Caps Lock warning is met once Caps
+ * Lock is on, hidden or drawn now (it was met with no name). */
+static void
+check_password_images (GtkWidget  *entry,
+                       GHashTable *seen,
+                       GPtrArray  *unnamed,
+                       guint      *n_controls)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (entry); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      g_autofree char *hidden = NULL;
+
+      if (!GTK_IS_IMAGE (child))
+        continue;
+      hidden = gtk_test_accessible_check_state (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_STATE_HIDDEN, TRUE);
+      if (hidden == NULL && gtk_widget_get_visible (child))
+        continue;  /* kept out of the tree */
+      check_named (child, seen, unnamed, n_controls);
+    }
+}
+
 static void
 collect (GtkWidget  *widget,
          GHashTable *seen,
@@ -444,6 +466,9 @@ collect (GtkWidget  *widget,
 
   if (GTK_IS_STACK (widget))
     check_stack_pages (GTK_STACK (widget), unnamed);
+
+  if (GTK_IS_PASSWORD_ENTRY (widget))
+    check_password_images (widget, seen, unnamed, n_controls);
 
   /* A scroll bar drawn is in the tree a screen reader browses: GTK 4.8
    * names it nothing, which AT-SPI gives as "GtkScrollbar". */
@@ -478,6 +503,12 @@ collect (GtkWidget  *widget,
    * on GTK 4.8 (the row widget inside it is named), a list box's row can. */
   if (GTK_IS_LIST_BOX_ROW (widget) && gtk_widget_get_focusable (widget) &&
       gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget)) == GTK_ACCESSIBLE_ROLE_LIST_ITEM)
+    check_named (widget, seen, unnamed, n_controls);
+
+  /* A preferences row is met by a reader browsing the list, a Tab stop
+   * or not: a profile's untitled Remove row was "GtkLabel", its empty
+   * title. */
+  if (ADW_IS_PREFERENCES_ROW (widget) && !is_structural (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget))))
     check_named (widget, seen, unnamed, n_controls);
 
   check_formatting (widget, unnamed);
@@ -539,6 +570,119 @@ pd_test_a11y_assert_named (GtkWidget  *root,
 
       g_assertion_message (G_LOG_DOMAIN, __FILE__, __LINE__, G_STRFUNC, message);
     }
+}
+
+/* --- what a reader meets twice ------------------------------------------------ */
+
+/* Whether @widget is kept out of the reader's tree: hidden (not visible),
+ * or given the hidden state. */
+static gboolean
+kept_out (GtkWidget *widget)
+{
+  g_autofree char *not_hidden = NULL;
+
+  if (!gtk_widget_get_visible (widget) || GTK_IS_POPOVER (widget))
+    return TRUE;
+  if (!gtk_test_accessible_has_state (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_STATE_HIDDEN))
+    return FALSE;
+  not_hidden = gtk_test_accessible_check_state (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_STATE_HIDDEN, FALSE);
+  return not_hidden != NULL;
+}
+
+static void
+collect_twins (GtkWidget  *widget,
+               GHashTable *names,
+               GPtrArray  *twice)
+{
+  if (kept_out (widget))
+    return;
+  if (is_control_role (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (widget))))
+    {
+      char *name = pd_test_a11y_name (widget);
+      GtkWidget *first = g_hash_table_lookup (names, name);
+
+      if (first != NULL)
+        {
+          GString *line = g_string_new (NULL);
+
+          describe_place (widget, line);
+          g_string_append_printf (line, ": “%s” a second time (%s the first, %s)", name,
+                                  G_OBJECT_TYPE_NAME (first),
+                                  gtk_widget_get_mapped (first) ? "drawn" : "not drawn");
+          g_ptr_array_add (twice, g_string_free (line, FALSE));
+          g_free (name);
+        }
+      else
+        g_hash_table_insert (names, name, widget);
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect_twins (child, names, twice);
+}
+
+/**
+ * pd_test_a11y_assert_once:
+ * @root: a dialog
+ * @where: what it is, for the messages
+ *
+ * Fails when a reader meets two controls of @root with the same name: its
+ * tree on GTK 4.8 holds what is visible, drawn or not (libadwaita 1.2's
+ * message dialog has each response's button twice, one of them never
+ * drawn: the approval's Deny and Approve Once were each met twice).
+ */
+void
+pd_test_a11y_assert_once (GtkWidget  *root,
+                          const char *where)
+{
+  g_autoptr(GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GPtrArray) twice = g_ptr_array_new_with_free_func (g_free);
+
+  collect_twins (root, names, twice);
+  g_test_message ("%s: %u controls a reader meets, %u of them twice", where,
+                  g_hash_table_size (names) + twice->len, twice->len);
+  for (guint i = 0; i < twice->len; i++)
+    g_test_message ("  twice: %s", (char *) g_ptr_array_index (twice, i));
+  if (twice->len > 0)
+    {
+      g_autofree char *message = g_strdup_printf ("%s: %u controls met twice by a reader (first: %s)", where,
+                                                  twice->len, (char *) g_ptr_array_index (twice, 0));
+
+      g_assertion_message (G_LOG_DOMAIN, __FILE__, __LINE__, G_STRFUNC, message);
+    }
+}
+
+static gboolean
+is_button_with_label (GtkWidget     *widget,
+                      gconstpointer  label)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0;
+}
+
+/**
+ * pd_test_a11y_assert_remove_named:
+ * @root: where the button is
+ * @label: the button's label ("_Remove")
+ * @name: the name it and the row holding it must have
+ *
+ * A Remove button and its row are named by what they remove, once: an
+ * untitled row was "GtkLabel", an endpoint's "Remove from the Window"
+ * alike for each, its button "Remove Build box Remove".
+ */
+void
+pd_test_a11y_assert_remove_named (GtkWidget  *root,
+                                  const char *label,
+                                  const char *name)
+{
+  GtkWidget *remove = pd_test_find_first (root, is_button_with_label, label);
+  g_autofree char *button_name = NULL;
+  g_autofree char *row_name = NULL;
+
+  g_assert_nonnull (remove);
+  button_name = pd_test_a11y_name (remove);
+  row_name = pd_test_a11y_name (gtk_widget_get_ancestor (remove, ADW_TYPE_ACTION_ROW));
+  g_test_message ("%s: “%s”, its row: “%s”", label, button_name, row_name);
+  g_assert_cmpstr (button_name, ==, name);
+  g_assert_cmpstr (row_name, ==, name);
 }
 
 /* --- what a reader meets browsing object by object ------------------------- */

@@ -16,6 +16,11 @@ GPtrArray *pd_test_a11y_unnamed       (GtkWidget   *root,
                                        guint       *n_controls);
 void       pd_test_a11y_assert_named  (GtkWidget   *root,
                                        const char  *where);
+void       pd_test_a11y_assert_once   (GtkWidget   *root,
+                                       const char  *where);
+void       pd_test_a11y_assert_remove_named (GtkWidget  *root,
+                                             const char *label,
+                                             const char *name);
 GPtrArray *pd_test_a11y_browsed       (GtkWidget   *root);
 
 /* Helpers the a11y tests share (test-a11y*.c) */

@@ -53,7 +53,8 @@ static inline gboolean
 is_approval_command (GtkWidget     *widget,
                      gconstpointer  data)
 {
-  return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "pd-approval-command");
+  /* The first line of the approval dialog's preview (pd-approval-preview.c). */
+  return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "pd-approval-line");
 }
 
 typedef struct

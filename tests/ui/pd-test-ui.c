@@ -134,6 +134,141 @@ pd_test_assert_line_per_line (GtkWidget *label)
   g_assert_cmpint (pango_layout_get_line_count (layout), ==, lines);
 }
 
+static gboolean
+has_class (GtkWidget     *widget,
+           gconstpointer  css_class)
+{
+  return gtk_widget_has_css_class (widget, css_class);
+}
+
+GtkWidget *
+pd_test_approval_preview (GtkWidget *dialog)
+{
+  return pd_test_find_first (dialog, has_class, "pd-approval-scroller");
+}
+
+static GtkWidget *
+approval_rows (GtkWidget *dialog)
+{
+  GtkWidget *box = pd_test_find_first (dialog, has_class, "pd-approval-preview");
+
+  g_assert_nonnull (box);
+  return box;
+}
+
+static char *
+without_ltr_marks (const char *text)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    if (g_utf8_get_char (p) != 0x200e)
+      g_string_append_unichar (out, g_utf8_get_char (p));
+  return g_string_free (out, FALSE);
+}
+
+char *
+pd_test_approval_text (GtkWidget *dialog)
+{
+  GString *out = g_string_new (NULL);
+
+  for (GtkWidget *row = gtk_widget_get_first_child (approval_rows (dialog)); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    {
+      GtkWidget *mark = pd_test_find_first (row, has_class, "pd-approval-mark");
+      const char *mark_text = gtk_label_get_text (GTK_LABEL (mark));
+      GtkWidget *line = pd_test_find_first (row, has_class, "pd-approval-line");
+      g_autofree char *text = without_ltr_marks (gtk_label_get_text (GTK_LABEL (line)));
+
+      if (out->len > 0)
+        g_string_append_c (out, '\n');
+      if (mark_text[0] != '\0')
+        g_string_append_printf (out, "%s ", mark_text);
+      g_string_append (out, text);
+    }
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+preview_fitted (gpointer data)
+{
+  /* Fitted at the width it has now (a narrower window fits it again). */
+  return g_object_get_data (G_OBJECT (data), "pd-preview-fitted") != NULL &&
+         GPOINTER_TO_INT (g_object_get_data (G_OBJECT (data), "pd-fitted-width")) == gtk_widget_get_width (data);
+}
+
+gboolean
+pd_test_approval_text_contains (GtkWidget  *dialog,
+                                const char *text)
+{
+  g_autofree char *shown = pd_test_approval_text (dialog);
+
+  return strstr (shown, text) != NULL;
+}
+
+/* Each row of the preview as drawn: its number (i + 1, on one line), its
+ * mark, its text, which holds one line of the preview and starts where
+ * every other row's text starts, right of the gutter: a wrapped part of
+ * it is drawn there, with no number and no mark beside it, and cannot
+ * read as a line of its own. Returns the rows, and in @n_wrapped how many
+ * of them wrap. */
+guint
+pd_test_assert_approval_rows (GtkWidget *dialog,
+                              guint     *n_wrapped)
+{
+  GtkWidget *box = approval_rows (dialog);
+  double text_x = -1;
+  guint n = 0;
+
+  /* As laid out to stay (pd-approval-preview.c's fitting done). */
+  pd_test_wait_until (preview_fitted, pd_test_approval_preview (dialog), "the preview to be laid out");
+  pd_test_flush (dialog);
+
+  if (n_wrapped != NULL)
+    *n_wrapped = 0;
+  for (GtkWidget *row = gtk_widget_get_first_child (box); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    {
+      GtkWidget *number = pd_test_find_first (row, has_class, "pd-approval-number");
+      GtkWidget *mark = pd_test_find_first (row, has_class, "pd-approval-mark");
+      GtkWidget *text = pd_test_find_first (row, has_class, "pd-approval-line");
+      g_autofree char *expected = g_strdup_printf ("%u", ++n);
+      graphene_rect_t mark_box, text_box;
+      int lines;
+
+      g_assert_true (GTK_IS_LABEL (number) && GTK_IS_LABEL (mark) && GTK_IS_LABEL (text));
+      g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (number)), ==, expected);
+      g_assert_cmpint (pango_layout_get_line_count (gtk_label_get_layout (GTK_LABEL (number))), ==, 1);
+      g_assert_null (strchr (gtk_label_get_text (GTK_LABEL (text)), '\n'));
+      g_assert_false (gtk_label_get_use_markup (GTK_LABEL (text)));
+      g_assert_true (gtk_widget_compute_bounds (mark, box, &mark_box));
+      {
+        graphene_rect_t number_box;
+
+        g_assert_true (gtk_widget_compute_bounds (number, box, &number_box));
+        g_assert_cmpfloat (number_box.origin.x + number_box.size.width, <=, mark_box.origin.x + 1);
+      }
+      g_assert_true (gtk_widget_compute_bounds (text, box, &text_box));
+      g_assert_cmpfloat (text_box.origin.x, >=, mark_box.origin.x + mark_box.size.width);
+      g_assert_cmpfloat (mark_box.size.width, >, 0);
+      if (text_x < 0)
+        text_x = text_box.origin.x;
+      g_assert_cmpfloat (text_box.origin.x, ==, text_x);
+      /* The whole line inside its label's width: wrapped, never clipped. */
+      {
+        int drawn = 0;
+
+        pango_layout_get_pixel_size (gtk_label_get_layout (GTK_LABEL (text)), &drawn, NULL);
+        g_assert_cmpint (drawn, <=, gtk_widget_get_width (text) + 1);
+        g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (text))));
+      }
+      lines = pango_layout_get_line_count (gtk_label_get_layout (GTK_LABEL (text)));
+      if (lines > 1 && n_wrapped != NULL)
+        (*n_wrapped)++;
+    }
+  return n;
+}
+
 /* The first widget, depth first from @root itself, that @match accepts. */
 GtkWidget *
 pd_test_find_first (GtkWidget          *root,

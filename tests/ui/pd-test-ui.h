@@ -25,6 +25,16 @@ void       pd_test_reset_settings  (void);
 void       pd_test_set_registered  (gboolean            is_registered);
 void       pd_test_flush           (GtkWidget          *widget);
 void       pd_test_assert_line_per_line (GtkWidget     *label);
+/* The approval dialog's preview (pd-approval-preview.c): its scroller, its
+ * text as the lines it shows (marks and text, without the left-to-right
+ * marks), and its rows checked: one line each, numbered in order, the text
+ * of each wrapping in its own column past the gutter. */
+GtkWidget *pd_test_approval_preview     (GtkWidget     *dialog);
+char      *pd_test_approval_text        (GtkWidget     *dialog);
+gboolean   pd_test_approval_text_contains (GtkWidget   *dialog,
+                                         const char    *text);
+guint      pd_test_assert_approval_rows (GtkWidget     *dialog,
+                                         guint         *n_wrapped);
 void       pd_test_copy_tree       (const char         *from,
                                     const char         *to);
 

@@ -391,6 +391,40 @@ test_preferences_readers (void)
   g_assert_cmpint (pd_test_run_showcase (1200, 800, check_preferences_readers, NULL), ==, 0);
 }
 
+/* --- Preferences' Remove rows ------------------------------------------------ */
+
+/* Each Remove and the row holding it name what they remove: a profile's
+ * untitled row was "GtkLabel", each endpoint's "Remove from the Window"
+ * alike, its button "Remove Build box Remove" (tried with a screen
+ * reader's view). */
+static void
+check_remove_rows (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  g_autoptr(GSettings) settings = g_settings_new ("io.github.plandeck.Plandeck");
+  GtkWindow *dialog;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  /* An endpoint nobody answers at: its row is all this needs. */
+  g_settings_set_value (settings, "sources",
+                        g_variant_new_parsed ("[('build-box', 'Build box', 'http://127.0.0.1:9/')]"));
+  dialog = open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
+  pd_test_a11y_assert_remove_named (GTK_WIDGET (dialog), "_Remove Profile", "Remove Profile “Local OpenAI-compatible”");
+  adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (dialog), "sources");
+  pd_test_flush (GTK_WIDGET (dialog));
+  pd_test_a11y_assert_remove_named (GTK_WIDGET (dialog), "_Remove", "Remove Build box");
+  pd_test_a11y_assert_named (GTK_WIDGET (dialog), "Preferences, Sources with an endpoint");
+  gtk_window_destroy (dialog);
+  g_settings_reset (settings, "sources");
+}
+
+static void
+test_remove_rows (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_remove_rows, NULL), ==, 0);
+}
+
 /* --- the plan review: the plan first ---------------------------------------- */
 
 static const char *replay_review =
@@ -536,6 +570,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/dialogs/review-order", test_review_order);
   g_test_add_func ("/pd/ui/a11y/dialogs/switch-rows", test_switch_rows);
   g_test_add_func ("/pd/ui/a11y/dialogs/preferences", test_preferences_readers);
+  g_test_add_func ("/pd/ui/a11y/dialogs/remove-rows", test_remove_rows);
 
   return g_test_run ();
 }

@@ -281,6 +281,13 @@ check_dialog_names (PdApplication *app,
         g_assert_true (g_str_has_prefix (name, "Remove Profile “"));
         g_assert_true (g_str_has_suffix (name, "”"));
         g_assert_false (g_hash_table_contains (names, name));
+        /* Its row, untitled, is named as it is (it was "GtkLabel"). */
+        {
+          g_autofree char *row = pd_test_a11y_name (gtk_widget_get_ancestor (button, ADW_TYPE_ACTION_ROW));
+
+          g_test_message ("its row: “%s”", row);
+          g_assert_cmpstr (row, ==, name);
+        }
         g_hash_table_add (names, name);
         n_remove++;
       }
@@ -289,6 +296,13 @@ check_dialog_names (PdApplication *app,
   pd_test_screenshot_sizes (dialog, "a11y-preferences");
   gtk_window_destroy (dialog);
   check_preferences_fields (window);
+
+  /* Connect to Endpoint: its token field's Caps Lock warning, met once
+   * Caps Lock is on, had no name; each response met once. */
+  dialog = open_dialog (window, "win.connect-endpoint", ADW_TYPE_MESSAGE_DIALOG);
+  pd_test_a11y_assert_named (GTK_WIDGET (dialog), "Connect to Endpoint");
+  pd_test_a11y_assert_once (GTK_WIDGET (dialog), "Connect to Endpoint");
+  gtk_window_destroy (dialog);
 
   dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG);
   pd_test_a11y_assert_named (GTK_WIDGET (dialog), "New Session");
@@ -659,6 +673,14 @@ default_sensitive (gpointer data)
   return button != NULL && gtk_widget_is_sensitive (button);
 }
 
+static gboolean
+is_drawn_button (GtkWidget     *widget,
+                 gconstpointer  label)
+{
+  return GTK_IS_BUTTON (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), label) == 0;
+}
+
 static void
 check_run_dialogs (PdApplication *app,
                    PdWindow      *window,
@@ -674,6 +696,7 @@ check_run_dialogs (PdApplication *app,
    * action) denies, it never runs the command. */
   dialog = pd_test_a11y_wait_for_message_dialog ("the approval dialog");
   pd_test_a11y_assert_named (GTK_WIDGET (dialog), "Approval");
+  pd_test_a11y_assert_once (GTK_WIDGET (dialog), "Approval");
   g_assert_cmpstr (adw_message_dialog_get_default_response (dialog), !=, "once");
   g_assert_cmpstr (adw_message_dialog_get_default_response (dialog), !=, "always");
   /* What has the focus takes Enter: once laid out, the dialog's default
@@ -691,6 +714,29 @@ check_run_dialogs (PdApplication *app,
     g_assert_true (gtk_window_get_focus_visible (GTK_WINDOW (dialog)));
   }
   pd_test_screenshot_sizes (GTK_WINDOW (dialog), "a11y-approval");
+  /* Each response met once, its buttons in a column (narrow) or in a
+   * row (wide): the other layout's were met too, never drawn. */
+  {
+    int width = gtk_widget_get_width (GTK_WIDGET (dialog));
+    GtkWidget *narrow_deny;
+
+    gtk_window_set_default_size (GTK_WINDOW (dialog), 360, -1);
+    for (guint i = 0; i < 3; i++)
+      pd_test_flush (GTK_WIDGET (dialog));
+    pd_test_a11y_assert_named (GTK_WIDGET (dialog), "Approval at 360 px");
+    pd_test_a11y_assert_once (GTK_WIDGET (dialog), "Approval at 360 px");
+    narrow_deny = pd_test_find_first (GTK_WIDGET (dialog), is_drawn_button, "_Deny");
+    gtk_window_set_default_size (GTK_WINDOW (dialog), 1000, -1);
+    for (guint i = 0; i < 3; i++)
+      pd_test_flush (GTK_WIDGET (dialog));
+    pd_test_a11y_assert_once (GTK_WIDGET (dialog), "Approval at 1000 px");
+    /* The other layout's buttons drawn now. */
+    g_assert_nonnull (narrow_deny);
+    g_assert_true (pd_test_find_first (GTK_WIDGET (dialog), is_drawn_button, "_Deny") != narrow_deny);
+    gtk_window_set_default_size (GTK_WINDOW (dialog), width, -1);
+    for (guint i = 0; i < 3; i++)
+      pd_test_flush (GTK_WIDGET (dialog));
+  }
   /* Enter once the dialog's guard lets its responses answer. */
   pd_test_wait_until (default_sensitive, dialog, "the dialog's guard to end");
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (dialog), "default.activate", NULL));

@@ -137,7 +137,12 @@ check_remote_run_approved (PdApplication *app,
   g_assert_nonnull (command);
   /* What the write puts in the file, as a local run's dialog shows it:
    * the endpoint sends its preview. */
-  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (command)), ==, "\u200eone.txt\n\u200e(a new file)\n\u200e+ 1");
+  {
+    g_autofree char *shown = pd_test_approval_text (GTK_WIDGET (dialog));
+
+    g_assert_cmpstr (shown, ==, "one.txt\n(a new file)\n+ 1");
+    g_assert_cmpuint (pd_test_assert_approval_rows (GTK_WIDGET (dialog), NULL), ==, 3);
+  }
   g_assert_false (gtk_label_get_use_markup (GTK_LABEL (command)));
   g_assert_false (project_file_exists (fixture, "one.txt"));
   /* The run bar says it waits, alone: "Working…" stood under it (tried as
@@ -148,8 +153,7 @@ check_remote_run_approved (PdApplication *app,
   respond (dialog, "deny");
 
   dialog = pd_test_wait_for_dialog ("the endpoint's second approval question");
-  command = pd_test_find_first (GTK_WIDGET (dialog), is_approval_command, NULL);
-  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (command)), "two.txt"));
+  g_assert_true (pd_test_approval_text_contains (GTK_WIDGET (dialog), "two.txt"));
   respond (dialog, "once");
 
   pd_test_wait_until (run_finished, fixture, "the remote run to finish");
@@ -695,7 +699,7 @@ dialog_asks_about (gpointer data)
   AdwMessageDialog *dialog = pd_test_open_message_dialog ();
   GtkWidget *command = dialog != NULL ? pd_test_find_first (GTK_WIDGET (dialog), is_approval_command, NULL) : NULL;
 
-  return command != NULL && strstr (gtk_label_get_text (GTK_LABEL (command)), data) != NULL;
+  return command != NULL && pd_test_approval_text_contains (GTK_WIDGET (dialog), data);
 }
 
 static gboolean

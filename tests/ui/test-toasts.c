@@ -12,6 +12,10 @@
  * blocks off and MALLOC_PERTURB_ fixed (meson.build): a freed record is
  * overwritten at once, and reading it crashed every run before
  * _pd_toast_add() held such dismissals back.
+ *
+ * A toast's title is whole at 1.5× text in a window 360 px wide: the app's
+ * longest toasts of each kind, with Undo and without, wrap inside the
+ * toast (their titles ended in "…", or ran under the buttons).
  */
 #define G_LOG_DOMAIN "test-toasts"
 
@@ -195,6 +199,113 @@ test_kept_above_bars (void)
   pd_test_destroy_window (window, overlay);
 }
 
+/* --- whole at 1.5× text and 360 px ------------------------------------- */
+
+/* Toasts of the app's own kinds, the longest of each: a deleted session
+ * and a removed endpoint with Undo, a tick of the checklist with Undo, a
+ * failed export and a failed answer with a server's message, the import's
+ * note. Their titles were cut to "“Plan the release of…”…" at 1.5× text
+ * and 360 px (tried as a new user would). */
+static const struct
+{
+  const char *title;
+  const char *button;
+} long_toasts[] = {
+  { "“Plan the release of version 2.4 and write its notes” deleted", "_Undo" },
+  { "“Plan the release of version 2.4” removed from the list; the agent’s own transcript is kept", "_Undo" },
+  { "Ticked “Write the migration for the sessions table and test it on a copy”", "_Undo" },
+  { "builds.example.org removed", "_Undo" },
+  { "Could not export to “plan-the-release.md”: Error opening file: Permission denied", NULL },
+  { "The answer could not be sent: the endpoint answered 503 Service Unavailable", NULL },
+  { "3 sessions imported; 1 file could not be read (`plandeck-agent import` names it and why)", NULL },
+};
+
+static gboolean
+toast_drawn (gpointer data)
+{
+  GtkWidget *toast = pd_test_find_first (data, is_toast_widget, NULL);
+
+  return toast != NULL && gtk_widget_get_mapped (toast) && gtk_widget_get_width (toast) > 0;
+}
+
+static void
+test_whole_at_large_text (void)
+{
+  GtkSettings *settings = gtk_settings_get_default ();
+  GtkWidget *overlay = adw_toast_overlay_new ();
+  GtkWindow *window;
+  int dpi = 0;
+
+  g_object_get (settings, "gtk-xft-dpi", &dpi, NULL);
+  if (dpi <= 0)
+    dpi = 96 * 1024;
+  g_object_set (settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
+  adw_toast_overlay_set_child (ADW_TOAST_OVERLAY (overlay), gtk_label_new ("Content"));
+  window = pd_test_present (overlay, 360, 640);
+
+  for (guint i = 0; i < G_N_ELEMENTS (long_toasts); i++)
+    {
+      g_autofree char *escaped = g_markup_escape_text (long_toasts[i].title, -1);
+      g_autofree char *shot = g_strdup_printf ("toast-large-text-360-%u", i);
+      AdwToast *toast = adw_toast_new (escaped);
+      GtkWidget *widget;
+      GtkWidget *title;
+      gboolean cut;
+
+      if (long_toasts[i].button != NULL)
+        adw_toast_set_button_label (toast, long_toasts[i].button);
+      adw_toast_set_timeout (toast, 0);
+      g_object_ref (toast);
+      _pd_toast_add (overlay, toast);
+      g_assert_true (pd_test_wait_for (toast_drawn, overlay));
+      pd_test_spin (700);
+      pd_test_flush (GTK_WIDGET (window));
+      widget = pd_test_find_first (overlay, is_toast_widget, NULL);
+      title = pd_test_find_label (widget, long_toasts[i].title);
+      g_assert_nonnull (title);
+      {
+        PangoLayout *layout = gtk_label_get_layout (GTK_LABEL (title));
+        int drawn = 0;
+
+        pango_layout_get_pixel_size (layout, &drawn, NULL);
+        cut = pango_layout_is_ellipsized (layout) || drawn > gtk_widget_get_width (title) + 1;
+      }
+      g_test_message ("“%s”: a toast %d × %d px in a window %d px wide, its title %s", long_toasts[i].title,
+                      gtk_widget_get_width (widget), gtk_widget_get_height (widget),
+                      gtk_widget_get_width (GTK_WIDGET (window)), cut ? "cut" : "whole");
+      pd_test_screenshot (GTK_WIDGET (window), shot);
+      g_assert_false (cut);
+      g_assert_cmpint (gtk_widget_get_width (widget), <=, gtk_widget_get_width (overlay));
+      /* The title and the buttons inside the toast: the title, one line
+       * as wide as its text, went past the toast's edge, its Undo and
+       * close buttons drawn over it. */
+      for (GtkWidget *part = gtk_widget_get_first_child (widget); part != NULL;
+           part = gtk_widget_get_next_sibling (part))
+        {
+          graphene_rect_t bounds;
+
+          if (!gtk_widget_get_mapped (part))
+            continue;
+          g_assert_true (gtk_widget_compute_bounds (part, widget, &bounds));
+          g_test_message ("  %s at %.0f–%.0f of %d px", G_OBJECT_TYPE_NAME (part), bounds.origin.x,
+                          bounds.origin.x + bounds.size.width, gtk_widget_get_width (widget));
+          g_assert_cmpfloat (bounds.origin.x, >=, 0);
+          g_assert_cmpfloat (bounds.origin.x + bounds.size.width, <=, gtk_widget_get_width (widget) + 1);
+        }
+      {
+        graphene_rect_t bounds;
+
+        g_assert_true (gtk_widget_compute_bounds (title, widget, &bounds));
+        g_assert_cmpfloat (bounds.origin.x + bounds.size.width, <=, gtk_widget_get_width (widget) + 1);
+      }
+      adw_toast_dismiss (toast);
+      g_assert_true (pd_test_wait_for (no_toast_widget, window));
+      g_object_unref (toast);
+    }
+  pd_test_destroy_window (window, overlay);
+  g_object_set (settings, "gtk-xft-dpi", dpi, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -208,5 +319,6 @@ main (int   argc,
   g_test_add ("/pd/ui/toasts/window-closed-while-held", Fixture, NULL, fixture_setup,
               test_window_closed_while_held, fixture_teardown);
   g_test_add_func ("/pd/ui/toasts/kept-above-bars", test_kept_above_bars);
+  g_test_add_func ("/pd/ui/toasts/whole-at-large-text", test_whole_at_large_text);
   return g_test_run ();
 }
