@@ -494,6 +494,8 @@ walk (GDBusConnection *bus,
   here = g_strdup_printf ("%s/%s", trail, role_text);
   if (role_is_checked (role) && says_nothing (said))
     g_ptr_array_add (wrong, g_strdup_printf ("%s: a %s named “%s” (%s)", where, role_text, said, here));
+  else if (said[0] != '\0' && says_nothing (said))
+    g_ptr_array_add (wrong, g_strdup_printf ("%s: a %s named by its class “%s” (%s)", where, role_text, said, here));
   children = call (bus, name, path, ATSPI_ACCESSIBLE, "GetChildren", NULL, G_VARIANT_TYPE ("(a(so))"));
   g_variant_get (children, "(a(so))", &iter);
   while (g_variant_iter_next (iter, "(&s&o)", &child_name, &child_path))
