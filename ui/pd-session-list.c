@@ -601,12 +601,11 @@ on_search_changed (PdSessionList *self)
 }
 
 /* The search closed with the focus in it: the focus goes back where it
- * was as the search opened (the Search button, the message entry), when
- * that is still there to take it.  It went into the list of sessions, on
- * its first row (tried with a screen reader and the keyboard).  Where it
- * was is kept through the listings the search reads: each word typed
- * started one, which forgot it, so Escape after typing left the focus on
- * the first row that matched (a11y-after search-typed). */
+ * was as the search opened, by the window (win.search-closed) as F6 does,
+ * else here when that is still there to take it.  It went into the list,
+ * on its first row (tried with a screen reader and the keyboard), also
+ * after typing (a11y-after search-typed) and from a page's step, which
+ * its list had made no Tab stop (a11y-after search-real-keys). */
 static void
 on_search_stopped (PdSessionList *self)
 {
@@ -616,9 +615,10 @@ on_search_stopped (PdSessionList *self)
 
   gtk_editable_set_text (GTK_EDITABLE (self->search_entry), "");
   gtk_search_bar_set_search_mode (self->search_bar, FALSE);
-  if (inside && self->search_from != NULL && gtk_widget_get_root (self->search_from) == root &&
+  if (inside && !gtk_widget_activate_action (GTK_WIDGET (self), "win.search-closed", NULL) &&
+      self->search_from != NULL && gtk_widget_get_root (self->search_from) == root &&
       gtk_widget_get_mapped (self->search_from))
-    gtk_widget_grab_focus (self->search_from);
+    _pd_list_box_refocus (self->search_from);
   g_clear_weak_pointer (&self->search_from);
 }
 

@@ -635,6 +635,7 @@ pd_window_dispose (GObject *object)
   self->first_show_tick = 0;
   _pd_window_stop_focus_opened (self);
   g_clear_weak_pointer (&self->page_focus);
+  g_clear_weak_pointer (&self->search_from);
 
   g_clear_handle_id (&self->select_idle, g_source_remove);
   if (self->cancellable != NULL)
