@@ -370,6 +370,7 @@ static const char * const structural_types[] = {
   "AdwGizmo", "AdwIndicatorBin", "AdwSqueezer", "AdwLeaflet", "AdwClampScrollable",
   "AdwViewSwitcherTitle", "AdwViewSwitcherBar", "AdwWindowTitle", "GtkOverlay",
   "GtkActionBar", "GtkPanedHandle", "GtkRange", "GtkBuiltinIcon", "GtkSpinner",
+  "GtkTooltipWindow",
 };
 
 static void
@@ -396,8 +397,8 @@ quiet_known_classes (void)
  * of theirs made from now on: called before the first window is made.
  * The types GTK and libadwaita keep private are known once a widget of
  * theirs was made: a leaflet (its shadow's gizmos), a page switcher (its
- * buttons' indicator bins), a paned (its handle) and a check button (its
- * icon) are made and dropped first.
+ * buttons' indicator bins), a paned (its handle), a check button (its
+ * icon) and a tooltip (its window) are made and dropped first.
  */
 void
 _pd_a11y_quiet_classes (void)
@@ -431,6 +432,8 @@ _pd_a11y_quiet_classes (void)
   g_object_ref_sink (stack);
   for (guint i = 0; i < G_N_ELEMENTS (made); i++)
     g_object_ref_sink (made[i]);
+  /* A tooltip's window, a child of the window over AT-SPI while shown. */
+  g_object_unref (g_object_new (GTK_TYPE_TOOLTIP, NULL));
   quiet_known_classes ();
   for (guint i = 0; i < G_N_ELEMENTS (made); i++)
     g_object_unref (made[i]);

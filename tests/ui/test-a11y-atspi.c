@@ -635,6 +635,11 @@ check_walk (PdApplication *app,
   GtkWindow *dialog;
 
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  /* A tooltip shown under the pointer is a child of the window over
+   * AT-SPI: it was "GtkTooltipWindow" (met once in a walk). */
+  g_assert_cmpuint (g_type_from_name ("GtkTooltipWindow"), !=, 0);
+  g_assert_cmpint (gtk_widget_class_get_accessible_role (g_type_class_peek (g_type_from_name ("GtkTooltipWindow"))), ==,
+                   GTK_ACCESSIBLE_ROLE_GENERIC);
   views = pd_test_a11y_view_stack (window);
   for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
     {
