@@ -17,8 +17,8 @@
 /**
  * _pd_events_view_name_header:
  *
- * Names the table's header row by its column titles: GTK 4.8 gives it no
- * name, so a screen reader said only "row" before them.
+ * Names the table's header row by its column titles, and each title: GTK
+ * 4.8 gives them no name, so a screen reader said only "row" before them.
  */
 void
 _pd_events_view_name_header (GtkColumnView        *column_view,
@@ -40,6 +40,18 @@ _pd_events_view_name_header (GtkColumnView        *column_view,
    * "Column titles: Time, Type, Iteration, Tool, Summary" */
   name = g_strdup_printf (_("Column titles: %s"), titles->str);
   _pd_accessible_set_text (GTK_WIDGET (header), name, NULL);
+  /* Each column's title too: GTK 4.8 named them "GtkColumnViewTitle"
+   * (read over AT-SPI, issue 23).  Their label says the column's title. */
+  for (GtkWidget *title = gtk_widget_get_first_child (header); title != NULL; title = gtk_widget_get_next_sibling (title))
+    {
+      GtkWidget *label = gtk_widget_get_first_child (title);
+
+      while (label != NULL && !GTK_IS_LABEL (label))
+        label = gtk_widget_get_first_child (label);
+      if (label != NULL)
+        gtk_accessible_update_property (GTK_ACCESSIBLE (title), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                        gtk_label_get_text (GTK_LABEL (label)), -1);
+    }
 }
 
 /* The type filter lists event types by their words, not their tokens. */

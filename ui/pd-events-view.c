@@ -75,6 +75,7 @@ struct _PdEventsView
   guint               settle_frames;
 
   /* Template widgets */
+  GtkLabel           *session_title;
   GtkDropDown        *type_dropdown;
   GtkLabel           *count_label;
   GtkStack           *stack;
@@ -938,6 +939,7 @@ pd_events_view_class_init (PdEventsViewClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-events-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, session_title);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, type_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, count_label);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, jump_button);
@@ -1163,4 +1165,18 @@ pd_events_view_get_last_seq (PdEventsView *self)
 {
   g_return_val_if_fail (PD_IS_EVENTS_VIEW (self), 0);
   return self->last_seq;
+}
+
+/**
+ * pd_events_view_set_title:
+ * @title: (nullable): the session's title, anyone's text (the agent's)
+ *
+ * Heads the events with the session's title, above the table.
+ */
+void
+pd_events_view_set_title (PdEventsView *self,
+                          const char   *title)
+{
+  g_return_if_fail (PD_IS_EVENTS_VIEW (self));
+  _pd_session_heading_set (self->session_title, title);
 }

@@ -28,6 +28,8 @@ G_DECLARE_FINAL_TYPE (PdEventsView, pd_events_view, PD, EVENTS_VIEW, PdSessionVi
 GtkWidget  *pd_events_view_new             (void);
 void        pd_events_view_refresh         (PdEventsView *self);
 gboolean    pd_events_view_get_live        (PdEventsView *self);
+void        pd_events_view_set_title       (PdEventsView *self,
+                                            const char   *title);
 void        pd_events_view_set_live        (PdEventsView *self,
                                             gboolean      live);
 const char *pd_events_view_get_type_filter (PdEventsView *self);

@@ -386,6 +386,8 @@ pd_new_session_dialog_class_init (PdNewSessionDialogClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
+  /* Before any of its widgets is made: see _pd_a11y_quiet_classes(). */
+  _pd_a11y_quiet_classes ();
   g_type_ensure (PD_TYPE_ENTRY_ROW);
 
   object_class->dispose = pd_new_session_dialog_dispose;
@@ -452,6 +454,7 @@ pd_new_session_dialog_init (PdNewSessionDialog *self)
 
   _pd_window_keep_role (GTK_WINDOW (self));
   gtk_widget_init_template (GTK_WIDGET (self));
+  _pd_a11y_name_switchers (GTK_WIDGET (self));
   /* Each group's list is named by the group (one was "GtkLabel"). */
   _pd_preferences_groups_name_lists (GTK_WIDGET (self));
   _pd_images_speak (GTK_WIDGET (self));

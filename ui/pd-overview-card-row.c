@@ -67,6 +67,8 @@ _pd_card_plain_label (const char *css_class,
 {
   GtkWidget *label = gtk_label_new (NULL);
 
+  /* Shown once it has a text (_pd_card_set_label()). */
+  gtk_widget_set_visible (label, FALSE);
   gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   if (wrap)
@@ -85,13 +87,15 @@ _pd_card_plain_label (const char *css_class,
  * the same text without the isolates and marks it is shown with
  * (_pd_accessible_text()): GTK 4.8 names a label by its text, and a
  * reader said "Now: ⁨Write the tests⁩" with the isolates in it, or tripped
- * on them. */
+ * on them.  An empty label is hidden: over AT-SPI a reader met it as
+ * "GtkLabel" (GTK 4.8 names a nameless label by its class, issue 23). */
 gboolean
 _pd_card_set_label (GtkWidget  *label,
            const char *text)
 {
   g_autofree char *plain = NULL;
 
+  gtk_widget_set_visible (label, text != NULL && text[0] != '\0');
   if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), text) == 0)
     return FALSE;
   gtk_label_set_text (GTK_LABEL (label), text);

@@ -1115,6 +1115,9 @@ pd_overview_view_class_init (PdOverviewViewClass *klass)
    * shown before (or without) one had a scroll bar AT-SPI called
    * "GtkScrollbar". */
   _pd_scrollbars_speak ();
+  /* A group named for its page ("Now", "Sessions"): a reader met it by its
+   * class, "PdNowView" (issue 23). */
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
 static void

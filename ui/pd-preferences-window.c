@@ -511,6 +511,8 @@ pd_preferences_window_class_init (PdPreferencesWindowClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
+  /* Before any of its widgets is made: see _pd_a11y_quiet_classes(). */
+  _pd_a11y_quiet_classes ();
   object_class->dispose = pd_preferences_window_dispose;
   object_class->finalize = pd_preferences_window_finalize;
 
@@ -593,6 +595,7 @@ pd_preferences_window_init (PdPreferencesWindow *self)
 
   _pd_window_keep_role (GTK_WINDOW (self));
   gtk_widget_init_template (GTK_WIDGET (self));
+  _pd_a11y_name_switchers (GTK_WIDGET (self));
   /* Each group's list is named by the group (it was "GtkListBox"). */
   _pd_preferences_groups_name_lists (GTK_WIDGET (self));
   _pd_images_speak (GTK_WIDGET (self));

@@ -600,13 +600,11 @@ on_search_changed (PdSessionList *self)
                              gtk_toggle_button_get_active (self->full_text_toggle));
 }
 
-/* The search closed with the focus in it: the focus goes back where it
- * was as the search opened (the Search button, the message entry), when
- * that is still there to take it.  It went into the list of sessions, on
- * its first row (tried with a screen reader and the keyboard).  Where it
- * was is kept through the listings the search reads: each word typed
- * started one, which forgot it, so Escape after typing left the focus on
- * the first row that matched (a11y-after search-typed). */
+/* The search closed with the focus in it: back where it was as the search
+ * opened, when that can take it, else by the window (win.search-closed):
+ * a hidden page's step, a row of the list (shows another session now).
+ * It went on the list's first row (tried with a screen reader and the
+ * keyboard: a11y-after search-typed, search-real-keys-360). */
 static void
 on_search_stopped (PdSessionList *self)
 {
@@ -616,9 +614,11 @@ on_search_stopped (PdSessionList *self)
 
   gtk_editable_set_text (GTK_EDITABLE (self->search_entry), "");
   gtk_search_bar_set_search_mode (self->search_bar, FALSE);
-  if (inside && self->search_from != NULL && gtk_widget_get_root (self->search_from) == root &&
-      gtk_widget_get_mapped (self->search_from))
-    gtk_widget_grab_focus (self->search_from);
+  if (inside && (self->search_from == NULL || gtk_widget_get_root (self->search_from) != root ||
+                 !gtk_widget_get_mapped (self->search_from) ||
+                 gtk_widget_is_ancestor (self->search_from, GTK_WIDGET (self->list_view)) ||
+                 !_pd_list_box_refocus (self->search_from)))
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.search-closed", NULL);
   g_clear_weak_pointer (&self->search_from);
 }
 
@@ -790,6 +790,8 @@ pd_session_list_class_init (PdSessionListClass *klass)
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "session-list");
+  /* A group, named "Sessions" (issue 23). */
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
 static void

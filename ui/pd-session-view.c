@@ -835,6 +835,9 @@ pd_session_view_class_init (PdSessionViewClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
+  /* A group named for its page ("Now", "Sessions"): a reader met it by its
+   * class, "PdNowView" (issue 23). */
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
 static void

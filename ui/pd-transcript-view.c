@@ -68,6 +68,7 @@ struct _PdTranscriptView
   guint              place_idle;
 
   /* Template widgets */
+  GtkLabel          *session_title;
   GtkWidget         *earlier_bar;
   GtkLabel          *earlier_label;
   GtkButton         *earlier_button;
@@ -546,6 +547,7 @@ pd_transcript_view_class_init (PdTranscriptViewClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-transcript-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, PdTranscriptView, session_title);
   gtk_widget_class_bind_template_child (widget_class, PdTranscriptView, earlier_bar);
   gtk_widget_class_bind_template_child (widget_class, PdTranscriptView, earlier_label);
   gtk_widget_class_bind_template_child (widget_class, PdTranscriptView, earlier_button);
@@ -643,4 +645,19 @@ _pd_transcript_view_get_n_built (PdTranscriptView *self,
   if (n_merged != NULL)
     *n_merged = self->n_merged;
   return self->n_built;
+}
+
+/**
+ * pd_transcript_view_set_title:
+ * @title: (nullable): the session's title, anyone's text (the agent's)
+ *
+ * Heads the messages with the session's title, as the Now page heads its
+ * plan, above the list: it does not scroll away.
+ */
+void
+pd_transcript_view_set_title (PdTranscriptView *self,
+                              const char       *title)
+{
+  g_return_if_fail (PD_IS_TRANSCRIPT_VIEW (self));
+  _pd_session_heading_set (self->session_title, title);
 }

@@ -16,6 +16,8 @@ G_DECLARE_FINAL_TYPE (PdTranscriptView, pd_transcript_view, PD, TRANSCRIPT_VIEW,
 
 GtkWidget  *pd_transcript_view_new            (void);
 void        pd_transcript_view_refresh        (PdTranscriptView *self);
+void        pd_transcript_view_set_title       (PdTranscriptView *self,
+                                                const char       *title);
 void        pd_transcript_view_set_run_stopped (PdTranscriptView *self,
                                                 gboolean          run_stopped);
 GListModel *pd_transcript_view_get_model      (PdTranscriptView *self);

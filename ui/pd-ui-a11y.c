@@ -383,3 +383,136 @@ _pd_message_dialog_responses_once (GtkWidget *dialog)
   g_signal_connect (squeezer, "notify::visible-child", G_CALLBACK (sync_response_boxes), NULL);
   sync_response_boxes (squeezer);
 }
+
+/**
+ * _pd_session_heading_set:
+ * @label: a page's heading label, of the role heading
+ * @title: (nullable): the session's title, anyone's text (the agent's)
+ *
+ * Heads a page with the session's title, plain, whole and wrapped, hidden
+ * with no session: the Transcript and Events pages had none, the Now and
+ * History pages did (tried with a screen reader, issue 23).  A screen
+ * reader names the heading by the whole title, and its tooltip shows it
+ * where the label cuts it.
+ */
+void
+_pd_session_heading_set (GtkLabel   *label,
+                         const char *title)
+{
+  g_autofree char *safe = title != NULL && title[0] != '\0' ? _pd_isolated_short (title, 240) : NULL;
+  g_autofree char *spoken = safe != NULL ? _pd_accessible_text (safe) : NULL;
+
+  _pd_label_no_hyphens (GTK_WIDGET (label));
+  gtk_label_set_text (label, safe != NULL ? safe : "");
+  gtk_widget_set_visible (GTK_WIDGET (label), safe != NULL);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (label), safe);
+  if (spoken != NULL)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_LABEL, spoken, -1);
+}
+
+/* Containers and decorations of GTK 4.8 and libadwaita 1.2 that a screen
+ * reader met by their class: "AdwGizmo" (a leaflet's shadow, a switcher
+ * button's parts), "GtkRange" (a scroll bar's inside), "AdwIndicatorBin",
+ * "AdwSqueezer", "AdwLeaflet", "GtkOverlay"… (read over AT-SPI, issue 23).
+ * GTK names an object of no structural role by its class; these hold or
+ * draw what speaks for itself, and are made generic containers, which
+ * GTK 4.8 leaves unnamed and keeps in the tree with what they hold.  A
+ * widget's role is fixed once it has an accessible object (GTK 4.8 makes
+ * one as the widget is first shown or hidden): the classes are changed
+ * before any of the window's widgets is made. */
+static const char * const structural_types[] = {
+  "AdwGizmo", "AdwIndicatorBin", "AdwSqueezer", "AdwLeaflet", "AdwClampScrollable",
+  "AdwViewSwitcherTitle", "AdwViewSwitcherBar", "AdwWindowTitle", "GtkOverlay",
+  "GtkActionBar", "GtkPanedHandle", "GtkRange", "GtkBuiltinIcon", "GtkSpinner",
+  "GtkTooltipWindow",
+};
+
+static void
+quiet_known_classes (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (structural_types); i++)
+    {
+      GType type = g_type_from_name (structural_types[i]);
+      GtkWidgetClass *klass;
+
+      if (type == 0)
+        continue;
+      klass = g_type_class_ref (type);
+      if (gtk_widget_class_get_accessible_role (klass) == GTK_ACCESSIBLE_ROLE_WIDGET)
+        gtk_widget_class_set_accessible_role (klass, GTK_ACCESSIBLE_ROLE_GENERIC);
+      g_type_class_unref (klass);
+    }
+}
+
+/**
+ * _pd_a11y_quiet_classes:
+ *
+ * Makes the containers and decorations above generic, for every widget
+ * of theirs made from now on: called before the first window is made.
+ * The types GTK and libadwaita keep private are known once a widget of
+ * theirs was made: a leaflet (its shadow's gizmos), a page switcher (its
+ * buttons' indicator bins), a paned (its handle), a check button (its
+ * icon) and a tooltip (its window) are made and dropped first.
+ */
+void
+_pd_a11y_quiet_classes (void)
+{
+  static gboolean done;
+  GtkWidget *made[4];
+  AdwViewStack *stack;
+
+  if (done)
+    return;
+  done = TRUE;
+  /* The public ones known by their type. */
+  g_type_ensure (ADW_TYPE_SQUEEZER);
+  g_type_ensure (ADW_TYPE_LEAFLET);
+  g_type_ensure (ADW_TYPE_CLAMP_SCROLLABLE);
+  g_type_ensure (ADW_TYPE_VIEW_SWITCHER_TITLE);
+  g_type_ensure (ADW_TYPE_VIEW_SWITCHER_BAR);
+  g_type_ensure (ADW_TYPE_WINDOW_TITLE);
+  g_type_ensure (GTK_TYPE_OVERLAY);
+  g_type_ensure (GTK_TYPE_ACTION_BAR);
+  g_type_ensure (GTK_TYPE_RANGE);
+  g_type_ensure (GTK_TYPE_SPINNER);
+  quiet_known_classes ();
+  stack = ADW_VIEW_STACK (adw_view_stack_new ());
+  adw_view_stack_add_titled (stack, gtk_label_new (NULL), "page", "Page");
+  made[0] = adw_view_switcher_new ();
+  adw_view_switcher_set_stack (ADW_VIEW_SWITCHER (made[0]), stack);
+  made[1] = adw_leaflet_new ();
+  made[2] = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
+  made[3] = gtk_check_button_new ();
+  g_object_ref_sink (stack);
+  for (guint i = 0; i < G_N_ELEMENTS (made); i++)
+    g_object_ref_sink (made[i]);
+  /* A tooltip's window, a child of the window over AT-SPI while shown. */
+  g_object_unref (g_object_new (GTK_TYPE_TOOLTIP, NULL));
+  quiet_known_classes ();
+  for (guint i = 0; i < G_N_ELEMENTS (made); i++)
+    g_object_unref (made[i]);
+  g_object_unref (stack);
+}
+
+static void
+name_switchers (GtkWidget *widget)
+{
+  if (ADW_IS_VIEW_SWITCHER (widget))
+    /* Translators: the spoken name of the row of page buttons (Now, Transcript, …) */
+    gtk_accessible_update_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Pages"), -1);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    name_switchers (child);
+}
+
+/**
+ * _pd_a11y_name_switchers:
+ * @root: a window as its template made it
+ *
+ * Names @root's page switchers "Pages": a reader met them as
+ * "AdwViewSwitcher" (read over AT-SPI, issue 23).
+ */
+void
+_pd_a11y_name_switchers (GtkWidget *root)
+{
+  name_switchers (root);
+}

@@ -64,6 +64,10 @@ void        _pd_name_tooltip_buttons   (GtkWidget          *root);
 void        _pd_name_mnemonic_buttons  (void);
 void        _pd_wrap_button_labels     (GtkWidget          *box);
 void        _pd_label_no_hyphens       (GtkWidget          *label);
+void        _pd_session_heading_set    (GtkLabel           *label,
+                                        const char         *title);
+void        _pd_a11y_quiet_classes     (void);
+void        _pd_a11y_name_switchers    (GtkWidget          *root);
 void        _pd_inscription_fit_lines  (GtkInscription     *inscription);
 void        _pd_label_unselect_on_leave (GtkWidget         *label);
 char       *_pd_ltr_lines              (const char         *text);

@@ -48,6 +48,10 @@ search_action (GtkWidget  *widget,
   /* Search closes back where it was opened from: showing the sidebar put
    * the focus on the open row, and Escape left it in the list. */
   g_set_object (&from, gtk_root_get_focus (GTK_ROOT (self)));
+  if (from != NULL && !gtk_widget_is_ancestor (from, GTK_WIDGET (self->session_list)))
+    g_set_weak_pointer (&self->search_from, from);
+  else if (from != NULL)
+    g_clear_weak_pointer (&self->search_from);
   adw_leaflet_set_visible_child_name (self->leaflet, "sidebar");
   if (from != NULL && from != gtk_root_get_focus (GTK_ROOT (self)) && gtk_widget_get_mapped (from) &&
       (!adw_leaflet_get_folded (self->leaflet) || gtk_widget_is_ancestor (from, sidebar)))
@@ -506,6 +510,41 @@ focus_open_row (PdWindow *self)
                          gtk_widget_is_ancestor (focus, GTK_WIDGET (self->source_sidebar)))))
     return;
   focus_list (rows);
+}
+
+/* The session search closed (Escape) with the focus in it: back where
+ * it was as the search opened, as F6 and menus return it.  A step of the
+ * page is its list's stop again (the list made it none as the focus
+ * left), and folded the page is shown again; from the list, its open
+ * session's row (the row widget there shows another session once the
+ * list was filtered).  The focus had stayed on the first row that
+ * matched (tried with a screen reader and the keyboard, issue 23). */
+static void
+search_closed_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  PdWindow *self = PD_WINDOW (widget);
+  g_autoptr(GtkWidget) from = self->search_from != NULL ? g_object_ref (self->search_from) : NULL;
+  GtkWidget *content = gtk_widget_get_parent (GTK_WIDGET (self->content_stack));
+  GtkWidget *rows = session_rows (GTK_WIDGET (self->session_list));
+
+  g_clear_weak_pointer (&self->search_from);
+  if (from != NULL && gtk_widget_get_root (from) == GTK_ROOT (self) && gtk_widget_is_ancestor (from, content))
+    {
+      adw_leaflet_set_visible_child_name (self->leaflet, "content");
+      if (gtk_widget_is_ancestor (from, GTK_WIDGET (self->view_stack)))
+        {
+          g_set_weak_pointer (&self->page_focus, from);
+          focus_opened (self, TRUE);
+          return;
+        }
+    }
+  if (from != NULL && gtk_widget_get_root (from) == GTK_ROOT (self) && gtk_widget_get_mapped (from) &&
+      _pd_list_box_refocus (from))
+    return;
+  if (rows != NULL)
+    focus_list (rows);
 }
 
 static void
@@ -1018,6 +1057,7 @@ _pd_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.row-export-json", "s", export_session_action);
   gtk_widget_class_install_action (widget_class, "win.create-database", NULL, create_database_action);
   gtk_widget_class_install_action (widget_class, "win.search", NULL, search_action);
+  gtk_widget_class_install_action (widget_class, "win.search-closed", NULL, search_closed_action);
   gtk_widget_class_install_action (widget_class, "win.show-now", NULL, show_now_action);
   gtk_widget_class_install_action (widget_class, "win.open-database", NULL, open_database_action);
   gtk_widget_class_install_action (widget_class, "win.connect-endpoint", NULL,

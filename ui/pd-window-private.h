@@ -72,6 +72,7 @@ struct _PdWindow
   GtkWidget           *open_focus_from;   /* (unowned) where the focus was; compared only */
   gboolean             open_focus_in_page; /* only a focus in the page is the person's */
   GtkWidget           *page_focus;        /* (weak) where the focus was in the page when F6 left it */
+  GtkWidget           *search_from;       /* (weak) where the focus was as the search opened */
   gulong               read_at_start_handler; /* on the frame clock, until the list is drawn */
   gboolean             reading_at_start;      /* that read waits for the list or runs */
   gulong               running_handler;

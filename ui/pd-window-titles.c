@@ -6,8 +6,8 @@
  * new user would): the pages of the session head themselves with it,
  * whole and wrapped, as their first line, scrolling away with the page:
  * the Now page (and an imported session's checklist) head the plan,
- * History the version shown. (The Transcript's and Events' lists are the
- * scrolled window's child, which GTK 4.8 gives no heading: not yet.)
+ * History the version shown.  The Transcript and Events pages head
+ * themselves above their lists, which do not scroll it away (issue 23).
  */
 #define G_LOG_DOMAIN "pd-window"
 
@@ -26,5 +26,7 @@ _pd_window_show_page_titles (PdWindow   *self,
 {
   pd_checklist_view_set_title (self->checklist_view, title);
   pd_now_view_set_title (self->now_view, title);
+  pd_transcript_view_set_title (self->transcript_view, title);
+  pd_events_view_set_title (self->events_view, title);
   pd_history_view_set_title (self->history_view, title);
 }

@@ -638,6 +638,7 @@ pd_window_dispose (GObject *object)
   self->first_show_tick = 0;
   _pd_window_stop_focus_opened (self);
   g_clear_weak_pointer (&self->page_focus);
+  g_clear_weak_pointer (&self->search_from);
 
   g_clear_handle_id (&self->select_idle, g_source_remove);
   if (self->cancellable != NULL)
@@ -792,6 +793,8 @@ pd_window_class_init (PdWindowClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
   GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
 
+  /* Before any of its widgets is made: see _pd_a11y_quiet_classes(). */
+  _pd_a11y_quiet_classes ();
   object_class->constructed = pd_window_constructed;
   object_class->dispose = pd_window_dispose;
   object_class->finalize = pd_window_finalize;
@@ -1010,6 +1013,7 @@ pd_window_init (PdWindow *self)
   gtk_window_group_add_window (group, GTK_WINDOW (self));
   _pd_window_keep_role (GTK_WINDOW (self));
   gtk_widget_init_template (GTK_WIDGET (self));
+  _pd_a11y_name_switchers (GTK_WIDGET (self));
   _pd_stack_tab_shown_only (self->content_stack);
   _pd_stack_tab_shown_only (self->now_stack);
   _pd_status_pages_tab_to_controls (GTK_WIDGET (self));

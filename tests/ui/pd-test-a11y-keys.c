@@ -15,6 +15,10 @@
 #include "pd-test-a11y-keys.h"
 #include "pd-test-ui.h"
 
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#endif
+
 /* Activates @widget's shortcut for the key, of its controllers of the
  * capture phase or of the others. */
 static gboolean
@@ -171,4 +175,70 @@ pd_test_a11y_arrow_to (PdWindow   *window,
       pd_test_flush (GTK_WIDGET (window));
     }
   g_assert_cmpstr (pd_session_item_get_title (pd_test_a11y_focused_item (window)), ==, title);
+}
+
+/**
+ * pd_test_a11y_x11_key:
+ * @window: a shown window
+ * @keys: keys as xdotool names them, apart by spaces ("F6", "ctrl+f",
+ *   "e x p o r t")
+ *
+ * Presses @keys through the X server (xdotool) with the pointer over
+ * @window, as a person does: GTK gets real key events, press and release,
+ * through its event controllers, not only its shortcuts.  The main loop
+ * runs until they arrived.
+ *
+ * Returns: %FALSE when it cannot (no xdotool, not on X11): the caller skips
+ */
+gboolean
+pd_test_a11y_x11_key (GtkWindow  *window,
+                      const char *keys)
+{
+#ifdef GDK_WINDOWING_X11
+  g_autofree char *xdotool = g_find_program_in_path ("xdotool");
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
+  g_autofree char *window_id = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  if (xdotool == NULL || surface == NULL || !GDK_IS_X11_SURFACE (surface))
+    return FALSE;
+  window_id = g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface));
+  {
+    /* No window manager under Xvfb: the key goes where the pointer is. */
+    g_auto(GStrv) each = g_strsplit (keys, " ", -1);
+    g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+    const char *start[] = { xdotool, "mousemove", "--window", window_id, "1", "1", "key", "--delay", "20" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (start); i++)
+      g_ptr_array_add (argv, (gpointer) start[i]);
+    for (guint i = 0; each[i] != NULL; i++)
+      g_ptr_array_add (argv, each[i]);
+    g_ptr_array_add (argv, NULL);
+    g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status,
+                                 &error));
+  }
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  /* The server has them: the round trip makes GDK read them. */
+  gdk_display_sync (gtk_widget_get_display (GTK_WIDGET (window)));
+  for (guint i = 0; i < 3; i++)
+    pd_test_flush (GTK_WIDGET (window));
+  return TRUE;
+#else
+  return FALSE;
+#endif
+}
+
+/* Whether real keys can be pressed (xdotool on an X server). */
+gboolean
+pd_test_a11y_x11_keys_work (void)
+{
+#ifdef GDK_WINDOWING_X11
+  g_autofree char *xdotool = g_find_program_in_path ("xdotool");
+
+  return GDK_IS_X11_DISPLAY (gdk_display_get_default ()) && xdotool != NULL;
+#else
+  return FALSE;
+#endif
 }

@@ -11,6 +11,9 @@
 
 G_BEGIN_DECLS
 
+gboolean       pd_test_a11y_x11_key           (GtkWindow       *window,
+                                               const char      *keys);
+gboolean       pd_test_a11y_x11_keys_work     (void);
 gboolean       pd_test_a11y_key               (PdWindow        *window,
                                                guint            keyval,
                                                GdkModifierType  mods);

@@ -14,6 +14,8 @@
 
 #include "pd-session-list.h"
 #include "pd-test-a11y.h"
+#include "pd-test-a11y-keys.h"
+#include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-runs.h"
 #include "pd-test-session-list.h"
@@ -121,6 +123,103 @@ static void
 test_search_typed (void)
 {
   g_assert_cmpint (pd_test_run_showcase (1200, 800, check_search_typed, NULL), ==, 0);
+}
+
+/* The same with real keys through the X server, from a step of the Now
+ * page, side by side and folded (360 px): Ctrl+F, a word typed, Escape.
+ * The focus stayed on the first session that matched: the step's list
+ * had made the step no Tab stop as the focus left it, so it could not
+ * take the focus back, and folded the page was hidden (tried with a
+ * screen reader and the keyboard, issue 23). */
+typedef struct
+{
+  PdWindow  *window;
+  GtkWidget *was;
+} Back;
+
+static gboolean
+search_typed_in (gpointer data)
+{
+  Back *back = data;
+  GtkWidget *entry = pd_test_find_widget (GTK_WIDGET (back->window->session_list), GTK_TYPE_SEARCH_ENTRY);
+
+  return pd_test_a11y_focus_inside (entry) &&
+         g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (entry)), "export") == 0;
+}
+
+static gboolean
+search_bar_closed (gpointer data)
+{
+  Back *back = data;
+  GtkWidget *entry = pd_test_find_widget (GTK_WIDGET (back->window->session_list), GTK_TYPE_SEARCH_ENTRY);
+
+  return !gtk_widget_get_mapped (entry);
+}
+
+static gboolean
+focus_back (gpointer data)
+{
+  Back *back = data;
+
+  return gtk_root_get_focus (GTK_ROOT (back->window)) == back->was && pd_test_a11y_why_unseen (back->was) == NULL;
+}
+
+static void
+check_search_real_keys (PdApplication *app,
+                        PdWindow      *window,
+                        gpointer       user_data)
+{
+  Back back = { window, NULL };
+  g_autofree char *where = NULL;
+
+  GtkWidget *rows = pd_test_find_widget (GTK_WIDGET (window->session_list), GTK_TYPE_LIST_VIEW);
+  AdwLeaflet *leaflet = ADW_LEAFLET (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_LEAFLET));
+  guint generation;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  adw_view_stack_set_visible_child_name (pd_test_a11y_view_stack (window), "now");
+  if (adw_leaflet_get_folded (leaflet))
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+  pd_test_flush (GTK_WIDGET (window));
+  /* A session opened from the list with Enter, as F6's tests do. */
+  pd_test_a11y_arrow_to (window, rows, "Migrate the config loader to GKeyFile");
+  g_assert_true (pd_test_a11y_key (window, GDK_KEY_Return, 0));
+  pd_test_wait_until (pd_test_a11y_focus_in_page, window, "the focus in the session's page");
+  /* A step down: where the person is, not the page's first stop. */
+  g_assert_true (pd_test_a11y_x11_key (GTK_WINDOW (window), "Down"));
+  back.was = gtk_root_get_focus (GTK_ROOT (window));
+  g_assert_nonnull (gtk_widget_get_ancestor (back.was, GTK_TYPE_LIST_BOX_ROW));
+
+  generation = pd_session_list_get_generation (window->session_list);
+  g_assert_true (pd_test_a11y_x11_key (GTK_WINDOW (window), "ctrl+f"));
+  g_assert_true (pd_test_a11y_x11_key (GTK_WINDOW (window), "e x p o r t"));
+  pd_test_wait_until (search_typed_in, &back, "the word typed in the search field");
+  pd_test_session_list_wait_generation (window->session_list, generation + 1, "the list filtered by the search");
+  g_assert_true (pd_test_a11y_x11_key (GTK_WINDOW (window), "Escape"));
+  pd_test_wait_until (search_bar_closed, &back, "the search bar to close");
+  pd_test_spin (300);
+  pd_test_flush (GTK_WIDGET (window));
+  where = describe_focus (GTK_WINDOW (window));
+  g_test_message ("after Escape, the focus is on %s", where);
+  pd_test_screenshot (GTK_WIDGET (window), adw_leaflet_get_folded (leaflet) ? "a11y-after-search-360"
+                                                                             : "a11y-after-search");
+  if (!focus_back (&back))
+    g_error ("the focus did not go back to the step the search was opened from: it is on %s", where);
+}
+
+static void
+test_search_real_keys (gconstpointer data)
+{
+  if (!pd_test_a11y_x11_keys_work ())
+    {
+      g_test_skip ("needs xdotool and an X server (xvfb-run) for a real key press");
+      return;
+    }
+  if (GPOINTER_TO_INT (data))
+    g_assert_cmpint (pd_test_run_showcase (360, 720, check_search_real_keys, NULL), ==, 0);
+  else
+    g_assert_cmpint (pd_test_run_showcase (1200, 800, check_search_real_keys, NULL), ==, 0);
 }
 
 /* Two commands asked in turn, then the run ends. */
@@ -260,6 +359,8 @@ main (int   argc,
 
   adw_init ();
   g_test_add_func ("/pd/ui/a11y/after/search-typed", test_search_typed);
+  g_test_add_data_func ("/pd/ui/a11y/after/search-real-keys", GINT_TO_POINTER (FALSE), test_search_real_keys);
+  g_test_add_data_func ("/pd/ui/a11y/after/search-real-keys-360", GINT_TO_POINTER (TRUE), test_search_real_keys);
   g_test_add_func ("/pd/ui/a11y/after/approvals", test_approvals);
   status = g_test_run ();
   pd_test_runs_finish (config_home);

@@ -220,6 +220,60 @@ check_titles (PdApplication *app,
                  c->page != NULL ? what : "imported");
 }
 
+/* The Transcript and Events pages head themselves with the title too
+ * (they had none, issue 23): a heading above the page's list that no
+ * scroll takes away, two lines at most (whole it took 7 lines of a
+ * 360 px window at 1.5× text), named by the whole title. */
+static gboolean
+pinned_title_shown (gpointer data)
+{
+  return title_label (data) != NULL;
+}
+
+static void
+check_pinned_title (PdApplication *app,
+                    PdWindow      *window,
+                    gpointer       user_data)
+{
+  Case *c = user_data;
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  TitleWait wait = { window, c->sessions.imported_title };
+  g_autofree char *shot = g_strconcat ("a11y-title-pinned-", c->page, NULL);
+  g_autofree char *spoken = NULL;
+  GtkWidget *label, *page;
+  PangoLayout *layout;
+  int drawn = 0;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  g_assert_true (pd_session_list_select (list, c->sessions.imported));
+  adw_view_stack_set_visible_child_name (pd_test_a11y_view_stack (window), c->page);
+  pd_test_wait_until (pinned_title_shown, &wait, "the page headed by the session's title");
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_flush (GTK_WIDGET (window));
+  label = title_label (&wait);
+  page = adw_view_stack_get_visible_child (pd_test_a11y_view_stack (window));
+  layout = gtk_label_get_layout (GTK_LABEL (label));
+  pango_layout_get_pixel_size (layout, &drawn, NULL);
+  g_test_message ("%s: the title in a %d px label, %d lines, %s, %.0f px under the page's top", c->page,
+                  gtk_widget_get_width (label), pango_layout_get_line_count (layout),
+                  pango_layout_is_ellipsized (layout) ? "ELLIPSIZED" : "whole",
+                  label_top (label, window) - label_top (page, window));
+  pd_test_screenshot (GTK_WIDGET (window), shot);
+  g_assert_cmpint (drawn, <=, gtk_widget_get_width (label) + 1);
+  /* Above the list, not in what scrolls, and no more than two lines of
+   * it; a heading for a reader, named by the whole title. */
+  g_assert_null (gtk_widget_get_ancestor (label, GTK_TYPE_SCROLLED_WINDOW));
+  g_assert_cmpfloat (label_top (label, window) - label_top (page, window), <, 40);
+  g_assert_cmpint (pango_layout_get_line_count (layout), <=, 2);
+  g_assert_cmpint (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (label)), ==, GTK_ACCESSIBLE_ROLE_HEADING);
+  g_assert_true (gtk_test_accessible_has_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_LABEL));
+  spoken = gtk_test_accessible_check_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                               c->sessions.imported_title);
+  if (spoken != NULL)
+    g_error ("%s: the heading is not named by the whole title: %s", c->page, spoken);
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (label), !=, NULL);
+}
+
 /* The least width each pane asks for, below the window's own 360 px. */
 static int
 least_width (GtkWidget *widget)
@@ -474,6 +528,14 @@ test_title_page (gconstpointer data)
 }
 
 static void
+test_title_pinned (gconstpointer data)
+{
+  Case c = { { NULL, }, FALSE, 3, data };
+
+  run_case (&c, check_pinned_title);
+}
+
+static void
 test_empty_pages (void)
 {
   Case c = { { NULL, }, FALSE, 3 };
@@ -677,6 +739,8 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/title/imported", test_title_imported);
   g_test_add_data_func ("/pd/ui/a11y/title/history", "history", test_title_page);
   g_test_add_func ("/pd/ui/a11y/title/history-chips", test_history_chips);
+  g_test_add_data_func ("/pd/ui/a11y/title/transcript", "transcript", test_title_pinned);
+  g_test_add_data_func ("/pd/ui/a11y/title/events", "events", test_title_pinned);
   g_test_add_func ("/pd/ui/a11y/title/empty-pages", test_empty_pages);
   g_test_add_func ("/pd/ui/a11y/title/cards", test_card_titles);
   return g_test_run ();
