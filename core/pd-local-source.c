@@ -458,8 +458,8 @@ run_op (GTask        *task,
         ChecklistResult *result = g_new0 (ChecklistResult, 1);
 
         /* Where the window follows appended transcripts: what was appended. */
-        if (!(result->checklist = pd_import_index_load_checklist_plans (store, op->id, &result->plans,
-                                                                         g_task_get_cancellable (task), &error)))
+        if (!(result->checklist = pd_import_index_load_checklist_plans (store, op->id, &result->plans, NULL,
+                                                                         &error)))
           {
             checklist_result_free (result);
             set_source_error (task, error);
