@@ -455,21 +455,16 @@ run_op (GTask        *task,
 
     case OP_CHECKLIST:
       {
-        g_autoptr(PdImportedSession) session = pd_import_index_load_session (store, op->id, &error);
-        ChecklistResult *result;
-        GPtrArray *plans;
+        ChecklistResult *result = g_new0 (ChecklistResult, 1);
 
-        if (session == NULL)
+        /* Where the window follows appended transcripts: what was appended. */
+        if (!(result->checklist = pd_import_index_load_checklist_plans (store, op->id, &result->plans, NULL,
+                                                                         &error)))
           {
+            checklist_result_free (result);
             set_source_error (task, error);
             break;
           }
-        plans = pd_imported_session_get_plans (session);
-        result = g_new0 (ChecklistResult, 1);
-        result->checklist = g_object_ref (pd_imported_session_get_checklist (session));
-        result->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_artifact_plan_free);
-        for (guint i = 0; plans != NULL && i < plans->len; i++)
-          g_ptr_array_add (result->plans, pd_artifact_plan_copy (g_ptr_array_index (plans, i)));
         g_task_return_pointer (task, result, (GDestroyNotify) checklist_result_free);
       }
       break;

@@ -66,6 +66,62 @@ is_long (PdSessionStore *store,
          && g_stat (path, &st) == 0 && (goffset) st.st_size > _pd_import_get_tail_threshold ();
 }
 
+/* What pd_import_index_read_session() gives the reads below. */
+typedef struct
+{
+  guint64      applied_updates;
+  PdPlanState *state;
+  GHashTable  *cancelled;   /* (nullable) asked for */
+  gboolean     want_cancelled;
+  char        *checklist_json;
+  GStrv        argv;
+  char        *workdir;
+} SessionRead;
+
+static void
+read_applied (PdTranscriptReader *reader,
+              PdChecklist        *checklist,
+              gpointer            user_data)
+{
+  SessionRead *out = user_data;
+
+  out->applied_updates = pd_imported_session_get_stats (pd_transcript_reader_get_session (reader))->applied_updates;
+}
+
+static void
+read_plan (PdTranscriptReader *reader,
+           PdChecklist        *checklist,
+           gpointer            user_data)
+{
+  SessionRead *out = user_data;
+  guint64 applied = pd_imported_session_get_stats (pd_transcript_reader_get_session (reader))->applied_updates;
+
+  out->state = pd_transcript_pages_plan_for_checklist (checklist, applied);
+  if (out->want_cancelled)
+    out->cancelled = pd_transcript_pages_cancelled_steps (checklist);
+}
+
+static void
+read_checklist_json (PdTranscriptReader *reader,
+                     PdChecklist        *checklist,
+                     gpointer            user_data)
+{
+  SessionRead *out = user_data;
+  guint64 applied = pd_imported_session_get_stats (pd_transcript_reader_get_session (reader))->applied_updates;
+
+  out->checklist_json = pd_transcript_pages_checklist_json (checklist, applied);
+}
+
+static void
+read_resume (PdTranscriptReader *reader,
+             PdChecklist        *checklist,
+             gpointer            user_data)
+{
+  SessionRead *out = user_data;
+
+  out->argv = pd_transcript_reader_dup_resume_argv (reader, &out->workdir);
+}
+
 PdSessionInfo *
 pd_session_reads_get_counted (PdSessionStore  *store,
                               const char      *id,
@@ -74,8 +130,8 @@ pd_session_reads_get_counted (PdSessionStore  *store,
 {
   g_autoptr(PdSessionInfo) info = NULL;
   g_autoptr(PdTranscriptPages) pages = NULL;
-  g_autoptr(PdTranscriptReader) reader = NULL;
   g_autoptr(GError) unread = NULL;
+  SessionRead read = { 0 };
 
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), NULL);
   g_return_val_if_fail (id != NULL, NULL);
@@ -95,8 +151,8 @@ pd_session_reads_get_counted (PdSessionStore  *store,
     {
       if (counted != NULL)
         *counted = FALSE;
-      if ((reader = pd_import_index_load_reader (store, id, &unread)))
-        info->plan_version = pd_imported_session_get_stats (pd_transcript_reader_get_session (reader))->applied_updates;
+      if (pd_import_index_read_session (store, id, read_applied, &read, NULL, &unread))
+        info->plan_version = read.applied_updates;
     }
   else if ((pages = pd_import_index_load_pages (store, id, NULL, &unread)))
     {
@@ -132,8 +188,7 @@ pd_session_reads_get_plan_marked (PdSessionStore  *store,
                                   GHashTable     **cancelled,
                                   GError         **error)
 {
-  g_autoptr(PdTranscriptReader) reader = NULL;
-  PdImportedSession *session;
+  SessionRead read = { 0 };
   gboolean imported;
 
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
@@ -152,13 +207,12 @@ pd_session_reads_get_plan_marked (PdSessionStore  *store,
     }
   /* The last list only: read as an import reads, never the pages (a
    * transcript of 300,000 plan calls held every call). */
-  if (!(reader = pd_import_index_load_reader (store, id, error)))
+  read.want_cancelled = cancelled != NULL;
+  if (!pd_import_index_read_session (store, id, read_plan, &read, NULL, error))
     return FALSE;
-  session = pd_transcript_reader_get_session (reader);
-  *state = pd_transcript_pages_plan_for_checklist (pd_imported_session_get_checklist (session),
-                                                   pd_imported_session_get_stats (session)->applied_updates);
+  *state = read.state;
   if (cancelled != NULL)
-    *cancelled = pd_transcript_pages_cancelled_steps (pd_imported_session_get_checklist (session));
+    *cancelled = read.cancelled;
   return TRUE;
 }
 
@@ -168,8 +222,7 @@ pd_session_reads_get_checklist_json (PdSessionStore  *store,
                                      char           **json,
                                      GError         **error)
 {
-  g_autoptr(PdTranscriptReader) reader = NULL;
-  PdImportedSession *session;
+  SessionRead read = { 0 };
   gboolean imported;
 
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
@@ -192,11 +245,9 @@ pd_session_reads_get_checklist_json (PdSessionStore  *store,
       return TRUE;
   }
   /* Read as the Now page and `sessions show` read it. */
-  if (!(reader = pd_import_index_load_reader (store, id, error)))
+  if (!pd_import_index_read_session (store, id, read_checklist_json, &read, NULL, error))
     return FALSE;
-  session = pd_transcript_reader_get_session (reader);
-  *json = pd_transcript_pages_checklist_json (pd_imported_session_get_checklist (session),
-                                              pd_imported_session_get_stats (session)->applied_updates);
+  *json = read.checklist_json;
   return TRUE;
 }
 
@@ -515,9 +566,9 @@ pd_session_reads_get_resume (PdSessionStore  *store,
                              char           **workdir,
                              GError         **error)
 {
-  g_autoptr(PdTranscriptReader) reader = NULL;
   g_auto(GStrv) words = NULL;
   g_autofree char *folder = NULL;
+  SessionRead read = { 0 };
   gboolean imported;
 
   g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
@@ -529,9 +580,11 @@ pd_session_reads_get_resume (PdSessionStore  *store,
   if (!which (store, id, &imported, error) || !imported)
     return FALSE;
   /* The session's facts only: read as an import reads, not for pages. */
-  if (!(reader = pd_import_index_load_reader (store, id, error)))
+  if (!pd_import_index_read_session (store, id, read_resume, &read, NULL, error))
     return FALSE;
-  if (!(words = pd_transcript_reader_dup_resume_argv (reader, &folder)))
+  words = read.argv;
+  folder = read.workdir;
+  if (words == NULL)
     return FALSE;
   *argv = g_steal_pointer (&words);
   if (workdir != NULL)

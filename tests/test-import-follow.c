@@ -151,6 +151,55 @@ versions_text (PdTranscriptPages *pages)
   return g_string_free (text, FALSE);
 }
 
+/* The Now page's checklist and plans (read through the index, followed)
+ * are what a whole read of the session gives, the annotations applied once. */
+static void
+assert_checklist_as_fresh (Followed *f)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) plans = NULL;
+  g_autoptr(PdChecklist) checklist = pd_import_index_load_checklist_plans (f->store, f->id, &plans, NULL, &error);
+  g_autoptr(PdImportedSession) fresh = NULL;
+  g_autoptr(JsonNode) have = NULL, want = NULL;
+  g_autofree char *have_text = NULL, *want_text = NULL;
+  GPtrArray *fresh_plans;
+
+  g_assert_no_error (error);
+  fresh = pd_import_index_load_session (f->store, f->id, &error);
+  g_assert_no_error (error);
+  have = pd_checklist_to_json (checklist);
+  want = pd_checklist_to_json (pd_imported_session_get_checklist (fresh));
+  have_text = json_to_string (have, FALSE);
+  want_text = json_to_string (want, FALSE);
+  g_assert_cmpstr (have_text, ==, want_text);
+  g_assert_cmpuint (pd_checklist_get_n_agent_items (checklist), >, 0);
+  fresh_plans = pd_imported_session_get_plans (fresh);
+  g_assert_cmpuint (plans->len, ==, fresh_plans->len);
+  for (guint i = 0; i < plans->len; i++)
+    {
+      const PdArtifactPlan *a = g_ptr_array_index (plans, i);
+      const PdArtifactPlan *b = g_ptr_array_index (fresh_plans, i);
+
+      g_assert_cmpint (a->status, ==, b->status);
+      g_assert_cmpstr (a->markdown, ==, b->markdown);
+    }
+
+  /* The Now page's plan, read through the same followed reader. */
+  {
+    g_autoptr(PdPlanState) plan = NULL;
+    g_autoptr(PdPlanState) fresh_plan = NULL;
+    g_autofree char *plan_text = NULL, *fresh_text = NULL;
+
+    g_assert_true (pd_session_reads_get_plan (f->store, f->id, &plan, &error));
+    g_assert_no_error (error);
+    fresh_plan = pd_transcript_pages_plan_for_checklist (pd_imported_session_get_checklist (fresh),
+                                                         pd_imported_session_get_stats (fresh)->applied_updates);
+    plan_text = pd_plan_state_to_json (plan);
+    fresh_text = pd_plan_state_to_json (fresh_plan);
+    g_assert_cmpstr (plan_text, ==, fresh_text);
+  }
+}
+
 /* What @pages (read through the index) show is what a whole read shows. */
 static void
 assert_as_fresh (Followed *f)
@@ -192,6 +241,7 @@ assert_as_fresh (Followed *f)
       g_assert_cmpint (a->seq, ==, b->seq);
       g_assert_cmpstr (a->event_json, ==, b->event_json);
     }
+  assert_checklist_as_fresh (f);
 }
 
 /* A transcript of ~N KB read for its pages (whole, History, Events), then
@@ -202,7 +252,7 @@ static void
 test_follow_reads_appended (void)
 {
   Followed f = { 0 };
-  guint64 before, read, appended = 0;
+  guint64 before, before_checklist, read, appended = 0;
   goffset size;
   guint n = 1000;
 
@@ -218,6 +268,7 @@ test_follow_reads_appended (void)
   g_assert_cmpint (size, >, 600 * 1024);
 
   before = _pd_import_index_get_pages_bytes_read ();
+  before_checklist = _pd_import_index_get_reader_bytes_read ();
   for (guint round = 0; round < ROUNDS; round++)
     {
       g_autofree char *more = exchanges (n, n + 10);
@@ -236,6 +287,14 @@ test_follow_reads_appended (void)
   g_assert_cmpuint (read, >=, 3 * appended);
   g_assert_cmpuint (read, <=, 3 * appended + (guint64) ROUNDS * 3 * 4096);
   g_assert_cmpuint (read, <, (guint64) size);
+
+  /* The Now page's checklist and plan: one read of what was appended a
+   * round (the second finds nothing new), a first line each, not the
+   * transcript whole each time (before: 2 × 10 × the file). */
+  read = _pd_import_index_get_reader_bytes_read () - before_checklist;
+  g_test_message ("checklist and plan read %" G_GUINT64_FORMAT, read);
+  g_assert_cmpuint (read, >=, appended);
+  g_assert_cmpuint (read, <=, appended + (guint64) ROUNDS * 2 * 4096);
 
   followed_close (&f);
 }
@@ -278,6 +337,41 @@ test_follow_rewritten (void)
   followed_close (&f);
 }
 
+/* The user's own item and a tick, stored: applied to each reading once,
+ * never onto the followed checklist itself (or they would pile up). */
+static void
+test_follow_checklist_annotations (void)
+{
+  Followed f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdChecklist) checklist = NULL;
+  guint n = 50;
+
+  followed_open (&f, n);
+  checklist = pd_import_index_load_checklist_plans (f.store, f.id, NULL, NULL, &error);
+  g_assert_no_error (error);
+  pd_checklist_add_user_item (checklist, "Mine");
+  pd_checklist_set_checked (checklist, 0, TRUE);
+  g_assert_true (pd_import_index_save_annotations (f.store, f.id, checklist, &error));
+  g_assert_no_error (error);
+  for (guint round = 0; round < 3; round++)
+    {
+      g_autofree char *more = exchanges (n, n + 2);
+      g_autoptr(PdChecklist) read = NULL;
+      gboolean checked = FALSE;
+
+      n += 2;
+      pd_import_test_append (f.path, more);
+      assert_checklist_as_fresh (&f);
+      read = pd_import_index_load_checklist_plans (f.store, f.id, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (pd_checklist_get_n_user_items (read), ==, 1);
+      /* The first item is a new step each round: its tick stays with the old text. */
+      g_assert_false (pd_checklist_get_override (read, 0, &checked));
+    }
+  followed_close (&f);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -286,6 +380,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/import-follow/reads-appended", test_follow_reads_appended);
   g_test_add_func ("/pd/import-follow/rewritten", test_follow_rewritten);
+  g_test_add_func ("/pd/import-follow/checklist-annotations", test_follow_checklist_annotations);
 
   return g_test_run ();
 }

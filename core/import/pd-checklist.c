@@ -338,6 +338,29 @@ pd_checklist_new (void)
   return g_object_new (PD_TYPE_CHECKLIST, NULL);
 }
 
+PdChecklist *
+pd_checklist_copy (PdChecklist *self)
+{
+  PdChecklist *copy;
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_return_val_if_fail (PD_IS_CHECKLIST (self), NULL);
+
+  copy = pd_checklist_new ();
+  copy->origin = self->origin;
+  copy->n_hidden = self->n_hidden;
+  copy->version = self->version;
+  for (guint i = 0; i < self->agent_items->len; i++)
+    g_ptr_array_add (copy->agent_items, pd_checklist_item_copy (g_ptr_array_index (self->agent_items, i)));
+  for (guint i = 0; i < self->user_items->len; i++)
+    g_ptr_array_add (copy->user_items, pd_checklist_item_copy (g_ptr_array_index (self->user_items, i)));
+  g_hash_table_iter_init (&iter, self->overrides);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    g_hash_table_insert (copy->overrides, g_strdup (key), value);
+  return copy;
+}
+
 PdChecklistOrigin
 pd_checklist_get_origin (PdChecklist *self)
 {

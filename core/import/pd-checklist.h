@@ -91,6 +91,8 @@ char            *pd_checklist_item_key      (const char *text,
 G_DECLARE_FINAL_TYPE (PdChecklist, pd_checklist, PD, CHECKLIST, GObject)
 
 PdChecklist       *pd_checklist_new                 (void);
+/* Both sections and the overrides, as they are now (keys and version kept). */
+PdChecklist       *pd_checklist_copy                (PdChecklist       *self);
 
 /* The agent's section. */
 PdChecklistOrigin  pd_checklist_get_origin          (PdChecklist       *self);

@@ -14,9 +14,16 @@
  * changed (rewritten) — is read whole again, as before.  Formats rewritten
  * whole (OpenCode, Gemini CLI's .json, Cline's task files) are read whole.
  *
+ * The Now page's checklist, plan, session facts and resume command are
+ * followed the same way, by a reader of their own that builds no pages
+ * (_pd_import_follow_update_reader()): the checklist replay replaces the
+ * agent's list at each TodoWrite or update_plan, so the appended lines
+ * replayed onto the state read before give what a whole read gives.  Read
+ * whole at each change, each of them read the 30 MB session again.
+ *
  * A few transcripts are followed at a time (FOLLOWS_MAX keys: whole pages,
- * the History's, the Events' of the open session); each is used by one
- * thread at a time (its lock).
+ * the History's, the Events', the reader of the open session); each is
+ * used by one thread at a time (its lock).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -36,8 +43,8 @@
 #include "pd-transcript-pages-private.h"
 #include "pd-transcript-reader.h"
 
-/* The keys followed at once: the open session's three reads, and one more. */
-#define FOLLOWS_MAX 4
+/* The keys followed at once: the open session's four reads, and one more. */
+#define FOLLOWS_MAX 5
 /* What is compared of the first line to tell a rewritten file. */
 #define HEAD_MAX    4096
 
@@ -46,7 +53,7 @@ struct _PdImportFollow
   GMutex              lock;
   char               *key;
   PdTranscriptReader *reader;     /* (nullable) kept between reads */
-  PdTranscriptPages  *building;   /* (nullable) its pages, never sealed */
+  PdTranscriptPages  *building;   /* (nullable) its pages, never sealed (none for the checklist) */
   PdImportFollowPart  part;
   dev_t               dev;
   ino_t               ino;
@@ -60,6 +67,7 @@ static GMutex follows_lock;
 static GHashTable *follows;   /* key → PdImportFollow (a reference) */
 static guint64 follows_clock;
 static guint64 pages_bytes_read;
+static guint64 reader_bytes_read;
 
 static GMutex bytes_lock;
 
@@ -77,6 +85,32 @@ _pd_import_index_add_pages_bytes_read (guint64 bytes)
   g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&bytes_lock);
 
   pages_bytes_read += bytes;
+}
+
+guint64
+_pd_import_index_get_reader_bytes_read (void)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&bytes_lock);
+
+  return reader_bytes_read;
+}
+
+void
+_pd_import_index_add_reader_bytes_read (guint64 bytes)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&bytes_lock);
+
+  reader_bytes_read += bytes;
+}
+
+static void
+count_read (PdImportFollowPart part,
+            guint64            bytes)
+{
+  if (part == PD_IMPORT_FOLLOW_READER)
+    _pd_import_index_add_reader_bytes_read (bytes);
+  else
+    _pd_import_index_add_pages_bytes_read (bytes);
 }
 
 static void
@@ -168,8 +202,9 @@ _pd_import_follow_forget_all (void)
 /* The file's identity and first line (*@head, up to HEAD_MAX bytes, its
  * newline included); FALSE when it cannot be read. */
 static gboolean
-read_head (const char  *path,
-           struct stat *st,
+read_head (const char         *path,
+           PdImportFollowPart  part,
+           struct stat        *st,
            char       **head,
            gsize       *head_len)
 {
@@ -191,7 +226,7 @@ read_head (const char  *path,
   close (fd);
   if (n < 0)
     return FALSE;
-  _pd_import_index_add_pages_bytes_read ((guint64) n);
+  count_read (part, (guint64) n);
   if ((newline = memchr (buffer, '\n', (gsize) n)) != NULL)
     n = newline + 1 - buffer;
   *head_len = (gsize) n;
@@ -207,35 +242,34 @@ building_new (PdImportFollowPart part)
          : _pd_transcript_pages_new ();
 }
 
-PdTranscriptPages *
-_pd_import_follow_update (PdImportFollow      *self,
-                          const char          *format,
-                          const char          *path,
-                          const char          *agent_id,
-                          PdImportFollowPart   part,
-                          GCancellable        *cancellable,
-                          GError             **error)
+/* Reads what @path gained into the kept reader (and its pages, if any). */
+static gboolean
+follow_read (PdImportFollow      *self,
+             const char          *format,
+             const char          *path,
+             const char          *agent_id,
+             PdImportFollowPart   part,
+             GCancellable        *cancellable,
+             GError             **error)
 {
   PdTranscriptReaderInterface *iface;
   g_autofree char *head = NULL;
-  g_auto(GStrv) argv = NULL;
-  g_autofree char *workdir = NULL;
   PdImportedSession *session;
   struct stat st;
   gsize head_len = 0;
   guint64 before;
   gboolean ok;
 
-  g_return_val_if_fail (_pd_import_follow_can (format), NULL);
+  g_return_val_if_fail (_pd_import_follow_can (format), FALSE);
 
-  if (!read_head (path, &st, &head, &head_len))
+  if (!read_head (path, part, &st, &head, &head_len))
     {
       int saved = errno;
 
       follow_reset (self);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "The transcript %s cannot be read: %s", path,
                    g_strerror (saved));
-      return NULL;
+      return FALSE;
     }
   /* Not the file read last (rewritten, cut, replaced): read whole again. */
   if (self->reader != NULL
@@ -249,26 +283,29 @@ _pd_import_follow_update (PdImportFollow      *self,
   if (self->reader == NULL)
     {
       if (!(self->reader = pd_transcript_reader_new_for_format (format, path, agent_id, error)))
-        return NULL;
+        return FALSE;
       /* A last line still being written is left for the next read. */
       pd_transcript_reader_set_follow (self->reader, TRUE);
-      self->building = building_new (part);
+      if (part != PD_IMPORT_FOLLOW_READER)
+        self->building = building_new (part);
       self->part = part;
     }
 
   iface = PD_TRANSCRIPT_READER_GET_IFACE (self->reader);
   session = pd_transcript_reader_get_session (self->reader);
   before = pd_imported_session_get_stats (session)->bytes_read;
-  iface->set_pages (self->reader, self->building);
+  if (self->building != NULL)
+    iface->set_pages (self->reader, self->building);
   ok = pd_transcript_reader_update (self->reader, cancellable, error);
-  iface->set_pages (self->reader, NULL);
+  if (self->building != NULL)
+    iface->set_pages (self->reader, NULL);
   session = pd_transcript_reader_get_session (self->reader);
-  _pd_import_index_add_pages_bytes_read (pd_imported_session_get_stats (session)->bytes_read - before);
+  count_read (part, pd_imported_session_get_stats (session)->bytes_read - before);
   if (!ok)
     {
       /* Half read: what the pages hold is not known to be whole. */
       follow_reset (self);
-      return NULL;
+      return FALSE;
     }
 
   self->dev = st.st_dev;
@@ -282,7 +319,39 @@ _pd_import_follow_update (PdImportFollow      *self,
       self->head = g_steal_pointer (&head);
       self->head_len = head_len;
     }
+  return TRUE;
+}
 
+PdTranscriptPages *
+_pd_import_follow_update (PdImportFollow      *self,
+                          const char          *format,
+                          const char          *path,
+                          const char          *agent_id,
+                          PdImportFollowPart   part,
+                          GCancellable        *cancellable,
+                          GError             **error)
+{
+  g_auto(GStrv) argv = NULL;
+  g_autofree char *workdir = NULL;
+
+  g_return_val_if_fail (part != PD_IMPORT_FOLLOW_READER, NULL);
+
+  if (!follow_read (self, format, path, agent_id, part, cancellable, error))
+    return NULL;
   argv = pd_transcript_reader_dup_resume_argv (self->reader, &workdir);
-  return _pd_transcript_pages_snapshot (self->building, session, argv, workdir);
+  return _pd_transcript_pages_snapshot (self->building, pd_transcript_reader_get_session (self->reader), argv,
+                                        workdir);
+}
+
+PdTranscriptReader *
+_pd_import_follow_update_reader (PdImportFollow  *self,
+                                 const char      *format,
+                                 const char      *path,
+                                 const char      *agent_id,
+                                 GCancellable    *cancellable,
+                                 GError         **error)
+{
+  if (!follow_read (self, format, path, agent_id, PD_IMPORT_FOLLOW_READER, cancellable, error))
+    return NULL;
+  return self->reader;
 }

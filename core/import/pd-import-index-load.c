@@ -425,11 +425,101 @@ pd_import_index_load_checklist (PdSessionStore  *store,
                                 const char      *session_id,
                                 GError         **error)
 {
-  g_autoptr(PdImportedSession) session = pd_import_index_load_session (store, session_id, error);
+  return pd_import_index_load_checklist_plans (store, session_id, NULL, NULL, error);
+}
 
-  if (session == NULL)
-    return NULL;
-  return g_object_ref (pd_imported_session_get_checklist (session));
+gboolean
+pd_import_index_read_session (PdSessionStore    *store,
+                              const char        *session_id,
+                              PdImportReadFunc   func,
+                              gpointer           user_data,
+                              GCancellable      *cancellable,
+                              GError           **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *format = NULL;
+  g_autofree char *agent_id = NULL;
+  g_autofree char *key = NULL;
+  g_autoptr(PdTranscriptReader) reader = NULL;
+  g_autoptr(PdChecklist) checklist = NULL;
+  PdTranscriptReader *followed;
+  PdImportedSession *session;
+  PdImportFollow *follow;
+  gboolean ok = FALSE;
+
+  g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
+  g_return_val_if_fail (session_id != NULL && func != NULL, FALSE);
+
+  if (!lookup_imported (store, session_id, &path, &format, &agent_id, error))
+    return FALSE;
+
+  if (!g_atomic_int_get (&follow_appends) || !_pd_import_follow_can (format))
+    {
+      /* Read whole, as an import reads. */
+      if (!(reader = pd_transcript_reader_new_for_format (format, path, agent_id, error)))
+        return FALSE;
+      ok = pd_transcript_reader_update (reader, cancellable, error);
+      session = pd_transcript_reader_get_session (reader);
+      _pd_import_index_add_reader_bytes_read (pd_imported_session_get_stats (session)->bytes_read);
+      if (!ok || !_pd_import_index_apply_annotations (store, session_id, pd_imported_session_get_checklist (session),
+                                                      error))
+        return FALSE;
+      func (reader, pd_imported_session_get_checklist (session), user_data);
+      return TRUE;
+    }
+
+  /* The kept reader goes on being replayed: the annotations go onto a
+   * copy of its checklist, never onto it. */
+  key = g_strconcat (session_id, "/reader", NULL);
+  follow = _pd_import_follow_get (key);
+  if ((followed = _pd_import_follow_update_reader (follow, format, path, agent_id, cancellable, error)))
+    {
+      checklist = pd_checklist_copy (pd_imported_session_get_checklist (pd_transcript_reader_get_session (followed)));
+      if ((ok = _pd_import_index_apply_annotations (store, session_id, checklist, error)))
+        func (followed, checklist, user_data);
+    }
+  _pd_import_follow_release (follow);
+  return ok;
+}
+
+typedef struct
+{
+  PdChecklist *checklist;
+  GPtrArray   *plans;   /* (nullable) asked for */
+} ChecklistPlans;
+
+static void
+take_checklist_plans (PdTranscriptReader *reader,
+                      PdChecklist        *checklist,
+                      gpointer            user_data)
+{
+  ChecklistPlans *out = user_data;
+  GPtrArray *plans = pd_imported_session_get_plans (pd_transcript_reader_get_session (reader));
+
+  out->checklist = g_object_ref (checklist);
+  for (guint i = 0; out->plans != NULL && plans != NULL && i < plans->len; i++)
+    g_ptr_array_add (out->plans, pd_artifact_plan_copy (g_ptr_array_index (plans, i)));
+}
+
+PdChecklist *
+pd_import_index_load_checklist_plans (PdSessionStore  *store,
+                                      const char      *session_id,
+                                      GPtrArray      **plans,
+                                      GCancellable    *cancellable,
+                                      GError         **error)
+{
+  ChecklistPlans out = { NULL, NULL };
+
+  if (plans != NULL)
+    out.plans = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_artifact_plan_free);
+  if (!pd_import_index_read_session (store, session_id, take_checklist_plans, &out, cancellable, error))
+    {
+      g_clear_pointer (&out.plans, g_ptr_array_unref);
+      return NULL;
+    }
+  if (plans != NULL)
+    *plans = out.plans;
+  return out.checklist;
 }
 
 gboolean

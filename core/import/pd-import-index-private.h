@@ -49,6 +49,9 @@ char    *_pd_import_index_signature         (const char      *format,
  * reads to (pd-import-follow.c). */
 guint64  _pd_import_index_get_pages_bytes_read (void);
 void     _pd_import_index_add_pages_bytes_read (guint64 bytes);
+/* The same of the reads as an import reads (pd_import_index_read_session()). */
+guint64  _pd_import_index_get_reader_bytes_read (void);
+void     _pd_import_index_add_reader_bytes_read (guint64 bytes);
 
 /* A transcript followed (pd-import-follow.c): its reader and the pages it
  * builds kept between reads, so a change reads what was appended only. */
@@ -59,6 +62,7 @@ typedef enum
   PD_IMPORT_FOLLOW_ALL,
   PD_IMPORT_FOLLOW_HISTORY,
   PD_IMPORT_FOLLOW_EVENTS,
+  PD_IMPORT_FOLLOW_READER,   /* no pages: the reader's session (checklist, plans, facts) */
 } PdImportFollowPart;
 
 /* Whether @format is only ever appended to, so followed. */
@@ -75,6 +79,15 @@ PdTranscriptPages *_pd_import_follow_update     (PdImportFollow      *self,
                                                  PdImportFollowPart   part,
                                                  GCancellable        *cancellable,
                                                  GError             **error);
+/* The same without pages: reads what @path gained into the kept reader;
+ * the reader (transfer none, used only while the follow is held), whose
+ * session's checklist and plans are those of the whole file. */
+PdTranscriptReader *_pd_import_follow_update_reader (PdImportFollow *self,
+                                                     const char     *format,
+                                                     const char     *path,
+                                                     const char     *agent_id,
+                                                     GCancellable   *cancellable,
+                                                     GError        **error);
 /* Unlocks and lets go of what _pd_import_follow_get() gave. */
 void               _pd_import_follow_release    (PdImportFollow      *self);
 /* Lets go of every follow (tests). */

@@ -98,6 +98,31 @@ gboolean       pd_import_index_run_paths    (PdImportIndex        *self,
 PdChecklist   *pd_import_index_load_checklist (PdSessionStore     *store,
                                                const char         *session_id,
                                                GError            **error);
+/* Gives @func the reader of imported session @session_id, updated as an
+ * import reads (a long transcript only at its end), and its checklist with
+ * the stored annotations applied; neither may be kept after @func.  Where
+ * appended transcripts are followed (pd_import_index_set_follow_appends()),
+ * the reader is kept and a change is read by what was appended only
+ * (pd-import-follow.c), @func called with it held.  What the Now page,
+ * the session's facts and its resume command read. */
+typedef void (*PdImportReadFunc) (PdTranscriptReader *reader,
+                                  PdChecklist        *checklist,
+                                  gpointer            user_data);
+gboolean       pd_import_index_read_session (PdSessionStore    *store,
+                                             const char        *session_id,
+                                             PdImportReadFunc   func,
+                                             gpointer           user_data,
+                                             GCancellable      *cancellable,
+                                             GError           **error);
+/* The same, with a copy of the session's plan documents (@plans, element-type
+ * PdArtifactPlan): what the Now page shows.  Where appended transcripts are
+ * followed (pd_import_index_set_follow_appends()), the reader is kept and a
+ * change is read by what was appended only (pd-import-follow.c). */
+PdChecklist   *pd_import_index_load_checklist_plans (PdSessionStore  *store,
+                                                     const char      *session_id,
+                                                     GPtrArray      **plans,
+                                                     GCancellable    *cancellable,
+                                                     GError         **error);
 /* The same, as the whole session read from its transcript: its checklist
  * (annotations applied) and its plan documents.  In memory only. */
 PdImportedSession *pd_import_index_load_session (PdSessionStore   *store,
