@@ -705,9 +705,14 @@ on_req_done (GObject      *object,
 
   if (!req->finished && req->heavy_key != NULL && req->status == 0)
     {
-      /* Its transcript's read, shared; past the client's share, 429. */
-      if (_pd_server_heavy_request (self, req->heavy_key, soup_server_message_get_remote_host (req->msg),
-                                    heavy_read, heavy_answered, req_ref (req), (GDestroyNotify) req_unref))
+      /* Its transcript's read, shared; past the client's share, 429; past
+       * the server's bound of unsent answers, 503. */
+      PdServerHeavyAsked asked = _pd_server_heavy_request (self, req->heavy_key,
+                                                           soup_server_message_get_remote_host (req->msg),
+                                                           heavy_read, heavy_answered, req_ref (req),
+                                                           (GDestroyNotify) req_unref);
+
+      if (asked == PD_SERVER_HEAVY_ASKED)
         {
           _pd_server_maybe_quit (self);
           return;
@@ -715,8 +720,12 @@ on_req_done (GObject      *object,
       req_unref (req);
       soup_message_headers_replace (soup_server_message_get_response_headers (req->msg), "Retry-After",
                                     G_STRINGIFY (PD_SERVER_HEAVY_RETRY_AFTER_S));
-      _pd_server_respond_error (req->msg, 429, "too many reads of transcripts at once from this client; "
-                                               "try again after Retry-After");
+      if (asked == PD_SERVER_HEAVY_CLIENT_FULL)
+        _pd_server_respond_error (req->msg, 429, "too many reads of transcripts at once from this client; "
+                                                 "try again after Retry-After");
+      else
+        _pd_server_respond_error (req->msg, 503, "too many long answers not yet read by their clients; "
+                                                 "try again after Retry-After");
       soup_server_message_unpause (req->msg);
     }
   else if (!req->finished && req->kind == OP_AUTHORIZE && req->status == 0)
