@@ -10,6 +10,9 @@
  * pages' own budget, three times the transcript's bytes at most (16 MiB at
  * least) and PD_IMPORT_SESSION_BYTES_MAX; past it the rest is left out,
  * and a message where it was cut says how many items and bytes of text.
+ * And an answer of 62 000 tiny calls (lines of calls with no message id
+ * join one answer) was handed to an export as one tree of 60 MB: a
+ * message holds 1 000 calls at most, the next ones go on in another.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -72,6 +75,10 @@ read_pages (const char *path,
   return pages;
 }
 
+/* The calls of one message at most (MESSAGE_CALLS_MAX): a message is
+ * handed on as one tree. */
+#define MESSAGE_CALLS 1000
+
 /* The calls the pages show, and the last message's text (the notice). */
 static guint
 count_calls (PdTranscriptPages  *pages,
@@ -85,7 +92,12 @@ count_calls (PdTranscriptPages  *pages,
       JsonObject *message = json_array_get_object_element (messages, i);
 
       if (json_object_has_member (message, "tool_calls"))
-        calls += json_array_get_length (json_object_get_array_member (message, "tool_calls"));
+        {
+          guint in_message = json_array_get_length (json_object_get_array_member (message, "tool_calls"));
+
+          g_assert_cmpuint (in_message, <=, MESSAGE_CALLS);
+          calls += in_message;
+        }
     }
   *last_text = n > 0 ? g_strdup (json_object_get_string_member_with_default (
                                    json_array_get_object_element (messages, n - 1), "content", ""))

@@ -51,6 +51,10 @@ _pd_transcript_pages_set_source_bytes (PdTranscriptPages *self,
    * most of them); a transcript of tiny values cost 30 times them. */
   share = bytes <= (G_MAXSIZE - PD_TRANSCRIPT_PAGES_COST_FLOOR) / PD_TRANSCRIPT_PAGES_COST_PER_BYTE
           ? MAX (PD_TRANSCRIPT_PAGES_COST_FLOOR, bytes * PD_TRANSCRIPT_PAGES_COST_PER_BYTE) : G_MAXSIZE;
+  /* The Events' and the History's pages are read beside the whole ones
+   * (an export, `serve`): a third of that, their calls keep no text. */
+  if (self->events_only || self->history_only)
+    share = MAX (PD_TRANSCRIPT_PAGES_COST_FLOOR, share / PD_TRANSCRIPT_PAGES_COST_PER_BYTE);
   self->budget.max = MIN (self->budget.max, share);
 }
 

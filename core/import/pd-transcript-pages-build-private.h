@@ -19,6 +19,8 @@ G_BEGIN_DECLS
 #define TOOL_TEXT_MAX      PD_TRANSCRIPT_PAGES_TOOL_TEXT_MAX
 /* Room kept at the end of a cut call's arguments for "… (cut, N bytes)". */
 #define CUT_NOTE_ROOM      40
+/* The tool calls of one message at most; more go on in the next. */
+#define MESSAGE_CALLS_MAX  1000
 /* Subagents of subagents, nested at most this deep (and never in a loop). */
 #define SUBAGENT_MAX_DEPTH 8
 
@@ -190,9 +192,10 @@ Message *_pd_transcript_pages_message_add (PdTranscriptPages *self,
 /* pd-transcript-pages-budget.c.  What an item kept costs beside its text
  * (the text counts twice: held, then written as JSON): a message (its
  * structure, its place, its JSON's members), a call (its structure, its
- * id in the table, its two events and their data). */
+ * id in the table, its two events and their data), an event alone. */
 #define MESSAGE_COST 256
 #define CALL_COST    512
+#define EVENT_COST   128
 void     _pd_transcript_pages_budget_init (PdTranscriptPages *self);
 /* Whether an item of @cost may be kept; FALSE past the budget (then
  * counted as left out with its @bytes of text, the first one leaving a

@@ -484,7 +484,8 @@ _pd_transcript_pages_add_tool_call_head (PdTranscriptPages *self,
   {
     gsize length = arguments != NULL ? strlen (arguments) : 0;
 
-    if (!_pd_transcript_pages_take (self, CALL_COST + 2 * (strlen (call_id) + strlen (name) + MIN (length, TOOL_TEXT_MAX)),
+    if (!_pd_transcript_pages_take (self, CALL_COST + 2 * (strlen (call_id) + strlen (name)
+                                                          + (self->events_only ? 0 : MIN (length, TOOL_TEXT_MAX))),
                                     length + left_out))
       return;
   }
@@ -517,7 +518,14 @@ _pd_transcript_pages_add_tool_call_head (PdTranscriptPages *self,
 
   if (!self->events_only)
     {
-      message = assistant_for (self, _pd_transcript_pages_conversation_get (self, conversation_key), group, time);
+      Conversation *conversation = _pd_transcript_pages_conversation_get (self, conversation_key);
+
+      message = assistant_for (self, conversation, group, time);
+      /* A message's calls are handed on as one tree (an export, `serve`):
+       * an answer of more calls goes on in a message of its own (62 000
+       * tiny calls in one answer made a tree of 60 MB). */
+      if (message->calls != NULL && message->calls->len >= MESSAGE_CALLS_MAX)
+        message = _pd_transcript_pages_message_add (self, conversation, "assistant", group, time);
       if (message->calls == NULL)
         message->calls = g_ptr_array_new ();
       g_ptr_array_add (message->calls, call);
@@ -545,7 +553,10 @@ _pd_transcript_pages_add_tool_result (PdTranscriptPages *self,
   {
     gsize length = text != NULL ? strlen (text) : 0;
 
-    if (!_pd_transcript_pages_take (self, MESSAGE_COST + 2 * (strlen (call_id) + MIN (length, TOOL_TEXT_MAX)), length))
+    /* The Events' pages keep its event only. */
+    if (!_pd_transcript_pages_take (self, self->events_only ? EVENT_COST + 2 * strlen (call_id)
+                                          : MESSAGE_COST + 2 * (strlen (call_id) + MIN (length, TOOL_TEXT_MAX)),
+                                    length))
       return;
   }
   if (!self->events_only)
