@@ -7,7 +7,7 @@
  * 560–590 MB for a 60 MB file; the pages' budget bounded kept bytes of
  * some readers, not the items the pages built.  Now every message, call
  * and result is counted with its overhead (MESSAGE_COST, CALL_COST) in the
- * pages' own budget, three times the transcript's bytes at most (16 MiB at
+ * pages' own budget, 2.5 times the transcript's bytes at most (16 MiB at
  * least) and PD_IMPORT_SESSION_BYTES_MAX; past it the rest is left out,
  * and a message where it was cut says how many items and bytes of text.
  * And an answer of 62 000 tiny calls (lines of calls with no message id
@@ -138,7 +138,7 @@ test_items_counted (void)
 }
 
 /* The budget is a share of the transcript's bytes: a file of tiny calls
- * keeps three times its bytes of items (16 MiB at least), not 128 MiB. */
+ * keeps 2.5 times its bytes of items (16 MiB at least), not 128 MiB. */
 static void
 test_share_of_file (void)
 {
@@ -156,7 +156,7 @@ test_share_of_file (void)
   /* Without the file's size: within 128 MiB, all kept. */
   g_assert_false (_pd_transcript_pages_get_cut (whole, NULL, NULL));
   g_assert_cmpuint (_pd_transcript_pages_get_budget_max (shared), ==,
-                    MAX (PD_TRANSCRIPT_PAGES_COST_FLOOR, (gsize) st.st_size * PD_TRANSCRIPT_PAGES_COST_PER_BYTE));
+                    MAX (PD_TRANSCRIPT_PAGES_COST_FLOOR, (gsize) st.st_size * PD_TRANSCRIPT_PAGES_COST_PER_BYTE / 2));
   g_assert_true (_pd_transcript_pages_get_cut (shared, &items, NULL));
   g_assert_cmpuint (count_calls (shared, &last) + items, ==, 1500 * CALLS_A_LINE);
   g_assert_cmpuint (items, >, 10000);

@@ -6,8 +6,9 @@
  * place in the lists, its text held and then written as JSON, a call's
  * events.  A 40-byte call of Gemini CLI cost 1.2 KB, so a 10 MB file of
  * them 306 MB (tried as an attacker would).  The whole pages count every
- * item with that overhead in a budget of their own: twice the transcript's
- * bytes (32 MiB at least), PD_IMPORT_SESSION_BYTES_MAX at most; past it the rest of the transcript is left out, counted,
+ * item with that overhead in a budget of their own: 2.5 times the
+ * transcript's bytes (16 MiB at least), PD_IMPORT_SESSION_BYTES_MAX at
+ * most; past it the rest of the transcript is left out, counted,
  * and a message where it was cut says how much.  A part of a long session
  * or an export's stream lets its messages go as it reads, and is not held
  * to it.
@@ -50,11 +51,11 @@ _pd_transcript_pages_set_source_bytes (PdTranscriptPages *self,
   /* An honest session's items cost less than its bytes (its texts are
    * most of them); a transcript of tiny values cost 30 times them. */
   share = bytes <= (G_MAXSIZE - PD_TRANSCRIPT_PAGES_COST_FLOOR) / PD_TRANSCRIPT_PAGES_COST_PER_BYTE
-          ? MAX (PD_TRANSCRIPT_PAGES_COST_FLOOR, bytes * PD_TRANSCRIPT_PAGES_COST_PER_BYTE) : G_MAXSIZE;
+          ? MAX (PD_TRANSCRIPT_PAGES_COST_FLOOR, bytes * PD_TRANSCRIPT_PAGES_COST_PER_BYTE / 2) : G_MAXSIZE;
   /* The Events' and the History's pages are read beside the whole ones
    * (an export, `serve`): a third of that, their calls keep no text. */
   if (self->events_only || self->history_only)
-    share = MAX (PD_TRANSCRIPT_PAGES_COST_FLOOR, share / PD_TRANSCRIPT_PAGES_COST_PER_BYTE);
+    share = MAX (PD_TRANSCRIPT_PAGES_COST_FLOOR, share / 3);
   self->budget.max = MIN (self->budget.max, share);
 }
 
