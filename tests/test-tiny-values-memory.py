@@ -41,7 +41,7 @@ NOTICE = "The rest of this transcript is not shown"
 def main():
     agent = sys.argv[1]
     megabytes = float(sys.argv[2]) if len(sys.argv) > 2 else 40
-    shapes = sys.argv[3].split(",") if len(sys.argv) > 3 else ["claude-calls", "codex-calls"]
+    shapes = sys.argv[3].split(",") if len(sys.argv) > 3 else ["claude-calls"]
     tap = Tap()
     with tempfile.TemporaryDirectory(prefix="plandeck-tiny-values-memory-") as tmp:
         base = {k: v for k, v in os.environ.items() if k not in ("MALLOC_PERTURB_", "MALLOC_CHECK_")}
