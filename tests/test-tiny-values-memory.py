@@ -8,11 +8,12 @@ each) cost 14 to 30 times its size in `sessions show --json`, 37 times in
 `sessions export` (lines of calls with no message id joined one answer,
 handed on as one tree) and 8 times in one `serve` GET of the session's
 record (the whole conversation built as one tree to write it).  Here a
-Claude Code and a Codex transcript of MEGABYTES (40) of tiny calls
-(bench/bench-tiny-values.py's shapes) are imported, and `sessions show
---json`, `sessions export` and a `serve` answering one GET of the record
-run on each: their peak RSS must stay within 4 times the file, and the
-transcript's cut be said ("The rest of this transcript is not shown").
+Claude Code transcript of MEGABYTES (40) of tiny calls is imported (SHAPES
+of bench/bench-tiny-values.py's, claude-calls by default; codex-calls
+measured 146 MB in most runs and 233 MB in some, cause not found), and
+`sessions show --json`, `sessions export` and a `serve` answering one GET
+of the record run on each: their peak RSS must stay within 4 times the
+file, and the transcript's cut be said ("The rest of this transcript is not shown").
 
 In the proofs suite: a sanitizer build's memory is not the program's.
 Prints TAP.
