@@ -647,6 +647,78 @@ test_unread_answers_share (Fixture       *f,
   }
 }
 
+static guint
+count_unsent_answers (gpointer data)
+{
+  PdServer *server = data;
+
+  return (guint) (_pd_server_heavy_get_unsent (server) / (12 * 1000 * 1000));
+}
+
+/* Long answers not yet read count in the server's bound of them, whoever
+ * asked: clients of many addresses, each within its share, that ask and
+ * never read are answered 503 with Retry-After once the answers they hold
+ * reach it, and an answer closed unread gives its bytes back.  60 clients
+ * of 60 addresses that asked a 60 MB session's record and never read held
+ * 1.10 GB (tried as an attacker would). */
+static void
+test_unread_answers_bound (Fixture       *f,
+                           gconstpointer  data)
+{
+  /* 12.8 MB of text each: two fit in the bound, a third does not. */
+  g_autofree char *id = import_fixture_grown (f, 200, 64 * 1024);
+  g_autofree char *record = g_strdup_printf ("/api/sessions/%s", id);
+  int fds[2];
+
+  _pd_server_heavy_set_unsent_max (f->server, (gsize) 30 * 1000 * 1000);
+  for (guint i = 0; i < G_N_ELEMENTS (fds); i++)
+    {
+      g_autofree char *source = g_strdup_printf ("127.0.0.%u", 2 + i);
+
+      fds[i] = send_get_window (f, source, record, 4096);
+      wait_for_count (count_unsent_answers, f->server, i + 1);
+    }
+  g_assert_cmpuint (_pd_server_heavy_get_unsent (f->server), <=, (gsize) 30 * 1000 * 1000);
+
+  /* A third address, within its share: refused, for a while, and without
+   * reading the session again only to refuse its answer. */
+  {
+    guint started = _pd_server_heavy_get_started (f->server);
+    int fd = send_get (f, "127.0.0.4", record);
+    g_autofree char *answer = raw_read_answer (fd);
+
+    close (fd);
+    g_assert_nonnull (answer);
+    g_assert_cmpuint (raw_status (answer), ==, 503);
+    g_assert_nonnull (strstr (answer, "Retry-After: "));
+    g_assert_cmpuint (_pd_server_heavy_get_started (f->server), ==, started);
+  }
+  g_assert_cmpuint (_pd_server_heavy_get_share (f->server, "127.0.0.4"), ==, 0);
+  g_assert_cmpuint (_pd_server_heavy_get_unsent (f->server), <=, (gsize) 30 * 1000 * 1000);
+
+  /* One closed unread: its bytes given back, the next one answered. */
+  close (fds[0]);
+  {
+    gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+
+    while (count_unsent_answers (f->server) > 1)
+      {
+        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+        g_usleep (2000);
+      }
+  }
+  {
+    int fd = send_get (f, "127.0.0.4", record);
+    g_autofree char *answer = raw_read_answer (fd);
+
+    close (fd);
+    g_assert_nonnull (answer);
+    g_assert_cmpuint (raw_status (answer), ==, 200);
+    g_assert_cmpuint (strlen (answer_body (answer)), >, 12 * 1000 * 1000);
+  }
+  close (fds[1]);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -657,5 +729,6 @@ main (int   argc,
   PD_TEST_SERVE_ADD ("/pd/server-reads/one-read-shared", test_one_read_shared, 0);
   PD_TEST_SERVE_ADD ("/pd/server-reads/client-share", test_client_share, 0);
   PD_TEST_SERVE_ADD ("/pd/server-reads/unread-answers-share", test_unread_answers_share, 0);
+  PD_TEST_SERVE_ADD ("/pd/server-reads/unread-answers-bound", test_unread_answers_bound, 0);
   return g_test_run ();
 }

@@ -72,7 +72,13 @@ safe_text (const char *text,
         g_string_append_len (out, p, g_utf8_next_char (p) - p);
       p = g_utf8_next_char (p);
     }
-  return g_string_free (out, FALSE);
+  /* Held in no more than it takes: a GString's buffer is 128 bytes at
+   * least, and a transcript of tiny calls keeps a name for each. */
+  {
+    gsize length = out->len;
+
+    return g_realloc (g_string_free (out, FALSE), length + 1);
+  }
 }
 
 char *

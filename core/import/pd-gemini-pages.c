@@ -91,7 +91,9 @@ call_output (JsonObject *call,
 static gsize
 message_bytes (PdGeminiMessage *message)
 {
-  gsize bytes = _pd_import_text_bytes (message->text);
+  /* The message itself too: its structure, id and place in the lists (a
+   * file of tiny messages held 5 times its size in them). */
+  gsize bytes = 2 * PD_IMPORT_VALUE_BYTES + _pd_import_text_bytes (message->text);
 
   for (guint i = 0; message->thoughts && i < message->thoughts->len; i++)
     bytes += _pd_import_text_bytes (g_ptr_array_index (message->thoughts, i));

@@ -216,7 +216,13 @@ static void
 gemini_set_pages (PdTranscriptReader *reader,
                   PdTranscriptPages  *pages)
 {
-  g_set_object (&PD_GEMINI_READER (reader)->pages, pages);
+  PdGeminiReader *self = PD_GEMINI_READER (reader);
+
+  g_set_object (&self->pages, pages);
+  /* The messages kept for the pages are held to the pages' share of the
+   * transcript's bytes too (a file of tiny messages). */
+  if (pages != NULL && self->budget.held == 0)
+    self->budget.max = MIN (self->budget.max, _pd_transcript_pages_get_budget_max (pages));
 }
 
 static GStrv

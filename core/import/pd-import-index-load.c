@@ -302,7 +302,9 @@ load_pages (PdSessionStore  *store,
       return pages;
     }
 
-  if (!(reader = pd_transcript_reader_new_for_format (format, path, agent_id, error))
+  if ((reader = pd_transcript_reader_new_for_format (format, path, agent_id, error)))
+    _pd_transcript_reader_set_source_bytes (reader, _pd_import_index_source_bytes (format, path));
+  if (reader == NULL
       || !(pages = part == PAGES_HISTORY ? pd_transcript_reader_read_history (reader, cancellable, error)
                    : part == PAGES_EVENTS ? pd_transcript_reader_read_events (reader, cancellable, error)
                    : pd_transcript_reader_read_pages (reader, cancellable, error)))

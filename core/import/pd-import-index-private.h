@@ -44,6 +44,11 @@ gboolean _pd_import_index_apply_annotations (PdSessionStore  *store,
 char    *_pd_import_index_signature         (const char      *format,
                                              const char      *path);
 
+/* The bytes a whole read of the transcript reads (0: not known), which
+ * the pages' budget is proportioned to (pd-transcript-pages-budget.c). */
+guint64  _pd_import_index_source_bytes      (const char      *format,
+                                             const char      *path);
+
 /* Bytes the pages' reads (whole, History's, Events') read from
  * transcripts in this process: what the tests hold a followed transcript's
  * reads to (pd-import-follow.c). */

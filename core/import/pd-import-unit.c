@@ -485,3 +485,32 @@ _pd_import_index_signature (const char *format,
   return signature;
 }
 
+
+/* The bytes of a transcript file and the subagent files read with it
+ * (Claude Code 2.0's flat agent-*.jsonl beside it); 0 for OpenCode's
+ * database and storage, which are not one transcript's. */
+guint64
+_pd_import_index_source_bytes (const char *format,
+                               const char *path)
+{
+  g_autofree char *dir = NULL;
+  g_autoptr(GDir) handle = NULL;
+  const char *name;
+  GStatBuf st;
+  guint64 bytes;
+
+  if (g_str_has_prefix (format, "opencode") || g_stat (path, &st) != 0)
+    return 0;
+  bytes = (guint64) st.st_size;
+  dir = g_path_get_dirname (path);
+  handle = g_dir_open (dir, 0, NULL);
+  while (handle && (name = g_dir_read_name (handle)))
+    if (g_str_has_prefix (name, "agent-") && g_str_has_suffix (name, ".jsonl"))
+      {
+        g_autofree char *agent = g_build_filename (dir, name, NULL);
+
+        if (g_stat (agent, &st) == 0)
+          bytes += (guint64) st.st_size;
+      }
+  return bytes;
+}

@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include "pd-import-private.h"
 #include "pd-transcript-pages-private.h"
 
 G_BEGIN_DECLS
@@ -18,6 +19,8 @@ G_BEGIN_DECLS
 #define TOOL_TEXT_MAX      PD_TRANSCRIPT_PAGES_TOOL_TEXT_MAX
 /* Room kept at the end of a cut call's arguments for "… (cut, N bytes)". */
 #define CUT_NOTE_ROOM      40
+/* The tool calls of one message at most; more go on in the next. */
+#define MESSAGE_CALLS_MAX  1000
 /* Subagents of subagents, nested at most this deep (and never in a loop). */
 #define SUBAGENT_MAX_DEPTH 8
 
@@ -158,6 +161,14 @@ struct _PdTranscriptPages
    * after they are written, which otherwise are let go at once. */
   gboolean     keep_texts;
 
+  /* Whole pages: what their items cost, each with its overhead
+   * (pd-transcript-pages-budget.c); past it the rest left out and counted,
+   * said by a message where it was cut. */
+  PdImportBudget budget;
+  gboolean     over_budget;
+  guint64      left_out_items;
+  gsize        left_out_bytes;
+  Message     *cut_notice;
   /* Sealed. */
   gboolean     sealed;
   char        *messages_json;
@@ -171,6 +182,29 @@ struct _PdTranscriptPages
 };
 
 void  _pd_transcript_pages_call_free      (Call              *call);
+/* A new message of @conversation, after its last. */
+Message *_pd_transcript_pages_message_add (PdTranscriptPages *self,
+                                           Conversation      *conversation,
+                                           const char        *role,
+                                           const char        *group,
+                                           gint64             time);
+
+/* pd-transcript-pages-budget.c.  What an item kept costs beside its text
+ * (the text counts twice: held, then written as JSON): a message (its
+ * structure, its place, its JSON's members), a call (its structure, its
+ * id in the table, its two events and their data), an event alone. */
+#define MESSAGE_COST 256
+#define CALL_COST    512
+#define EVENT_COST   128
+void     _pd_transcript_pages_budget_init (PdTranscriptPages *self);
+/* Whether an item of @cost may be kept; FALSE past the budget (then
+ * counted as left out with its @bytes of text, the first one leaving a
+ * notice in its place). */
+gboolean _pd_transcript_pages_take        (PdTranscriptPages *self,
+                                           gsize              cost,
+                                           gsize              bytes);
+/* The notice's text, once what was left out is known. */
+void     _pd_transcript_pages_budget_seal (PdTranscriptPages *self);
 /* The conversation of @key (NULL: the session's own), made when new. */
 Conversation *_pd_transcript_pages_conversation_get (PdTranscriptPages *self,
                                                      const char        *key);

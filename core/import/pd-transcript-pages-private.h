@@ -67,6 +67,30 @@ guint              _pd_transcript_pages_get_n_built     (void);
  * once since the last call (the tests hold a part or a stream to it). */
 guint              _pd_transcript_pages_reset_peak_held (void);
 
+/* The bytes of the transcript read into @self (0: not known): whole pages
+ * keep what their items cost within PD_TRANSCRIPT_PAGES_COST_PER_BYTE / 2
+ * times them (PD_TRANSCRIPT_PAGES_COST_FLOOR at least), and within
+ * PD_IMPORT_SESSION_BYTES_MAX. */
+#define PD_TRANSCRIPT_PAGES_COST_PER_BYTE 5
+#define PD_TRANSCRIPT_PAGES_COST_FLOOR    ((gsize) 16 * 1024 * 1024)
+void               _pd_transcript_pages_set_source_bytes (PdTranscriptPages *self,
+                                                          gsize              bytes);
+/* Sealed pages' conversation as the JSON text of its messages array (what
+ * pd_transcript_pages_dup_messages() builds a tree of), appended to @out:
+ * an answer of many messages written without a tree of them. */
+void               _pd_transcript_pages_append_messages_text (PdTranscriptPages *self,
+                                                              GString           *out);
+/* For tests: what whole pages' items may cost (0: the default). */
+void               _pd_transcript_pages_set_budget_bytes (gsize              max);
+/* What @self's items may cost at most (what a reader keeps for them is
+ * held to it too). */
+gsize              _pd_transcript_pages_get_budget_max   (PdTranscriptPages *self);
+/* Whether the pages left items out past their budget, and how many with
+ * how many bytes of text (pd-transcript-pages-budget.c). */
+gboolean           _pd_transcript_pages_get_cut         (PdTranscriptPages *self,
+                                                         guint64           *items,
+                                                         gsize             *bytes);
+
 /* @role: "user", "assistant" or "system" (context the harness wrote). */
 void               _pd_transcript_pages_add_text        (PdTranscriptPages *self,
                                                          const char        *conversation,

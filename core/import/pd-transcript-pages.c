@@ -141,6 +141,7 @@ pd_transcript_pages_init (PdTranscriptPages *self)
   self->versions = g_ptr_array_new_with_free_func ((GDestroyNotify) version_free);
   self->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_artifact_plan_free);
   self->events = g_ptr_array_new_with_free_func ((GDestroyNotify) event_free);
+  _pd_transcript_pages_budget_init (self);
 }
 
 guint
@@ -303,12 +304,12 @@ string_fit (GString *text)
     }
 }
 
-static Message *
-message_add (PdTranscriptPages *self,
-             Conversation      *conversation,
-             const char        *role,
-             const char        *group,
-             gint64             time)
+Message *
+_pd_transcript_pages_message_add (PdTranscriptPages *self,
+                                  Conversation      *conversation,
+                                  const char        *role,
+                                  const char        *group,
+                                  gint64             time)
 {
   Message *message = g_new0 (Message, 1);
   Message *last = conversation->messages->len > 0
@@ -365,7 +366,7 @@ assistant_for (PdTranscriptPages *self,
   if (last != NULL && strcmp (last->role, "assistant") == 0
       && (group == NULL || g_strcmp0 (last->group, group) == 0))
     return last;
-  return message_add (self, conversation, "assistant", group, time);
+  return _pd_transcript_pages_message_add (self, conversation, "assistant", group, time);
 }
 
 void
@@ -386,13 +387,15 @@ _pd_transcript_pages_add_text (PdTranscriptPages *self,
 
   if (text == NULL || *text == '\0' || !g_utf8_validate (text, -1, NULL))
     return;
+  if (!_pd_transcript_pages_take (self, MESSAGE_COST + 2 * MIN (strlen (text), MESSAGE_TEXT_MAX), strlen (text)))
+    return;
   conversation = _pd_transcript_pages_conversation_get (self, conversation_key);
   message = last_message (conversation);
   if (strcmp (role, "assistant") == 0 && group != NULL)
     {
       message = assistant_for (self, conversation, group, time);
       if (message->calls != NULL && message->calls->len > 0)
-        message = message_add (self, conversation, "assistant", group, time);
+        message = _pd_transcript_pages_message_add (self, conversation, "assistant", group, time);
     }
   else if (strcmp (role, "assistant") == 0 && message != NULL && strcmp (message->role, "assistant") == 0
            && message->content->len == 0 && message->calls == NULL)
@@ -400,7 +403,7 @@ _pd_transcript_pages_add_text (PdTranscriptPages *self,
       /* The answer to the thinking just before it. */
     }
   else
-    message = message_add (self, conversation, role, group, time);
+    message = _pd_transcript_pages_message_add (self, conversation, role, group, time);
   if (message->content->len > 0)
     append_bounded (message->content, "\n\n", MESSAGE_TEXT_MAX, &message->content_cut);
   append_bounded (message->content, text, MESSAGE_TEXT_MAX, &message->content_cut);
@@ -423,6 +426,8 @@ _pd_transcript_pages_add_thinking (PdTranscriptPages *self,
     return;
 
   if (text == NULL || *text == '\0' || !g_utf8_validate (text, -1, NULL))
+    return;
+  if (!_pd_transcript_pages_take (self, MESSAGE_COST + 2 * MIN (strlen (text), THINKING_TEXT_MAX), strlen (text)))
     return;
   message = assistant_for (self, _pd_transcript_pages_conversation_get (self, conversation_key), group, time);
   if (message->thinking == NULL)
@@ -476,6 +481,14 @@ _pd_transcript_pages_add_tool_call_head (PdTranscriptPages *self,
 
   if (call_id == NULL || name == NULL || !g_utf8_validate (call_id, -1, NULL) || !g_utf8_validate (name, -1, NULL))
     return;
+  {
+    gsize length = arguments != NULL ? strlen (arguments) : 0;
+
+    if (!_pd_transcript_pages_take (self, CALL_COST + 2 * (strlen (call_id) + strlen (name)
+                                                          + (self->events_only ? 0 : MIN (length, TOOL_TEXT_MAX))),
+                                    length + left_out))
+      return;
+  }
 
   call = g_new0 (Call, 1);
   call->id = g_strdup (call_id);
@@ -505,7 +518,14 @@ _pd_transcript_pages_add_tool_call_head (PdTranscriptPages *self,
 
   if (!self->events_only)
     {
-      message = assistant_for (self, _pd_transcript_pages_conversation_get (self, conversation_key), group, time);
+      Conversation *conversation = _pd_transcript_pages_conversation_get (self, conversation_key);
+
+      message = assistant_for (self, conversation, group, time);
+      /* A message's calls are handed on as one tree (an export, `serve`):
+       * an answer of more calls goes on in a message of its own (62 000
+       * tiny calls in one answer made a tree of 60 MB). */
+      if (message->calls != NULL && message->calls->len >= MESSAGE_CALLS_MAX)
+        message = _pd_transcript_pages_message_add (self, conversation, "assistant", group, time);
       if (message->calls == NULL)
         message->calls = g_ptr_array_new ();
       g_ptr_array_add (message->calls, call);
@@ -530,9 +550,18 @@ _pd_transcript_pages_add_tool_result (PdTranscriptPages *self,
 
   if (call_id == NULL || !g_utf8_validate (call_id, -1, NULL))
     return;
+  {
+    gsize length = text != NULL ? strlen (text) : 0;
+
+    /* The Events' pages keep its event only. */
+    if (!_pd_transcript_pages_take (self, self->events_only ? EVENT_COST + 2 * strlen (call_id)
+                                          : MESSAGE_COST + 2 * (strlen (call_id) + MIN (length, TOOL_TEXT_MAX)),
+                                    length))
+      return;
+  }
   if (!self->events_only)
     {
-      message = message_add (self, _pd_transcript_pages_conversation_get (self, conversation_key), "tool", NULL, time);
+      message = _pd_transcript_pages_message_add (self, _pd_transcript_pages_conversation_get (self, conversation_key), "tool", NULL, time);
       message->tool_call_id = g_strdup (call_id);
       message->is_error = is_error;
       if (text != NULL && g_utf8_validate (text, -1, NULL))
@@ -834,6 +863,7 @@ _pd_transcript_pages_finish (PdTranscriptPages *self,
 
   if (self->history_only && self->versions->len > PD_TRANSCRIPT_PAGES_HISTORY_MAX)
     g_ptr_array_remove_range (self->versions, 0, self->versions->len - PD_TRANSCRIPT_PAGES_HISTORY_MAX);
+  _pd_transcript_pages_budget_seal (self);
   self->messages_json = _pd_transcript_pages_build_messages (self);
   build_events (self);
   seal_documents (self, session, resume_argv, workdir);
@@ -890,6 +920,10 @@ _pd_transcript_pages_snapshot (PdTranscriptPages *self,
     ((Conversation *) value)->linked = FALSE;
   /* Built again once more is read: its texts are kept. */
   self->keep_texts = TRUE;
+  _pd_transcript_pages_budget_seal (self);
+  sealed->over_budget = self->over_budget;
+  sealed->left_out_items = self->left_out_items;
+  sealed->left_out_bytes = self->left_out_bytes;
   sealed->messages_json = _pd_transcript_pages_build_messages (self);
   sealed->message_starts = g_steal_pointer (&self->message_starts);
   sealed->n_messages = self->n_messages;

@@ -143,6 +143,16 @@ pd_transcript_reader_get_resumed_whole (PdTranscriptReader *self)
   return iface->get_resumed_whole != NULL && iface->get_resumed_whole (self);
 }
 
+static G_DEFINE_QUARK (pd-transcript-reader-source-bytes, source_bytes)
+
+void
+_pd_transcript_reader_set_source_bytes (PdTranscriptReader *self,
+                                        guint64             bytes)
+{
+  g_return_if_fail (PD_IS_TRANSCRIPT_READER (self));
+  g_object_set_qdata (G_OBJECT (self), source_bytes_quark (), GSIZE_TO_POINTER ((gsize) MIN (bytes, G_MAXSIZE)));
+}
+
 static PdTranscriptPages *
 read_into (PdTranscriptReader  *self,
            PdTranscriptPages   *new_pages,   /* (transfer full) */
@@ -203,6 +213,8 @@ read_into (PdTranscriptReader  *self,
 
   iface = PD_TRANSCRIPT_READER_GET_IFACE (self);
   pages = new_pages;
+  _pd_transcript_pages_set_source_bytes (pages, GPOINTER_TO_SIZE (g_object_get_qdata (G_OBJECT (self),
+                                                                                      source_bytes_quark ())));
   iface->set_pages (self, pages);
   ok = iface->update (self, cancellable, error);
   iface->set_pages (self, NULL);

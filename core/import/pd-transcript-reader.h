@@ -152,6 +152,10 @@ PdTranscriptPages *_pd_transcript_reader_read_into   (PdTranscriptReader  *self,
                                                       GError             **error);
 /* Whether @self reads a byte range of its file (set_range): FALSE for
  * formats read whole or whose lines reach back. */
+/* The bytes a whole read reads (0: not known): the pages it builds keep
+ * what their items cost within a share of them (pd-transcript-pages-budget.c). */
+void               _pd_transcript_reader_set_source_bytes (PdTranscriptReader *self,
+                                                           guint64             bytes);
 gboolean           _pd_transcript_reader_can_read_range (PdTranscriptReader *self);
 /* Before the first update: only the lines from @from up to @stop. */
 void               _pd_transcript_reader_set_range   (PdTranscriptReader  *self,

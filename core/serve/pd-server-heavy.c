@@ -11,8 +11,12 @@
  * PD_SERVER_HEAVY_PER_CLIENT started by one client address at once (past
  * that, 429 with Retry-After); a long answer counts in its client's share
  * until it is written, so a client that asks and never reads holds no more
- * than its share of answers.  Small answers are kept for the next asks of
- * the same key (a client walking a session's pages).
+ * than its share of answers; and in the server's bytes of such answers
+ * (each body once, however many clients it goes to), at most
+ * PD_SERVER_HEAVY_UNSENT_BYTES: past it, 503 with Retry-After, so clients
+ * of many addresses that never read hold no more than that either.  Small
+ * answers are kept for the next asks of the same key (a client walking a
+ * session's pages).
  *
  * Everything here runs on the server's thread but heavy_thread().
  *
@@ -39,12 +43,17 @@
  * that asked a 60 MB session's record and never read held 53 MB each, 24
  * of them 2.16 GB (tried as an attacker would). */
 #define ANSWER_UNSENT_MIN ((gsize) 256 * 1024)
+/* The long answers' lengths remembered, by key. */
+#define LENGTHS_MAX       256
 
-/* A long answer not yet written, in its client's share. */
+/* A long answer not yet written, in its client's share and the server's
+ * unsent bytes. */
 typedef struct
 {
   GHashTable *clients;   /* the server's heavy_clients, referenced */
+  GHashTable *bodies;    /* the server's heavy_unsent, referenced */
   char       *client;
+  GBytes     *body;
   gboolean    released;
 } Unsent;
 
@@ -129,15 +138,75 @@ client_release (GHashTable *clients,
     g_hash_table_remove (clients, client);
 }
 
+/* The bytes of the long answers not yet written, each body once: a
+ * body answered to many clients is held once.  Under clients_lock. */
+static gsize
+unsent_bytes_locked (GHashTable *bodies)
+{
+  GHashTableIter iter;
+  gpointer body;
+  gsize bytes = 0;
+
+  g_hash_table_iter_init (&iter, bodies);
+  while (g_hash_table_iter_next (&iter, &body, NULL))
+    bytes += g_bytes_get_size (body);
+  return bytes;
+}
+
+/* @body in the unsent ones, unless that takes them past @max (a body held
+ * already always is). */
+static gboolean
+body_take (GHashTable *bodies,
+           GBytes     *body,
+           gsize       max)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&clients_lock);
+  guint *count = g_hash_table_lookup (bodies, body);
+
+  if (count == NULL)
+    {
+      gsize held = unsent_bytes_locked (bodies);
+
+      if (g_bytes_get_size (body) > max || held > max - g_bytes_get_size (body))
+        return FALSE;
+      count = g_new0 (guint, 1);
+      g_hash_table_insert (bodies, g_bytes_ref (body), count);
+    }
+  (*count)++;
+  return TRUE;
+}
+
+static void
+body_release (GHashTable *bodies,
+              GBytes     *body)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&clients_lock);
+  guint *count = g_hash_table_lookup (bodies, body);
+
+  if (count != NULL && --*count == 0)
+    g_hash_table_remove (bodies, body);
+}
+
+static void
+unsent_release (Unsent *unsent)
+{
+  if (unsent->released)
+    return;
+  unsent->released = TRUE;
+  client_release (unsent->clients, unsent->client);
+  body_release (unsent->bodies, unsent->body);
+}
+
 static void
 unsent_free (gpointer  data,
              GClosure *closure)
 {
   Unsent *unsent = data;
 
-  if (!unsent->released)
-    client_release (unsent->clients, unsent->client);
+  unsent_release (unsent);
   g_hash_table_unref (unsent->clients);
+  g_hash_table_unref (unsent->bodies);
+  g_bytes_unref (unsent->body);
   g_free (unsent->client);
   g_free (unsent);
 }
@@ -147,10 +216,38 @@ static void
 on_unsent_done (SoupServerMessage *msg,
                 Unsent            *unsent)
 {
-  if (unsent->released)
-    return;
-  unsent->released = TRUE;
-  client_release (unsent->clients, unsent->client);
+  unsent_release (unsent);
+}
+
+/* Whether a read of @key would only be answered 503: the unsent answers
+ * with its last answer's length (a long answer is not kept, so each ask
+ * reads again) go past their bound.  The key names the transcript's files
+ * and the database's generation, so that length is the next one's too. */
+static gboolean
+unsent_full (PdServer   *self,
+             const char *key)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&clients_lock);
+  gsize held = unsent_bytes_locked (self->heavy_unsent);
+  gsize last = GPOINTER_TO_SIZE (g_hash_table_lookup (self->heavy_lengths, key));
+
+  return held >= self->heavy_unsent_max || last > self->heavy_unsent_max - held;
+}
+
+/* The length of @key's long answer, for unsent_full(). */
+static void
+remember_length (PdServer   *self,
+                 const char *key,
+                 GBytes     *body)
+{
+  if (body == NULL || g_bytes_get_size (body) <= ANSWER_UNSENT_MIN)
+    {
+      g_hash_table_remove (self->heavy_lengths, key);
+      return;
+    }
+  if (g_hash_table_size (self->heavy_lengths) >= LENGTHS_MAX)
+    g_hash_table_remove_all (self->heavy_lengths);
+  g_hash_table_replace (self->heavy_lengths, g_strdup (key), GSIZE_TO_POINTER (g_bytes_get_size (body)));
 }
 
 static gboolean
@@ -161,6 +258,7 @@ flight_done (gpointer data)
 
   g_hash_table_steal (self->heavy_flights, flight->key);
   client_release (self->heavy_clients, flight->client);
+  remember_length (self, flight->key, flight->answer.status == 200 ? flight->answer.body : NULL);
 
   /* Kept for the next asks while it stays true: the key names the
    * transcript's files and the database's generation. */
@@ -273,6 +371,7 @@ _pd_server_heavy_init (PdServer  *self,
                        GError   **error)
 {
   self->heavy_readers = g_async_queue_new ();
+  self->heavy_unsent_max = PD_SERVER_HEAVY_UNSENT_BYTES;
   self->heavy_pool = g_thread_pool_new (heavy_thread, self, PD_SERVER_HEAVY_READERS, FALSE, error);
   return self->heavy_pool != NULL;
 }
@@ -295,6 +394,8 @@ _pd_server_heavy_clear (PdServer *self)
   g_queue_clear_full (&self->heavy_kept, (GDestroyNotify) kept_free);
   g_clear_pointer (&self->heavy_flights, g_hash_table_unref);
   g_clear_pointer (&self->heavy_clients, g_hash_table_unref);
+  g_clear_pointer (&self->heavy_unsent, g_hash_table_unref);
+  g_clear_pointer (&self->heavy_lengths, g_hash_table_unref);
 }
 
 /**
@@ -305,11 +406,13 @@ _pd_server_heavy_clear (PdServer *self)
  * @answered: called on the server's thread with the answer, then @destroy
  *
  * Answers @data with a kept answer of @key, or once the read of @key under
- * way ends, or starts that read.  FALSE, and nothing kept of @data, when
- * @client has PD_SERVER_HEAVY_PER_CLIENT reads under way already: the
- * caller answers 429.
+ * way ends, or starts that read.  Nothing kept of @data, and the caller
+ * answers 429, when @client has PD_SERVER_HEAVY_PER_CLIENT reads under way
+ * already (PD_SERVER_HEAVY_CLIENT_FULL); 503 when the long answers not yet
+ * written to their clients hold the server's bound of them
+ * (PD_SERVER_HEAVY_SERVER_FULL): a read would only add one more.
  */
-gboolean
+PdServerHeavyAsked
 _pd_server_heavy_request (PdServer              *self,
                           const char            *key,
                           const char            *client,
@@ -328,6 +431,9 @@ _pd_server_heavy_request (PdServer              *self,
     {
       self->heavy_flights = g_hash_table_new (g_str_hash, g_str_equal);
       self->heavy_clients = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      self->heavy_unsent = g_hash_table_new_full (g_direct_hash, g_direct_equal,
+                                                  (GDestroyNotify) g_bytes_unref, g_free);
+      self->heavy_lengths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
     }
 
   for (GList *l = self->heavy_kept.head; l != NULL; l = l->next)
@@ -341,7 +447,7 @@ _pd_server_heavy_request (PdServer              *self,
           answered (self, data, &kept->answer);
           if (destroy != NULL)
             destroy (data);
-          return TRUE;
+          return PD_SERVER_HEAVY_ASKED;
         }
     }
 
@@ -349,7 +455,9 @@ _pd_server_heavy_request (PdServer              *self,
     {
       count = g_hash_table_lookup (self->heavy_clients, client);
       if (count != NULL && *count >= PD_SERVER_HEAVY_PER_CLIENT)
-        return FALSE;
+        return PD_SERVER_HEAVY_CLIENT_FULL;
+      if (unsent_full (self, key))
+        return PD_SERVER_HEAVY_SERVER_FULL;
       client_take (self->heavy_clients, client);
 
       flight = g_new0 (Flight, 1);
@@ -366,33 +474,50 @@ _pd_server_heavy_request (PdServer              *self,
   g_array_append_val (flight->waiters, waiter);
   g_atomic_int_inc (&self->heavy_waiting);
   self->pending++;
-  return TRUE;
+  return PD_SERVER_HEAVY_ASKED;
 }
 
 /* The answer, its bytes shared with every other request answered so; a
- * long one in its client's share until it is written. */
+ * long one in its client's share and the server's unsent bytes until it is
+ * written, or 503 if those would go past their bound. */
 void
 _pd_server_heavy_respond (PdServer                  *self,
                           SoupServerMessage         *msg,
                           const PdServerHeavyAnswer *answer)
 {
+  SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
+  Unsent *unsent = NULL;
+
+  if (answer->status != 204 && answer->body != NULL &&
+      g_bytes_get_size (answer->body) > ANSWER_UNSENT_MIN && self->heavy_clients != NULL)
+    {
+      const char *client = soup_server_message_get_remote_host (msg);
+
+      if (!body_take (self->heavy_unsent, answer->body, self->heavy_unsent_max))
+        {
+          soup_message_headers_replace (headers, "Retry-After", G_STRINGIFY (PD_SERVER_HEAVY_RETRY_AFTER_S));
+          _pd_server_respond_error (msg, 503, "too many long answers not yet read by their clients; "
+                                              "try again after Retry-After");
+          return;
+        }
+      unsent = g_new0 (Unsent, 1);
+      unsent->clients = g_hash_table_ref (self->heavy_clients);
+      unsent->bodies = g_hash_table_ref (self->heavy_unsent);
+      unsent->body = g_bytes_ref (answer->body);
+      unsent->client = g_strdup (client ? client : "");
+      client_take (unsent->clients, unsent->client);
+    }
+
   if (answer->session_token != NULL && *answer->session_token)
-    soup_message_headers_replace (soup_server_message_get_response_headers (msg),
-                                  "X-Session-Token", answer->session_token);
+    soup_message_headers_replace (headers, "X-Session-Token", answer->session_token);
   soup_server_message_set_status (msg, answer->status, NULL);
   if (answer->status == 204 || answer->body == NULL)
     return;
-  soup_message_headers_set_content_type (soup_server_message_get_response_headers (msg), "application/json", NULL);
+  soup_message_headers_set_content_type (headers, "application/json", NULL);
   soup_message_body_append_bytes (soup_server_message_get_response_body (msg), answer->body);
 
-  if (g_bytes_get_size (answer->body) > ANSWER_UNSENT_MIN && self->heavy_clients != NULL)
+  if (unsent != NULL)
     {
-      const char *client = soup_server_message_get_remote_host (msg);
-      Unsent *unsent = g_new0 (Unsent, 1);
-
-      unsent->clients = g_hash_table_ref (self->heavy_clients);
-      unsent->client = g_strdup (client ? client : "");
-      client_take (unsent->clients, unsent->client);
       /* The closure's end releases it too: a message gone unfinished. */
       g_signal_connect_data (msg, "finished", G_CALLBACK (on_unsent_done), unsent, unsent_free, 0);
       g_signal_connect (msg, "disconnected", G_CALLBACK (on_unsent_done), unsent);
@@ -433,4 +558,22 @@ _pd_server_heavy_get_share (PdServer   *self,
     return 0;
   count = g_hash_table_lookup (self->heavy_clients, client);
   return count != NULL ? *count : 0;
+}
+
+/* The bytes of long answers not yet written, each body once. */
+gsize
+_pd_server_heavy_get_unsent (PdServer *self)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&clients_lock);
+
+  return self->heavy_unsent != NULL ? unsent_bytes_locked (self->heavy_unsent) : 0;
+}
+
+void
+_pd_server_heavy_set_unsent_max (PdServer *self,
+                                 gsize     max)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&clients_lock);
+
+  self->heavy_unsent_max = max;
 }

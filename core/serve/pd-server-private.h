@@ -150,6 +150,9 @@ struct _PdServer
   GAsyncQueue        *heavy_readers;   /* PdSessionStore, theirs */
   GHashTable         *heavy_flights;   /* key → Flight, reads under way */
   GHashTable         *heavy_clients;   /* client address → guint, reads it started under way */
+  GHashTable         *heavy_unsent;    /* GBytes → guint, long answers not yet written */
+  gsize               heavy_unsent_max;
+  GHashTable         *heavy_lengths;   /* key → gsize, its last long answer's */
   GQueue              heavy_kept;      /* Kept, small answers, newest first */
   volatile gint       heavy_started;   /* reads started, ever; any thread */
   volatile gint       heavy_waiting;   /* requests waiting for one; any thread */
@@ -274,6 +277,17 @@ void        _pd_server_handle_events      (PdServer          *self,
  * connections at most, so it never meets it. */
 #define PD_SERVER_HEAVY_PER_CLIENT 4
 #define PD_SERVER_HEAVY_RETRY_AFTER_S 1
+/* The bytes of long answers not yet written to their clients, each body
+ * once, of all clients; past it, 503.  60 clients of 60 addresses that
+ * asked a 60 MB session's record and never read held 1.10 GB (tried as
+ * an attacker would). */
+#define PD_SERVER_HEAVY_UNSENT_BYTES ((gsize) 192 * 1024 * 1024)
+typedef enum
+{
+  PD_SERVER_HEAVY_ASKED,
+  PD_SERVER_HEAVY_CLIENT_FULL,   /* 429 */
+  PD_SERVER_HEAVY_SERVER_FULL,   /* 503 */
+} PdServerHeavyAsked;
 /* A heavy thread: reads for @data on @store, and fills @answer. */
 typedef void (*PdServerHeavyRead)     (gpointer                   data,
                                        PdSessionStore            *store,
@@ -284,7 +298,7 @@ typedef void (*PdServerHeavyAnswered) (PdServer                  *self,
 gboolean    _pd_server_heavy_init         (PdServer          *self,
                                            GError           **error);
 void        _pd_server_heavy_clear        (PdServer          *self);
-gboolean    _pd_server_heavy_request      (PdServer              *self,
+PdServerHeavyAsked _pd_server_heavy_request (PdServer              *self,
                                            const char            *key,
                                            const char            *client,
                                            PdServerHeavyRead      read,
@@ -304,6 +318,11 @@ void        _pd_server_heavy_set_hook     (PdServer          *self,
                                            PdServerHeavyHook  hook,
                                            gpointer           user_data);
 guint       _pd_server_heavy_get_started  (PdServer          *self);
+/* For the tests; any thread: the bytes of long answers not yet written,
+ * and their bound. */
+gsize       _pd_server_heavy_get_unsent   (PdServer          *self);
+void        _pd_server_heavy_set_unsent_max (PdServer        *self,
+                                             gsize            max);
 guint       _pd_server_heavy_get_waiting  (PdServer          *self);
 /* Whether the database watcher's baseline reading came (its change counted). */
 gboolean    _pd_server_get_db_watched     (PdServer          *self);
