@@ -569,6 +569,8 @@ test_auth_header_spellings (void)
     { "curl -H Authorization:Basic\\ dXNlcjpTM2NyM3Q= https://x", "curl -H Authorization:Basic\\ [REDACTED] https://x", "dXNlcjpTM2NyM3Q=" },
     { "curl -H Proxy-Authorization:Token\\ S3cretZq9abc https://x", "curl -H Proxy-Authorization:Token\\ [REDACTED] https://x", "S3cretZq9abc" },
     { "curl -H Authorization:Digest\\ S3cretZq9abc https://x", "curl -H Authorization:Digest\\ [REDACTED] https://x", "S3cretZq9abc" },
+    /* the scheme stays in sight (it was masked with the token) */
+    { "curl -H Authorization:\\ Bearer\\ S3cretZq9abc https://x", "curl -H Authorization:\\ Bearer\\ [REDACTED] https://x", "S3cretZq9abc" },
     { "curl -H X-Api-Key:\\ S3cretZq9abc https://x", "curl -H X-Api-Key:\\ [REDACTED] https://x", "S3cretZq9abc" },
     { "curl -H Cookie:\\ session=S3cretZq9abc https://x", "curl -H Cookie:\\ session=[REDACTED] https://x", "S3cretZq9abc" },
     { "wget --header=Authorization:Bearer\\ S3cretZq9abc https://x", "wget --header=Authorization:Bearer\\ [REDACTED] https://x", "S3cretZq9abc" },
@@ -580,7 +582,6 @@ test_auth_header_spellings (void)
   /* held before, kept so */
   static const AttackCase held[] = {
     { "curl -H 'Authorization:Bearer S3cretZq9abc' https://x", "S3cretZq9abc", { NULL } },
-    { "curl -H Authorization:\\ Bearer\\ S3cretZq9abc https://x", "S3cretZq9abc", { NULL } },
     { "curl -H \"Authorization: Bearer \"S3cretZq9abc https://x", "S3cretZq9abc", { NULL } },
     { "http https://x Authorization:\"Bearer S3cretZq9abc\"", "S3cretZq9abc", { NULL } },
     { "wget --header='Authorization: Bearer S3cretZq9abc' https://x", "S3cretZq9abc", { NULL } },

@@ -163,7 +163,7 @@ static const char * const patterns[N_RE] = {
    * Authorization: Basic '$(id)' the mask took Basic; AUTHORIZATION= cmd
    * is an empty assignment, as in RE_ASSIGN). */
   [RE_AUTH] =
-    "(?i:(?:proxy-)?authorization)(?:\\\\?[\"'])?(?:[ \\t]*+:|=(?![ \\t])|[ \\t]++=)[ \\t]*+(?:\\\\?[\"'])?"
+    "(?i:(?:proxy-)?authorization)(?:\\\\?[\"'])?(?:[ \\t]*+:|=(?![ \\t])|[ \\t]++=)(?:[ \\t]|" ESCAPED_BLANK ")*+(?:\\\\?[\"'])?"
     "(?>" AUTH_SCHEMES SCHEME_GAP ")?(?:" ESCAPED_QUOTE "|[\"'])?+"
     "(?!" AUTH_SCHEMES "(?!" VALUE_CHARS "))"
     "(?<v>" VALUE_PIECES ")",
