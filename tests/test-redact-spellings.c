@@ -544,6 +544,80 @@ test_round13_hide_nothing (void)
   assert_attacks (cases, G_N_ELEMENTS (cases));
 }
 
+/* Finding (round 13's attack): the credentials of an Authorization header
+ * whose scheme and credentials bash parts by an escaped or quoted blank
+ * (curl -H Authorization:Bearer\ TOKEN, -HAuthorization:Bearer\<tab>TOKEN,
+ * Authorization:Bearer' 'TOKEN, Bearer$'\x20'TOKEN) were stored as written
+ * and shown in the approval banner, the question not marked masked; so
+ * were a cookie and an X-Api-Key after an escaped blank.  Each through
+ * curl, wget, httpie and git, with each scheme. */
+static void
+test_auth_header_spellings (void)
+{
+  static const RedactCase one[] = {
+    { "curl -H Authorization:Bearer\\ S3cretZq9abc https://x", "curl -H Authorization:Bearer\\ [REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -HAuthorization:Bearer\\ S3cretZq9abc https://x", "curl -HAuthorization:Bearer\\ [REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer\\\tS3cretZq9abc https://x", "curl -H Authorization:Bearer\\\t[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer\\ \\ S3cretZq9abc https://x", "curl -H Authorization:Bearer\\ \\ [REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer' 'S3cretZq9abc https://x", "curl -H Authorization:Bearer' '[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer\" \"S3cretZq9abc https://x", "curl -H Authorization:Bearer\" \"[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer$' 'S3cretZq9abc https://x", "curl -H Authorization:Bearer$' '[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer$'\\x20'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\x20'[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer$'\\040'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\040'[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer$'\\t'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\t'[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H $'Authorization: Bearer\\tS3cretZq9abc' https://x", "curl -H $'Authorization: Bearer\\t[REDACTED]' https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Basic\\ dXNlcjpTM2NyM3Q= https://x", "curl -H Authorization:Basic\\ [REDACTED] https://x", "dXNlcjpTM2NyM3Q=" },
+    { "curl -H Proxy-Authorization:Token\\ S3cretZq9abc https://x", "curl -H Proxy-Authorization:Token\\ [REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Digest\\ S3cretZq9abc https://x", "curl -H Authorization:Digest\\ [REDACTED] https://x", "S3cretZq9abc" },
+    /* the scheme stays in sight (it was masked with the token) */
+    { "curl -H Authorization:\\ Bearer\\ S3cretZq9abc https://x", "curl -H Authorization:\\ Bearer\\ [REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H X-Api-Key:\\ S3cretZq9abc https://x", "curl -H X-Api-Key:\\ [REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Cookie:\\ session=S3cretZq9abc https://x", "curl -H Cookie:\\ session=[REDACTED] https://x", "S3cretZq9abc" },
+    { "wget --header=Authorization:Bearer\\ S3cretZq9abc https://x", "wget --header=Authorization:Bearer\\ [REDACTED] https://x", "S3cretZq9abc" },
+    { "http https://x Authorization:Bearer\\ S3cretZq9abc", "http https://x Authorization:Bearer\\ [REDACTED]", "S3cretZq9abc" },
+    { "git -c http.extraHeader=Authorization:Bearer\\ S3cretZq9abc clone x", "git -c http.extraHeader=Authorization:Bearer\\ [REDACTED] clone x", "S3cretZq9abc" },
+    { "the call sends Authorization:Bearer\\ S3cretZq9abc here", "the call sends Authorization:Bearer\\ [REDACTED] here", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer\\ S3cretZq9abc;touch pwned", "curl -H Authorization:Bearer\\ [REDACTED];touch pwned", "S3cretZq9abc" },
+  };
+  /* held before, kept so */
+  static const AttackCase held[] = {
+    { "curl -H 'Authorization:Bearer S3cretZq9abc' https://x", "S3cretZq9abc", { NULL } },
+    { "curl -H \"Authorization: Bearer \"S3cretZq9abc https://x", "S3cretZq9abc", { NULL } },
+    { "http https://x Authorization:\"Bearer S3cretZq9abc\"", "S3cretZq9abc", { NULL } },
+    { "wget --header='Authorization: Bearer S3cretZq9abc' https://x", "S3cretZq9abc", { NULL } },
+    { "{\"headers\":{\"Authorization\":\"Bearer S3cretZq9abc\"}}", "S3cretZq9abc", { NULL } },
+  };
+  /* what the shell runs stays in sight */
+  static const AttackCase hide_nothing[] = {
+    { "curl -H Authorization:Bearer\\ $(touch pwned) https://x", NULL, { "$(touch pwned)" } },
+    { "curl -H Authorization:Bearer' '`touch pwned` https://x", NULL, { "`touch pwned`" } },
+    { "curl -H Authorization:Bearer$'\\t'$(touch pwned) https://x", NULL, { "$(touch pwned)" } },
+    { "curl -H Cookie:\\ a=$(touch pwned) https://x", NULL, { "$(touch pwned)" } },
+    { "curl -H Authorization:Bearer\\ S3cretZq9abc;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
+  };
+  /* a name, not a secret (as Authorization: Bearer $TOKEN), and look-alikes */
+  static const char * const kept[] = {
+    "curl -H Accept:text/plain https://x",
+    "curl -H Accept:\\ text/plain https://x",
+    "curl -H \"Authorization: Bearer $TOKEN\" https://x",
+    "curl -H Authorization:Bearer\\ $TOKEN https://x",
+    "curl -H Authorization:Bearer' '$TOKEN https://x",
+    "curl -H \"Authorization: Bearer \"$TOKEN https://x",
+    "curl -H Authorization:Bearer$'\\t'${TOKEN} https://x",
+    "wget --header=Authorization:Bearer\\ \"$TOKEN\" https://x",
+    "http https://x Authorization:Bearer\\ $TOKEN",
+  };
+  AttackCase attacks[G_N_ELEMENTS (one)];
+
+  assert_cases (one, G_N_ELEMENTS (one), TRUE);
+  for (gsize i = 0; i < G_N_ELEMENTS (one); i++)
+    attacks[i] = (AttackCase) { one[i].input, one[i].secret, { NULL } };
+  assert_attacks (attacks, G_N_ELEMENTS (attacks));
+  assert_attacks (held, G_N_ELEMENTS (held));
+  assert_attacks (hide_nothing, G_N_ELEMENTS (hide_nothing));
+  assert_commands_kept (kept, G_N_ELEMENTS (kept));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -560,5 +634,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/round13-masked", test_round13_masked);
   g_test_add_func ("/pd/redact/round13-kept", test_round13_kept);
   g_test_add_func ("/pd/redact/round13-hide-nothing", test_round13_hide_nothing);
+  g_test_add_func ("/pd/redact/auth-header-spellings", test_auth_header_spellings);
   return g_test_run ();
 }

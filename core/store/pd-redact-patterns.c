@@ -118,8 +118,20 @@
 #define GLUED_ESCAPE "\\\\(?![nrtbfu])(?=[A-Za-z0-9])"
 #define GLUED_ESCAPE_SHELL "\\\\(?=[A-Za-z0-9])"
 
+/* A blank escaped as bash reads a word, \  or \<tab> (X-Api-Key:\ KEY), the
+ * shell's \\  inside a JSON string (there it was stored as written). */
+#define ESCAPED_BLANK "\\\\{1,15}+[ \\t]"
 /* The schemes of an Authorization header. */
 #define AUTH_SCHEMES "(?i:basic|bearer|token|digest|negotiate|ntlm|apikey|key|sso-key|aws4-hmac-sha256)"
+/* What parts a scheme from its credentials, as bash reads the word (tried
+ * as an attacker would: Authorization:Bearer\ TOKEN was stored as
+ * written): a blank, escaped (\ , \<tab>, the shell's \\  inside a JSON
+ * string), a JSON string's \t, or blanks quoted, opened and closed by the
+ * same quote (Bearer' 'TOKEN, Bearer" "TOKEN, bash's ANSI-C quoting
+ * Bearer$'\t'TOKEN, $'\x20', $'\040').  A quote that closes the header's
+ * word before a blank parts no credentials: "Authorization: Basic" URL. */
+#define GAP_BLANK "(?:" BLANK "|\\\\{1,15}+(?:[ \\t]|t|x20|x09|040|011))"
+#define SCHEME_GAP "(?:\\$?+(\\\\{0,15}+[\"'])" GAP_BLANK "{1,8}+\\g{-1}|" GAP_BLANK "){1,16}+"
 
 
 static const char * const patterns[N_RE] = {
@@ -151,11 +163,11 @@ static const char * const patterns[N_RE] = {
    * Authorization: Basic '$(id)' the mask took Basic; AUTHORIZATION= cmd
    * is an empty assignment, as in RE_ASSIGN). */
   [RE_AUTH] =
-    "(?i:(?:proxy-)?authorization)(?:\\\\?[\"'])?(?:[ \\t]*+:|=(?![ \\t])|[ \\t]++=)[ \\t]*+(?:\\\\?[\"'])?"
-    "(?>" AUTH_SCHEMES BLANK "++)?(?:" ESCAPED_QUOTE "|[\"'])?+"
+    "(?i:(?:proxy-)?authorization)(?:\\\\?[\"'])?(?:[ \\t]*+:|=(?![ \\t])|[ \\t]++=)(?:[ \\t]|" ESCAPED_BLANK ")*+(?:\\\\?[\"'])?"
+    "(?>" AUTH_SCHEMES SCHEME_GAP ")?(?:" ESCAPED_QUOTE "|[\"'])?+"
     "(?!" AUTH_SCHEMES "(?!" VALUE_CHARS "))"
     "(?<v>" VALUE_PIECES ")",
-  [RE_BEARER] = "(?i:bearer)[ \\t]++(?<v>[A-Za-z0-9\\-._~+/]{8,}+=*+)",
+  [RE_BEARER] = "(?i:bearer)" SCHEME_GAP "(?<v>[A-Za-z0-9\\-._~+/]{8,}+=*+)",
   /* curl -u user:password (also glued: -uuser:password; after grouped
    * flags: -fsSu user:password; the proxy's: -U, --proxy-user; or quoted,
    * to its closing quote: -u 'user:a b', -u user:'a b'), the part after
@@ -218,7 +230,7 @@ static const char * const patterns[N_RE] = {
   [RE_ASSIGN] =
     "(?<dash>--?)?[A-Za-z_][A-Za-z0-9_.\\-]{0,63}+"
     "(?(dash)(?:=" USPACE "*+|" BLANK "++(?![\\-\\s]))"
-    "|(?:\\\\?[\"'])?(?:=(?![=:])|[ \\t]*+(?::=|:(?![=:]))[ \\t]*+|[ \\t]++=(?![=:])[ \\t]*+))"
+    "|(?:\\\\?[\"'])?(?:=(?![=:])|[ \\t]*+(?::=|:(?![=:]))(?:[ \\t]|" ESCAPED_BLANK ")*+|[ \\t]++=(?![=:])[ \\t]*+))"
     WORD_VALUE,
   /* openssl's pass phrase arguments: -passin pass:PASSWORD, -passout
    * pass:…, -pass pass:… (quoted too: -pass 'pass:a b', pass:'a b'; after

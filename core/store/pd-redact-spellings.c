@@ -645,8 +645,18 @@ _pd_redact_cookie_at (Redactor *r,
     k++;
   if (k >= r->len || t[k] != ':')
     return i;
-  for (k++; k < r->len && (t[k] == ' ' || t[k] == '\t'); k++)
-    ;
+  /* blanks, escaped too as bash reads the word: -H Cookie:\ a=X (the
+   * shell's \\  inside a JSON string; it was stored as written) */
+  for (k++; k < r->len;)
+    {
+      gsize b = 0;
+
+      while (k + b < r->len && b < 15 && t[k + b] == '\\')
+        b++;
+      if (k + b >= r->len || (t[k + b] != ' ' && t[k + b] != '\t'))
+        break;
+      k += b + 1;
+    }
   r->name_start = set ? i - 4 : i;
   return _pd_redact_cookie_values (r, k, set);
 }

@@ -632,6 +632,34 @@ passphrase_source_len (const char *p)
   return n;
 }
 
+/* Where the value at @vs of an Authorization header or a bearer token
+ * found from @from is read from as the shell reads its quotes: past a
+ * quote that closes one opened right after the scheme, the value is
+ * unquoted (Bearer$'\t'TOKEN, Bearer$'\x20'TOKEN: that quote was taken
+ * for the one closing the header's word, and the token stored as
+ * written; tried as an attacker would), else @from. */
+static gsize
+scheme_value_from (Redactor *r,
+                   gsize     from,
+                   gsize     vs)
+{
+  const char *t = r->text;
+  char q = vs > from + 2 ? t[vs - 1] : 0;
+
+  if (q != '\'' && q != '"')
+    return from;
+  for (gsize k = vs - 1; k > from + 1 && vs - k < 48; k--)
+    {
+      char c = t[k - 1];
+
+      if (c == q)
+        return g_ascii_isalpha (t[k - 2]) || (t[k - 2] == '$' && g_ascii_isalpha (t[k - 3])) ? vs : from;
+      if (!(c == ' ' || c == '\t' || c == '\\' || g_ascii_isalnum (c)))
+        return from;
+    }
+  return from;
+}
+
 /* Everything that may start at @i.  Returns where the scan goes on (@i
  * when nothing did). */
 static gsize
@@ -693,6 +721,7 @@ try_at (Redactor *r,
     {
       /* Authorization: Bearer $TOKEN stays as written, single quoted
        * too (-H '…: Bearer $TOKEN' is a placeholder, no token). */
+      r->name_start = scheme_value_from (r, i, vs);
       if (_pd_redact_credential_is_secret (r, vs, ve, FALSE))
         _pd_redact_span (r, vs, ve);
       return ve;
@@ -700,6 +729,7 @@ try_at (Redactor *r,
   if ((*p == 'b' || *p == 'B') && (i == 0 || !(g_ascii_isalnum (p[-1]) || p[-1] == '_'))
       && starts_with_ci (p, "bearer") && _pd_redact_match_at (r, RE_BEARER, i, &vs, &ve))
     {
+      r->name_start = scheme_value_from (r, i, vs);
       if (_pd_redact_credential_is_secret (r, vs, ve, FALSE))
         _pd_redact_span (r, vs, ve);
       return ve;

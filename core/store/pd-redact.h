@@ -8,8 +8,11 @@
  *    blocks;
  *  - the credentials of an Authorization or Proxy-Authorization header,
  *    quoted or not (the scheme stays, and is never taken for them:
- *    Authorization: Basic '$(id)' and a bare Authorization: Basic stay),
- *    the token after "Bearer ", the password of URL userinfo
+ *    Authorization: Basic '$(id)' and a bare Authorization: Basic stay;
+ *    scheme and credentials parted by a blank as bash reads the word:
+ *    escaped, Bearer\ [REDACTED], quoted, Bearer' '[REDACTED], or in
+ *    ANSI-C quoting, Bearer$'\x20'[REDACTED]), the token after "Bearer "
+ *    (or such a blank), the password of URL userinfo
  *    (scheme://user:[REDACTED]@host) and of curl -u user:password (after
  *    the first ':'; curl's also glued, -uuser:[REDACTED], after grouped
  *    flags, -fsSu user:[REDACTED], its proxy's, -U and --proxy-user, with

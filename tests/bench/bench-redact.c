@@ -310,6 +310,10 @@ main (int   argc,
     { "<add, never closed", "<add value=\"x\" key=\"Password\" " },
     { "AUTH into redis-cli", "echo 'AUTH a b c' | redis-cli; " },
     { "AUTH repeated", "auth ", "echo 'AUTH " },
+    { "scheme gaps, escaped blanks", "Authorization:Bearer\\ \\\t" },
+    { "scheme gaps, quotes open", "Authorization:Bearer' \" $'\\t " },
+    { "bearer, quoted blanks", "Bearer' 'Bearer\" \"Bearer$'\\x20'" },
+    { "cookies, escaped blanks", "Cookie:\\ \\ " },
   };
   guint mb = argc > 1 ? (guint) g_ascii_strtoull (argv[1], NULL, 10) : 16;
   gsize kib = argc > 2 ? (gsize) g_ascii_strtoull (argv[2], NULL, 10) : 1024;
