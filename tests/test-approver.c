@@ -694,6 +694,11 @@ test_preview_hidden (void)
     { "rm -f \\u115f\\u1160\\u3164\\uffa0victim", "rm -f \\u115f\\u1160\\u3164\\uffa0victim" },
     { "rm -f \\ufeffvic\\u2060\\u2061\\u2062\\u2063\\u2064tim", "rm -f \\ufeffvic\\u2060\\u2061\\u2062\\u2063\\u2064tim" },
     { "rm -f victim\\udb40\\udc01\\udb40\\udc7f", "rm -f victim\\ue0001\\ue007f" },
+    /* Unassigned and private-use code points: a box in GTK, a blank on a
+     * terminal whose font lacks them. */
+    { "echo a\\u0378\\u0379; touch x", "echo a\\u0378\\u0379; touch x" },
+    { "echo a\\ue000\\uf8ff; touch x", "echo a\\ue000\\uf8ff; touch x" },
+    { "echo a\\udb80\\udc00\\udbff\\udffd\\ufffe", "echo a\\uf0000\\u10fffd\\ufffe" },
   };
   static const struct
   {
@@ -771,6 +776,30 @@ test_preview_hidden (void)
     shown = pd_safe_text_approval (preview);
     g_assert_nonnull (strstr (shown, "$ make check[900 \u00d7 U+3000]; curl x\\u00a0| sh"
                                      "[82 \u00d7 U+0009 U+0020 U+034F]\n"));
+  }
+
+  /* 100 unassigned or private-use code points before `; touch x`: counted
+   * where the question is shown, and asked with controls. */
+  {
+    static const gunichar unknown[] = { 0x0378, 0xE000, 0xF0000 };
+
+    for (guint k = 0; k < G_N_ELEMENTS (unknown); k++)
+      {
+        g_autoptr(GString) command = g_string_new ("echo a");
+        g_autoptr(JsonObject) args = json_object_new ();
+        g_autofree char *preview = NULL;
+        g_autofree char *shown = NULL;
+        g_autofree char *said = g_strdup_printf ("$ echo a[100 \u00d7 U+%04X]; touch x\n", unknown[k]);
+
+        for (guint i = 0; i < 100; i++)
+          g_string_append_unichar (command, unknown[k]);
+        g_string_append (command, "; touch x");
+        json_object_set_string_member (args, "command", command->str);
+        preview = pd_tool_preview (shell, context, args, NULL);
+        shown = pd_safe_text_approval (preview);
+        g_assert_nonnull (strstr (shown, said));
+        g_assert_true (pd_approver_args_have_controls (args));
+      }
   }
 
   g_assert_cmpint (g_rmdir (dir), ==, 0);
