@@ -166,6 +166,53 @@ test_named_blanks (void)
     }
 }
 
+/* Unassigned and private-use code points draw a box in GTK and may draw a
+ * blank on a terminal whose font lacks them: 100 of them pushed `; touch
+ * x` out of sight, neither named nor said (tried as an attacker would).
+ * Every one of the BMP's, a run of them and one alone, and some beyond. */
+static void
+test_unknown (void)
+{
+  static const gunichar beyond[] = { 0xF0000, 0xFFFFD, 0x100000, 0x10FFFD, 0x2FFFE, 0xE0080, 0x30000 + 0xFFFE };
+  guint tried = 0;
+
+  for (gunichar c = 0x80; c <= 0xFFFF + G_N_ELEMENTS (beyond); c++)
+    {
+      gunichar u = c <= 0xFFFF ? c : beyond[c - 0x10000];
+      GUnicodeType type = g_unichar_type (u);
+      g_autoptr(GString) run = g_string_new ("echo a");
+      g_autofree char *one = NULL;
+      g_autofree char *shown = NULL;
+      g_autofree char *expected = NULL;
+
+      if ((u >= 0xD800 && u <= 0xDFFF) || (type != G_UNICODE_UNASSIGNED && type != G_UNICODE_PRIVATE_USE))
+        continue;
+      tried++;
+      for (guint j = 0; j < 100; j++)
+        g_string_append_unichar (run, u);
+      g_string_append (run, TAIL);
+      shown = pd_safe_text_approval (run->str);
+      expected = g_strdup_printf ("echo a[100 \u00d7 U+%04X]" TAIL, u);
+      if (strcmp (shown, expected) != 0)
+        g_error ("U+%04X × 100: %s", u, shown);
+      g_clear_pointer (&expected, g_free);
+      {
+        char utf8[8] = { 0 };
+
+        g_unichar_to_utf8 (u, utf8);
+        one = g_strdup_printf ("a %sb", utf8);
+      }
+      g_free (shown);
+      shown = pd_safe_text_approval (one);
+      expected = g_strdup_printf ("a <U+%04X>b", u);
+      if (strcmp (shown, expected) != 0)
+        g_error ("U+%04X alone: %s", u, shown);
+      g_assert_true (pd_safe_text_is_hidden ('a', u, 'b'));
+    }
+  g_test_message ("%u code points tried", tried);
+  g_assert_cmpuint (tried, >, 6400);
+}
+
 /* Long stretches of one kind are said each alone, what lies between
  * them together when it is as long, else shown. */
 static void
@@ -301,6 +348,7 @@ main (int   argc,
   g_test_add_func ("/pd/safe-text/approval-marks-on-spaces", test_marks_on_spaces);
   g_test_add_func ("/pd/safe-text/approval-every-blank", test_every_blank);
   g_test_add_func ("/pd/safe-text/approval-named-blanks", test_named_blanks);
+  g_test_add_func ("/pd/safe-text/approval-unknown", test_unknown);
   g_test_add_func ("/pd/safe-text/approval-stretches", test_stretches);
   g_test_add_func ("/pd/safe-text/approval-blank-lines", test_blank_lines);
   g_test_add_func ("/pd/safe-text/approval-real-text", test_real_text);

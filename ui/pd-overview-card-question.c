@@ -14,6 +14,7 @@
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
+#include "pd-approval-preview-private.h"
 #include "pd-overview-card-row-private.h"
 #include "pd-safe-text.h"
 #include "pd-ui-util-private.h"
@@ -57,7 +58,7 @@ _pd_overview_card_row_set_command (PdOverviewCardRow *self,
 
           card = g_strconcat (head, "…", NULL);
         }
-      self->command_shown = _pd_ltr_lines (shown);
+      self->command_shown = g_strdup (shown);
     }
   if (card == NULL && shown != NULL)
     card = g_strdup (shown);
@@ -215,35 +216,24 @@ on_review_destroy (GtkWidget         *dialog,
     self->review = NULL;
 }
 
-/* The whole command, selectable and scrolled, with Deny and Approve Once
- * (Cancel, the default, answers nothing). */
+/* The whole command, a row to a line as the approval dialog shows it
+ * (pd-approval-preview.c: numbered, marked, each wrapping in its own
+ * column), with Deny and Approve Once (Cancel, the default, answers
+ * nothing).  One label scrolled sideways showed about 30 columns of a
+ * long line in a narrow dialog, its tail out of sight (tried as an
+ * attacker would). */
 static void
 open_review (PdOverviewCardRow *self)
 {
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
-  GtkWidget *dialog, *scrolled, *label;
+  GtkWidget *dialog;
 
   if (self->review != NULL || self->command_shown == NULL)
     return;
   dialog = adw_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
                                    _("Review the Request"),
                                    gtk_label_get_text (GTK_LABEL (self->approval_text)));
-  label = gtk_label_new (self->command_shown);
-  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_yalign (GTK_LABEL (label), 0);
-  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  _pd_label_no_hyphens (label);
-  gtk_widget_add_css_class (label, "monospace");
-  gtk_widget_add_css_class (label, "pd-approval-command");
-  /* One drawn line to a line of the command, as on the card. */
-  scrolled = _pd_unwrapped_scroller (label);
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scrolled), 200);
-  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scrolled), 360);
-  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scrolled), TRUE);
-  gtk_widget_add_css_class (scrolled, "card");
-  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), scrolled);
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), _pd_approval_preview_new (self->command_shown));
   adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
                                     "cancel", _("_Cancel"),
                                     "deny", _("_Deny"),

@@ -49,7 +49,7 @@ struct _PdOverviewCardRow
   GtkWidget      *approve;
   GtkWidget      *open;
   GtkWidget      *row_name;
-  char           *command_shown;    /* (nullable) the whole command, as shown */
+  char           *command_shown;    /* (nullable) the whole command, as pd_safe_text_approval() shows it */
   gint64          time_bucket;      /* what the time label says, as time_bucket() tells it; -1: not told */
   const char     *need_class;       /* (nullable) the need label's style class */
   char           *name_shown;       /* (nullable) the accessible name and description told */

@@ -66,7 +66,11 @@ ask_on_main (gpointer data)
       return G_SOURCE_REMOVE;
     }
 
-  if (question->kind == QUESTION_APPROVAL && g_hash_table_contains (self->always, question->tool))
+  /* "Always for This Session" answers a later call of its tool, but never
+   * one whose command the person cannot read whole (control characters
+   * shown as escapes, or an endpoint's masked text): that one is asked. */
+  if (question->kind == QUESTION_APPROVAL && g_hash_table_contains (self->always, question->tool) &&
+      !_pd_run_question_guarded (question))
     {
       _pd_run_question_answer (question, TRUE, NULL);
       return G_SOURCE_REMOVE;
@@ -85,6 +89,18 @@ ask_on_main (gpointer data)
     _pd_run_controller_ask_review (self, question);
 
   return G_SOURCE_REMOVE;
+}
+
+/* Whether what @question shows is not all that runs: an endpoint's masked
+ * or escaped command (pd_remote_run_approval_is_guarded()), or a call of
+ * this window's own run that holds control characters.  Such a question
+ * is always asked, offers no "Always for This Session", and a
+ * notification's Approve does not answer it. */
+gboolean
+_pd_run_question_guarded (Question *question)
+{
+  return question->controls ||
+         (question->remote_run != NULL && pd_remote_run_approval_is_guarded (question->remote_run));
 }
 
 /* Worker thread: queues @question on the main context and waits. */

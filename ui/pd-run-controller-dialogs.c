@@ -128,13 +128,16 @@ _pd_run_controller_dismiss_questions (PdRunController *self)
 }
 
 /* Whether an endpoint masked part of @question's command or showed its
- * control characters as escapes: the person cannot read it whole, so it
- * offers no "Always for This Session", and a trust given before does not
- * answer it. */
+ * control characters as escapes, or a call of this window's own run holds
+ * them: the person cannot read it whole, so it offers no "Always for This
+ * Session", and a trust given before does not answer it
+ * (_pd_run_question_guarded()).  A local question with controls offered
+ * Always, and picking it let a later `echo hi \<CR><LF>touch x` run
+ * unasked (tried as an attacker would). */
 static gboolean
 question_masked (Question *question)
 {
-  return question->remote_run != NULL && pd_remote_run_approval_is_guarded (question->remote_run);
+  return _pd_run_question_guarded (question);
 }
 
 static void
@@ -202,16 +205,7 @@ question_change_sent (Question *question)
          pd_approver_summary_is_whole (question->tool, question->text);
 }
 
-/* Whether what the question shows is not all that runs: an endpoint's
- * masked or escaped command (pd_remote_run_approval_is_guarded()), or a
- * call of this window's run that holds control characters. */
-static gboolean
-question_guarded (Question *question)
-{
-  return question->controls || pd_remote_run_approval_is_guarded (question->remote_run);
-}
-
-/* (transfer full): why question_guarded(), said under the command. */
+/* (transfer full): why _pd_run_question_guarded(), said under the command. */
 static char *
 question_warning (Question *question)
 {
@@ -245,7 +239,7 @@ approval_details (Question *question)
    * through ${!N}).  Or the call holds control characters, shown as
    * escapes: `echo hi \<CR><LF>rm -f victim` runs rm on its own.  Said
    * under the command, as the endpoint says it. */
-  if (question_guarded (question))
+  if (_pd_run_question_guarded (question))
     {
       g_autofree char *why = question_warning (question);
       GtkWidget *warning = gtk_label_new (why);
@@ -443,7 +437,7 @@ pd_run_controller_answer_approval (PdRunController *self,
     return FALSE;
   /* Part of it is masked, or it holds control characters: the dialog
    * says so, a notification does not. */
-  if (allow && question_guarded (question))
+  if (allow && _pd_run_question_guarded (question))
     return FALSE;
   /* The response answers (and may free the question); the dialog,
    * answered elsewhere, goes. */

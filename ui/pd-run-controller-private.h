@@ -149,6 +149,7 @@ Question *_pd_run_question_new                    (QuestionKind         kind,
                                                    Channel             *channel,
                                                    const char          *tool,
                                                    const char          *text);
+gboolean  _pd_run_question_guarded                (Question            *question);
 void      _pd_run_job_free                        (Job                 *job);
 PdEngine *_pd_run_job_ensure_engine               (Job                 *job,
                                                    GError             **error);

@@ -107,6 +107,19 @@ is_default_ignorable (gunichar c)
          (c >= 0xE0000 && c <= 0xE0FFF);
 }
 
+/* A code point no font of the system is sure to have: unassigned in the
+ * Unicode GLib knows (U+0378, noncharacters) or for private use (U+E000–
+ * U+F8FF, planes 15 and 16).  GTK draws a box for it, a terminal whose
+ * font lacks it a blank: 100 of them pushed `; touch x` out of sight,
+ * neither escaped nor said (tried as an attacker would). */
+static gboolean
+is_unknown (gunichar c)
+{
+  GUnicodeType type = g_unichar_type (c);
+
+  return type == G_UNICODE_UNASSIGNED || type == G_UNICODE_PRIVATE_USE;
+}
+
 /* Chooses how the letter before it is drawn (emoji, Mongolian): of use on
  * a letter, nothing on a blank. */
 static gboolean
@@ -119,14 +132,15 @@ is_variation_selector (gunichar c)
 /* Draws nothing, or only a blank, on its own: a space of any kind, a
  * format character (U+200B, bidi controls, tags U+E0000…), a default-
  * ignorable one (U+034F, U+17B4, the Hangul fillers) but a variation
- * selector, U+2800 braille blank. */
+ * selector, U+2800 braille blank; or may draw only a blank or a box
+ * (is_unknown()). */
 static gboolean
 is_blank (gunichar c)
 {
   GUnicodeType type;
 
   if (c == ' ' || c == '\t' || c == 0x2800 ||
-      (is_default_ignorable (c) && !is_variation_selector (c)))
+      (is_default_ignorable (c) && !is_variation_selector (c)) || (c >= 0x80 && is_unknown (c)))
     return TRUE;
   type = g_unichar_type (c);
   return type == G_UNICODE_SPACE_SEPARATOR || type == G_UNICODE_FORMAT;
@@ -187,7 +201,7 @@ pd_safe_text_is_hidden (gunichar before,
     return !(before >= 0x80 && g_unichar_isgraph (before) && !g_unichar_ismark (before) &&
              !is_blank (before) && !is_variation_selector (before));
   return pd_safe_text_is_invisible (c) || c == 0x2800 || is_default_ignorable (c) ||
-         g_unichar_type (c) == G_UNICODE_SPACE_SEPARATOR;
+         g_unichar_type (c) == G_UNICODE_SPACE_SEPARATOR || is_unknown (c);
 }
 
 gunichar

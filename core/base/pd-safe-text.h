@@ -37,7 +37,10 @@ gboolean  pd_safe_text_is_invisible  (gunichar    c);
  *   U+E0100–E01EF) but on a letter or symbol beyond ASCII, whose glyph it
  *   may choose (an emoji, a CJK variant);
  * - a zero-width (non-)joiner U+200C/U+200D but between two letters of
- *   one script that joins (Arabic, Indic…) or in an emoji sequence.
+ *   one script that joins (Arabic, Indic…) or in an emoji sequence;
+ * - a code point unassigned in the Unicode GLib knows (U+0378, U+FFFE) or
+ *   for private use (U+E000–F8FF, planes 15 and 16): a box in GTK, a
+ *   blank on a terminal whose font lacks it.
  * Not U+0F0C (a tsheg that does not break a line, drawn as U+0F0B is):
  * a letter that looks like another is drawn, and no more hidden than a
  * Cyrillic "а". */
@@ -58,9 +61,9 @@ gunichar  pd_safe_text_char_after    (const char *p,
 
 /* The end of the run of what draws nothing, or only a blank, that starts
  * at @p (before @end), as pd_safe_text_approval() finds it: a blank (a
- * space of any kind, a format or default-ignorable character, U+2800),
- * then blanks and what draws nothing on them.  Its length into @n_out;
- * @p and 0 when no blank is at @p.  Where an approval's preview escapes
+ * space of any kind, a format or default-ignorable character, U+2800, an
+ * unassigned or private-use code point), then blanks and what draws
+ * nothing on them.  Its length into @n_out; @p and 0 when no blank is at @p.  Where an approval's preview escapes
  * what it holds, it leaves such a run of PD_SAFE_TEXT_RUN_SAID or more as
  * it is, for pd_safe_text_approval() to say (one finder of runs). */
 const char *pd_safe_text_blank_run   (const char *p,
@@ -83,8 +86,8 @@ char     *pd_safe_text_block         (const char *text);
  * "<U+001B>" (not a space that would hide a carriage return or an escape).
  * A run of what draws nothing, or only a blank — spaces of every kind,
  * format and default-ignorable characters (U+200B, tags, U+034F, Hangul
- * fillers), U+2800 braille blank, and any mark or variation selector on
- * them — of 32 or more characters is said: each stretch of 32 or more of
+ * fillers), U+2800 braille blank, unassigned and private-use code points,
+ * and any mark or variation selector on them — of 32 or more characters is said: each stretch of 32 or more of
  * one kind as "[600 × U+0020]", what lies between such stretches together
  * as "[1200 × U+0020 U+034F]" (its length, then its kinds as they come,
  * eight at most, then "…") when it is as long, else as a shorter run; a

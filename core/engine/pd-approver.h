@@ -71,6 +71,12 @@ gboolean            pd_approver_args_have_controls (JsonObject *args);
 gboolean            pd_approver_asked_controls (void);
 const char         *pd_approver_controls_text (void);
 
+char              **pd_approver_terminal_pages (const char *tool,
+                                                const char *summary,
+                                                const char *preview,
+                                                gboolean    controls,
+                                                guint       columns,
+                                                guint       rows);
 char               *pd_approver_terminal_question (const char *tool,
                                                    const char *summary,
                                                    const char *preview,

@@ -269,6 +269,25 @@ pd_test_assert_approval_rows (GtkWidget *dialog,
   return n;
 }
 
+void
+pd_test_assert_approval_shows (GtkWidget  *dialog,
+                               const char *expected,
+                               guint       n_rows,
+                               guint       n_wrapped)
+{
+  g_autofree char *shown = pd_test_approval_text (dialog);
+  GtkWidget *scroller = pd_test_approval_preview (dialog);
+  GtkPolicyType sideways;
+  guint wrapped = 0;
+
+  g_assert_nonnull (scroller);
+  g_assert_cmpstr (shown, ==, expected);
+  gtk_scrolled_window_get_policy (GTK_SCROLLED_WINDOW (scroller), &sideways, NULL);
+  g_assert_cmpint (sideways, ==, GTK_POLICY_NEVER);
+  g_assert_cmpuint (pd_test_assert_approval_rows (dialog, &wrapped), ==, n_rows);
+  g_assert_cmpuint (wrapped, ==, n_wrapped);
+}
+
 /* The first widget, depth first from @root itself, that @match accepts. */
 GtkWidget *
 pd_test_find_first (GtkWidget          *root,

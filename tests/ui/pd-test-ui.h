@@ -35,6 +35,12 @@ gboolean   pd_test_approval_text_contains (GtkWidget   *dialog,
                                          const char    *text);
 guint      pd_test_assert_approval_rows (GtkWidget     *dialog,
                                          guint         *n_wrapped);
+/* @dialog's preview shows @expected in @n_rows rows, @n_wrapped of them
+ * wrapping, and nothing of it scrolls sideways. */
+void       pd_test_assert_approval_shows (GtkWidget    *dialog,
+                                          const char   *expected,
+                                          guint         n_rows,
+                                          guint         n_wrapped);
 void       pd_test_copy_tree       (const char         *from,
                                     const char         *to);
 

@@ -300,7 +300,7 @@ check_controls (PdApplication *app,
    * joiner and a selector that draw nothing: escaped, and said. */
   dialog = pd_test_wait_for_dialog ("the command with a NBSP");
   g_assert_true (pd_test_approval_text_contains (GTK_WIDGET (dialog),
-                                                   "$ cd build\\u00a0; rm -f victim\\u2800\\u200d\\ufe0f"));
+                                                "$ cd build\\u00a0; rm -f victim\\u2800\\u200d\\ufe0f"));
   g_assert_nonnull (pd_test_find_first (GTK_WIDGET (dialog), is_controls_warning, NULL));
   g_assert_false (pd_run_controller_answer_approval (runs, pd_run_controller_get_session_id (runs), serial, TRUE));
   g_assert_true (pd_run_controller_has_approval (runs, pd_run_controller_get_session_id (runs), serial));
@@ -328,6 +328,79 @@ test_controls (void)
   g_assert_cmpint (pd_test_run_app (args, check_controls, fixture, NULL), ==, 0);
 }
 
+/* "Always for This Session" in the window's own run: a call whose command
+ * holds control characters is asked every time, its dialog offers no
+ * Always, and an Always given to a plain call of the tool before does not
+ * answer it.  It did: after Always on `echo a`, `echo hi \<CR><LF>touch
+ * pwned_cr` ran unasked (tried as an attacker would). */
+static const char *replay_always_controls =
+  "{\"label\": \"test: controls around an Always\", \"turns\": ["
+  " {\"content\": \"First.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"echo hi \\\\\\r\\ntouch first_cr\"}}]},"
+  " {\"content\": \"Plain.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"echo plain > plain.txt\"}}]},"
+  " {\"content\": \"Again.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"echo hi\\u00a0; touch pwned_nbsp\"}}]},"
+  " {\"content\": \"And again.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"echo hi \\\\\\r\\ntouch pwned_cr\"}}]},"
+  " {\"content\": \"All done.\"}]}";
+
+static void
+assert_no_always (AdwMessageDialog *dialog)
+{
+  g_assert_true (adw_message_dialog_has_response (dialog, "deny"));
+  g_assert_true (adw_message_dialog_has_response (dialog, "once"));
+  g_assert_false (adw_message_dialog_has_response (dialog, "always"));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (dialog), is_button_labelled, "Always for This _Session"));
+  g_assert_cmpint (adw_message_dialog_get_response_appearance (dialog, "once"), !=, ADW_RESPONSE_SUGGESTED);
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (dialog), is_controls_warning, NULL));
+}
+
+static void
+check_always_controls (PdApplication *app,
+                       PdWindow      *window,
+                       gpointer       user_data)
+{
+  RunFixture *fixture = user_data;
+  AdwMessageDialog *dialog;
+
+  start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, "Run them");
+
+  /* A first call with controls: no Always to pick. */
+  dialog = pd_test_wait_for_dialog ("the first command, with a CR");
+  assert_no_always (dialog);
+  pd_test_screenshot_sizes (GTK_WINDOW (dialog), "runs-guard-no-always");
+  respond (dialog, "deny");
+
+  /* A plain one offers it, and takes it. */
+  dialog = pd_test_wait_for_dialog ("the plain command");
+  g_assert_true (adw_message_dialog_has_response (dialog, "always"));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (dialog), is_controls_warning, NULL));
+  respond (dialog, "always");
+
+  /* Later calls with controls are still asked, and still offer no Always. */
+  dialog = pd_test_wait_for_dialog ("the command with a NBSP, after Always");
+  g_assert_false (project_file_exists (fixture, "pwned_nbsp"));
+  assert_no_always (dialog);
+  respond (dialog, "deny");
+
+  dialog = pd_test_wait_for_dialog ("the command with a CR, after Always");
+  assert_no_always (dialog);
+  respond (dialog, "deny");
+
+  pd_test_wait_until (run_finished, fixture, "the run to finish");
+  g_assert_true (project_file_exists (fixture, "plain.txt"));
+  g_assert_false (project_file_exists (fixture, "first_cr"));
+  g_assert_false (project_file_exists (fixture, "pwned_nbsp"));
+  g_assert_false (project_file_exists (fixture, "pwned_cr"));
+}
+
+static void
+test_always_controls (void)
+{
+  g_autoptr(RunFixture) fixture = run_fixture_new (replay_always_controls);
+  const char *args[] = { "--db", fixture->db, NULL };
+
+  pd_test_reset_settings ();
+  g_assert_cmpint (pd_test_run_app (args, check_always_controls, fixture, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -338,6 +411,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/runs/guard/stacked-approvals", test_guard);
   g_test_add_func ("/pd/ui/runs/guard/plan-review-no-default", test_plan_default);
   g_test_add_func ("/pd/ui/runs/guard/controls-command", test_controls);
+  g_test_add_func ("/pd/ui/runs/guard/controls-never-always", test_always_controls);
 
   status = g_test_run ();
   pd_test_runs_finish (config_home);

@@ -179,7 +179,7 @@ check_remote_controls (PdApplication *app,
    * joiner and a selector that draw nothing: escaped, and said. */
   dialog = pd_test_wait_for_dialog ("the endpoint's command with a NBSP");
   g_assert_true (pd_test_approval_text_contains (GTK_WIDGET (dialog),
-                                                   "$ cd build\\u00a0; rm -f victim\\u2800\\u200d\\ufe0f"));
+                                                "$ cd build\\u00a0; rm -f victim\\u2800\\u200d\\ufe0f"));
   g_assert_nonnull (pd_test_find_first (GTK_WIDGET (dialog), is_controls_warning, NULL));
   g_assert_cmpstr (adw_message_dialog_get_default_response (dialog), ==, "deny");
   g_assert_false (pd_run_controller_answer_approval (runs, pd_run_controller_get_session_id (runs), serial, TRUE));
