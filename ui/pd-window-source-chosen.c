@@ -202,6 +202,10 @@ _pd_window_on_source_chosen (PdWindow *self)
   pd_window_endpoint_note (self, "");
   g_object_set_data (G_OBJECT (self), "pd-endpoint-connecting", NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->error_button), TRUE);
+  /* "Not searched: …" says what a search of all sources left out: one
+   * source chosen is searched alone, or shows its page. */
+  if (chosen != NULL)
+    pd_session_list_set_note (self->session_list, NULL);
   pd_session_list_set_source (self->session_list, chosen != NULL ? chosen : self->source);
   adw_view_switcher_title_set_subtitle (self->switcher_title,
                                         chosen != NULL ? pd_source_list_get_name (self->sources, chosen)

@@ -907,6 +907,11 @@ pd_window_on_searched (PdWindow      *self,
   /* Closing: the list and the sidebar went first. */
   if (self->session_list == NULL || self->sources == NULL || self->source_sidebar == NULL)
     return;
+  /* A note of all sources, over one source's list: it stayed over an
+   * endpoint chosen since, and given its token (tried as a new user
+   * would).  Choosing one clears it (_pd_window_on_source_chosen()). */
+  if (pd_session_list_get_source (self->session_list) != PD_SOURCE (multi))
+    return;
   for (guint i = 0; i < left_out->len; i++)
     {
       PdSource *source = g_ptr_array_index (left_out, i);

@@ -352,8 +352,48 @@ check_token_fixed (PdApplication *app,
   pd_session_list_set_query (list, NULL, FALSE);
 }
 
+/* The same with that endpoint chosen in the sidebar: its page gives the
+ * token (Connect, or Preferences' New Token), the endpoint lists its
+ * match, and the note of the search over all sources goes.  It stayed,
+ * "Not searched: Build box (Token refused)" over Build box's own match,
+ * until another source was chosen (tried as a new user would). */
 static void
-test_search_token_fixed (void)
+check_token_fixed_chosen (PdApplication *app,
+                          PdWindow      *window,
+                          gpointer       user_data)
+{
+  Serve *serve = user_data;
+  PdSessionList *list = session_list (window);
+  PdSourceSidebar *sidebar = PD_SOURCE_SIDEBAR (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SOURCE_SIDEBAR));
+  GListModel *sources = _pd_window_get_sources (window);
+  g_autoptr(PdSource) endpoint = NULL;
+  NoteWait wait = { window, "Add a --json flag to sessions list", "Token refused" };
+
+  pd_session_list_set_query (list, "a", FALSE);
+  pd_test_wait_until (note_is, &wait, "the endpoint named, not searched: its token refused");
+  for (guint i = 0; i < g_list_model_get_n_items (sources) && endpoint == NULL; i++)
+    {
+      g_autoptr(PdSource) source = g_list_model_get_item (sources, i);
+
+      if (PD_IS_REMOTE_SOURCE (source))
+        endpoint = g_steal_pointer (&source);
+    }
+  g_assert_nonnull (endpoint);
+  pd_source_sidebar_select (sidebar, endpoint);
+  g_assert_true (pd_window_set_endpoint_token (window, serve->base, serve->token));
+  pd_session_list_refresh (list);
+  wait.label = "Tidy the build box";
+  wait.note = NULL;
+  pd_test_wait_until (note_is, &wait, "the chosen endpoint's match, no note, once it took its token");
+  pd_test_spin (1500);
+  g_assert_true (note_is (&wait));
+  pd_test_screenshot (GTK_WIDGET (window), "search-token-fixed-chosen");
+  pd_source_sidebar_select (sidebar, NULL);
+  pd_session_list_set_query (list, NULL, FALSE);
+}
+
+static void
+run_token_fixed (PdTestWindowFunc check)
 {
   g_autofree char *dir = pd_test_make_tmp_dir ();
   g_autofree char *other_db = g_build_filename (dir, "endpoint.db", NULL);
@@ -385,9 +425,21 @@ test_search_token_fixed (void)
   g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
   g_variant_builder_add (&builder, "(sss)", "e1", "Build box", serve.base);
   g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
-  g_assert_cmpint (pd_test_run_app (NULL, check_token_fixed, &serve, NULL), ==, 0);
+  g_assert_cmpint (pd_test_run_app (NULL, check, &serve, NULL), ==, 0);
   serve_stop (&serve);
   pd_test_reset_settings ();
+}
+
+static void
+test_search_token_fixed (void)
+{
+  run_token_fixed (check_token_fixed);
+}
+
+static void
+test_search_token_fixed_chosen (void)
+{
+  run_token_fixed (check_token_fixed_chosen);
 }
 
 int
@@ -398,6 +450,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/search-sources/found-elsewhere", test_search_sources);
   g_test_add_func ("/pd/ui/search-sources/token-fixed", test_search_token_fixed);
+  g_test_add_func ("/pd/ui/search-sources/token-fixed-chosen", test_search_token_fixed_chosen);
   g_test_add_func ("/pd/ui/search-sources/sidebar-width", test_sidebar_width);
 
   return g_test_run ();
