@@ -107,11 +107,17 @@ pd_window_endpoint_box (PdWindow *self)
   _pd_images_speak (entry);
   g_object_set (entry, "placeholder-text", _("New token"), "activates-default", FALSE, NULL);
   gtk_widget_set_hexpand (entry, TRUE);
+  /* Room for a token `serve` prints (43 characters) where the page has
+   * it, narrower at 360 px: it was ~170 px wide, a few characters of it
+   * in view (tried as a new user would). */
+  gtk_editable_set_width_chars (GTK_EDITABLE (entry), 8);
+  gtk_editable_set_max_width_chars (GTK_EDITABLE (entry), 48);
   _pd_accessible_set_text (GTK_WIDGET (entry), _("The endpoint’s new token"), NULL);
   connect = gtk_button_new_with_mnemonic (_("C_onnect"));
   gtk_widget_add_css_class (connect, "suggested-action");
   edit = gtk_button_new_with_mnemonic (_("_Edit in Preferences"));
   gtk_widget_add_css_class (edit, "pill");
+  gtk_widget_set_halign (edit, GTK_ALIGN_CENTER);
   /* Made after the window was shown, whose buttons were named then: GTK
    * 4.8 names a mnemonic button by its raw label and again through its
    * mnemonic ("C_onnect Connect", found by the a11y walk of this page). */

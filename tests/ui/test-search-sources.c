@@ -23,6 +23,7 @@
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
+#include "pd-ui-util-private.h"
 #include "pd-window-private.h"
 
 static PdSessionList *
@@ -352,6 +353,14 @@ check_token_fixed (PdApplication *app,
   pd_session_list_set_query (list, NULL, FALSE);
 }
 
+static gboolean
+token_entry_shown (gpointer data)
+{
+  GtkWidget *entry = g_object_get_data (G_OBJECT (data), "pd-endpoint-token");
+
+  return entry != NULL && gtk_widget_get_mapped (entry);
+}
+
 /* The same with that endpoint chosen in the sidebar: its page gives the
  * token (Connect, or Preferences' New Token), the endpoint lists its
  * match, and the note of the search over all sources goes.  It stayed,
@@ -380,6 +389,16 @@ check_token_fixed_chosen (PdApplication *app,
     }
   g_assert_nonnull (endpoint);
   pd_source_sidebar_select (sidebar, endpoint);
+  pd_test_wait_until (token_entry_shown, window, "the endpoint's page with its token entry");
+  pd_test_flush (GTK_WIDGET (window));
+  /* Its entry takes the page's width for a token as `serve` prints it: it
+   * was ~170 px, a few characters in view (tried as a new user would). */
+  {
+    GtkWidget *entry = g_object_get_data (G_OBJECT (window), "pd-endpoint-token");
+
+    g_assert_cmpint (gtk_widget_get_width (entry), >=, _pd_text_width (entry, 40));
+  }
+  pd_test_screenshot (GTK_WIDGET (window), "endpoint-token-entry");
   g_assert_true (pd_window_set_endpoint_token (window, serve->base, serve->token));
   pd_session_list_refresh (list);
   wait.label = "Tidy the build box";
