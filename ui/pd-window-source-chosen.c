@@ -79,9 +79,12 @@ static void
 on_endpoint_preferences (PdWindow *self)
 {
   PdPreferencesWindow *prefs = pd_preferences_window_new (GTK_WINDOW (self));
+  PdRemoteSource *remote = pd_window_chosen_endpoint (self);
 
   adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (prefs), "sources");
   gtk_window_present (GTK_WINDOW (prefs));
+  if (remote != NULL)
+    pd_preferences_window_show_endpoint (prefs, pd_remote_source_get_base_url (remote));
 }
 
 /* Its token entry, Connect and Edit in Preferences, made once under the

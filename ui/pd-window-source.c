@@ -383,6 +383,38 @@ pd_window_set_endpoint_token (PdWindow   *self,
 }
 
 /**
+ * pd_windows_endpoint_refused:
+ * @url: an endpoint's address, as the `sources` setting spells it
+ *
+ * Returns: whether a window's endpoint at @url refuses its token now
+ */
+gboolean
+pd_windows_endpoint_refused (const char *url)
+{
+  GApplication *app = g_application_get_default ();
+
+  if (app == NULL || !GTK_IS_APPLICATION (app))
+    return FALSE;
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    {
+      PdWindow *self = PD_IS_WINDOW (l->data) ? l->data : NULL;
+      guint n = self != NULL && self->sources != NULL ? g_list_model_get_n_items (G_LIST_MODEL (self->sources)) : 0;
+
+      for (guint i = 0; i < n; i++)
+        {
+          g_autoptr(PdSource) source = g_list_model_get_item (G_LIST_MODEL (self->sources), i);
+
+          if (PD_IS_REMOTE_SOURCE (source) &&
+              g_strcmp0 (pd_remote_source_get_base_url (PD_REMOTE_SOURCE (source)), url) == 0 &&
+              pd_remote_source_get_state (PD_REMOTE_SOURCE (source)) == PD_REMOTE_DENIED &&
+              !pd_remote_source_get_host_refused (PD_REMOTE_SOURCE (source)))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/**
  * pd_window_choose_endpoint:
  * @url: an endpoint's address in any spelling (`localhost` for
  *   `127.0.0.1`, a slash, the default port), without its token

@@ -17,8 +17,10 @@
 
 #include <glib/gstdio.h>
 
+#include "pd-preferences-window.h"
 #include "pd-secrets.h"
 #include "pd-session-list.h"
+#include "pd-sources-page.h"
 #include "pd-source-sidebar.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
@@ -354,6 +356,13 @@ check_token_fixed (PdApplication *app,
 }
 
 static gboolean
+is_endpoint_row (GtkWidget     *widget,
+                 gconstpointer  url)
+{
+  return ADW_IS_EXPANDER_ROW (widget) && g_strcmp0 (g_object_get_data (G_OBJECT (widget), "pd-source-url"), url) == 0;
+}
+
+static gboolean
 token_entry_shown (gpointer data)
 {
   GtkWidget *entry = g_object_get_data (G_OBJECT (data), "pd-endpoint-token");
@@ -399,6 +408,29 @@ check_token_fixed_chosen (PdApplication *app,
     g_assert_cmpint (gtk_widget_get_width (entry), >=, _pd_text_width (entry, 40));
   }
   pd_test_screenshot (GTK_WIDGET (window), "endpoint-token-entry");
+  /* Edit in Preferences opens the endpoint's row, the focus in its New
+   * Token: the row was closed, New Token out of sight (tried as a new
+   * user would). */
+  {
+    GtkWidget *label = pd_test_find_mapped_label (GTK_WIDGET (window), "Edit in Preferences");
+    GtkWindow *prefs;
+    GtkWidget *row, *focus;
+
+    g_assert_nonnull (label);
+    g_signal_emit_by_name (gtk_widget_get_ancestor (label, GTK_TYPE_BUTTON), "clicked");
+    prefs = pd_test_find_toplevel (PD_TYPE_PREFERENCES_WINDOW);
+    g_assert_nonnull (prefs);
+    pd_test_flush (GTK_WIDGET (prefs));
+    row = pd_test_find_first (GTK_WIDGET (prefs), is_endpoint_row, serve->base);
+    g_assert_nonnull (row);
+    g_assert_true (adw_expander_row_get_expanded (ADW_EXPANDER_ROW (row)));
+    focus = gtk_window_get_focus (prefs);
+    g_assert_nonnull (focus);
+    g_assert_true (focus == g_object_get_data (G_OBJECT (row), "pd-token-row") ||
+                   gtk_widget_is_ancestor (focus, g_object_get_data (G_OBJECT (row), "pd-token-row")));
+    pd_test_screenshot (GTK_WIDGET (prefs), "endpoint-edit-in-preferences");
+    gtk_window_destroy (prefs);
+  }
   g_assert_true (pd_window_set_endpoint_token (window, serve->base, serve->token));
   pd_session_list_refresh (list);
   wait.label = "Tidy the build box";
@@ -409,6 +441,47 @@ check_token_fixed_chosen (PdApplication *app,
   pd_test_screenshot (GTK_WIDGET (window), "search-token-fixed-chosen");
   pd_source_sidebar_select (sidebar, NULL);
   pd_session_list_set_query (list, NULL, FALSE);
+}
+
+static gboolean
+endpoint_refused (gpointer url)
+{
+  return pd_windows_endpoint_refused (url);
+}
+
+static gboolean
+unkept_said (gpointer data)
+{
+  g_autofree char *warning = pd_sources_dup_unkept_warning ();
+
+  return warning != NULL && strstr (warning, data) != NULL;
+}
+
+/* A token the endpoint took but no keyring could keep (the tests have no
+ * bus), refused since: Preferences said "It is used now" of it (tried as
+ * a new user would, with serve started again with another token).  It
+ * says the endpoint refused it. */
+static void
+check_unkept_refused (PdApplication *app,
+                      PdWindow      *window,
+                      gpointer       user_data)
+{
+  Serve *serve = user_data;
+  PdSessionList *list = session_list (window);
+  NoteWait wait = { window, "Tidy the build box", NULL };
+  g_autofree char *warning = NULL;
+
+  pd_sources_give_token (serve->base, serve->token);
+  pd_session_list_refresh (list);
+  pd_test_wait_until (note_is, &wait, "the endpoint's sessions with the token given");
+  pd_test_wait_until (unkept_said, (gpointer) "It is used now", "the token said not kept, used now");
+  g_assert_true (pd_window_set_endpoint_token (window, serve->base, "refused-since"));
+  pd_session_list_refresh (list);
+  pd_test_wait_until (endpoint_refused, serve->base, "the endpoint refusing its token");
+  warning = pd_sources_dup_unkept_warning ();
+  g_assert_nonnull (warning);
+  g_assert_null (strstr (warning, "It is used now"));
+  g_assert_nonnull (strstr (warning, "refused the token"));
 }
 
 static void
@@ -456,6 +529,12 @@ test_search_token_fixed (void)
 }
 
 static void
+test_unkept_refused (void)
+{
+  run_token_fixed (check_unkept_refused);
+}
+
+static void
 test_search_token_fixed_chosen (void)
 {
   run_token_fixed (check_token_fixed_chosen);
@@ -470,6 +549,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/search-sources/found-elsewhere", test_search_sources);
   g_test_add_func ("/pd/ui/search-sources/token-fixed", test_search_token_fixed);
   g_test_add_func ("/pd/ui/search-sources/token-fixed-chosen", test_search_token_fixed_chosen);
+  g_test_add_func ("/pd/ui/search-sources/unkept-refused", test_unkept_refused);
   g_test_add_func ("/pd/ui/search-sources/sidebar-width", test_sidebar_width);
 
   return g_test_run ();
