@@ -1142,40 +1142,29 @@ test_order_kept (void)
   g_assert_cmpint (_pd_overview_card_compare (a, a), ==, 0);
 }
 
-/* A run that failed or was interrupted says so over a blocked step: the
- * card read "1 Step Blocked · Now: Test" of a failed session, with no
- * reason, while the CLI and the Now page said failed (tried as a new user
- * would). */
+/* A failed or interrupted run is said over a blocked step ("1 Step Blocked"
+ * of a failed session, tried as a new user would); idle, the step is. */
 static void
 test_failed_over_blocked (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(PdRemoteSource) source = pd_remote_source_new ("http://127.0.0.1:9", TOKEN, &error);
   g_autoptr(PdOverviewCard) card = NULL;
-  PdSessionInfo info = { 0 };
+  const PdSessionStatus statuses[] = { PD_SESSION_STATUS_FAILED, PD_SESSION_STATUS_INTERRUPTED, PD_SESSION_STATUS_IDLE };
+  const PdOverviewNeed needs[] = { PD_OVERVIEW_NEED_FAILED, PD_OVERVIEW_NEED_STOPPED, PD_OVERVIEW_NEED_BLOCKED };
+  PdSessionInfo info = { .task = (char *) "Migrate", .source = (char *) "plandeck", .updated_at = g_get_real_time (),
+                         .plan_done = 1, .plan_total = 3, .plan_blocked = 1 };
 
   g_assert_no_error (error);
   card = _pd_overview_card_new (PD_SOURCE (source), "20261203-cccccccccccccccccccccccccccccccc");
   info.id = (char *) pd_overview_card_get_session_id (card);
-  info.task = (char *) "Migrate the config loader";
-  info.source = (char *) "plandeck";
-  info.updated_at = g_get_real_time ();
-  info.plan_done = 1;
-  info.plan_total = 3;
-  info.plan_blocked = 1;
-  info.status = PD_SESSION_STATUS_FAILED;
-  _pd_overview_card_set_info (card, &info);
-  _pd_overview_card_update_need (card, info.updated_at, G_MAXINT64 / 2);
-  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_FAILED);
-  info.status = PD_SESSION_STATUS_INTERRUPTED;
-  _pd_overview_card_set_info (card, &info);
-  _pd_overview_card_update_need (card, info.updated_at, G_MAXINT64 / 2);
-  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
-  /* Idle (no run over): its blocked step is what it needs. */
-  info.status = PD_SESSION_STATUS_IDLE;
-  _pd_overview_card_set_info (card, &info);
-  _pd_overview_card_update_need (card, info.updated_at, G_MAXINT64 / 2);
-  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_BLOCKED);
+  for (guint i = 0; i < G_N_ELEMENTS (statuses); i++)
+    {
+      info.status = statuses[i];
+      _pd_overview_card_set_info (card, &info);
+      _pd_overview_card_update_need (card, info.updated_at, G_MAXINT64 / 2);
+      g_assert_cmpint (pd_overview_card_get_need (card), ==, needs[i]);
+    }
 }
 
 int
