@@ -514,6 +514,7 @@ run_op (GTask        *task,
             counts->sessions_added = stats.sessions_added;
             counts->sessions_updated = stats.sessions_updated;
             counts->unchanged = stats.unchanged;
+            counts->sessions_unchanged = stats.sessions_unchanged;
             counts->failed = stats.failed;
             counts->skipped = stats.skipped;
             g_task_return_pointer (task, counts, g_free);

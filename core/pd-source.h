@@ -85,6 +85,8 @@ typedef struct
   guint failed;            /* transcripts that could not be read (gone, unreadable, damaged) */
   guint skipped;           /* files passed over, the failed ones too: a FIFO, a symbolic link,
                             * a file of no known agent; `plandeck-agent import` names each */
+  guint sessions_unchanged; /* the sessions of the unchanged transcripts: an OpenCode store holds
+                             * several (the toast counted it as one) */
 } PdImportCounts;
 
 #define PD_TYPE_SOURCE (pd_source_get_type ())

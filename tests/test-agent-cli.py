@@ -397,6 +397,15 @@ def imported_sessions(tap, agent_run, detail, tmp):
         expected[codex[0]["task"]] = ("codex", "\U0001f4cb Plan \u2014 v6 \u00b7 1/3 done", 6,
                                       ["codex", "resume", "019ceb9e-8409-72b7-bb14-1b6f441e1673"],
                                       "/home/dev/src/logtail")
+    # A prefix several sessions share: refused, naming them; a short one too.
+    days = [s["id"][:9] for s in listing.get("sessions", [])]
+    shared = max(days, key=days.count) if days else ""
+    proc, short = (agent_run("sessions", "show", "--db", db, given) for given in (shared, "2026"))
+    tap.check(days.count(shared) >= 2 and proc.returncode == 2 and "give more of the id" in proc.stderr
+              and proc.stderr.count("\n  " + shared) == days.count(shared),
+              "sessions show of a shared prefix names the sessions it could be", detail(proc))
+    tap.check(short.returncode == 2 and "first 8 or more characters" in short.stderr,
+              "sessions show of a short prefix says 8 characters are needed", detail(short))
     for title, (source, head, versions, argv, folder) in expected.items():
         session = by_title.get(title)
         tap.check(session is not None and session.get("source") == source, f"{source}: listed", proc.stdout)
@@ -420,6 +429,9 @@ def imported_sessions(tap, agent_run, detail, tmp):
         shown = agent_run("sessions", "show", "--db", db, sid)
         tap.check("  continue  " + " ".join(argv) in shown.stdout, f"{source}: sessions show prints the command",
                   detail(shown))
+        # The agent's own id it prints there and a prefix of ours name it too (were "not a session id").
+        for given, by in ((g, agent_run("sessions", "show", "--db", db, g)) for g in (argv[-1], argv[-1][:10], sid[:13])):
+            tap.check(by.returncode == 0 and by.stdout == shown.stdout, f"{source}: show {given} is it", detail(by))
         # The transcript names no model of ours and its turns were never
         # counted here: no "model      ()" line, no "turns 0, tokens 0 / 0".
         tap.check("  model " not in shown.stdout and "  turns " not in shown.stdout and "()" not in shown.stdout,

@@ -726,6 +726,41 @@ test_import_transcripts (Fixture       *f,
   g_rmdir (projects);
 }
 
+/* A read again counts sessions, not files: OpenCode's store of two
+ * sessions is one unchanged "transcript", and the window's toast said
+ * "6 sessions … read" while 7 were listed (tried as a new user would). */
+static void
+test_import_unchanged_sessions (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autoptr(PdLocalSource) source = pd_local_source_new (f->path, FALSE);
+  g_autofree char *from = g_build_filename (g_getenv ("PD_FIXTURES_DIR"), "opencode", "storage", NULL);
+  g_autofree char *opencode = g_build_filename (agents_home, "data", "opencode", NULL);
+  const char *copy[] = { "cp", "-r", from, opencode, NULL };
+  const char *remove[] = { "rm", "-rf", opencode, NULL };
+  g_autoptr(GAsyncResult) r1 = NULL, r2 = NULL;
+  g_autoptr(GError) error = NULL;
+  PdImportCounts counts;
+  int status = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (opencode, 0700), ==, 0);
+  g_assert_true (g_spawn_sync (NULL, (char **) copy, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (status, ==, 0);
+
+  pd_source_import_transcripts_async (PD_SOURCE (source), NULL, got_result, &r1);
+  g_assert_true (pd_source_import_transcripts_finish (PD_SOURCE (source), await (&r1), &counts, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (counts.sessions_added, ==, 2);
+
+  pd_source_import_transcripts_async (PD_SOURCE (source), NULL, got_result, &r2);
+  g_assert_true (pd_source_import_transcripts_finish (PD_SOURCE (source), await (&r2), &counts, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (counts.unchanged, ==, 1);
+  g_assert_cmpuint (counts.sessions_unchanged, ==, 2);
+  g_assert_true (g_spawn_sync (NULL, (char **) remove, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, &status, &error));
+}
+
 /* A database that cannot be opened: a clear error, nothing read. */
 static void
 test_import_transcripts_unavailable (void)
@@ -779,6 +814,8 @@ main (int   argc,
   g_test_add ("/pd/source/local/import-transcripts", Fixture, NULL, fixture_set_up, test_import_transcripts,
               fixture_tear_down);
   g_test_add_func ("/pd/source/local/import-transcripts-unavailable", test_import_transcripts_unavailable);
+  g_test_add ("/pd/source/local/import-unchanged-sessions", Fixture, NULL, fixture_set_up,
+              test_import_unchanged_sessions, fixture_tear_down);
 
   status = g_test_run ();
   g_rmdir (claude);

@@ -1142,6 +1142,31 @@ test_order_kept (void)
   g_assert_cmpint (_pd_overview_card_compare (a, a), ==, 0);
 }
 
+/* A failed or interrupted run is said over a blocked step ("1 Step Blocked"
+ * of a failed session, tried as a new user would); idle, the step is. */
+static void
+test_failed_over_blocked (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdRemoteSource) source = pd_remote_source_new ("http://127.0.0.1:9", TOKEN, &error);
+  g_autoptr(PdOverviewCard) card = NULL;
+  const PdSessionStatus statuses[] = { PD_SESSION_STATUS_FAILED, PD_SESSION_STATUS_INTERRUPTED, PD_SESSION_STATUS_IDLE };
+  const PdOverviewNeed needs[] = { PD_OVERVIEW_NEED_FAILED, PD_OVERVIEW_NEED_STOPPED, PD_OVERVIEW_NEED_BLOCKED };
+  PdSessionInfo info = { .task = (char *) "Migrate", .source = (char *) "plandeck", .updated_at = g_get_real_time (),
+                         .plan_done = 1, .plan_total = 3, .plan_blocked = 1 };
+
+  g_assert_no_error (error);
+  card = _pd_overview_card_new (PD_SOURCE (source), "20261203-cccccccccccccccccccccccccccccccc");
+  info.id = (char *) pd_overview_card_get_session_id (card);
+  for (guint i = 0; i < G_N_ELEMENTS (statuses); i++)
+    {
+      info.status = statuses[i];
+      _pd_overview_card_set_info (card, &info);
+      _pd_overview_card_update_need (card, info.updated_at, G_MAXINT64 / 2);
+      g_assert_cmpint (pd_overview_card_get_need (card), ==, needs[i]);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1159,6 +1184,7 @@ main (int   argc,
   g_test_add ("/pd/overview/endpoint-away", Fixture, NULL, fixture_set_up, test_endpoint_away, fixture_tear_down);
   g_test_add_func ("/pd/overview/hostile-counts", test_hostile_counts);
   g_test_add_func ("/pd/overview/order-kept", test_order_kept);
+  g_test_add_func ("/pd/overview/failed-over-blocked", test_failed_over_blocked);
   g_test_add ("/pd/overview/unverified", Fixture, NULL, fixture_set_up, test_unverified, fixture_tear_down);
   g_test_add ("/pd/overview/stopped", Fixture, NULL, fixture_set_up, test_stopped, fixture_tear_down);
   g_test_add ("/pd/overview/step-not-started", Fixture, NULL, fixture_set_up, test_step_not_started,

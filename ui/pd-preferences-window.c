@@ -652,3 +652,44 @@ pd_preferences_window_new (GtkWindow *parent)
                        "transient-for", parent,
                        NULL);
 }
+
+/* The expander row of the endpoint at @url under @widget, or NULL. */
+static GtkWidget *
+endpoint_row (GtkWidget  *widget,
+              const char *url)
+{
+  if (ADW_IS_EXPANDER_ROW (widget) && g_strcmp0 (g_object_get_data (G_OBJECT (widget), "pd-source-url"), url) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = endpoint_row (child, url);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/**
+ * pd_preferences_window_show_endpoint:
+ * @url: an endpoint's address, as the `sources` setting spells it
+ *
+ * Shows Sources with the endpoint's row open and the focus in its New
+ * Token: Edit in Preferences opened the page with the row closed, New
+ * Token out of sight (tried as a new user would).
+ */
+void
+pd_preferences_window_show_endpoint (PdPreferencesWindow *self,
+                                     const char          *url)
+{
+  GtkWidget *row;
+
+  g_return_if_fail (PD_IS_PREFERENCES_WINDOW (self));
+
+  adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (self), "sources");
+  row = endpoint_row (GTK_WIDGET (self), url);
+  if (row == NULL)
+    return;
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (row), TRUE);
+  gtk_window_set_focus (GTK_WINDOW (self), g_object_get_data (G_OBJECT (row), "pd-token-row"));
+}

@@ -13,5 +13,7 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (PdPreferencesWindow, pd_preferences_window, PD, PREFERENCES_WINDOW, AdwPreferencesWindow)
 
 PdPreferencesWindow *pd_preferences_window_new (GtkWindow *parent);
+void                 pd_preferences_window_show_endpoint (PdPreferencesWindow *self,
+                                                          const char          *url);
 
 G_END_DECLS

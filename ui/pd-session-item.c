@@ -26,6 +26,7 @@ struct _PdSessionItem
   char          *plan_tooltip;
   char          *origin;         /* (nullable) the source's name, in a list of several */
   gboolean       stale;          /* listed from what its source gave last */
+  gboolean       working;        /* pd_session_info_is_working(), no run of ours on */
 
   /* The plan of the Now page while this session is shown there: the row
    * draws that snapshot, so the two never disagree.  -1 when not shown. */
@@ -378,6 +379,17 @@ pd_session_item_init (PdSessionItem *self)
  *
  * Returns: (transfer full): an item holding a copy of @info
  */
+/* Working as `sessions list` and the Overview card say it: another
+ * agent's session written lately with steps left.  Its row's icon said
+ * "Idle" beside the card's "Working" (tried as a new user would). */
+static gboolean
+working_at (const PdSessionInfo *info,
+            GDateTime           *now)
+{
+  return info->status != PD_SESSION_STATUS_RUNNING &&
+         pd_session_info_is_working (info, g_date_time_to_unix (now) * G_USEC_PER_SEC);
+}
+
 PdSessionItem *
 pd_session_item_new (const PdSessionInfo *info,
                      GDateTime           *now)
@@ -391,6 +403,7 @@ pd_session_item_new (const PdSessionInfo *info,
   self->info = pd_session_info_copy (info);
   self->title = title_for (info);
   self->relative_time = pd_format_relative_time (info->updated_at, now);
+  self->working = working_at (info, now);
   self->plan_label = plan_label_for (info);
   self->plan_tooltip = plan_tooltip_for (info);
 
@@ -456,8 +469,10 @@ pd_session_item_get_status_icon (PdSessionItem *self)
       return "dialog-error-symbolic";
     /* Interrupted (its process killed) is no failure: neutral, as a run
      * its endpoint stopped (a warning sign beside it, tried as a new user
-     * would). */
+     * would), but not the dot of a session at rest: it read as idle, where
+     * the card says "Interrupted" (tried as a new user would). */
     case PD_SESSION_STATUS_INTERRUPTED:
+      return "media-playback-stop-symbolic";
     case PD_SESSION_STATUS_IDLE:
     default:
       /* Nothing runs: a finished plan says so with a tick, anything else
@@ -466,6 +481,8 @@ pd_session_item_get_status_icon (PdSessionItem *self)
        * 35 % fill left the icon at 1.3:1 against the list. */
       if (self->info->plan_total > 0 && self->info->plan_done == self->info->plan_total)
         return "object-select-symbolic";
+      if (self->working)
+        return "media-playback-start-symbolic";
       /* Its run ended short (a budget, a cancel): the plain dot of a
        * session at rest said nothing of it (tried as a new user would). */
       if (pd_session_item_stopped_short (self))
@@ -481,7 +498,23 @@ pd_session_item_get_status_label (PdSessionItem *self)
 
   if (pd_session_item_stopped_short (self))
     return C_("session status", "Stopped");
+  if (self->working)
+    /* TRANSLATORS: another agent's session written lately with steps left, as its Overview card says */
+    return C_("session status", "Working");
   return _pd_session_status_label (self->info->status);
+}
+
+/**
+ * pd_session_item_get_working:
+ *
+ * Returns: whether it is worked on (a run of ours, or another agent's
+ *   session written lately with steps left), as its Overview card says
+ */
+gboolean
+pd_session_item_get_working (PdSessionItem *self)
+{
+  g_return_val_if_fail (PD_IS_SESSION_ITEM (self), FALSE);
+  return self->working || self->info->status == PD_SESSION_STATUS_RUNNING;
 }
 
 const char *
@@ -518,6 +551,12 @@ pd_session_item_update_time (PdSessionItem *self,
 
   replace_string (&self->relative_time, pd_format_relative_time (self->info->updated_at, now),
                   G_OBJECT (self), properties[PROP_RELATIVE_TIME]);
+  if (working_at (self->info, now) != self->working)
+    {
+      self->working = !self->working;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATUS_ICON]);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATUS_LABEL]);
+    }
 }
 
 /**
@@ -637,6 +676,12 @@ pd_session_item_apply (PdSessionItem       *self,
     }
 
   g_object_freeze_notify (object);
+  if (working_at (info, now) != self->working)
+    {
+      self->working = !self->working;
+      g_object_notify_by_pspec (object, properties[PROP_STATUS_ICON]);
+      g_object_notify_by_pspec (object, properties[PROP_STATUS_LABEL]);
+    }
 
   replace_string (&self->title, title_for (info), object, properties[PROP_TITLE]);
   if (g_strcmp0 (old->source, info->source) != 0)

@@ -24,6 +24,7 @@ const char          *pd_session_item_get_source_label  (PdSessionItem       *sel
 gboolean             pd_session_item_is_imported       (PdSessionItem       *self);
 const char          *pd_session_item_get_status_icon   (PdSessionItem       *self);
 const char          *pd_session_item_get_status_label  (PdSessionItem       *self);
+gboolean             pd_session_item_get_working       (PdSessionItem       *self);
 const char          *pd_session_item_get_relative_time (PdSessionItem       *self);
 gboolean             pd_session_item_get_pinned        (PdSessionItem       *self);
 gboolean             pd_session_item_get_running       (PdSessionItem       *self);

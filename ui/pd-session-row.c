@@ -67,7 +67,7 @@ pd_session_row_sync_status (PdSessionRow *self)
 
       label = pd_session_item_get_status_label (self->item);
       gtk_image_set_from_icon_name (self->status_icon, pd_session_item_get_status_icon (self->item));
-      wanted = info->status == PD_SESSION_STATUS_RUNNING ? "running"
+      wanted = pd_session_item_get_working (self->item) ? "running"
              : info->status == PD_SESSION_STATUS_FAILED ? "failed" : "idle";
     }
 

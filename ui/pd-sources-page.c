@@ -89,6 +89,7 @@ char *
 pd_sources_dup_unkept_warning (void)
 {
   g_autoptr(GString) urls = g_string_new (NULL);
+  g_autoptr(GString) refused = g_string_new (NULL);
   GHashTableIter iter;
   gpointer url;
 
@@ -96,14 +97,30 @@ pd_sources_dup_unkept_warning (void)
     return NULL;
   g_hash_table_iter_init (&iter, unkept_tokens);
   while (g_hash_table_iter_next (&iter, &url, NULL))
-    g_string_append_printf (urls, "%s%s", urls->len > 0 ? ", " : "", (const char *) url);
-  /* Said once, in words: the keyring's own error (a sentence of its own,
-   * with the bus's words in it) goes to the log, as the Connect to
-   * Endpoint toast's does.  Translators: %s is one or more endpoint addresses */
-  return g_strdup_printf (_("No keyring could keep the token of %s. It is used now, but it is lost when "
-                            "Plandeck quits, and the token is not in the settings either. Enter it under New "
-                            "Token once a keyring is available."),
-                          urls->str);
+    {
+      /* A token the endpoint refuses since is not "used now" (tried as a
+       * new user would, with serve started again with another token). */
+      GString *to = pd_windows_endpoint_refused (url) ? refused : urls;
+
+      g_string_append_printf (to, "%s%s", to->len > 0 ? ", " : "", (const char *) url);
+    }
+  {
+    g_autofree char *used = NULL;
+    g_autofree char *denied = NULL;
+
+    /* Said once, in words: the keyring's own error (a sentence of its own,
+     * with the bus's words in it) goes to the log, as the Connect to
+     * Endpoint toast's does.  Translators: %s is one or more endpoint addresses */
+    if (urls->len > 0)
+      used = g_strdup_printf (_("No keyring could keep the token of %s. It is used now, but it is lost when "
+                                "Plandeck quits, and the token is not in the settings either. Enter it under New "
+                                "Token once a keyring is available."), urls->str);
+    if (refused->len > 0)
+      /* Translators: %s is one or more endpoint addresses */
+      denied = g_strdup_printf (_("%s refused the token that no keyring could keep. Enter the new token under "
+                                  "New Token."), refused->str);
+    return g_strjoin (" ", used != NULL ? used : denied, used != NULL ? denied : NULL, NULL);
+  }
 }
 
 /**
@@ -801,6 +818,9 @@ pd_sources_page_rebuild (PdSourcesPage *self)
       /* Titles and subtitles of rows are markup. */
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (expander), title);
       adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (expander), subtitle);
+      /* Opened by pd_preferences_window_show_endpoint(). */
+      g_object_set_data_full (G_OBJECT (expander), "pd-source-url", g_strdup (url), g_free);
+      g_object_set_data (G_OBJECT (expander), "pd-token-row", token_row);
 
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (name_row), _("Name"));
       gtk_editable_set_text (GTK_EDITABLE (name_row), name);

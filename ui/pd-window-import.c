@@ -84,7 +84,10 @@ on_import_done (GObject      *object,
     }
   else
     {
-      guint found = counts.sessions_added + counts.sessions_updated + counts.unchanged;
+      /* Sessions, not files: OpenCode's store of two sessions counted one
+       * ("6 … read" while 7 were listed, tried as a new user would). */
+      guint found = counts.sessions_added + counts.sessions_updated +
+                    MAX (counts.sessions_unchanged, counts.unchanged);
 
       /* Translators: sessions read from other agents' transcripts; “%u new” follows */
       message = g_strdup_printf (ngettext ("%u session of other agents read, %u new",

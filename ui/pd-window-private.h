@@ -181,6 +181,7 @@ gboolean    _pd_window_token_from_pasted   (PdWindow        *self,
                                             const char      *endpoint,
                                             char           **token);
 void        _pd_window_on_sources_changed  (PdWindow        *self);
+void        _pd_window_note_remote_unsearched (PdWindow     *self);
 void        _pd_window_on_search_counted   (PdWindow        *self,
                                             int              n);
 /* pd-window-source-chosen.c: an endpoint chosen in the sidebar that does

@@ -79,9 +79,12 @@ static void
 on_endpoint_preferences (PdWindow *self)
 {
   PdPreferencesWindow *prefs = pd_preferences_window_new (GTK_WINDOW (self));
+  PdRemoteSource *remote = pd_window_chosen_endpoint (self);
 
   adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (prefs), "sources");
   gtk_window_present (GTK_WINDOW (prefs));
+  if (remote != NULL)
+    pd_preferences_window_show_endpoint (prefs, pd_remote_source_get_base_url (remote));
 }
 
 /* Its token entry, Connect and Edit in Preferences, made once under the
@@ -107,11 +110,17 @@ pd_window_endpoint_box (PdWindow *self)
   _pd_images_speak (entry);
   g_object_set (entry, "placeholder-text", _("New token"), "activates-default", FALSE, NULL);
   gtk_widget_set_hexpand (entry, TRUE);
+  /* Room for a token `serve` prints (43 characters) where the page has
+   * it, narrower at 360 px: it was ~170 px wide, a few characters of it
+   * in view (tried as a new user would). */
+  gtk_editable_set_width_chars (GTK_EDITABLE (entry), 8);
+  gtk_editable_set_max_width_chars (GTK_EDITABLE (entry), 48);
   _pd_accessible_set_text (GTK_WIDGET (entry), _("The endpoint’s new token"), NULL);
   connect = gtk_button_new_with_mnemonic (_("C_onnect"));
   gtk_widget_add_css_class (connect, "suggested-action");
   edit = gtk_button_new_with_mnemonic (_("_Edit in Preferences"));
   gtk_widget_add_css_class (edit, "pill");
+  gtk_widget_set_halign (edit, GTK_ALIGN_CENTER);
   /* Made after the window was shown, whose buttons were named then: GTK
    * 4.8 names a mnemonic button by its raw label and again through its
    * mnemonic ("C_onnect Connect", found by the a11y walk of this page). */
@@ -202,6 +211,10 @@ _pd_window_on_source_chosen (PdWindow *self)
   pd_window_endpoint_note (self, "");
   g_object_set_data (G_OBJECT (self), "pd-endpoint-connecting", NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->error_button), TRUE);
+  /* "Not searched: …" says what a search of all sources left out: one
+   * source chosen is searched alone, or shows its page. */
+  if (chosen != NULL)
+    pd_session_list_set_note (self->session_list, NULL);
   pd_session_list_set_source (self->session_list, chosen != NULL ? chosen : self->source);
   adw_view_switcher_title_set_subtitle (self->switcher_title,
                                         chosen != NULL ? pd_source_list_get_name (self->sources, chosen)

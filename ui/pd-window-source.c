@@ -382,6 +382,80 @@ pd_window_set_endpoint_token (PdWindow   *self,
   return FALSE;
 }
 
+static void
+on_remote_loaded (PdWindow *self)
+{
+  if (pd_session_list_get_loaded (self->session_list))
+    pd_session_list_set_note (self->session_list, NULL);
+}
+
+/* A `--remote` window's search its endpoint did not answer: "Not
+ * searched: … (Token refused)" over the list, as a window of several
+ * sources says it.  The list was left blank (tried as a new user would). */
+void
+_pd_window_note_remote_unsearched (PdWindow *self)
+{
+  PdSource *listed = pd_session_list_get_source (self->session_list);
+  g_autofree char *state = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *source = NULL;
+  g_autofree char *note = NULL;
+
+  if (self->remote_url == NULL || listed == NULL || self->source_sidebar == NULL || !PD_IS_REMOTE_SOURCE (listed))
+    return;
+  /* Listed again (the token taken), or no search: nothing left out. */
+  if (g_object_get_data (G_OBJECT (self), "pd-remote-note") == NULL)
+    {
+      g_object_set_data (G_OBJECT (self), "pd-remote-note", GINT_TO_POINTER (TRUE));
+      g_signal_connect_object (self->session_list, "notify::loaded", G_CALLBACK (on_remote_loaded), self,
+                               G_CONNECT_SWAPPED);
+    }
+  if (pd_session_list_get_query (self->session_list) == NULL)
+    {
+      pd_session_list_set_note (self->session_list, NULL);
+      return;
+    }
+  state = pd_source_sidebar_dup_state (self->source_sidebar, listed, NULL);
+  name = _pd_isolated_short (pd_remote_source_get_base_url (PD_REMOTE_SOURCE (listed)), 80);
+  /* Translators: a source a search could not ask, and its state: "Build box (Unreachable)" */
+  source = state != NULL ? g_strdup_printf (_("%s (%s)"), name, state) : g_strdup (name);
+  /* Translators: %s names the sources, "Build box (Unreachable), Beta (Token refused)" */
+  note = g_strdup_printf (_("Not searched: %s"), source);
+  pd_session_list_set_note (self->session_list, note);
+}
+
+/**
+ * pd_windows_endpoint_refused:
+ * @url: an endpoint's address, as the `sources` setting spells it
+ *
+ * Returns: whether a window's endpoint at @url refuses its token now
+ */
+gboolean
+pd_windows_endpoint_refused (const char *url)
+{
+  GApplication *app = g_application_get_default ();
+
+  if (app == NULL || !GTK_IS_APPLICATION (app))
+    return FALSE;
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    {
+      PdWindow *self = PD_IS_WINDOW (l->data) ? l->data : NULL;
+      guint n = self != NULL && self->sources != NULL ? g_list_model_get_n_items (G_LIST_MODEL (self->sources)) : 0;
+
+      for (guint i = 0; i < n; i++)
+        {
+          g_autoptr(PdSource) source = g_list_model_get_item (G_LIST_MODEL (self->sources), i);
+
+          if (PD_IS_REMOTE_SOURCE (source) &&
+              g_strcmp0 (pd_remote_source_get_base_url (PD_REMOTE_SOURCE (source)), url) == 0 &&
+              pd_remote_source_get_state (PD_REMOTE_SOURCE (source)) == PD_REMOTE_DENIED &&
+              !pd_remote_source_get_host_refused (PD_REMOTE_SOURCE (source)))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 /**
  * pd_window_choose_endpoint:
  * @url: an endpoint's address in any spelling (`localhost` for
@@ -906,6 +980,11 @@ pd_window_on_searched (PdWindow      *self,
 
   /* Closing: the list and the sidebar went first. */
   if (self->session_list == NULL || self->sources == NULL || self->source_sidebar == NULL)
+    return;
+  /* A note of all sources, over one source's list: it stayed over an
+   * endpoint chosen since, and given its token (tried as a new user
+   * would).  Choosing one clears it (_pd_window_on_source_chosen()). */
+  if (pd_session_list_get_source (self->session_list) != PD_SOURCE (multi))
     return;
   for (guint i = 0; i < left_out->len; i++)
     {

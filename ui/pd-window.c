@@ -503,6 +503,7 @@ on_load_failed (PdWindow     *self,
                                                                     : _("The Endpoint Refused Access"), error->message);
       else
         _pd_window_show_error (self, _("Cannot Reach the Endpoint"), error->message);
+      _pd_window_note_remote_unsearched (self);
       return;
     }
 

@@ -48,6 +48,7 @@ void             pd_window_set_remote_token   (PdWindow       *self,
 gboolean         pd_window_set_endpoint_token (PdWindow       *self,
                                                const char     *url,
                                                const char     *token);
+gboolean         pd_windows_endpoint_refused  (const char     *url);
 gboolean         pd_window_choose_endpoint    (PdWindow       *self,
                                                const char     *url,
                                                const char     *token);

@@ -124,9 +124,11 @@ pd_import_index_session_id (const char *format,
 static gboolean
 unit_is_unchanged (PdSessionStore  *store,
                    const PdImportUnit      *unit,
+                   guint           *n_sessions,
                    GError         **error)
 {
-  return pd_session_store_import_is_unchanged (store, unit->path, unit->size, unit->mtime, unit->deps, error);
+  return pd_session_store_import_is_unchanged (store, unit->path, unit->size, unit->mtime, unit->deps, n_sessions,
+                                               error);
 }
 
 static gboolean
@@ -658,11 +660,13 @@ index_units (PdImportIndex       *self,
     {
       PdImportUnit *unit = g_ptr_array_index (units, i);
       g_autoptr(GError) local = NULL;
+      guint n_sessions = 0;
 
       stats->transcripts++;
-      if (unit_is_unchanged (store, unit, &local))
+      if (unit_is_unchanged (store, unit, &n_sessions, &local))
         {
           stats->unchanged++;
+          stats->sessions_unchanged += n_sessions;
           continue;
         }
       if (local != NULL)

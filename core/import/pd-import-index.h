@@ -54,6 +54,7 @@ typedef struct
    * symbolic links, unreadable, of no known agent; each is named, with its
    * reason, by pd_import_index_get_skipped() */
   guint   skipped;
+  guint   sessions_unchanged; /* the sessions of the unchanged files (an OpenCode store holds several) */
 } PdImportIndexStats;
 
 #define PD_TYPE_IMPORT_INDEX (pd_import_index_get_type ())

@@ -221,6 +221,7 @@ update_thread (GTask        *task,
         }
       update->stats.transcripts += stats.transcripts;
       update->stats.unchanged += stats.unchanged;
+      update->stats.sessions_unchanged += stats.sessions_unchanged;
       update->stats.read_full += stats.read_full;
       update->stats.read_appended += stats.read_appended;
       update->stats.failed += stats.failed;
@@ -251,6 +252,7 @@ update_done (GObject      *object,
 
   self->stats.transcripts += update->stats.transcripts;
   self->stats.unchanged += update->stats.unchanged;
+  self->stats.sessions_unchanged += update->stats.sessions_unchanged;
   self->stats.read_full += update->stats.read_full;
   self->stats.read_appended += update->stats.read_appended;
   self->stats.failed += update->stats.failed;

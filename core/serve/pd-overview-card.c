@@ -309,10 +309,17 @@ _pd_overview_card_update_need (PdOverviewCard *self,
 {
   PdOverviewNeed need;
   gboolean unfinished = self->total > 0 && self->done < self->total;
+  /* Its last run failed, was cut off or its process went away: said over
+   * a blocked step.  A failed session's card read "1 Step Blocked · Now:
+   * Test", no reason, where the CLI and the Now page said failed (tried
+   * as a new user would). */
+  gboolean run_over = self->status == PD_SESSION_STATUS_FAILED || self->status == PD_SESSION_STATUS_INTERRUPTED ||
+                      (self->stopped != NULL && g_strcmp0 (self->stopped, "cancelled") != 0 &&
+                       g_strcmp0 (self->stopped, "budget") != 0);
 
   if (pd_overview_card_has_approval (self))
     need = PD_OVERVIEW_NEED_APPROVAL;
-  else if (self->blocked > 0)
+  else if (self->blocked > 0 && !run_over)
     need = PD_OVERVIEW_NEED_BLOCKED;
   /* Stopped by the person (the Stop button, a CLI's Ctrl+C): their own
    * choice, not a failure.  It read red "Stopped — cancelled" among the

@@ -24,6 +24,7 @@ pd_session_store_import_is_unchanged (PdSessionStore  *self,
                                       gint64           size,
                                       gint64           mtime,
                                       const char      *deps,
+                                      guint           *n_sessions,
                                       GError         **error)
 {
   PdDb *db;
@@ -48,6 +49,9 @@ pd_session_store_import_is_unchanged (PdSessionStore  *self,
         return FALSE;
       n++;
     }
+  /* One row per session: an OpenCode store holds several. */
+  if (n_sessions != NULL)
+    *n_sessions = n;
   return rc == PD_DB_DONE && n > 0;
 }
 

@@ -194,6 +194,7 @@ gboolean        pd_session_store_import_is_unchanged (PdSessionStore           *
                                                       gint64                    size,
                                                       gint64                    mtime,
                                                       const char               *deps,
+                                                      guint                    *n_sessions,
                                                       GError                  **error);
 /* The id of the session imported from @path (and @agent_id), or NULL;
  * NULL without an error when there is none. */

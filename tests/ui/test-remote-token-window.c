@@ -41,6 +41,23 @@ assert_banner_said (PdWindow   *window,
   g_assert_true (gtk_widget_get_mapped (entry));
 }
 
+static gboolean
+remote_not_searched (gpointer data)
+{
+  GtkWidget *note = pd_test_find_label_containing (GTK_WIDGET (session_list (data)), "Not searched: ");
+
+  return note != NULL && gtk_widget_get_mapped (note) &&
+         strstr (gtk_label_get_text (GTK_LABEL (note)), "(Token refused)") != NULL;
+}
+
+static gboolean
+no_note (gpointer data)
+{
+  GtkWidget *note = pd_test_find_label_containing (GTK_WIDGET (session_list (data)), "Not searched: ");
+
+  return note == NULL || !gtk_widget_get_mapped (note);
+}
+
 static void
 check_remote_denied (PdApplication *app,
                      PdWindow      *window,
@@ -53,6 +70,15 @@ check_remote_denied (PdApplication *app,
   g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "refused the", TRUE), ==, 1);
   g_assert_cmpuint (pd_test_count_shown_labels (GTK_WIDGET (window), "Retry", TRUE), ==, 0);
   assert_banner_said (window, "refused the");
+
+  /* A search there: not a blank list, but what it could not search and
+   * why, as a window of several sources says it (tried as a new user
+   * would). */
+  pd_session_list_set_query (session_list (window), "config", FALSE);
+  pd_test_wait_until (remote_not_searched, window, "the search said not searched, its token refused");
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "remote-search-token-refused");
+  pd_session_list_set_query (session_list (window), NULL, FALSE);
+  pd_test_wait_until (no_note, window, "no note without a search");
 }
 
 /* A wrong token: the server answers 401, and the window says so. */

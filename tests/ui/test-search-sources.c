@@ -17,12 +17,15 @@
 
 #include <glib/gstdio.h>
 
+#include "pd-preferences-window.h"
 #include "pd-secrets.h"
 #include "pd-session-list.h"
+#include "pd-sources-page.h"
 #include "pd-source-sidebar.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
+#include "pd-ui-util-private.h"
 #include "pd-window-private.h"
 
 static PdSessionList *
@@ -352,8 +355,137 @@ check_token_fixed (PdApplication *app,
   pd_session_list_set_query (list, NULL, FALSE);
 }
 
+static gboolean
+is_endpoint_row (GtkWidget     *widget,
+                 gconstpointer  url)
+{
+  return ADW_IS_EXPANDER_ROW (widget) && g_strcmp0 (g_object_get_data (G_OBJECT (widget), "pd-source-url"), url) == 0;
+}
+
+static gboolean
+token_entry_shown (gpointer data)
+{
+  GtkWidget *entry = g_object_get_data (G_OBJECT (data), "pd-endpoint-token");
+
+  return entry != NULL && gtk_widget_get_mapped (entry);
+}
+
+/* The same with that endpoint chosen in the sidebar: its page gives the
+ * token (Connect, or Preferences' New Token), the endpoint lists its
+ * match, and the note of the search over all sources goes.  It stayed,
+ * "Not searched: Build box (Token refused)" over Build box's own match,
+ * until another source was chosen (tried as a new user would). */
 static void
-test_search_token_fixed (void)
+check_token_fixed_chosen (PdApplication *app,
+                          PdWindow      *window,
+                          gpointer       user_data)
+{
+  Serve *serve = user_data;
+  PdSessionList *list = session_list (window);
+  PdSourceSidebar *sidebar = PD_SOURCE_SIDEBAR (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SOURCE_SIDEBAR));
+  GListModel *sources = _pd_window_get_sources (window);
+  g_autoptr(PdSource) endpoint = NULL;
+  NoteWait wait = { window, "Add a --json flag to sessions list", "Token refused" };
+
+  pd_session_list_set_query (list, "a", FALSE);
+  pd_test_wait_until (note_is, &wait, "the endpoint named, not searched: its token refused");
+  for (guint i = 0; i < g_list_model_get_n_items (sources) && endpoint == NULL; i++)
+    {
+      g_autoptr(PdSource) source = g_list_model_get_item (sources, i);
+
+      if (PD_IS_REMOTE_SOURCE (source))
+        endpoint = g_steal_pointer (&source);
+    }
+  g_assert_nonnull (endpoint);
+  pd_source_sidebar_select (sidebar, endpoint);
+  pd_test_wait_until (token_entry_shown, window, "the endpoint's page with its token entry");
+  pd_test_flush (GTK_WIDGET (window));
+  /* Its entry takes the page's width for a token as `serve` prints it: it
+   * was ~170 px, a few characters in view (tried as a new user would). */
+  {
+    GtkWidget *entry = g_object_get_data (G_OBJECT (window), "pd-endpoint-token");
+
+    g_assert_cmpint (gtk_widget_get_width (entry), >=, _pd_text_width (entry, 40));
+  }
+  pd_test_screenshot (GTK_WIDGET (window), "endpoint-token-entry");
+  /* Edit in Preferences opens the endpoint's row, the focus in its New
+   * Token: the row was closed, New Token out of sight (tried as a new
+   * user would). */
+  {
+    GtkWidget *label = pd_test_find_mapped_label (GTK_WIDGET (window), "Edit in Preferences");
+    GtkWindow *prefs;
+    GtkWidget *row, *focus;
+
+    g_assert_nonnull (label);
+    g_signal_emit_by_name (gtk_widget_get_ancestor (label, GTK_TYPE_BUTTON), "clicked");
+    prefs = pd_test_find_toplevel (PD_TYPE_PREFERENCES_WINDOW);
+    g_assert_nonnull (prefs);
+    pd_test_flush (GTK_WIDGET (prefs));
+    row = pd_test_find_first (GTK_WIDGET (prefs), is_endpoint_row, serve->base);
+    g_assert_nonnull (row);
+    g_assert_true (adw_expander_row_get_expanded (ADW_EXPANDER_ROW (row)));
+    focus = gtk_window_get_focus (prefs);
+    g_assert_nonnull (focus);
+    g_assert_true (focus == g_object_get_data (G_OBJECT (row), "pd-token-row") ||
+                   gtk_widget_is_ancestor (focus, g_object_get_data (G_OBJECT (row), "pd-token-row")));
+    pd_test_screenshot (GTK_WIDGET (prefs), "endpoint-edit-in-preferences");
+    gtk_window_destroy (prefs);
+  }
+  g_assert_true (pd_window_set_endpoint_token (window, serve->base, serve->token));
+  pd_session_list_refresh (list);
+  wait.label = "Tidy the build box";
+  wait.note = NULL;
+  pd_test_wait_until (note_is, &wait, "the chosen endpoint's match, no note, once it took its token");
+  pd_test_spin (1500);
+  g_assert_true (note_is (&wait));
+  pd_test_screenshot (GTK_WIDGET (window), "search-token-fixed-chosen");
+  pd_source_sidebar_select (sidebar, NULL);
+  pd_session_list_set_query (list, NULL, FALSE);
+}
+
+static gboolean
+endpoint_refused (gpointer url)
+{
+  return pd_windows_endpoint_refused (url);
+}
+
+static gboolean
+unkept_said (gpointer data)
+{
+  g_autofree char *warning = pd_sources_dup_unkept_warning ();
+
+  return warning != NULL && strstr (warning, data) != NULL;
+}
+
+/* A token the endpoint took but no keyring could keep (the tests have no
+ * bus), refused since: Preferences said "It is used now" of it (tried as
+ * a new user would, with serve started again with another token).  It
+ * says the endpoint refused it. */
+static void
+check_unkept_refused (PdApplication *app,
+                      PdWindow      *window,
+                      gpointer       user_data)
+{
+  Serve *serve = user_data;
+  PdSessionList *list = session_list (window);
+  NoteWait wait = { window, "Tidy the build box", NULL };
+  g_autofree char *warning = NULL;
+
+  pd_sources_give_token (serve->base, serve->token);
+  pd_session_list_refresh (list);
+  pd_test_wait_until (note_is, &wait, "the endpoint's sessions with the token given");
+  pd_test_wait_until (unkept_said, (gpointer) "It is used now", "the token said not kept, used now");
+  g_assert_true (pd_window_set_endpoint_token (window, serve->base, "refused-since"));
+  pd_session_list_refresh (list);
+  pd_test_wait_until (endpoint_refused, serve->base, "the endpoint refusing its token");
+  warning = pd_sources_dup_unkept_warning ();
+  g_assert_nonnull (warning);
+  g_assert_null (strstr (warning, "It is used now"));
+  g_assert_nonnull (strstr (warning, "refused the token"));
+}
+
+static void
+run_token_fixed (PdTestWindowFunc check)
 {
   g_autofree char *dir = pd_test_make_tmp_dir ();
   g_autofree char *other_db = g_build_filename (dir, "endpoint.db", NULL);
@@ -385,9 +517,27 @@ test_search_token_fixed (void)
   g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
   g_variant_builder_add (&builder, "(sss)", "e1", "Build box", serve.base);
   g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
-  g_assert_cmpint (pd_test_run_app (NULL, check_token_fixed, &serve, NULL), ==, 0);
+  g_assert_cmpint (pd_test_run_app (NULL, check, &serve, NULL), ==, 0);
   serve_stop (&serve);
   pd_test_reset_settings ();
+}
+
+static void
+test_search_token_fixed (void)
+{
+  run_token_fixed (check_token_fixed);
+}
+
+static void
+test_unkept_refused (void)
+{
+  run_token_fixed (check_unkept_refused);
+}
+
+static void
+test_search_token_fixed_chosen (void)
+{
+  run_token_fixed (check_token_fixed_chosen);
 }
 
 int
@@ -398,6 +548,8 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/search-sources/found-elsewhere", test_search_sources);
   g_test_add_func ("/pd/ui/search-sources/token-fixed", test_search_token_fixed);
+  g_test_add_func ("/pd/ui/search-sources/token-fixed-chosen", test_search_token_fixed_chosen);
+  g_test_add_func ("/pd/ui/search-sources/unkept-refused", test_unkept_refused);
   g_test_add_func ("/pd/ui/search-sources/sidebar-width", test_sidebar_width);
 
   return g_test_run ();

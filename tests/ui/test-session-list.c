@@ -983,6 +983,33 @@ test_status_icons (void)
   info.plan_total = info.plan_done = 0;
   pd_session_item_update (item, &info, now);
   g_assert_cmpstr (pd_session_item_get_status_icon (item), ==, "media-record-symbolic");
+
+  /* Another agent's session written just now with steps left: "Working",
+   * as `sessions list` and its Overview card say; its row said "Idle"
+   * (tried as a new user would).  Interrupted is not the dot of idle. */
+  info.source = (char *) "codex";
+  info.plan_total = 4;
+  info.plan_done = 1;
+  info.updated_at = g_date_time_to_unix (now) * G_USEC_PER_SEC;
+  pd_session_item_update (item, &info, now);
+  g_assert_cmpstr (pd_session_item_get_status_label (item), ==, "Working");
+  g_assert_cmpstr (pd_session_item_get_status_icon (item), ==, "media-playback-start-symbolic");
+  g_assert_true (pd_session_item_get_working (item));
+  info.status = PD_SESSION_STATUS_INTERRUPTED;
+  pd_session_item_update (item, &info, now);
+  g_assert_cmpstr (pd_session_item_get_status_label (item), ==, "Interrupted");
+  g_assert_cmpstr (pd_session_item_get_status_icon (item), ==, "media-playback-stop-symbolic");
+  /* An hour later, written no more: idle again, said at the next tick. */
+  info.status = PD_SESSION_STATUS_IDLE;
+  pd_session_item_update (item, &info, now);
+  g_assert_cmpstr (pd_session_item_get_status_label (item), ==, "Working");
+  {
+    g_autoptr(GDateTime) later = g_date_time_add_hours (now, 1);
+
+    pd_session_item_update_time (item, later);
+  }
+  g_assert_cmpstr (pd_session_item_get_status_label (item), ==, "Idle");
+  g_assert_cmpstr (pd_session_item_get_status_icon (item), ==, "media-record-symbolic");
 }
 
 /* --- relative times ------------------------------------------------------ */
