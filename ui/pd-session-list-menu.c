@@ -641,7 +641,9 @@ rename_action (GtkWidget  *widget,
   entry = gtk_entry_new ();
   gtk_editable_set_text (GTK_EDITABLE (entry),
                          info->name != NULL ? info->name : pd_session_item_get_title (self->menu_item));
-  _pd_accessible_set_text (GTK_WIDGET (entry), _("Session name"), NULL);
+  /* Described by the dialog's help, which a reader did not hear with it
+   * (tried with a screen reader). */
+  _pd_accessible_set_text (GTK_WIDGET (entry), _("Session name"), _("An empty name shows the session's task again."));
   g_signal_connect_swapped (entry, "activate", G_CALLBACK (on_rename_entry_activate), dialog);
   adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), entry);
 

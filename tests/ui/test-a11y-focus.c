@@ -301,6 +301,14 @@ check_focus_after_dialogs (PdApplication *app,
   g_assert_true (gtk_widget_grab_focus (plus));
   g_signal_emit_by_name (plus, "clicked");
   dialog = wait_for_toplevel (PD_TYPE_NEW_SESSION_DIALOG, "New Session");
+  /* The Task field described by the help under it. */
+  {
+    g_autofree char *description = pd_test_a11y_description (pd_test_find_widget (GTK_WIDGET (dialog),
+                                                                                  GTK_TYPE_TEXT_VIEW));
+
+    g_test_message ("the Task field: “%s”", description);
+    g_assert_cmpstr (description, ==, "What the agent should do, in your words.");
+  }
   close_dialog (window, dialog, PD_TYPE_NEW_SESSION_DIALOG, "New Session");
   if (!pd_test_a11y_focus_inside (plus))
     n_lost++;
@@ -332,6 +340,13 @@ check_focus_after_dialogs (PdApplication *app,
     g_assert_true (gtk_widget_activate_action (GTK_WIDGET (list), "session.rename", NULL));
     dialog = wait_for_toplevel (ADW_TYPE_MESSAGE_DIALOG, "Rename");
     pd_test_a11y_assert_named (GTK_WIDGET (dialog), "Rename");
+    /* Its field described by the dialog's help. */
+    {
+      g_autofree char *description = pd_test_a11y_description (pd_test_find_widget (GTK_WIDGET (dialog),
+                                                                                    GTK_TYPE_ENTRY));
+
+      g_assert_cmpstr (description, ==, "An empty name shows the session's task again.");
+    }
     close_dialog (window, dialog, ADW_TYPE_MESSAGE_DIALOG, "Rename");
     if (!pd_test_a11y_focus_inside (GTK_WIDGET (list)))
       n_lost++;
