@@ -19,6 +19,8 @@
 
 #include <string.h>
 
+#include <glib/gi18n.h>
+
 #include "pd-approval-preview-private.h"
 #include "pd-ui-util-private.h"
 
@@ -263,13 +265,16 @@ preview_row (const char *line,
   /* Its natural width a line of a dialog, not the longest line's: the
    * rest wraps. */
   gtk_label_set_max_width_chars (GTK_LABEL (label), 50);
-  /* Selectable for copying; the first line alone is a Tab stop, from
-   * which the keys scroll the preview (Ctrl+Down, Ctrl+End): one Tab
-   * stop for the preview, not one for each of its lines. */
+  /* Selectable for copying with the pointer, but no line is a Tab stop:
+   * the preview is one, its scroller (_pd_approval_preview_new()). The
+   * first line as the stop kept the focus on every Tab after it, and a
+   * reader heard only that line (tried with a screen reader). */
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  gtk_widget_set_focusable (label, number == 1);
-  if (number == 1)
-    _pd_label_unselect_on_leave (label);
+  gtk_widget_set_focusable (label, FALSE);
+  /* Out of the Tab chain too: a selectable label takes a Tab and says it
+   * did, focusable or not (GTK 4.8's gtk_label_focus()), so the focus
+   * went no further than the line before it. */
+  gtk_widget_set_can_focus (label, FALSE);
 
   gtk_overlay_set_child (GTK_OVERLAY (row), label);
   gtk_overlay_add_overlay (GTK_OVERLAY (row), gutter);
@@ -277,6 +282,39 @@ preview_row (const char *line,
   gtk_widget_set_direction (gutter, GTK_TEXT_DIR_LTR);
   gtk_widget_add_css_class (row, "pd-approval-row");
   return row;
+}
+
+/* The preview is one Tab stop, its scroller, from which the keys scroll
+ * it (Ctrl+Down, Ctrl+End): named for what it shows and how long, and
+ * described by its whole text, so a reader hears the command at once. */
+static void
+name_preview (GtkWidget          *scroller,
+              const char * const *lines,
+              guint               n)
+{
+  gboolean command = FALSE;
+  g_autofree char *name = NULL;
+  g_autofree char *whole = g_strjoinv ("\n", (char **) lines);
+
+  GtkWidget *viewport = gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scroller));
+
+  for (guint i = 0; i < n && !command; i++)
+    command = g_str_has_prefix (lines[i], marks[0]);
+  if (command)
+    /* Translators: the approval dialog's preview of a command, as a
+     * screen reader names it; %u is how many lines it has */
+    name = g_strdup_printf (ngettext ("Command, %u line", "Command, %u lines", n), n);
+  else
+    /* Translators: the approval dialog's preview of a change (an edit,
+     * a file written), as a screen reader names it; %u is how many
+     * lines it has */
+    name = g_strdup_printf (ngettext ("Change, %u line", "Change, %u lines", n), n);
+  /* The viewport is the stop: a scrolled window hands the focus it is
+   * given on to its child, and is no stop of its own. */
+  gtk_widget_set_focusable (viewport, TRUE);
+  gtk_widget_set_focusable (scroller, FALSE);
+  _pd_accessible_set_text (viewport, name, whole);
+  _pd_accessible_set_text (scroller, name, NULL);
 }
 
 /**
@@ -338,6 +376,7 @@ _pd_approval_preview_new (const char *text)
                                     FALSE);
   gtk_widget_add_css_class (scroller, "card");
   gtk_widget_add_css_class (scroller, "pd-approval-scroller");
+  name_preview (scroller, (const char * const *) lines, n);
   g_signal_connect (scroller, "map", G_CALLBACK (watch_window_width), NULL);
 
   return scroller;

@@ -323,7 +323,6 @@ show_undo_toast (PdChecklistView *self,
 {
   GtkWidget *overlay = gtk_widget_get_ancestor (GTK_WIDGET (self), ADW_TYPE_TOAST_OVERLAY);
   const PdChecklistItem *item = pd_checklist_get_agent_item (self->checklist, position);
-  g_autofree char *rest = NULL;
   g_autofree char *isolated = NULL;
   g_autofree char *title = NULL;
   g_autofree char *escaped = NULL;
@@ -333,12 +332,10 @@ show_undo_toast (PdChecklistView *self,
   if (overlay == NULL)
     return;
 
-  /* A long item would fill the toast and hide Undo: it is cut, isolated
-   * (a right-to-left item cannot reorder the words around it), to what
-   * fits beside the rest of the sentence at the window's width, as the
-   * other toasts quote a title. */
-  rest = checked ? g_strdup_printf (_("Ticked “%s”"), "") : g_strdup_printf (_("Unticked “%s”"), "");
-  isolated = _pd_toast_quote (overlay, item->text, rest);
+  /* A long item is cut (the toast wraps, but is no page), isolated (a
+   * right-to-left item cannot reorder the words around it), as the other
+   * toasts quote a title. */
+  isolated = _pd_toast_quote (item->text);
   title = checked ? g_strdup_printf (_("Ticked “%s”"), isolated)
                   : g_strdup_printf (_("Unticked “%s”"), isolated);
   /* AdwToast titles are Pango markup: the agent's text is escaped. */

@@ -458,6 +458,10 @@ pd_new_session_dialog_init (PdNewSessionDialog *self)
   /* Each group's list is named by the group (one was "GtkLabel"). */
   _pd_preferences_groups_name_lists (GTK_WIDGET (self));
   _pd_images_speak (GTK_WIDGET (self));
+  /* The help under "Task" describes the field: a reader heard the field
+   * named "Task" and nothing of it (tried with a screen reader). */
+  _pd_accessible_set_text (GTK_WIDGET (self->task_view), NULL,
+                           adw_preferences_group_get_description (self->task_group));
   keys = gtk_shortcut_controller_new ();
   gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
                                         gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Return, GDK_CONTROL_MASK),
@@ -639,6 +643,7 @@ pd_new_session_dialog_set_endpoint (PdNewSessionDialog *self,
 
     adw_preferences_group_set_description (self->task_group, escaped);
   }
+  _pd_accessible_set_text (GTK_WIDGET (self->task_view), NULL, description);
   on_changed (self);
 }
 

@@ -116,10 +116,8 @@ on_restored (GObject      *object,
     }
 
   {
-    /* Cut to what fits beside the rest of the sentence (see the deleter's). */
-    /* Translators: %s is a session's title */
-    g_autofree char *rest = g_strdup_printf (_("“%s” is back in the list"), "");
-    g_autofree char *quoted = _pd_toast_quote (GTK_WIDGET (self->toasts), title, rest);
+    /* Bounded, as the deleter's (_pd_toast_quote()). */
+    g_autofree char *quoted = _pd_toast_quote (title);
     /* Translators: %s is a session's title */
     g_autofree char *text = g_strdup_printf (_("“%s” is back in the list"), quoted);
 

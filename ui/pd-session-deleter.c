@@ -155,6 +155,22 @@ on_toast_dismissed (AdwToast *toast,
   pending_delete (pending);
 }
 
+/* Whether the window's focus is in a toast (its Undo), or nowhere. */
+static gboolean
+focus_in_toast (PdSessionDeleter *self)
+{
+  g_autoptr(PdSessionList) list = g_weak_ref_get (&self->list);
+  GtkRoot *root = list != NULL ? gtk_widget_get_root (GTK_WIDGET (list)) : NULL;
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
+  if (root == NULL)
+    return FALSE;
+  for (GtkWidget *w = focus; w != NULL; w = gtk_widget_get_parent (w))
+    if (g_str_equal (G_OBJECT_TYPE_NAME (w), "AdwToastWidget"))
+      return TRUE;
+  return focus == NULL;
+}
+
 static void
 on_undo (AdwToast *toast,
          Pending  *pending)
@@ -165,6 +181,15 @@ on_undo (AdwToast *toast,
     return;
   pending->settled = TRUE;
   pd_session_deleter_show (self, pending->source, pending->id, TRUE);
+  /* Undo from the keyboard: the focus on the row come back, not left to
+   * go where GTK puts it when the toast goes. */
+  if (focus_in_toast (self))
+    {
+      g_autoptr(PdSessionList) list = g_weak_ref_get (&self->list);
+
+      if (list != NULL)
+        pd_session_list_focus_session (list, pending->id);
+    }
   /* Undo puts things back as they were: a session that was shown is
    * shown again, not left behind the one the selection moved to. */
   if (pending->selected)
@@ -192,7 +217,6 @@ pd_session_deleter_delete (PdSessionDeleter *self,
   Pending *pending;
   g_autofree char *escaped = NULL;
   g_autofree char *text = NULL;
-  g_autofree char *rest = NULL;
 
   g_return_if_fail (PD_IS_SESSION_DELETER (self));
   g_return_if_fail (PD_IS_SOURCE (source));
@@ -202,17 +226,9 @@ pd_session_deleter_delete (PdSessionDeleter *self,
   pending->source = g_object_ref (source);
   pending->id = g_strdup (pd_session_item_get_id (item));
   /* A bidi override in a title would reverse the rest of the toast: made
-   * visible, and the title isolated (see _pd_isolated_line()).  A long
-   * title is cut to its start: the toast ellipsizes its whole sentence,
-   * and a long one lost its end ("deleted") and pushed Undo aside: cut to
-   * what fits beside the rest of the sentence. */
-  if (pd_session_item_is_imported (item))
-    /* Translators: %s is a session's title */
-    rest = g_strdup_printf (_("“%s” removed from the list; the agent’s own transcript is kept"), "");
-  else
-    /* Translators: %s is a session's title */
-    rest = g_strdup_printf (_("“%s” deleted"), "");
-  pending->title = _pd_toast_quote (GTK_WIDGET (toasts), pd_session_item_get_title (item), rest);
+   * visible, and the title isolated (see _pd_isolated_line()).  The toast
+   * wraps: the title is whole, up to PD_TOAST_QUOTE_CHARS. */
+  pending->title = _pd_toast_quote (pd_session_item_get_title (item));
   if (list != NULL)
     {
       PdSessionItem *selected = pd_session_list_get_selected_item (list);

@@ -58,6 +58,83 @@ row_for_item (PdSessionList *self,
   return NULL;
 }
 
+/* --- the focus on a row come back ------------------------------------------ */
+
+typedef struct
+{
+  char  *id;
+  guint  frames;
+} FocusWait;
+
+static void
+focus_wait_free (gpointer data)
+{
+  FocusWait *wait = data;
+
+  g_free (wait->id);
+  g_free (wait);
+}
+
+/* The shown row of the session @id, if the list made one. */
+static PdSessionRow *
+row_for_id (PdSessionList *self,
+            const char    *id)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_view));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *row = gtk_widget_get_first_child (child);
+
+      if (row != NULL && PD_IS_SESSION_ROW (row) && gtk_widget_get_mapped (row) &&
+          pd_session_row_get_item (PD_SESSION_ROW (row)) != NULL &&
+          g_strcmp0 (pd_session_item_get_id (pd_session_row_get_item (PD_SESSION_ROW (row))), id) == 0)
+        return PD_SESSION_ROW (row);
+    }
+  return NULL;
+}
+
+static gboolean
+focus_row_when_shown (GtkWidget     *list_view,
+                      GdkFrameClock *clock,
+                      gpointer       data)
+{
+  GtkWidget *list = gtk_widget_get_ancestor (list_view, PD_TYPE_SESSION_LIST);
+  FocusWait *wait = data;
+  PdSessionRow *row = list != NULL ? row_for_id (PD_SESSION_LIST (list), wait->id) : NULL;
+
+  if (row != NULL)
+    {
+      gtk_widget_grab_focus (gtk_widget_get_parent (GTK_WIDGET (row)));
+      return G_SOURCE_REMOVE;
+    }
+  /* Not shown within a second (the list folded away): left where it is. */
+  return ++wait->frames < 60 ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+/**
+ * pd_session_list_focus_session:
+ * @id: a session id
+ *
+ * Puts the keyboard focus on the row of the session @id once the list
+ * shows it (a row come back on Undo is laid out at the next frame).  The
+ * toast's Undo had the focus, and when the toast went GTK gave it to the
+ * header's first button, "New Session" (tried with a screen reader).
+ */
+void
+pd_session_list_focus_session (PdSessionList *self,
+                               const char    *id)
+{
+  FocusWait *wait;
+
+  g_return_if_fail (PD_IS_SESSION_LIST (self));
+  g_return_if_fail (id != NULL);
+
+  wait = g_new0 (FocusWait, 1);
+  wait->id = g_strdup (id);
+  gtk_widget_add_tick_callback (GTK_WIDGET (self->list_view), focus_row_when_shown, wait, focus_wait_free);
+}
+
 /* The keyboard focus goes back to the menu's row (else the selected one)
  * after its menu or the rename dialog (a keyboard user was left with the
  * focus nowhere). */
@@ -564,7 +641,9 @@ rename_action (GtkWidget  *widget,
   entry = gtk_entry_new ();
   gtk_editable_set_text (GTK_EDITABLE (entry),
                          info->name != NULL ? info->name : pd_session_item_get_title (self->menu_item));
-  _pd_accessible_set_text (GTK_WIDGET (entry), _("Session name"), NULL);
+  /* Described by the dialog's help, which a reader did not hear with it
+   * (tried with a screen reader). */
+  _pd_accessible_set_text (GTK_WIDGET (entry), _("Session name"), _("An empty name shows the session's task again."));
   g_signal_connect_swapped (entry, "activate", G_CALLBACK (on_rename_entry_activate), dialog);
   adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), entry);
 

@@ -36,6 +36,8 @@ const char         *pd_session_list_get_query         (PdSessionList *self);
 void                pd_session_list_show_menu         (PdSessionList *self,
                                                        PdSessionItem *item);
 void                pd_session_list_start_search      (PdSessionList *self);
+void                pd_session_list_focus_session     (PdSessionList *self,
+                                                       const char    *id);
 void                pd_session_list_clear_search      (PdSessionList *self);
 gboolean            pd_session_list_get_loaded        (PdSessionList *self);
 guint               pd_session_list_get_generation    (PdSessionList *self);

@@ -20,7 +20,8 @@
  *
  * libadwaita 1.2 gives a toast's close button no name: a screen reader
  * said "GtkImage".  Each toast shown in a place _pd_toast_add() was given
- * gets its close button named "Close Notification" as its widget comes.
+ * gets its close button named "Close Notification", and its action button
+ * by its label as shown ("Undo"), as its widget comes.
  *
  * Its title is cut at the toast's width ("Session “Plan the release…”
  * del…" at 1.5× text and 360 px, tried as a new user would): it wraps
@@ -192,8 +193,27 @@ is_toast_widget (GtkWidget *widget)
   return g_str_equal (G_OBJECT_TYPE_NAME (widget), "AdwToastWidget");
 }
 
+/* @label without its mnemonic's underscores ("_Undo" is "Undo"). */
+static char *
+without_mnemonic (const char *label)
+{
+  GString *text = g_string_new (NULL);
+
+  for (const char *p = label; *p != '\0'; p++)
+    {
+      if (*p == '_')
+        {
+          if (p[1] != '_')
+            continue;
+          p++;
+        }
+      g_string_append_c (text, *p);
+    }
+  return g_string_free (text, FALSE);
+}
+
 static void
-name_close_button (GtkWidget *widget)
+name_buttons (GtkWidget *widget)
 {
   if (GTK_IS_BUTTON (widget) &&
       g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (widget)), "window-close-symbolic") == 0)
@@ -203,9 +223,21 @@ name_close_button (GtkWidget *widget)
                                       _("Close Notification"), -1);
       return;
     }
+  /* Its action (Undo): GTK 4.8 named it by its label as written and by
+   * its mnemonic label (labelled by it), "_Undo Undo", until it took the
+   * focus (tried with a screen reader).  Named by the label as shown from
+   * the start, and by that alone. */
+  if (GTK_IS_BUTTON (widget) && gtk_button_get_label (GTK_BUTTON (widget)) != NULL)
+    {
+      g_autofree char *name = without_mnemonic (gtk_button_get_label (GTK_BUTTON (widget)));
+
+      gtk_accessible_update_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+      gtk_accessible_reset_relation (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+      return;
+    }
   for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
        child = gtk_widget_get_next_sibling (child))
-    name_close_button (child);
+    name_buttons (child);
 }
 
 /* The title of a toast's widget: its one label outside a button. */
@@ -350,7 +382,7 @@ on_overlay_children (GListModel *children,
 
       if (child != NULL && is_toast_widget (child))
         {
-          name_close_button (child);
+          name_buttons (child);
           wrap_title (child);
           keep_above_content (overlay, child);
         }

@@ -15,6 +15,9 @@ G_BEGIN_DECLS
  * and the rest of the sentence and the toast's button stay in view. */
 #define PD_TOAST_TITLE_CHARS 40
 
+/* How much of anyone's text a toast that wraps quotes (_pd_toast_quote()). */
+#define PD_TOAST_QUOTE_CHARS 80
+
 char       *_pd_format_local_time      (gint64              unix_usec);
 char       *_pd_format_local_time_at   (gint64              unix_usec,
                                         GDateTime          *now);
@@ -93,9 +96,7 @@ char       *_pd_budget_name            (const char         *name,
 char       *_pd_budget_amount          (const char         *name,
                                         gint64              observed,
                                         gint64              limit);
-char       *_pd_toast_quote            (GtkWidget          *overlay,
-                                        const char         *text,
-                                        const char         *rest);
+char       *_pd_toast_quote            (const char         *text);
 GtkWidget  *_pd_list_box_roving_row    (GtkWidget          *row);
 gboolean    _pd_list_box_refocus       (GtkWidget          *widget);
 void        _pd_list_box_one_stop      (GtkListBox         *list);

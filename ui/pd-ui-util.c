@@ -341,56 +341,24 @@ _pd_session_delete_label (gboolean imported)
   return imported ? _("_Remove From List") : _("_Delete");
 }
 
-/* What a toast keeps beside its title: its margins and padding, the
- * button (Undo) and the close button. */
-#define TOAST_RESERVED_PX 180
-#define TOAST_TITLE_MIN_CHARS 8
-
 /**
  * _pd_toast_quote:
- * @overlay: (nullable): the toast overlay the toast will show in
  * @text: (nullable): anyone's text (a session's title) the toast quotes
- * @rest: the rest of the toast's sentence, without @text
  *
- * A toast ellipsizes its sentence at its end: a long title hid "deleted"
- * and pushed Undo aside, and on a narrow window (a phone) even a title cut
- * to PD_TOAST_TITLE_CHARS did.  The title is cut instead, to what fits
- * beside @rest and the toast's buttons at the overlay's width now.
+ * A toast's title wraps (pd-toast-util.c), so the quote need not be cut
+ * to what fits beside the rest of the sentence: cut to the width there
+ * was, "“Flaky s…” removed from the list…" said 7 characters of a
+ * 17-character title while the toast wrapped to 4 lines with room to
+ * spare (tried with a screen reader at 360 px and 1.5× text).  A title is
+ * still bounded: a toast is no place for a page of text.
  *
  * Returns: (transfer full): @text isolated (_pd_isolated_short()), cut
- *   to at most PD_TOAST_TITLE_CHARS characters and to the width there is
+ *   to at most PD_TOAST_QUOTE_CHARS characters
  */
 char *
-_pd_toast_quote (GtkWidget  *overlay,
-                 const char *text,
-                 const char *rest)
+_pd_toast_quote (const char *text)
 {
-  g_autoptr(PangoLayout) layout = NULL;
-  g_autoptr(PangoAttrList) attributes = NULL;
-  int width = overlay != NULL ? gtk_widget_get_width (overlay) : 0;
-  int rest_width;
-
-  if (width <= 0)
-    return _pd_isolated_short (text, PD_TOAST_TITLE_CHARS);
-
-  /* A toast's title is a heading: weight 800. */
-  layout = gtk_widget_create_pango_layout (overlay, rest);
-  attributes = pango_attr_list_new ();
-  pango_attr_list_insert (attributes, pango_attr_weight_new (PANGO_WEIGHT_ULTRABOLD));
-  pango_layout_set_attributes (layout, attributes);
-  pango_layout_get_pixel_size (layout, &rest_width, NULL);
-  for (guint n = PD_TOAST_TITLE_CHARS; n > TOAST_TITLE_MIN_CHARS; n--)
-    {
-      g_autofree char *quote = _pd_isolated_short (text, n);
-      int quote_width;
-
-      pango_layout_set_text (layout, quote, -1);
-      pango_layout_get_pixel_size (layout, &quote_width, NULL);
-      /* A tenth to spare: the toast's own font may be a little wider. */
-      if ((rest_width + quote_width) * 11 / 10 <= width - TOAST_RESERVED_PX)
-        return g_steal_pointer (&quote);
-    }
-  return _pd_isolated_short (text, TOAST_TITLE_MIN_CHARS);
+  return _pd_isolated_short (text, PD_TOAST_QUOTE_CHARS);
 }
 
 /*

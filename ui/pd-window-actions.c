@@ -115,11 +115,15 @@ show_page (PdWindow   *self,
    * Hiding the page it was in, or the leaflet's move, had put it on the
    * first button of a header ("New Session"; folded, the back button:
    * tried with the keyboard alone).  A focus in the bar below the pages
-   * (the message entry) stays. */
+   * (the message entry) stays; one on a page tab (folded, the switcher
+   * bar below the pages) goes into the page, as wide, where the tabs are
+   * the header's: it had stayed on the tab left (tried with a screen
+   * reader at 360 px). */
   content = gtk_widget_get_parent (GTK_WIDGET (self->content_stack));
   if (focus != NULL && gtk_widget_get_mapped (focus) && gtk_widget_is_ancestor (focus, content) &&
       !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->view_stack)) &&
-      gtk_widget_get_ancestor (focus, ADW_TYPE_HEADER_BAR) == NULL)
+      gtk_widget_get_ancestor (focus, ADW_TYPE_HEADER_BAR) == NULL &&
+      gtk_widget_get_ancestor (focus, ADW_TYPE_VIEW_SWITCHER_BAR) == NULL)
     {
       gtk_widget_grab_focus (focus);
       return;

@@ -22,6 +22,7 @@
 #include "pd-session-item.h"
 #include "pd-session-list.h"
 #include "pd-test-a11y.h"
+#include "pd-test-a11y-keys.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
@@ -300,6 +301,14 @@ check_focus_after_dialogs (PdApplication *app,
   g_assert_true (gtk_widget_grab_focus (plus));
   g_signal_emit_by_name (plus, "clicked");
   dialog = wait_for_toplevel (PD_TYPE_NEW_SESSION_DIALOG, "New Session");
+  /* The Task field described by the help under it. */
+  {
+    g_autofree char *description = pd_test_a11y_description (pd_test_find_widget (GTK_WIDGET (dialog),
+                                                                                  GTK_TYPE_TEXT_VIEW));
+
+    g_test_message ("the Task field: “%s”", description);
+    g_assert_cmpstr (description, ==, "What the agent should do, in your words.");
+  }
   close_dialog (window, dialog, PD_TYPE_NEW_SESSION_DIALOG, "New Session");
   if (!pd_test_a11y_focus_inside (plus))
     n_lost++;
@@ -331,6 +340,13 @@ check_focus_after_dialogs (PdApplication *app,
     g_assert_true (gtk_widget_activate_action (GTK_WIDGET (list), "session.rename", NULL));
     dialog = wait_for_toplevel (ADW_TYPE_MESSAGE_DIALOG, "Rename");
     pd_test_a11y_assert_named (GTK_WIDGET (dialog), "Rename");
+    /* Its field described by the dialog's help. */
+    {
+      g_autofree char *description = pd_test_a11y_description (pd_test_find_widget (GTK_WIDGET (dialog),
+                                                                                    GTK_TYPE_ENTRY));
+
+      g_assert_cmpstr (description, ==, "An empty name shows the session's task again.");
+    }
     close_dialog (window, dialog, ADW_TYPE_MESSAGE_DIALOG, "Rename");
     if (!pd_test_a11y_focus_inside (GTK_WIDGET (list)))
       n_lost++;
@@ -343,6 +359,88 @@ static void
 test_focus_after_dialogs (void)
 {
   g_assert_cmpint (pd_test_run_showcase (1200, 800, check_focus_after_dialogs, NULL), ==, 0);
+}
+
+/* --- a removal's toast and its Undo ------------------------------------------ */
+
+#define REMOVED_TITLE "Refactor the settings dialog into pages"
+
+static gboolean
+is_undo_button (GtkWidget     *widget,
+                gconstpointer  data)
+{
+  return GTK_IS_BUTTON (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), "_Undo") == 0;
+}
+
+static gboolean
+undo_shown (gpointer window)
+{
+  return pd_test_find_first (window, is_undo_button, NULL) != NULL;
+}
+
+static gboolean
+is_removed_label (GtkWidget     *widget,
+                  gconstpointer  data)
+{
+  return GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), "removed from the list") != NULL;
+}
+
+static gboolean
+focus_on_removed_row (gpointer window)
+{
+  PdSessionItem *item = pd_test_a11y_focused_item (window);
+
+  return item != NULL && g_strcmp0 (pd_session_item_get_title (item), REMOVED_TITLE) == 0;
+}
+
+/* At 360 px: Remove From List's toast quotes the whole title ("“Flaky
+ * s…” removed…" though the toast wraps), its Undo is named "Undo" before
+ * it has the focus ("_Undo Undo"), and Undo from the keyboard puts the
+ * focus on the row come back (it went to New Session; tried with a
+ * screen reader). */
+static void
+check_undo_toast (PdApplication *app,
+                  PdWindow      *window,
+                  gpointer       user_data)
+{
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  GtkWidget *rows = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_LIST_VIEW);
+  g_autofree char *id = NULL;
+  g_autofree char *name = NULL;
+  GtkWidget *label;
+  GtkWidget *undo;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_a11y_arrow_to (window, rows, REMOVED_TITLE);
+  id = g_strdup (pd_session_item_get_id (pd_test_a11y_focused_item (window)));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.row-delete-session", "s", id));
+  pd_test_wait_until (undo_shown, window, "the toast's Undo");
+
+  label = pd_test_find_first (GTK_WIDGET (window), is_removed_label, NULL);
+  g_assert_nonnull (label);
+  g_test_message ("the toast: %s", gtk_label_get_text (GTK_LABEL (label)));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (label)), REMOVED_TITLE));
+
+  undo = pd_test_find_first (GTK_WIDGET (window), is_undo_button, NULL);
+  name = pd_test_a11y_name (undo);
+  g_test_message ("Undo is named “%s”", name);
+  g_assert_cmpstr (name, ==, "Undo");
+
+  g_assert_true (gtk_widget_grab_focus (undo));
+  g_assert_true (pd_test_a11y_focus_inside (undo));
+  gtk_widget_activate (undo);
+  pd_test_wait_until (focus_on_removed_row, window, "the focus on the row come back");
+  g_assert_null (pd_test_a11y_why_unseen (gtk_root_get_focus (GTK_ROOT (window))));
+}
+
+static void
+test_undo_toast (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (360, 720, check_undo_toast, NULL), ==, 0);
 }
 
 /* --- the dialogs at 1.5× text ------------------------------------------------ */
@@ -711,6 +809,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/focus/status-pages", test_status_pages);
   g_test_add_func ("/pd/ui/a11y/focus/no-sessions", test_no_sessions);
   g_test_add_func ("/pd/ui/a11y/focus/after-dialogs", test_focus_after_dialogs);
+  g_test_add_func ("/pd/ui/a11y/focus/undo-toast", test_undo_toast);
   g_test_add_func ("/pd/ui/a11y/dialogs/large-text", test_dialogs_large_text);
   g_test_add_func ("/pd/ui/a11y/dialogs/run-large-text", test_run_dialogs);
 

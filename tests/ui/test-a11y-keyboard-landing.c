@@ -415,6 +415,27 @@ focus_in_page_told (gpointer data)
   return pd_test_a11y_focus_in_page (data);
 }
 
+/* The first page tab one sees: of the switcher bar below the pages when
+ * folded, of the header's switcher when wide. */
+static GtkWidget *
+shown_page_tab (GtkWidget *root)
+{
+  g_autoptr(GPtrArray) switchers = g_ptr_array_new ();
+
+  pd_test_collect (root, ADW_TYPE_VIEW_SWITCHER, switchers);
+  for (guint i = 0; i < switchers->len; i++)
+    {
+      g_autoptr(GPtrArray) tabs = g_ptr_array_new ();
+
+      if (!gtk_widget_get_mapped (g_ptr_array_index (switchers, i)))
+        continue;
+      pd_test_collect (g_ptr_array_index (switchers, i), GTK_TYPE_TOGGLE_BUTTON, tabs);
+      for (guint j = 0; j < tabs->len; j++)
+        if (gtk_widget_get_mapped (g_ptr_array_index (tabs, j)))
+          return g_ptr_array_index (tabs, j);
+    }
+  return NULL;
+}
 
 /* Alt+1…4, from the session list and from the page before: the focus
  * lands in the page shown, as F6 puts it, never on a header's button
@@ -463,6 +484,26 @@ check_page_keys (PdApplication *app,
         g_test_message ("Alt+%s from the %s: the focus on %s", pages[n], from_list ? "list" : "page before", path);
         g_assert_null (gtk_widget_get_ancestor (focus, ADW_TYPE_HEADER_BAR));
       }
+  /* From a page tab (the switcher bar below the pages, folded; the
+   * header's, wide): folded, the focus had stayed on the tab left. */
+  for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
+    {
+      guint n = (i + 1) % G_N_ELEMENTS (pages);
+      GtkWidget *tab = shown_page_tab (GTK_WIDGET (window));
+      GtkWidget *focus;
+      g_autofree char *path = NULL;
+
+      g_assert_nonnull (tab);
+      g_assert_true (gtk_widget_grab_focus (tab));
+      path = pd_test_a11y_describe (tab);
+      g_test_message ("from the page tab %s", path);
+      g_assert_true (pd_test_a11y_key (window, keys[n], GDK_ALT_MASK));
+      g_assert_cmpstr (adw_view_stack_get_visible_child_name (views), ==, pages[n]);
+      pd_test_wait_until (focus_in_page_told, window, "the focus in the page shown, from a page tab");
+      focus = gtk_root_get_focus (GTK_ROOT (window));
+      g_assert_null (gtk_widget_get_ancestor (focus, ADW_TYPE_VIEW_SWITCHER));
+      g_assert_null (gtk_widget_get_ancestor (focus, ADW_TYPE_HEADER_BAR));
+    }
 }
 
 static void

@@ -85,6 +85,12 @@ is_narrow (gpointer data)
   return gtk_widget_get_width (GTK_WIDGET (data)) <= 360;
 }
 
+static gboolean
+line_has_mark (const char *line)
+{
+  return g_str_has_prefix (line, "$ ") || g_str_has_prefix (line, "+ ") || g_str_has_prefix (line, "- ");
+}
+
 /* The preview of the call: its text as shown, line by line, and each of
  * its lines a plain, selectable, monospace label that reads left to right
  * whatever letter the model starts it with; one Tab stop for them all. */
@@ -115,7 +121,79 @@ assert_preview (AdwMessageDialog *dialog,
       if (gtk_widget_get_focusable (label))
         n_focusable++;
     }
-  g_assert_cmpuint (n_focusable, ==, 1);
+  /* No line is a Tab stop: the preview is one, its viewport, named for
+   * what it shows and described by its whole text. */
+  g_assert_cmpuint (n_focusable, ==, 0);
+  {
+    GtkWidget *stop = gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scroller));
+    g_autofree char *name = pd_test_a11y_name (stop);
+    g_autofree char *description = pd_test_a11y_description (stop);
+    g_autofree char *scroller_name = pd_test_a11y_name (scroller);
+    g_auto(GStrv) lines = g_strsplit (expected, "\n", -1);
+    g_autofree char *want = g_strdup_printf (strstr (expected, "\n$ ") != NULL ? "Command, %u lines"
+                                             : "Change, %u lines", g_strv_length (lines));
+
+    g_test_message ("the preview's stop: “%s”, “%.200s”", name, description);
+    g_assert_true (gtk_widget_get_focusable (stop));
+    g_assert_cmpstr (name, ==, want);
+    g_assert_cmpstr (scroller_name, ==, want);
+    g_assert_nonnull (description);
+    for (guint i = 0; lines[i] != NULL; i++)
+      g_assert_nonnull (strstr (description, lines[i] + (line_has_mark (lines[i]) ? 2 : 0)));
+  }
+}
+
+static gboolean
+focus_on_default (gpointer data)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (data));
+
+  return focus != NULL && focus == gtk_window_get_default_widget (data);
+}
+
+/* Tab from the dialog's first focus goes round it: the preview once,
+ * then the buttons, and back to where it started; no press leaves the
+ * focus where it was (the preview's first line kept it, tried with a
+ * screen reader). */
+static void
+assert_tab_cycle (AdwMessageDialog *dialog,
+                  const char       *shot)
+{
+  GtkWidget *scroller = pd_test_approval_preview (GTK_WIDGET (dialog));
+  GtkWidget *start;
+  GtkWidget *focus;
+  guint in_preview = 0;
+  guint presses = 0;
+
+  pd_test_wait_until (focus_on_default, dialog, "the dialog's first focus, its default");
+  start = focus = gtk_root_get_focus (GTK_ROOT (dialog));
+  do
+    {
+      GtkWidget *before = focus;
+
+      /* As GTK moves it on Tab, round to the first stop past the last. */
+      if (!gtk_widget_child_focus (GTK_WIDGET (dialog), GTK_DIR_TAB_FORWARD))
+        {
+          gtk_root_set_focus (GTK_ROOT (dialog), NULL);
+          g_assert_true (gtk_widget_child_focus (GTK_WIDGET (dialog), GTK_DIR_TAB_FORWARD));
+        }
+      focus = gtk_root_get_focus (GTK_ROOT (dialog));
+      g_test_message ("Tab %u: %s", presses + 1, focus != NULL ? G_OBJECT_TYPE_NAME (focus) : "nothing");
+      g_assert_nonnull (focus);
+      if (focus == before)
+        g_error ("Tab %u left the focus on %s", presses + 1, G_OBJECT_TYPE_NAME (focus));
+      if (focus == scroller || gtk_widget_is_ancestor (focus, scroller))
+        {
+          g_autofree char *name = g_strconcat (shot, "-preview-focus", NULL);
+
+          gtk_window_set_focus_visible (GTK_WINDOW (dialog), TRUE);
+          pd_test_screenshot_sizes (GTK_WINDOW (dialog), name);
+          in_preview++;
+        }
+      g_assert_cmpuint (++presses, <, 12);
+    }
+  while (focus != start);
+  g_assert_cmpuint (in_preview, ==, 1);
 }
 
 /* Nothing of @dialog scrolls sideways: at 1.5× text and 360 px the
@@ -269,6 +347,7 @@ check_approval (PdApplication *app,
   {
     g_autofree char *whole = g_strdup_printf ("In %s%s", fixture->project, command_line);
 
+    assert_tab_cycle (dialog, fixture->shot);
     assert_preview (dialog, whole);
   }
   /* What "Always for This Session" covers, exactly: any command. */
