@@ -577,6 +577,9 @@ test_unread_answers_share (Fixture       *f,
   Share share = { f->server, "127.0.0.1" };
   int fds[PD_SERVER_HEAVY_PER_CLIENT];
 
+  /* A bound whose address part holds the share's answers: the share, not
+   * the part, is what this meets. */
+  _pd_server_heavy_set_unsent_max (f->server, (gsize) PD_SERVER_HEAVY_ADDRESS_PART * 4 * 14 * 1000 * 1000);
   for (guint i = 0; i < PD_SERVER_HEAVY_PER_CLIENT; i++)
     {
       fds[i] = send_get_window (f, "127.0.0.1", record, 4096);
@@ -719,6 +722,165 @@ test_unread_answers_bound (Fixture       *f,
   close (fds[1]);
 }
 
+/* What @fd takes in, @chunk bytes every @pause_ms (0: as fast as it comes),
+ * until the server closes it; within 30 s. */
+static gsize
+read_until_closed (int   fd,
+                   gsize chunk,
+                   guint pause_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  char buffer[65536];
+  gsize total = 0;
+
+  g_assert_cmpuint (chunk, <=, sizeof buffer);
+  for (;;)
+    {
+      struct pollfd pfd = { fd, POLLIN, 0 };
+      ssize_t n;
+
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      if (poll (&pfd, 1, 100) <= 0)
+        continue;
+      n = recv (fd, buffer, chunk, 0);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return total;
+      total += (gsize) n;
+      if (pause_ms > 0)
+        g_usleep (pause_ms * 1000);
+    }
+}
+
+static guint
+count_started (gpointer data)
+{
+  return _pd_server_heavy_get_started (data);
+}
+
+/* A read started after @started was, and none waiting. */
+static void
+answered_after (Fixture *f,
+                guint    started)
+{
+  gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+
+  wait_for_count (count_started, f->server, started + 1);
+  while (_pd_server_heavy_get_waiting (f->server) > 0)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_usleep (2000);
+    }
+}
+
+static guint
+count_no_unsent (gpointer data)
+{
+  return _pd_server_heavy_get_unsent (data) == 0;
+}
+
+/* A long answer whose client takes no byte of it for the stall time, or
+ * takes it slower than the floor, is dropped and its connection closed:
+ * its bytes given back, so a reader of another address is answered.
+ * 6 addresses of 4 clients that asked 8.9 MB answers and never read (or
+ * read a byte a second) held the whole bound, and every other reader was
+ * answered 503 for as long as they stayed (tried as an attacker would). */
+static void
+test_stalled_answers_dropped (Fixture       *f,
+                              gconstpointer  data)
+{
+  /* 12.8 MB of text each: two fit in the bound, a third does not. */
+  g_autofree char *id = import_fixture_grown (f, 200, 64 * 1024);
+  g_autofree char *record = g_strdup_printf ("/api/sessions/%s", id);
+  int fds[2];
+  gsize whole;
+
+  /* Stalled after half a second; a floor of 1 MiB a second. */
+  _pd_server_heavy_set_unsent_max (f->server, (gsize) 30 * 1000 * 1000);
+  _pd_server_heavy_set_stall (f->server, 500, 1024 * 1024);
+  for (guint i = 0; i < G_N_ELEMENTS (fds); i++)
+    {
+      g_autofree char *source = g_strdup_printf ("127.0.0.%u", 2 + i);
+
+      guint started = _pd_server_heavy_get_started (f->server);
+
+      fds[i] = send_get_window (f, source, record, 4096);
+      answered_after (f, started);
+    }
+
+  /* Never read: dropped, their connections closed before the answer's end,
+   * the bound given back. */
+  wait_for_count (count_no_unsent, f->server, 1);
+  for (guint i = 0; i < G_N_ELEMENTS (fds); i++)
+    {
+      g_assert_cmpuint (read_until_closed (fds[i], sizeof (char[65536]), 0), <, 12 * 1000 * 1000);
+      close (fds[i]);
+    }
+
+  /* A reader of another address: answered whole. */
+  {
+    int fd = send_get (f, "127.0.0.4", record);
+    g_autofree char *answer = raw_read_answer (fd);
+
+    close (fd);
+    g_assert_nonnull (answer);
+    g_assert_cmpuint (raw_status (answer), ==, 200);
+    whole = strlen (answer);
+    g_assert_cmpuint (strlen (answer_body (answer)), >, 12 * 1000 * 1000);
+  }
+
+  /* A reader taking 16 KiB every 50 ms (320 KiB a second): dropped too
+   * (what the sockets' buffers hold still comes, then the end). */
+  {
+    int fd = send_get_window (f, "127.0.0.5", record, 4096);
+
+    g_assert_cmpuint (read_until_closed (fd, 16 * 1024, 50), <, whole);
+    close (fd);
+  }
+  wait_for_count (count_no_unsent, f->server, 1);
+}
+
+/* One address's long answers not yet written hold no more than its part of
+ * the bound past its first: past it, 429 (without reading the session
+ * again), while another address is answered. */
+static void
+test_unread_answers_address_part (Fixture       *f,
+                                  gconstpointer  data)
+{
+  /* 12.8 MB of text; the part of 60 MB is 7.5 MB. */
+  g_autofree char *id = import_fixture_grown (f, 200, 64 * 1024);
+  g_autofree char *record = g_strdup_printf ("/api/sessions/%s", id);
+  int held;
+
+  _pd_server_heavy_set_unsent_max (f->server, (gsize) 60 * 1000 * 1000);
+  held = send_get_window (f, "127.0.0.2", record, 4096);
+  wait_for_count (count_unsent_answers, f->server, 1);
+
+  {
+    guint started = _pd_server_heavy_get_started (f->server);
+    int fd = send_get (f, "127.0.0.2", record);
+    g_autofree char *answer = raw_read_answer (fd);
+
+    close (fd);
+    g_assert_nonnull (answer);
+    g_assert_cmpuint (raw_status (answer), ==, 429);
+    g_assert_nonnull (strstr (answer, "Retry-After: "));
+    g_assert_nonnull (strstr (answer, "not yet read by this client"));
+    g_assert_cmpuint (_pd_server_heavy_get_started (f->server), ==, started);
+  }
+  {
+    int fd = send_get (f, "127.0.0.3", record);
+    g_autofree char *answer = raw_read_answer (fd);
+
+    close (fd);
+    g_assert_nonnull (answer);
+    g_assert_cmpuint (raw_status (answer), ==, 200);
+    g_assert_cmpuint (strlen (answer_body (answer)), >, 12 * 1000 * 1000);
+  }
+  close (held);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -730,5 +892,7 @@ main (int   argc,
   PD_TEST_SERVE_ADD ("/pd/server-reads/client-share", test_client_share, 0);
   PD_TEST_SERVE_ADD ("/pd/server-reads/unread-answers-share", test_unread_answers_share, 0);
   PD_TEST_SERVE_ADD ("/pd/server-reads/unread-answers-bound", test_unread_answers_bound, 0);
+  PD_TEST_SERVE_ADD ("/pd/server-reads/unread-answers-address-part", test_unread_answers_address_part, 0);
+  PD_TEST_SERVE_ADD ("/pd/server-reads/stalled-answers-dropped", test_stalled_answers_dropped, 0);
   return g_test_run ();
 }

@@ -31,6 +31,10 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#ifdef __linux__
+#include <sys/ioctl.h>
+#include <linux/sockios.h>   /* SIOCOUTQ */
+#endif
 
 #include "pd-server-private.h"
 
@@ -52,9 +56,19 @@ typedef struct
 {
   GHashTable *clients;   /* the server's heavy_clients, referenced */
   GHashTable *bodies;    /* the server's heavy_unsent, referenced */
+  GHashTable *addresses; /* the server's heavy_address_bytes, referenced */
   char       *client;
   GBytes     *body;
   gboolean    released;
+  SoupServerMessage *msg; /* not referenced: released before it goes */
+  GSource    *timer;     /* the stall's check, while not released */
+  gint64      stall_us;
+  gsize       floor_bytes;  /* a second */
+  gint64      last_progress;
+  gint64      window_start;
+  guint64     written;   /* into the socket */
+  guint64     taken;     /* by the client, as last seen */
+  guint64     window_taken;
 } Unsent;
 
 typedef struct
@@ -187,14 +201,125 @@ body_release (GHashTable *bodies,
     g_hash_table_remove (bodies, body);
 }
 
+/* @client's long answers not yet written, in bytes; under clients_lock. */
+static gsize
+address_bytes_locked (GHashTable *addresses,
+                      const char *client)
+{
+  return GPOINTER_TO_SIZE (g_hash_table_lookup (addresses, client));
+}
+
+/* Whether @client may hold @bytes more: its first long answer, however
+ * long, or within its part of @max. */
+static gboolean
+address_fits_locked (GHashTable *addresses,
+                     const char *client,
+                     gsize       bytes,
+                     gsize       max)
+{
+  gsize held = address_bytes_locked (addresses, client);
+  gsize part = max / PD_SERVER_HEAVY_ADDRESS_PART;
+
+  return held == 0 || (held <= part && bytes <= part - held);
+}
+
+static void
+address_add (GHashTable *addresses,
+             const char *client,
+             gsize       bytes,
+             gboolean    add)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&clients_lock);
+  gsize held = address_bytes_locked (addresses, client);
+
+  held = add ? held + bytes : (held > bytes ? held - bytes : 0);
+  if (held == 0)
+    g_hash_table_remove (addresses, client);
+  else
+    g_hash_table_replace (addresses, g_strdup (client), GSIZE_TO_POINTER (held));
+}
+
 static void
 unsent_release (Unsent *unsent)
 {
+  if (unsent->timer != NULL)
+    {
+      g_source_destroy (unsent->timer);
+      g_clear_pointer (&unsent->timer, g_source_unref);
+    }
   if (unsent->released)
     return;
   unsent->released = TRUE;
   client_release (unsent->clients, unsent->client);
   body_release (unsent->bodies, unsent->body);
+  address_add (unsent->addresses, unsent->client, g_bytes_get_size (unsent->body), FALSE);
+}
+
+/* Bytes of it taken by its client's connection. */
+static void
+on_unsent_wrote (SoupServerMessage *msg,
+                 guint              chunk_size,
+                 Unsent            *unsent)
+{
+  unsent->written += chunk_size;
+}
+
+/* What its client took of it: what was written into the socket but what
+ * the socket still holds (unsent, or not yet acknowledged).  The socket's
+ * buffer takes megabytes at once and asks for more only once a third of it
+ * is free: counted as written, a reader at the floor looked stalled for a
+ * minute at a time, and one that never read looked as if it had read them. */
+static guint64
+unsent_taken (Unsent  *unsent,
+              GSocket *socket)
+{
+#ifdef SIOCOUTQ
+  int queued = 0;
+
+  if (socket != NULL && ioctl (g_socket_get_fd (socket), SIOCOUTQ, &queued) == 0 && queued >= 0)
+    return unsent->written > (guint64) queued ? unsent->written - (guint64) queued : 0;
+#endif
+  return unsent->written;
+}
+
+/* Its client took no byte of it for the stall time, or less than the floor
+ * a second over as long: its connection closed (shut down here; libsoup's
+ * write then fails, and it closes the connection as of a client gone), its
+ * bytes given back now. */
+static gboolean
+on_unsent_tick (gpointer data)
+{
+  Unsent *unsent = data;
+  GSocket *socket = _pd_server_message_socket (unsent->msg);
+  gint64 now = g_get_monotonic_time ();
+  guint64 taken = unsent_taken (unsent, socket);
+  gboolean drop;
+
+  if (taken > unsent->taken)
+    {
+      unsent->taken = taken;
+      unsent->last_progress = now;
+    }
+  drop = now - unsent->last_progress >= unsent->stall_us;
+  if (!drop && now - unsent->window_start >= unsent->stall_us)
+    {
+      guint64 floor = (guint64) unsent->floor_bytes * (guint64) (now - unsent->window_start) / G_USEC_PER_SEC;
+
+      drop = unsent->taken - unsent->window_taken < floor;
+      unsent->window_start = now;
+      unsent->window_taken = unsent->taken;
+    }
+  if (!drop)
+    return G_SOURCE_CONTINUE;
+
+  g_debug ("a long answer to %s dropped: %" G_GUINT64_FORMAT " of %" G_GSIZE_FORMAT " bytes taken",
+           unsent->client, unsent->taken, g_bytes_get_size (unsent->body));
+  if (socket != NULL)
+    g_socket_shutdown (socket, TRUE, TRUE, NULL);
+  /* The timer's source is this one: destroyed by its return. */
+  g_clear_pointer (&unsent->timer, g_source_unref);
+  unsent_release (unsent);
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -206,6 +331,7 @@ unsent_free (gpointer  data,
   unsent_release (unsent);
   g_hash_table_unref (unsent->clients);
   g_hash_table_unref (unsent->bodies);
+  g_hash_table_unref (unsent->addresses);
   g_bytes_unref (unsent->body);
   g_free (unsent->client);
   g_free (unsent);
@@ -232,6 +358,20 @@ unsent_full (PdServer   *self,
   gsize last = GPOINTER_TO_SIZE (g_hash_table_lookup (self->heavy_lengths, key));
 
   return held >= self->heavy_unsent_max || last > self->heavy_unsent_max - held;
+}
+
+/* Whether a read of @key for @client would only be answered 429: its long
+ * answers not yet written with @key's last answer's length go past its
+ * part of the bound. */
+static gboolean
+address_full (PdServer   *self,
+              const char *client,
+              const char *key)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&clients_lock);
+  gsize last = GPOINTER_TO_SIZE (g_hash_table_lookup (self->heavy_lengths, key));
+
+  return !address_fits_locked (self->heavy_address_bytes, client, last, self->heavy_unsent_max);
 }
 
 /* The length of @key's long answer, for unsent_full(). */
@@ -372,6 +512,8 @@ _pd_server_heavy_init (PdServer  *self,
 {
   self->heavy_readers = g_async_queue_new ();
   self->heavy_unsent_max = PD_SERVER_HEAVY_UNSENT_BYTES;
+  self->heavy_stall_ms = PD_SERVER_HEAVY_STALL_MS;
+  self->heavy_floor_bytes = PD_SERVER_HEAVY_FLOOR_BYTES;
   self->heavy_pool = g_thread_pool_new (heavy_thread, self, PD_SERVER_HEAVY_READERS, FALSE, error);
   return self->heavy_pool != NULL;
 }
@@ -395,6 +537,7 @@ _pd_server_heavy_clear (PdServer *self)
   g_clear_pointer (&self->heavy_flights, g_hash_table_unref);
   g_clear_pointer (&self->heavy_clients, g_hash_table_unref);
   g_clear_pointer (&self->heavy_unsent, g_hash_table_unref);
+  g_clear_pointer (&self->heavy_address_bytes, g_hash_table_unref);
   g_clear_pointer (&self->heavy_lengths, g_hash_table_unref);
 }
 
@@ -410,7 +553,9 @@ _pd_server_heavy_clear (PdServer *self)
  * answers 429, when @client has PD_SERVER_HEAVY_PER_CLIENT reads under way
  * already (PD_SERVER_HEAVY_CLIENT_FULL); 503 when the long answers not yet
  * written to their clients hold the server's bound of them
- * (PD_SERVER_HEAVY_SERVER_FULL): a read would only add one more.
+ * (PD_SERVER_HEAVY_SERVER_FULL): a read would only add one more; 429
+ * too when @client's own long answers not yet written hold its part of
+ * that bound (PD_SERVER_HEAVY_ADDRESS_FULL).
  */
 PdServerHeavyAsked
 _pd_server_heavy_request (PdServer              *self,
@@ -434,6 +579,7 @@ _pd_server_heavy_request (PdServer              *self,
       self->heavy_unsent = g_hash_table_new_full (g_direct_hash, g_direct_equal,
                                                   (GDestroyNotify) g_bytes_unref, g_free);
       self->heavy_lengths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      self->heavy_address_bytes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
     }
 
   for (GList *l = self->heavy_kept.head; l != NULL; l = l->next)
@@ -456,6 +602,8 @@ _pd_server_heavy_request (PdServer              *self,
       count = g_hash_table_lookup (self->heavy_clients, client);
       if (count != NULL && *count >= PD_SERVER_HEAVY_PER_CLIENT)
         return PD_SERVER_HEAVY_CLIENT_FULL;
+      if (address_full (self, client, key))
+        return PD_SERVER_HEAVY_ADDRESS_FULL;
       if (unsent_full (self, key))
         return PD_SERVER_HEAVY_SERVER_FULL;
       client_take (self->heavy_clients, client);
@@ -492,7 +640,23 @@ _pd_server_heavy_respond (PdServer                  *self,
       g_bytes_get_size (answer->body) > ANSWER_UNSENT_MIN && self->heavy_clients != NULL)
     {
       const char *client = soup_server_message_get_remote_host (msg);
+      gboolean fits;
 
+      if (client == NULL)
+        client = "";
+      {
+        g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&clients_lock);
+
+        fits = address_fits_locked (self->heavy_address_bytes, client,
+                                    g_bytes_get_size (answer->body), self->heavy_unsent_max);
+      }
+      if (!fits)
+        {
+          soup_message_headers_replace (headers, "Retry-After", G_STRINGIFY (PD_SERVER_HEAVY_RETRY_AFTER_S));
+          _pd_server_respond_error (msg, 429, "too many long answers not yet read by this client; "
+                                              "try again after Retry-After");
+          return;
+        }
       if (!body_take (self->heavy_unsent, answer->body, self->heavy_unsent_max))
         {
           soup_message_headers_replace (headers, "Retry-After", G_STRINGIFY (PD_SERVER_HEAVY_RETRY_AFTER_S));
@@ -504,8 +668,14 @@ _pd_server_heavy_respond (PdServer                  *self,
       unsent->clients = g_hash_table_ref (self->heavy_clients);
       unsent->bodies = g_hash_table_ref (self->heavy_unsent);
       unsent->body = g_bytes_ref (answer->body);
-      unsent->client = g_strdup (client ? client : "");
+      unsent->addresses = g_hash_table_ref (self->heavy_address_bytes);
+      unsent->client = g_strdup (client);
+      unsent->msg = msg;
+      unsent->stall_us = (gint64) self->heavy_stall_ms * 1000;
+      unsent->floor_bytes = self->heavy_floor_bytes;
+      unsent->last_progress = unsent->window_start = g_get_monotonic_time ();
       client_take (unsent->clients, unsent->client);
+      address_add (unsent->addresses, unsent->client, g_bytes_get_size (answer->body), TRUE);
     }
 
   if (answer->session_token != NULL && *answer->session_token)
@@ -521,6 +691,11 @@ _pd_server_heavy_respond (PdServer                  *self,
       /* The closure's end releases it too: a message gone unfinished. */
       g_signal_connect_data (msg, "finished", G_CALLBACK (on_unsent_done), unsent, unsent_free, 0);
       g_signal_connect (msg, "disconnected", G_CALLBACK (on_unsent_done), unsent);
+      g_signal_connect (msg, "wrote-body-data", G_CALLBACK (on_unsent_wrote), unsent);
+      /* Checked six times a stall time. */
+      unsent->timer = g_timeout_source_new (MAX (self->heavy_stall_ms / 6, 10));
+      g_source_set_callback (unsent->timer, on_unsent_tick, unsent, NULL);
+      g_source_attach (unsent->timer, self->context);
     }
 }
 
@@ -576,4 +751,13 @@ _pd_server_heavy_set_unsent_max (PdServer *self,
   g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&clients_lock);
 
   self->heavy_unsent_max = max;
+}
+
+void
+_pd_server_heavy_set_stall (PdServer *self,
+                            guint     stall_ms,
+                            gsize     floor_bytes)
+{
+  self->heavy_stall_ms = stall_ms;
+  self->heavy_floor_bytes = floor_bytes;
 }

@@ -152,6 +152,9 @@ struct _PdServer
   GHashTable         *heavy_clients;   /* client address → guint, reads it started under way */
   GHashTable         *heavy_unsent;    /* GBytes → guint, long answers not yet written */
   gsize               heavy_unsent_max;
+  GHashTable         *heavy_address_bytes; /* client address → gsize, its long answers not yet written */
+  guint               heavy_stall_ms;  /* PD_SERVER_HEAVY_STALL_MS, or the tests' */
+  gsize               heavy_floor_bytes; /* a second; PD_SERVER_HEAVY_FLOOR_BYTES, or the tests' */
   GHashTable         *heavy_lengths;   /* key → gsize, its last long answer's */
   GQueue              heavy_kept;      /* Kept, small answers, newest first */
   volatile gint       heavy_started;   /* reads started, ever; any thread */
@@ -282,10 +285,26 @@ void        _pd_server_handle_events      (PdServer          *self,
  * asked a 60 MB session's record and never read held 1.10 GB (tried as
  * an attacker would). */
 #define PD_SERVER_HEAVY_UNSENT_BYTES ((gsize) 192 * 1024 * 1024)
+/* Of that bound, what one address's long answers may hold past its first
+ * (which any address may have, however long): an eighth, so it takes eight
+ * addresses, not one, to fill it; past it, 429.  6 addresses of 4 clients
+ * that asked 8.9 MB answers and never read held the whole bound, and every
+ * other reader was answered 503 for as long as they stayed (tried as an
+ * attacker would). */
+#define PD_SERVER_HEAVY_ADDRESS_PART 8
+/* A long answer whose client took no byte of it for this long, or less than
+ * PD_SERVER_HEAVY_FLOOR_BYTES a second over as long, is dropped and its
+ * connection closed: its bytes given back to the bound.  30 s passes a
+ * client's pause (a slow network, a machine waking up); 16 KiB/s is
+ * 128 kbit/s, slower than any link a window of Plandeck reads on, and
+ * reads an 8.9 MB answer in 9 minutes. */
+#define PD_SERVER_HEAVY_STALL_MS    (30 * 1000)
+#define PD_SERVER_HEAVY_FLOOR_BYTES (16 * 1024)
 typedef enum
 {
   PD_SERVER_HEAVY_ASKED,
   PD_SERVER_HEAVY_CLIENT_FULL,   /* 429 */
+  PD_SERVER_HEAVY_ADDRESS_FULL,  /* 429: its part of the unsent bound */
   PD_SERVER_HEAVY_SERVER_FULL,   /* 503 */
 } PdServerHeavyAsked;
 /* A heavy thread: reads for @data on @store, and fills @answer. */
@@ -324,6 +343,10 @@ gsize       _pd_server_heavy_get_unsent   (PdServer          *self);
 void        _pd_server_heavy_set_unsent_max (PdServer        *self,
                                              gsize            max);
 guint       _pd_server_heavy_get_waiting  (PdServer          *self);
+/* For the tests, before the first request: the stall time and rate floor. */
+void        _pd_server_heavy_set_stall    (PdServer          *self,
+                                           guint              stall_ms,
+                                           gsize              floor_bytes);
 /* Whether the database watcher's baseline reading came (its change counted). */
 gboolean    _pd_server_get_db_watched     (PdServer          *self);
 

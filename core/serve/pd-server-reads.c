@@ -732,6 +732,9 @@ on_req_done (GObject      *object,
       if (asked == PD_SERVER_HEAVY_CLIENT_FULL)
         _pd_server_respond_error (req->msg, 429, "too many reads of transcripts at once from this client; "
                                                  "try again after Retry-After");
+      else if (asked == PD_SERVER_HEAVY_ADDRESS_FULL)
+        _pd_server_respond_error (req->msg, 429, "too many long answers not yet read by this client; "
+                                                 "try again after Retry-After");
       else
         _pd_server_respond_error (req->msg, 503, "too many long answers not yet read by their clients; "
                                                  "try again after Retry-After");
