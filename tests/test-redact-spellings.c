@@ -578,6 +578,14 @@ test_auth_header_spellings (void)
     { "git -c http.extraHeader=Authorization:Bearer\\ S3cretZq9abc clone x", "git -c http.extraHeader=Authorization:Bearer\\ [REDACTED] clone x", "S3cretZq9abc" },
     { "the call sends Authorization:Bearer\\ S3cretZq9abc here", "the call sends Authorization:Bearer\\ [REDACTED] here", "S3cretZq9abc" },
     { "curl -H Authorization:Bearer\\ S3cretZq9abc;touch pwned", "curl -H Authorization:Bearer\\ [REDACTED];touch pwned", "S3cretZq9abc" },
+    /* round 14: quotes bash takes out of the word, empty or closing it */
+    { "curl -H 'Authorization: Bearer'\\ S3cretZq9abc https://x", "curl -H 'Authorization: Bearer'\\ [REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer''\\ S3cretZq9abc https://x", "curl -H Authorization:Bearer''\\ [REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer\\ ''S3cretZq9abc https://x", "curl -H Authorization:Bearer\\ ''[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer\"\"\\ S3cretZq9abc https://x", "curl -H Authorization:Bearer\"\"\\ [REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer$'\\x20'$'S3cretZq9abc' https://x", "curl -H Authorization:Bearer$'\\x20'$'[REDACTED]' https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer\\ $'S3cretZq9abc' https://x", "curl -H Authorization:Bearer\\ $'[REDACTED]' https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer$'\\r'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\r'[REDACTED] https://x", "S3cretZq9abc" },
   };
   /* held before, kept so */
   static const AttackCase held[] = {
@@ -594,6 +602,9 @@ test_auth_header_spellings (void)
     { "curl -H Authorization:Bearer$'\\t'$(touch pwned) https://x", NULL, { "$(touch pwned)" } },
     { "curl -H Cookie:\\ a=$(touch pwned) https://x", NULL, { "$(touch pwned)" } },
     { "curl -H Authorization:Bearer\\ S3cretZq9abc;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
+    { "curl -H Authorization:Bearer''\\ $(touch pwned) https://x", NULL, { "$(touch pwned)" } },
+    { "curl -H 'Authorization: Bearer'\\ `touch pwned` https://x", NULL, { "`touch pwned`" } },
+    { "curl -H Authorization:Bearer\\ ''S3cretZq9abc;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
   };
   /* a name, not a secret (as Authorization: Bearer $TOKEN), and look-alikes */
   static const char * const kept[] = {
@@ -606,6 +617,9 @@ test_auth_header_spellings (void)
     "curl -H Authorization:Bearer$'\\t'${TOKEN} https://x",
     "wget --header=Authorization:Bearer\\ \"$TOKEN\" https://x",
     "http https://x Authorization:Bearer\\ $TOKEN",
+    "curl -H Authorization:Bearer''\\ $TOKEN https://x",
+    "curl -H 'Authorization: Bearer'\\ \"$TOKEN\" https://x",
+    "curl -H \"Authorization: Basic\" https://x",
   };
   AttackCase attacks[G_N_ELEMENTS (one)];
 

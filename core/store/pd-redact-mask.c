@@ -116,6 +116,9 @@ quoted_value_stops_short (Redactor *r,
         }
   if (vs == 0 || ve >= r->len || (t[vs - 1] != '"' && t[vs - 1] != '\''))
     return FALSE;
+  /* after an empty pair of quotes the value is unquoted: nothing to stop short of */
+  if (_pd_redact_after_empty_quotes (t, vs))
+    return FALSE;
   return _pd_redact_syntax_at (t + ve, t + r->len, _pd_redact_depth_at (r->depths, ve));
 }
 

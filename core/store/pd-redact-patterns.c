@@ -130,8 +130,17 @@
  * same quote (Bearer' 'TOKEN, Bearer" "TOKEN, bash's ANSI-C quoting
  * Bearer$'\t'TOKEN, $'\x20', $'\040').  A quote that closes the header's
  * word before a blank parts no credentials: "Authorization: Basic" URL. */
-#define GAP_BLANK "(?:" BLANK "|\\\\{1,15}+(?:[ \\t]|t|x20|x09|040|011))"
-#define SCHEME_GAP "(?:\\$?+(\\\\{0,15}+[\"'])" GAP_BLANK "{1,8}+\\g{-1}|" GAP_BLANK "){1,16}+"
+#define GAP_BLANK "(?:" BLANK "|\\\\{1,15}+(?:[ \\t]|t|r|x20|x09|x0d|040|011|015))"
+/* Quotes bash takes out of a word: empty ('', "", $'', Bearer''\ TOKEN,
+ * Bearer\ ''TOKEN), and a quote that closes the header's word right before
+ * an escaped or quoted blank ('Authorization: Bearer'\ TOKEN is one word). */
+#define GAP_QUOTES \
+  "\\$?+(\\\\{0,15}+[\"'])\\g{-1}" \
+  "|\\\\{0,15}+[\"'](?=\\\\{1,15}+[ \\t]|\\$?+\\\\{0,15}+[\"'](?:[ \\t]|\\\\))"
+#define SCHEME_GAP \
+  "(?:" GAP_QUOTES ")*+" \
+  "(?:\\$?+(\\\\{0,15}+[\"'])" GAP_BLANK "{1,8}+\\g{-1}|" GAP_BLANK ")" \
+  "(?:\\$?+(\\\\{0,15}+[\"'])" GAP_BLANK "{1,8}+\\g{-1}|" GAP_BLANK "|" GAP_QUOTES "){0,16}+"
 
 
 static const char * const patterns[N_RE] = {
@@ -164,7 +173,7 @@ static const char * const patterns[N_RE] = {
    * is an empty assignment, as in RE_ASSIGN). */
   [RE_AUTH] =
     "(?i:(?:proxy-)?authorization)(?:\\\\?[\"'])?(?:[ \\t]*+:|=(?![ \\t])|[ \\t]++=)(?:[ \\t]|" ESCAPED_BLANK ")*+(?:\\\\?[\"'])?"
-    "(?>" AUTH_SCHEMES SCHEME_GAP ")?(?:" ESCAPED_QUOTE "|[\"'])?+"
+    "(?>" AUTH_SCHEMES SCHEME_GAP ")?(?:" ESCAPED_QUOTE "|\\$?+[\"'])?+"
     "(?!" AUTH_SCHEMES "(?!" VALUE_CHARS "))"
     "(?<v>" VALUE_PIECES ")",
   [RE_BEARER] = "(?i:bearer)" SCHEME_GAP "(?<v>[A-Za-z0-9\\-._~+/]{8,}+=*+)",
