@@ -586,6 +586,17 @@ test_auth_header_spellings (void)
     { "curl -H Authorization:Bearer$'\\x20'$'S3cretZq9abc' https://x", "curl -H Authorization:Bearer$'\\x20'$'[REDACTED]' https://x", "S3cretZq9abc" },
     { "curl -H Authorization:Bearer\\ $'S3cretZq9abc' https://x", "curl -H Authorization:Bearer\\ $'[REDACTED]' https://x", "S3cretZq9abc" },
     { "curl -H Authorization:Bearer$'\\r'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\r'[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Cookie:$'\\t'a=S3cretZq9abc https://x", "curl -H Cookie:$'\\t'a=[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Cookie:' 'a=S3cretZq9abc https://x", "curl -H Cookie:' 'a=[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H X-Api-Key:' 'S3cretZq9abc https://x", "curl -H X-Api-Key:' '[REDACTED] https://x", "S3cretZq9abc" },
+    /* control characters of ANSI-C quoting part no credentials: the scheme stays */
+    { "curl -H Authorization:Bearer$'\\u0020'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\u0020'[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer$'\\40'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\40'[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer$'\\v'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\v'[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer$'\\f'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\f'[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer$'\\e'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\e'[REDACTED] https://x", "S3cretZq9abc" },
+    /* a variable after the token is neither masked nor swallowed */
+    { "curl -H Authorization:Bearer\\ S3cretZq9abc$IFS;reboot", "curl -H Authorization:Bearer\\ [REDACTED]$IFS;reboot", "S3cretZq9abc" },
   };
   /* held before, kept so */
   static const AttackCase held[] = {
@@ -605,6 +616,9 @@ test_auth_header_spellings (void)
     { "curl -H Authorization:Bearer''\\ $(touch pwned) https://x", NULL, { "$(touch pwned)" } },
     { "curl -H 'Authorization: Bearer'\\ `touch pwned` https://x", NULL, { "`touch pwned`" } },
     { "curl -H Authorization:Bearer\\ ''S3cretZq9abc;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
+    { "curl -H Cookie:' 'a=S3cretZq9abc;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
+    { "curl -H Cookie:$'\\t'a=$(touch pwned) https://x", NULL, { "$(touch pwned)" } },
+    { "curl -H Authorization:Bearer\\ S3cretZq9abc$IFS;touch pwned", "S3cretZq9abc", { "$IFS;touch pwned" } },
   };
   /* a name, not a secret (as Authorization: Bearer $TOKEN), and look-alikes */
   static const char * const kept[] = {

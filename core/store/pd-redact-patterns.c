@@ -137,10 +137,17 @@
 #define GAP_QUOTES \
   "\\$?+(\\\\{0,15}+[\"'])\\g{-1}" \
   "|\\\\{0,15}+[\"'](?=\\\\{1,15}+[ \\t]|\\$?+\\\\{0,15}+[\"'](?:[ \\t]|\\\\))"
+/* Blanks quoted, opened and closed by the same quote (' ', " ", $'\t'). */
+#define QUOTED_BLANKS "\\$?+(\\\\{0,15}+[\"'])" GAP_BLANK "++\\g{-1}"
+/* bash's ANSI-C quoting of control characters and spaces, which no
+ * credentials hold ($'\u0020', $'\40', $'\v', $'\f', $'\e', $'\c@'): the
+ * scheme stays (it was masked with the token). */
+#define ANSI_CONTROLS \
+  "\\$'(?:\\\\{1,15}+(?:[abefnrtv ]|x[0-9A-Fa-f]{1,3}+|[0-7]{1,3}+|u0{0,2}+[0-9A-Fa-f]{1,2}+|c[^'\\s]))++'"
 #define SCHEME_GAP \
   "(?:" GAP_QUOTES ")*+" \
-  "(?:\\$?+(\\\\{0,15}+[\"'])" GAP_BLANK "{1,8}+\\g{-1}|" GAP_BLANK ")" \
-  "(?:\\$?+(\\\\{0,15}+[\"'])" GAP_BLANK "{1,8}+\\g{-1}|" GAP_BLANK "|" GAP_QUOTES "){0,16}+"
+  "(?:" QUOTED_BLANKS "|" ANSI_CONTROLS "|" GAP_BLANK ")" \
+  "(?:" QUOTED_BLANKS "|" ANSI_CONTROLS "|" GAP_BLANK "|" GAP_QUOTES ")*+"
 
 
 static const char * const patterns[N_RE] = {
@@ -175,7 +182,7 @@ static const char * const patterns[N_RE] = {
     "(?i:(?:proxy-)?authorization)(?:\\\\?[\"'])?(?:[ \\t]*+:|=(?![ \\t])|[ \\t]++=)(?:[ \\t]|" ESCAPED_BLANK ")*+(?:\\\\?[\"'])?"
     "(?>" AUTH_SCHEMES SCHEME_GAP ")?(?:" ESCAPED_QUOTE "|\\$?+[\"'])?+"
     "(?!" AUTH_SCHEMES "(?!" VALUE_CHARS "))"
-    "(?<v>" VALUE_PIECES ")",
+    "(?<v>(?:(?!\\$[A-Za-z_{])(?:" VALUE_CHARS "|" BARE_ESCAPE "))++)",
   [RE_BEARER] = "(?i:bearer)" SCHEME_GAP "(?<v>[A-Za-z0-9\\-._~+/]{8,}+=*+)",
   /* curl -u user:password (also glued: -uuser:password; after grouped
    * flags: -fsSu user:password; the proxy's: -U, --proxy-user; or quoted,
@@ -239,7 +246,7 @@ static const char * const patterns[N_RE] = {
   [RE_ASSIGN] =
     "(?<dash>--?)?[A-Za-z_][A-Za-z0-9_.\\-]{0,63}+"
     "(?(dash)(?:=" USPACE "*+|" BLANK "++(?![\\-\\s]))"
-    "|(?:\\\\?[\"'])?(?:=(?![=:])|[ \\t]*+(?::=|:(?![=:]))(?:[ \\t]|" ESCAPED_BLANK ")*+|[ \\t]++=(?![=:])[ \\t]*+))"
+    "|(?:\\\\?[\"'])?(?:=(?![=:])|[ \\t]*+(?::=|:(?![=:]))(?:[ \\t]|" ESCAPED_BLANK "|" QUOTED_BLANKS ")*+|[ \\t]++=(?![=:])[ \\t]*+))"
     WORD_VALUE,
   /* openssl's pass phrase arguments: -passin pass:PASSWORD, -passout
    * pass:…, -pass pass:… (quoted too: -pass 'pass:a b', pass:'a b'; after

@@ -631,6 +631,51 @@ _pd_redact_cookie_values (Redactor *r,
   return pos;
 }
 
+/* The length of blanks quoted at @k of @t, opened and closed by the same
+ * quote, as bash reads the word (-H Cookie:' 'a=X, Cookie:$'\t'a=X, the
+ * shell's \" and \\t inside a JSON string): 0 if none. */
+static gsize
+quoted_blanks_len (const char *t,
+                   gsize       len,
+                   gsize       k)
+{
+  gsize p = k, b = 0, start;
+  char q;
+
+  if (p < len && t[p] == '$')
+    p++;
+  while (p + b < len && b < 15 && t[p + b] == '\\')
+    b++;
+  if (p + b >= len || (t[p + b] != '\'' && t[p + b] != '"'))
+    return 0;
+  q = t[p + b];
+  p += b + 1;
+  start = p;
+  while (p < len)
+    {
+      gsize e = 0;
+
+      if (t[p] == ' ' || t[p] == '\t')
+        {
+          p++;
+          continue;
+        }
+      while (p + e < len && e < 15 && t[p + e] == '\\')
+        e++;
+      if (e == 0 || p + e >= len || (t[p + e] != 't' && t[p + e] != ' ' && t[p + e] != '\t'))
+        break;
+      p += e + 1;
+    }
+  if (p == start)
+    return 0;
+  for (gsize i = 0; i < b; i++)
+    if (p + i >= len || t[p + i] != '\\')
+      return 0;
+  if (p + b >= len || t[p + b] != q)
+    return 0;
+  return p + b + 1 - k;
+}
+
 gsize
 _pd_redact_cookie_at (Redactor *r,
                       gsize     i)
@@ -653,9 +698,12 @@ _pd_redact_cookie_at (Redactor *r,
 
       while (k + b < r->len && b < 15 && t[k + b] == '\\')
         b++;
-      if (k + b >= r->len || (t[k + b] != ' ' && t[k + b] != '\t'))
+      if (k + b < r->len && (t[k + b] == ' ' || t[k + b] == '\t'))
+        k += b + 1;
+      else if ((b = quoted_blanks_len (t, r->len, k)) > 0)
+        k += b;
+      else
         break;
-      k += b + 1;
     }
   r->name_start = set ? i - 4 : i;
   return _pd_redact_cookie_values (r, k, set);
