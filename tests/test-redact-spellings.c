@@ -595,6 +595,7 @@ test_auth_header_spellings (void)
     { "curl -H Authorization:Bearer$'\\v'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\v'[REDACTED] https://x", "S3cretZq9abc" },
     { "curl -H Authorization:Bearer$'\\f'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\f'[REDACTED] https://x", "S3cretZq9abc" },
     { "curl -H Authorization:Bearer$'\\e'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\e'[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Cookie:\\ session=S3cretZq9abc\\;\\ b=1 https://x", "curl -H Cookie:\\ session=[REDACTED]\\;\\ b=1 https://x", "S3cretZq9abc" },
     /* a variable after the token is neither masked nor swallowed */
     { "curl -H Authorization:Bearer\\ S3cretZq9abc$IFS;reboot", "curl -H Authorization:Bearer\\ [REDACTED]$IFS;reboot", "S3cretZq9abc" },
   };
@@ -617,6 +618,7 @@ test_auth_header_spellings (void)
     { "curl -H 'Authorization: Bearer'\\ `touch pwned` https://x", NULL, { "`touch pwned`" } },
     { "curl -H Authorization:Bearer\\ ''S3cretZq9abc;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
     { "curl -H Cookie:' 'a=S3cretZq9abc;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
+    { "curl -H Cookie:\\ a=S3cretZq9abc\\;\\ b=1;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
     { "curl -H Cookie:$'\\t'a=$(touch pwned) https://x", NULL, { "$(touch pwned)" } },
     { "curl -H Authorization:Bearer\\ S3cretZq9abc$IFS;touch pwned", "S3cretZq9abc", { "$IFS;touch pwned" } },
   };

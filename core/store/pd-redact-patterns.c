@@ -277,8 +277,12 @@ static const char * const patterns[N_RE] = {
     "|(?<v>[^\\s/@\"'`\\\\$;&|<>()\\[\\]{}]{1,256}+)(?=[@\\s\"'\\\\;&|)]|$))",
   /* An XML element's text: <password>PASSWORD</password>. */
   [RE_XML] = "[A-Za-z_][A-Za-z0-9_.:\\-]{0,63}+>(?<v>" VALUE_PIECES ")(?=</)",
-  /* A cookie's value: name=VALUE (Cookie:, Set-Cookie:, curl -b). */
-  [RE_COOKIE] = "[^=;,\\s\"'`\\\\<>()\\[\\]{}]{1,128}+=(?<v>" VALUE_PIECES ")",
+  /* A cookie's value: name=VALUE (Cookie:, Set-Cookie:, curl -b); an
+   * escaped ; ends it, as the shell gives it to curl (Cookie:\ a=X\;\ b=1
+   * is a=X; b=1, and was stored as written). */
+  [RE_COOKIE] =
+    "[^=;,\\s\"'`\\\\<>()\\[\\]{}]{1,128}+="
+    "(?<v>(?:(?!\\\\{1,15}+;)(?:" VALUE_CHARS "|" BARE_ESCAPE "))++)",
 };
 
 /* @n backslashes, as a pattern reads them. */

@@ -610,7 +610,7 @@ _pd_redact_cookie_values (Redactor *r,
 
   for (guint n = 0; n < 32 && pos < r->len; n++)
     {
-      gsize vs, ve;
+      gsize vs, ve, b = 0;
 
       if (!_pd_redact_match_at (r, RE_COOKIE, pos, &vs, &ve))
         break;
@@ -623,10 +623,19 @@ _pd_redact_cookie_values (Redactor *r,
           && _pd_redact_credential_is_secret (r, vs, ve, vs > 0 && t[vs - 1] == '\''))
         _pd_redact_span (r, vs, ve);
       pos = MAX (ve, r->copied);
-      if (one || pos + 1 >= r->len || t[pos] != ';')
+      /* the separator, escaped too (\; as the shell reads a word) */
+      while (pos + b < r->len && b < 15 && t[pos + b] == '\\')
+        b++;
+      if (one || pos + b + 1 >= r->len || t[pos + b] != ';')
         break;
-      for (pos++; pos < r->len && (t[pos] == ' ' || t[pos] == '\t'); pos++)
-        ;
+      for (pos += b + 1; pos < r->len;)
+        {
+          for (b = 0; pos + b < r->len && b < 15 && t[pos + b] == '\\';)
+            b++;
+          if (pos + b >= r->len || (t[pos + b] != ' ' && t[pos + b] != '\t'))
+            break;
+          pos += b + 1;
+        }
     }
   return pos;
 }
