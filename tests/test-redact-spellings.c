@@ -588,7 +588,6 @@ test_auth_header_spellings (void)
     { "curl -H Authorization:Bearer$'\\r'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\r'[REDACTED] https://x", "S3cretZq9abc" },
     { "curl -H Cookie:$'\\t'a=S3cretZq9abc https://x", "curl -H Cookie:$'\\t'a=[REDACTED] https://x", "S3cretZq9abc" },
     { "curl -H Cookie:' 'a=S3cretZq9abc https://x", "curl -H Cookie:' 'a=[REDACTED] https://x", "S3cretZq9abc" },
-    { "curl -H X-Api-Key:' 'S3cretZq9abc https://x", "curl -H X-Api-Key:' '[REDACTED] https://x", "S3cretZq9abc" },
     /* control characters of ANSI-C quoting part no credentials: the scheme stays */
     { "curl -H Authorization:Bearer$'\\u0020'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\u0020'[REDACTED] https://x", "S3cretZq9abc" },
     { "curl -H Authorization:Bearer$'\\40'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\40'[REDACTED] https://x", "S3cretZq9abc" },
@@ -618,6 +617,8 @@ test_auth_header_spellings (void)
     { "curl -H 'Authorization: Bearer'\\ `touch pwned` https://x", NULL, { "`touch pwned`" } },
     { "curl -H Authorization:Bearer\\ ''S3cretZq9abc;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
     { "curl -H Cookie:' 'a=S3cretZq9abc;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
+    { "curl -H Authorization:Bearer$'\\t'S3cretZq9abc;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
+    { "curl -H X-Api-Key:$'\\t'$(touch pwned) https://x", NULL, { "$(touch pwned)" } },
     { "curl -H Cookie:\\ a=S3cretZq9abc\\;\\ b=1;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
     { "curl -H Cookie:$'\\t'a=$(touch pwned) https://x", NULL, { "$(touch pwned)" } },
     { "curl -H Authorization:Bearer\\ S3cretZq9abc$IFS;touch pwned", "S3cretZq9abc", { "$IFS;touch pwned" } },

@@ -246,7 +246,7 @@ static const char * const patterns[N_RE] = {
   [RE_ASSIGN] =
     "(?<dash>--?)?[A-Za-z_][A-Za-z0-9_.\\-]{0,63}+"
     "(?(dash)(?:=" USPACE "*+|" BLANK "++(?![\\-\\s]))"
-    "|(?:\\\\?[\"'])?(?:=(?![=:])|[ \\t]*+(?::=|:(?![=:]))(?:[ \\t]|" ESCAPED_BLANK "|" QUOTED_BLANKS ")*+|[ \\t]++=(?![=:])[ \\t]*+))"
+    "|(?:\\\\?[\"'])?(?:=(?![=:])|[ \\t]*+(?::=|:(?![=:]))(?:[ \\t]|" ESCAPED_BLANK ")*+|[ \\t]++=(?![=:])[ \\t]*+))"
     WORD_VALUE,
   /* openssl's pass phrase arguments: -passin pass:PASSWORD, -passout
    * pass:…, -pass pass:… (quoted too: -pass 'pass:a b', pass:'a b'; after
