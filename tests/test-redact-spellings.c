@@ -578,6 +578,25 @@ test_auth_header_spellings (void)
     { "git -c http.extraHeader=Authorization:Bearer\\ S3cretZq9abc clone x", "git -c http.extraHeader=Authorization:Bearer\\ [REDACTED] clone x", "S3cretZq9abc" },
     { "the call sends Authorization:Bearer\\ S3cretZq9abc here", "the call sends Authorization:Bearer\\ [REDACTED] here", "S3cretZq9abc" },
     { "curl -H Authorization:Bearer\\ S3cretZq9abc;touch pwned", "curl -H Authorization:Bearer\\ [REDACTED];touch pwned", "S3cretZq9abc" },
+    /* round 14: quotes bash takes out of the word, empty or closing it */
+    { "curl -H 'Authorization: Bearer'\\ S3cretZq9abc https://x", "curl -H 'Authorization: Bearer'\\ [REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer''\\ S3cretZq9abc https://x", "curl -H Authorization:Bearer''\\ [REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer\\ ''S3cretZq9abc https://x", "curl -H Authorization:Bearer\\ ''[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer\"\"\\ S3cretZq9abc https://x", "curl -H Authorization:Bearer\"\"\\ [REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer$'\\x20'$'S3cretZq9abc' https://x", "curl -H Authorization:Bearer$'\\x20'$'[REDACTED]' https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer\\ $'S3cretZq9abc' https://x", "curl -H Authorization:Bearer\\ $'[REDACTED]' https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer$'\\r'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\r'[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Cookie:$'\\t'a=S3cretZq9abc https://x", "curl -H Cookie:$'\\t'a=[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Cookie:' 'a=S3cretZq9abc https://x", "curl -H Cookie:' 'a=[REDACTED] https://x", "S3cretZq9abc" },
+    /* control characters of ANSI-C quoting part no credentials: the scheme stays */
+    { "curl -H Authorization:Bearer$'\\u0020'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\u0020'[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer$'\\40'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\40'[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer$'\\v'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\v'[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer$'\\f'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\f'[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Authorization:Bearer$'\\e'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\e'[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H Cookie:\\ session=S3cretZq9abc\\;\\ b=1 https://x", "curl -H Cookie:\\ session=[REDACTED]\\;\\ b=1 https://x", "S3cretZq9abc" },
+    /* a variable after the token is neither masked nor swallowed */
+    { "curl -H Authorization:Bearer\\ S3cretZq9abc$IFS;reboot", "curl -H Authorization:Bearer\\ [REDACTED]$IFS;reboot", "S3cretZq9abc" },
   };
   /* held before, kept so */
   static const AttackCase held[] = {
@@ -594,6 +613,15 @@ test_auth_header_spellings (void)
     { "curl -H Authorization:Bearer$'\\t'$(touch pwned) https://x", NULL, { "$(touch pwned)" } },
     { "curl -H Cookie:\\ a=$(touch pwned) https://x", NULL, { "$(touch pwned)" } },
     { "curl -H Authorization:Bearer\\ S3cretZq9abc;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
+    { "curl -H Authorization:Bearer''\\ $(touch pwned) https://x", NULL, { "$(touch pwned)" } },
+    { "curl -H 'Authorization: Bearer'\\ `touch pwned` https://x", NULL, { "`touch pwned`" } },
+    { "curl -H Authorization:Bearer\\ ''S3cretZq9abc;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
+    { "curl -H Cookie:' 'a=S3cretZq9abc;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
+    { "curl -H Authorization:Bearer$'\\t'S3cretZq9abc;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
+    { "curl -H X-Api-Key:$'\\t'$(touch pwned) https://x", NULL, { "$(touch pwned)" } },
+    { "curl -H Cookie:\\ a=S3cretZq9abc\\;\\ b=1;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
+    { "curl -H Cookie:$'\\t'a=$(touch pwned) https://x", NULL, { "$(touch pwned)" } },
+    { "curl -H Authorization:Bearer\\ S3cretZq9abc$IFS;touch pwned", "S3cretZq9abc", { "$IFS;touch pwned" } },
   };
   /* a name, not a secret (as Authorization: Bearer $TOKEN), and look-alikes */
   static const char * const kept[] = {
@@ -606,6 +634,9 @@ test_auth_header_spellings (void)
     "curl -H Authorization:Bearer$'\\t'${TOKEN} https://x",
     "wget --header=Authorization:Bearer\\ \"$TOKEN\" https://x",
     "http https://x Authorization:Bearer\\ $TOKEN",
+    "curl -H Authorization:Bearer''\\ $TOKEN https://x",
+    "curl -H 'Authorization: Bearer'\\ \"$TOKEN\" https://x",
+    "curl -H \"Authorization: Basic\" https://x",
   };
   AttackCase attacks[G_N_ELEMENTS (one)];
 

@@ -17,6 +17,25 @@
 #include "pd-redact-private.h"
 #include "pd-redact-scan-private.h"
 
+/* Whether the quote before @vs closes bash's ANSI-C quoting of escaped
+ * blanks or control characters that starts after @from (X-Api-Key:$'\t'KEY):
+ * a gap the shell joins the word across, the value after it unquoted (it
+ * was taken for a quoted value closing the name's word, and kept). */
+static gboolean
+ansi_gap_before (const char *t,
+                 gsize       from,
+                 gsize       vs)
+{
+  gsize q, p;
+
+  if (vs < 1 || t[vs - 1] != '\'')
+    return FALSE;
+  q = p = vs - 1;
+  while (p > from && q - p < 32 && strchr ("\\tx0123456789abcdefABCDEFuvr", t[p - 1]) != NULL)
+    p--;
+  return p > from + 1 && p < q && t[p - 1] == '\'' && t[p - 2] == '$' && t[p] == '\\';
+}
+
 /* Whether the quote that opens the value at @vs (before it, or the first
  * of a joined word) closes the quote the name's word opened: in
  * echo "PGPASSWORD="reboot "x" no quoted value starts there, the shell's
@@ -51,6 +70,9 @@ quote_closes_name_word (Redactor *r,
     if (depth >= 2 && k == width - 1)
       return FALSE;
   }
+  /* nor does the quote closing a gap of bash's $'…' after the name */
+  if (q == vs - 1 && ansi_gap_before (t, w, vs))
+    return FALSE;
   escaped = q > 0 && t[q - 1] == '\\';
   if (w > 0 && t[w - 1] == t[q])
     w--;
@@ -115,6 +137,10 @@ quoted_value_stops_short (Redactor *r,
           break;
         }
   if (vs == 0 || ve >= r->len || (t[vs - 1] != '"' && t[vs - 1] != '\''))
+    return FALSE;
+  /* after an empty pair of quotes or an ANSI-C gap the value is
+   * unquoted: nothing to stop short of */
+  if (_pd_redact_after_empty_quotes (t, vs) || ansi_gap_before (t, r->copied, vs))
     return FALSE;
   return _pd_redact_syntax_at (t + ve, t + r->len, _pd_redact_depth_at (r->depths, ve));
 }

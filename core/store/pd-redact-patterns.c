@@ -130,8 +130,24 @@
  * same quote (Bearer' 'TOKEN, Bearer" "TOKEN, bash's ANSI-C quoting
  * Bearer$'\t'TOKEN, $'\x20', $'\040').  A quote that closes the header's
  * word before a blank parts no credentials: "Authorization: Basic" URL. */
-#define GAP_BLANK "(?:" BLANK "|\\\\{1,15}+(?:[ \\t]|t|x20|x09|040|011))"
-#define SCHEME_GAP "(?:\\$?+(\\\\{0,15}+[\"'])" GAP_BLANK "{1,8}+\\g{-1}|" GAP_BLANK "){1,16}+"
+#define GAP_BLANK "(?:" BLANK "|\\\\{1,15}+(?:[ \\t]|t|r|x20|x09|x0d|040|011|015))"
+/* Quotes bash takes out of a word: empty ('', "", $'', Bearer''\ TOKEN,
+ * Bearer\ ''TOKEN), and a quote that closes the header's word right before
+ * an escaped or quoted blank ('Authorization: Bearer'\ TOKEN is one word). */
+#define GAP_QUOTES \
+  "\\$?+(\\\\{0,15}+[\"'])\\g{-1}" \
+  "|\\\\{0,15}+[\"'](?=\\\\{1,15}+[ \\t]|\\$?+\\\\{0,15}+[\"'](?:[ \\t]|\\\\))"
+/* Blanks quoted, opened and closed by the same quote (' ', " ", $'\t'). */
+#define QUOTED_BLANKS "\\$?+(\\\\{0,15}+[\"'])" GAP_BLANK "++\\g{-1}"
+/* bash's ANSI-C quoting of control characters and spaces, which no
+ * credentials hold ($'\u0020', $'\40', $'\v', $'\f', $'\e', $'\c@'): the
+ * scheme stays (it was masked with the token). */
+#define ANSI_CONTROLS \
+  "\\$'(?:\\\\{1,15}+(?:[abefnrtv ]|x[0-9A-Fa-f]{1,3}+|[0-7]{1,3}+|u0{0,2}+[0-9A-Fa-f]{1,2}+|c[^'\\s]))++'"
+#define SCHEME_GAP \
+  "(?:" GAP_QUOTES ")*+" \
+  "(?:" QUOTED_BLANKS "|" ANSI_CONTROLS "|" GAP_BLANK ")" \
+  "(?:" QUOTED_BLANKS "|" ANSI_CONTROLS "|" GAP_BLANK "|" GAP_QUOTES ")*+"
 
 
 static const char * const patterns[N_RE] = {
@@ -164,9 +180,9 @@ static const char * const patterns[N_RE] = {
    * is an empty assignment, as in RE_ASSIGN). */
   [RE_AUTH] =
     "(?i:(?:proxy-)?authorization)(?:\\\\?[\"'])?(?:[ \\t]*+:|=(?![ \\t])|[ \\t]++=)(?:[ \\t]|" ESCAPED_BLANK ")*+(?:\\\\?[\"'])?"
-    "(?>" AUTH_SCHEMES SCHEME_GAP ")?(?:" ESCAPED_QUOTE "|[\"'])?+"
+    "(?>" AUTH_SCHEMES SCHEME_GAP ")?(?:" ESCAPED_QUOTE "|\\$?+[\"'])?+"
     "(?!" AUTH_SCHEMES "(?!" VALUE_CHARS "))"
-    "(?<v>" VALUE_PIECES ")",
+    "(?<v>(?:(?!\\$[A-Za-z_{])(?:" VALUE_CHARS "|" BARE_ESCAPE "))++)",
   [RE_BEARER] = "(?i:bearer)" SCHEME_GAP "(?<v>[A-Za-z0-9\\-._~+/]{8,}+=*+)",
   /* curl -u user:password (also glued: -uuser:password; after grouped
    * flags: -fsSu user:password; the proxy's: -U, --proxy-user; or quoted,
@@ -261,8 +277,12 @@ static const char * const patterns[N_RE] = {
     "|(?<v>[^\\s/@\"'`\\\\$;&|<>()\\[\\]{}]{1,256}+)(?=[@\\s\"'\\\\;&|)]|$))",
   /* An XML element's text: <password>PASSWORD</password>. */
   [RE_XML] = "[A-Za-z_][A-Za-z0-9_.:\\-]{0,63}+>(?<v>" VALUE_PIECES ")(?=</)",
-  /* A cookie's value: name=VALUE (Cookie:, Set-Cookie:, curl -b). */
-  [RE_COOKIE] = "[^=;,\\s\"'`\\\\<>()\\[\\]{}]{1,128}+=(?<v>" VALUE_PIECES ")",
+  /* A cookie's value: name=VALUE (Cookie:, Set-Cookie:, curl -b); an
+   * escaped ; ends it, as the shell gives it to curl (Cookie:\ a=X\;\ b=1
+   * is a=X; b=1, and was stored as written). */
+  [RE_COOKIE] =
+    "[^=;,\\s\"'`\\\\<>()\\[\\]{}]{1,128}+="
+    "(?<v>(?:(?!\\\\{1,15}+;)(?:" VALUE_CHARS "|" BARE_ESCAPE "))++)",
 };
 
 /* @n backslashes, as a pattern reads them. */

@@ -121,6 +121,10 @@ typedef enum
   QUOTING_ANSI,    /* $'…': \n, \r, \x0a, \012, \cJ… are line breaks */
 } PdRedactQuoting;
 
+/* Whether the quote before @vs closes an empty pair ('', "", $''). */
+gboolean        _pd_redact_after_empty_quotes (const char *t,
+                                               gsize       vs);
+
 /* The quoting of the value at @vs of @t: the quote right before it, read
  * through the JSON strings @vs is in (at @depth: \" in a JSON string is
  * the shell's ", \\\" its escaped quote, which opens nothing, like the

@@ -610,7 +610,7 @@ _pd_redact_cookie_values (Redactor *r,
 
   for (guint n = 0; n < 32 && pos < r->len; n++)
     {
-      gsize vs, ve;
+      gsize vs, ve, b = 0;
 
       if (!_pd_redact_match_at (r, RE_COOKIE, pos, &vs, &ve))
         break;
@@ -623,12 +623,66 @@ _pd_redact_cookie_values (Redactor *r,
           && _pd_redact_credential_is_secret (r, vs, ve, vs > 0 && t[vs - 1] == '\''))
         _pd_redact_span (r, vs, ve);
       pos = MAX (ve, r->copied);
-      if (one || pos + 1 >= r->len || t[pos] != ';')
+      /* the separator, escaped too (\; as the shell reads a word) */
+      while (pos + b < r->len && b < 15 && t[pos + b] == '\\')
+        b++;
+      if (one || pos + b + 1 >= r->len || t[pos + b] != ';')
         break;
-      for (pos++; pos < r->len && (t[pos] == ' ' || t[pos] == '\t'); pos++)
-        ;
+      for (pos += b + 1; pos < r->len;)
+        {
+          for (b = 0; pos + b < r->len && b < 15 && t[pos + b] == '\\';)
+            b++;
+          if (pos + b >= r->len || (t[pos + b] != ' ' && t[pos + b] != '\t'))
+            break;
+          pos += b + 1;
+        }
     }
   return pos;
+}
+
+/* The length of blanks quoted at @k of @t, opened and closed by the same
+ * quote, as bash reads the word (-H Cookie:' 'a=X, Cookie:$'\t'a=X, the
+ * shell's \" and \\t inside a JSON string): 0 if none. */
+static gsize
+quoted_blanks_len (const char *t,
+                   gsize       len,
+                   gsize       k)
+{
+  gsize p = k, b = 0, start;
+  char q;
+
+  if (p < len && t[p] == '$')
+    p++;
+  while (p + b < len && b < 15 && t[p + b] == '\\')
+    b++;
+  if (p + b >= len || (t[p + b] != '\'' && t[p + b] != '"'))
+    return 0;
+  q = t[p + b];
+  p += b + 1;
+  start = p;
+  while (p < len)
+    {
+      gsize e = 0;
+
+      if (t[p] == ' ' || t[p] == '\t')
+        {
+          p++;
+          continue;
+        }
+      while (p + e < len && e < 15 && t[p + e] == '\\')
+        e++;
+      if (e == 0 || p + e >= len || (t[p + e] != 't' && t[p + e] != ' ' && t[p + e] != '\t'))
+        break;
+      p += e + 1;
+    }
+  if (p == start)
+    return 0;
+  for (gsize i = 0; i < b; i++)
+    if (p + i >= len || t[p + i] != '\\')
+      return 0;
+  if (p + b >= len || t[p + b] != q)
+    return 0;
+  return p + b + 1 - k;
 }
 
 gsize
@@ -653,9 +707,12 @@ _pd_redact_cookie_at (Redactor *r,
 
       while (k + b < r->len && b < 15 && t[k + b] == '\\')
         b++;
-      if (k + b >= r->len || (t[k + b] != ' ' && t[k + b] != '\t'))
+      if (k + b < r->len && (t[k + b] == ' ' || t[k + b] == '\t'))
+        k += b + 1;
+      else if ((b = quoted_blanks_len (t, r->len, k)) > 0)
+        k += b;
+      else
         break;
-      k += b + 1;
     }
   r->name_start = set ? i - 4 : i;
   return _pd_redact_cookie_values (r, k, set);

@@ -307,6 +307,32 @@ _pd_redact_json_depths (const char *t,
   return d;
 }
 
+/* Whether the quote before @vs closes an empty pair ('', "", $'', \"\" in a
+ * JSON string, each quote after as many backslashes): bash joins the word
+ * and the value after it is unquoted (Bearer\ ''TOKEN;cmd was taken for a
+ * quoted value that stops short of its closing quote, and stored as
+ * written; tried as an attacker would).  A value the patterns find holds no
+ * shell syntax, so reading a '' of 'a''TOKEN so masks nothing the shell
+ * runs. */
+gboolean
+_pd_redact_after_empty_quotes (const char *t,
+                               gsize       vs)
+{
+  gsize q, bs = 0, o, k = 0;
+
+  if (vs < 2 || (t[vs - 1] != '"' && t[vs - 1] != '\''))
+    return FALSE;
+  q = vs - 1;
+  while (bs < q && bs < 256 && t[q - 1 - bs] == '\\')
+    bs++;
+  if (q <= bs || t[q - bs - 1] != t[q])
+    return FALSE;
+  o = q - bs - 1;
+  while (k < o && k <= bs && t[o - 1 - k] == '\\')
+    k++;
+  return k == bs;
+}
+
 PdRedactQuoting
 _pd_redact_value_quoting (const char   *t,
                           const guint8 *depths,
@@ -334,6 +360,10 @@ _pd_redact_value_quoting (const char   *t,
     }
   if (n % 2 == 1)
     return QUOTING_NONE;  /* the shell's escaped quote opens nothing */
+  /* The second quote of an empty pair closes it: the value after it is
+   * unquoted (_pd_redact_after_empty_quotes()). */
+  if (_pd_redact_after_empty_quotes (t, vs))
+    return QUOTING_NONE;
   if (t[q] == '"')
     return QUOTING_DOUBLE;
   return q > bs && t[q - bs - 1] == '$' ? QUOTING_ANSI : QUOTING_SINGLE;

@@ -314,6 +314,11 @@ main (int   argc,
     { "scheme gaps, quotes open", "Authorization:Bearer' \" $'\\t " },
     { "bearer, quoted blanks", "Bearer' 'Bearer\" \"Bearer$'\\x20'" },
     { "cookies, escaped blanks", "Cookie:\\ \\ " },
+    /* Round 14's: quotes bash takes out of the word, one gap to the end. */
+    { "scheme gap of empty quotes", "''\"\"\\ $'\\v'", "Authorization:Bearer" },
+    { "bearer, empty quotes", "Bearer''\\ ''" },
+    { "cookie gap of quoted blanks", "' '$'\\t'", "curl -H Cookie:" },
+    { "keys, quoted blanks", "X-Api-Key:' 'x " },
   };
   guint mb = argc > 1 ? (guint) g_ascii_strtoull (argv[1], NULL, 10) : 16;
   gsize kib = argc > 2 ? (gsize) g_ascii_strtoull (argv[2], NULL, 10) : 1024;
