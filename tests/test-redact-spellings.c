@@ -595,6 +595,12 @@ test_auth_header_spellings (void)
     { "curl -H Authorization:Bearer$'\\f'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\f'[REDACTED] https://x", "S3cretZq9abc" },
     { "curl -H Authorization:Bearer$'\\e'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\e'[REDACTED] https://x", "S3cretZq9abc" },
     { "curl -H Cookie:\\ session=S3cretZq9abc\\;\\ b=1 https://x", "curl -H Cookie:\\ session=[REDACTED]\\;\\ b=1 https://x", "S3cretZq9abc" },
+    /* round 17: NAME: header rules with blanks quoted before the value */
+    { "curl -H X-Api-Key:' 'S3cretZq9abc https://x", "curl -H X-Api-Key:' '[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H X-Api-Key:$'\\t'S3cretZq9abc https://x", "curl -H X-Api-Key:$'\\t'[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H X-Api-Key:\" \"S3cretZq9abc https://x", "curl -H X-Api-Key:\" \"[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H X-Auth-Token:' 'S3cretZq9abc https://x", "curl -H X-Auth-Token:' '[REDACTED] https://x", "S3cretZq9abc" },
+    { "curl -H X-Api-Key:$' 'S3cretZq9abc https://x", "curl -H X-Api-Key:$' '[REDACTED] https://x", "S3cretZq9abc" },
     /* a variable after the token is neither masked nor swallowed */
     { "curl -H Authorization:Bearer\\ S3cretZq9abc$IFS;reboot", "curl -H Authorization:Bearer\\ [REDACTED]$IFS;reboot", "S3cretZq9abc" },
   };
@@ -622,6 +628,9 @@ test_auth_header_spellings (void)
     { "curl -H Cookie:\\ a=S3cretZq9abc\\;\\ b=1;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
     { "curl -H Cookie:$'\\t'a=$(touch pwned) https://x", NULL, { "$(touch pwned)" } },
     { "curl -H Authorization:Bearer\\ S3cretZq9abc$IFS;touch pwned", "S3cretZq9abc", { "$IFS;touch pwned" } },
+    { "curl -H X-Api-Key:' 'S3cretZq9abc;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
+    { "curl -H X-Api-Key:$'\\t'S3cretZq9abc;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
+    { "curl -H X-Api-Key:' 'S3cretZq9abc x; echo 'y'", "S3cretZq9abc", { " x; echo 'y'" } },
   };
   /* a name, not a secret (as Authorization: Bearer $TOKEN), and look-alikes */
   static const char * const kept[] = {
@@ -637,6 +646,7 @@ test_auth_header_spellings (void)
     "curl -H Authorization:Bearer''\\ $TOKEN https://x",
     "curl -H 'Authorization: Bearer'\\ \"$TOKEN\" https://x",
     "curl -H \"Authorization: Basic\" https://x",
+    "curl -H X-Api-Key:' '$TOKEN https://x",
   };
   AttackCase attacks[G_N_ELEMENTS (one)];
 

@@ -36,6 +36,30 @@ ansi_gap_before (const char *t,
   return p > from + 1 && p < q && t[p - 1] == '\'' && t[p - 2] == '$' && t[p] == '\\';
 }
 
+/* Whether blanks quoted, opened and closed by the same quote (' ', " ",
+ * $' ', \" \" and '\t' inside a JSON string), end right before @vs: the
+ * value after them is unquoted (X-Api-Key:' 'KEY;touch x runs touch). */
+static gboolean
+quoted_blanks_before (const char *t,
+                      gsize       from,
+                      gsize       vs)
+{
+  gsize p, blanks;
+
+  if (vs < 1 || (t[vs - 1] != '\'' && t[vs - 1] != '"'))
+    return FALSE;
+  /* the closing quote's backslashes (\" inside a JSON string) */
+  for (p = vs - 1; p > from && vs - p < 16 && t[p - 1] == '\\'; p--)
+    ;
+  blanks = p;
+  while (p > from && blanks - p < 32
+         && (t[p - 1] == ' ' || t[p - 1] == '\t' || (t[p - 1] == 't' && p - 1 > from && t[p - 2] == '\\')))
+    p -= t[p - 1] == 't' ? 2 : 1;
+  while (p > from && blanks - p < 48 && t[p - 1] == '\\')
+    p--;
+  return p < blanks && p > from && t[p - 1] == t[vs - 1];
+}
+
 /* Whether the quote that opens the value at @vs (before it, or the first
  * of a joined word) closes the quote the name's word opened: in
  * echo "PGPASSWORD="reboot "x" no quoted value starts there, the shell's
@@ -140,7 +164,8 @@ quoted_value_stops_short (Redactor *r,
     return FALSE;
   /* after an empty pair of quotes or an ANSI-C gap the value is
    * unquoted: nothing to stop short of */
-  if (_pd_redact_after_empty_quotes (t, vs) || ansi_gap_before (t, r->copied, vs))
+  if (_pd_redact_after_empty_quotes (t, vs) || ansi_gap_before (t, r->copied, vs)
+      || quoted_blanks_before (t, r->copied, vs))
     return FALSE;
   return _pd_redact_syntax_at (t + ve, t + r->len, _pd_redact_depth_at (r->depths, ve));
 }

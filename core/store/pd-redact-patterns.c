@@ -242,12 +242,18 @@ static const char * const patterns[N_RE] = {
   /* NAME=value, NAME: value, "name": "value", NAME := value, NAME = value,
    * --name value, --name=value.  A blank right after an '=' glued to its
    * name ends the value there, empty, as the shell reads NAME= cmd: what
-   * follows is the command (PGPASSWORD= rm x runs rm), never a value. */
+   * follows is the command (PGPASSWORD= rm x runs rm), never a value.
+   * After NAME: blanks quoted as bash reads them (X-Api-Key:' 'KEY,
+   * X-Api-Key:$'\t'KEY; tried as an attacker would) part the name from a
+   * value that follows them directly, unquoted, to its first blank, quote
+   * or sign ($TOKEN is a reference, read as before): the gap's closing quote opens no quoted value (inside a JSON
+   * string that took the words after the key, X-Api-Key:' 'KEY x). */
   [RE_ASSIGN] =
     "(?<dash>--?)?[A-Za-z_][A-Za-z0-9_.\\-]{0,63}+"
     "(?(dash)(?:=" USPACE "*+|" BLANK "++(?![\\-\\s]))"
-    "|(?:\\\\?[\"'])?(?:=(?![=:])|[ \\t]*+(?::=|:(?![=:]))(?:[ \\t]|" ESCAPED_BLANK ")*+|[ \\t]++=(?![=:])[ \\t]*+))"
-    WORD_VALUE,
+    "|(?:\\\\?[\"'])?(?:=(?![=:])|[ \\t]*+(?::=|:(?![=:]))(?:[ \\t]|" ESCAPED_BLANK ")*+"
+    "(?:(?<gq>(?:" QUOTED_BLANKS ")++)(?=(?!\\$)" VALUE_CHARS "))?+|[ \\t]++=(?![=:])[ \\t]*+))"
+    "(?:" CONT ")*+(?<s>)(?:" OPEN_QUOTE "(?<v>(?(<gq>)" VALUE_CHARS "++|(?:" QUOTED_VALUE "|" VALUE_PIECES "))))?+",
   /* openssl's pass phrase arguments: -passin pass:PASSWORD, -passout
    * pass:…, -pass pass:… (quoted too: -pass 'pass:a b', pass:'a b'; after
    * '=': -passin=pass:…). */
