@@ -595,7 +595,7 @@ test_auth_header_spellings (void)
     { "curl -H Authorization:Bearer$'\\f'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\f'[REDACTED] https://x", "S3cretZq9abc" },
     { "curl -H Authorization:Bearer$'\\e'S3cretZq9abc https://x", "curl -H Authorization:Bearer$'\\e'[REDACTED] https://x", "S3cretZq9abc" },
     { "curl -H Cookie:\\ session=S3cretZq9abc\\;\\ b=1 https://x", "curl -H Cookie:\\ session=[REDACTED]\\;\\ b=1 https://x", "S3cretZq9abc" },
-    /* round 17: NAME: header rules with blanks quoted before the value */
+    /* NAME: rules with blanks quoted before the value (att14 F1g) */
     { "curl -H X-Api-Key:' 'S3cretZq9abc https://x", "curl -H X-Api-Key:' '[REDACTED] https://x", "S3cretZq9abc" },
     { "curl -H X-Api-Key:$'\\t'S3cretZq9abc https://x", "curl -H X-Api-Key:$'\\t'[REDACTED] https://x", "S3cretZq9abc" },
     { "curl -H X-Api-Key:\" \"S3cretZq9abc https://x", "curl -H X-Api-Key:\" \"[REDACTED] https://x", "S3cretZq9abc" },

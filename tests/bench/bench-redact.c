@@ -319,6 +319,7 @@ main (int   argc,
     { "bearer, empty quotes", "Bearer''\\ ''" },
     { "cookie gap of quoted blanks", "' '$'\\t'", "curl -H Cookie:" },
     { "keys, quoted blanks", "X-Api-Key:' 'x " },
+    { "key gap of quoted blanks", "' '$'\\t'\" \"", "curl -H X-Api-Key:" },
   };
   guint mb = argc > 1 ? (guint) g_ascii_strtoull (argv[1], NULL, 10) : 16;
   gsize kib = argc > 2 ? (gsize) g_ascii_strtoull (argv[2], NULL, 10) : 1024;
