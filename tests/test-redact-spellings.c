@@ -630,6 +630,7 @@ test_auth_header_spellings (void)
     { "curl -H Authorization:Bearer\\ S3cretZq9abc$IFS;touch pwned", "S3cretZq9abc", { "$IFS;touch pwned" } },
     { "curl -H X-Api-Key:' 'S3cretZq9abc;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
     { "curl -H X-Api-Key:$'\\t'S3cretZq9abc;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
+    { "curl -H Authorization:Bearer' 'S3cretZq9abc;touch pwned", "S3cretZq9abc", { ";touch pwned" } },
     { "curl -H X-Api-Key:' 'S3cretZq9abc x; echo 'y'", "S3cretZq9abc", { " x; echo 'y'" } },
   };
   /* a name, not a secret (as Authorization: Bearer $TOKEN), and look-alikes */
