@@ -55,8 +55,10 @@ test_instance_token (Fixture       *f,
   g_assert_cmpuint (ours->status, ==, 200);
   g_assert_cmpuint (via_cookie->status, ==, 200);
   g_assert_cmpuint (root->status, ==, 200);
-  g_assert_nonnull (strstr (soup_message_headers_get_one (root->headers, "Set-Cookie"), cookie));
-  g_assert_nonnull (strstr (soup_message_headers_get_one (root->headers, "Set-Cookie"), "HttpOnly"));
+  /* No token cookie: a browser would send it to every other port of this
+   * host (tried as an attacker would: a program on 127.0.0.1:OTHER read
+   * it from the first request the browser made there). */
+  g_assert_null (soup_message_headers_get_one (root->headers, "Set-Cookie"));
 }
 
 /* A POST carrying @origin: 400 "nothing to update" once past the Origin check. */
@@ -134,6 +136,52 @@ test_host_and_origin (Fixture       *f,
   check = request (f, "GET", path, NULL, TOKEN, NULL);
   g_assert_cmpuint (check->status, ==, 200);
   g_assert_false (json_object_has_member (reply_object (check), "name"));
+}
+
+/* The address --listen names is a Host the server answers to (the URL it
+ * prints names it); a wildcard's printed URL names loopback.  Tried as an
+ * attacker would: `--listen 127.0.0.2:P` printed a URL the server then
+ * refused ("Host not allowed"), `0.0.0.0:P` one naming 0.0.0.0. */
+static void
+test_listen_address (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdServer) wildcard = pd_server_new (f->db_path);
+  g_autoptr(PdServer) wildcard6 = pd_server_new (f->db_path);
+  g_autofree char *wildcard_url = NULL, *wildcard6_url = NULL, *start_url = NULL, *other_spelling = NULL;
+
+  pd_server_stop (f->server);
+  g_clear_object (&f->server);
+  g_clear_pointer (&f->base, g_free);
+  f->server = pd_server_new (f->db_path);
+  pd_server_set_listen (f->server, "127.0.0.2", 0);
+  pd_server_set_token (f->server, TOKEN);
+  g_assert_true (pd_server_start (f->server, &error));
+  g_assert_no_error (error);
+  f->base = pd_server_dup_base_url (f->server);
+  start_url = pd_server_dup_start_url (f->server);
+  g_assert_true (g_str_has_prefix (start_url, f->base));
+  other_spelling = g_strdup_printf ("127.1:%u", pd_server_get_port (f->server));
+
+  {
+    g_autoptr(Reply) own = request (f, "GET", "/api/health", NULL, TOKEN, NULL);
+    g_autoptr(Reply) loopback = request (f, "GET", "/api/health", NULL, TOKEN, "Host", "localhost", NULL);
+    g_autoptr(Reply) spelled = request (f, "GET", "/api/health", NULL, TOKEN, "Host", other_spelling, NULL);
+    g_autoptr(Reply) evil = request (f, "GET", "/api/health", NULL, TOKEN, "Host", "evil.example", NULL);
+
+    g_assert_cmpuint (own->status, ==, 200);
+    g_assert_cmpuint (loopback->status, ==, 200);
+    g_assert_cmpuint (spelled->status, ==, 403);
+    g_assert_cmpuint (evil->status, ==, 403);
+  }
+
+  pd_server_set_listen (wildcard, "0.0.0.0", 18080);
+  wildcard_url = pd_server_dup_start_url (wildcard);
+  g_assert_true (g_str_has_prefix (wildcard_url, "http://127.0.0.1:18080/?token="));
+  pd_server_set_listen (wildcard6, "::", 18080);
+  wildcard6_url = pd_server_dup_start_url (wildcard6);
+  g_assert_true (g_str_has_prefix (wildcard6_url, "http://[::1]:18080/?token="));
 }
 
 /* A raw request to the server, answered by one answer (or NULL). */
@@ -622,7 +670,6 @@ test_webui (Fixture       *f,
   g_autofree char *style = g_build_filename (ui, "style.css", NULL);
   g_autofree char *with_token = g_strdup_printf ("/?token=%s", TOKEN);
   g_autofree char *filled = g_strdup_printf ("content=\"%s\"", TOKEN);
-  g_autofree char *cookie = g_strdup_printf ("odek_ws_token=%s; Path=/; HttpOnly; SameSite=Strict", TOKEN);
   g_autoptr(GError) error = NULL;
   g_autoptr(PdServer) bare = pd_server_new (f->db_path);
 
@@ -661,7 +708,7 @@ test_webui (Fixture       *f,
     /* The first placeholder only, as odek. */
     g_assert_nonnull (strstr (page->body, filled));
     g_assert_nonnull (strstr (page->body, "<p>{{ODEK_WS_TOKEN}}</p>"));
-    g_assert_cmpstr (soup_message_headers_get_one (page->headers, "Set-Cookie"), ==, cookie);
+    g_assert_null (soup_message_headers_get_one (page->headers, "Set-Cookie"));
     g_assert_cmpstr (soup_message_headers_get_one (page->headers, "X-Content-Type-Options"), ==, "nosniff");
     g_assert_cmpstr (soup_message_headers_get_one (page->headers, "Referrer-Policy"), ==, "no-referrer");
     g_assert_cmpstr (soup_message_headers_get_one (page->headers, "X-Frame-Options"), ==, "DENY");
@@ -1127,6 +1174,7 @@ main (int   argc,
   ADD ("/pd/server/health", test_health, 0);
   ADD ("/pd/server/instance-token", test_instance_token, 0);
   ADD ("/pd/server/host-and-origin", test_host_and_origin, 0);
+  ADD ("/pd/server/listen-address", test_listen_address, 0);
   ADD ("/pd/server/json-bodies-only", test_json_bodies_only, 0);
   ADD ("/pd/server/duplicate-host", test_duplicate_host, 0);
   ADD ("/pd/server/request-authority", test_request_authority, 0);

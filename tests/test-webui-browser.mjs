@@ -201,9 +201,11 @@ async function main () {
     await page.goto (`${base}/?token=${token}`);
     check (await page.getAttribute ('meta[name="odek-ws-token"]', 'content') === token,
            'the page carries the instance token');
-    const cookie = (await context.cookies ()).find ((c) => c.name === 'odek_ws_token');
-    check (cookie && cookie.value === token && cookie.httpOnly && cookie.sameSite === 'Strict',
-           'the token cookie is set, HttpOnly and SameSite=Strict', JSON.stringify (cookie));
+    // No token cookie (odek sets one): a browser sends 127.0.0.1's cookies
+    // to every port of it, another program's too. The page works without
+    // it: the meta token goes as a header to /api and a subprotocol to /ws.
+    const cookies = (await context.cookies ()).filter ((c) => c.value.includes (token));
+    check (cookies.length === 0, 'no cookie carries the instance token', JSON.stringify (cookies));
     await page.waitForSelector ('#ws-dot.connected', { timeout: WAIT_MS });
     check (await page.isEnabled ('#send-btn'), 'the socket connects (the subprotocol echoed) and sending is enabled');
 

@@ -32,7 +32,9 @@ _pd_server_token_equal (const char *a,
     return FALSE;
   la = strlen (a);
   lb = strlen (b);
-  diff = la ^ lb;
+  /* The lengths are compared whole: folded into 32 bits, a presented
+   * token of the real one repeated past 4 GiB would have matched. */
+  diff = la != lb;
   for (gsize i = 0; i < la; i++)
     diff |= (guchar) a[i] ^ (guchar) b[i % (lb ? lb : 1)];
   return diff == 0 && la > 0;
@@ -65,6 +67,12 @@ name_is_allowed (PdServer   *self,
     return FALSE;
   lower = g_ascii_strdown (host, -1);
   if (strcmp (lower, "localhost") == 0 || strcmp (lower, "127.0.0.1") == 0 || strcmp (lower, "::1") == 0)
+    return TRUE;
+  /* The address it listens on, written as that address (--listen
+   * 127.0.0.2:P prints http://127.0.0.2:P/): a DNS rebinding page sends
+   * its own name, never this, so the address itself is as safe as
+   * 127.0.0.1. A wildcard is no name anyone browses to. */
+  if (_pd_server_listens_on_address (self, lower))
     return TRUE;
   for (guint i = 0; i < self->allowed_hosts->len; i++)
     if (strcmp (lower, g_ptr_array_index (self->allowed_hosts, i)) == 0)

@@ -186,6 +186,8 @@ void        _pd_server_maybe_quit         (PdServer          *self);
 JsonObject *_pd_server_session_json       (const PdSessionInfo *info);
 /* Any thread. */
 void        _pd_server_bump_generation    (PdServer          *self);
+gboolean    _pd_server_listens_on_address (PdServer          *self,
+                                           const char        *host);
 
 /* pd-server-guard.c */
 gboolean    _pd_server_token_equal        (const char        *a,

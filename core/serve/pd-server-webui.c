@@ -190,11 +190,12 @@ _pd_server_webui_handle (PdServer          *self,
       gboolean known = token != NULL && _pd_server_token_equal (token, self->token);
       g_autoptr(GBytes) page = page_with_token (webui->index, known ? self->token : "");
 
-      if (known)
-        {
-          g_autofree char *cookie = g_strdup_printf ("odek_ws_token=%s; Path=/; HttpOnly; SameSite=Strict", self->token);
-          soup_message_headers_append (headers, "Set-Cookie", cookie);
-        }
+      /* No token cookie, where odek sets one: a browser sends a cookie of
+       * 127.0.0.1 to every port of 127.0.0.1 (cookies know no ports), so
+       * any other program listening on this machine would receive the
+       * instance token from the first page of its own that the browser
+       * opened. The page sends the token from its meta tag instead: as a
+       * header to /api and as the odek.TOKEN subprotocol to /ws. */
       respond_bytes (msg, "text/html; charset=utf-8", page);
     }
   else if (strcmp (path, "/app.js") == 0 && webui->script != NULL)

@@ -277,9 +277,8 @@ handle_api (SoupServer        *soup,
     _pd_server_respond_error (msg, 404, "not found");
 }
 
-/* `GET /?token=…` stores the instance token in a cookie, as odek does, so a
- * browser can use the API; with --webui the folder's browser UI is served
- * (pd-server-webui.c). */
+/* `GET /` says where the API is; with --webui the folder's browser UI is
+ * served (pd-server-webui.c). No token cookie is set (see there). */
 static void
 handle_root (SoupServer        *soup,
              SoupServerMessage *msg,
@@ -289,7 +288,6 @@ handle_root (SoupServer        *soup,
 {
   PdServer *self = user_data;
   SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
-  const char *token = _pd_server_query_get (query, "token");
 
   soup_message_headers_replace (headers, "Cache-Control", "no-store");
 
@@ -310,11 +308,6 @@ handle_root (SoupServer        *soup,
       return;
     }
 
-  if (token != NULL && _pd_server_token_equal (token, self->token))
-    {
-      g_autofree char *cookie = g_strdup_printf ("odek_ws_token=%s; Path=/; HttpOnly; SameSite=Strict", self->token);
-      soup_message_headers_append (headers, "Set-Cookie", cookie);
-    }
   _pd_server_respond_text (msg, 200, "text/plain; charset=utf-8", g_strdup ("plandeck serve: the API is under /api/\n"));
 }
 
@@ -813,7 +806,7 @@ pd_server_set_working_directory (PdServer   *self,
  *   odek's cmd/odek/ui; %NULL serves none
  *
  * Serves @dir's browser UI the way odek serves its own: the page with the
- * instance token in it and the token cookie for `/?token=`, the script and
+ * instance token in it for `/?token=` (no token cookie), the script and
  * the style sheet, nothing else.  The files are read now.
  *
  * Returns: %FALSE when index.html cannot be read (or a file is too large)
@@ -983,12 +976,39 @@ pd_server_dup_base_url (PdServer *self)
   return g_strdup_printf ("http://%s:%u", self->host, self->port);
 }
 
-/* The URL printed at start: the base URL with ?token=. */
+/* Whether @host (lower case, no port, no brackets) is the address the
+ * server listens on, written as an address and not a wildcard. */
+gboolean
+_pd_server_listens_on_address (PdServer   *self,
+                               const char *host)
+{
+  g_autoptr(GInetAddress) listening = g_inet_address_new_from_string (self->host);
+  g_autoptr(GInetAddress) named = g_inet_address_new_from_string (host);
+
+  if (listening == NULL || named == NULL || g_inet_address_get_is_any (listening))
+    return FALSE;
+  /* Spelled as the listen address is (not 127.1 or ::ffff:127.0.0.2). */
+  return g_inet_address_equal (listening, named) && g_ascii_strcasecmp (self->host, host) == 0;
+}
+
+/* The URL printed at start: the base URL with ?token=.  A wildcard
+ * address (0.0.0.0, ::) is reached from this machine as loopback, which
+ * the guard accepts; the wildcard itself it would refuse as a Host. */
 char *
 pd_server_dup_start_url (PdServer *self)
 {
-  g_autofree char *base = pd_server_dup_base_url (self);
+  g_autoptr(GInetAddress) address = g_inet_address_new_from_string (self->host);
+  g_autofree char *base = NULL;
 
+  if (address != NULL && g_inet_address_get_is_any (address))
+    {
+      if (g_inet_address_get_family (address) == G_SOCKET_FAMILY_IPV6)
+        base = g_strdup_printf ("http://[::1]:%u", self->port);
+      else
+        base = g_strdup_printf ("http://127.0.0.1:%u", self->port);
+    }
+  else
+    base = pd_server_dup_base_url (self);
   return g_strdup_printf ("%s/?token=%s", base, self->token);
 }
 
