@@ -1,4 +1,5 @@
-/* test-spawned.c: a ui test killed mid-run leaves no serve behind
+/* test-spawned.c: the ui tests' harness: a test killed mid-run leaves no
+ * serve behind, and a wait that times out says what spun
  *
  * A ui test that starts `plandeck-agent serve` (as test-sources.c does)
  * and is killed with SIGKILL before its tear-down: the serve it started
@@ -20,6 +21,7 @@
 
 #include <glib/gstdio.h>
 
+#include "pd-test-hang.h"
 #include "pd-test-spawn.h"
 #include "pd-test-ui.h"
 
@@ -132,6 +134,48 @@ test_killed (void)
   g_rmdir (dir);
 }
 
+/* --- a wait that times out ---------------------------------------------- */
+
+static gboolean
+never (gpointer data)
+{
+  return FALSE;
+}
+
+static gboolean
+spin (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+/* The sources test timed out once with the CI run's CPU 2.5 times its
+ * usual, and nothing in its log said what had spun.  A wait that times out
+ * now says how often the main loop turned, the CPU it took, and each thread's
+ * and child's CPU: here a main loop kept busy by an idle, and a child. */
+static void
+test_hang_report (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GSubprocess) child = NULL;
+
+      g_setenv ("PD_TEST_WAIT_SCALE", "0.01", TRUE);
+      child = pd_test_spawn (G_SUBPROCESS_FLAGS_NONE, &error, "sleep", "60", NULL);
+      g_assert_no_error (error);
+      g_idle_add (spin, NULL);
+      pd_test_wait_until (never, NULL, "nothing that comes");
+      return;
+    }
+  g_test_trap_subprocess (NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*# waiting for nothing that comes: * s, the main loop turned * times*"
+                             "the process took * s of CPU (* % of a core)*"
+                             "#   thread * (test-ui-spawned): * s of CPU*"
+                             "#   child * (sleep): * s of CPU*"
+                             "timed out after 900 ms waiting for nothing that comes*");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -141,5 +185,6 @@ main (int   argc,
 
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pd/ui/spawned/killed-test-leaves-no-serve", test_killed);
+  g_test_add_func ("/pd/ui/spawned/hang-report", test_hang_report);
   return g_test_run ();
 }
