@@ -25,6 +25,7 @@
 #include "pd-test-a11y-keys.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
+#include "pd-test-runs.h"
 #include "pd-test-ui.h"
 
 /* @focus is a status page's own scroller: nothing to activate there. */
@@ -592,78 +593,6 @@ test_dialogs_large_text (void)
 
 /* --- a run's dialogs at 1.5× text, and the focus after them ------------------- */
 
-typedef struct
-{
-  char     *dir;
-  char     *db;
-  char     *project;
-  char     *replay;
-  gboolean  finished;
-} RunFixture;
-
-static RunFixture *
-run_fixture_new (const char *replay_json)
-{
-  RunFixture *fixture = g_new0 (RunFixture, 1);
-
-  fixture->dir = pd_test_make_tmp_dir ();
-  fixture->db = g_build_filename (fixture->dir, "sessions.db", NULL);
-  fixture->project = g_build_filename (fixture->dir, "project", NULL);
-  fixture->replay = g_build_filename (fixture->dir, "replay.json", NULL);
-  g_assert_cmpint (g_mkdir (fixture->project, 0700), ==, 0);
-  g_assert_true (g_file_set_contents (fixture->replay, replay_json, -1, NULL));
-  g_object_unref (pd_test_open_store (fixture->db));
-  return fixture;
-}
-
-static void
-run_fixture_free (RunFixture *fixture)
-{
-  g_free (fixture->replay);
-  g_free (fixture->project);
-  g_free (fixture->db);
-  g_free (fixture->dir);
-  g_free (fixture);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (RunFixture, run_fixture_free)
-
-static void
-on_run_finished (PdRunController *runs,
-                 int              status,
-                 const char      *message,
-                 RunFixture      *fixture)
-{
-  fixture->finished = TRUE;
-}
-
-static gboolean
-run_finished (gpointer data)
-{
-  return ((RunFixture *) data)->finished;
-}
-
-static void
-start_replay (PdWindow   *window,
-              RunFixture *fixture,
-              const char *prompt)
-{
-  PdRunController *runs = pd_window_get_run_controller (window);
-  g_autoptr(PdRunSettings) settings = pd_run_settings_new ();
-  g_autoptr(GError) error = NULL;
-
-  g_free (settings->provider);
-  settings->provider = g_strdup ("replay");
-  settings->replay_path = g_strdup (fixture->replay);
-  settings->working_directory = g_strdup (fixture->project);
-  settings->policy = PD_APPROVAL_POLICY_ASK;
-  settings->planning = TRUE;
-  fixture->finished = FALSE;
-  g_signal_connect (runs, "finished", G_CALLBACK (on_run_finished), fixture);
-  g_assert_true (pd_run_controller_start (runs, settings, prompt, &error));
-  g_assert_no_error (error);
-}
-
 /* A shell command, long, so that the approval has much to show. */
 static const char *replay_approval =
   "{\"label\": \"test: a11y approval\", \"turns\": ["
@@ -698,7 +627,8 @@ check_run_dialogs (PdApplication *app,
       GtkWidget *focus;
 
       g_assert_true (g_file_set_contents (fixture->replay, i == 0 ? replay_approval : replay_review, -1, NULL));
-      start_replay (window, fixture, i == 0 ? "Say hello" : "/plan Tidy the README");
+      fixture->finished = FALSE;
+      start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, i == 0 ? "Say hello" : "/plan Tidy the README");
       dialog = pd_test_a11y_wait_for_message_dialog (what[i]);
 
       /* Where the focus was in the window when the dialog came, once the
