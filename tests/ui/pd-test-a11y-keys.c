@@ -1,10 +1,13 @@
-/* pd-test-a11y-keys.c: keys pressed as GTK gives them, and where the focus is
+/* pd-test-a11y-keys.c: keys pressed as GTK gives them, where the focus is,
+ * and the set-up of the a11y tests' windows
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Shared by the keyboard tests (test-a11y-keyboard-landing.c,
- * test-a11y-f6.c): a key given to the focus widget's shortcuts, then to
- * each ancestor's up to the window's, and the checks of where it landed.
+ * Shared by the a11y tests (test-a11y-*.c): a key given to the focus
+ * widget's shortcuts, then to each ancestor's up to the window's, and the
+ * checks of where it landed; large text, a dialog opened from the window,
+ * what keeps a window from narrowing.  Each test had its own copy of these,
+ * some a little apart from the others.
  */
 #include "config.h"
 
@@ -57,15 +60,24 @@ press_in_phase (GtkWidget       *widget,
  * alone). */
 gboolean
 pd_test_a11y_key (PdWindow        *window,
-     guint            keyval,
-     GdkModifierType  mods)
+                  guint            keyval,
+                  GdkModifierType  mods)
+{
+  return pd_test_a11y_key_in (GTK_WINDOW (window), keyval, mods);
+}
+
+/* As pd_test_a11y_key(), in any window (a dialog). */
+gboolean
+pd_test_a11y_key_in (GtkWindow       *window,
+                     guint            keyval,
+                     GdkModifierType  mods)
 {
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
   g_autoptr(GPtrArray) chain = g_ptr_array_new ();
 
   /* GTK shows the focus ring at each key press it handles, and hides it
    * 3 s after the last (GTK 4.8's unset_focus_visible). */
-  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  gtk_window_set_focus_visible (window, TRUE);
   for (GtkWidget *w = focus != NULL ? focus : GTK_WIDGET (window); w != NULL; w = gtk_widget_get_parent (w))
     g_ptr_array_insert (chain, 0, w);
   for (guint i = 0; i < chain->len; i++)
@@ -162,8 +174,8 @@ pd_test_a11y_focused_item (PdWindow *window)
 /* With the arrows, from the list's first row down to @title's. */
 void
 pd_test_a11y_arrow_to (PdWindow   *window,
-          GtkWidget  *rows,
-          const char *title)
+                       GtkWidget  *rows,
+                       const char *title)
 {
   if (!pd_test_a11y_focus_inside (rows))
     g_assert_true (gtk_widget_child_focus (rows, GTK_DIR_TAB_FORWARD));
@@ -241,4 +253,104 @@ pd_test_a11y_x11_keys_work (void)
 #else
   return FALSE;
 #endif
+}
+
+/* --- the windows' set-up ------------------------------------------------- */
+
+/**
+ * pd_test_a11y_large_text:
+ *
+ * Sets gtk-xft-dpi at 1.5×, as Large Text or a font scaling of 1.5 sets
+ * it.
+ *
+ * Returns: the dpi it had, to set back
+ */
+int
+pd_test_a11y_large_text (void)
+{
+  GtkSettings *gtk_settings = gtk_settings_get_default ();
+  int dpi = 0;
+
+  g_object_get (gtk_settings, "gtk-xft-dpi", &dpi, NULL);
+  if (dpi <= 0)
+    dpi = 96 * 1024;
+  g_object_set (gtk_settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
+  return dpi;
+}
+
+/**
+ * pd_test_a11y_print_wide:
+ * @limit: the width, in px
+ * @depth: how far in @widget is, for the indent
+ *
+ * Prints, from @widget down, the children whose minimum width passes
+ * @limit (a label's text with it): what keeps the window from narrowing.
+ */
+void
+pd_test_a11y_print_wide (GtkWidget *widget,
+                         int        limit,
+                         guint      depth)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      int minimum = 0;
+
+      if (!gtk_widget_get_visible (child))
+        continue;
+      gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+      if (minimum > limit)
+        {
+          g_test_message ("%*s%s (%s%s%s) needs %d px", (int) depth * 2, "", G_OBJECT_TYPE_NAME (child),
+                          gtk_widget_get_css_name (child), GTK_IS_LABEL (child) ? " " : "",
+                          GTK_IS_LABEL (child) ? gtk_label_get_text (GTK_LABEL (child)) : "", minimum);
+          pd_test_a11y_print_wide (child, limit, depth + 1);
+        }
+    }
+}
+
+/**
+ * pd_test_a11y_open_dialog:
+ * @action: the window's action that opens it ("win.preferences")
+ * @type: the dialog's type
+ * @what: (nullable): named if it never comes; %NULL for @action
+ *
+ * Returns: (transfer none): the dialog, shown and drawn
+ */
+GtkWindow *
+pd_test_a11y_open_dialog (PdWindow   *window,
+                          const char *action,
+                          GType       type,
+                          const char *what)
+{
+  GtkWindow *dialog;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), action, NULL));
+  pd_test_wait_until (pd_test_toplevel_shown, GSIZE_TO_POINTER (type), what != NULL ? what : action);
+  dialog = pd_test_mapped_toplevel (type);
+  pd_test_flush (GTK_WIDGET (dialog));
+  return dialog;
+}
+
+/* The header's Search button (pd_test_find_first()). */
+gboolean
+pd_test_a11y_is_search_button (GtkWidget     *widget,
+                               gconstpointer  data)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), "win.search") == 0;
+}
+
+/* pd_test_wait_until() conditions: the focus is in @widget; @widget is not
+ * shown (a search bar closed). */
+gboolean
+pd_test_a11y_focus_is_in (gpointer widget)
+{
+  return pd_test_a11y_focus_inside (widget);
+}
+
+gboolean
+pd_test_a11y_unmapped (gpointer widget)
+{
+  return !gtk_widget_get_mapped (widget);
 }

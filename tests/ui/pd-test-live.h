@@ -197,6 +197,7 @@ run_agent (Second     *second,
   g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
   g_auto(GStrv) argv = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GSubprocess) agent = NULL;
   gboolean exited = FALSE;
 
@@ -208,8 +209,8 @@ run_agent (Second     *second,
                            "--approve", "auto", "-C", project, "-q", NULL);
   argv = g_strv_builder_end (builder);
 
-  agent = g_subprocess_newv ((const char * const *) argv,
-                             G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error);
+  launcher = pd_test_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  agent = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv, &error);
   g_assert_no_error (error);
   /* The window goes on drawing (and hearing of commits) while the other
    * process works. */

@@ -13,7 +13,6 @@
 #pragma once
 
 #include <signal.h>
-#include <sys/prctl.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -355,20 +354,14 @@ typedef struct
   char        *token;
 } PdTestServed;
 
-/* A test that fails aborts before pd_test_served_stop(): the server goes
- * with it. */
-static inline void
-pd_test_served_die_with_test (gpointer data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGTERM);
-}
-
 /* Starts serve on @served's fixture (again on the same port after
  * pd_test_served_stop()). */
 static inline void
 pd_test_served_start (PdTestServed *served)
 {
-  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  /* A test that fails aborts before pd_test_served_stop(): the server goes
+   * with it. */
+  g_autoptr(GSubprocessLauncher) launcher = pd_test_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
   g_autoptr(GDataInputStream) out = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *log = g_build_filename (served->fixture->dir, "serve.log", NULL);
@@ -377,7 +370,6 @@ pd_test_served_start (PdTestServed *served)
 
   g_assert_nonnull (agent);
   g_subprocess_launcher_set_stderr_file_path (launcher, log);
-  g_subprocess_launcher_set_child_setup (launcher, pd_test_served_die_with_test, NULL, NULL);
   served->process = g_subprocess_launcher_spawn (launcher, &error, agent, "serve", "--db", served->fixture->db,
                                                  "--listen", listen, "--rate-limit", "0",
                                                  "--provider", "replay", "--replay", served->fixture->replay,

@@ -14,6 +14,7 @@
 #include "pd-now-view.h"
 #include "pd-session-list.h"
 #include "pd-session-export.h"
+#include "pd-test-hang.h"
 #include "pd-test-ui.h"
 #include "pd-transcript-view.h"
 
@@ -436,12 +437,18 @@ pd_test_wait_until (PdTestCondition  condition,
   guint bound_ms = pd_test_wait_ms ();
   gint64 deadline = g_get_monotonic_time () + (gint64) bound_ms * 1000;
   guint waker = g_timeout_add (10, wake_up, NULL);
+  PdTestHangWatch watch;
 
+  pd_test_hang_watch_start (&watch);
   while (!condition (data))
     {
       if (g_get_monotonic_time () > deadline)
-        g_error ("timed out after %u ms waiting for %s", bound_ms, what);
+        {
+          pd_test_hang_report (&watch, what);
+          g_error ("timed out after %u ms waiting for %s", bound_ms, what);
+        }
       g_main_context_iteration (NULL, TRUE);
+      watch.iterations++;
     }
 
   g_source_remove (waker);

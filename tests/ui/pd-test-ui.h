@@ -9,6 +9,8 @@
 #include "pd-application.h"
 #include "pd-session-export.h"
 #include "pd-window.h"
+/* Every process a ui test starts ends with it. */
+#include "pd-test-spawn.h"
 
 G_BEGIN_DECLS
 

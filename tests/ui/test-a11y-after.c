@@ -22,25 +22,6 @@
 #include "pd-test-ui.h"
 #include "pd-window-private.h"
 
-static gboolean
-is_search_button (GtkWidget     *widget,
-                  gconstpointer  data)
-{
-  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), "win.search") == 0;
-}
-
-static gboolean
-focus_in (gpointer data)
-{
-  return pd_test_a11y_focus_inside (data);
-}
-
-static gboolean
-bar_closed (gpointer data)
-{
-  return !gtk_widget_get_mapped (data);
-}
-
 static char *
 describe_focus (GtkWindow *window)
 {
@@ -79,7 +60,7 @@ type_and_escape (PdWindow   *window,
     g_signal_emit_by_name (from, "clicked");
   else
     g_assert_true (gtk_widget_activate_action (from, "win.search", NULL));
-  pd_test_wait_until (focus_in, entry, "the focus in the search field");
+  pd_test_wait_until (pd_test_a11y_focus_is_in, entry, "the focus in the search field");
 
   generation = pd_session_list_get_generation (list);
   gtk_editable_set_text (GTK_EDITABLE (entry), word);
@@ -91,7 +72,7 @@ type_and_escape (PdWindow   *window,
   generation = pd_session_list_get_generation (list);
   if (!pd_test_a11y_press (entry, GDK_KEY_Escape, 0))
     g_error ("Escape is no key of the search field");
-  pd_test_wait_until (bar_closed, entry, "the search bar to close");
+  pd_test_wait_until (pd_test_a11y_unmapped, entry, "the search bar to close");
   pd_test_session_list_wait_generation (list, generation + 1, "the whole list again");
   pd_test_flush (GTK_WIDGET (window));
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (pd_session_list_get_model (list))), ==, n_all);
@@ -111,7 +92,7 @@ check_search_typed (PdApplication *app,
   GtkWidget *button;
 
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
-  button = pd_test_find_first (GTK_WIDGET (window), is_search_button, NULL);
+  button = pd_test_find_first (GTK_WIDGET (window), pd_test_a11y_is_search_button, NULL);
   g_assert_nonnull (button);
   type_and_escape (window, button, TRUE, "export");
   type_and_escape (window, GTK_WIDGET (window->message_entry), FALSE, "export");

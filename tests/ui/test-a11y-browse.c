@@ -21,32 +21,14 @@
 
 #include <string.h>
 
-#include <gdk/gdk.h>
-#ifdef GDK_WINDOWING_X11
-#include <gdk/x11/gdkx.h>
-#endif
-
 #include "pd-new-session-dialog.h"
 #include "pd-session-item.h"
 #include "pd-session-list.h"
+#include "pd-test-a11y-keys.h"
 #include "pd-test-a11y.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
-
-static GtkWindow *
-open_dialog (PdWindow   *window,
-             const char *action,
-             GType       type)
-{
-  GtkWindow *dialog;
-
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), action, NULL));
-  pd_test_wait_until (pd_test_toplevel_shown, GSIZE_TO_POINTER (type), action);
-  dialog = pd_test_mapped_toplevel (type);
-  pd_test_flush (GTK_WIDGET (dialog));
-  return dialog;
-}
 
 /* Adds what @root has that a reader hears badly to @all, once each. */
 static void
@@ -119,7 +101,7 @@ check_browsed (PdApplication *app,
     }
   adw_view_stack_set_visible_child_name (views, "now");
 
-  dialog = open_dialog (window, "win.preferences", ADW_TYPE_PREFERENCES_WINDOW);
+  dialog = pd_test_a11y_open_dialog (window, "win.preferences", ADW_TYPE_PREFERENCES_WINDOW, NULL);
   add = pd_test_find_first (GTK_WIDGET (dialog), is_add_profile, NULL);
   g_assert_nonnull (add);
   g_signal_emit_by_name (add, "clicked");
@@ -128,45 +110,12 @@ check_browsed (PdApplication *app,
   browse (GTK_WIDGET (dialog), "Preferences", all);
   gtk_window_destroy (dialog);
 
-  dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG);
+  dialog = pd_test_a11y_open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG, NULL);
   browse (GTK_WIDGET (dialog), "New Session", all);
   gtk_window_destroy (dialog);
 
   g_test_message ("%u objects in all", g_hash_table_size (all));
   g_assert_cmpuint (g_hash_table_size (all), ==, 0);
-}
-
-/* Presses Tab through the X server (xdotool) with the pointer over
- * @window, as a person does: GTK gets a real key event. FALSE when it
- * cannot (no xdotool, not on X11). */
-static gboolean
-x11_tab (GtkWindow *window)
-{
-#ifdef GDK_WINDOWING_X11
-  g_autofree char *xdotool = g_find_program_in_path ("xdotool");
-  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
-  g_autofree char *window_id = NULL;
-  g_autoptr(GError) error = NULL;
-  int status = 0;
-
-  if (xdotool == NULL || surface == NULL || !GDK_IS_X11_SURFACE (surface))
-    return FALSE;
-  window_id = g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (surface));
-  {
-    /* No window manager under Xvfb: the key goes where the pointer is
-     * (the server takes the motion before the key). */
-    const char *argv[] = { xdotool, "mousemove", "--window", window_id, "1", "1",
-                           "key", "Tab", NULL };
-
-    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status,
-                                 &error));
-  }
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-  return TRUE;
-#else
-  return FALSE;
-#endif
 }
 
 typedef struct
@@ -192,7 +141,7 @@ assert_ring_after_first_tab (GtkWindow  *window,
   GtkWidget *focus;
 
   pd_test_flush (GTK_WIDGET (window));
-  g_assert_true (x11_tab (window));
+  g_assert_true (pd_test_a11y_x11_key (window, "Tab"));
   pd_test_wait_until (focus_moved, &move, where);
   pd_test_flush (GTK_WIDGET (window));
   focus = gtk_root_get_focus (GTK_ROOT (window));
@@ -213,11 +162,11 @@ check_first_tab (PdApplication *app,
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
   assert_ring_after_first_tab (GTK_WINDOW (window), "the window");
 
-  dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG);
+  dialog = pd_test_a11y_open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG, NULL);
   assert_ring_after_first_tab (dialog, "New Session");
   gtk_window_destroy (dialog);
 
-  dialog = open_dialog (window, "win.preferences", ADW_TYPE_PREFERENCES_WINDOW);
+  dialog = pd_test_a11y_open_dialog (window, "win.preferences", ADW_TYPE_PREFERENCES_WINDOW, NULL);
   assert_ring_after_first_tab (dialog, "Preferences");
   gtk_window_destroy (dialog);
 }
@@ -225,9 +174,7 @@ check_first_tab (PdApplication *app,
 static void
 test_first_tab (void)
 {
-#ifdef GDK_WINDOWING_X11
-  if (!GDK_IS_X11_DISPLAY (gdk_display_get_default ()) || g_find_program_in_path ("xdotool") == NULL)
-#endif
+  if (!pd_test_a11y_x11_keys_work ())
     {
       g_test_skip ("needs xdotool and an X server (xvfb-run) for a real key press");
       return;

@@ -20,25 +20,11 @@
 #include "pd-new-session-dialog.h"
 #include "pd-preferences-window.h"
 #include "pd-run-controller.h"
+#include "pd-test-a11y-keys.h"
 #include "pd-test-a11y.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
-
-static GtkWindow *
-open_dialog (PdWindow   *window,
-             const char *action,
-             GType       type,
-             const char *what)
-{
-  GtkWindow *dialog;
-
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), action, NULL));
-  pd_test_wait_until (pd_test_toplevel_shown, GSIZE_TO_POINTER (type), what);
-  dialog = pd_test_mapped_toplevel (type);
-  pd_test_flush (GTK_WIDGET (dialog));
-  return dialog;
-}
 
 /* A name that is a class's ("GtkSwitch") or none. */
 static gboolean
@@ -137,13 +123,13 @@ check_drop_down_choices (PdApplication *app,
 
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
 
-  dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG, "New Session");
+  dialog = pd_test_a11y_open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG, "New Session");
   /* Profile, Provider and Changes (once shown). */
   pd_test_wait_until (has_mapped_choice, dialog, "New Session's drop-downs");
   g_assert_cmpuint (check_choices (GTK_WIDGET (dialog), "New Session"), ==, 3);
   gtk_window_destroy (dialog);
 
-  dialog = open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
+  dialog = pd_test_a11y_open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
   expand_all (GTK_WIDGET (dialog));
   pd_test_wait_until (has_mapped_choice, dialog, "a profile's Provider");
   /* A profile's Provider. */
@@ -176,7 +162,7 @@ check_new_session_opens (PdApplication *app,
   GtkWindow *dialog;
 
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
-  dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG, "New Session");
+  dialog = pd_test_a11y_open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG, "New Session");
   g_assert_cmpint (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (dialog)), ==, GTK_ACCESSIBLE_ROLE_DIALOG);
   g_assert_true (GTK_IS_TEXT_VIEW (gtk_root_get_focus (GTK_ROOT (dialog))));
   gtk_window_destroy (dialog);
@@ -241,12 +227,12 @@ check_switch_rows (PdApplication *app,
   GtkWindow *dialog;
 
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
-  dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG, "New Session");
+  dialog = pd_test_a11y_open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG, "New Session");
   /* Planning and Start in Plan Mode. */
   g_assert_cmpuint (check_switch_stops (dialog, "New Session"), ==, 2);
   gtk_window_destroy (dialog);
 
-  dialog = open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
+  dialog = pd_test_a11y_open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
   {
     g_autoptr(GPtrArray) pages = g_ptr_array_new ();
     guint n_switches = 0;
@@ -349,7 +335,7 @@ check_preferences_readers (PdApplication *app,
   GtkWidget *empty_row;
 
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
-  dialog = open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
+  dialog = pd_test_a11y_open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
 
   /* Each profile says whether it is open, and follows. */
   pd_test_collect (GTK_WIDGET (dialog), ADW_TYPE_EXPANDER_ROW, expanders);
@@ -409,7 +395,7 @@ check_remove_rows (PdApplication *app,
   /* An endpoint nobody answers at: its row is all this needs. */
   g_settings_set_value (settings, "sources",
                         g_variant_new_parsed ("[('build-box', 'Build box', 'http://127.0.0.1:9/')]"));
-  dialog = open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
+  dialog = pd_test_a11y_open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
   pd_test_a11y_assert_remove_named (GTK_WIDGET (dialog), "_Remove Profile", "Remove Profile “Local OpenAI-compatible”");
   adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (dialog), "sources");
   pd_test_flush (GTK_WIDGET (dialog));

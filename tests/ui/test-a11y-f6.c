@@ -48,19 +48,6 @@ press (PdWindow   *window,
     g_assert_true (pd_test_a11y_key (window, keyval, 0));
 }
 
-/* gtk-xft-dpi at 1.5×, as Large Text or a font scaling of 1.5 sets it. */
-static void
-set_large_text (void)
-{
-  GtkSettings *gtk_settings = gtk_settings_get_default ();
-  int dpi = 0;
-
-  g_object_get (gtk_settings, "gtk-xft-dpi", &dpi, NULL);
-  if (dpi <= 0)
-    dpi = 96 * 1024;
-  g_object_set (gtk_settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
-}
-
 /* The focus is back on the widget it had in the page. */
 static gboolean
 focus_back_in_page (gpointer data)
@@ -104,7 +91,7 @@ check_f6_round_trips (PdApplication *app,
   gboolean folded;
 
   if (f6->large_text)
-    set_large_text ();
+    pd_test_a11y_large_text ();
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
   gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
   folded = adw_leaflet_get_folded (leaflet);

@@ -25,20 +25,8 @@
 #include "pd-test-a11y-keys.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
+#include "pd-test-runs.h"
 #include "pd-test-ui.h"
-
-static char *
-describe (GtkWidget *widget)
-{
-  GString *path = g_string_new (NULL);
-
-  for (GtkWidget *w = widget; w != NULL && !GTK_IS_ROOT (w); w = gtk_widget_get_parent (w))
-    {
-      g_string_prepend (path, G_OBJECT_TYPE_NAME (w));
-      g_string_prepend_c (path, '/');
-    }
-  return g_string_free (path, FALSE);
-}
 
 /* @focus is a status page's own scroller: nothing to activate there. */
 static gboolean
@@ -79,7 +67,7 @@ count_status_stops (GtkWidget  *window,
       if (is_status_scroller (focus))
         {
           GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (focus));
-          g_autofree char *path = describe (focus);
+          g_autofree char *path = pd_test_a11y_describe (focus);
 
           g_test_message ("%s: Tab stop %u is a status page (“%s”), its text %s: %s", where, i + 1,
                           adw_status_page_get_title (ADW_STATUS_PAGE (gtk_widget_get_parent (focus))),
@@ -256,7 +244,7 @@ close_dialog (PdWindow   *window,
   pd_test_spin (200);
   pd_test_flush (GTK_WIDGET (window));
   focus = gtk_root_get_focus (GTK_ROOT (window));
-  path = focus != NULL ? describe (focus) : g_strdup ("nothing");
+  path = focus != NULL ? pd_test_a11y_describe (focus) : g_strdup ("nothing");
   g_test_message ("%s closed: the focus is on %s", what, path);
   return focus;
 }
@@ -445,53 +433,12 @@ test_undo_toast (void)
 
 /* --- the dialogs at 1.5× text ------------------------------------------------ */
 
-/* gtk-xft-dpi at 1.5×, as Large Text or a font scaling of 1.5 sets it;
- * returns the dpi it had. */
-static int
-set_large_text (void)
-{
-  GtkSettings *gtk_settings = gtk_settings_get_default ();
-  int dpi = 0;
-
-  g_object_get (gtk_settings, "gtk-xft-dpi", &dpi, NULL);
-  if (dpi <= 0)
-    dpi = 96 * 1024;
-  g_object_set (gtk_settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
-  return dpi;
-}
-
 static gboolean
 dialog_resized (gpointer data)
 {
   GtkWidget *dialog = data;
 
   return gtk_widget_get_width (dialog) <= GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dialog), "a11y-width")) + 1;
-}
-
-/* Prints, from @widget down, the children whose minimum width passes
- * @limit: what keeps the dialog from narrowing. */
-static void
-print_wide (GtkWidget *widget,
-            int        limit,
-            guint      depth)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      int minimum = 0;
-
-      if (!gtk_widget_get_visible (child))
-        continue;
-      gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
-      if (minimum > limit)
-        {
-          g_test_message ("%*s%s (%s%s%s) needs %d px", (int) depth * 2, "", G_OBJECT_TYPE_NAME (child),
-                          gtk_widget_get_css_name (child), GTK_IS_LABEL (child) ? " " : "",
-                          GTK_IS_LABEL (child) ? gtk_label_get_text (GTK_LABEL (child)) : "", minimum);
-          print_wide (child, limit, depth + 1);
-        }
-    }
 }
 
 /* An entry's hint cut short (its placeholder, ellipsized): a screen reader
@@ -583,7 +530,7 @@ count_cut_in_dialog (GtkWindow  *dialog,
                   gtk_widget_get_width (GTK_WIDGET (dialog)), minimum, n_cut);
   if (minimum > 360)
     {
-      print_wide (GTK_WIDGET (dialog), 360 - 24, 1);
+      pd_test_a11y_print_wide (GTK_WIDGET (dialog), 360 - 24, 1);
       n_cut++;
     }
   else
@@ -638,85 +585,13 @@ check_dialogs_large_text (PdApplication *app,
 static void
 test_dialogs_large_text (void)
 {
-  int dpi = set_large_text ();
+  int dpi = pd_test_a11y_large_text ();
 
   g_assert_cmpint (pd_test_run_showcase (1200, 800, check_dialogs_large_text, NULL), ==, 0);
   g_object_set (gtk_settings_get_default (), "gtk-xft-dpi", dpi, NULL);
 }
 
 /* --- a run's dialogs at 1.5× text, and the focus after them ------------------- */
-
-typedef struct
-{
-  char     *dir;
-  char     *db;
-  char     *project;
-  char     *replay;
-  gboolean  finished;
-} RunFixture;
-
-static RunFixture *
-run_fixture_new (const char *replay_json)
-{
-  RunFixture *fixture = g_new0 (RunFixture, 1);
-
-  fixture->dir = pd_test_make_tmp_dir ();
-  fixture->db = g_build_filename (fixture->dir, "sessions.db", NULL);
-  fixture->project = g_build_filename (fixture->dir, "project", NULL);
-  fixture->replay = g_build_filename (fixture->dir, "replay.json", NULL);
-  g_assert_cmpint (g_mkdir (fixture->project, 0700), ==, 0);
-  g_assert_true (g_file_set_contents (fixture->replay, replay_json, -1, NULL));
-  g_object_unref (pd_test_open_store (fixture->db));
-  return fixture;
-}
-
-static void
-run_fixture_free (RunFixture *fixture)
-{
-  g_free (fixture->replay);
-  g_free (fixture->project);
-  g_free (fixture->db);
-  g_free (fixture->dir);
-  g_free (fixture);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (RunFixture, run_fixture_free)
-
-static void
-on_run_finished (PdRunController *runs,
-                 int              status,
-                 const char      *message,
-                 RunFixture      *fixture)
-{
-  fixture->finished = TRUE;
-}
-
-static gboolean
-run_finished (gpointer data)
-{
-  return ((RunFixture *) data)->finished;
-}
-
-static void
-start_replay (PdWindow   *window,
-              RunFixture *fixture,
-              const char *prompt)
-{
-  PdRunController *runs = pd_window_get_run_controller (window);
-  g_autoptr(PdRunSettings) settings = pd_run_settings_new ();
-  g_autoptr(GError) error = NULL;
-
-  g_free (settings->provider);
-  settings->provider = g_strdup ("replay");
-  settings->replay_path = g_strdup (fixture->replay);
-  settings->working_directory = g_strdup (fixture->project);
-  settings->policy = PD_APPROVAL_POLICY_ASK;
-  settings->planning = TRUE;
-  fixture->finished = FALSE;
-  g_signal_connect (runs, "finished", G_CALLBACK (on_run_finished), fixture);
-  g_assert_true (pd_run_controller_start (runs, settings, prompt, &error));
-  g_assert_no_error (error);
-}
 
 /* A shell command, long, so that the approval has much to show. */
 static const char *replay_approval =
@@ -752,7 +627,8 @@ check_run_dialogs (PdApplication *app,
       GtkWidget *focus;
 
       g_assert_true (g_file_set_contents (fixture->replay, i == 0 ? replay_approval : replay_review, -1, NULL));
-      start_replay (window, fixture, i == 0 ? "Say hello" : "/plan Tidy the README");
+      fixture->finished = FALSE;
+      start_replay (window, fixture, PD_APPROVAL_POLICY_ASK, i == 0 ? "Say hello" : "/plan Tidy the README");
       dialog = pd_test_a11y_wait_for_message_dialog (what[i]);
 
       /* Where the focus was in the window when the dialog came, once the
@@ -772,7 +648,7 @@ check_run_dialogs (PdApplication *app,
       if (before != NULL)
         g_object_ref (before);
       {
-        g_autofree char *path = before != NULL ? describe (before) : g_strdup ("nothing");
+        g_autofree char *path = before != NULL ? pd_test_a11y_describe (before) : g_strdup ("nothing");
 
         g_test_message ("%s: the window's focus was on %s", what[i], path);
       }
@@ -792,7 +668,7 @@ test_run_dialogs (void)
 {
   g_autoptr(RunFixture) fixture = run_fixture_new (replay_approval);
   const char *args[] = { "--db", fixture->db, NULL };
-  int dpi = set_large_text ();
+  int dpi = pd_test_a11y_large_text ();
 
   pd_test_reset_settings ();
   g_assert_cmpint (pd_test_run_app (args, check_run_dialogs, fixture, NULL), ==, 0);

@@ -31,6 +31,7 @@
 #include "pd-session-store.h"
 #include "pd-sources-page.h"
 #include "pd-test-a11y.h"
+#include "pd-test-a11y-keys.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
@@ -383,31 +384,6 @@ test_large_text (void)
   g_object_set (gtk_settings, "gtk-xft-dpi", dpi, "gtk-decoration-layout", layout, NULL);
 }
 
-/* Prints, from @widget down, the children whose minimum width passes
- * @limit: what keeps the window from narrowing. */
-static void
-print_wide (GtkWidget *widget,
-            int        limit,
-            guint      depth)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      int minimum = 0;
-
-      if (!gtk_widget_get_visible (child))
-        continue;
-      gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
-      if (minimum > limit)
-        {
-          g_test_message ("%*s%s (%s) needs %d px", (int) depth * 2, "", G_OBJECT_TYPE_NAME (child),
-                          gtk_widget_get_css_name (child), minimum);
-          print_wide (child, limit, depth + 1);
-        }
-    }
-}
-
 /* A header bar's New Session button, shown and given its room. */
 static gboolean
 is_header_new_session (GtkWidget     *widget,
@@ -454,7 +430,7 @@ check_large_text_narrow (PdApplication *app,
       gtk_widget_measure (content, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
       g_test_message ("at 1.5× text, %s: the window needs %d px", where, minimum);
       if (minimum > 360)
-        print_wide (content, 360, 1);
+        pd_test_a11y_print_wide (content, 360, 1);
       widest = MAX (widest, minimum);
       n_cut += pd_test_a11y_count_cut_labels (GTK_WIDGET (window), where);
       if (i < G_N_ELEMENTS (pages))
@@ -479,24 +455,10 @@ check_large_text_narrow (PdApplication *app,
   g_assert_cmpuint (n_cut, ==, 0);
 }
 
-/* gtk-xft-dpi at 1.5×, as Large Text or a font scaling of 1.5 sets it. */
-static int
-set_large_text (void)
-{
-  GtkSettings *gtk_settings = gtk_settings_get_default ();
-  int dpi = 0;
-
-  g_object_get (gtk_settings, "gtk-xft-dpi", &dpi, NULL);
-  if (dpi <= 0)
-    dpi = 96 * 1024;
-  g_object_set (gtk_settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
-  return dpi;
-}
-
 static void
 test_large_text_narrow (void)
 {
-  int dpi = set_large_text ();
+  int dpi = pd_test_a11y_large_text ();
   g_autofree char *layout = NULL;
 
   g_object_get (gtk_settings_get_default (), "gtk-decoration-layout", &layout, NULL);
@@ -890,7 +852,7 @@ test_cline_no_hyphens (void)
   g_autoptr(GSettings) settings = NULL;
   const char *args[] = { "--db", db, NULL };
   const char *paths[2] = { NULL, NULL };
-  int dpi = set_large_text ();
+  int dpi = pd_test_a11y_large_text ();
 
   g_assert_nonnull (root);
   task = g_build_filename (root, "vscode", "User", "globalStorage", "saoudrizwan.claude-dev", "tasks",

@@ -22,6 +22,7 @@
 #include "pd-message-row.h"
 #include "pd-session-list.h"
 #include "pd-test-a11y.h"
+#include "pd-test-a11y-keys.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
@@ -32,79 +33,6 @@ typedef struct
   char *full;    /* a transcript and a plan */
   char *empty;   /* nothing yet */
 } Sessions;
-
-/* Activates @widget's shortcut for the key, of its controllers of the
- * capture phase or of the others. */
-static gboolean
-press_in_phase (GtkWidget       *widget,
-                guint            keyval,
-                GdkModifierType  mods,
-                gboolean         capture)
-{
-  g_autoptr(GtkShortcutTrigger) wanted = gtk_keyval_trigger_new (keyval, mods);
-  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
-
-  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
-    {
-      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
-
-      if (!GTK_IS_SHORTCUT_CONTROLLER (controller) ||
-          (gtk_event_controller_get_propagation_phase (GTK_EVENT_CONTROLLER (controller)) == GTK_PHASE_CAPTURE) != capture)
-        continue;
-      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
-        {
-          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
-
-          if (gtk_shortcut_trigger_equal (gtk_shortcut_get_trigger (shortcut), wanted) &&
-              gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut), 0, widget,
-                                            gtk_shortcut_get_arguments (shortcut)))
-            return TRUE;
-        }
-    }
-  return FALSE;
-}
-
-static gboolean
-key (GtkWidget       *window,
-     guint            keyval,
-     GdkModifierType  mods)
-{
-  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
-  g_autoptr(GPtrArray) chain = g_ptr_array_new ();
-
-  for (GtkWidget *w = focus != NULL ? focus : window; w != NULL; w = gtk_widget_get_parent (w))
-    g_ptr_array_insert (chain, 0, w);
-  for (guint i = 0; i < chain->len; i++)
-    if (press_in_phase (g_ptr_array_index (chain, i), keyval, mods, TRUE))
-      return TRUE;
-  for (guint i = chain->len; i > 0; i--)
-    if (press_in_phase (g_ptr_array_index (chain, i - 1), keyval, mods, FALSE))
-      return TRUE;
-  /* The window's own move-focus (gtk_window_move_focus), which wraps. */
-  if (keyval == GDK_KEY_Tab || keyval == GDK_KEY_ISO_Left_Tab)
-    {
-      GtkDirectionType direction = keyval == GDK_KEY_Tab ? GTK_DIR_TAB_FORWARD : GTK_DIR_TAB_BACKWARD;
-
-      if (gtk_widget_child_focus (window, direction))
-        return TRUE;
-      gtk_root_set_focus (GTK_ROOT (window), NULL);
-      return gtk_widget_child_focus (window, direction);
-    }
-  return FALSE;
-}
-
-static char *
-describe (GtkWidget *widget)
-{
-  GString *path = g_string_new (NULL);
-
-  for (GtkWidget *w = widget; w != NULL && !GTK_IS_ROOT (w); w = gtk_widget_get_parent (w))
-    {
-      g_string_prepend (path, G_OBJECT_TYPE_NAME (w));
-      g_string_prepend_c (path, '/');
-    }
-  return g_string_free (path, FALSE);
-}
 
 /* Tab from @start (or the window's first stop) goes on each time until it
  * comes round to a stop it met: no stop keeps it.  @keyval is Tab or Shift+Tab.
@@ -133,12 +61,12 @@ assert_tab_goes_round (GtkWidget  *window,
       GtkWidget *before = gtk_root_get_focus (GTK_ROOT (window));
       GtkWidget *after;
 
-      g_assert_true (key (window, keyval, mods));
+      g_assert_true (pd_test_a11y_key_in (GTK_WINDOW (window), keyval, mods));
       pd_test_flush (window);
       after = gtk_root_get_focus (GTK_ROOT (window));
       if (after == NULL || after == before)
         {
-          g_autofree char *path = describe (before);
+          g_autofree char *path = pd_test_a11y_describe (before);
 
           g_error ("%s: %s from %s (stop %u) %s", where, mods ? "Shift+Tab" : "Tab", path, i + 1,
                    after == NULL ? "lost the focus" : "stayed on it");
@@ -154,7 +82,7 @@ assert_tab_goes_round (GtkWidget  *window,
     }
   for (guint i = seen->len - 12; i < seen->len; i++)
     {
-      g_autofree char *path = describe (g_ptr_array_index (seen, i));
+      g_autofree char *path = pd_test_a11y_describe (g_ptr_array_index (seen, i));
 
       g_test_message ("%s: stop %u: %s", where, i + 1, path);
     }
@@ -400,7 +328,7 @@ check_history_rows (PdApplication *app,
       g_test_message ("history row: \"%s\" (%s)", name ? name : "", description ? description : "");
       if (name == NULL || name[0] == '\0' || g_str_has_prefix (name, "Gtk"))
         {
-          g_autofree char *path = describe (row);
+          g_autofree char *path = pd_test_a11y_describe (row);
 
           g_error ("history: a row takes the focus unnamed: %s", path);
         }
@@ -495,7 +423,7 @@ check_messages_named (PdApplication *app,
   /* F6 from the session list lands on a message, named. */
   g_assert_true (gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD));
   g_assert_true (pd_test_a11y_focus_inside (list));
-  g_assert_true (key (GTK_WIDGET (window), GDK_KEY_F6, 0));
+  g_assert_true (pd_test_a11y_key_in (GTK_WINDOW (window), GDK_KEY_F6, 0));
   pd_test_wait_until (focus_on_message, window, "the focus on a message");
   focused = pd_test_a11y_name (gtk_root_get_focus (GTK_ROOT (window)));
   g_test_message ("F6 landed on \"%s\"", focused);
@@ -507,10 +435,10 @@ check_messages_named (PdApplication *app,
     {
       g_autofree char *again = NULL;
 
-      g_assert_true (key (GTK_WIDGET (window), GDK_KEY_F6, 0));
+      g_assert_true (pd_test_a11y_key_in (GTK_WINDOW (window), GDK_KEY_F6, 0));
       pd_test_flush (GTK_WIDGET (window));
       g_assert_true (pd_test_a11y_focus_inside (list));
-      g_assert_true (key (GTK_WIDGET (window), GDK_KEY_F6, 0));
+      g_assert_true (pd_test_a11y_key_in (GTK_WINDOW (window), GDK_KEY_F6, 0));
       pd_test_wait_until (focus_on_message, window, "the focus on a message again");
       again = pd_test_a11y_name (gtk_root_get_focus (GTK_ROOT (window)));
       g_assert_cmpstr (again, ==, focused);

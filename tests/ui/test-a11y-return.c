@@ -16,30 +16,12 @@
 #include "pd-new-session-dialog.h"
 #include "pd-session-list.h"
 #include "pd-session-row.h"
+#include "pd-test-a11y-keys.h"
 #include "pd-test-a11y.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-runs.h"
 #include "pd-test-ui.h"
 #include "pd-window-private.h"
-
-static gboolean
-is_search_button (GtkWidget     *widget,
-                  gconstpointer  data)
-{
-  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), "win.search") == 0;
-}
-
-static gboolean
-focus_in (gpointer data)
-{
-  return pd_test_a11y_focus_inside (data);
-}
-
-static gboolean
-bar_closed (gpointer data)
-{
-  return !gtk_widget_get_mapped (data);
-}
 
 static void
 describe_focus (PdWindow *window)
@@ -71,12 +53,12 @@ search_and_escape (PdWindow  *window,
     g_signal_emit_by_name (from, "clicked");
   else
     g_assert_true (gtk_widget_activate_action (from, "win.search", NULL));
-  pd_test_wait_until (focus_in, entry, "the focus in the search field");
+  pd_test_wait_until (pd_test_a11y_focus_is_in, entry, "the focus in the search field");
   gtk_editable_set_text (GTK_EDITABLE (entry), "export");
   pd_test_flush (GTK_WIDGET (window));
   if (!pd_test_a11y_press (entry, GDK_KEY_Escape, 0))
     g_error ("Escape is no key of the search field");
-  pd_test_wait_until (bar_closed, entry, "the search bar to close");
+  pd_test_wait_until (pd_test_a11y_unmapped, entry, "the search bar to close");
   pd_test_flush (GTK_WIDGET (window));
   describe_focus (window);
   if (!pd_test_a11y_focus_inside (from))
@@ -91,7 +73,7 @@ check_search_escape (PdApplication *app,
   GtkWidget *button;
 
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
-  button = pd_test_find_first (GTK_WIDGET (window), is_search_button, NULL);
+  button = pd_test_find_first (GTK_WIDGET (window), pd_test_a11y_is_search_button, NULL);
   g_assert_nonnull (button);
   /* Clicked, or Enter on it: back on the button. */
   search_and_escape (window, button, TRUE);

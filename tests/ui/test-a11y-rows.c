@@ -20,6 +20,7 @@
 #include "pd-history-view.h"
 #include "pd-new-session-dialog.h"
 #include "pd-preferences-window.h"
+#include "pd-test-a11y-keys.h"
 #include "pd-test-a11y.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
@@ -217,21 +218,6 @@ test_history_large_text (void)
 
 /* --- Preferences and New Session ------------------------------------------- */
 
-static GtkWindow *
-open_dialog (PdWindow   *window,
-             const char *action,
-             GType       type,
-             const char *what)
-{
-  GtkWindow *dialog;
-
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), action, NULL));
-  pd_test_wait_until (pd_test_toplevel_shown, GSIZE_TO_POINTER (type), what);
-  dialog = pd_test_mapped_toplevel (type);
-  pd_test_flush (GTK_WIDGET (dialog));
-  return dialog;
-}
-
 /* The accessible a reader meets at a Tab stop: itself, or for a part with
  * no role (an entry's GtkText) the nearest ancestor with one. */
 static GtkWidget *
@@ -327,7 +313,7 @@ check_profile_stops (PdApplication *app,
   guint n_unnamed;
 
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
-  dialog = open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
+  dialog = pd_test_a11y_open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
   show_page (dialog, "Providers");
   g_assert_cmpuint (expand_profiles (dialog), >, 0);
   n_unnamed = count_unnamed_stops (dialog, "Preferences, Providers, profiles open", &n_stops);
@@ -379,7 +365,7 @@ check_provider_value (PdApplication *app,
   guint n_choices;
 
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
-  dialog = open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
+  dialog = pd_test_a11y_open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
   show_page (dialog, "Providers");
   expand_profiles (dialog);
   row = ADW_COMBO_ROW (pd_test_find_first (GTK_WIDGET (dialog), is_provider_row, NULL));
@@ -452,12 +438,12 @@ check_field_stops (PdApplication *app,
   GtkWindow *dialog;
 
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
-  dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG, "New Session");
+  dialog = pd_test_a11y_open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG, "New Session");
   /* Working Directory. */
   g_assert_cmpuint (check_field_rows (dialog, GTK_TYPE_BUTTON, "New Session"), ==, 1);
   gtk_window_destroy (dialog);
 
-  dialog = open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
+  dialog = pd_test_a11y_open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
   show_page (dialog, "General");
   /* While a Run Is Going On, While Idle, Show Sessions Changed in the Last. */
   g_assert_cmpuint (check_field_rows (dialog, GTK_TYPE_SPIN_BUTTON, "Preferences, General"), ==, 3);
@@ -513,13 +499,13 @@ check_switch_rows (PdApplication *app,
   guint n;
 
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
-  dialog = open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
+  dialog = pd_test_a11y_open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
   n = check_switch_descriptions (dialog, "Preferences");
   /* Privacy's two and the Alerts page's. */
   g_assert_cmpuint (n, >=, 2);
   gtk_window_destroy (dialog);
 
-  dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG, "New Session");
+  dialog = pd_test_a11y_open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG, "New Session");
   /* Planning and Start in Plan Mode. */
   g_assert_cmpuint (check_switch_descriptions (dialog, "New Session"), ==, 2);
   gtk_window_destroy (dialog);

@@ -14,23 +14,9 @@
 
 #include "pd-event.h"
 #include "pd-events-view.h"
+#include "pd-test-a11y-keys.h"
 #include "pd-test-db.h"
 #include "pd-test-ui.h"
-
-/* gtk-xft-dpi at 1.5×, as Large Text or a font scaling of 1.5 sets it;
- * returns the dpi it had. */
-static int
-set_large_text (void)
-{
-  GtkSettings *gtk_settings = gtk_settings_get_default ();
-  int dpi = 0;
-
-  g_object_get (gtk_settings, "gtk-xft-dpi", &dpi, NULL);
-  if (dpi <= 0)
-    dpi = 96 * 1024;
-  g_object_set (gtk_settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
-  return dpi;
-}
 
 typedef struct
 {
@@ -87,7 +73,7 @@ test_events_large_text_narrow (void)
 {
   g_autoptr(PdTestDb) db = pd_test_db_new ();
   g_autofree char *id = pd_test_db_create_session (db, "Say hello");
-  int dpi = set_large_text ();
+  int dpi = pd_test_a11y_large_text ();
   GtkWidget *view = pd_events_view_new ();
   GtkWidget *columns;
   GtkWidget *scroller;

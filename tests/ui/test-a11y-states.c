@@ -28,6 +28,7 @@
 #include "pd-session-item.h"
 #include "pd-session-list.h"
 #include "pd-test-a11y.h"
+#include "pd-test-a11y-keys.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
@@ -319,10 +320,7 @@ check_new_session_large_text (PdApplication *app,
 
   pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
   normal = measure_new_session (window, "1x");
-  g_object_get (settings, "gtk-xft-dpi", &dpi, NULL);
-  if (dpi <= 0)
-    dpi = 96 * 1024;
-  g_object_set (settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
+  dpi = pd_test_a11y_large_text ();
   pd_test_flush (GTK_WIDGET (window));
   large = measure_new_session (window, "1.5x");
   g_object_set (settings, "gtk-xft-dpi", dpi, NULL);

@@ -24,6 +24,7 @@
 #include "pd-overview-card-row.h"
 #include "pd-session-list.h"
 #include "pd-test-a11y.h"
+#include "pd-test-a11y-keys.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
@@ -105,30 +106,6 @@ label_top (GtkWidget *label,
 
   g_assert_true (gtk_widget_compute_point (label, GTK_WIDGET (window), &GRAPHENE_POINT_INIT (0, 0), &point));
   return point.y;
-}
-
-/* Prints, from @widget down, the children whose minimum width passes
- * 360 px: what keeps the window from narrowing. */
-static void
-print_wide (GtkWidget *widget,
-            guint      depth)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      int minimum = 0;
-
-      if (!gtk_widget_get_visible (child))
-        continue;
-      gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
-      if (minimum > 360)
-        {
-          g_test_message ("%*s%s (%s) needs %d px", (int) depth * 2, "", G_OBJECT_TYPE_NAME (child),
-                          gtk_widget_get_css_name (child), minimum);
-          print_wide (child, depth + 1);
-        }
-    }
 }
 
 /* @id's @page shows @title whole, wrapped, and scrolls it away with the
@@ -417,7 +394,7 @@ check_rows_fit (PdApplication *app,
                   gtk_widget_get_width (GTK_WIDGET (window)));
   pd_test_screenshot (GTK_WIDGET (window), c->scale == 3 ? "a11y-title-rows-1.5x" : "a11y-title-rows-1x");
   if (gtk_widget_get_width (GTK_WIDGET (window)) > 360)
-    print_wide (GTK_WIDGET (window), 0);
+    pd_test_a11y_print_wide (GTK_WIDGET (window), 360, 0);
   g_assert_cmpint (least_width (list), <=, 360);
   g_assert_cmpint (widest_page, <=, 360);
   g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), ==, 360);
@@ -625,12 +602,8 @@ static void
 test_history_chips (void)
 {
   GtkSettings *gtk_settings = gtk_settings_get_default ();
-  int dpi = 0;
+  int dpi = pd_test_a11y_large_text ();
 
-  g_object_get (gtk_settings, "gtk-xft-dpi", &dpi, NULL);
-  if (dpi <= 0)
-    dpi = 96 * 1024;
-  g_object_set (gtk_settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
   g_assert_cmpint (pd_test_run_showcase (960, 640, check_history_chips, NULL), ==, 0);
   g_object_set (gtk_settings, "gtk-xft-dpi", dpi, NULL);
 }
@@ -718,12 +691,8 @@ static void
 test_card_titles (void)
 {
   GtkSettings *gtk_settings = gtk_settings_get_default ();
-  int dpi = 0;
+  int dpi = pd_test_a11y_large_text ();
 
-  g_object_get (gtk_settings, "gtk-xft-dpi", &dpi, NULL);
-  if (dpi <= 0)
-    dpi = 96 * 1024;
-  g_object_set (gtk_settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
   g_assert_cmpint (pd_test_run_showcase (360, 720, check_card_titles, NULL), ==, 0);
   g_object_set (gtk_settings, "gtk-xft-dpi", dpi, NULL);
 }

@@ -21,6 +21,7 @@
 
 #include <glib/gstdio.h>
 
+#include "pd-test-a11y-keys.h"
 #include "pd-test-a11y.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
@@ -505,12 +506,8 @@ static void
 test_approval_large_text (void)
 {
   GtkSettings *gtk_settings = gtk_settings_get_default ();
-  int dpi = 0;
+  int dpi = pd_test_a11y_large_text ();
 
-  g_object_get (gtk_settings, "gtk-xft-dpi", &dpi, NULL);
-  if (dpi <= 0)
-    dpi = 96 * 1024;
-  g_object_set (gtk_settings, "gtk-xft-dpi", dpi * 3 / 2, NULL);
   run_approval ("approval-large-text");
   g_object_set (gtk_settings, "gtk-xft-dpi", dpi, NULL);
 }

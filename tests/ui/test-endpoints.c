@@ -78,9 +78,9 @@ endpoint_start_with (Endpoint   *endpoint,
       pd_test_save_plan (store, id, plan, PD_SESSION_STATUS_IDLE);
   }
   g_clear_object (&store);
-  endpoint->serve = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
-                                      g_getenv ("PLANDECK_AGENT"), "serve", "--db", endpoint->db,
-                                      "--listen", listen, "--rate-limit", "0", NULL);
+  endpoint->serve = pd_test_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
+                                   g_getenv ("PLANDECK_AGENT"), "serve", "--db", endpoint->db,
+                                   "--listen", listen, "--rate-limit", "0", NULL);
   g_assert_no_error (error);
   out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (endpoint->serve));
   url = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);

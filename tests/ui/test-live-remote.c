@@ -39,9 +39,9 @@ start_serve (Remote *remote,
   g_autoptr(GDataInputStream) out = NULL;
   g_autoptr(GUri) uri = NULL;
 
-  remote->serve = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
-                                    g_getenv ("PLANDECK_AGENT"), "serve", "--db", remote->second.db,
-                                    "--listen", listen, "--rate-limit", "0", NULL);
+  remote->serve = pd_test_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
+                                 g_getenv ("PLANDECK_AGENT"), "serve", "--db", remote->second.db,
+                                 "--listen", listen, "--rate-limit", "0", NULL);
   g_assert_no_error (error);
   out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (remote->serve));
   g_free (remote->url);

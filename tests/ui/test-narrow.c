@@ -287,8 +287,8 @@ test_narrow_banner (void)
   g_assert_cmpint (pd_test_run_app (offline, check_banner, (gpointer) "offline", NULL), ==, 0);
 
   /* A server with another token: the token is asked for in place. */
-  serve = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
-                            g_getenv ("PLANDECK_AGENT"), "serve", "--db", db, "--listen", "127.0.0.1:0", NULL);
+  serve = pd_test_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
+                         g_getenv ("PLANDECK_AGENT"), "serve", "--db", db, "--listen", "127.0.0.1:0", NULL);
   g_assert_no_error (error);
   out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (serve));
   url = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);

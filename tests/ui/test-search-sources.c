@@ -276,9 +276,9 @@ serve_start (Serve      *serve,
   g_autoptr(GUri) uri = NULL;
   g_autofree char *url = NULL;
 
-  serve->serve = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
-                                   g_getenv ("PLANDECK_AGENT"), "serve", "--db", db, "--listen", "127.0.0.1:0",
-                                   "--rate-limit", "0", NULL);
+  serve->serve = pd_test_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
+                                g_getenv ("PLANDECK_AGENT"), "serve", "--db", db, "--listen", "127.0.0.1:0",
+                                "--rate-limit", "0", NULL);
   g_assert_no_error (error);
   out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (serve->serve));
   url = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);

@@ -73,9 +73,9 @@ start_serve (Endpoint *endpoint,
   g_autoptr(GDataInputStream) out = NULL;
   g_autoptr(GUri) uri = NULL;
 
-  endpoint->serve = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
-                                      g_getenv ("PLANDECK_AGENT"), "serve", "--db", endpoint->db,
-                                      "--listen", listen, "--rate-limit", "0", NULL);
+  endpoint->serve = pd_test_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
+                                   g_getenv ("PLANDECK_AGENT"), "serve", "--db", endpoint->db,
+                                   "--listen", listen, "--rate-limit", "0", NULL);
   g_assert_no_error (error);
   out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (endpoint->serve));
   g_clear_pointer (&endpoint->url, g_free);
