@@ -679,6 +679,10 @@ try_at (Redactor *r,
     }
   if (i < r->refused_end)
     return i;  /* inside a value left in sight: known token shapes only */
+  /* An HTTP header's word, read as bash reads it (pd-redact-header.c). */
+  if (i >= r->header_end && (has_name_trigger (p) || ((*p == 'c' || *p == 'C') && starts_with_ci (p, "cookie")))
+      && (n = _pd_redact_header_at (r, i)) != i)
+    return n;
   if (*p == '/')
     return _pd_redact_oracle_at (r, i);
   if ((*p == '<' || (word_start && (*p == 'e' || *p == 'p' || *p == 'v' || *p == 'h')))
