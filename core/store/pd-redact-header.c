@@ -81,6 +81,8 @@ typedef struct
   GString *d;
   gsize   *from;
   gsize   *to;
+  gsize    cap;     /* of from and to */
+  gboolean heap;    /* from and to are allocated (else the caller's) */
   Stop     stop;
   gsize    end;     /* where the reading stopped, as written */
   gboolean quoted;  /* bash took quotes or backslashes out of it */
@@ -192,6 +194,25 @@ emit (Word  *w,
       gsize  s,
       gsize  e)
 {
+  if (w->d->len >= w->cap)
+    {
+      gsize cap = w->cap * 2;
+
+      if (w->heap)
+        {
+          w->from = g_renew (gsize, w->from, cap);
+          w->to = g_renew (gsize, w->to, cap);
+        }
+      else
+        {
+          w->from = g_memdup2 (w->from, w->cap * sizeof (gsize));
+          w->to = g_memdup2 (w->to, w->cap * sizeof (gsize));
+          w->from = g_renew (gsize, w->from, cap);
+          w->to = g_renew (gsize, w->to, cap);
+          w->heap = TRUE;
+        }
+      w->cap = cap;
+    }
   w->from[w->d->len] = s;
   w->to[w->d->len] = e;
   g_string_append_c (w->d, (char) ch);
@@ -676,61 +697,29 @@ as_written (const Word *w,
   return TRUE;
 }
 
-gsize
-_pd_redact_header_at (Redactor *r,
-                      gsize     i)
+/* The header's word @w read from @ws, its name [ns, ne) written as it is
+ * (the scan's trigger at @i): its secrets masked (where the scan goes on
+ * returned), none found (only known token shapes are tried in it; @i + 1),
+ * or the patterns' to read (@i). */
+static gsize
+header_word (Redactor *r,
+             Word     *w,
+             gsize     i,
+             gsize     ws,
+             gsize     ns,
+             gsize     ne)
 {
   const char *t = r->text;
-  guint depth = _pd_redact_depth_at (r->depths, i);
-  gsize ns = i, ne = i, k, ws, kn;
+  const GString *d = w->d;
+  const gsize *from = w->from;
   g_autofree char *name = NULL;
-  g_autofree gsize *from = NULL;
-  g_autofree gsize *to = NULL;
-  g_autoptr(GString) d = NULL;
-  Cursor c;
-  Word w;
+  gsize k, kn;
   gboolean masked;
 
-  if (depth > 1)
-    return i;
-  /* The name, literally written, and a ':' after it. */
-  while (ns > r->copied && i - ns < HEADER_NAME_MAX && is_header_name_char (t[ns - 1]))
-    ns--;
-  while (ne < r->len && ne - ns <= HEADER_NAME_MAX && is_header_name_char (t[ne]))
-    ne++;
-  if ((ns > 0 && is_header_name_char (t[ns - 1])) || ne - ns > HEADER_NAME_MAX)
-    return i;
-  if (t[ns] == '-' && ns + 2 < ne && t[ns + 1] == 'H')
-    ns += 2;  /* -HName: */
-  if (!g_ascii_isalpha (t[ns]))
-    return i;
-  for (k = ne; k < r->len && (t[k] == ' ' || t[k] == '\t'); k++)
-    ;
-  if (k >= r->len || t[k] != ':')
-    return i;
-
-  /* Its word's start, read once. */
-  for (ws = ns; ws > r->copied && ns - ws < HEADER_BACK && !word_boundary_before (r, ws, depth); ws--)
-    ;
-  if (!word_boundary_before (r, ws, depth) || ws < r->header_end)
-    return i;
-  if (r->states == NULL)
-    r->states = _pd_redact_reading_states (t, r->len, r->depths);
-  if (!_pd_redact_reading_unquoted (r->states, ws))
-    return i;
-
-  d = g_string_sized_new (128);
-  from = g_new (gsize, HEADER_WORD_MAX);
-  to = g_new (gsize, HEADER_WORD_MAX);
-  w = (Word) { .d = d, .from = from, .to = to, .stop = STOP_BROKEN, .end = ws };
-  c = (Cursor) { t, r->len, ws, depth == 1 };
-  read_word (&c, &w);
-  r->header_end = MAX (w.end, ws + 1);
-  r->line.bytes_read += w.end - ws;
   /* A word written as it reads (Authorization:Bearer, 'NAME: value'
    * unquoted) is the patterns': they read it whole; a word unsure or
    * holding what runs too. */
-  if (!w.quoted || w.stop == STOP_BROKEN || w.stop == STOP_COMMAND)
+  if (!w->quoted || w->stop == STOP_BROKEN || w->stop == STOP_COMMAND)
     return i;
 
   /* The name in the dequoted word, where it is written, after what may
@@ -746,7 +735,7 @@ _pd_redact_header_at (Redactor *r,
   k++;
   /* H=X-Api-Key:' '$'…' assigns a variable: one the text runs holds a
    * command (eval "${H#*: }"), kept in sight as any such value. */
-  if (kn > 1 && d->str[kn - 1] == '=' && as_written (&w, 0, kn))
+  if (kn > 1 && d->str[kn - 1] == '=' && as_written (w, 0, kn))
     {
       g_autofree char *variable = g_strndup (d->str, kn - 1);
 
@@ -756,26 +745,119 @@ _pd_redact_header_at (Redactor *r,
 
   name = g_strndup (t + ns, ne - ns);
   if (g_ascii_strcasecmp (name, "authorization") == 0 || g_ascii_strcasecmp (name, "proxy-authorization") == 0)
-    authorization (&w, k);
+    authorization (w, k);
   else if (g_ascii_strcasecmp (name, "cookie") == 0 || g_ascii_strcasecmp (name, "set-cookie") == 0)
-    cookies (&w, k, name[0] == 's' || name[0] == 'S');
+    cookies (w, k, name[0] == 's' || name[0] == 'S');
   else if (_pd_redact_name_is_secret (name))
-    named_value (&w, name, k);
+    named_value (w, name, k);
   else
     return i;  /* no secret's header: its value may hold a NAME=value */
   /* Written as bash reads it, from the name to the last value read (one
    * quoted part: printf 'password: X\n'): the patterns' to read, as they
    * always have. */
-  if (as_written (&w, kn, w.n_found > 0 ? w.found[2 * w.n_found - 1] : d->len))
+  if (as_written (w, kn, w->n_found > 0 ? w->found[2 * w->n_found - 1] : d->len))
+    return i;
+  /* what bash reads as a word's start (not in quotes or a comment) */
+  if (r->states == NULL)
+    r->states = _pd_redact_reading_states (t, r->len, r->depths);
+  if (!_pd_redact_reading_unquoted (r->states, ws))
     return i;
   masked = FALSE;
-  for (guint f = 0; f < w.n_found; f++)
-    masked = mask_dequoted (r, &w, w.found[2 * f], w.found[2 * f + 1]) || masked;
+  for (guint f = 0; f < w->n_found; f++)
+    masked = mask_dequoted (r, w, w->found[2 * f], w->found[2 * f + 1]) || masked;
   if (masked)
     return MAX (r->copied, i + 1);
   /* The header read and nothing found a secret (a reference, a setting, a
    * scheme alone): the patterns, which read the word in pieces, try only
    * known token shapes in it (Bearer$'\x20'"$TOKEN" was masked whole). */
-  r->refused_end = MAX (r->refused_end, w.end);
+  r->refused_end = MAX (r->refused_end, w->end);
   return i + 1;
+}
+
+/* Whether the word at @ws (at @depth in JSON strings) holds a quote, a
+ * backslash or a $ before its first blank or sign, as written: a word
+ * with none reads as it is written, the patterns' (most words: each is
+ * looked at once, then read only when it has one). */
+static gboolean
+word_has_quotes (Redactor *r,
+                 gsize     ws,
+                 guint     depth)
+{
+  const char *t = r->text;
+
+  for (gsize k = ws; k < r->len && k - ws < HEADER_SOURCE_MAX; k++)
+    {
+      char c = t[k];
+
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';' || c == '&' || c == '|' || c == '<'
+          || c == '>' || c == '(' || c == ')')
+        return FALSE;
+      if (c == '\'' || c == '$')
+        return TRUE;
+      if (depth == 0 && (c == '"' || c == '\\'))
+        return TRUE;
+      if (depth == 1 && c == '"')
+        return FALSE;  /* the JSON string's end */
+      if (depth == 1 && c == '\\' && k + 1 < r->len)
+        {
+          if (t[k + 1] == '"' || t[k + 1] == '\\' || t[k + 1] == 'u')
+            return TRUE;
+          if (t[k + 1] == 'n' || t[k + 1] == 't' || t[k + 1] == 'r')
+            return FALSE;  /* a blank */
+          k++;
+        }
+    }
+  return TRUE;  /* unsure: read it */
+}
+
+gsize
+_pd_redact_header_at (Redactor *r,
+                      gsize     i)
+{
+  const char *t = r->text;
+  guint depth = _pd_redact_depth_at (r->depths, i);
+  gsize ns = i, ne = i, k, ws, next;
+  gsize from_buf[256], to_buf[256];
+  g_autoptr(GString) d = NULL;
+  Cursor c;
+  Word w;
+
+  if (depth > 1)
+    return i;
+  /* The name, literally written, and a ':' after it (looked for first:
+   * most names have none). */
+  while (ne < r->len && ne - i <= HEADER_NAME_MAX && is_header_name_char (t[ne]))
+    ne++;
+  for (k = ne; k < r->len && (t[k] == ' ' || t[k] == '\t'); k++)
+    ;
+  if (k >= r->len || t[k] != ':')
+    return i;
+  while (ns > r->copied && i - ns < HEADER_NAME_MAX && is_header_name_char (t[ns - 1]))
+    ns--;
+  if ((ns > 0 && is_header_name_char (t[ns - 1])) || ne - ns > HEADER_NAME_MAX)
+    return i;
+  if (t[ns] == '-' && ns + 2 < ne && t[ns + 1] == 'H')
+    ns += 2;  /* -HName: */
+  if (!g_ascii_isalpha (t[ns]))
+    return i;
+
+  /* Its word's start, read once. */
+  for (ws = ns; ws > r->copied && ns - ws < HEADER_BACK && !word_boundary_before (r, ws, depth); ws--)
+    ;
+  if (!word_boundary_before (r, ws, depth) || ws < r->header_end || !word_has_quotes (r, ws, depth))
+    return i;
+
+  d = g_string_sized_new (256);
+  w = (Word) { .d = d, .from = from_buf, .to = to_buf, .cap = G_N_ELEMENTS (from_buf), .stop = STOP_BROKEN, .end = ws };
+  c = (Cursor) { t, r->len, ws, depth == 1 };
+  read_word (&c, &w);
+  r->header_end = MAX (w.end, ws + 1);
+  r->line.bytes_read += w.end - ws;
+  next = header_word (r, &w, i, ws, ns, ne);
+  if (w.heap)
+    {
+      g_free (w.from);
+      g_free (w.to);
+    }
+  return next;
 }
