@@ -157,17 +157,17 @@ assert_attacks (const AttackCase *cases,
  *    an attack (assert_attacks()): gone in JSON text and a JSON value too,
  *    bash reading the same signs outside quotes;
  *  - ROW_MASKED_SOME: the same, one redaction or more;
- *  - ROW_HELD: an attack whose @secret is gone in each reading (masked
- *    already before the round; @expected not compared);
- *  - ROW_HIDE_NOTHING: an attack: @secret (nullable) gone and each of
- *    @shown still there in each reading, bash's signs the same;
+ *  - ROW_MASKED_TEXT: redacted as @expected, one redaction, as text only;
+ *  - ROW_ATTACK: an attack: @secret (nullable) gone and each of @shown
+ *    still there in each reading, bash's signs the same (HELD: masked
+ *    already, nothing to show; HIDE_NOTHING: what must stay in sight);
  *  - ROW_KEPT: kept whole in each reading (assert_command_kept()). */
 typedef enum
 {
   ROW_MASKED,
   ROW_MASKED_SOME,
-  ROW_HELD,
-  ROW_HIDE_NOTHING,
+  ROW_MASKED_TEXT,
+  ROW_ATTACK,
   ROW_KEPT,
 } RowKind;
 
@@ -182,8 +182,9 @@ typedef struct
 
 #define MASKED(in, out, secret) { ROW_MASKED, (in), (out), (secret), { NULL } }
 #define MASKED_SOME(in, out, secret) { ROW_MASKED_SOME, (in), (out), (secret), { NULL } }
-#define HELD(in, secret) { ROW_HELD, (in), NULL, (secret), { NULL } }
-#define HIDE_NOTHING(in, secret, ...) { ROW_HIDE_NOTHING, (in), NULL, (secret), { __VA_ARGS__ } }
+#define MASKED_TEXT(in, out, secret) { ROW_MASKED_TEXT, (in), (out), (secret), { NULL } }
+#define HELD(in, secret) { ROW_ATTACK, (in), NULL, (secret), { NULL } }
+#define HIDE_NOTHING(in, secret, ...) { ROW_ATTACK, (in), NULL, (secret), { __VA_ARGS__ } }
 #define KEPT(in) { ROW_KEPT, (in), NULL, NULL, { NULL } }
 
 /* Each row checked as its kind says. */
@@ -195,20 +196,19 @@ assert_rows (const RedactRow *rows,
     {
       const RedactRow *row = &rows[i];
       AttackCase attack = { row->input, row->secret, { row->shown[0], row->shown[1], row->shown[2] } };
+      RedactCase one = { row->input, row->expected, row->secret };
 
       switch (row->kind)
         {
         case ROW_MASKED:
         case ROW_MASKED_SOME:
-          {
-            RedactCase one = { row->input, row->expected, row->secret };
-
-            assert_cases (&one, 1, row->kind == ROW_MASKED);
-            assert_attacks (&attack, 1);
-          }
+          assert_cases (&one, 1, row->kind == ROW_MASKED);
+          assert_attacks (&attack, 1);
           break;
-        case ROW_HELD:
-        case ROW_HIDE_NOTHING:
+        case ROW_MASKED_TEXT:
+          assert_cases (&one, 1, TRUE);
+          break;
+        case ROW_ATTACK:
           assert_attacks (&attack, 1);
           break;
         case ROW_KEPT:
