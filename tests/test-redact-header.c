@@ -56,6 +56,9 @@ test_header_dequoted_masked (void)
     MASKED ("curl -H X-Api-Key:\\ \\ $'\\u0053'3cretZq9abc https://x",
             "curl -H X-Api-Key:\\ \\ $'[REDACTED]'[REDACTED] https://x", "3cretZq9abc"),
     MASKED ("curl -H Private-Token:\\ S3cretZq9abc https://x", "curl -H Private-Token:\\ [REDACTED] https://x", "S3cretZq9abc"),
+    /* a backslash $'…' keeps as written: the mask takes it whole, never
+     * half of a JSON string's \\ */
+    MASKED ("curl -H X-Api-Key:$' \\q'S3cretZq9abc x", "curl -H X-Api-Key:$' [REDACTED]'[REDACTED] x", "3cretZq9abc"),
     MASKED ("curl -H X-Auth-Token:$'\\e'S3cretZq9abc https://x", "curl -H X-Auth-Token:$'\\e'[REDACTED] https://x", "S3cretZq9abc"),
     /* cookies */
     MASKED ("curl -H Cookie:$'\\x20'session=$'S3cretZq9abc' https://x",

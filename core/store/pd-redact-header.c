@@ -240,12 +240,15 @@ emit_code_point (Word     *w,
     emit (w, (guchar) utf8[j], s, e);
 }
 
-/* One escape of bash's $'…' after its backslash (at @s): what it stands
- * for emitted, the cursor after it. */
+/* One escape of bash's $'…' after its backslash (at [@s, @bs_end): two
+ * bytes in a JSON string): what it stands for emitted, the cursor after
+ * it.  An escape bash keeps as written keeps each byte's own span, so no
+ * mask starts inside a JSON string's \\. */
 static void
 ansi_escape (Cursor *c,
              Word   *w,
-             gsize   s)
+             gsize   s,
+             gsize   bs_end)
 {
   static const char simple[] = "a\ab\be\033E\033f\fn\nr\rt\tv\v\\\\''\"\"??";
   guint ch, next;
@@ -253,7 +256,7 @@ ansi_escape (Cursor *c,
 
   if (!cursor_get (c, &ch, &cs, &ce))
     {
-      emit (w, '\\', s, s + 1);
+      emit (w, '\\', s, bs_end);
       return;
     }
   for (guint j = 0; simple[j] != '\0'; j += 2)
@@ -286,8 +289,8 @@ ansi_escape (Cursor *c,
         }
       if (n == 0)
         {
-          emit (w, '\\', s, s + 1);
-          emit (w, ch, s + 1, ce);
+          emit (w, '\\', s, bs_end);
+          emit (w, ch, bs_end, ce);
         }
       else if (ch == 'x')
         emit (w, v & 0xff, s, ce);
@@ -302,8 +305,8 @@ ansi_escape (Cursor *c,
       emit (w, next == '?' ? 0x7f : next & 0x1f, s, ce);
       return;
     }
-  emit (w, '\\', s, s + 1);
-  emit (w, ch, s + 1, ce);
+  emit (w, '\\', s, bs_end);
+  emit (w, ch, cs, ce);
 }
 
 /* Whether a $ followed by @next expands a name ($NAME, $1, $@…). */
@@ -428,7 +431,7 @@ read_word (Cursor *c,
           if (ch == '\'')
             q = NONE;
           else if (ch == '\\')
-            ansi_escape (c, w, s);
+            ansi_escape (c, w, s, e);
           else
             emit (w, ch, s, e);
           break;
