@@ -784,33 +784,36 @@ header_word (Redactor *r,
 static gboolean
 word_has_quotes (Redactor *r,
                  gsize     ws,
-                 guint     depth)
+                 guint     depth,
+                 gsize    *end)
 {
   const char *t = r->text;
+  gsize k;
 
-  for (gsize k = ws; k < r->len && k - ws < HEADER_SOURCE_MAX; k++)
+  for (k = ws; k < r->len && k - ws < HEADER_SOURCE_MAX; k++)
     {
       char c = t[k];
 
       if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';' || c == '&' || c == '|' || c == '<'
           || c == '>' || c == '(' || c == ')')
-        return FALSE;
+        break;
       if (c == '\'' || c == '$')
         return TRUE;
       if (depth == 0 && (c == '"' || c == '\\'))
         return TRUE;
       if (depth == 1 && c == '"')
-        return FALSE;  /* the JSON string's end */
+        break;  /* the JSON string's end */
       if (depth == 1 && c == '\\' && k + 1 < r->len)
         {
           if (t[k + 1] == '"' || t[k + 1] == '\\' || t[k + 1] == 'u')
             return TRUE;
           if (t[k + 1] == 'n' || t[k + 1] == 't' || t[k + 1] == 'r')
-            return FALSE;  /* a blank */
+            break;  /* a blank */
           k++;
         }
     }
-  return TRUE;  /* unsure: read it */
+  *end = k;
+  return k - ws >= HEADER_SOURCE_MAX;  /* unsure: read it */
 }
 
 gsize
@@ -847,8 +850,13 @@ _pd_redact_header_at (Redactor *r,
   /* Its word's start, read once. */
   for (ws = ns; ws > r->copied && ns - ws < HEADER_BACK && !word_boundary_before (r, ws, depth); ws--)
     ;
-  if (!word_boundary_before (r, ws, depth) || ws < r->header_end || !word_has_quotes (r, ws, depth))
+  if (!word_boundary_before (r, ws, depth) || ws < r->header_end)
     return i;
+  if (!word_has_quotes (r, ws, depth, &k))
+    {
+      r->header_end = MAX (k, ws + 1);  /* the word is not looked at again */
+      return i;
+    }
 
   d = g_string_sized_new (256);
   w = (Word) { .d = d, .from = from_buf, .to = to_buf, .cap = G_N_ELEMENTS (from_buf), .stop = STOP_BROKEN, .end = ws };
