@@ -16,7 +16,9 @@ budget_exceeded event of iteration 3.  plan status of an imported Gemini
 CLI or OpenCode session reads as sessions show's plan (its cancelled item
 cancelled, not blocked).  import --claude-dir of an empty folder names
 it, and says it held nothing (status 2) when the default folders of other
-agents hold sessions.  Prints TAP.
+agents hold sessions.  run's progress line of a call ("→ shell: …" on
+stderr) is masked as the stored session is (it showed the password).
+Prints TAP.
 """
 import json
 import os
@@ -220,6 +222,29 @@ def given_empty(tap, agent_run, tmp):
               "import of the default folders alone says nothing of a folder given", detail(default))
 
 
+def progress_masked(tap, agent_run, tmp):
+    """Tried as an attacker would: the stored session masked the password of
+    a shell call, but run's progress line printed the command as the model
+    wrote it."""
+    secret = "Zq9Secr3tTailXy"
+    recording = os.path.join(tmp, "progress.json")
+    with open(recording, "w") as f:
+        json.dump({"turns": [
+            {"tool_calls": [{"name": "shell", "arguments": {"command": "MYSQL_PWD=" + secret + " true"}},
+                            {"name": "shell", "arguments": {
+                                "command": "curl -H X-Api-Key:' '$'" + secret + "' http://127.0.0.1:9 || true"}}]},
+            {"content": "done"}]}, f)
+    work = os.path.join(tmp, "progress-work")
+    os.mkdir(work)
+    db = os.path.join(tmp, "progress.db")
+    proc = agent_run("run", "--db", db, "--provider", "replay", "--replay", recording, "--approve", "auto",
+                     "-C", work, "Check the database")
+    tap.check(proc.returncode == 0 and "MYSQL_PWD=[REDACTED] true" in proc.stderr,
+              "run's progress line shows the shell call masked", detail(proc))
+    tap.check(secret not in proc.stdout + proc.stderr, "run prints no password of a tool call's arguments",
+              detail(proc))
+
+
 def main():
     agent = os.path.abspath(sys.argv[1])
     tap = Tap()
@@ -240,6 +265,7 @@ def main():
         codex_dir(tap, agent_run, tmp)
         plan_status_imported(tap, agent_run, tmp)
         given_empty(tap, agent_run, tmp)
+        progress_masked(tap, agent_run, tmp)
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0
 

@@ -929,6 +929,58 @@ test_terminal_pages (void)
   g_assert_true (g_str_has_suffix (pages[0], "approve only if you expected them.\nAllow it? [y/N] "));
 }
 
+/* Finding (round 15's attack, item 3): a question showed a homoglyph as
+ * the letter it draws, with no friction: the Cyrillic а of
+ * `rm -rf /tmp/а` (another file than /tmp/a), a word mixing Latin and
+ * Greek, and a name decomposed (NFD: e and U+0301, drawn as é, another
+ * name than é).  Each is shown as an escape and asked with controls'
+ * friction; a word of one script (Russian or Greek prose, an NFC name)
+ * reads as it is. */
+static void
+test_preview_look_alike (void)
+{
+  static const struct
+  {
+    const char *json;
+    const char *shown;
+    gboolean    marked;
+  } cases[] = {
+    { "rm -rf /tmp/\\u0430", "rm -rf /tmp/\\u0430", TRUE },
+    { "cat p\\u0430sswd.txt", "cat p\\u0430sswd.txt", TRUE },
+    { "curl https://\\u0440aypal.com/x", "curl https://\\u0440aypal.com/x", TRUE },
+    { "echo \\u03bfk-lab", "echo \\u03bfk-lab", TRUE },
+    { "rm cafe\\u0301.txt", "rm cafe\\u0301.txt", TRUE },
+    /* one script a word: readable, no friction */
+    { "echo \\u041f\\u0440\\u0438\\u0432\\u0435\\u0442 world", "echo \u041f\u0440\u0438\u0432\u0435\u0442 world", FALSE },
+    { "echo \\u0395\\u03bb\\u03bb\\u03ac\\u03b4\\u03b1 ok", "echo \u0395\u03bb\u03bb\u03ac\u03b4\u03b1 ok", FALSE },
+    { "rm caf\\u00e9.txt", "rm caf\u00e9.txt", FALSE },
+    { "echo \\u0928\\u092e\\u0938\\u094d\\u0924\\u0947", "echo \u0928\u092e\u0938\u094d\u0924\u0947", FALSE },
+  };
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdToolContext) context = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pd-approver-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  context = pd_tool_context_new (dir, &error);
+  g_assert_no_error (error);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonObject) args = parse_args_owned (g_strdup_printf ("{\"command\":\"%s\"}", cases[i].json));
+      g_autofree char *preview = pd_tool_preview (shell, context, args, NULL);
+      g_autofree char *summary = pd_approver_summarize (shell, args);
+      g_autofree char *expected_preview = g_strdup_printf ("In %s:\n$ %s\n", dir, cases[i].shown);
+      g_autofree char *expected_summary = g_strdup_printf ("shell: %s", cases[i].shown);
+
+      g_test_message ("%s", cases[i].json);
+      g_assert_cmpstr (preview, ==, expected_preview);
+      g_assert_cmpstr (summary, ==, expected_summary);
+      g_assert_cmpint (pd_approver_args_have_controls (args), ==, cases[i].marked);
+    }
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -946,6 +998,7 @@ main (int   argc,
   g_test_add_func ("/pd/approver/previews", test_previews);
   g_test_add_func ("/pd/approver/preview-controls", test_preview_controls);
   g_test_add_func ("/pd/approver/preview-hidden", test_preview_hidden);
+  g_test_add_func ("/pd/approver/preview-look-alike", test_preview_look_alike);
   g_test_add_func ("/pd/approver/terminal-question", test_terminal_question);
   g_test_add_func ("/pd/approver/terminal-pages", test_terminal_pages);
   g_test_add_func ("/pd/approver/concurrent", test_concurrent);

@@ -151,3 +151,71 @@ assert_attacks (const AttackCase *cases,
         g_free (out[i]);
     }
 }
+
+/* One row of a round's table of spellings, checked by assert_rows():
+ *  - ROW_MASKED: redacted as @expected, one redaction, @secret gone; and as
+ *    an attack (assert_attacks()): gone in JSON text and a JSON value too,
+ *    bash reading the same signs outside quotes;
+ *  - ROW_MASKED_SOME: the same, one redaction or more;
+ *  - ROW_MASKED_TEXT: redacted as @expected, one redaction, as text only;
+ *  - ROW_ATTACK: an attack: @secret (nullable) gone and each of @shown
+ *    still there in each reading, bash's signs the same (HELD: masked
+ *    already, nothing to show; HIDE_NOTHING: what must stay in sight);
+ *  - ROW_KEPT: kept whole in each reading (assert_command_kept()). */
+typedef enum
+{
+  ROW_MASKED,
+  ROW_MASKED_SOME,
+  ROW_MASKED_TEXT,
+  ROW_ATTACK,
+  ROW_KEPT,
+} RowKind;
+
+typedef struct
+{
+  RowKind     kind;
+  const char *input;
+  const char *expected;
+  const char *secret;
+  const char *shown[3];
+} RedactRow;
+
+#define MASKED(in, out, secret) { ROW_MASKED, (in), (out), (secret), { NULL } }
+#define MASKED_SOME(in, out, secret) { ROW_MASKED_SOME, (in), (out), (secret), { NULL } }
+#define MASKED_TEXT(in, out, secret) { ROW_MASKED_TEXT, (in), (out), (secret), { NULL } }
+#define HELD(in, secret) { ROW_ATTACK, (in), NULL, (secret), { NULL } }
+#define HIDE_NOTHING(in, secret, ...) { ROW_ATTACK, (in), NULL, (secret), { __VA_ARGS__ } }
+#define KEPT(in) { ROW_KEPT, (in), NULL, NULL, { NULL } }
+
+/* Each row checked as its kind says. */
+static inline void
+assert_rows (const RedactRow *rows,
+             gsize            n_rows)
+{
+  for (gsize i = 0; i < n_rows; i++)
+    {
+      const RedactRow *row = &rows[i];
+      AttackCase attack = { row->input, row->secret, { row->shown[0], row->shown[1], row->shown[2] } };
+      RedactCase one = { row->input, row->expected, row->secret };
+
+      switch (row->kind)
+        {
+        case ROW_MASKED:
+        case ROW_MASKED_SOME:
+          assert_cases (&one, 1, row->kind == ROW_MASKED);
+          assert_attacks (&attack, 1);
+          break;
+        case ROW_MASKED_TEXT:
+          assert_cases (&one, 1, TRUE);
+          break;
+        case ROW_ATTACK:
+          assert_attacks (&attack, 1);
+          break;
+        case ROW_KEPT:
+          assert_command_kept (row->input);
+          break;
+        default:
+          g_assert_not_reached ();
+        }
+    }
+}

@@ -222,9 +222,12 @@ start_tool (PdEngineRun *run,
     json_object_set_string_member (data, "args_summary", told);
   _pd_engine_emit_data (run, PD_EVENT_TOOL_CALL_STARTED, job->name, TRUE, data);
 
-  if (job->tool != NULL && job->arguments != NULL)
-    summary = pd_approver_summarize (job->tool, job->arguments);
-  _pd_engine_progress (run, PD_ENGINE_PROGRESS_TOOL_START, summary ? summary : job->name);
+  /* The progress line (run's "→ shell: …" on stderr) says what the
+   * stored session says, masked: it showed the command as the model wrote
+   * it, password included, where the session held [REDACTED] (tried as an
+   * attacker would).  The tool's name is the model's too. */
+  summary = told != NULL ? g_strdup (told) : pd_redact (job->name, NULL);
+  _pd_engine_progress (run, PD_ENGINE_PROGRESS_TOOL_START, summary);
 }
 
 /* Its tool_call_completed or _failed event and its progress line, as soon

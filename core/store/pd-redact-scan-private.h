@@ -35,6 +35,7 @@ typedef struct
   gboolean    runs_read;    /* runs is read */
   gsize       words_to;     /* nmcli's words are read up to here (pd-redact-settings.c) */
   GArray     *spans;        /* (nullable) each mask's start, end and whether it counts (gsize), in order */
+  gsize       header_end;   /* a header's word is read up to here (pd-redact-header.c) */
 } Redactor;
 
 /* Of pd-redact-mask.c. */
@@ -113,6 +114,12 @@ gsize    _pd_redact_cookie_at               (Redactor *r,
 /* curl's -b or --cookie at @i: its values, when no cookie file; */
 gsize    _pd_redact_curl_cookie_at          (Redactor *r,
                                              gsize     i);
+/* whether a cookie's name=value (as bash reads them) holds a secret: its
+ * name is a session's or a secret's, or its value looks random; */
+gboolean _pd_redact_cookie_is_secret        (const char *name,
+                                             gsize       name_len,
+                                             const char *value,
+                                             gsize       value_len);
 /* the name=value pairs from @pos, the first only when @one; */
 gsize    _pd_redact_cookie_values           (Redactor *r,
                                              gsize     pos,
@@ -138,6 +145,15 @@ gboolean _pd_redact_word_value              (Redactor *r,
 void     _pd_redact_mask_word               (Redactor *r,
                                              gsize     ws,
                                              gsize     we);
+
+/* Of pd-redact-header.c: an HTTP header's word (-H 'Name: value',
+ * --header=…, Name:value) whose name, literally followed by ':', holds
+ * @i, read as bash reads it, its quotes and escapes taken out: the
+ * credentials of Authorization, the values of Cookie and Set-Cookie, the
+ * value of a name the name rule says is a secret's, masked where they are
+ * written.  Returns where the scan goes on, @i when nothing was masked. */
+gsize    _pd_redact_header_at               (Redactor *r,
+                                             gsize     i);
 
 /* Of pd-redact-settings.c: each returns where the scan goes on, @i (or 0
  * for those given a name) when nothing was found.  SQL's IDENTIFIED at

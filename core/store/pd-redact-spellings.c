@@ -564,41 +564,52 @@ cookie_variable_runs (Redactor *r,
   return _pd_redact_assigned_variable_runs (r, name, pos, vs - 1);
 }
 
-/* Whether the cookie name=value [pos, vs - 1), [vs, ve) holds a secret:
- * its name is a session's or a secret's (session, sid, token, auth, csrf,
- * xsrf, jwt, a word with key, secret or pass; the name rule's), or its
- * value looks random: 8 or more bytes of letters and digits both, or of
- * no letter (an id), or 16 of upper and lower case.  Cookie: theme=darkmode was masked, and the
+/* Whether the cookie name=value holds a secret: its name is a session's
+ * or a secret's (session, sid, token, auth, csrf, xsrf, jwt, a word with
+ * key, secret or pass; the name rule's), or its value looks random: 8 or
+ * more bytes of letters and digits both, or of no letter (an id), or 16 of
+ * upper and lower case.  Cookie: theme=darkmode was masked, and the
  * setting lost (over-masking). */
+gboolean
+_pd_redact_cookie_is_secret (const char *name_text,
+                             gsize       name_len,
+                             const char *value,
+                             gsize       value_len)
+{
+  static const char * const words[] = { "sess", "sid", "token", "auth", "csrf", "xsrf", "jwt", "key",
+                                        "secret", "pass", "login", "remember", "sso", "saml", NULL };
+  g_autofree char *name = NULL;
+  gboolean digit = FALSE, letter = FALSE, upper = FALSE, lower = FALSE;
+
+  if (name_len == 0 || name_len > 128)
+    return TRUE;
+  name = g_ascii_strdown (name_text, (gssize) name_len);
+  for (guint k = 0; words[k] != NULL; k++)
+    if (strstr (name, words[k]) != NULL)
+      return TRUE;
+  if (_pd_redact_name_is_secret (name))
+    return TRUE;
+  for (gsize k = 0; k < value_len; k++)
+    {
+      digit = digit || g_ascii_isdigit (value[k]);
+      letter = letter || g_ascii_isalpha (value[k]);
+      upper = upper || g_ascii_isupper (value[k]);
+      lower = lower || g_ascii_islower (value[k]);
+    }
+  return (value_len >= 8 && digit && letter) || (value_len >= 16 && upper && lower)
+         || (value_len >= 8 && !letter);
+}
+
+/* Whether the cookie name=value [pos, vs - 1), [vs, ve) holds a secret. */
 static gboolean
 cookie_is_secret (Redactor *r,
                   gsize     pos,
                   gsize     vs,
                   gsize     ve)
 {
-  static const char * const words[] = { "sess", "sid", "token", "auth", "csrf", "xsrf", "jwt", "key",
-                                        "secret", "pass", "login", "remember", "sso", "saml", NULL };
-  const char *t = r->text;
-  g_autofree char *name = NULL;
-  gboolean digit = FALSE, letter = FALSE, upper = FALSE, lower = FALSE;
-
   if (vs <= pos + 1 || vs - pos > 129)
     return TRUE;
-  name = g_ascii_strdown (t + pos, (gssize) (vs - 1 - pos));
-  for (guint k = 0; words[k] != NULL; k++)
-    if (strstr (name, words[k]) != NULL)
-      return TRUE;
-  if (_pd_redact_name_is_secret (name))
-    return TRUE;
-  for (gsize k = vs; k < ve; k++)
-    {
-      digit = digit || g_ascii_isdigit (t[k]);
-      letter = letter || g_ascii_isalpha (t[k]);
-      upper = upper || g_ascii_isupper (t[k]);
-      lower = lower || g_ascii_islower (t[k]);
-    }
-  return (ve - vs >= 8 && digit && letter) || (ve - vs >= 16 && upper && lower)
-         || (ve - vs >= 8 && !letter);
+  return _pd_redact_cookie_is_secret (r->text + pos, vs - 1 - pos, r->text + vs, ve - vs);
 }
 
 gsize

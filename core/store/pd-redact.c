@@ -668,6 +668,7 @@ try_at (Redactor *r,
 {
   const char *p = r->text + i;
   gboolean word_start = i == 0 || !is_word_char (p[-1]);
+  gboolean named;
   guint form, forms;
   gsize vs, ve, n;
 
@@ -679,6 +680,11 @@ try_at (Redactor *r,
     }
   if (i < r->refused_end)
     return i;  /* inside a value left in sight: known token shapes only */
+  named = g_ascii_isalpha (*p) && has_name_trigger (p);
+  /* An HTTP header's word, read as bash reads it (pd-redact-header.c). */
+  if (i >= r->header_end && (named || ((*p == 'c' || *p == 'C') && starts_with_ci (p, "cookie")))
+      && (n = _pd_redact_header_at (r, i)) != i)
+    return n;
   if (*p == '/')
     return _pd_redact_oracle_at (r, i);
   if ((*p == '<' || (word_start && (*p == 'e' || *p == 'p' || *p == 'v' || *p == 'h')))
@@ -815,7 +821,7 @@ try_at (Redactor *r,
         _pd_redact_span (r, vs, ve);
       return ve;
     }
-  if (g_ascii_isalpha (*p) && has_name_trigger (p))
+  if (named)
     return try_assignment (r, i);
   return i;
 }

@@ -320,6 +320,12 @@ main (int   argc,
     { "cookie gap of quoted blanks", "' '$'\\t'", "curl -H Cookie:" },
     { "keys, quoted blanks", "X-Api-Key:' 'x " },
     { "key gap of quoted blanks", "' '$'\\t'\" \"", "curl -H X-Api-Key:" },
+    /* A header's word read as bash reads it (pd-redact-header.c): each
+     * once, a word never closed read to its bound once. */
+    { "header words, dequoted", "-H X-Api-Key:' '$'\\x41bcdefgh' " },
+    { "header word, ANSI-C never closed", "$'\\x20\\t", "curl -H Authorization:Bearer" },
+    { "header names in quotes", "'X-Api-Key: ' " },
+    { "header names, no blank", "X-Api-Key:" },
   };
   guint mb = argc > 1 ? (guint) g_ascii_strtoull (argv[1], NULL, 10) : 16;
   gsize kib = argc > 2 ? (gsize) g_ascii_strtoull (argv[2], NULL, 10) : 1024;

@@ -1,0 +1,133 @@
+/* test-redact-header.c: an HTTP header's word read as bash reads it
+ * (core/store/pd-redact-header.c), each row as text, in a tool call's JSON
+ * text and as a JSON document's string value.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+
+#include "pd-redact.h"
+#include "test-redact-util.h"
+#include "test-redact-attack-util.h"
+
+/* Finding (round 15's attack, HIGH): header values bash joins of quoted
+ * parts were stored and served in clear: X-Api-Key:' '$'KEY',
+ * Authorization:Bearer$'\c@'TOKEN, and the family (ANSI-C escapes \xHH,
+ * \NNN, \uHHHH, \cX, \e; parts "…" '…' $'…' joined; escaped blanks),
+ * each round's patch having taken one spelling.  Masked now whatever the
+ * spelling, the quotes bash takes out left in sight. */
+static void
+test_header_dequoted_masked (void)
+{
+  static const RedactRow rows[] = {
+    /* the attacker's two */
+    MASKED ("curl -H X-Api-Key:' '$'S3cretZq9abc' https://x", "curl -H X-Api-Key:' '$'[REDACTED]' https://x", "S3cretZq9abc"),
+    MASKED ("curl -H Authorization:Bearer$'\\c@'S3cretZq9abc https://x",
+            "curl -H Authorization:Bearer$'\\c@'[REDACTED] https://x", "S3cretZq9abc"),
+    /* ANSI-C escapes for the gap */
+    MASKED ("curl -H Authorization:Bearer$'\\cA'S3cretZq9abc https://x",
+            "curl -H Authorization:Bearer$'\\cA'[REDACTED] https://x", "S3cretZq9abc"),
+    MASKED ("curl -H Authorization:Bearer$'\\001'S3cretZq9abc https://x",
+            "curl -H Authorization:Bearer$'\\001'[REDACTED] https://x", "S3cretZq9abc"),
+    MASKED ("curl -H Authorization:Bearer$'\\U00000020'S3cretZq9abc https://x",
+            "curl -H Authorization:Bearer$'\\U00000020'[REDACTED] https://x", "S3cretZq9abc"),
+    MASKED ("curl -H Authorization:Bearer$'\\t\\t'S3cretZq9abc https://x",
+            "curl -H Authorization:Bearer$'\\t\\t'[REDACTED] https://x", "S3cretZq9abc"),
+    MASKED ("curl -H Authorization:Bearer$'\\x9'S3cretZq9abc https://x",
+            "curl -H Authorization:Bearer$'\\x9'[REDACTED] https://x", "S3cretZq9abc"),
+    MASKED ("curl -H Authorization:Bearer$'\\n'S3cretZq9abc https://x",
+            "curl -H Authorization:Bearer$'\\n'[REDACTED] https://x", "S3cretZq9abc"),
+    MASKED ("curl -H $'Authorization:\\x20Bearer\\x20S3cretZq9abc' https://x",
+            "curl -H $'Authorization:\\x20Bearer\\x20[REDACTED]' https://x", "S3cretZq9abc"),
+    /* the scheme spelled with escapes, the header after -H glued */
+    MASKED ("curl -H Authorization:$'\\x42earer'\\ S3cretZq9abc https://x",
+            "curl -H Authorization:$'\\x42earer'\\ [REDACTED] https://x", "S3cretZq9abc"),
+    MASKED ("curl -HX-Api-Key:' '$'S3cretZq9abc' https://x", "curl -HX-Api-Key:' '$'[REDACTED]' https://x", "S3cretZq9abc"),
+    /* the secret itself of joined parts, or escaped: each part masked */
+    MASKED ("curl -H X-Api-Key:\"S3cret\"'Zq9abc' https://x", "curl -H X-Api-Key:\"[REDACTED]\"'[REDACTED]' https://x",
+            "Zq9abc"),
+    MASKED ("curl -H X-Api-Key:$'\\x53'3cretZq9abc https://x", "curl -H X-Api-Key:$'[REDACTED]'[REDACTED] https://x",
+            "3cretZq9abc"),
+    MASKED ("curl -H 'X-Api-Key: '\"S3cretZq9abc\" https://x", "curl -H 'X-Api-Key: '\"[REDACTED]\" https://x", "S3cretZq9abc"),
+    MASKED ("curl -H X-Api-Key:\\ \\ $'\\u0053'3cretZq9abc https://x",
+            "curl -H X-Api-Key:\\ \\ $'[REDACTED]'[REDACTED] https://x", "3cretZq9abc"),
+    MASKED ("curl -H Private-Token:\\ S3cretZq9abc https://x", "curl -H Private-Token:\\ [REDACTED] https://x", "S3cretZq9abc"),
+    /* a backslash $'…' keeps as written: the mask takes it whole, never
+     * half of a JSON string's \\ */
+    MASKED ("curl -H X-Api-Key:$' \\q'S3cretZq9abc x", "curl -H X-Api-Key:$' [REDACTED]'[REDACTED] x", "3cretZq9abc"),
+    MASKED ("curl -H X-Auth-Token:$'\\e'S3cretZq9abc https://x", "curl -H X-Auth-Token:$'\\e'[REDACTED] https://x", "S3cretZq9abc"),
+    /* cookies */
+    MASKED ("curl -H Cookie:$'\\x20'session=$'S3cretZq9abc' https://x",
+            "curl -H Cookie:$'\\x20'session=$'[REDACTED]' https://x", "S3cretZq9abc"),
+    MASKED ("curl -H Cookie:' 'lang=en\\;\\ session=S3cret\"Zq9abc\" https://x",
+            "curl -H Cookie:' 'lang=en\\;\\ session=[REDACTED]\"[REDACTED]\" https://x", "Zq9abc"),
+    /* wget, httpie, git */
+    MASKED ("wget --header=X-Api-Key:' '$'S3cretZq9abc' https://x", "wget --header=X-Api-Key:' '$'[REDACTED]' https://x",
+            "S3cretZq9abc"),
+    MASKED ("http https://x X-Api-Key:' '$'S3cretZq9abc'", "http https://x X-Api-Key:' '$'[REDACTED]'", "S3cretZq9abc"),
+    MASKED ("git -c http.extraHeader=Authorization:Bearer$'\\x20'$'S3cretZq9abc' clone x",
+            "git -c http.extraHeader=Authorization:Bearer$'\\x20'$'[REDACTED]' clone x", "S3cretZq9abc"),
+    MASKED ("curl --proxy-header Proxy-Authorization:Basic$'\\040'\"dXNlcjpTM2NyM3Q=\" https://x",
+            "curl --proxy-header Proxy-Authorization:Basic$'\\040'\"[REDACTED]\" https://x", "dXNlcjpTM2NyM3Q="),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
+/* What follows the header's word, and a value that reads as syntax or
+ * runs, stay in sight. */
+static void
+test_header_dequoted_hide_nothing (void)
+{
+  static const RedactRow rows[] = {
+    HIDE_NOTHING ("curl -H X-Api-Key:' '$'S3cretZq9abc';touch pwned", "S3cretZq9abc", ";touch pwned"),
+    HIDE_NOTHING ("curl -H X-Api-Key:' '$'S3cretZq9abc'$IFS;reboot", "S3cretZq9abc", "$IFS;reboot"),
+    HIDE_NOTHING ("curl -H Authorization:Bearer$'\\c@'S3cretZq9abc&&reboot", "S3cretZq9abc", "&&reboot"),
+    HIDE_NOTHING ("curl -H Authorization:Bearer$'\\c@'S3cretZq9abc|sh", "S3cretZq9abc", "|sh"),
+    HIDE_NOTHING ("curl -H X-Api-Key:' '$'a;touch pwned' https://x", NULL, "touch pwned"),
+    HIDE_NOTHING ("curl -H X-Api-Key:' '$'x\\x3btouch pwned' https://x", NULL, "touch pwned"),
+    HIDE_NOTHING ("curl -H X-Api-Key:' '$'S3cretZq9abc'$(touch pwned) https://x", NULL, "$(touch pwned)"),
+    HIDE_NOTHING ("curl -H X-Api-Key:' '`touch pwned` https://x", NULL, "`touch pwned`"),
+    HIDE_NOTHING ("curl -H Authorization:Bearer$'\\x20'\"x$(touch pwned)\" https://x", NULL, "$(touch pwned)"),
+    HIDE_NOTHING ("curl -H Cookie:' 'session=$'S3cretZq9abc'\\;\\ b=1;touch pwned", "S3cretZq9abc", ";touch pwned"),
+    HIDE_NOTHING ("curl -H 'X-Api-Key: '$'S3cretZq9abc' x; echo 'y'", "S3cretZq9abc", " x; echo 'y'"),
+    /* a variable the text runs holds a command; bash expands braces */
+    HIDE_NOTHING ("H=X-Api-Key:' '$'reboot'; eval \"${H#*: }\"", NULL, "reboot"),
+    HIDE_NOTHING ("curl -H X-Api-Key:' '$'S3cret'{Zq9,x} y", NULL, "{Zq9,x}"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
+/* A reference, a setting, a scheme alone: no secret. */
+static void
+test_header_dequoted_kept (void)
+{
+  static const RedactRow rows[] = {
+    KEPT ("curl -H X-Api-Key:' '\"$TOKEN\" https://x"),
+    KEPT ("curl -H Authorization:Bearer$'\\x20'\"$TOKEN\" https://x"),
+    KEPT ("curl -H Authorization:Bearer$'\\x20'${TOKEN} https://x"),
+    KEPT ("curl -H Accept:$'\\x20'text/plain https://x"),
+    KEPT ("curl -H X-Request-Id:' '$'abc123def456' https://x"),
+    KEPT ("curl -H Authorization:$'Basic' https://x"),
+    KEPT ("curl -H Cookie:' '$'theme=darkmode' https://x"),
+    KEPT ("curl -H 'Authorization: Bearer $TOKEN' https://x"),
+    KEPT ("# curl -H X-Api-Key:' '$TOKEN"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pd/redact/header-dequoted-masked", test_header_dequoted_masked);
+  g_test_add_func ("/pd/redact/header-dequoted-hide-nothing", test_header_dequoted_hide_nothing);
+  g_test_add_func ("/pd/redact/header-dequoted-kept", test_header_dequoted_kept);
+  return g_test_run ();
+}
