@@ -8,6 +8,11 @@
 #define _GNU_SOURCE
 #include "config.h"
 
+#include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "pd-gemini-reader.h"
 #include "pd-import-index.h"
 #include "pd-import-scanner.h"
@@ -610,6 +615,174 @@ test_document_one_walk (void)
   pd_test_remove_tree (dir);
 }
 
+/* A call's arguments nested deeper than json-glib is given: the document
+ * is read, the arguments a placeholder.  The check that reads a document
+ * in place refuses such nesting itself, so only a document it refused is
+ * looked at for it (each document was walked for its nesting first, a
+ * fifth of a Gemini CLI import): read the same in place as from trees,
+ * which look first, up to the bound and past it, in a call's arguments
+ * (read), in another member (refused past it) and in a string (no
+ * nesting).  Fails with the look after a refusal taken out. */
+static void
+test_document_deep (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "session-2026-03-20T09-00-7b1e2f3a.json", NULL);
+  const char *head = "{\"sessionId\":\"deep\",\"startTime\":\"2026-03-20T09:00:00.000Z\",\"messages\":["
+                     MSG ("m1", TODOS (LIST_AB, "success")) ",";
+  /* Around them: the root, messages and the message (3), and in a call's
+   * arguments toolCalls and the call (5): the bound is passed at 510 and
+   * 508 levels. */
+  const guint levels[] = { 507, 508, 509, 510, 600 };
+  guint read = 0, refused = 0;
+
+  for (guint l = 0; l < G_N_ELEMENTS (levels); l++)
+    for (guint where = 0; where < 3; where++)
+      {
+        g_autoptr(GString) text = g_string_new (head);
+        g_autofree char *in_place = NULL;
+        g_autofree char *trees = NULL;
+        const char *texts[2] = { NULL, NULL };
+
+        if (where == 0)
+          g_string_append (text, "{\"id\":\"m2\",\"type\":\"gemini\",\"toolCalls\":[{\"name\":\"run_shell_command\",\"args\":");
+        else
+          g_string_append (text, "{\"id\":\"m2\",\"type\":\"gemini\",\"x\":");
+        if (where == 2)
+          g_string_append_c (text, '"');
+        for (guint i = 0; i < levels[l]; i++)
+          g_string_append (text, where == 2 ? "[" : "{\"a\":");
+        g_string_append_c (text, '1');
+        for (guint i = 0; i < levels[l]; i++)
+          g_string_append_c (text, where == 2 ? ']' : '}');
+        if (where == 2)
+          g_string_append_c (text, '"');
+        g_string_append (text, where == 0 ? ",\"status\":\"success\"}]}" : "}");
+        g_string_append (text, "," MSG ("m3", TODOS (LIST_A, "success")) "]}");
+        texts[0] = text->str;
+        in_place = document_read (path, texts, TRUE);
+        trees = document_read (path, texts, FALSE);
+        g_assert_cmpstr (in_place, ==, trees);
+        if (g_str_has_prefix (in_place, "refused: "))
+          {
+            g_assert_cmpuint (where, ==, 1);
+            g_assert_cmpuint (levels[l], >=, 510);
+            refused++;
+          }
+        else
+          {
+            g_assert_nonnull (strstr (in_place, "\"A\""));
+            g_assert_nonnull (strstr (in_place, "applied 2 "));
+            read++;
+          }
+      }
+  g_assert_cmpuint (read, ==, 13);
+  g_assert_cmpuint (refused, ==, 2);
+  pd_test_remove_tree (dir);
+}
+
+#ifdef __GLIBC__
+/* The heap in use, in bytes (glibc's count; 0 under valgrind). */
+static gsize
+heap_in_use (void)
+{
+  return mallinfo2 ().uordblks;
+}
+#endif
+
+/* What a reader holds of the messages whose id alone matters (most of a
+ * session): the index keeps every session's reader, and each block it
+ * holds took fresh pages of memory (a page fault each, a third more CPU
+ * for `import --db` than for `--json` on the real corpus's Gemini CLI
+ * part).  20 000 such messages in each format, one written again, rewound
+ * to, then read for the pages by the same reader: the same plan as
+ * before, and at most 90 and 130 bytes held a message (65 and 109 now,
+ * with the table by id; 145 and 189 with a whole message and its id
+ * apart). */
+static void
+plain_messages_held (void)
+{
+#ifdef __GLIBC__
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  g_autofree char *lines_path = g_build_filename (dir, "chats", "session-2026-04-05T10-12-0000cafe.jsonl", NULL);
+  g_autofree char *doc_path = g_build_filename (dir, "chats", "session-2026-04-05T10-12-0000cafe.json", NULL);
+  g_autoptr(GString) lines = g_string_new (HEADER "\n" MSG ("m1", TODOS (LIST_A, "success")) "\n");
+  g_autoptr(GString) doc = g_string_new ("{\"sessionId\":\"s1\",\"messages\":[" MSG ("m1", TODOS (LIST_A, "success")));
+  const guint n = 20000;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  {
+    g_autofree char *chats = g_build_filename (dir, "chats", NULL);
+
+    g_assert_cmpint (g_mkdir_with_parents (chats, 0700), ==, 0);
+  }
+  for (guint i = 0; i < n; i++)
+    {
+      g_string_append_printf (lines, "{\"id\":\"p%05u\",\"timestamp\":\"2026-04-05T10:00:02.000Z\",\"type\":\"gemini\",\"content\":\"ok\"}\n", i);
+      g_string_append_printf (doc, ",{\"id\":\"p%05u\",\"timestamp\":\"2026-04-05T10:00:02.000Z\",\"type\":\"gemini\",\"content\":\"ok\"}", i);
+    }
+  g_string_append (lines, MSG ("m2", TODOS (LIST_AB, "success")) "\n");
+  g_string_append (doc, "," MSG ("m2", TODOS (LIST_AB, "success")) "]}");
+  g_assert_true (g_file_set_contents (lines_path, lines->str, (gssize) lines->len, NULL));
+  g_assert_true (g_file_set_contents (doc_path, doc->str, (gssize) doc->len, NULL));
+
+  for (guint format = 0; format < 2; format++)
+    {
+      gsize before = heap_in_use ();
+      g_autoptr(PdGeminiReader) reader = pd_gemini_reader_new (format == 0 ? lines_path : doc_path, format == 1);
+      PdTranscriptReader *r = PD_TRANSCRIPT_READER (reader);
+      PdImportedSession *session = pd_transcript_reader_get_session (r);
+      g_autoptr(PdTranscriptPages) pages = NULL;
+      g_autoptr(GError) error = NULL;
+      gsize held;
+
+      pd_transcript_reader_set_follow (r, TRUE);
+      g_assert_true (pd_transcript_reader_update (r, NULL, &error));
+      g_assert_no_error (error);
+      held = heap_in_use () - before;
+      if (before > 0)
+        g_assert_cmpuint (held / n, <=, (format == 0 ? 90 : 130));
+      pd_import_test_assert_list (session, "A:completed|B:in_progress");
+      g_assert_cmpuint (pd_imported_session_get_stats (session)->lines, >=, n);
+      if (format == 1)
+        continue;
+
+      /* A plain message written again as m2 (its list goes), a rewind to
+       * a plain one, then the pages from the same reader. */
+      pd_import_test_append (lines_path, "{\"id\":\"m2\",\"timestamp\":\"2026-04-05T10:00:03.000Z\",\"type\":\"gemini\",\"content\":\"x\"}\n");
+      g_assert_true (pd_transcript_reader_update (r, NULL, &error));
+      pd_import_test_assert_list (session, "A:in_progress");
+      pd_import_test_append (lines_path, MSG ("m3", TODOS (LIST_AB, "success")) "\n{\"$rewindTo\":\"p00007\"}\n");
+      g_assert_true (pd_transcript_reader_update (r, NULL, &error));
+      pd_import_test_assert_list (session, "A:in_progress");
+      pd_import_test_append (lines_path, MSG ("m4", TODOS (LIST_AB, "success")) "\n");
+      pages = pd_transcript_reader_read_pages (r, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (pages);
+      pd_import_test_assert_list (session, "A:completed|B:in_progress");
+    }
+  pd_test_remove_tree (dir);
+#endif
+}
+
+/* In a process of its own: what the tests before left in glibc's caches
+ * is not counted (it moved the figure by up to 45 bytes a message). */
+static void
+test_plain_messages_held (void)
+{
+#ifdef __GLIBC__
+  if (g_test_subprocess ())
+    {
+      plain_messages_held ();
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+#else
+  g_test_skip ("glibc's heap counts");
+#endif
+}
+
 /* The fixtures rewritten as spaced JSON ({"type": "…"}, as Python's
  * json.dumps writes it): the same sessions, times and messages. */
 static void
@@ -636,6 +809,8 @@ main (int   argc,
   g_test_add_func ("/pd/import-gemini/index-resume", test_index_resume);
   g_test_add_func ("/pd/import-gemini/document-one-walk", test_document_one_walk);
   g_test_add_func ("/pd/import-gemini/spaced-json", test_spaced_json);
+  g_test_add_func ("/pd/import-gemini/document-deep", test_document_deep);
+  g_test_add_func ("/pd/import-gemini/plain-messages-held", test_plain_messages_held);
 
   return g_test_run ();
 }

@@ -520,7 +520,7 @@ span_get_int (PdJsonSpan value,
   /* The common case, a few digits, without a node. */
   if (value.length < 18 && value.text[0] != '-')
     {
-      for (i = 0; i < value.length && g_ascii_isdigit (value.text[i]); i++)
+      for (i = 0; i < value.length && (guchar) (value.text[i] - '0') <= 9; i++)
         n = n * 10 + (value.text[i] - '0');
       if (i == value.length)
         return n;

@@ -193,6 +193,9 @@ void
 _pd_gemini_message_to_pages (PdTranscriptPages *pages,
                              PdGeminiMessage   *message)
 {
+  /* Nothing to show, and no fields for the pages to let go of. */
+  if (message->plain)
+    return;
   if (!message->shown && message->unshown > 0)
     {
       /* Said in its place, and its calls named with the head of their

@@ -79,6 +79,10 @@ typedef struct
   gint64     time;
   GPtrArray *lists;      /* (nullable) PdImportList: its applied write_todos calls */
   guint      refused;    /* its write_todos calls that failed or were of another shape */
+  /* A message whose id alone matters (no list, no words, nothing for the
+   * pages): allocated as far as user_text, its id after it in the same
+   * block (plain_message_new()).  The fields below are not there. */
+  gboolean   plain;
   char      *user_text;  /* (nullable) a user message's text, for the title */
   /* For the pages (read with pages only). */
   gboolean    shown;     /* what follows is kept: the budget had room */
