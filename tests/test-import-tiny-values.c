@@ -24,7 +24,10 @@
 
 #include <glib/gstdio.h>
 
+#include "pd-event.h"
 #include "pd-import-private.h"
+#include "pd-qwen-reader-private.h"
+#include "pd-session-store.h"
 #include "pd-import-test.h"
 #include "pd-transcript-pages-private.h"
 #include "pd-transcript-reader.h"
@@ -163,6 +166,88 @@ test_share_of_file (void)
   pd_test_remove_tree (root);
 }
 
+/* The Events' pages cut to their share say so: their last event is
+ * events_left_out with the items left out, and what is shown and left out
+ * make the whole.  They were cut with nothing said: the Events page ended
+ * at the cut as if the session had (tried as an attacker would). */
+static void
+test_events_say_cut (void)
+{
+  g_autofree char *root = pd_import_test_tmpdir ();
+  g_autofree char *path = write_calls (root, 400);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdTranscriptReader) reader = pd_transcript_reader_new_for_format ("claude", path, SESSION, &error);
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(GPtrArray) last = NULL;
+  g_autoptr(GPtrArray) all = NULL;
+  g_autoptr(PdEvent) event = NULL;
+  JsonObject *data;
+  guint64 items = 0;
+  guint started = 0;
+
+  g_assert_no_error (error);
+  _pd_transcript_pages_set_budget_bytes ((gsize) 256 * 1024);
+  pages = pd_transcript_reader_read_events (reader, NULL, &error);
+  _pd_transcript_pages_set_budget_bytes (0);
+  g_assert_no_error (error);
+  g_assert_true (_pd_transcript_pages_get_cut (pages, &items, NULL));
+  g_assert_cmpuint (items, >, 0);
+
+  last = pd_transcript_pages_dup_latest_events (pages, SESSION, 0, NULL, 1);
+  g_assert_cmpuint (last->len, ==, 1);
+  event = pd_event_new_from_json (((PdStoredEvent *) g_ptr_array_index (last, 0))->event_json, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (pd_event_get_event_type (event), ==, PD_EVENT_EVENTS_LEFT_OUT);
+  data = pd_event_get_data (event);
+  g_assert_cmpint (json_object_get_int_member (data, "items"), ==, (gint64) items);
+
+  all = pd_transcript_pages_dup_events (pages, SESSION, 0, 0);
+  for (guint i = 0; i < all->len; i++)
+    started += strstr (((PdStoredEvent *) g_ptr_array_index (all, i))->event_json, "\"tool_call_started\"") != NULL;
+  g_assert_cmpuint (started, >, 100);
+  g_assert_cmpuint (started + items, ==, 400 * CALLS_A_LINE);
+  pd_test_remove_tree (root);
+}
+
+/* A Qwen Code transcript of lines of many tiny calls: each line's parts
+ * are walked once for the pages.  The part of each call was looked up from
+ * the line's first (1 365 calls a line walked 930 000 parts), and a 10 MB
+ * transcript of them took 45 s to serve (tried as an attacker would). */
+static void
+test_qwen_parts_once (void)
+{
+  g_autofree char *root = pd_import_test_tmpdir ();
+  g_autofree char *path = g_build_filename (root, SESSION ".jsonl", NULL);
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdQwenReader) reader = NULL;
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  const guint lines = 4, calls = 2000;
+
+  for (guint i = 0; i < lines; i++)
+    {
+      g_string_append_printf (out, "{\"uuid\":\"u%u\",\"parentUuid\":null,\"sessionId\":\"" SESSION "\","
+                                   "\"timestamp\":\"2026-03-09T14:00:00.000Z\",\"type\":\"assistant\","
+                                   "\"cwd\":\"/home/dev/proj\",\"message\":{\"role\":\"model\",\"parts\":[", i);
+      for (guint j = 0; j < calls; j++)
+        g_string_append_printf (out, "%s{\"functionCall\":{\"id\":\"c%u_%u\",\"name\":\"%s\",\"args\":{}}}",
+                                j > 0 ? "," : "", i, j, j % 2 ? "B" : "todo_write");
+      g_string_append (out, "]}}\n");
+    }
+  g_assert_true (g_file_set_contents (path, out->str, (gssize) out->len, &error));
+  g_assert_no_error (error);
+
+  reader = pd_qwen_reader_new (path);
+  pages = pd_transcript_reader_read_pages (PD_TRANSCRIPT_READER (reader), NULL, &error);
+  g_assert_no_error (error);
+  events = pd_transcript_pages_dup_events (pages, SESSION, 0, 0);
+  g_assert_cmpuint (events->len, ==, lines * calls);
+  g_test_message ("%" G_GUINT64_FORMAT " parts walked for %u", reader->parts_walked, lines * calls);
+  g_assert_cmpuint (reader->parts_walked, ==, lines * calls);
+  pd_test_remove_tree (root);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -171,5 +256,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/import-tiny-values/items-counted", test_items_counted);
   g_test_add_func ("/pd/import-tiny-values/share-of-file", test_share_of_file);
+  g_test_add_func ("/pd/import-tiny-values/events-say-cut", test_events_say_cut);
+  g_test_add_func ("/pd/import-tiny-values/qwen-parts-once", test_qwen_parts_once);
   return g_test_run ();
 }

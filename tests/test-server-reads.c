@@ -29,6 +29,7 @@ typedef struct
   GCond    cond;
   gboolean open;
   guint    held;     /* reads that reached it */
+  guint    passes;   /* reads let through while it is shut */
 } Gate;
 
 static void
@@ -39,8 +40,22 @@ gate_hook (gpointer data)
   g_mutex_lock (&gate->lock);
   gate->held++;
   g_cond_broadcast (&gate->cond);
-  while (!gate->open)
+  while (!gate->open && gate->passes == 0)
     g_cond_wait (&gate->cond, &gate->lock);
+  if (!gate->open)
+    gate->passes--;
+  g_mutex_unlock (&gate->lock);
+}
+
+/* Lets @n reads held at the gate (or reaching it) through, the gate left
+ * shut for the others. */
+static void
+gate_pass (Gate *gate,
+           guint n)
+{
+  g_mutex_lock (&gate->lock);
+  gate->passes += n;
+  g_cond_broadcast (&gate->cond);
   g_mutex_unlock (&gate->lock);
 }
 
@@ -545,6 +560,7 @@ typedef struct
   const char *client;
 } Share;
 
+
 static guint
 count_share (gpointer data)
 {
@@ -897,6 +913,79 @@ test_unread_answers_address_part (Fixture       *f,
   close (held);
 }
 
+/* One address holds both readers with slow reads and has its share more
+ * waiting; another address asks one read: it takes the first reader freed,
+ * before the first address's waiting ones (tried as an attacker would: two
+ * reads of a 10 MB transcript of tiny calls from one address, a reader's
+ * first answer of another queued 27 s behind them and the rest of theirs).
+ * The reads are held at the gate and let through one at a time: the order
+ * they start in is counted, never timed. */
+static void
+test_readers_fair (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *id = import_fixture (f);
+  g_autofree char *record = g_strdup_printf ("/api/sessions/%s", id);
+  guint n = PD_SERVER_HEAVY_PER_CLIENT;
+  g_autofree int *fds = g_new0 (int, n);
+  g_autofree GString **texts = g_new0 (GString *, n);
+  g_autofree gboolean *arrived = g_new0 (gboolean, n);
+  Answers answers = { fds, texts, arrived, n };
+  g_autofree char *answer = NULL;
+  guint before = _pd_server_heavy_get_started (f->server);
+  Gate gate = { 0 };
+  int other;
+
+  g_mutex_init (&gate.lock);
+  g_cond_init (&gate.cond);
+  _pd_server_heavy_set_hook (f->server, gate_hook, &gate);
+
+  /* Different reads of one address: both readers held, the rest waiting. */
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/api/events?session_id=%s&after_seq=%u", id, i);
+
+      fds[i] = send_get (f, "127.0.0.1", path);
+      texts[i] = g_string_new (NULL);
+    }
+  wait_for_count (count_waiting, f->server, n);
+  wait_for_count (count_held, &gate, PD_SERVER_HEAVY_READERS);
+  g_assert_cmpuint (_pd_server_heavy_get_started_by (f->server, "127.0.0.1"), ==, PD_SERVER_HEAVY_READERS);
+
+  /* Another address's read, waiting too. */
+  other = send_get (f, "127.0.0.2", record);
+  wait_for_count (count_waiting, f->server, n + 1);
+  g_assert_cmpuint (_pd_server_heavy_get_started_by (f->server, "127.0.0.2"), ==, 0);
+
+  /* One of the first address's reads ends: the reader freed goes to the
+   * other address (it went to the first's third read before). */
+  gate_pass (&gate, 1);
+  wait_for_count (count_arrived, &answers, 1);
+  wait_for_count (count_started, f->server, before + PD_SERVER_HEAVY_READERS + 1);
+  g_assert_cmpuint (_pd_server_heavy_get_started_by (f->server, "127.0.0.2"), ==, 1);
+  g_assert_cmpuint (_pd_server_heavy_get_started_by (f->server, "127.0.0.1"), ==, PD_SERVER_HEAVY_READERS);
+
+  /* The rest: the other address answered, the first's all read. */
+  gate_open (&gate);
+  answer = raw_read_answer (other);
+  close (other);
+  g_assert_nonnull (answer);
+  g_assert_cmpuint (raw_status (answer), ==, 200);
+  wait_for_count (count_arrived, &answers, n);
+  for (guint i = 0; i < n; i++)
+    {
+      g_assert_cmpuint (raw_status (texts[i]->str), ==, 200);
+      close (fds[i]);
+      g_string_free (texts[i], TRUE);
+    }
+  g_assert_cmpuint (_pd_server_heavy_get_started_by (f->server, "127.0.0.1"), ==, n);
+
+  _pd_server_heavy_set_hook (f->server, NULL, NULL);
+  g_assert_cmpuint (_pd_server_heavy_get_waiting (f->server), ==, 0);
+  g_mutex_clear (&gate.lock);
+  g_cond_clear (&gate.cond);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -906,6 +995,7 @@ main (int   argc,
 
   PD_TEST_SERVE_ADD ("/pd/server-reads/one-read-shared", test_one_read_shared, 0);
   PD_TEST_SERVE_ADD ("/pd/server-reads/client-share", test_client_share, 0);
+  PD_TEST_SERVE_ADD ("/pd/server-reads/readers-fair", test_readers_fair, 0);
   PD_TEST_SERVE_ADD ("/pd/server-reads/unread-answers-share", test_unread_answers_share, 0);
   PD_TEST_SERVE_ADD ("/pd/server-reads/unread-answers-bound", test_unread_answers_bound, 0);
   PD_TEST_SERVE_ADD ("/pd/server-reads/unread-answers-address-part", test_unread_answers_address_part, 0);

@@ -265,6 +265,20 @@ summarize (PdEvent *event)
                             pd_json_get_string (data, "verb") ? pd_json_get_string (data, "verb") : "?",
                             pd_json_get_string (data, "error_class") ? pd_json_get_string (data, "error_class") : "?");
 
+  /* An imported session's timeline cut to its bound: the rest left out
+   * was not said, and its last event read as the session's last. */
+  if (g_strcmp0 (type, PD_EVENT_EVENTS_LEFT_OUT) == 0)
+    {
+      long long items = data_int (data, "items", 0);
+
+      return g_strdup_printf (ngettext ("Later events were left out: the transcript is too large "
+                                        "(%lld more tool call or result)",
+                                        "Later events were left out: the transcript is too large "
+                                        "(%lld more tool calls and results)",
+                                        (unsigned long) CLAMP (items, 0, G_MAXLONG)),
+                              items);
+    }
+
   if (g_strcmp0 (type, PD_EVENT_TOOL_CALL_STARTED) == 0)
     return g_strdup_printf ("%s · %s", tool ? tool : "?",
                             pd_json_get_string (data, "call_id") ? pd_json_get_string (data, "call_id") : "");

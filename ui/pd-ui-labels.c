@@ -199,6 +199,7 @@ _pd_event_type_label (const char *type)
     { "side_call_usage", N_("Side call") },
     { "plan_mode", N_("Plan mode") },
     { "plan_artifact_saved", N_("Plan saved") },
+    { "events_left_out", N_("Events left out") },
     { "turn_discarded", N_("Turn discarded") },
     { "provider_retry", N_("Retrying the provider") },
     /* serve's: a run there waits for a person's answer, then no longer does. */

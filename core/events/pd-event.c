@@ -66,6 +66,7 @@ static const char * const known_types[] = {
   PD_EVENT_SIDE_CALL_USAGE,
   PD_EVENT_PLAN_MODE,
   PD_EVENT_PLAN_ARTIFACT_SAVED,
+  PD_EVENT_EVENTS_LEFT_OUT,
   NULL,
 };
 

@@ -49,6 +49,10 @@ G_BEGIN_DECLS
 /* Ours, for plan mode and reviewed plan artifacts (seeds 002, 003). */
 #define PD_EVENT_PLAN_MODE              "plan_mode"
 #define PD_EVENT_PLAN_ARTIFACT_SAVED    "plan_artifact_saved"
+/* Ours, the last of an imported session's timeline cut to its bound (a
+ * transcript of many tiny calls): the rest left out ({items, bytes}: the
+ * calls and results not shown, their bytes of text). */
+#define PD_EVENT_EVENTS_LEFT_OUT        "events_left_out"
 /* Ours, for what the model did that a run must show: a model turn that could
  * not be used and is asked again ({reason: max_tokens|bad_arguments, tool,
  * input_tokens, output_tokens, max_tokens, next_max_tokens}), and a request

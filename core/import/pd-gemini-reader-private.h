@@ -109,6 +109,7 @@ typedef struct
   gboolean  failed;     /* status "error" */
   char     *output;     /* (nullable) the display text, else the response's output */
   gboolean  element;    /* the call is an object (others are not shown) */
+  gboolean  packed;     /* its texts are in its own block, after it */
 } PdGeminiCallText;
 
 void           _pd_gemini_call_text_free (PdGeminiCallText *text);

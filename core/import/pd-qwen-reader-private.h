@@ -36,6 +36,8 @@ struct _PdQwenReader
   gsize              line_length;
   /* What the check of a line read in place found of it (check_span()). */
   struct _QwenSpans *spans;
+  /* The parts of lines walked in their text, for the tests: once a part. */
+  guint64            parts_walked;
 };
 
 /* pd-qwen-side.c: compares the side file of the session with the checklist

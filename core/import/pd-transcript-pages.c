@@ -850,6 +850,18 @@ build_events (PdTranscriptPages *self)
         event->time = previous->time;
     }
   g_ptr_array_sort (self->events, compare_event_times);
+  /* The Events' pages cut to their share of the budget say so, last: the
+   * rest of the timeline left out went unsaid (the Transcript's pages
+   * said it in a message). */
+  if (self->events_only && self->over_budget)
+    {
+      JsonObject *data = json_object_new ();
+      const Event *last = self->events->len > 0 ? g_ptr_array_index (self->events, self->events->len - 1) : NULL;
+
+      json_object_set_int_member (data, "items", (gint64) self->left_out_items);
+      json_object_set_int_member (data, "bytes", (gint64) self->left_out_bytes);
+      add_event (self, PD_EVENT_EVENTS_LEFT_OUT, NULL, last != NULL ? last->time : 0, data);
+    }
 }
 
 void

@@ -149,6 +149,9 @@ struct _PdServer
   GThreadPool        *heavy_pool;      /* transcripts' reads (pd-server-heavy.c) */
   GAsyncQueue        *heavy_readers;   /* PdSessionStore, theirs */
   GHashTable         *heavy_flights;   /* key → Flight, reads under way */
+  GQueue              heavy_queued;    /* Flight, waiting for a reader, oldest first */
+  GQueue              heavy_running;   /* Flight, on a reader */
+  GHashTable         *heavy_started_by; /* client address → guint, reads started, ever */
   GHashTable         *heavy_clients;   /* client address → guint, reads it started under way */
   GHashTable         *heavy_unsent;    /* GBytes → guint, long answers not yet written */
   gsize               heavy_unsent_max;
@@ -339,6 +342,9 @@ void        _pd_server_heavy_set_hook     (PdServer          *self,
                                            PdServerHeavyHook  hook,
                                            gpointer           user_data);
 guint       _pd_server_heavy_get_started  (PdServer          *self);
+/* For the tests; any thread: the reads started for @client, ever. */
+guint       _pd_server_heavy_get_started_by (PdServer        *self,
+                                             const char      *client);
 /* For the tests; any thread: the bytes of long answers not yet written,
  * and their bound. */
 gsize       _pd_server_heavy_get_unsent   (PdServer          *self);

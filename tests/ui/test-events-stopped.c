@@ -117,6 +117,24 @@ test_time_budget (void)
   pd_test_destroy_window (window, view);
 }
 
+/* An imported session's timeline cut to its bound ends with
+ * events_left_out: its row says the later events were left out and why.
+ * The cut was not said, the last call read as the session's last (tried
+ * as an attacker would, a transcript of many tiny calls). */
+static void
+test_events_left_out (void)
+{
+  g_autoptr(PdEventItem) item = pd_event_item_new (7, "{\"schema\":\"plandeck.event/v1\",\"type\":\"events_left_out\","
+                                                      "\"timestamp\":\"2026-12-01T10:00:00Z\","
+                                                      "\"data\":{\"items\":1234,\"bytes\":2468}}");
+  g_autofree char *label = NULL;
+
+  g_object_get (item, "type-label", &label, NULL);
+  g_assert_cmpstr (label, ==, "Events left out");
+  g_assert_cmpstr (pd_event_item_get_summary (item), ==,
+                   "Later events were left out: the transcript is too large (1234 more tool calls and results)");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -125,6 +143,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/events-stopped/budget", test_budget_stopped);
   g_test_add_func ("/pd/ui/events-stopped/time-budget", test_time_budget);
+  g_test_add_func ("/pd/ui/events-stopped/events-left-out", test_events_left_out);
 
   return g_test_run ();
 }
