@@ -138,9 +138,14 @@ const char *_pd_window_source_name         (PdWindow        *self);
 void        _pd_window_show_error          (PdWindow        *self,
                                             const char      *title,
                                             const char      *description);
-void        _pd_window_update_content      (PdWindow        *self);
+void        _pd_window_show_session_of     (PdWindow        *self,
+                                            PdSessionItem   *item);
 void        _pd_window_show_session_title  (PdWindow        *self,
                                             const char      *title);
+
+/* pd-window-shown.c */
+void        _pd_window_update_content      (PdWindow        *self);
+void        _pd_window_on_now_plan_shown   (PdWindow        *self);
 
 /* pd-window-sidebar.c */
 void        _pd_window_sidebar_init        (PdWindow        *self);
