@@ -23,6 +23,28 @@ is_status_label (GtkWidget     *widget,
   return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "pd-card-status");
 }
 
+/* @card with @info, alone at 360 px: a stopped card, its status label
+ * reading @text, neither red nor amber. */
+static GtkWidget *
+show_stopped (Alone               *alone,
+              PdOverviewCard      *card,
+              const PdSessionInfo *info,
+              const char          *text)
+{
+  GtkWidget *status;
+
+  _pd_overview_card_set_info (card, info);
+  _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
+  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
+  alone_show (alone, card, 360);
+  status = pd_test_find_first (alone->row, is_status_label, NULL);
+  g_assert_nonnull (status);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, text);
+  g_assert_false (gtk_widget_has_css_class (status, "error"));
+  g_assert_false (gtk_widget_has_css_class (status, "warning"));
+  return status;
+}
+
 /* A run the person stopped reads "Stopped", neutral: not in red as a
  * failure (N21: "Stopped — cancelled" in red among the failed runs); one
  * that failed still reads red. */
@@ -42,15 +64,7 @@ test_card_stopped (void)
   info.updated_at = g_get_real_time ();
   info.plan_done = 1;
   info.plan_total = 3;
-  _pd_overview_card_set_info (card, &info);
-  _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
-  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
-  alone_show (&alone, card, 360);
-  status = pd_test_find_first (alone.row, is_status_label, NULL);
-  g_assert_nonnull (status);
-  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "Stopped");
-  g_assert_false (gtk_widget_has_css_class (status, "error"));
-  g_assert_false (gtk_widget_has_css_class (status, "warning"));
+  status = show_stopped (&alone, card, &info, "Stopped");
   g_assert_false (gtk_widget_has_css_class (status, "success"));
 
   /* A run no person stopped (its endpoint stopped, or the client that
@@ -337,7 +351,7 @@ test_card_interrupted_killed (void)
   g_autofree char *ended = NULL;
   PdSessionInfo info = { 0 };
   Alone alone = { 0 };
-  GtkWidget *status, *pie;
+  GtkWidget *pie;
 
   info.id = (char *) "20260402-96aca9fa885c03da29d4f8c5e78be75c";
   info.task = (char *) "Work on B";
@@ -346,15 +360,7 @@ test_card_interrupted_killed (void)
   info.updated_at = g_get_real_time ();
   info.plan_done = 2;
   info.plan_total = 4;
-  _pd_overview_card_set_info (card, &info);
-  _pd_overview_card_update_need (card, g_get_real_time (), G_MAXINT64 / 2);
-  g_assert_cmpint (pd_overview_card_get_need (card), ==, PD_OVERVIEW_NEED_STOPPED);
-  alone_show (&alone, card, 360);
-  status = pd_test_find_first (alone.row, is_status_label, NULL);
-  g_assert_nonnull (status);
-  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (status)), ==, "Interrupted");
-  g_assert_false (gtk_widget_has_css_class (status, "error"));
-  g_assert_false (gtk_widget_has_css_class (status, "warning"));
+  show_stopped (&alone, card, &info, "Interrupted");
   pie = pd_test_find_first (alone.row, is_pie, NULL);
   g_assert_nonnull (pie);
   g_assert_true (gtk_widget_get_visible (pie));
