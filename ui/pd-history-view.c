@@ -644,16 +644,13 @@ on_artifacts_loaded (GObject      *object,
 static const char *
 document_status_word (PdArtifactPlanStatus status)
 {
-  switch (status)
-    {
-    case PD_ARTIFACT_PLAN_APPROVED:
-      return C_("plan document", "Approved");
-    case PD_ARTIFACT_PLAN_REJECTED:
-      return C_("plan document", "Rejected");
-    case PD_ARTIFACT_PLAN_PROPOSED:
-    default:
-      return C_("plan document", "Proposed");
-    }
+  static const char * const labels[] = {
+    [PD_ARTIFACT_PLAN_PROPOSED] = NC_("plan document", "Proposed"),
+    [PD_ARTIFACT_PLAN_APPROVED] = NC_("plan document", "Approved"),
+    [PD_ARTIFACT_PLAN_REJECTED] = NC_("plan document", "Rejected"),
+  };
+
+  return _pd_enum_label (labels, G_N_ELEMENTS (labels), "plan document", status);
 }
 
 /* One plan document: its status, title and time, its markdown folded. */

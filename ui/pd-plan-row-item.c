@@ -15,6 +15,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-plan-row-item.h"
+#include "pd-ui-util-private.h"
 
 struct _PdPlanRowItem
 {
@@ -37,71 +38,56 @@ static GParamSpec *properties[N_PROPS];
 const char *
 pd_plan_step_status_icon_name (PdPlanStepStatus status)
 {
-  switch (status)
-    {
-    case PD_PLAN_STEP_DONE:
-      return "emblem-ok-symbolic";
-    case PD_PLAN_STEP_IN_PROGRESS:
-      return "emblem-synchronizing-symbolic";
-    case PD_PLAN_STEP_BLOCKED:
-      return "action-unavailable-symbolic";
-    case PD_PLAN_STEP_PENDING:
-    default:
-      /* Solid dots, as a pending check: radio-symbolic's hairline ring
-       * measured under the 3:1 an icon needs (1.4:1 at half opacity). */
-      return "content-loading-symbolic";
-    }
+  static const char * const icons[] = {
+    /* Solid dots, as a pending check: radio-symbolic's hairline ring
+     * measured under the 3:1 an icon needs (1.4:1 at half opacity). */
+    [PD_PLAN_STEP_PENDING] = "content-loading-symbolic",
+    [PD_PLAN_STEP_IN_PROGRESS] = "emblem-synchronizing-symbolic",
+    [PD_PLAN_STEP_DONE] = "emblem-ok-symbolic",
+    [PD_PLAN_STEP_BLOCKED] = "action-unavailable-symbolic",
+  };
+
+  /* Past the table: pending, as the switch's default was. */
+  return icons[(guint) status < G_N_ELEMENTS (icons) ? status : PD_PLAN_STEP_PENDING];
 }
 
 const char *
 pd_plan_step_status_label (PdPlanStepStatus status)
 {
-  switch (status)
-    {
-    case PD_PLAN_STEP_DONE:
-      return C_("step status", "Done");
-    case PD_PLAN_STEP_IN_PROGRESS:
-      return C_("step status", "In progress");
-    case PD_PLAN_STEP_BLOCKED:
-      return C_("step status", "Blocked");
-    case PD_PLAN_STEP_PENDING:
-    default:
-      return C_("step status", "Pending");
-    }
+  static const char * const labels[] = {
+    [PD_PLAN_STEP_PENDING] = NC_("step status", "Pending"),
+    [PD_PLAN_STEP_IN_PROGRESS] = NC_("step status", "In progress"),
+    [PD_PLAN_STEP_DONE] = NC_("step status", "Done"),
+    [PD_PLAN_STEP_BLOCKED] = NC_("step status", "Blocked"),
+  };
+
+  return _pd_enum_label (labels, G_N_ELEMENTS (labels), "step status", status);
 }
 
 const char *
 pd_plan_check_status_icon_name (PdPlanCheckStatus status)
 {
-  switch (status)
-    {
-    case PD_PLAN_CHECK_PASSED:
-      return "emblem-ok-symbolic";
-    case PD_PLAN_CHECK_FAILED:
-      return "process-stop-symbolic";
-    case PD_PLAN_CHECK_BLOCKED:
-      return "action-unavailable-symbolic";
-    case PD_PLAN_CHECK_PENDING:
-    default:
-      return "content-loading-symbolic";
-    }
+  static const char * const icons[] = {
+    [PD_PLAN_CHECK_PENDING] = "content-loading-symbolic",
+    [PD_PLAN_CHECK_PASSED] = "emblem-ok-symbolic",
+    [PD_PLAN_CHECK_FAILED] = "process-stop-symbolic",
+    [PD_PLAN_CHECK_BLOCKED] = "action-unavailable-symbolic",
+  };
+
+  return icons[(guint) status < G_N_ELEMENTS (icons) ? status : PD_PLAN_CHECK_PENDING];
 }
 
 const char *
 pd_plan_check_status_label (PdPlanCheckStatus status)
 {
-  switch (status)
-    {
-    case PD_PLAN_CHECK_PASSED:
-      return C_("check status", "Passed");
-    case PD_PLAN_CHECK_FAILED:
-      return C_("check status", "Failed");
-    case PD_PLAN_CHECK_BLOCKED:
-      return C_("check status", "Blocked");
-    case PD_PLAN_CHECK_PENDING:
-    default:
-      return C_("check status", "Pending");
-    }
+  static const char * const labels[] = {
+    [PD_PLAN_CHECK_PENDING] = NC_("check status", "Pending"),
+    [PD_PLAN_CHECK_PASSED] = NC_("check status", "Passed"),
+    [PD_PLAN_CHECK_FAILED] = NC_("check status", "Failed"),
+    [PD_PLAN_CHECK_BLOCKED] = NC_("check status", "Blocked"),
+  };
+
+  return _pd_enum_label (labels, G_N_ELEMENTS (labels), "check status", status);
 }
 
 static void

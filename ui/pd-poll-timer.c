@@ -260,19 +260,30 @@ pd_poll_timer_set_scheduler (PdPollTimer      *self,
   self->scheduler_data = user_data;
 }
 
+/* Visible and running both choose the interval: a change of either
+ * reschedules the ticks. */
+static void
+pd_poll_timer_set_flag (PdPollTimer *self,
+                        gboolean    *flag,
+                        gboolean     value,
+                        guint        prop_id)
+{
+  value = !!value;
+  if (*flag == value)
+    return;
+
+  *flag = value;
+  pd_poll_timer_reschedule (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[prop_id]);
+}
+
 void
 pd_poll_timer_set_visible (PdPollTimer *self,
                            gboolean     visible)
 {
   g_return_if_fail (PD_IS_POLL_TIMER (self));
 
-  visible = !!visible;
-  if (self->visible == visible)
-    return;
-
-  self->visible = visible;
-  pd_poll_timer_reschedule (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VISIBLE]);
+  pd_poll_timer_set_flag (self, &self->visible, visible, PROP_VISIBLE);
 }
 
 gboolean
@@ -289,13 +300,7 @@ pd_poll_timer_set_running (PdPollTimer *self,
 {
   g_return_if_fail (PD_IS_POLL_TIMER (self));
 
-  running = !!running;
-  if (self->running == running)
-    return;
-
-  self->running = running;
-  pd_poll_timer_reschedule (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
+  pd_poll_timer_set_flag (self, &self->running, running, PROP_RUNNING);
 }
 
 gboolean

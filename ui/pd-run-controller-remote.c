@@ -299,6 +299,18 @@ _pd_run_controller_watch_remote (PdRunController *self)
   g_signal_connect_object (self->remote, "event", G_CALLBACK (on_remote_event), self, G_CONNECT_SWAPPED);
 }
 
+/* A call the endpoint did not take (an answer timed out there, or the
+ * endpoint takes no answers; a stop it refused): the run bar says why,
+ * the run goes on. */
+static void
+tell_refused (PdRunController *self,
+              gboolean         taken,
+              const GError    *error)
+{
+  if (!taken && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    pd_run_controller_set_activity (self, error->message);
+}
+
 static void
 on_remote_answered (GObject      *object,
                     GAsyncResult *result,
@@ -306,12 +318,9 @@ on_remote_answered (GObject      *object,
 {
   g_autoptr(PdRunController) self = user_data;
   g_autoptr(GError) error = NULL;
+  gboolean taken = pd_remote_source_answer_approval_finish (PD_REMOTE_SOURCE (object), result, &error);
 
-  if (!pd_remote_source_answer_approval_finish (PD_REMOTE_SOURCE (object), result, &error) &&
-      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    /* Not taken (it timed out there, or the endpoint takes no answers):
-     * the run bar says why, the run goes on. */
-    pd_run_controller_set_activity (self, error->message);
+  tell_refused (self, taken, error);
 }
 
 void
@@ -331,10 +340,9 @@ on_remote_cancelled (GObject      *object,
 {
   g_autoptr(PdRunController) self = user_data;
   g_autoptr(GError) error = NULL;
+  gboolean taken = pd_remote_source_cancel_finish (PD_REMOTE_SOURCE (object), result, &error);
 
-  if (!pd_remote_source_cancel_finish (PD_REMOTE_SOURCE (object), result, &error) &&
-      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    pd_run_controller_set_activity (self, error->message);
+  tell_refused (self, taken, error);
 }
 
 /* Stop: the server cancels the run (and its question); the run is

@@ -1,8 +1,9 @@
 /* pd-session-list-private.h: what the parts of PdSessionList share
  *
- * PdSessionList is one type in three files: pd-session-list.c (the listing,
- * read from the source in pages and merged into the model, the search and
- * the selection), pd-session-list-menu.c (the row menu, its Rename and
+ * PdSessionList is one type in four files: pd-session-list.c (the search,
+ * the selection, what the list says when empty), pd-session-list-pages.c
+ * (the listing, read from the source in pages and merged into the model),
+ * pd-session-list-menu.c (the row menu, its Rename and
  * Pin, and the clicks on rows) and pd-session-list-top.c (a list at its
  * top stays there as sessions come above).
  *
@@ -13,6 +14,9 @@
 #include "pd-session-list.h"
 
 G_BEGIN_DECLS
+
+/* No full pass cut short by a refresh waits to go on. */
+#define PD_SESSION_LIST_NO_OFFSET G_MAXUINT
 
 struct _PdSessionList
 {
@@ -90,6 +94,21 @@ void     _pd_session_list_emit_activated   (PdSessionList  *self,
 /* ::load-failed: the source could not list or change sessions. */
 void     _pd_session_list_emit_failed      (PdSessionList  *self,
                                             const GError   *error);
+
+void     _pd_session_list_emit_counted     (PdSessionList  *self,
+                                            gint            n);
+void     _pd_session_list_notify_loaded    (PdSessionList  *self);
+void     _pd_session_list_notify_selected  (PdSessionList  *self);
+void     _pd_session_list_update_empty     (PdSessionList  *self);
+void     _pd_session_list_update_autoselect (PdSessionList *self);
+/* Tells a search's count @n to a screen reader; -1 tells nothing. */
+void     _pd_session_list_tell_count       (PdSessionList  *self,
+                                            gint            n);
+
+/* pd-session-list-pages.c */
+void     _pd_session_list_cancel_next      (PdSessionList  *self);
+/* Another query or source: the listing is read whole again. */
+void     _pd_session_list_restart          (PdSessionList  *self);
 
 /* pd-session-list-top.c: a list at its top stays there as rows come above. */
 void     _pd_session_list_init_top         (PdSessionList  *self);

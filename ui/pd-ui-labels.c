@@ -119,21 +119,39 @@ _pd_step_cancelled_text (void)
   return C_("step status", "Cancelled");
 }
 
+/**
+ * _pd_enum_label:
+ * @labels: NC_() texts of @context, indexed by an enumeration whose first
+ *   value (0) is its default
+ * @value: the value to name
+ *
+ * The status labels were switches, one a status, each written again for
+ * the step, the check, the session, the plan document: one table each now,
+ * read the same way.  A value past the table reads as the default, as the
+ * switches' `default:` did.
+ *
+ * Returns: @value's label, translated
+ */
+const char *
+_pd_enum_label (const char * const *labels,
+                gsize               n_labels,
+                const char         *context,
+                guint               value)
+{
+  return g_dpgettext2 (GETTEXT_PACKAGE, context, labels[value < n_labels ? value : 0]);
+}
+
 const char *
 _pd_check_status_label (PdPlanCheckStatus status)
 {
-  switch (status)
-    {
-    case PD_PLAN_CHECK_PASSED:
-      return C_("check status", "passed");
-    case PD_PLAN_CHECK_FAILED:
-      return C_("check status", "failed");
-    case PD_PLAN_CHECK_BLOCKED:
-      return C_("check status", "blocked");
-    case PD_PLAN_CHECK_PENDING:
-    default:
-      return C_("check status", "pending");
-    }
+  static const char * const labels[] = {
+    [PD_PLAN_CHECK_PENDING] = NC_("check status", "pending"),
+    [PD_PLAN_CHECK_PASSED] = NC_("check status", "passed"),
+    [PD_PLAN_CHECK_FAILED] = NC_("check status", "failed"),
+    [PD_PLAN_CHECK_BLOCKED] = NC_("check status", "blocked"),
+  };
+
+  return _pd_enum_label (labels, G_N_ELEMENTS (labels), "check status", status);
 }
 
 /* A session's status in the words of the session list ("Idle",
@@ -141,19 +159,15 @@ _pd_check_status_label (PdPlanCheckStatus status)
 const char *
 _pd_session_status_label (PdSessionStatus status)
 {
-  switch (status)
-    {
-    case PD_SESSION_STATUS_RUNNING:
-      return C_("session status", "Running");
-    case PD_SESSION_STATUS_FAILED:
-      return C_("session status", "Failed");
-    case PD_SESSION_STATUS_INTERRUPTED:
-      /* TRANSLATORS: its run's process ended without finishing (killed) */
-      return C_("session status", "Interrupted");
-    case PD_SESSION_STATUS_IDLE:
-    default:
-      return C_("session status", "Idle");
-    }
+  static const char * const labels[] = {
+    [PD_SESSION_STATUS_IDLE] = NC_("session status", "Idle"),
+    [PD_SESSION_STATUS_RUNNING] = NC_("session status", "Running"),
+    [PD_SESSION_STATUS_FAILED] = NC_("session status", "Failed"),
+    /* TRANSLATORS: its run's process ended without finishing (killed) */
+    [PD_SESSION_STATUS_INTERRUPTED] = NC_("session status", "Interrupted"),
+  };
+
+  return _pd_enum_label (labels, G_N_ELEMENTS (labels), "session status", status);
 }
 
 /* What a tool the agent asks to call does, for the question's body (the

@@ -35,6 +35,10 @@ const char *_pd_step_cancelled_icon_name (void);
 const char *_pd_step_cancelled_text    (void);
 gboolean    _pd_run_left_off           (PdSessionStatus     status,
                                         const char         *stopped);
+const char *_pd_enum_label             (const char * const *labels,
+                                        gsize               n_labels,
+                                        const char         *context,
+                                        guint               value);
 const char *_pd_check_status_label     (PdPlanCheckStatus   status);
 const char *_pd_event_type_label       (const char         *type);
 const char *_pd_session_status_label   (PdSessionStatus     status);

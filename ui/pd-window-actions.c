@@ -1044,43 +1044,54 @@ _pd_window_actions_init (PdWindow *self)
                            self, G_CONNECT_SWAPPED);
 }
 
+/* The window's actions, as GActionEntry lists an application's: a name,
+ * the parameter's type, what it does. */
+static const struct
+{
+  const char                 *name;
+  const char                 *parameter_type;
+  GtkWidgetActionActivateFunc activate;
+} window_actions[] = {
+  { "win.show-sessions", NULL, show_sessions_action },
+  { "win.delete-session", "s", delete_session_action },
+  { "win.export-markdown", "s", export_session_action },
+  { "win.export-json", "s", export_session_action },
+  /* A row's menu names its session: it works with no session shown (the
+   * Overview), where the three above are off to leave the main menu's
+   * Session section out (tried as a new user would: they were greyed). */
+  { "win.row-delete-session", "s", delete_session_action },
+  { "win.row-export-markdown", "s", export_session_action },
+  { "win.row-export-json", "s", export_session_action },
+  { "win.create-database", NULL, create_database_action },
+  { "win.search", NULL, search_action },
+  { "win.search-closed", NULL, search_closed_action },
+  { "win.show-now", NULL, show_now_action },
+  { "win.open-database", NULL, open_database_action },
+  { "win.connect-endpoint", NULL, _pd_window_connect_endpoint_action },
+  { "win.open-demo", NULL, open_demo_action },
+  { "win.import-transcripts", NULL, import_transcripts_action },
+  { "win.show-removed-sessions", NULL, show_removed_sessions_action },
+  { "win.new-session", NULL, new_session_action },
+  { "win.preferences", NULL, preferences_action },
+  { "win.stop-run", NULL, stop_run_action },
+  { "win.send-message", NULL, send_message_action },
+  { "win.retry", NULL, retry_action },
+  { "win.use-token", NULL, _pd_window_use_token_action },
+  /* Pages and panes from the keyboard (listed in the shortcuts window). */
+  { "win.show-page", "s", show_page_action },
+  { "win.next-page", NULL, cycle_page_action },
+  { "win.previous-page", NULL, cycle_page_action },
+  { "win.focus-other-pane", NULL, focus_other_pane_action },
+};
+
 void
 _pd_window_class_actions_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_bind_template_callback (widget_class, on_token_activate);
 
-  gtk_widget_class_install_action (widget_class, "win.show-sessions", NULL, show_sessions_action);
-  gtk_widget_class_install_action (widget_class, "win.delete-session", "s", delete_session_action);
-  gtk_widget_class_install_action (widget_class, "win.export-markdown", "s", export_session_action);
-  gtk_widget_class_install_action (widget_class, "win.export-json", "s", export_session_action);
-  /* A row's menu names its session: it works with no session shown (the
-   * Overview), where the three above are off to leave the main menu's
-   * Session section out (tried as a new user would: they were greyed). */
-  gtk_widget_class_install_action (widget_class, "win.row-delete-session", "s", delete_session_action);
-  gtk_widget_class_install_action (widget_class, "win.row-export-markdown", "s", export_session_action);
-  gtk_widget_class_install_action (widget_class, "win.row-export-json", "s", export_session_action);
-  gtk_widget_class_install_action (widget_class, "win.create-database", NULL, create_database_action);
-  gtk_widget_class_install_action (widget_class, "win.search", NULL, search_action);
-  gtk_widget_class_install_action (widget_class, "win.search-closed", NULL, search_closed_action);
-  gtk_widget_class_install_action (widget_class, "win.show-now", NULL, show_now_action);
-  gtk_widget_class_install_action (widget_class, "win.open-database", NULL, open_database_action);
-  gtk_widget_class_install_action (widget_class, "win.connect-endpoint", NULL,
-                                   _pd_window_connect_endpoint_action);
-  gtk_widget_class_install_action (widget_class, "win.open-demo", NULL, open_demo_action);
-  gtk_widget_class_install_action (widget_class, "win.import-transcripts", NULL, import_transcripts_action);
-  gtk_widget_class_install_action (widget_class, "win.show-removed-sessions", NULL, show_removed_sessions_action);
-  gtk_widget_class_install_action (widget_class, "win.new-session", NULL, new_session_action);
-  gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_action);
-  gtk_widget_class_install_action (widget_class, "win.stop-run", NULL, stop_run_action);
-  gtk_widget_class_install_action (widget_class, "win.send-message", NULL, send_message_action);
-  gtk_widget_class_install_action (widget_class, "win.retry", NULL, retry_action);
-  gtk_widget_class_install_action (widget_class, "win.use-token", NULL, _pd_window_use_token_action);
-
-  /* Pages and panes from the keyboard (listed in the shortcuts window). */
-  gtk_widget_class_install_action (widget_class, "win.show-page", "s", show_page_action);
-  gtk_widget_class_install_action (widget_class, "win.next-page", NULL, cycle_page_action);
-  gtk_widget_class_install_action (widget_class, "win.previous-page", NULL, cycle_page_action);
-  gtk_widget_class_install_action (widget_class, "win.focus-other-pane", NULL, focus_other_pane_action);
+  for (guint i = 0; i < G_N_ELEMENTS (window_actions); i++)
+    gtk_widget_class_install_action (widget_class, window_actions[i].name, window_actions[i].parameter_type,
+                                     window_actions[i].activate);
   for (guint i = 0; i < G_N_ELEMENTS (session_pages); i++)
     gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1 + i, GDK_ALT_MASK,
                                          "win.show-page", "s", session_pages[i]);

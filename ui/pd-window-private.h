@@ -2,9 +2,10 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * PdWindow is one type in four files, as GNOME Text Editor splits its
- * window: pd-window.c (lifecycle, properties, the views' bindings and the
- * content shown), pd-window-source.c (opening the local database, the
+ * PdWindow is one type in several files, as GNOME Text Editor splits its
+ * window; the main ones: pd-window.c (lifecycle, properties, the views'
+ * bindings), pd-window-shown.c (the session shown, or the page in its
+ * place), pd-window-source.c (opening the local database, the
  * endpoint or the demo), pd-window-runs.c (the run bar, the message entry
  * and plan mode) and pd-window-actions.c (the win.* actions).
  */
@@ -138,9 +139,14 @@ const char *_pd_window_source_name         (PdWindow        *self);
 void        _pd_window_show_error          (PdWindow        *self,
                                             const char      *title,
                                             const char      *description);
-void        _pd_window_update_content      (PdWindow        *self);
+void        _pd_window_show_session_of     (PdWindow        *self,
+                                            PdSessionItem   *item);
 void        _pd_window_show_session_title  (PdWindow        *self,
                                             const char      *title);
+
+/* pd-window-shown.c */
+void        _pd_window_update_content      (PdWindow        *self);
+void        _pd_window_on_now_plan_shown   (PdWindow        *self);
 
 /* pd-window-sidebar.c */
 void        _pd_window_sidebar_init        (PdWindow        *self);

@@ -18,7 +18,9 @@
 #include "pd-event.h"
 #include "pd-events-view.h"
 #include "pd-history-view.h"
+#include "pd-plan-row-item.h"
 #include "pd-remote-source.h"
+#include "pd-ui-util-private.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
@@ -402,6 +404,53 @@ test_narrow_before_read (void)
   g_assert_cmpint (pd_test_run_app (args, check_before_read, hung, NULL), ==, 0);
 }
 
+/* The status words come from tables indexed by the status (they were
+ * switches, one a status, written again for each kind): each reads as its
+ * context's translation, and a value past the table as the first, the
+ * default, as the switches' default did. */
+static void
+test_status_words (void)
+{
+  const struct { const char *got; const char *want; } words[] = {
+    { _pd_session_status_label (PD_SESSION_STATUS_IDLE), C_("session status", "Idle") },
+    { _pd_session_status_label (PD_SESSION_STATUS_RUNNING), C_("session status", "Running") },
+    { _pd_session_status_label (PD_SESSION_STATUS_FAILED), C_("session status", "Failed") },
+    { _pd_session_status_label (PD_SESSION_STATUS_INTERRUPTED), C_("session status", "Interrupted") },
+    { _pd_session_status_label ((PdSessionStatus) 99), C_("session status", "Idle") },
+    { pd_plan_step_status_label (PD_PLAN_STEP_PENDING), C_("step status", "Pending") },
+    { pd_plan_step_status_label (PD_PLAN_STEP_IN_PROGRESS), C_("step status", "In progress") },
+    { pd_plan_step_status_label (PD_PLAN_STEP_DONE), C_("step status", "Done") },
+    { pd_plan_step_status_label (PD_PLAN_STEP_BLOCKED), C_("step status", "Blocked") },
+    { pd_plan_step_status_label ((PdPlanStepStatus) 99), C_("step status", "Pending") },
+    { pd_plan_check_status_label (PD_PLAN_CHECK_PENDING), C_("check status", "Pending") },
+    { pd_plan_check_status_label (PD_PLAN_CHECK_PASSED), C_("check status", "Passed") },
+    { pd_plan_check_status_label (PD_PLAN_CHECK_FAILED), C_("check status", "Failed") },
+    { pd_plan_check_status_label (PD_PLAN_CHECK_BLOCKED), C_("check status", "Blocked") },
+    { pd_plan_check_status_label ((PdPlanCheckStatus) 99), C_("check status", "Pending") },
+    { _pd_check_status_label (PD_PLAN_CHECK_PENDING), C_("check status", "pending") },
+    { _pd_check_status_label (PD_PLAN_CHECK_PASSED), C_("check status", "passed") },
+    { _pd_check_status_label (PD_PLAN_CHECK_FAILED), C_("check status", "failed") },
+    { _pd_check_status_label (PD_PLAN_CHECK_BLOCKED), C_("check status", "blocked") },
+    { _pd_check_status_label ((PdPlanCheckStatus) 99), C_("check status", "pending") },
+    { pd_plan_step_status_icon_name (PD_PLAN_STEP_PENDING), "content-loading-symbolic" },
+    { pd_plan_step_status_icon_name (PD_PLAN_STEP_IN_PROGRESS), "emblem-synchronizing-symbolic" },
+    { pd_plan_step_status_icon_name (PD_PLAN_STEP_DONE), "emblem-ok-symbolic" },
+    { pd_plan_step_status_icon_name (PD_PLAN_STEP_BLOCKED), "action-unavailable-symbolic" },
+    { pd_plan_step_status_icon_name ((PdPlanStepStatus) 99), "content-loading-symbolic" },
+    { pd_plan_check_status_icon_name (PD_PLAN_CHECK_PENDING), "content-loading-symbolic" },
+    { pd_plan_check_status_icon_name (PD_PLAN_CHECK_PASSED), "emblem-ok-symbolic" },
+    { pd_plan_check_status_icon_name (PD_PLAN_CHECK_FAILED), "process-stop-symbolic" },
+    { pd_plan_check_status_icon_name (PD_PLAN_CHECK_BLOCKED), "action-unavailable-symbolic" },
+    { pd_plan_check_status_icon_name ((PdPlanCheckStatus) 99), "content-loading-symbolic" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    g_assert_cmpstr (words[i].got, ==, words[i].want);
+  /* Translated where the language has them. */
+  if (g_strcmp0 (g_getenv ("LANGUAGE"), "de") == 0)
+    g_assert_cmpstr (_pd_session_status_label (PD_SESSION_STATUS_RUNNING), !=, "Running");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -420,6 +469,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/narrow/fits", test_narrow_fits);
   g_test_add_func ("/pd/ui/narrow/connection-banner", test_narrow_banner);
   g_test_add_func ("/pd/ui/narrow/banner-before-read", test_narrow_before_read);
+  g_test_add_func ("/pd/ui/narrow/status-words", test_status_words);
 
   return g_test_run ();
 }

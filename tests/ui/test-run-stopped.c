@@ -64,7 +64,7 @@ budget_stopped_session (PdTestDb *db)
   return id;
 }
 
-/* As the window decides it for the shown session (pd-window.c). */
+/* As the window decides it for the shown session (pd-window-shown.c). */
 static gboolean
 run_stopped (PdTestDb   *db,
              const char *id)
