@@ -593,8 +593,7 @@ pd_overview_view_popup_card_menu (PdOverviewView *self,
       g_signal_connect_object (self->menu, "closed", G_CALLBACK (on_menu_closed), self, G_CONNECT_SWAPPED);
       gtk_widget_set_parent (self->menu, GTK_WIDGET (self));
       /* Named, not "GtkPopoverMenu" (tried with a screen reader). */
-      gtk_accessible_update_property (GTK_ACCESSIBLE (self->menu), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                      _("Session Menu"), -1);
+      _pd_menu_set_name (self->menu, _("Session Menu"));
       gtk_popover_set_has_arrow (GTK_POPOVER (self->menu), FALSE);
       gtk_widget_set_halign (self->menu, GTK_ALIGN_START);
     }

@@ -351,9 +351,11 @@ pd_removed_sessions_init (PdRemovedSessions *self)
   _pd_status_pages_tab_to_controls (empty);
 
   self->stack = GTK_STACK (gtk_stack_new ());
-  gtk_stack_add_named (self->stack, gtk_label_new (NULL), "loading");
-  gtk_stack_add_named (self->stack, scroller, "list");
-  gtk_stack_add_named (self->stack, empty, "empty");
+  /* Titled: a screen reader names a page by its title (GTK 4.8 said
+   * "GtkStackPage"). */
+  gtk_stack_add_titled (self->stack, gtk_label_new (NULL), "loading", _("Loading Sessions"));
+  gtk_stack_add_titled (self->stack, scroller, "list", _("Removed Sessions"));
+  gtk_stack_add_titled (self->stack, empty, "empty", _("No Removed Sessions"));
   gtk_widget_set_vexpand (GTK_WIDGET (self->stack), TRUE);
 
   self->toasts = ADW_TOAST_OVERLAY (adw_toast_overlay_new ());

@@ -382,6 +382,7 @@ on_overlay_children (GListModel *children,
 
       if (child != NULL && is_toast_widget (child))
         {
+          _pd_toast_parts_quiet (child);
           name_buttons (child);
           wrap_title (child);
           keep_above_content (overlay, child);

@@ -305,6 +305,8 @@ on_realize_hook (GSignalInvocationHint *hint,
                  gpointer               data)
 {
   _pd_scrollbar_speak (g_value_get_object (&params[0]));
+  _pd_stack_speak (g_value_get_object (&params[0]));
+  _pd_scroller_speak (g_value_get_object (&params[0]));
   return TRUE;
 }
 
@@ -424,7 +426,7 @@ static const char * const structural_types[] = {
   "AdwGizmo", "AdwIndicatorBin", "AdwSqueezer", "AdwLeaflet", "AdwClampScrollable",
   "AdwViewSwitcherTitle", "AdwViewSwitcherBar", "AdwWindowTitle", "GtkOverlay",
   "GtkActionBar", "GtkPanedHandle", "GtkRange", "GtkBuiltinIcon", "GtkSpinner",
-  "GtkTooltipWindow",
+  "GtkTooltipWindow", "GtkPopoverContent",
 };
 
 static void
@@ -488,6 +490,8 @@ _pd_a11y_quiet_classes (void)
     g_object_ref_sink (made[i]);
   /* A tooltip's window, a child of the window over AT-SPI while shown. */
   g_object_unref (g_object_new (GTK_TYPE_TOOLTIP, NULL));
+  /* A popover's content box (a menu's: "GtkPopoverContent"). */
+  g_object_unref (g_object_ref_sink (gtk_popover_new ()));
   quiet_known_classes ();
   for (guint i = 0; i < G_N_ELEMENTS (made); i++)
     g_object_unref (made[i]);

@@ -129,5 +129,15 @@ void        _pd_images_speak           (GtkWidget          *root);
 void        _pd_message_dialog_responses_once (GtkWidget      *dialog);
 void        _pd_scrollbars_speak       (void);
 void        _pd_scrollbar_speak        (GtkWidget          *widget);
+void        _pd_stack_speak            (GtkWidget          *widget);
+void        _pd_stack_pages_speak      (GtkWidget          *root);
+void        _pd_menu_set_name          (GtkWidget          *menu,
+                                        const char         *name);
+void        _pd_shortcuts_window_part_speak (GtkWidget     *widget);
+void        _pd_toast_parts_quiet      (GtkWidget          *toast);
+void        _pd_scroller_speak         (GtkWidget          *widget);
+char       *_pd_without_mnemonic       (const char         *text);
+char       *_pd_stack_page_spoken_name (GtkStack           *stack,
+                                        GtkStackPage       *page);
 
 G_END_DECLS

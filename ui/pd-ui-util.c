@@ -486,6 +486,8 @@ name_mnemonic_buttons (GtkWidget *widget)
       drop_mnemonic_duplicate (GTK_BUTTON (widget));
     }
   _pd_scrollbar_speak (widget);
+  _pd_stack_speak (widget);
+  _pd_scroller_speak (widget);
   for (GtkWidget *child = gtk_widget_get_first_child (widget);
        child != NULL;
        child = gtk_widget_get_next_sibling (child))
@@ -871,18 +873,9 @@ _pd_name_shortcut_keys (GtkWidget *widget)
     gtk_accessible_update_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                     _("Search Shortcuts"), -1);
   /* A section's columns are pages of its own stack, named "_1", "_2":
-   * each is named by the section's title. */
-  if (GTK_IS_STACK (widget) && GTK_IS_SHORTCUTS_SECTION (gtk_widget_get_parent (widget)))
-    {
-      g_autofree char *title = NULL;
-
-      g_object_get (gtk_widget_get_parent (widget), "title", &title, NULL);
-      for (GtkWidget *page = gtk_widget_get_first_child (widget);
-           page != NULL && title != NULL;
-           page = gtk_widget_get_next_sibling (page))
-        gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_stack_get_page (GTK_STACK (widget), page)),
-                                        GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
-    }
+   * each is named by the section's title (_pd_stack_speak()). */
+  _pd_stack_speak (widget);
+  _pd_shortcuts_window_part_speak (widget);
   for (GtkWidget *child = gtk_widget_get_first_child (widget);
        child != NULL;
        child = gtk_widget_get_next_sibling (child))
@@ -901,7 +894,9 @@ void
 _pd_name_menus (GtkWidget  *root,
                 const char *name)
 {
-  if (GTK_IS_MENU_BUTTON (root) && gtk_menu_button_get_popover (GTK_MENU_BUTTON (root)) != NULL)
+  if (GTK_IS_MENU_BUTTON (root) && GTK_IS_POPOVER_MENU (gtk_menu_button_get_popover (GTK_MENU_BUTTON (root))))
+    _pd_menu_set_name (GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (root))), name);
+  else if (GTK_IS_MENU_BUTTON (root) && gtk_menu_button_get_popover (GTK_MENU_BUTTON (root)) != NULL)
     gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_menu_button_get_popover (GTK_MENU_BUTTON (root))),
                                     GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
   for (GtkWidget *child = gtk_widget_get_first_child (root);

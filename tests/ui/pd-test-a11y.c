@@ -386,8 +386,9 @@ check_named (GtkWidget  *speaker,
     }
 }
 
-/* The pages of a stack that carry a name: "_1" is none (GTK 4.8 names a
- * page without a title by its internal name). */
+/* The pages of a stack: each a screen reader meets in AT-SPI's cache, the
+ * parent of its page's widget, said "GtkStackPage" with no name (GTK 4.8;
+ * issue 23); "_1" is none either (a shortcuts section's title). */
 static void
 check_stack_pages (GtkStack   *stack,
                    GPtrArray  *unnamed)
@@ -398,10 +399,10 @@ check_stack_pages (GtkStack   *stack,
       GtkStackPage *page = gtk_stack_get_page (stack, child);
       g_autofree char *label = string_property (page, GTK_ACCESSIBLE_PROPERTY_LABEL);
 
-      if (label != NULL && name_is_useless (label))
+      if (label == NULL || name_is_useless (label))
         g_ptr_array_add (unnamed, g_strdup_printf ("a page of %s in %s: name “%s”", G_OBJECT_TYPE_NAME (stack),
                                                    G_OBJECT_TYPE_NAME (gtk_widget_get_parent (GTK_WIDGET (stack))),
-                                                   label));
+                                                   label != NULL ? label : ""));
     }
 }
 

@@ -23,6 +23,7 @@
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
+#include "pd-ui-util-private.h"
 
 #define ATSPI_ACCESSIBLE "org.a11y.atspi.Accessible"
 #define ATSPI_ROOT "/org/a11y/atspi/accessible/root"
@@ -41,8 +42,18 @@ role_name (guint32 role)
       return "filler";
     case 23:
       return "frame";
+    case 27:
+      return "image";
+    case 29:
+      return "label";
     case 39:
       return "panel";
+    case 43:
+      return "push button";
+    case 49:
+      return "scroll pane";
+    case 62:
+      return "toggle button";
     case 69:
       return "window";
     default:
@@ -526,6 +537,93 @@ walk_window (GDBusConnection *bus,
   g_assert_cmpuint (n_read, >, 0);
 }
 
+/* --- a screen reader's cache ------------------------------------------------- */
+
+/* AT-SPI's "panel" (39): what GTK 4.8 makes a stack's page, a tab panel;
+ * its "scroll pane" (49): a scrolled window, which a reader says as the
+ * focus enters it. */
+#define ATSPI_ROLE_PANEL 39
+#define ATSPI_ROLE_SCROLL_PANE 49
+
+/* Every object the application has handed to AT-SPI, as a screen reader's
+ * cache reads it (org.a11y.atspi.Cache.GetItems, what libatspi and Orca
+ * read): objects the GetChildren walk never meets are there too, a stack's
+ * pages (a GtkStackPage is the parent of its page's widget, not a child of
+ * its stack, tried with a screen reader: 55 "GtkStackPage" in the window,
+ * 30 in Preferences).  Adds to @wrong each one shown (state "visible")
+ * that is named by its class, or unnamed with a role that needs a name (a
+ * control's, a stack page's).  Returns how many objects were read. */
+static guint
+check_cache (GDBusConnection *bus,
+             const char      *where,
+             GPtrArray       *wrong)
+{
+  g_autoptr(GVariant) apps = call (bus, "org.a11y.atspi.Registry", ATSPI_ROOT, ATSPI_ACCESSIBLE,
+                                   "GetChildren", NULL, G_VARIANT_TYPE ("(a(so))"));
+  g_autoptr(GVariantIter) app_iter = NULL;
+  const char *app_name, *app_path;
+  guint n_read = 0, n_pages = 0;
+
+  g_variant_get (apps, "(a(so))", &app_iter);
+  while (g_variant_iter_next (app_iter, "(&s&o)", &app_name, &app_path))
+    {
+      g_autoptr(GVariant) reply = call (bus, app_name, "/org/a11y/atspi/cache", "org.a11y.atspi.Cache", "GetItems",
+                                        NULL, NULL);
+      g_autoptr(GVariant) items = g_variant_get_child_value (reply, 0);
+      /* path → "role “name”", to say where a wrong one sits */
+      g_autoptr(GHashTable) said = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+      for (gsize i = 0; i < g_variant_n_children (items); i++)
+        {
+          g_autoptr(GVariant) item = g_variant_get_child_value (items, i);
+          const char *path, *name;
+          guint32 role;
+
+          /* ((so) (so) (so) i i as s u s au): the object, its application,
+           * its parent, its index there, its children, its interfaces, its
+           * name, role and description, its states. */
+          g_variant_get_child (item, 0, "(&s&o)", NULL, &path);
+          g_variant_get_child (item, 6, "&s", &name);
+          g_variant_get_child (item, 7, "u", &role);
+          g_hash_table_insert (said, g_strdup (path), g_strdup_printf ("%s “%s”", role_name (role), name));
+        }
+      for (gsize i = 0; i < g_variant_n_children (items); i++)
+        {
+          g_autoptr(GVariant) item = g_variant_get_child_value (items, i);
+          g_autoptr(GVariant) states = NULL;
+          g_autofree char *place = NULL;
+          const char *path, *parent, *name, *description;
+          guint32 role, first_states = 0;
+
+          g_variant_get_child (item, 0, "(&s&o)", NULL, &path);
+          g_variant_get_child (item, 2, "(&s&o)", NULL, &parent);
+          g_variant_get_child (item, 6, "&s", &name);
+          g_variant_get_child (item, 7, "u", &role);
+          g_variant_get_child (item, 8, "&s", &description);
+          states = g_variant_get_child_value (item, 9);
+          if (g_variant_n_children (states) > 0)
+            g_variant_get_child (states, 0, "u", &first_states);
+          n_read++;
+          if (role == ATSPI_ROLE_PANEL)
+            n_pages++;
+          if ((first_states & (1u << 30)) == 0)
+            continue;  /* hidden: a reader does not meet it */
+          place = g_strdup_printf ("in %s", g_hash_table_contains (said, parent)
+                                            ? (char *) g_hash_table_lookup (said, parent) : "nothing");
+          if (name[0] != '\0' && says_nothing (name))
+            g_ptr_array_add (wrong, g_strdup_printf ("%s, in the cache: a %s named by its class “%s” (%s)", where,
+                                                     role_name (role), name, place));
+          else if (name[0] == '\0' && (role_is_checked (role) || role == ATSPI_ROLE_SCROLL_PANE))
+            g_ptr_array_add (wrong, g_strdup_printf ("%s, in the cache: an unnamed %s (%s)", where,
+                                                     role_name (role), place));
+          if (description[0] != '\0' && says_nothing (description))
+            g_ptr_array_add (wrong, g_strdup_printf ("%s, in the cache: a %s described by a class “%s” (%s)", where,
+                                                     role_name (role), description, place));
+        }
+    }
+  g_test_message ("%s: %u objects in the cache, %u panels", where, n_read, n_pages);
+  return n_read;
+}
 
 /* --- the field the focus is in ----------------------------------------------- */
 
@@ -654,6 +752,7 @@ check_walk (PdApplication *app,
   for (guint k = 0; k < 5; k++)
     pd_test_flush (GTK_WIDGET (window));
   walk_window (bus, gtk_window_get_title (GTK_WINDOW (window)), "the window, Overview", wrong);
+  g_assert_cmpuint (check_cache (bus, "the window", wrong), >, 0);
 
   dialog = open_dialog (window, "win.preferences", PD_TYPE_PREFERENCES_WINDOW, "Preferences");
   walk_window (bus, "Preferences", "Preferences", wrong);
@@ -679,10 +778,12 @@ check_walk (PdApplication *app,
       }
     g_assert_cmpuint (n_fields, >=, 12);
   }
+  check_cache (bus, "Preferences", wrong);
   gtk_window_destroy (dialog);
   dialog = open_dialog (window, "win.new-session", PD_TYPE_NEW_SESSION_DIALOG, "New Session");
   walk_window (bus, "New Session", "New Session", wrong);
   check_focused_fields (bus, dialog, "New Session", wrong);
+  check_cache (bus, "New Session", wrong);
   gtk_window_destroy (dialog);
 
   for (guint i = 0; i < wrong->len; i++)
@@ -698,6 +799,93 @@ test_walk (void)
   g_assert_cmpint (pd_test_run_showcase (1200, 800, check_walk, NULL), ==, 0);
 }
 
+/* --- what a reader meets beside the pages ------------------------------------ */
+
+static gboolean
+is_toast_undo (GtkWidget     *widget,
+               gconstpointer  data)
+{
+  return GTK_IS_BUTTON (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), "_Undo") == 0;
+}
+
+static gboolean
+toast_shown (gpointer window)
+{
+  return pd_test_find_first (window, is_toast_undo, NULL) != NULL;
+}
+
+static gboolean
+is_menu_button (GtkWidget     *widget,
+                gconstpointer  data)
+{
+  return GTK_IS_MENU_BUTTON (widget) && gtk_widget_get_mapped (widget) &&
+         GTK_IS_POPOVER_MENU (gtk_menu_button_get_popover (GTK_MENU_BUTTON (widget)));
+}
+
+static gboolean
+popover_mapped (gpointer popover)
+{
+  return gtk_widget_get_mapped (popover);
+}
+
+/* A toast with Undo, the main menu open and the shortcuts window, walked
+ * and then read from the cache as a screen reader reads them: a toast's
+ * parts, a menu's pages, the shortcuts window's key caps and header (issue
+ * 23: each was said by its class or unnamed). */
+static void
+check_more (PdApplication *app,
+            PdWindow      *window,
+            gpointer       user_data)
+{
+  g_autoptr(GDBusConnection) bus = a11y_bus ();
+  g_autoptr(GPtrArray) wrong = g_ptr_array_new_with_free_func (g_free);
+  GtkWidget *overlay, *menu_button, *popover;
+  AdwToast *toast;
+  GtkWindow *dialog;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+
+  overlay = pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_TOAST_OVERLAY);
+  toast = adw_toast_new ("Session “Flaky scroll test” removed from the list");
+  adw_toast_set_button_label (toast, "_Undo");
+  adw_toast_set_timeout (toast, 0);
+  _pd_toast_add (overlay, toast);
+  pd_test_wait_until (toast_shown, window, "the toast");
+  for (guint k = 0; k < 5; k++)
+    pd_test_flush (GTK_WIDGET (window));
+  walk_window (bus, gtk_window_get_title (GTK_WINDOW (window)), "the window with a toast", wrong);
+  check_cache (bus, "the window with a toast", wrong);
+
+  menu_button = pd_test_find_first (GTK_WIDGET (window), is_menu_button, NULL);
+  g_assert_nonnull (menu_button);
+  popover = GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (menu_button)));
+  gtk_menu_button_popup (GTK_MENU_BUTTON (menu_button));
+  pd_test_wait_until (popover_mapped, popover, "the main menu");
+  for (guint k = 0; k < 5; k++)
+    pd_test_flush (GTK_WIDGET (window));
+  walk_window (bus, gtk_window_get_title (GTK_WINDOW (window)), "the main menu", wrong);
+  check_cache (bus, "the main menu", wrong);
+  gtk_menu_button_popdown (GTK_MENU_BUTTON (menu_button));
+
+  dialog = open_dialog (window, "win.show-help-overlay", GTK_TYPE_SHORTCUTS_WINDOW, "Keyboard Shortcuts");
+  walk_window (bus, "Keyboard Shortcuts", "the shortcuts window", wrong);
+  check_cache (bus, "the shortcuts window", wrong);
+  gtk_window_destroy (dialog);
+
+  for (guint i = 0; i < wrong->len; i++)
+    g_test_message ("unnamed: %s", (char *) g_ptr_array_index (wrong, i));
+  if (wrong->len > 0)
+    g_error ("%u objects a screen reader meets say nothing or their class (first: %s)", wrong->len,
+             (char *) g_ptr_array_index (wrong, 0));
+}
+
+static void
+test_more (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_more, NULL), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -710,6 +898,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/atspi/window-roles", test_window_roles);
   g_test_add_func ("/pd/ui/a11y/atspi/second-windows", test_second_windows);
   g_test_add_func ("/pd/ui/a11y/atspi/walk", test_walk);
+  g_test_add_func ("/pd/ui/a11y/atspi/toast-menu-shortcuts", test_more);
 
   return g_test_run ();
 }
