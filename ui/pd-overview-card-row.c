@@ -105,6 +105,28 @@ _pd_card_set_label (GtkWidget  *label,
   return TRUE;
 }
 
+/* Sets @inscription's text when it changed, as _pd_card_set_label() a
+ * label's.  An inscription is drawn again and nothing is measured: a
+ * label's new text queued the window's size, which the X11 surface works
+ * out outside a frame, the whole window measured (11–16 ms with the
+ * Overview's 206 card rows, bench-overview --view); the card's X/Y and
+ * current step change as its plan moves on. */
+static gboolean
+card_set_inscription (GtkWidget  *inscription,
+                      const char *text)
+{
+  g_autofree char *plain = NULL;
+
+  gtk_widget_set_visible (inscription, text != NULL && text[0] != '\0');
+  if (g_strcmp0 (gtk_inscription_get_text (GTK_INSCRIPTION (inscription)), text) == 0)
+    return FALSE;
+  gtk_inscription_set_text (GTK_INSCRIPTION (inscription), text);
+  /* Its name for a reader: the text, without isolates and marks. */
+  plain = _pd_accessible_text (text);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (inscription), GTK_ACCESSIBLE_PROPERTY_LABEL, plain, -1);
+  return TRUE;
+}
+
 /* A mnemonic button, named once: GTK 4.8 names it by its raw label and
  * again through its mnemonic label ("_Deny Deny"); the label alone names
  * it (as _pd_name_mnemonic_buttons() does for the windows' buttons, which
@@ -281,7 +303,7 @@ tell_name (PdOverviewCardRow *self)
   add_part (name, gtk_label_get_text (GTK_LABEL (self->title)));
   add_part (name, gtk_label_get_text (GTK_LABEL (self->need)));
   add_part (name, steps);
-  add_part (name, gtk_label_get_text (GTK_LABEL (self->step)));
+  add_part (name, gtk_inscription_get_text (GTK_INSCRIPTION (self->step)));
   add_part (name, gtk_label_get_text (GTK_LABEL (self->time)));
   /* A failed run's reason, whole, before where the card is from. */
   add_part (description, self->need_whole);
@@ -355,7 +377,19 @@ row_update (PdOverviewCardRow *self)
   gtk_widget_set_visible (gtk_widget_get_parent (self->pie), failed || total > 0);
   /* Translators: plan progress, steps done of all steps */
   progress = total > 0 ? g_strdup_printf (_("%u/%u"), done, total) : g_strdup ("");
-  told |= _pd_card_set_label (self->progress, progress);
+  if (card_set_inscription (self->progress, progress))
+    {
+      /* As wide as its characters (digits of one width, "numeric"): measured
+       * again only when their number changes (9/10 to 10/10). */
+      guint chars = (guint) g_utf8_strlen (progress, -1);
+
+      told = TRUE;
+      if (gtk_inscription_get_min_chars (GTK_INSCRIPTION (self->progress)) != chars)
+        {
+          gtk_inscription_set_min_chars (GTK_INSCRIPTION (self->progress), chars);
+          gtk_inscription_set_nat_chars (GTK_INSCRIPTION (self->progress), chars);
+        }
+    }
   gtk_widget_set_visible (self->progress, total > 0);
 
   /* Every text an endpoint or agent gave, made safe and isolated alone. */
@@ -395,7 +429,11 @@ row_update (PdOverviewCardRow *self)
 
   if (pd_overview_card_get_current_step (card) != NULL)
     step = _pd_overview_card_step_text (card);
-  told |= _pd_card_set_label (self->step, step != NULL ? step : "");
+  if (card_set_inscription (self->step, step != NULL ? step : ""))
+    {
+      told = TRUE;
+      _pd_inscription_fit_lines (GTK_INSCRIPTION (self->step));
+    }
   gtk_widget_set_visible (self->step, step != NULL);
 
   state = source_state_text (card);
@@ -581,6 +619,8 @@ pd_overview_card_row_size_allocate (GtkWidget *widget, int width, int height, in
   PdOverviewCardRow *self = PD_OVERVIEW_CARD_ROW (widget);
 
   gtk_widget_allocate (self->box, width, height, baseline, NULL);
+  if (gtk_widget_get_visible (self->step))
+    _pd_inscription_fit_lines (GTK_INSCRIPTION (self->step));
   if (gtk_widget_get_visible (self->approval_deadline))
     _pd_inscription_fit_lines (GTK_INSCRIPTION (self->approval_deadline));
 }
@@ -890,11 +930,22 @@ pd_overview_card_row_init (PdOverviewCardRow *self)
   _pd_label_no_hyphens (self->need);
   gtk_widget_set_hexpand (self->need, TRUE);
   gtk_box_append (GTK_BOX (status), self->need);
-  self->progress = _pd_card_plain_label ("numeric", FALSE);
-  gtk_label_set_ellipsize (GTK_LABEL (self->progress), PANGO_ELLIPSIZE_NONE);
+  /* The X/Y and the current step change as the plan moves on: inscriptions
+   * (card_set_inscription()). */
+  self->progress = gtk_inscription_new (NULL);
+  gtk_widget_add_css_class (self->progress, "numeric");
+  gtk_widget_set_visible (self->progress, FALSE);
   gtk_box_append (GTK_BOX (status), self->progress);
 
-  self->step = _pd_card_plain_label (NULL, TRUE);
+  /* Two lines at most, as the label it was, its lines fitted to its text
+   * at its width (_pd_inscription_fit_lines()). */
+  self->step = gtk_inscription_new (NULL);
+  gtk_inscription_set_wrap_mode (GTK_INSCRIPTION (self->step), PANGO_WRAP_WORD_CHAR);
+  gtk_inscription_set_text_overflow (GTK_INSCRIPTION (self->step), GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END);
+  gtk_inscription_set_yalign (GTK_INSCRIPTION (self->step), 0);
+  gtk_inscription_set_min_chars (GTK_INSCRIPTION (self->step), 0);
+  _pd_inscription_limit_lines (GTK_INSCRIPTION (self->step), 2);
+  gtk_widget_set_visible (self->step, FALSE);
   gtk_box_append (GTK_BOX (self->box), self->step);
   self->source_error = _pd_card_plain_label ("warning", TRUE);
   gtk_box_append (GTK_BOX (self->box), self->source_error);

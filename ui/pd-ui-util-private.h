@@ -76,6 +76,8 @@ void        _pd_session_heading_set    (GtkLabel           *label,
 void        _pd_a11y_quiet_classes     (void);
 void        _pd_a11y_name_switchers    (GtkWidget          *root);
 void        _pd_inscription_fit_lines  (GtkInscription     *inscription);
+void        _pd_inscription_limit_lines (GtkInscription    *inscription,
+                                         guint              most);
 void        _pd_label_unselect_on_leave (GtkWidget         *label);
 char       *_pd_ltr_lines              (const char         *text);
 GtkWidget  *_pd_unwrapped_scroller     (GtkWidget          *label);

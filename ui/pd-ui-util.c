@@ -170,20 +170,57 @@ _pd_label_unselect_on_leave (GtkWidget *label)
   gtk_widget_add_controller (label, focus);
 }
 
-/* The lines @inscription's text takes at its width, or 0 unknown. */
+/* What an inscription's lines were last worked out for: at the same width
+ * and text the answer is the same, and a card is allocated at every
+ * layout of its list. */
+typedef struct
+{
+  int    width;
+  char  *text;
+  guint  lines;
+} FitMemo;
+
+static void
+fit_memo_free (gpointer data)
+{
+  FitMemo *memo = data;
+
+  g_free (memo->text);
+  g_free (memo);
+}
+
+/* The lines @inscription's text takes at its width, at most its bound
+ * (_pd_inscription_limit_lines()), or 0 unknown. */
 static guint
 inscription_lines (GtkInscription *inscription)
 {
   const char *text = gtk_inscription_get_text (inscription);
   int width = gtk_widget_get_width (GTK_WIDGET (inscription));
+  guint most = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (inscription), "pd-fit-most"));
+  FitMemo *memo = g_object_get_data (G_OBJECT (inscription), "pd-fit-memo");
   g_autoptr(PangoLayout) layout = NULL;
+  guint lines;
 
   if (text == NULL || width <= 0)
     return 0;
+  if (memo != NULL && memo->width == width && g_strcmp0 (memo->text, text) == 0)
+    return memo->lines;
   layout = gtk_widget_create_pango_layout (GTK_WIDGET (inscription), text);
   pango_layout_set_width (layout, width * PANGO_SCALE);
   pango_layout_set_wrap (layout, gtk_inscription_get_wrap_mode (inscription));
-  return (guint) MAX (pango_layout_get_line_count (layout), 1);
+  lines = (guint) MAX (pango_layout_get_line_count (layout), 1);
+  if (most > 0)
+    lines = MIN (lines, most);
+  if (memo == NULL)
+    {
+      memo = g_new0 (FitMemo, 1);
+      g_object_set_data_full (G_OBJECT (inscription), "pd-fit-memo", memo, fit_memo_free);
+    }
+  memo->width = width;
+  g_free (memo->text);
+  memo->text = g_strdup (text);
+  memo->lines = lines;
+  return lines;
 }
 
 static gboolean
@@ -215,6 +252,15 @@ _pd_inscription_fit_lines (GtkInscription *inscription)
     return;
   g_object_set_data (G_OBJECT (inscription), "pd-fit-lines", GUINT_TO_POINTER (1));
   g_idle_add_full (G_PRIORITY_DEFAULT, fit_lines_idle, g_object_ref (inscription), g_object_unref);
+}
+
+/* The most lines _pd_inscription_fit_lines() gives @inscription (its
+ * text ellipsized past them), as a label's lines. */
+void
+_pd_inscription_limit_lines (GtkInscription *inscription,
+                             guint           most)
+{
+  g_object_set_data (G_OBJECT (inscription), "pd-fit-most", GUINT_TO_POINTER (most));
 }
 
 /**

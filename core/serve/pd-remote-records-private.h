@@ -14,6 +14,7 @@
 #include <json-glib/json-glib.h>
 
 #include "pd-event.h"
+#include "pd-json.h"
 #include "pd-plan.h"
 #include "pd-session-store.h"
 #include "pd-source.h"
@@ -46,6 +47,9 @@ char          *_pd_remote_mark_nul               (const char  *json,
  * at most PD_REMOTE_MAX_STEPS, done at most total, blocked at most the
  * steps not done. */
 PdSessionInfo *_pd_remote_session_from_json      (JsonObject  *object);
+/* What a pushed frame ({"sessions":[…]}, pd-server-push.c) is parsed
+ * with: the members a session record is read by, and a push's own. */
+extern const PdJsonPick _pd_remote_pushed_pick[];
 /* A listing: an array of records, or {sessions, total}. */
 PdSessionPage *_pd_remote_session_page_from_json (JsonNode    *root);
 /* {session_id, version, steps, found} with, from /plan/detail, checks and

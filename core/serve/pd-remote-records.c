@@ -63,6 +63,27 @@ clamp_count (gint64 value,
   return value <= 0 ? 0 : value >= (gint64) max ? max : (guint) value;
 }
 
+/* The members _pd_remote_session_from_json() reads, and those a push
+ * adds (pd-server-push.c: the current step, its checks): all a pushed
+ * frame's parse builds (pd_json_parse_picked()), the rest of each record
+ * skipped unbuilt.  A member read there and not named here is never seen
+ * on a push: the two are kept side by side. */
+static const PdJsonPick plan_members[] = {
+  { "version", NULL }, { "total", NULL }, { "done", NULL }, { "blocked", NULL }, { "hidden", NULL }, { NULL, NULL }
+};
+static const PdJsonPick stopped_members[] = { { "class", NULL }, { "budget", NULL }, { "error", NULL }, { NULL, NULL } };
+/* A record's messages are counted, not read: each element kept empty. */
+static const PdJsonPick no_members[] = { { NULL, NULL } };
+static const PdJsonPick pushed_members[] = {
+  { "id", NULL }, { "task", NULL }, { "title", NULL }, { "name", NULL }, { "model", NULL }, { "provider", NULL },
+  { "source", NULL }, { "cwd", NULL }, { "status", NULL }, { "created_at", NULL }, { "updated_at", NULL },
+  { "turns", NULL }, { "input_tokens", NULL }, { "output_tokens", NULL }, { "pinned", NULL },
+  { "plan", plan_members }, { "stopped", stopped_members }, { "run_ended", NULL }, { "messages", no_members },
+  { "unpassed_checks", NULL }, { "current_step", NULL }, { "current_step_started", NULL }, { "failed_check", NULL },
+  { NULL, NULL }
+};
+const PdJsonPick _pd_remote_pushed_pick[] = { { "sessions", pushed_members }, { NULL, NULL } };
+
 PdSessionInfo *
 _pd_remote_session_from_json (JsonObject *object)
 {

@@ -59,6 +59,10 @@ void            _pd_remote_stream_stop   (PdRemoteStream *stream);
 GCancellable   *_pd_remote_stream_get_cancellable (PdRemoteStream *stream);
 /* The monotonic µs at which a line of it was last read; 0 none yet. */
 gint64          _pd_remote_stream_heard  (PdRemoteStream *stream);
+/* A pushed frame's data (after "data: "): its sessions
+ * (PdRemotePushedSession), none when it is not of the shape. */
+GPtrArray      *_pd_remote_stream_parse_pushed (const char *data,
+                                                gsize       len);
 /* How many times the streams' thread woke (for tests). */
 guint           _pd_remote_stream_get_wakes (void);
 

@@ -3,10 +3,9 @@
  *
  * A failed or stopped card says where its run ended ("Failed at: …"), a
  * stopped one neutral, a failed one with its icon and reason, one whose
- * endpoint was killed as interrupted; the time since the last change is
- * told on a card shown, when its words change, and on a card kept aside
- * as it is shown again; until its sources first answered, the Overview
- * says it is loading.
+ * endpoint was killed as interrupted; until its sources first answered,
+ * the Overview says it is loading.  The time since the last change:
+ * test-overview-card-live.c.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -119,7 +118,7 @@ step_line (GtkWidget *row)
   GtkWidget *label = pd_test_find_first (row, label_contains, "Write the tests");
 
   g_assert_nonnull (label);
-  return gtk_label_get_text (GTK_LABEL (label));
+  return shown_text (label);
 }
 
 static void
@@ -274,60 +273,6 @@ test_card_failed_reason (void)
   gtk_style_context_remove_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css));
 }
 
-static void
-card_set_changed_at (PdOverviewCard *card,
-                     gint64          changed_at)
-{
-  PdSessionInfo info = { 0 };
-
-  info.id = (char *) pd_overview_card_get_session_id (card);
-  info.task = (char *) pd_overview_card_get_title (card);
-  info.source = (char *) pd_overview_card_get_agent (card);
-  info.status = pd_overview_card_get_status (card);
-  info.updated_at = changed_at;
-  info.plan_done = pd_overview_card_get_done (card);
-  info.plan_total = pd_overview_card_get_total (card);
-  g_assert_true (_pd_overview_card_set_info (card, &info));
-  _pd_overview_card_emit_changed (card);
-}
-
-/* The time since a card's last change is worked out on a card shown
- * alone: one the list keeps aside (not mapped) is told it as it is shown
- * again, and a change that keeps its words ("just now") tells nothing
- * new.  Each change of each of 500 cards made a GDateTime and a sentence,
- * shown or not (bench-overview --view). */
-static void
-test_card_time_shown (void)
-{
-  gint64 now = g_get_real_time ();
-  g_autoptr(PdOverviewCard) card = card_new ("Time", "codex", "build-box");
-  Alone alone = { 0 };
-
-  card_set_changed_at (card, now - 5 * G_TIME_SPAN_MINUTE - 10 * G_TIME_SPAN_SECOND);
-  alone_show (&alone, card, 600);
-  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "5 min ago"));
-
-  /* A change while shown: told at once. */
-  card_set_changed_at (card, now);
-  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "just now"));
-  g_assert_null (pd_test_find_first (alone.row, label_contains, "min ago"));
-
-  /* Kept aside: its changes do not work the time out… */
-  g_object_ref (alone.row);
-  gtk_window_set_child (GTK_WINDOW (alone.window), NULL);
-  g_assert_false (gtk_widget_get_mapped (alone.row));
-  card_set_changed_at (card, now - 12 * G_TIME_SPAN_MINUTE - 10 * G_TIME_SPAN_SECOND);
-  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "just now"));
-  g_assert_null (pd_test_find_first (alone.row, label_contains, "12 min ago"));
-
-  /* …until it is shown again. */
-  gtk_window_set_child (GTK_WINDOW (alone.window), alone.row);
-  g_object_unref (alone.row);
-  pd_test_wait_until (row_laid_out, &alone, "the card shown again");
-  g_assert_nonnull (pd_test_find_first (alone.row, label_contains, "12 min ago"));
-  alone_close (&alone);
-}
-
 static gboolean
 is_pie (GtkWidget     *widget,
         gconstpointer  data)
@@ -446,7 +391,6 @@ main (int   argc,
   g_test_add_func ("/pd/ui/overview/card-step-ended", test_card_step_ended);
   g_test_add_func ("/pd/ui/overview/card-failed-reason", test_card_failed_reason);
   g_test_add_func ("/pd/ui/overview/card-interrupted-killed", test_card_interrupted_killed);
-  g_test_add_func ("/pd/ui/overview/card-time-shown", test_card_time_shown);
   g_test_add_func ("/pd/ui/overview/loading", test_overview_loading);
   status = g_test_run ();
   pd_test_runs_finish (config_home);

@@ -37,12 +37,23 @@ is_button (GtkWidget     *widget,
          g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), data) == 0;
 }
 
+/* A text the card shows: a label's, or an inscription's (the texts that
+ * change as its plan moves on). */
+static inline const char *
+shown_text (GtkWidget *widget)
+{
+  if (GTK_IS_LABEL (widget))
+    return gtk_label_get_text (GTK_LABEL (widget));
+  if (GTK_IS_INSCRIPTION (widget) && gtk_inscription_get_text (GTK_INSCRIPTION (widget)) != NULL)
+    return gtk_inscription_get_text (GTK_INSCRIPTION (widget));
+  return NULL;
+}
+
 static inline gboolean
 label_contains (GtkWidget     *widget,
                 gconstpointer  data)
 {
-  return GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget) &&
-         strstr (gtk_label_get_text (GTK_LABEL (widget)), data) != NULL;
+  return shown_text (widget) != NULL && gtk_widget_get_visible (widget) && strstr (shown_text (widget), data) != NULL;
 }
 
 static inline PdOverviewCard *

@@ -6,8 +6,9 @@
  * showed, and no click right after the question changed; a command is shown
  * whole (left to right, padding named) or with Review…, which shows it
  * whole; an edit or write whose change was not sent is never approved here;
- * a title cut at 360 px is whole in its tooltip.  How a card's run ended,
- * and the time since its last change: test-overview-card-ended.c.
+ * a title cut at 360 px is whole in its tooltip.  How a card's run ended:
+ * test-overview-card-ended.c; its changes over time:
+ * test-overview-card-live.c.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

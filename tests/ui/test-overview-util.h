@@ -156,12 +156,15 @@ overview_page_shown (gpointer data)
 
 /* --- what a card says ------------------------------------------------------ */
 
+/* A label's text, or an inscription's (a card's X/Y and current step). */
 static gboolean
 label_contains (GtkWidget     *widget,
                 gconstpointer  data)
 {
-  return GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget) &&
-         strstr (gtk_label_get_text (GTK_LABEL (widget)), data) != NULL;
+  const char *text = GTK_IS_LABEL (widget) ? gtk_label_get_text (GTK_LABEL (widget))
+                   : GTK_IS_INSCRIPTION (widget) ? gtk_inscription_get_text (GTK_INSCRIPTION (widget)) : NULL;
+
+  return text != NULL && gtk_widget_get_visible (widget) && strstr (text, data) != NULL;
 }
 
 typedef struct
