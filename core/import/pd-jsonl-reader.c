@@ -47,6 +47,7 @@ struct _PdJsonlReader
   gsize     too_long;    /* the length of the too-long line last returned, or 0 */
   gboolean  report_too_long;
   gboolean  hold_partial;
+  gboolean  stop_at_nul;
   gboolean  discarding;  /* inside a line longer than max_line */
   gboolean  eof;
   gboolean  at_limit;
@@ -228,6 +229,13 @@ pd_jsonl_reader_set_limit (PdJsonlReader *self,
                            goffset        limit)
 {
   self->limit = limit;
+}
+
+void
+pd_jsonl_reader_set_stop_at_nul (PdJsonlReader *self,
+                                 gboolean       stop)
+{
+  self->stop_at_nul = stop;
 }
 
 void
@@ -443,6 +451,10 @@ pd_jsonl_reader_next (PdJsonlReader  *self,
           return TRUE;
         }
 
+      /* A NUL in a line that has no end yet ends the file here: no JSON
+       * text holds one, and a sparse file's hole is read as them. */
+      if (self->stop_at_nul && memchr (begin + self->scanned, '\0', self->end - self->start - self->scanned) != NULL)
+        self->eof = self->at_limit = TRUE;
       self->scanned = self->end - self->start;
       if (!self->discarding && self->scanned > self->max_line + 1)
         {
