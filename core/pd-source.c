@@ -86,9 +86,12 @@ pd_resume_command_to_string (const PdResumeCommand *self)
       g_autofree char *quoted = g_shell_quote (self->argv[i]);
       gboolean plain = TRUE;
 
-      /* Plain words as they are; anything else quoted for a POSIX shell. */
+      /* Plain words as they are; anything else quoted for a POSIX shell.
+       * A leading = is not plain: zsh reads =WORD as the path of the
+       * program WORD. */
       for (const char *p = self->argv[i]; *p; p++)
         plain = plain && (g_ascii_isalnum (*p) || strchr ("-_./=:", *p) != NULL);
+      plain = plain && self->argv[i][0] != '=';
       if (out->len > 0)
         g_string_append_c (out, ' ');
       g_string_append (out, plain && *self->argv[i] ? self->argv[i] : quoted);
@@ -125,18 +128,63 @@ pd_resume_command_get_source (const PdResumeCommand *self)
   return NULL;
 }
 
+/* A byte a terminal's line editor takes as a key, pasted: C0, DEL, and C1
+ * as UTF-8 (U+0080..U+009F). */
+static gboolean
+holds_control (const char *text)
+{
+  for (const guchar *c = (const guchar *) text; *c != '\0'; c++)
+    if (*c < 0x20 || *c == 0x7f || (c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f))
+      return TRUE;
+  return FALSE;
+}
+
+/**
+ * pd_resume_command_check_paste:
+ * @self: a command to continue a session
+ *
+ * Whether pd_resume_command_to_paste() gives a line, and if not why.
+ *
+ * Returns: %PD_RESUME_PASTE_OK, or what keeps the line from being the same
+ *   command in every shell
+ */
+PdResumePaste
+pd_resume_command_check_paste (const PdResumeCommand *self)
+{
+  g_return_val_if_fail (self != NULL, PD_RESUME_PASTE_CONTROL);
+
+  for (guint i = 0; self->argv != NULL && self->argv[i] != NULL; i++)
+    if (holds_control (self->argv[i]))
+      return PD_RESUME_PASTE_CONTROL;
+  if (self->workdir != NULL && holds_control (self->workdir))
+    return PD_RESUME_PASTE_CONTROL;
+  /* Inside single quotes bash and zsh take every byte as it is, but fish
+   * reads \' as a quote and \\ as one backslash: g_shell_quote's '\''
+   * then ends the quoting elsewhere, and a folder named
+   * x\' ; touch /tmp/p ; echo \' ran touch in fish only (tried as an
+   * attacker would).  No quoting is the same to all three, so none. */
+  for (guint i = 0; self->argv != NULL && self->argv[i] != NULL; i++)
+    if (strpbrk (self->argv[i], "'\\") != NULL)
+      return PD_RESUME_PASTE_QUOTE;
+  if (self->workdir != NULL && strpbrk (self->workdir, "'\\") != NULL)
+    return PD_RESUME_PASTE_QUOTE;
+  return PD_RESUME_PASTE_OK;
+}
+
 /**
  * pd_resume_command_to_paste:
  * @self: a command to continue a session
  *
  * The command as a user pastes it into a terminal: `cd 'FOLDER' && COMMAND`
  * when the session says its folder (the agents keep their sessions per
- * folder), each word quoted.
+ * folder), each word quoted, the same command to bash, zsh and fish.
  *
- * Returns: (transfer full) (nullable): the line, or %NULL when it holds a
- *   control character: pasted, a terminal's line editor takes it as a key
- *   (a folder holding Ctrl+U and a line break wiped the `cd` and ran what
- *   followed; tried as an attacker would)
+ * Returns: (transfer full) (nullable): the line, or %NULL when
+ *   pd_resume_command_check_paste() says there is none: a control character
+ *   (pasted, a terminal's line editor takes it as a key: a folder holding
+ *   Ctrl+U and a line break wiped the `cd` and ran what followed), or a
+ *   quote or backslash (fish reads them inside single quotes); both tried
+ *   as an attacker would
  */
 char *
 pd_resume_command_to_paste (const PdResumeCommand *self)
@@ -145,6 +193,8 @@ pd_resume_command_to_paste (const PdResumeCommand *self)
 
   g_return_val_if_fail (self != NULL, NULL);
 
+  if (pd_resume_command_check_paste (self) != PD_RESUME_PASTE_OK)
+    return NULL;
   line = pd_resume_command_to_string (self);
   if (self->workdir != NULL)
     {
@@ -154,9 +204,6 @@ pd_resume_command_to_paste (const PdResumeCommand *self)
       g_free (line);
       line = in_folder;
     }
-  for (const char *c = line; *c != '\0'; c++)
-    if ((guchar) *c < 0x20 || (guchar) *c == 0x7f)
-      return NULL;
   return g_steal_pointer (&line);
 }
 

@@ -71,7 +71,16 @@ PdResumeCommand *pd_resume_command_copy     (const PdResumeCommand *self);
 void             pd_resume_command_free     (PdResumeCommand       *self);
 /* The command as one line to paste into a shell, each word quoted. */
 char            *pd_resume_command_to_string (const PdResumeCommand *self);
+/* Why a command has no line to paste (see pd_resume_command_to_paste()). */
+typedef enum
+{
+  PD_RESUME_PASTE_OK,
+  PD_RESUME_PASTE_CONTROL,   /* a control character: a terminal takes it as a key */
+  PD_RESUME_PASTE_QUOTE,     /* a ' or \: fish reads them inside single quotes */
+} PdResumePaste;
+
 char            *pd_resume_command_to_paste  (const PdResumeCommand *self);
+PdResumePaste    pd_resume_command_check_paste (const PdResumeCommand *self);
 const char      *pd_resume_command_get_source (const PdResumeCommand *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdResumeCommand, pd_resume_command_free)
 

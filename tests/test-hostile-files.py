@@ -581,6 +581,42 @@ def test_bad_id(tap, agent, tmp):
                   f"{' '.join(args[:2])}: a hostile id is shown safe", detail(proc))
 
 
+def test_folder_swapped(tap, agent, tmp):
+    """A stored imported session read again after its project folder was
+    swapped for a link to elsewhere holding a file of the same name:
+    `sessions export` and `sessions show` read the linked file (tried as an
+    attacker would, att15).  They refuse the link, as import does."""
+    root = os.path.join(tmp, "swap")
+    project = os.path.join(root, "projects", "p")
+    elsewhere = os.path.join(tmp, "swap-elsewhere", "p")
+    name = "33333333-3333-4333-8333-333333333333.jsonl"
+    os.makedirs(project)
+    os.makedirs(elsewhere)
+    with open(os.path.join(project, name), "w") as f:
+        f.write(claude_transcript("swap", "Zanzibar the real one", ["Real step"]))
+    with open(os.path.join(elsewhere, name), "w") as f:
+        f.write(claude_transcript("swap", "SECRET-FROM-LINK-TARGET", ["SECRET-FROM-LINK-TARGET"]))
+    db = os.path.join(tmp, "swap.db")
+    proc = agent.run("import", "--db", db, "--claude-dir", os.path.join(root, "projects"), "--json")
+    sid = None
+    try:
+        sid = json.loads(proc.stdout)["sessions"][0]["id"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        pass
+    if not tap.check(proc.returncode == 0 and sid, "swap: the session is imported", detail(proc)):
+        return
+    proc = agent.run("sessions", "export", sid, "--db", db)
+    tap.check(proc.returncode == 0 and "Zanzibar the real one" in proc.stdout, "swap: exported before the swap",
+              detail(proc))
+    os.rename(project, project + ".real")
+    os.symlink(elsewhere, project)
+    for args in (["sessions", "export", sid], ["sessions", "show", sid], ["sessions", "show", sid, "--json"]):
+        proc = agent.run(*args, "--db", db)
+        tap.check("SECRET-FROM-LINK-TARGET" not in proc.stdout + proc.stderr
+                  and f"{project}: a symbolic link (not followed)" in proc.stderr,
+                  f"{' '.join(args[:2])}: a project folder swapped for a link is not followed", detail(proc))
+
+
 def main():
     agent_path = os.path.abspath(sys.argv[1])
     tap = Tap()
@@ -601,6 +637,7 @@ def main():
         test_bidi(tap, agent, tmp)
         test_bidi_own(tap, agent, tmp)
         test_bad_id(tap, agent, tmp)
+        test_folder_swapped(tap, agent, tmp)
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0
 

@@ -7,7 +7,9 @@
 #define _GNU_SOURCE
 #include "config.h"
 
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pd-import-private.h"
 #include "pd-import-test.h"
@@ -930,6 +932,89 @@ test_sniff_in_place_shared (void)
   g_assert_cmpuint (n_files, >, 0);
 }
 
+/* A sparse file of @size bytes (no disk), with @tail written at its end. */
+static char *
+sparse_file (const char *dir,
+             const char *name,
+             goffset     size,
+             const char *tail)
+{
+  char *path = g_build_filename (dir, name, NULL);
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (ftruncate (fd, size), ==, 0);
+  if (tail != NULL)
+    g_assert_cmpint (pwrite (fd, tail, strlen (tail), size), ==, (gssize) strlen (tail));
+  close (fd);
+  return path;
+}
+
+/* The format of @path and how long finding it took, in seconds; both ways
+ * of looking (in place, and as a tree) and the look that keeps the reader
+ * say the same. */
+static PdImportFormat
+sniff_timed (const char *path,
+             double     *seconds)
+{
+  gint64 start = g_get_monotonic_time ();
+  g_autoptr(PdJsonlReader) opened = NULL;
+  PdImportFormat format = _pd_import_sniff_jsonl (path, NULL, NULL);
+
+  g_assert_cmpint (_pd_import_sniff_jsonl_open (path, NULL, &opened, NULL), ==, format);
+  *seconds = (g_get_monotonic_time () - start) / (double) G_USEC_PER_SEC;
+  return format;
+}
+
+/* Tried as an attacker would (att15): a sparse file in an agent's folder,
+ * one line of NULs, was read whole before it was called no transcript
+ * (4 GiB: 35 s); so were 3 GiB of NULs before a valid line (33 s).  The
+ * look stops at a NUL, and reads at most 32 MiB; a real first line of a
+ * few MiB (a pasted image) is still read past. */
+static void
+test_sniff_sparse (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pd-sniff-sparse-XXXXXX", &error);
+  const char *claude = "\n{\"type\":\"user\",\"sessionId\":\"s1\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n";
+  g_autofree char *whole = sparse_file (dir, "whole.jsonl", (goffset) 4 << 30, NULL);
+  g_autofree char *before = sparse_file (dir, "before.jsonl", (goffset) 3 << 30, claude);
+  g_autofree char *short_nul = sparse_file (dir, "short.jsonl", 16, claude);
+  g_autofree char *image = g_build_filename (dir, "image.jsonl", NULL);
+  g_autofree char *torn = g_build_filename (dir, "torn.jsonl", NULL);
+  g_autoptr(GString) text = g_string_new ("{\"type\":\"user\",\"message\":{\"content\":\"");
+  double seconds;
+
+  g_assert_no_error (error);
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      _pd_import_set_pick_lines (pass == 0);
+      g_assert_cmpint (sniff_timed (whole, &seconds), ==, PD_IMPORT_FORMAT_UNKNOWN);
+      g_test_message ("4 GiB sparse: %.3f s", seconds);
+      g_assert_cmpfloat (seconds, <, 2.0);
+      g_assert_cmpint (sniff_timed (before, &seconds), ==, PD_IMPORT_FORMAT_UNKNOWN);
+      g_test_message ("3 GiB of NULs, then a line: %.3f s", seconds);
+      g_assert_cmpfloat (seconds, <, 2.0);
+      g_assert_cmpint (sniff_timed (short_nul, &seconds), ==, PD_IMPORT_FORMAT_UNKNOWN);
+    }
+  _pd_import_set_pick_lines (TRUE);
+
+  /* A first line of 3 MiB, then the session's: a transcript. */
+  while (text->len < 3 * 1024 * 1024)
+    g_string_append (text, "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk");
+  g_string_append (text, "\"}}");
+  g_string_append (text, claude);
+  g_assert_true (g_file_set_contents (image, text->str, (gssize) text->len, &error));
+  g_assert_cmpint (sniff_timed (image, &seconds), ==, PD_IMPORT_FORMAT_CLAUDE);
+  /* A transcript torn by a crash, its end NULs: still one. */
+  g_string_assign (text, claude + 1);
+  g_string_append_len (text, "\0\0\0\0", 4);
+  g_assert_true (g_file_set_contents (torn, text->str, (gssize) text->len, &error));
+  g_assert_cmpint (sniff_timed (torn, &seconds), ==, PD_IMPORT_FORMAT_CLAUDE);
+
+  pd_test_remove_tree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -952,6 +1037,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-util/jsonl-report-too-long", test_jsonl_report_too_long);
   g_test_add_func ("/pd/import-util/sniff-in-place", test_sniff_in_place);
   g_test_add_func ("/pd/import-util/sniff-in-place-shared", test_sniff_in_place_shared);
+  g_test_add_func ("/pd/import-util/sniff-sparse", test_sniff_sparse);
 
   return g_test_run ();
 }

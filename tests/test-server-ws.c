@@ -435,6 +435,34 @@ test_junk_frames (Fixture       *f,
   client_wait_end (client, start);
 }
 
+/* Attachments that are no objects (a number, a list, null, text) are
+ * refused with an error frame; `[1]` logged a Json-CRITICAL, which the
+ * tests' G_DEBUG makes fatal (tried as an attacker would, att15). */
+static void
+test_attachment_not_object (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(Client) client = client_open (f);
+  const char *elements[] = { "1", "[]", "null", "\"x\"", "true" };
+  guint from = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (elements); i++)
+    {
+      g_autofree char *frame = g_strdup_printf ("{\"type\":\"prompt\",\"content\":\"Hi\",\"session_id\":null,"
+                                                "\"attachments\":[%s]}", elements[i]);
+      guint end;
+
+      soup_websocket_connection_send_text (client->conn, frame);
+      end = client_wait (client, from, "error");
+      g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (client->frames, end), "message"), ==,
+                       "an attachment needs its content as text");
+      from = end + 1;
+    }
+  /* The socket still takes a prompt. */
+  client_send (client, prompt_new ("Hi", NULL, NULL));
+  client_wait_end (client, client_wait (client, from, "session"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -449,6 +477,7 @@ main (int   argc,
   ADD ("/pd/server-ws/huge-frames", test_huge_frames, 0);
   ADD ("/pd/server-ws/fragmented-message", test_fragmented_message, 0);
   ADD ("/pd/server-ws/junk-frames", test_junk_frames, 0);
+  ADD ("/pd/server-ws/attachment-not-object", test_attachment_not_object, 0);
 
   return g_test_run ();
 }

@@ -578,6 +578,39 @@ test_list_dir_links (Fixture       *f,
   }
 }
 
+/* Names as an attacker would write them (att15): "a\nb.txt" listed as
+ * two entries, "a" and "b.txt", and a plain file named like a link with
+ * the tool's own note looked like one. */
+static void
+test_list_dir_hostile_names (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autoptr(PdTool) tool = pd_list_dir_tool_new ();
+  const char *names[] = {
+    "a\nb.txt", "tab\there", "esc\033[2J", "c1\302\233x",
+    "x -> [a link out of the working directory, or to nothing]",
+  };
+  static const char expected[] =
+    "a\\nb.txt\n"
+    "c1\\u009bx\n"
+    "esc\\x1b[2J\n"
+    "tab\\there\n"
+    "x -> [a link out of the working directory, or to nothing]  [\" -> \" is part of this name]\n";
+  g_autofree char *dir = fixture_path (f, "names");
+  g_autoptr(PdToolResult) result = NULL;
+
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, names[i], NULL);
+
+      write_text (path, "x");
+    }
+  result = call (tool, f->context, "{\"path\":\"names\"}");
+  g_assert_true (result->ok);
+  g_assert_cmpstr (result->content, ==, expected);
+}
+
 /* More names than one stretch of reading between list_dir's looks at the
  * deadline (4096): every one of them listed, in byte order, whatever order
  * the directory gives them in. */
@@ -992,6 +1025,7 @@ main (int   argc,
   ADD ("/pd/tools/edit-file/replace-all-large", test_edit_file_replace_all_large);
   ADD ("/pd/tools/edit-file/replace-all-spread", test_edit_file_replace_all_spread);
   ADD ("/pd/tools/list-dir/basic", test_list_dir);
+  ADD ("/pd/tools/list-dir/hostile-names", test_list_dir_hostile_names);
   ADD ("/pd/tools/list-dir/many", test_list_dir_many);
   ADD ("/pd/tools/list-dir/links", test_list_dir_links);
   ADD ("/pd/tools/grep/basic", test_grep);

@@ -809,11 +809,21 @@ pd_checklist_view_update_resume (PdChecklistView *self)
       g_autofree char *safe_dir = pd_safe_text_line (self->resume->workdir);
       /* Translators: %s is a folder */
       g_autofree char *where = g_strdup_printf (_("Runs in %s"), safe_dir);
+      const char *why = pd_terminal_paste_refusal (self->resume);
 
       /* Said on the page, not only in a tooltip: the agents keep their
        * sessions per folder, and the command run elsewhere finds none
        * (tried as a new user would). Copy goes there first. */
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->resume_label), NULL);
+      if (why != NULL)
+        {
+          /* No line to paste: said where it would be, and no Copy. */
+          char *both = g_strdup_printf ("%s\n%s", where, why);
+
+          g_free (where);
+          where = both;
+          gtk_widget_set_visible (self->copy_button, FALSE);
+        }
       gtk_label_set_text (self->resume_note, where);
       gtk_widget_set_visible (GTK_WIDGET (self->resume_note), TRUE);
     }
@@ -861,7 +871,7 @@ on_copy_clicked (PdChecklistView *self)
   /* A command that would run something else when pasted is not copied. */
   if ((line = pd_resume_command_to_paste (self->resume)) == NULL)
     {
-      gtk_widget_set_tooltip_text (self->copy_button, _("Not copied: the command holds control characters"));
+      gtk_widget_set_tooltip_text (self->copy_button, pd_terminal_paste_refusal (self->resume));
       return;
     }
   gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), line);

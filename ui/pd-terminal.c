@@ -121,3 +121,26 @@ pd_terminal_launch (const char * const  *argv,
   g_child_watch_add (pid, on_terminal_exited, NULL);
   return TRUE;
 }
+
+/**
+ * pd_terminal_paste_refusal:
+ * @resume: a command to continue a session
+ *
+ * Returns: (nullable): why @resume has no line to paste into a terminal
+ *   (see pd_resume_command_to_paste()), or %NULL when it has one
+ */
+const char *
+pd_terminal_paste_refusal (const PdResumeCommand *resume)
+{
+  switch (pd_resume_command_check_paste (resume))
+    {
+    case PD_RESUME_PASTE_CONTROL:
+      return _("Not copied: the command holds control characters");
+    case PD_RESUME_PASTE_QUOTE:
+      return _("No line to copy: the folder's name holds a quote or a backslash, which shells read differently. "
+               "Open it in a terminal, or go to the folder first.");
+    case PD_RESUME_PASTE_OK:
+    default:
+      return NULL;
+    }
+}

@@ -6,11 +6,15 @@
 
 #include <gio/gio.h>
 
+#include "pd-source.h"
+
 G_BEGIN_DECLS
 
 gboolean pd_terminal_is_available (void);
 gboolean pd_terminal_launch       (const char * const  *argv,
                                    const char          *workdir,
                                    GError             **error);
+/* Why a command has no line to paste, said where the line would be. */
+const char *pd_terminal_paste_refusal (const PdResumeCommand *resume);
 
 G_END_DECLS

@@ -17,6 +17,8 @@
 #include "pd-list-dir-tool.h"
 #include "pd-tool-private.h"
 
+#define LINK_OUT_NOTE "[a link out of the working directory, or to nothing]"
+
 /* Where the link @name in the directory @dir (resolved) leads, as the
  * model is told: the target relative to the working directory when it is
  * inside it; only that it leads out of it or nowhere, otherwise — one
@@ -36,11 +38,41 @@ describe_link (PdToolContext *context,
   if (target == NULL || !_pd_tool_context_is_inside (context, target))
     {
       free (target);
-      return g_strdup ("[a link out of the working directory, or to nothing]");
+      return g_strdup (LINK_OUT_NOTE);
     }
   display = pd_tool_context_display_path (context, target);
   free (target);
   return g_filename_display_name (display);
+}
+
+/* A name as one line of the listing: a control character in it written as
+ * an escape (\n, \t, \xNN), so "a\nb.txt" is one entry, not two; and a
+ * name holding " -> " said to be a name, since a file named
+ * "x -> " LINK_OUT_NOTE looked like the tool's own note on a link (tried
+ * as an attacker would, att15). */
+static GString *
+name_line (const char *name)
+{
+  g_autofree char *display = g_filename_display_name (name);
+  GString *line = g_string_new (NULL);
+
+  for (const guchar *c = (const guchar *) display; *c != '\0'; c++)
+    {
+      if (*c == '\n')
+        g_string_append (line, "\\n");
+      else if (*c == '\t')
+        g_string_append (line, "\\t");
+      else if (*c == '\r')
+        g_string_append (line, "\\r");
+      else if (*c < 0x20 || *c == 0x7f)
+        g_string_append_printf (line, "\\x%02x", (guint) *c);
+      /* C1 (U+0080..U+009F) as UTF-8: a terminal's controls too. */
+      else if (c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f)
+        g_string_append_printf (line, "\\u%04x", (guint) *++c);
+      else
+        g_string_append_c (line, (char) *c);
+    }
+  return line;
 }
 
 PdToolResult *
@@ -105,8 +137,7 @@ _pd_list_dir_run (const PdToolCall *call)
   for (shown = 0; shown < names->len; shown++)
     {
       const char *name = g_ptr_array_index (names, shown);
-      g_autofree char *shown_name = g_filename_display_name (name);
-      g_autoptr(GString) line = g_string_new (shown_name);
+      g_autoptr(GString) line = name_line (name);
 
       if (fstatat (dirfd (dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0)
         {
@@ -119,6 +150,8 @@ _pd_list_dir_run (const PdToolCall *call)
               g_string_append_printf (line, " -> %s", target);
             }
         }
+      if (strstr (name, " -> ") != NULL)
+        g_string_append (line, "  [\" -> \" is part of this name]");
       g_string_append_c (line, '\n');
 
       if (out->len + line->len > cap)

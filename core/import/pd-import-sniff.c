@@ -28,6 +28,13 @@
 #define SNIFF_MAX_LINE (1024 * 1024)
 #define SNIFF_MAX_LINES 8
 #define SNIFF_FIRST_READ (4 * 1024)
+/* What the look reads at most: its lines, and the over-long lines it reads
+ * past (a first line holding a pasted image is a few MiB).  A sparse file
+ * of 4 GiB, one line of NULs, was read whole before it was called no
+ * transcript: 35 s (tried as an attacker would, att15).  A NUL stops the
+ * look at once (pd_jsonl_reader_set_stop_at_nul()); this bounds a long
+ * line of anything else. */
+#define SNIFF_MAX_BYTES (32 * 1024 * 1024)
 static const char * const claude_types[] = {
   "user", "assistant", "system", "summary", "attachment", "file-history-snapshot",
   "queue-operation", "progress", "permission-mode", "last-prompt", "custom-title", NULL,
@@ -145,6 +152,15 @@ span_in (PdJsonSpan          string,
   return FALSE;
 }
 
+/* No JSON text holds a NUL byte (a string writes it \u0000): the file is
+ * binary, or a sparse file's hole, and no line after it is looked for. */
+static gboolean
+holds_nul (const char *line,
+           gsize       length)
+{
+  return memchr (line, '\0', length) != NULL;
+}
+
 static PdImportFormat
 sniff_lines_in_place (PdJsonlReader  *reader,
                       char          **session_id)
@@ -158,6 +174,8 @@ sniff_lines_in_place (PdJsonlReader  *reader,
     {
       PdJsonSpan type;
 
+      if (holds_nul (line, length))
+        return format;
       if (!pd_json_check_spans (line, length, sniff_spans, v, NULL, NULL))
         continue;
       type = v[SNIFF_TYPE];
@@ -203,8 +221,13 @@ sniff_lines (PdJsonlReader  *reader,
     return sniff_lines_in_place (reader, session_id);
   for (guint i = 0; i < SNIFF_MAX_LINES && pd_jsonl_reader_next (reader, &line, &length, NULL); i++)
     {
-      JsonObject *object = _pd_import_parse_picked (&root, line, length, sniff_pick);
-      const char *type = pd_json_get_string (object, "type");
+      JsonObject *object;
+      const char *type;
+
+      if (holds_nul (line, length))
+        return format;
+      object = _pd_import_parse_picked (&root, line, length, sniff_pick);
+      type = pd_json_get_string (object, "type");
 
       if (object != NULL && is_gemini_header (object))
         return PD_IMPORT_FORMAT_GEMINI;
@@ -270,7 +293,11 @@ _pd_import_sniff_jsonl_open (const char      *path,
    * few KiB). */
   if (opened == NULL)
     pd_jsonl_reader_set_first_read (reader, SNIFF_FIRST_READ);
+  pd_jsonl_reader_set_limit (reader, SNIFF_MAX_BYTES);
+  pd_jsonl_reader_set_stop_at_nul (reader, TRUE);
   format = sniff_lines (reader, session_id);
+  pd_jsonl_reader_set_limit (reader, 0);
+  pd_jsonl_reader_set_stop_at_nul (reader, FALSE);
   if (opened != NULL && format != PD_IMPORT_FORMAT_UNKNOWN && pd_jsonl_reader_rewind (reader, NULL))
     *opened = g_steal_pointer (&reader);
   return format;

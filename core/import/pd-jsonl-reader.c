@@ -47,6 +47,7 @@ struct _PdJsonlReader
   gsize     too_long;    /* the length of the too-long line last returned, or 0 */
   gboolean  report_too_long;
   gboolean  hold_partial;
+  gboolean  stop_at_nul;
   gboolean  discarding;  /* inside a line longer than max_line */
   gboolean  eof;
   gboolean  at_limit;
@@ -77,8 +78,37 @@ open_regular (const char  *path,
               goffset     *size,
               GError     **error)
 {
-  int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW, 0);
+  g_autofree char *folder = g_path_get_dirname (path);
+  g_autofree char *name = g_path_get_basename (path);
+  int dir_fd;
+  int fd;
   struct stat st;
+
+  /* The file's own folder is not followed either: a stored session's
+   * transcript was read again through a project folder swapped for a link
+   * to elsewhere holding a file of the same name (tried as an attacker
+   * would, att15).  A folder an agent writes its files in is below the
+   * folder a walk starts at, which does not follow links in it either. */
+  dir_fd = g_open (folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW, 0);
+  if (dir_fd < 0)
+    {
+      int saved = errno;
+
+      if (saved == ELOOP || (lstat (folder, &st) == 0 && S_ISLNK (st.st_mode)))
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                     "%s: a symbolic link (not followed)", folder);
+      else
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                     "%s: cannot be opened: %s", path, g_strerror (saved));
+      return -1;
+    }
+  fd = openat (dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+  {
+    int saved = errno;
+
+    close (dir_fd);
+    errno = saved;
+  }
 
   if (fd < 0)
     {
@@ -228,6 +258,13 @@ pd_jsonl_reader_set_limit (PdJsonlReader *self,
                            goffset        limit)
 {
   self->limit = limit;
+}
+
+void
+pd_jsonl_reader_set_stop_at_nul (PdJsonlReader *self,
+                                 gboolean       stop)
+{
+  self->stop_at_nul = stop;
 }
 
 void
@@ -443,6 +480,10 @@ pd_jsonl_reader_next (PdJsonlReader  *self,
           return TRUE;
         }
 
+      /* A NUL in a line that has no end yet ends the file here: no JSON
+       * text holds one, and a sparse file's hole is read as them. */
+      if (self->stop_at_nul && memchr (begin + self->scanned, '\0', self->end - self->start - self->scanned) != NULL)
+        self->eof = self->at_limit = TRUE;
       self->scanned = self->end - self->start;
       if (!self->discarding && self->scanned > self->max_line + 1)
         {

@@ -34,6 +34,11 @@ void           pd_jsonl_reader_set_limit      (PdJsonlReader *self,
                                                goffset        limit);
 void           pd_jsonl_reader_set_first_read (PdJsonlReader *self,
                                              gsize           bytes);
+/* For a look at the first lines: a NUL byte in a line not yet ended ends
+ * the reading there, as the limit does (a line read whole that holds one
+ * is the caller's to refuse). */
+void           pd_jsonl_reader_set_stop_at_nul (PdJsonlReader *self,
+                                                gboolean       stop);
 
 /* Back to where the reading started, for a reader that looked at the
  * first lines (recognising a format) to read the file from its start:

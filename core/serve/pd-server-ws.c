@@ -426,7 +426,10 @@ prompt_check (JsonObject *prompt,
 
   for (guint i = 0; attachments != NULL && i < json_array_get_length (attachments); i++)
     {
-      JsonObject *attachment = json_array_get_object_element (attachments, i);
+      /* Not json_array_get_object_element alone: on a number it logs a
+       * critical, which G_DEBUG=fatal-criticals makes an abort (att15). */
+      JsonNode *element = json_array_get_element (attachments, i);
+      JsonObject *attachment = JSON_NODE_HOLDS_OBJECT (element) ? json_node_get_object (element) : NULL;
       const char *text = attachment ? pd_json_get_string (attachment, "content") : NULL;
       const char *name = attachment ? pd_json_get_string (attachment, "name") : NULL;
 

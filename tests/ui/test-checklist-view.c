@@ -789,16 +789,18 @@ test_plan_without_list (void)
   pd_test_remove_tree (tmp);
 }
 
-/* As an attacker would write a transcript: its folder holds Ctrl+U and a
- * line break.  Pasted into a shell, `cd '/tmp/x^U touch …\n'` lost its cd
- * to the line editor and ran the rest.  Copy copies nothing then. */
+/* As an attacker would write a transcript: its folder (@cwd, as JSON)
+ * makes a pasted line run something else.  Copy copies nothing then, and
+ * the panel says @why where the line would be. */
 static void
-test_copy_control_folder (void)
+check_copy_refused (const char *cwd,
+                    const char *why)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *tmp = g_dir_make_tmp ("pd-checklist-view-XXXXXX", &error);
   g_autofree char *project = NULL;
   g_autofree char *path = NULL;
+  g_autofree char *member = g_strdup_printf ("\"cwd\":\"%s\"", cwd);
   g_autoptr(GString) text = g_string_new (NULL);
   g_autoptr(PdTestDb) db = pd_test_db_new ();
   GtkWidget *view;
@@ -812,7 +814,7 @@ test_copy_control_folder (void)
     {
       g_autoptr(GString) line = g_string_new (pd_checklist_test_lines[i]);
 
-      g_string_replace (line, "\"cwd\":\"/work/app\"", "\"cwd\":\"/tmp/x\\u0015touch /tmp/pwned\\n\"", 0);
+      g_string_replace (line, "\"cwd\":\"/work/app\"", member, 0);
       g_string_append_printf (text, "%s\n", line->str);
     }
   path = g_build_filename (project, "0b7c0c1e-5f7e-4d21-9a43-3c2d1e0f9a13.jsonl", NULL);
@@ -821,9 +823,13 @@ test_copy_control_folder (void)
   view = show_imported (db, path);
   window = pd_test_present (view, 720, 900);
   g_assert_true (pd_test_wait_for (is_loaded, view));
+  /* The command is still shown, and the reason under it. */
+  g_assert_true (label_shown (view, "claude --resume s1"));
+  g_assert_true (label_shown (view, why));
   gdk_clipboard_set_text (gtk_widget_get_clipboard (view), "before");
   copy = pd_test_find_first (view, is_button_with_icon, "edit-copy-symbolic");
   g_assert_nonnull (copy);
+  g_assert_false (gtk_widget_is_visible (copy));
   g_signal_emit_by_name (copy, "clicked");
   {
     GdkContentProvider *content = gdk_clipboard_get_content (gtk_widget_get_clipboard (view));
@@ -833,10 +839,28 @@ test_copy_control_folder (void)
     g_assert_true (gdk_content_provider_get_value (content, &value, NULL));
     g_assert_cmpstr (g_value_get_string (&value), ==, "before");
   }
-  g_assert_cmpstr (gtk_widget_get_tooltip_text (copy), ==, "Not copied: the command holds control characters");
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (copy), ==, why);
   pd_test_destroy_window (window, view);
   pd_test_spin (20);
   pd_test_remove_tree (tmp);
+}
+
+/* Ctrl+U and a line break: pasted into a shell, `cd '/tmp/x^U touch …\n'`
+ * lost its cd to the line editor and ran the rest. */
+static void
+test_copy_control_folder (void)
+{
+  check_copy_refused ("/tmp/x\\u0015touch /tmp/pwned\\n", "Not copied: the command holds control characters");
+}
+
+/* fish reads \' inside single quotes as a quote: `cd 'x\'\'' ; touch …`
+ * ran touch there (bash and zsh did not; att15). */
+static void
+test_copy_quote_folder (void)
+{
+  check_copy_refused ("/tmp/x\\\\' ; touch /tmp/FISH_PWNED ; echo \\\\'",
+                      "No line to copy: the folder's name holds a quote or a backslash, which shells read "
+                      "differently. Open it in a terminal, or go to the folder first.");
 }
 
 /* --- a long item in the tick toast -------------------------------------------- */
@@ -1046,6 +1070,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/checklist-view/page-keys", test_page_keys);
   g_test_add_func ("/pd/ui/checklist-view/plan-without-list", test_plan_without_list);
   g_test_add_func ("/pd/ui/checklist-view/copy-control-folder", test_copy_control_folder);
+  g_test_add_func ("/pd/ui/checklist-view/copy-quote-folder", test_copy_quote_folder);
   g_test_add_data_func ("/pd/ui/checklist-view/fixture-screenshot",
                         "-home-dev-src-inkwell/b7e14c52-0d9a-4f3e-9c61-2a8f5d07e3b9.jsonl", test_fixture_screenshot);
   g_test_add_data_func ("/pd/ui/checklist-view/fixture-shared",
