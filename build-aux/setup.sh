@@ -47,8 +47,9 @@ packages=(
   # validation and tests
   desktop-file-utils appstream python3
   # man pages (groff formats them in the data suite) and the shell
-  # completions, tried in a real bash and a real zsh
-  groff-base bash-completion zsh
+  # completions, tried in a real bash and a real zsh; a copied resume line is
+  # run in bash, zsh and fish (tests/test-resume-paste.c)
+  groff-base bash-completion zsh fish
   # the Flatpak manifest's offline check (flatpak-builder --show-manifest)
   flatpak-builder
   # proofs (tests/README.md): clang with its compiler-rt (libFuzzer, ASan
