@@ -261,6 +261,14 @@ pd_agent_serve_main (int    argc,
 
     if (address == NULL || !g_inet_address_get_is_loopback (address))
       fprintf (stderr, "%s\n", _("Warning: listening beyond loopback; anyone with the token can read the sessions."));
+    /* On every address, the URL printed is loopback's; another machine
+     * comes by a name or address the Host check knows only when
+     * --allow-host names it (tried as a new user would: "Host not
+     * allowed", and nothing said why). */
+    if (address != NULL && g_inet_address_get_is_any (address) && (allow_hosts == NULL || allow_hosts[0] == NULL))
+      /* TRANSLATORS: %s is this machine's name, an example */
+      fprintf (stderr, _("Other machines are answered only at a name or address --allow-host gives (--allow-host %s, say).\n"),
+               g_get_host_name ());
   }
 
   loop = g_main_loop_new (NULL, FALSE);
