@@ -791,9 +791,17 @@ answered_after (Fixture *f,
 }
 
 static guint
-count_no_unsent (gpointer data)
+count_dropped (gpointer data)
 {
-  return _pd_server_heavy_get_unsent (data) == 0;
+  return _pd_server_heavy_get_dropped (data);
+}
+
+/* Each read a while longer than it takes, as on a loaded machine: a read
+ * started is not yet its answer. */
+static void
+slow_hook (gpointer data)
+{
+  g_usleep (300 * 1000);
 }
 
 /* A long answer whose client takes no byte of it for the stall time, or
@@ -809,6 +817,7 @@ test_stalled_answers_dropped (Fixture       *f,
   /* 12.8 MB of text each: two fit in the bound, a third does not. */
   g_autofree char *id = import_fixture_grown (f, 200, 64 * 1024);
   g_autofree char *record = g_strdup_printf ("/api/sessions/%s", id);
+  guint dropped = _pd_server_heavy_get_dropped (f->server);
   int fds[2];
   gsize whole;
 
@@ -816,6 +825,7 @@ test_stalled_answers_dropped (Fixture       *f,
    * reader on loopback takes, under the sanitizers and a loaded machine). */
   _pd_server_heavy_set_unsent_max (f->server, (gsize) 30 * 1000 * 1000);
   _pd_server_heavy_set_stall (f->server, 2000, 256 * 1024);
+  _pd_server_heavy_set_hook (f->server, slow_hook, NULL);
   for (guint i = 0; i < G_N_ELEMENTS (fds); i++)
     {
       g_autofree char *source = g_strdup_printf ("127.0.0.%u", 2 + i);
@@ -827,8 +837,12 @@ test_stalled_answers_dropped (Fixture       *f,
     }
 
   /* Never read: dropped, their connections closed before the answer's end,
-   * the bound given back. */
-  wait_for_count (count_no_unsent, f->server, 1);
+   * the bound given back.  Waited on the drops, not on the bound: a read
+   * started is not yet an answer, and on a loaded machine the bound was
+   * still empty here before the answers were made, so they were read whole
+   * (1 run in 10 beside 3 busy loops). */
+  wait_for_count (count_dropped, f->server, dropped + G_N_ELEMENTS (fds));
+  g_assert_cmpuint (_pd_server_heavy_get_unsent (f->server), ==, 0);
   for (guint i = 0; i < G_N_ELEMENTS (fds); i++)
     {
       g_assert_cmpuint (read_until_closed (fds[i], sizeof (char[65536]), 0), <, 12 * 1000 * 1000);
@@ -846,6 +860,7 @@ test_stalled_answers_dropped (Fixture       *f,
     whole = strlen (answer);
     g_assert_cmpuint (strlen (answer_body (answer)), >, 12 * 1000 * 1000);
   }
+  g_assert_cmpuint (_pd_server_heavy_get_dropped (f->server), ==, dropped + G_N_ELEMENTS (fds));
 
   /* A reader taking 4 KiB every 50 ms (80 KiB a second at most): dropped
    * too; then what the sockets' buffers hold still comes, and the end. */
@@ -856,7 +871,9 @@ test_stalled_answers_dropped (Fixture       *f,
     gsize taken = 0;
 
     answered_after (f, started);
-    while (!count_no_unsent (f->server))
+    /* Until it is dropped (its answer may not be made yet: the bound
+     * empty is no sign). */
+    while (count_dropped (f->server) < dropped + G_N_ELEMENTS (fds) + 1)
       {
         struct pollfd pfd = { fd, POLLIN, 0 };
         char buffer[4096];
@@ -871,6 +888,7 @@ test_stalled_answers_dropped (Fixture       *f,
     g_assert_cmpuint (taken, <, whole);
     close (fd);
   }
+  _pd_server_heavy_set_hook (f->server, NULL, NULL);
 }
 
 /* One address's long answers not yet written hold no more than its part of

@@ -171,6 +171,21 @@ arm_fit (GtkWidget *scroller)
   gtk_widget_add_tick_callback (scroller, fit_preview_when_laid_out, NULL, NULL);
 }
 
+/* Its viewport laid out again (its sideways adjustment takes the width it
+ * shows): fitted again if that width is new.  Its window's default width
+ * is not enough: a window manager's resize leaves it as it was, and on a
+ * loaded machine the new width came from the X server more than five
+ * frames after it, when the fitting had stopped, and was never fitted. */
+static void
+on_viewport_changed (GtkAdjustment *sideways,
+                     GtkWidget     *scroller)
+{
+  int fitted_width = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (scroller), "pd-fitted-width"));
+
+  if (gtk_widget_get_mapped (scroller) && gtk_widget_get_width (scroller) != fitted_width)
+    arm_fit (scroller);
+}
+
 /* Fitted again whenever its window's width changes (made narrower by
  * hand, or by the tests), with no tick while it keeps it. */
 static void
@@ -378,6 +393,8 @@ _pd_approval_preview_new (const char *text)
   gtk_widget_add_css_class (scroller, "pd-approval-scroller");
   name_preview (scroller, (const char * const *) lines, n);
   g_signal_connect (scroller, "map", G_CALLBACK (watch_window_width), NULL);
+  g_signal_connect_object (gtk_scrolled_window_get_hadjustment (GTK_SCROLLED_WINDOW (scroller)), "changed",
+                           G_CALLBACK (on_viewport_changed), scroller, 0);
 
   return scroller;
 }

@@ -63,6 +63,7 @@ struct _PdTranscriptView
   guint64            anchor;         /* a message to bring to the top, or NO_ANCHOR */
   gboolean           anchor_near;    /* the list is at its end: the anchor goes to the top */
   gboolean           reconfigured;   /* the list changed the adjustment: no scroll of the person's */
+  double             reconfigured_value; /* the value it set then */
   double             last_upper;
   double             last_page_size;
   guint              place_idle;
@@ -174,7 +175,14 @@ on_value_changed (PdTranscriptView *self,
 {
   double upper = gtk_adjustment_get_upper (adjustment);
   double page_size = gtk_adjustment_get_page_size (adjustment);
-  gboolean resized = upper != self->last_upper || page_size != self->last_page_size || self->reconfigured;
+  /* The list's own change comes at the value it configured (GtkAdjustment
+   * emits "changed" with the new value in place, then "value-changed"); a
+   * scroll of the person's after a change that moved nothing is at another
+   * value.  The flag alone stayed set until an idle on a loaded machine,
+   * and Ctrl+Home was taken for the list's: the view kept following and
+   * went back to the newest message. */
+  gboolean resized = upper != self->last_upper || page_size != self->last_page_size ||
+                     (self->reconfigured && gtk_adjustment_get_value (adjustment) == self->reconfigured_value);
   const char *id = pd_session_view_get_session_id (PD_SESSION_VIEW (self));
   Place *place;
 
@@ -210,6 +218,7 @@ on_adjustment_changed (PdTranscriptView *self,
   self->last_upper = gtk_adjustment_get_upper (adjustment);
   self->last_page_size = gtk_adjustment_get_page_size (adjustment);
   self->reconfigured = TRUE;
+  self->reconfigured_value = gtk_adjustment_get_value (adjustment);
   queue_place (self);
 }
 

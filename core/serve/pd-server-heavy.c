@@ -128,6 +128,10 @@ flight_free (Flight *flight)
 /* The clients' shares are changed on the server's thread and read by the
  * tests on theirs. */
 static GMutex clients_lock;
+/* Long answers dropped as stalled, ever, by every server of the process:
+ * the tests wait on it (an Unsent outlives its server, so it is not the
+ * server's). */
+static gint unsent_dropped;
 
 /* One more of @client's share under way (a read, or a long answer not yet
  * written). */
@@ -324,6 +328,7 @@ on_unsent_tick (gpointer data)
   /* The timer's source is this one: destroyed by its return. */
   g_clear_pointer (&unsent->timer, g_source_unref);
   unsent_release (unsent);
+  g_atomic_int_inc (&unsent_dropped);
   return G_SOURCE_REMOVE;
 }
 
@@ -815,6 +820,12 @@ _pd_server_heavy_get_unsent (PdServer *self)
   g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&clients_lock);
 
   return self->heavy_unsent != NULL ? unsent_bytes_locked (self->heavy_unsent) : 0;
+}
+
+guint
+_pd_server_heavy_get_dropped (PdServer *self)
+{
+  return (guint) g_atomic_int_get (&unsent_dropped);
 }
 
 void

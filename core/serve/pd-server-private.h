@@ -350,6 +350,9 @@ guint       _pd_server_heavy_get_started_by (PdServer        *self,
 gsize       _pd_server_heavy_get_unsent   (PdServer          *self);
 void        _pd_server_heavy_set_unsent_max (PdServer        *self,
                                              gsize            max);
+/* For the tests; any thread: the long answers dropped as stalled, ever, by
+ * any server of the process. */
+guint       _pd_server_heavy_get_dropped  (PdServer          *self);
 guint       _pd_server_heavy_get_waiting  (PdServer          *self);
 /* For the tests, before the first request: the stall time and rate floor. */
 void        _pd_server_heavy_set_stall    (PdServer          *self,
