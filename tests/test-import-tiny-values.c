@@ -137,6 +137,15 @@ test_items_counted (void)
   g_assert_nonnull (last);
   g_assert_nonnull (strstr (last, "The rest of this transcript is not shown"));
   g_assert_nonnull (strstr (last, count));
+  /* Plandeck's notice, not the harness's system prompt: the Transcript
+   * page folded it as "System prompt (1 line)" (tried as a new user
+   * would, nu15).  Before, the message had no record_only and this failed. */
+  {
+    g_autoptr(JsonArray) messages = pd_transcript_pages_dup_messages (pages);
+    JsonObject *notice = json_array_get_object_element (messages, json_array_get_length (messages) - 1);
+
+    g_assert_true (json_object_get_boolean_member_with_default (notice, "record_only", FALSE));
+  }
   pd_test_remove_tree (root);
 }
 

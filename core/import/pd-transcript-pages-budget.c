@@ -83,6 +83,8 @@ _pd_transcript_pages_take (PdTranscriptPages *self,
       if (!self->history_only && !self->events_only)
         self->cut_notice = _pd_transcript_pages_message_add (self, _pd_transcript_pages_conversation_get (self, NULL),
                                                              "system", NULL, 0);
+      if (self->cut_notice != NULL)
+        self->cut_notice->notice = TRUE;
     }
   self->left_out_items++;
   self->left_out_bytes += bytes;

@@ -37,6 +37,7 @@ typedef struct
   char      *tool_call_id;   /* role "tool" */
   char      *name;           /* role "tool": the tool's */
   gboolean   is_error;
+  gboolean   notice;         /* Plandeck's own (the rest left out): record_only */
   char      *group;
   gint64     time;
   guint64    index;          /* in the session's own conversation, from 0 */

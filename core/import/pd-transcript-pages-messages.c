@@ -153,6 +153,10 @@ message_to_json (PdTranscriptPages *self,
       if (message->is_error)
         json_object_set_boolean_member (object, "is_error", TRUE);
     }
+  /* Plandeck's notice, not the harness's: shown whole as a notice, not
+   * folded as a system prompt (tried as a new user would, nu15). */
+  if (message->notice)
+    json_object_set_boolean_member (object, "record_only", TRUE);  /* PD_MESSAGE_RECORD_ONLY */
   set_time_member (object, "time", message->time);
   return object;
 }
@@ -451,6 +455,11 @@ write_message (PdTranscriptPages *self,
           put_name (out, &first, "is_error");
           g_string_append (out, "true");
         }
+    }
+  if (message->notice)
+    {
+      put_name (out, &first, "record_only");
+      g_string_append (out, "true");
     }
   put_time (out, &first, "time", message->time);
   g_string_append_c (out, '}');

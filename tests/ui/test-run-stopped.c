@@ -17,11 +17,15 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "pd-history-view.h"
 #include "pd-now-view.h"
 #include "pd-plan-row-item.h"
 #include "pd-test-stopped-run.h"
 #include "pd-transcript.h"
+#include "pd-transcript-pages-private.h"
+#include "pd-transcript-reader.h"
 #include "pd-transcript-view.h"
 #include "pd-ui-util-private.h"
 
@@ -281,6 +285,73 @@ test_transcript_note (void)
   pd_test_destroy_window (window, view);
 }
 
+#define CUT_SESSION "0badc0de-7777-4888-9999-aaaabbbbcccd"
+
+static gboolean
+shows_cut_notice (gpointer view)
+{
+  return pd_test_find_first (view, pd_test_is_mapped_label_containing,
+                             "The rest of this transcript is not shown") != NULL;
+}
+
+/* An imported transcript past its session's budget ends with the import's
+ * notice of the rest left out.  It sat folded under "System › System
+ * prompt (1 line)", read only when opened (tried as a new user would,
+ * nu15): it is a notice, shown whole.  Before, shows_cut_notice timed out
+ * (the text was in the closed expander, not mapped). */
+static void
+test_transcript_cut_notice (void)
+{
+  g_autoptr(PdTestDb) db = pd_test_db_new ();
+  g_autofree char *id = pd_test_db_create_session (db, "A long imported session");
+  g_autofree char *root = g_dir_make_tmp ("pd-cut-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (root, CUT_SESSION ".jsonl", NULL);
+  g_autoptr(GString) lines = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdTranscriptReader) reader = NULL;
+  g_autoptr(PdTranscriptPages) pages = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  GtkWidget *view = pd_transcript_view_new ();
+  GtkWindow *window;
+  PdMessageRow *row;
+  guint n;
+
+  /* 200 answers of 50 tiny calls each: far past a 64 KiB budget. */
+  for (guint i = 0; i < 200; i++)
+    {
+      g_string_append_printf (lines, "{\"parentUuid\":null,\"sessionId\":\"" CUT_SESSION "\",\"cwd\":\"/home/dev/proj\","
+                                     "\"type\":\"assistant\",\"uuid\":\"u%u\",\"timestamp\":\"2026-03-09T14:00:00.000Z\","
+                                     "\"message\":{\"role\":\"assistant\",\"content\":[", i);
+      for (guint j = 0; j < 50; j++)
+        g_string_append_printf (lines, "%s{\"type\":\"tool_use\",\"id\":\"t%u_%u\",\"name\":\"B\",\"input\":{}}",
+                                j > 0 ? "," : "", i, j);
+      g_string_append (lines, "]}}\n");
+    }
+  g_assert_true (g_file_set_contents (path, lines->str, (gssize) lines->len, &error));
+  g_assert_no_error (error);
+  reader = pd_transcript_reader_new_for_format ("claude", path, CUT_SESSION, &error);
+  g_assert_no_error (error);
+  _pd_transcript_pages_set_budget_bytes (64 * 1024);
+  pages = pd_transcript_reader_read_pages (reader, NULL, &error);
+  _pd_transcript_pages_set_budget_bytes (0);
+  g_assert_no_error (error);
+  g_assert_true (_pd_transcript_pages_get_cut (pages, NULL, NULL));
+  messages = pd_transcript_pages_dup_messages (pages);
+  n = json_array_get_length (messages);
+  pd_test_db_save (db, id, messages, 0, NULL);
+
+  window = pd_test_show_session (view, db, id, 360, 700);
+  g_assert_true (pd_test_wait_for (shows_cut_notice, view));
+  row = pd_test_message_row (view, n - 1);
+  g_assert_nonnull (row);
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label, "Notice"));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label_containing, "System prompt"));
+  pd_test_screenshot (GTK_WIDGET (window), "transcript-cut-notice-360");
+  pd_test_destroy_window (window, view);
+  g_unlink (path);
+  g_rmdir (root);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -292,6 +363,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/run-stopped/budget-named", test_budget_named);
   g_test_add_func ("/pd/ui/run-stopped/time-budget", test_time_budget);
   g_test_add_func ("/pd/ui/run-stopped/transcript-note", test_transcript_note);
+  g_test_add_func ("/pd/ui/run-stopped/transcript-cut-notice", test_transcript_cut_notice);
 
   return g_test_run ();
 }
