@@ -144,6 +144,24 @@ pd_secrets_error_is_no_keyring (const GError *error)
           g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER));
 }
 
+/**
+ * pd_secrets_store_declined:
+ * @error: (nullable): why a keyring that answered did not keep a secret
+ *
+ * Returns: whether the keyring runs and did not take it (its unlock or
+ *   creation prompt dismissed, or refused): "Token not saved", not "No
+ *   keyring is running"
+ */
+gboolean
+pd_secrets_store_declined (const GError *error)
+{
+  /* Asked only of a keyring that answered: it runs.  Listing the ways it
+   * may decline (locked, none made, a dismissed prompt) missed one:
+   * gnome-keyring's "Choose password for new keyring" cancelled with its
+   * own prompter read as no keyring at all (tried as a new user would). */
+  return !pd_secrets_error_is_no_keyring (error);
+}
+
 /* --- one request to the keyring --------------------------------------------- */
 
 /* Where a search found a key. */
@@ -381,9 +399,7 @@ on_answer (GObject      *object,
            * none made (the prompt for a first keyring cancelled).  Told
            * apart, so that the window does not say no keyring runs (tried
            * as a new user would). */
-          GIOErrorEnum code = error == NULL || not_made || g_error_matches (error, SECRET_ERROR, SECRET_ERROR_IS_LOCKED) ||
-                              g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED)
-                              ? G_IO_ERROR_PERMISSION_DENIED : G_IO_ERROR_NOT_SUPPORTED;
+          GIOErrorEnum code = pd_secrets_store_declined (error) ? G_IO_ERROR_PERMISSION_DENIED : G_IO_ERROR_NOT_SUPPORTED;
 
           if (request->endpoint != NULL)
             g_task_return_new_error (task, G_IO_ERROR, code,

@@ -29,6 +29,7 @@ void      pd_secrets_has_token_async     (const char           *endpoint,
 gboolean  pd_secrets_has_token_finish    (GAsyncResult         *result,
                                           GError              **error);
 gboolean  pd_secrets_error_is_no_keyring (const GError        *error);
+gboolean  pd_secrets_store_declined      (const GError        *error);
 void      pd_secrets_keep_for_session    (const char           *endpoint,
                                           const char           *token);
 

@@ -172,6 +172,35 @@ check_said_once (PdApplication *app,
   }
 }
 
+/* A keyring that answered and did not keep the token was declined, however
+ * it said so: with gnome-keyring's own prompter, "Choose password for new
+ * keyring" cancelled, the window said "No keyring is running" (tried as a
+ * new user would, nu15).  Only a bus with no Secret Service on it is no
+ * keyring.  Before, the errors below but the last two counted as none. */
+static void
+test_store_declined (void)
+{
+  const struct { GQuark domain; int code; gboolean declined; } cases[] = {
+    { G_DBUS_ERROR, G_DBUS_ERROR_FAILED, TRUE },
+    { G_DBUS_ERROR, G_DBUS_ERROR_NO_REPLY, TRUE },
+    { G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS, TRUE },
+    { G_IO_ERROR, G_IO_ERROR_CANCELLED, TRUE },
+    { G_IO_ERROR, G_IO_ERROR_FAILED, TRUE },
+    { G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED, TRUE },
+    { G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN, FALSE },
+    { G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER, FALSE },
+  };
+
+  g_assert_true (pd_secrets_store_declined (NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = g_error_new_literal (cases[i].domain, cases[i].code, "said");
+
+      g_test_message ("case %u", i);
+      g_assert_cmpint (pd_secrets_store_declined (error), ==, cases[i].declined);
+    }
+}
+
 static void
 test_said_once (void)
 {
@@ -246,6 +275,7 @@ main (int   argc,
       return 0;
     }
   g_test_add_func ("/pd/ui/no-keyring/said-once", test_said_once);
+  g_test_add_func ("/pd/ui/no-keyring/store-declined", test_store_declined);
   g_test_add_func ("/pd/ui/no-keyring/no-token-stays", test_no_token_stays);
 
   return g_test_run ();
