@@ -346,6 +346,16 @@ test_transcript_cut_notice (void)
   g_assert_nonnull (row);
   g_assert_nonnull (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label, "Notice"));
   g_assert_null (pd_test_find_first (GTK_WIDGET (row), pd_test_is_mapped_label_containing, "System prompt"));
+  {
+    /* In view for the screenshot: the newest, at the end. */
+    GtkWidget *scroller = pd_test_find_widget (view, GTK_TYPE_SCROLLED_WINDOW);
+    GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+
+    gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment));
+    pd_test_flush (GTK_WIDGET (window));
+    gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment));
+    pd_test_flush (GTK_WIDGET (window));
+  }
   pd_test_screenshot (GTK_WIDGET (window), "transcript-cut-notice-360");
   pd_test_destroy_window (window, view);
   g_unlink (path);
