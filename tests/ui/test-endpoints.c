@@ -346,8 +346,7 @@ test_host_refused (void)
 {
   Endpoint alpha = { 0 };
 
-  /* On every address (its URL loopback's), reached at another one. */
-  endpoint_start (&alpha, "0.0.0.0:0");
+  endpoint_start (&alpha, "0.0.0.0:0"); /* on every address, reached at another */
   g_free (alpha.base);
   alpha.base = g_strdup_printf ("http://127.0.0.2:%u", alpha.port);
   configure (&alpha);
