@@ -13,6 +13,48 @@
 #include "pd-redact.h"
 #include "test-redact-util.h"
 #include "test-redact-attack-util.h"
+#include "test-redact-bash-util.h"
+
+
+/* Each row's original and masked text run by real bash: every command the
+ * original runs is run by the masked text too (test-redact-bash-util.h). */
+static void
+assert_rows_run_alike (const RedactRow *rows,
+                       gsize            n_rows)
+{
+  for (gsize i = 0; i < n_rows; i++)
+    assert_bash_runs_in_masked (rows[i].input);
+}
+
+/* Finding (round 16's attack, HIGH): $'\c' before the closing quote was
+ * read as \c and a control character of the quote, so the string stayed
+ * open to the reader while bash closed it: TOKEN$(touch …) was masked
+ * with the $( of a command bash runs (stored "…$'\c'[REDACTED] /tmp/PWNED)'
+ * https://x'").  Same with $'\c\\' (bash: one 0x1c, then the quote
+ * closes).  bash 5.2 read for each spelling: $'\c'x' is \c, x and an open
+ * quote; \c\\ one 0x1c; \c\' a 0x1c and a quote that does not close. */
+static void
+test_header_control_escape (void)
+{
+  static const RedactRow rows[] = {
+    HIDE_NOTHING ("curl -H Authorization:Bearer$'\\c'TOKENABCDEF123$(touch pwned)' https://x'", NULL, "$(touch pwned)"),
+    HIDE_NOTHING ("curl -H Authorization:Bearer$'\\c'TOKENABCDEF123$(reboot)' https://x'", NULL, "$(reboot)"),
+    HIDE_NOTHING ("curl -H Authorization:Bearer$'\\c\\\\'TOKENABCDEF123$(touch pwned)' https://x'", NULL, "$(touch pwned)"),
+    HIDE_NOTHING ("curl -H Cookie:$'\\c'session=T0kenZq9abc$(reboot)' x'", NULL, "$(reboot)"),
+    HIDE_NOTHING ("curl -H X-Api-Key:$'\\c'S3cretZq9abc$(touch pwned)' x'", NULL, "$(touch pwned)"),
+    /* the secret of F1b, after \c\\ (one 0x1c to bash) */
+    MASKED ("curl -H 'Authorization: Bearer '$'\\c\\\\'Zq9SecretValue77 https://x",
+            "curl -H 'Authorization: Bearer '$'\\c\\\\'[REDACTED] https://x", "Zq9SecretValue77"),
+    /* \c\x: 0x1c and x */
+    MASKED ("curl -H Authorization:Bearer$'\\c\\x'S3cretZq9abc https://x",
+            "curl -H Authorization:Bearer$'\\c\\[REDACTED]'[REDACTED] https://x", "S3cretZq9abc"),
+    MASKED ("curl -H Authorization:Bearer$'\\cA'S3cretZq9abc https://x",
+            "curl -H Authorization:Bearer$'\\cA'[REDACTED] https://x", "S3cretZq9abc"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+  assert_rows_run_alike (rows, G_N_ELEMENTS (rows));
+}
 
 /* Finding (round 15's attack, HIGH): header values bash joins of quoted
  * parts were stored and served in clear: X-Api-Key:' '$'KEY',
@@ -76,6 +118,7 @@ test_header_dequoted_masked (void)
   };
 
   assert_rows (rows, G_N_ELEMENTS (rows));
+  assert_rows_run_alike (rows, G_N_ELEMENTS (rows));
 }
 
 /* What follows the header's word, and a value that reads as syntax or
@@ -101,6 +144,7 @@ test_header_dequoted_hide_nothing (void)
   };
 
   assert_rows (rows, G_N_ELEMENTS (rows));
+  assert_rows_run_alike (rows, G_N_ELEMENTS (rows));
 }
 
 /* A reference, a setting, a scheme alone: no secret. */
@@ -120,6 +164,7 @@ test_header_dequoted_kept (void)
   };
 
   assert_rows (rows, G_N_ELEMENTS (rows));
+  assert_rows_run_alike (rows, G_N_ELEMENTS (rows));
 }
 
 int
@@ -129,5 +174,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/header-dequoted-masked", test_header_dequoted_masked);
   g_test_add_func ("/pd/redact/header-dequoted-hide-nothing", test_header_dequoted_hide_nothing);
   g_test_add_func ("/pd/redact/header-dequoted-kept", test_header_dequoted_kept);
+  g_test_add_func ("/pd/redact/header-control-escape", test_header_control_escape);
   return g_test_run ();
 }

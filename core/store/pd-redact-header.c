@@ -298,10 +298,29 @@ ansi_escape (Cursor *c,
         emit_code_point (w, v, s, ce);
       return;
     }
-  if (ch == 'c' && cursor_get (c, &next, &cs, &ce))
+  if (ch == 'c' && cursor_peek (c, &next) && next != '\'')
     {
       /* \cX: a control character (\c@ is NUL, which ends the string to
-       * bash: read as a blank here, as the patterns took it) */
+       * bash: read as a blank here, as the patterns took it).  As bash
+       * 5.2 reads it (checked with bash itself): \c before the closing
+       * quote is the text \c and the quote closes the string ($'\c'x'
+       * is \c, then x and a quote of its own); \c\ is the control
+       * character of \ and the backslash still escapes, to bash's
+       * lexer, what follows it: \c\\ is one 0x1c, \c\' a 0x1c and a
+       * quote that does not close. */
+      cursor_get (c, &next, &cs, &ce);
+      if (next == '\\')
+        {
+          guint after;
+          gsize as, ae;
+
+          if (!cursor_get (c, &after, &as, &ae))
+            return;  /* the string left open: the reading gives up */
+          emit (w, 0x1c, s, after == '\\' ? ae : ce);
+          if (after != '\\')
+            emit (w, after, as, ae);
+          return;
+        }
       emit (w, next == '?' ? 0x7f : next & 0x1f, s, ce);
       return;
     }
