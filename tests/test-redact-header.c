@@ -56,6 +56,40 @@ test_header_control_escape (void)
   assert_rows_run_alike (rows, G_N_ELEMENTS (rows));
 }
 
+/* Finding (round 16's attack, MEDIUM-HIGH): an Authorization scheme not in
+ * the list was taken for the credential: 'Authorization: Bot TOKEN' was
+ * stored "Authorization: [REDACTED] TOKEN" (Okta's SSWS, OAuth, Splunk,
+ * GenieKey, Klaviyo-API-Key alike, in wget, httpie, git, a Python dict
+ * and JSON text).  A word of letters, digits and '-' before a blank is a
+ * scheme now: it stays, the credential goes; a single word goes whole. */
+static void
+test_header_other_scheme (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("curl -H 'Authorization: Bot MTAxNjY4OTk5ODg3NzY1NDMyMQ.GhJkLm.abcdefghijklmnopqrstuvwxyz012' https://x",
+            "curl -H 'Authorization: Bot [REDACTED]' https://x", "MTAxNjY4OTk5ODg3NzY1NDMyMQ"),
+    MASKED ("curl -H Authorization:' 'Bot' 'Zq9SecretValue77 https://x", "curl -H Authorization:' 'Bot' '[REDACTED] https://x",
+            "Zq9SecretValue77"),
+    MASKED ("curl -H 'Authorization: SSWS 00aBcZq9SecretValue77' x", "curl -H 'Authorization: SSWS [REDACTED]' x",
+            "Zq9SecretValue77"),
+    MASKED ("curl -H 'Authorization: Klaviyo-API-Key pk_Zq9SecretValue77' x",
+            "curl -H 'Authorization: Klaviyo-API-Key [REDACTED]' x", "Zq9SecretValue77"),
+    MASKED ("wget --header='Proxy-Authorization: OAuth ya29Zq9SecretValue77' x",
+            "wget --header='Proxy-Authorization: OAuth [REDACTED]' x", "Zq9SecretValue77"),
+    MASKED ("git -c http.extraHeader='Authorization: Splunk 1a2bZq9SecretValue77' clone x",
+            "git -c http.extraHeader='Authorization: Splunk [REDACTED]' clone x", "Zq9SecretValue77"),
+    MASKED ("http x Authorization:'GenieKey Zq9SecretValue77'", "http x Authorization:'GenieKey [REDACTED]'",
+            "Zq9SecretValue77"),
+    MASKED ("python3 -c \"requests.get(u, headers={'Authorization': 'Bot Zq9SecretValue77abc'})\"",
+            "python3 -c \"requests.get(u, headers={'Authorization': 'Bot [REDACTED]'})\"", "Zq9SecretValue77"),
+    MASKED ("curl -H 'Authorization: s3cr3tZq9Value' https://x", "curl -H 'Authorization: [REDACTED]' https://x",
+            "s3cr3tZq9Value"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+  assert_rows_run_alike (rows, G_N_ELEMENTS (rows));
+}
+
 /* Finding (round 15's attack, HIGH): header values bash joins of quoted
  * parts were stored and served in clear: X-Api-Key:' '$'KEY',
  * Authorization:Bearer$'\c@'TOKEN, and the family (ANSI-C escapes \xHH,
@@ -175,5 +209,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/header-dequoted-hide-nothing", test_header_dequoted_hide_nothing);
   g_test_add_func ("/pd/redact/header-dequoted-kept", test_header_dequoted_kept);
   g_test_add_func ("/pd/redact/header-control-escape", test_header_control_escape);
+  g_test_add_func ("/pd/redact/header-other-scheme", test_header_other_scheme);
   return g_test_run ();
 }

@@ -561,6 +561,17 @@ is_scheme (const char *p,
   return FALSE;
 }
 
+/* Whether [p, p + len) reads as a scheme's name: letters, digits, '-'. */
+static gboolean
+other_scheme (const char *p,
+              gsize       len)
+{
+  for (gsize k = 0; k < len; k++)
+    if (!g_ascii_isalnum (p[k]) && p[k] != '-')
+      return FALSE;
+  return TRUE;
+}
+
 /* A secret found at [ds, de) of the dequoted word, a printf's \n or \t
  * at its end (in quotes, where the backslash stays) left out.  TRUE. */
 static gboolean
@@ -600,6 +611,9 @@ authorization (Word  *w,
         return FALSE;
       cs = skip_separators (d, te);
     }
+  else if (te > p && te - p <= 32 && g_ascii_isalpha (d->str[p]) && other_scheme (d->str + p, te - p)
+           && skip_separators (d, te) > te && skip_separators (d, te) < d->len && d->str[skip_separators (d, te)] != ',')
+    cs = skip_separators (d, te);  /* a scheme not in the list (Bot, SSWS, OAuth…): it stays */
   else
     cs = p;
   ce = run_end (d, cs, ",");
