@@ -175,6 +175,8 @@ test_header_dequoted_hide_nothing (void)
     /* a variable the text runs holds a command; bash expands braces */
     HIDE_NOTHING ("H=X-Api-Key:' '$'reboot'; eval \"${H#*: }\"", NULL, "reboot"),
     HIDE_NOTHING ("curl -H X-Api-Key:' '$'S3cret'{Zq9,x} y", NULL, "{Zq9,x}"),
+    /* round 16 (att16 F6): a mask takes no backslash of an escape */
+    HIDE_NOTHING ("curl -H 'Authorization: Bearer Zq9SecretValue77'\\$(reboot) https://x", "Zq9SecretValue77", "\\$(reboot)"),
   };
 
   assert_rows (rows, G_N_ELEMENTS (rows));

@@ -530,6 +530,16 @@ mask_dequoted (Redactor   *r,
         pe = MAX (pe, w->to[k]);
       if (ps < r->copied)
         continue;
+      /* a $ or ` bash reads from an escape (\$ out of quotes): the backslash
+       * stays in sight, the mask takes what it escapes ('…S'\$(reboot)
+       * was masked '[REDACTED]'[REDACTED](reboot); tried as an attacker
+       * would).  In a JSON string the shell's backslash is \\. */
+      if (_pd_redact_depth_at (r->depths, ps) == 0 && pe - ps > 1 && r->text[ps] == '\\'
+          && (r->text[ps + 1] == '$' || r->text[ps + 1] == '`'))
+        ps++;
+      else if (_pd_redact_depth_at (r->depths, ps) == 1 && pe - ps > 2 && r->text[ps] == '\\' && r->text[ps + 1] == '\\'
+               && (r->text[ps + 2] == '$' || r->text[ps + 2] == '`'))
+        ps += 2;
       /* what the last guard cuts off is tried again after it: a quote or
        * a backslash inside the piece stays in sight, the rest goes */
       at = ps;
