@@ -13,6 +13,82 @@
 #include "pd-redact.h"
 #include "test-redact-util.h"
 #include "test-redact-attack-util.h"
+#include "test-redact-bash-util.h"
+
+
+/* Each row's original and masked text run by real bash: every command the
+ * original runs is run by the masked text too (test-redact-bash-util.h). */
+static void
+assert_rows_run_alike (const RedactRow *rows,
+                       gsize            n_rows)
+{
+  for (gsize i = 0; i < n_rows; i++)
+    assert_bash_runs_in_masked (rows[i].input);
+}
+
+/* Finding (round 16's attack, HIGH): $'\c' before the closing quote was
+ * read as \c and a control character of the quote, so the string stayed
+ * open to the reader while bash closed it: TOKEN$(touch …) was masked
+ * with the $( of a command bash runs (stored "…$'\c'[REDACTED] /tmp/PWNED)'
+ * https://x'").  Same with $'\c\\' (bash: one 0x1c, then the quote
+ * closes).  bash 5.2 read for each spelling: $'\c'x' is \c, x and an open
+ * quote; \c\\ one 0x1c; \c\' a 0x1c and a quote that does not close. */
+static void
+test_header_control_escape (void)
+{
+  static const RedactRow rows[] = {
+    HIDE_NOTHING ("curl -H Authorization:Bearer$'\\c'TOKENABCDEF123$(touch pwned)' https://x'", NULL, "$(touch pwned)"),
+    HIDE_NOTHING ("curl -H Authorization:Bearer$'\\c'TOKENABCDEF123$(reboot)' https://x'", NULL, "$(reboot)"),
+    HIDE_NOTHING ("curl -H Authorization:Bearer$'\\c\\\\'TOKENABCDEF123$(touch pwned)' https://x'", NULL, "$(touch pwned)"),
+    HIDE_NOTHING ("curl -H Cookie:$'\\c'session=T0kenZq9abc$(reboot)' x'", NULL, "$(reboot)"),
+    HIDE_NOTHING ("curl -H X-Api-Key:$'\\c'S3cretZq9abc$(touch pwned)' x'", NULL, "$(touch pwned)"),
+    /* the secret of F1b, after \c\\ (one 0x1c to bash) */
+    MASKED ("curl -H 'Authorization: Bearer '$'\\c\\\\'Zq9SecretValue77 https://x",
+            "curl -H 'Authorization: Bearer '$'\\c\\\\'[REDACTED] https://x", "Zq9SecretValue77"),
+    /* \c\x: 0x1c and x */
+    MASKED ("curl -H Authorization:Bearer$'\\c\\x'S3cretZq9abc https://x",
+            "curl -H Authorization:Bearer$'\\c\\[REDACTED]'[REDACTED] https://x", "S3cretZq9abc"),
+    MASKED ("curl -H Authorization:Bearer$'\\cA'S3cretZq9abc https://x",
+            "curl -H Authorization:Bearer$'\\cA'[REDACTED] https://x", "S3cretZq9abc"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+  assert_rows_run_alike (rows, G_N_ELEMENTS (rows));
+}
+
+/* Finding (round 16's attack, MEDIUM-HIGH): an Authorization scheme not in
+ * the list was taken for the credential: 'Authorization: Bot TOKEN' was
+ * stored "Authorization: [REDACTED] TOKEN" (Okta's SSWS, OAuth, Splunk,
+ * GenieKey, Klaviyo-API-Key alike, in wget, httpie, git, a Python dict
+ * and JSON text).  A word of letters, digits and '-' before a blank is a
+ * scheme now: it stays, the credential goes; a single word goes whole. */
+static void
+test_header_other_scheme (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("curl -H 'Authorization: Bot MTAxNjY4OTk5ODg3NzY1NDMyMQ.GhJkLm.abcdefghijklmnopqrstuvwxyz012' https://x",
+            "curl -H 'Authorization: Bot [REDACTED]' https://x", "MTAxNjY4OTk5ODg3NzY1NDMyMQ"),
+    MASKED ("curl -H Authorization:' 'Bot' 'Zq9SecretValue77 https://x", "curl -H Authorization:' 'Bot' '[REDACTED] https://x",
+            "Zq9SecretValue77"),
+    MASKED ("curl -H 'Authorization: SSWS 00aBcZq9SecretValue77' x", "curl -H 'Authorization: SSWS [REDACTED]' x",
+            "Zq9SecretValue77"),
+    MASKED ("curl -H 'Authorization: Klaviyo-API-Key pk_Zq9SecretValue77' x",
+            "curl -H 'Authorization: Klaviyo-API-Key [REDACTED]' x", "Zq9SecretValue77"),
+    MASKED ("wget --header='Proxy-Authorization: OAuth ya29Zq9SecretValue77' x",
+            "wget --header='Proxy-Authorization: OAuth [REDACTED]' x", "Zq9SecretValue77"),
+    MASKED ("git -c http.extraHeader='Authorization: Splunk 1a2bZq9SecretValue77' clone x",
+            "git -c http.extraHeader='Authorization: Splunk [REDACTED]' clone x", "Zq9SecretValue77"),
+    MASKED ("http x Authorization:'GenieKey Zq9SecretValue77'", "http x Authorization:'GenieKey [REDACTED]'",
+            "Zq9SecretValue77"),
+    MASKED ("python3 -c \"requests.get(u, headers={'Authorization': 'Bot Zq9SecretValue77abc'})\"",
+            "python3 -c \"requests.get(u, headers={'Authorization': 'Bot [REDACTED]'})\"", "Zq9SecretValue77"),
+    MASKED ("curl -H 'Authorization: s3cr3tZq9Value' https://x", "curl -H 'Authorization: [REDACTED]' https://x",
+            "s3cr3tZq9Value"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+  assert_rows_run_alike (rows, G_N_ELEMENTS (rows));
+}
 
 /* Finding (round 15's attack, HIGH): header values bash joins of quoted
  * parts were stored and served in clear: X-Api-Key:' '$'KEY',
@@ -76,6 +152,7 @@ test_header_dequoted_masked (void)
   };
 
   assert_rows (rows, G_N_ELEMENTS (rows));
+  assert_rows_run_alike (rows, G_N_ELEMENTS (rows));
 }
 
 /* What follows the header's word, and a value that reads as syntax or
@@ -98,9 +175,12 @@ test_header_dequoted_hide_nothing (void)
     /* a variable the text runs holds a command; bash expands braces */
     HIDE_NOTHING ("H=X-Api-Key:' '$'reboot'; eval \"${H#*: }\"", NULL, "reboot"),
     HIDE_NOTHING ("curl -H X-Api-Key:' '$'S3cret'{Zq9,x} y", NULL, "{Zq9,x}"),
+    /* round 16 (att16 F6): a mask takes no backslash of an escape */
+    HIDE_NOTHING ("curl -H 'Authorization: Bearer Zq9SecretValue77'\\$(reboot) https://x", "Zq9SecretValue77", "\\$(reboot)"),
   };
 
   assert_rows (rows, G_N_ELEMENTS (rows));
+  assert_rows_run_alike (rows, G_N_ELEMENTS (rows));
 }
 
 /* A reference, a setting, a scheme alone: no secret. */
@@ -120,6 +200,7 @@ test_header_dequoted_kept (void)
   };
 
   assert_rows (rows, G_N_ELEMENTS (rows));
+  assert_rows_run_alike (rows, G_N_ELEMENTS (rows));
 }
 
 int
@@ -129,5 +210,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/header-dequoted-masked", test_header_dequoted_masked);
   g_test_add_func ("/pd/redact/header-dequoted-hide-nothing", test_header_dequoted_hide_nothing);
   g_test_add_func ("/pd/redact/header-dequoted-kept", test_header_dequoted_kept);
+  g_test_add_func ("/pd/redact/header-control-escape", test_header_control_escape);
+  g_test_add_func ("/pd/redact/header-other-scheme", test_header_other_scheme);
   return g_test_run ();
 }

@@ -298,10 +298,29 @@ ansi_escape (Cursor *c,
         emit_code_point (w, v, s, ce);
       return;
     }
-  if (ch == 'c' && cursor_get (c, &next, &cs, &ce))
+  if (ch == 'c' && cursor_peek (c, &next) && next != '\'')
     {
       /* \cX: a control character (\c@ is NUL, which ends the string to
-       * bash: read as a blank here, as the patterns took it) */
+       * bash: read as a blank here, as the patterns took it).  As bash
+       * 5.2 reads it (checked with bash itself): \c before the closing
+       * quote is the text \c and the quote closes the string ($'\c'x'
+       * is \c, then x and a quote of its own); \c\ is the control
+       * character of \ and the backslash still escapes, to bash's
+       * lexer, what follows it: \c\\ is one 0x1c, \c\' a 0x1c and a
+       * quote that does not close. */
+      cursor_get (c, &next, &cs, &ce);
+      if (next == '\\')
+        {
+          guint after;
+          gsize as, ae;
+
+          if (!cursor_get (c, &after, &as, &ae))
+            return;  /* the string left open: the reading gives up */
+          emit (w, 0x1c, s, after == '\\' ? ae : ce);
+          if (after != '\\')
+            emit (w, after, as, ae);
+          return;
+        }
       emit (w, next == '?' ? 0x7f : next & 0x1f, s, ce);
       return;
     }
@@ -511,6 +530,16 @@ mask_dequoted (Redactor   *r,
         pe = MAX (pe, w->to[k]);
       if (ps < r->copied)
         continue;
+      /* a $ or ` bash reads from an escape (\$ out of quotes): the backslash
+       * stays in sight, the mask takes what it escapes ('…S'\$(reboot)
+       * was masked '[REDACTED]'[REDACTED](reboot); tried as an attacker
+       * would).  In a JSON string the shell's backslash is \\. */
+      if (_pd_redact_depth_at (r->depths, ps) == 0 && pe - ps > 1 && r->text[ps] == '\\'
+          && (r->text[ps + 1] == '$' || r->text[ps + 1] == '`'))
+        ps++;
+      else if (_pd_redact_depth_at (r->depths, ps) == 1 && pe - ps > 2 && r->text[ps] == '\\' && r->text[ps + 1] == '\\'
+               && (r->text[ps + 2] == '$' || r->text[ps + 2] == '`'))
+        ps += 2;
       /* what the last guard cuts off is tried again after it: a quote or
        * a backslash inside the piece stays in sight, the rest goes */
       at = ps;
@@ -540,6 +569,17 @@ is_scheme (const char *p,
     if (strlen (schemes[j]) == len && g_ascii_strncasecmp (p, schemes[j], len) == 0)
       return TRUE;
   return FALSE;
+}
+
+/* Whether [p, p + len) reads as a scheme's name: letters, digits, '-'. */
+static gboolean
+other_scheme (const char *p,
+              gsize       len)
+{
+  for (gsize k = 0; k < len; k++)
+    if (!g_ascii_isalnum (p[k]) && p[k] != '-')
+      return FALSE;
+  return TRUE;
 }
 
 /* A secret found at [ds, de) of the dequoted word, a printf's \n or \t
@@ -581,6 +621,9 @@ authorization (Word  *w,
         return FALSE;
       cs = skip_separators (d, te);
     }
+  else if (te > p && te - p <= 32 && g_ascii_isalpha (d->str[p]) && other_scheme (d->str + p, te - p)
+           && skip_separators (d, te) > te && skip_separators (d, te) < d->len && d->str[skip_separators (d, te)] != ',')
+    cs = skip_separators (d, te);  /* a scheme not in the list (Bot, SSWS, OAuth…): it stays */
   else
     cs = p;
   ce = run_end (d, cs, ",");

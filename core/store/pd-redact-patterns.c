@@ -144,6 +144,12 @@
  * scheme stays (it was masked with the token). */
 #define ANSI_CONTROLS \
   "\\$'(?:\\\\{1,15}+(?:[abefnrtv ]|x[0-9A-Fa-f]{1,3}+|[0-7]{1,3}+|u0{0,2}+[0-9A-Fa-f]{1,2}+|c[^'\\s]))++'"
+/* A scheme not in the list (Bot, SSWS, OAuth, Splunk, GenieKey,
+ * Klaviyo-API-Key…): a word of letters, digits and '-' that blanks part
+ * from a credential.  The credential goes, the scheme stays (tried as an
+ * attacker would: Authorization: Bot TOKEN masked Bot and kept TOKEN). */
+#define OTHER_SCHEME \
+  "[A-Za-z][A-Za-z0-9\\-]{0,31}+(?:[ \\t]|" ESCAPED_BLANK ")++(?=[A-Za-z0-9_\\-.~+/])"
 #define SCHEME_GAP \
   "(?:" GAP_QUOTES ")*+" \
   "(?:" QUOTED_BLANKS "|" ANSI_CONTROLS "|" GAP_BLANK ")" \
@@ -180,7 +186,7 @@ static const char * const patterns[N_RE] = {
    * is an empty assignment, as in RE_ASSIGN). */
   [RE_AUTH] =
     "(?i:(?:proxy-)?authorization)(?:\\\\?[\"'])?(?:[ \\t]*+:|=(?![ \\t])|[ \\t]++=)(?:[ \\t]|" ESCAPED_BLANK ")*+(?:\\\\?[\"'])?"
-    "(?>" AUTH_SCHEMES SCHEME_GAP ")?(?:" ESCAPED_QUOTE "|\\$?+[\"'])?+"
+    "(?>" AUTH_SCHEMES SCHEME_GAP "|" OTHER_SCHEME ")?(?:" ESCAPED_QUOTE "|\\$?+[\"'])?+"
     "(?!" AUTH_SCHEMES "(?!" VALUE_CHARS "))"
     "(?<v>(?:(?!\\$[A-Za-z_{])(?:" VALUE_CHARS "|" BARE_ESCAPE "))++)",
   [RE_BEARER] = "(?i:bearer)" SCHEME_GAP "(?<v>[A-Za-z0-9\\-._~+/]{8,}+=*+)",
