@@ -2,8 +2,8 @@
  *
  * One card alone in a window (Alone), a card made from a session's info,
  * and finders for its widgets.  test-overview-card.c tries a card's texts,
- * answers and commands; test-overview-card-ended.c how a run ended and
- * when it last changed.
+ * answers and commands; test-overview-card-ended.c how a run ended;
+ * test-overview-card-live.c its changes over time.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
