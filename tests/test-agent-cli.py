@@ -432,8 +432,7 @@ def imported_sessions(tap, agent_run, detail, tmp):
         # The agent's own id it prints there and a prefix of ours name it too (were "not a session id").
         for given, by in ((g, agent_run("sessions", "show", "--db", db, g)) for g in (argv[-1], argv[-1][:10], sid[:13])):
             tap.check(by.returncode == 0 and by.stdout == shown.stdout, f"{source}: show {given} is it", detail(by))
-        # The transcript names no model of ours and its turns were never
-        # counted here: no "model      ()" line, no "turns 0, tokens 0 / 0".
+        # No model of ours, turns never counted: no "model      ()" line, no "turns 0, tokens 0 / 0".
         tap.check("  model " not in shown.stdout and "  turns " not in shown.stdout and "()" not in shown.stdout,
                   f"{source}: sessions show prints no empty model and no zero turns", detail(shown))
 
@@ -447,6 +446,8 @@ def imported_sessions(tap, agent_run, detail, tmp):
                   f"{source}: the export holds prompts and tool results", [m.get("role") for m in messages][:10])
 
         printed = agent_run("events", "--db", db, "--session", sid)
+        by_own = agent_run("events", "--db", db, "--session", argv[-1])  # was "not a session id"
+        tap.check(by_own.returncode == 0 and by_own.stdout == printed.stdout, f"{source}: events by its id", detail(by_own))
         timeline = [json.loads(line) for line in printed.stdout.splitlines() if line.strip()]
         tap.check(len(timeline) > 0 and document.get("events") == timeline,
                   f"{source}: sessions export has the events events --session prints (it left them out)",
@@ -460,8 +461,7 @@ def imported_sessions(tap, agent_run, detail, tmp):
 
     # Removed from the list, an agent's session comes back: `sessions removed`
     # lists it, `sessions restore` lists it again, and reading the agents'
-    # folders again in between keeps it removed (there was no way back,
-    # tried as a new user would).
+    # folders again in between keeps it removed (there was no way back, tried as a new user would).
     session = by_title.get("Upload rate limits")
     if session is not None:
         sid = session["id"]

@@ -20,5 +20,9 @@ void            pd_agent_print_json      (JsonNode    *node,
 int             pd_agent_fail            (const char  *command,
                                           GError      *error);
 gboolean        pd_agent_run_left_off    (const PdSessionInfo *info);
+gboolean        pd_agent_id_like         (const char  *arg);
+char           *pd_agent_resolve_session_id (PdSessionStore *store,
+                                             const char     *arg,
+                                             const char     *command);
 
 G_END_DECLS

@@ -108,7 +108,7 @@ pd_agent_events_main (int    argc,
       return 2;
     }
 
-  if (session_id != NULL && !pd_session_id_is_valid (session_id))
+  if (session_id != NULL && !pd_session_id_is_valid (session_id) && !pd_agent_id_like (session_id))
     {
       {
         /* Shown as one safe line: an argument is not always typed by hand. */
@@ -121,6 +121,19 @@ pd_agent_events_main (int    argc,
 
   if (!(store = pd_agent_open_store (db_path, FALSE, &error)))
     return pd_agent_fail ("events", error);
+
+  /* A prefix or the agent's own session id, as `sessions show` takes
+   * (tried as a new user would: the id the Continue card shows was
+   * refused here). */
+  if (session_id != NULL && !pd_session_id_is_valid (session_id))
+    {
+      char *resolved = pd_agent_resolve_session_id (store, session_id, "events");
+
+      if (resolved == NULL)
+        return 2;
+      g_free (session_id);
+      session_id = resolved;
+    }
 
   do
     {
