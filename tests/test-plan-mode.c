@@ -470,6 +470,75 @@ test_engine_keep_planning_and_resume (void)
   engine_fixture_teardown (f);
 }
 
+/* As an attacker would (att17 F3): a cloned repository ships links inside
+ * its plans folder, `.plandeck/plans/up -> ../..` and `notes -> ../../src`.
+ * The path names a plan file, but written through the link it would replace
+ * the repository's README, create an AGENTS.md other agents read, or write
+ * into src/ — all while plan mode promises to change nothing.  Only a path
+ * that reaches the plans folder through no link at all is let through. */
+static void
+test_engine_no_write_through_plans_link (void)
+{
+  EngineFixture fixture = { 0 }, *f = &fixture;
+  g_autoptr(PdRunResult) result = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autofree char *plans = NULL;
+  g_autofree char *src = NULL;
+  g_autofree char *up = NULL;
+  g_autofree char *notes = NULL;
+  g_autofree char *readme = NULL;
+  g_autofree char *readme_text = NULL;
+  g_autofree char *agents = NULL;
+  g_autofree char *build = NULL;
+  g_autofree char *draft = NULL;
+
+  engine_fixture_setup (f, TRUE);
+  set_reviewer (f, NULL);
+  plans = g_build_filename (f->workdir, ".plandeck", "plans", NULL);
+  src = g_build_filename (f->workdir, "src", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (plans, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (src, 0755), ==, 0);
+  up = g_build_filename (plans, "up", NULL);
+  notes = g_build_filename (plans, "notes", NULL);
+  g_assert_cmpint (symlink ("../..", up), ==, 0);
+  g_assert_cmpint (symlink ("../../src", notes), ==, 0);
+  readme = g_build_filename (f->workdir, "README.md", NULL);
+  g_assert_true (g_file_set_contents (readme, "# The project\n", -1, NULL));
+
+  engine_fixture_replay (f,
+    "{'turns':["
+    " {'content':'','tool_calls':["
+    "   {'name':'write_file','arguments':{'path':'.plandeck/plans/up/README.md','content':'# Replaced'}},"
+    "   {'name':'write_file','arguments':{'path':'.plandeck/plans/up/AGENTS.md','content':'# Obey'}},"
+    "   {'name':'edit_file','arguments':{'path':'.plandeck/plans/up/README.md','old_string':'project','new_string':'x'}},"
+    "   {'name':'write_file','arguments':{'path':'.plandeck/plans/notes/BUILD.md','content':'# Build'}},"
+    "   {'name':'write_file','arguments':{'path':'.plandeck/plans/draft.md','content':'# Draft'}}]},"
+    " {'content':'Done.'}]}", NULL);
+
+  result = engine_fixture_run (f, NULL, "/plan Look around");
+  g_assert_cmpint (result->status, ==, PD_RUN_COMPLETED);
+  messages = stored_messages (f, result->session_id);
+
+  for (guint i = 1; i <= 4; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("replay_1_%u", i);
+
+      g_assert_nonnull (strstr (tool_result (messages, id), "plan mode is active"));
+    }
+  g_assert_true (g_str_has_prefix (tool_result (messages, "replay_1_5"), "created"));
+
+  g_assert_true (g_file_get_contents (readme, &readme_text, NULL, NULL));
+  g_assert_cmpstr (readme_text, ==, "# The project\n");
+  agents = g_build_filename (f->workdir, "AGENTS.md", NULL);
+  build = g_build_filename (src, "BUILD.md", NULL);
+  draft = g_build_filename (plans, "draft.md", NULL);
+  g_assert_false (g_file_test (agents, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (build, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (draft, G_FILE_TEST_IS_REGULAR));
+
+  engine_fixture_teardown (f);
+}
+
 static void
 test_engine_no_channel_and_outside (void)
 {
@@ -635,6 +704,7 @@ main (int   argc,
   g_test_add_func ("/pd/plan-mode/engine/approve", test_engine_plan_mode_approve);
   g_test_add_func ("/pd/plan-mode/engine/keep-planning-and-resume", test_engine_keep_planning_and_resume);
   g_test_add_func ("/pd/plan-mode/engine/no-channel-and-outside", test_engine_no_channel_and_outside);
+  g_test_add_func ("/pd/plan-mode/engine/no-write-through-plans-link", test_engine_no_write_through_plans_link);
   g_test_add_func ("/pd/plan-mode/engine/mistyped-arguments", test_engine_mistyped_arguments);
   g_test_add_func ("/pd/plan-mode/engine/compaction-keeps-artifact-path", test_compaction_keeps_artifact_path);
   g_test_add_func ("/pd/plan-mode/engine/compaction-reports-missing-artifact", test_compaction_reports_missing_artifact);

@@ -309,6 +309,19 @@ node_has_control (JsonNode *node)
     }
 }
 
+/* A line break or a TAB is text in a command or a file's content, but in
+ * a file name it is shown as \n or \t: a name of several lines would read
+ * as the preview's own lines ("(a new file)", "+ …") and hide where the
+ * write lands (tried as an attacker would). */
+static gboolean
+path_has_line_break (const char *path)
+{
+  for (const char *p = path; p != NULL && *p != '\0'; p++)
+    if ((guchar) *p < 0x20)
+      return TRUE;
+  return FALSE;
+}
+
 /**
  * pd_approver_args_have_controls:
  * @args: (nullable): a call's arguments
@@ -328,6 +341,8 @@ pd_approver_args_have_controls (JsonObject *args)
 
   if (args == NULL)
     return FALSE;
+  if (path_has_line_break (pd_json_get_string (args, "path")))
+    return TRUE;
   node = json_node_init_object (json_node_alloc (), args);
   return node_has_control (node);
 }

@@ -274,10 +274,16 @@ _pd_engine_plan_mode_guard (PdEngineRun *run,
   path = pd_json_get_string (arguments, "path");
   if (path != NULL && (g_strcmp0 (name, "write_file") == 0 || g_strcmp0 (name, "edit_file") == 0))
     {
-      const char *worktree = pd_tool_context_get_working_dir (run->engine->tool_context);
+      PdToolContext *context = run->engine->tool_context;
+      const char *worktree = pd_tool_context_get_working_dir (context);
       g_autofree char *absolute = g_canonicalize_filename (path, worktree);
+      g_autofree char *resolved = pd_tool_context_resolve_path (context, path, NULL);
 
-      if (pd_plan_artifact_path_is_artifact (worktree, absolute))
+      /* The name is not enough: a repository can ship a link inside its
+       * plans folder (`.plandeck/plans/up -> ../..`), and the tool would
+       * write where it leads, a README or src/.  So the path the tool
+       * will write must be the one named: reached through no link. */
+      if (pd_plan_artifact_path_is_artifact (worktree, absolute) && g_strcmp0 (absolute, resolved) == 0)
         return NULL;
     }
 

@@ -357,7 +357,8 @@ pd_tool_text_has_control (const char *text)
 static void
 append_line (GString    *out,
              const char *text,
-             const char *end)
+             const char *end,
+             gboolean    one_line)
 {
   g_autofree char *valid = g_utf8_make_valid (text, end - text);
   const char *valid_end = valid + strlen (valid);
@@ -365,7 +366,7 @@ append_line (GString    *out,
   guint n = 0;
   const char *p;
 
-  p = append_escaped (out, valid, blanks, valid_end, FALSE, PREVIEW_LINE_MAX_CHARS, &n);
+  p = append_escaped (out, valid, blanks, valid_end, one_line, PREVIEW_LINE_MAX_CHARS, &n);
   for (; *p != '\0' && n < PREVIEW_LINE_MAX_CHARS; p = g_utf8_next_char (p), n++)
     g_string_append (out, *p == '\t' ? "\\t" : "\\x20");
   if (*p != '\0')
@@ -391,7 +392,7 @@ _pd_tool_preview_append_text (GString    *out,
                               const char *text)
 {
   if (text != NULL)
-    append_line (out, text, text + strlen (text));
+    append_line (out, text, text + strlen (text), TRUE);
   g_string_append_c (out, '\n');
 }
 
@@ -447,7 +448,7 @@ _pd_tool_preview_append_lines (GString    *out,
       if (shown < max_lines)
         {
           g_string_append (out, shown == 0 ? prefix : next_prefix);
-          append_line (out, p, line_end);
+          append_line (out, p, line_end, FALSE);
           g_string_append_c (out, '\n');
           shown++;
         }
