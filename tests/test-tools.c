@@ -138,6 +138,30 @@ test_shell_background_job_reaped (Fixture       *f,
   g_assert_true (process_gone (read_pid (f, "bg.pid")));
 }
 
+/* As an attacker would (att17 F1): jobs that hold no part of the output
+ * pipe gave the call its end of output at once, and with bash gone nothing
+ * killed the group: `(sleep 8; echo LATE > late.txt) </dev/null >/dev/null
+ * 2>&1 &` wrote after the call said "exit status 0", after the run ended
+ * too.  Every job of the group goes when bash has, pipe or no pipe. */
+static void
+test_shell_detached_jobs_reaped (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdToolResult) result = NULL;
+
+  result = call (shell, f->context,
+                 "{\"command\":\"sleep 600 </dev/null >/dev/null 2>&1 & echo $! > a.pid; "
+                 "nohup sleep 600 >/dev/null 2>&1 & echo $! > b.pid; disown; "
+                 "(exec 1>&- 2>&-; sleep 600) & echo $! > c.pid; echo bye\",\"timeout_ms\":60000}");
+
+  g_assert_true (result->ok);
+  g_assert_cmpstr (result->content, ==, "bye\nexit status 0");
+  g_assert_true (process_gone (read_pid (f, "a.pid")));
+  g_assert_true (process_gone (read_pid (f, "b.pid")));
+  g_assert_true (process_gone (read_pid (f, "c.pid")));
+}
+
 static void
 test_shell_cancel (Fixture       *f,
                    gconstpointer  data)
@@ -1011,6 +1035,7 @@ main (int   argc,
   ADD ("/pd/tools/shell/output-cap", test_shell_output_cap);
   ADD ("/pd/tools/shell/timeout-kills-group", test_shell_timeout_kills_group);
   ADD ("/pd/tools/shell/background-job-reaped", test_shell_background_job_reaped);
+  ADD ("/pd/tools/shell/detached-jobs-reaped", test_shell_detached_jobs_reaped);
   ADD ("/pd/tools/shell/cancel", test_shell_cancel);
   ADD ("/pd/tools/shell/async", test_shell_async_result);
   ADD ("/pd/tools/shell/bad-args", test_shell_bad_args);

@@ -401,6 +401,17 @@ _pd_shell_run (const PdToolCall *call)
   /* Waits for a handler running on another thread: none touches @run after. */
   g_cancellable_disconnect (call->cancellable, cancel_id);
 
+  /* bash is gone and the output ended, but a job that holds no part of the
+   * pipe (`… </dev/null >/dev/null 2>&1 &`, `nohup … & disown`) gave no
+   * reason to wait or kill: it would go on changing the folder after the
+   * call said it ended.  Nothing of the group outlives the call.  (A job
+   * that left the group, with setsid, is out of reach of this kill.) */
+  if (!run.group_killed && run.pgid > 1)
+    {
+      run.group_killed = TRUE;
+      kill (-run.pgid, SIGKILL);
+    }
+
   g_source_destroy (timeout_source);
   g_source_destroy (child_source);
   destroy_source (&run.grace_source);
