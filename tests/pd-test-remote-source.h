@@ -403,11 +403,19 @@ fixture_set_up (Fixture       *f,
   info = pd_session_store_create (store, "Fix the parser", "m", "replay", "plandeck", f->dir, &error);
   g_assert_no_error (error);
   f->id = g_strdup (info->id);
-  r1 = pd_plan_store_execute (plan, "{\"verb\":\"create\",\"steps\":[{\"title\":\"Read\"},{\"title\":\"Fix\"}]}", &error);
+  r1 = pd_plan_store_execute (plan, "{\"verb\":\"create\",\"steps\":[{\"title\":\"Read\"},{\"title\":\"Fix\","
+                                    "\"checks\":[{\"id\":\"t\",\"description\":\"tests pass\",\"tool\":\"shell\","
+                                    "\"arguments\":{\"command\":\"make test\"}}]}]}", &error);
   g_assert_no_error (error);
   r2 = pd_plan_store_execute (plan, "{\"verb\":\"update\",\"updates\":[{\"id\":\"s1\",\"status\":\"done\"}]}", &error);
   g_assert_no_error (error);
   state = pd_plan_store_snapshot (plan);
+  /* Its evidence, as a run that ran the check would leave it. */
+  {
+    PdPlanCheck *check = g_ptr_array_index (((PdPlanStep *) g_ptr_array_index (state->steps, 1))->checks, 0);
+
+    check->call_id = g_strdup ("call_7");
+  }
   turn.session_id = f->id;
   turn.plan = state;
   turn.status = PD_SESSION_STATUS_IDLE;

@@ -3,9 +3,8 @@
 
 usage: test-agent-cli.py AGENT
 
-run → sessions list --json → sessions show → sessions export → plan status
-→ events --type plan_updated → continue → sessions rm, checking exit
-statuses and outputs.  Prints TAP.
+run → sessions list --json → sessions show → sessions export → plan status → events --type plan_updated
+→ continue → sessions rm, checking exit statuses and outputs.  Prints TAP.
 """
 import http.server
 import json
@@ -459,14 +458,15 @@ def imported_sessions(tap, agent_run, detail, tmp):
                   and all(set(e["data"]) == {"steps", "done", "in_progress", "blocked", "pending", "version"}
                           for e in lines), f"{source}: events has the plan updates", detail(events))
 
-    # Removed from the list, an agent's session comes back: `sessions removed`
-    # lists it, `sessions restore` lists it again, and reading the agents'
-    # folders again in between keeps it removed (there was no way back, tried as a new user would).
+    # Removed from the list, an agent's session comes back (`removed`, `restore`; a new read keeps it removed; rm,
+    # restore by a prefix, show says how, all tried as a new user would: "not a session id", "no session has the id").
     session = by_title.get("Upload rate limits")
     if session is not None:
         sid = session["id"]
-        proc = agent_run("sessions", "rm", "--db", db, sid)
+        proc = agent_run("sessions", "rm", "--db", db, sid[:13])
         tap.check(proc.returncode == 0, "sessions rm of an agent's session exits 0", detail(proc))
+        proc = agent_run("sessions", "show", "--db", db, sid[:13])
+        tap.check(proc.returncode == 2 and f"sessions restore {sid}" in proc.stderr, "show says restore", detail(proc))
         agent_run("import", "--db", db, *paths)
         proc = agent_run("sessions", "list", "--db", db, "--json")
         tap.check(sid not in proc.stdout, "removed, it stays out of the list after a new import", detail(proc))
@@ -476,7 +476,7 @@ def imported_sessions(tap, agent_run, detail, tmp):
         proc = agent_run("sessions", "removed", "--db", db)
         tap.check(proc.returncode == 0 and sid in proc.stdout and "Upload rate limits" in proc.stdout,
                   "sessions removed prints its id and title", detail(proc))
-        proc = agent_run("sessions", "restore", "--db", db, sid)
+        proc = agent_run("sessions", "restore", "--db", db, sid[:13])
         tap.check(proc.returncode == 0 and sid in proc.stdout, "sessions restore exits 0", detail(proc))
         proc = agent_run("sessions", "list", "--db", db, "--json")
         tap.check(sid in proc.stdout, "restored, it is listed again", detail(proc))

@@ -56,6 +56,15 @@ test_ours (Fixture       *f,
   g_assert_cmpint (plan->version, ==, 2);
   g_assert_cmpuint (plan->steps->len, ==, 2);
   g_assert_cmpint (((PdPlanStep *) g_ptr_array_index (plan->steps, 0))->status, ==, PD_PLAN_STEP_DONE);
+  /* A check's arguments and evidence reach the window as they do from the
+   * database: it said "arguments {}" and no evidence (tried as a new user
+   * would). */
+  {
+    PdPlanCheck *check = g_ptr_array_index (((PdPlanStep *) g_ptr_array_index (plan->steps, 1))->checks, 0);
+
+    g_assert_cmpstr (check->arguments, ==, "{\"command\":\"make test\"}");
+    g_assert_cmpstr (check->call_id, ==, "call_7");
+  }
 
   pd_source_get_plan_history_async (source, f->id, NULL, store_result, &r4);
   history = pd_source_get_plan_history_finish (source, wait_result (&r4), &error);

@@ -26,6 +26,8 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
 
 #include "pd-plan-row.h"
 #include "pd-safe-text.h"
@@ -112,6 +114,41 @@ static const char * const check_classes[] = { "pending", "passed", "failed", "bl
 
 /* What a check is called where it is shown: its description, else its id,
  * made safe to show (the caller frees it). */
+/* A check's arguments (canonical JSON) as a reader says them: "command
+ * make test, timeout_ms 5000", strings without their quotes, other values
+ * as JSON; "" for none.  The braces and quotes of the JSON were read out
+ * one by one (tried as a new user would, with a screen reader). */
+static char *
+arguments_in_words (const char *arguments)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GString) said = g_string_new (NULL);
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *value;
+
+  if (arguments == NULL || !json_parser_load_from_data (parser, arguments, -1, NULL) ||
+      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    return g_strdup (arguments != NULL && strcmp (arguments, "{}") != 0 ? arguments : "");
+
+  json_object_iter_init (&iter, json_node_get_object (json_parser_get_root (parser)));
+  while (json_object_iter_next (&iter, &name, &value))
+    {
+      if (said->len > 0)
+        g_string_append (said, ", ");
+      g_string_append_printf (said, "%s ", name);
+      if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_STRING)
+        g_string_append (said, json_node_get_string (value));
+      else
+        {
+          g_autofree char *text = json_to_string (value, FALSE);
+
+          g_string_append (said, text);
+        }
+    }
+  return g_string_free (g_steal_pointer (&said), FALSE);
+}
+
 static char *
 check_what (const PdPlanCheck *check,
             guint              max_chars)
@@ -216,12 +253,16 @@ pd_plan_row_sync_accessible (PdPlanRow        *self,
       const PdPlanCheck *check = g_ptr_array_index (step->checks, i);
       g_autofree char *what = check_what (check, CHECK_SAID_CHARS);
       g_autofree char *tool = cut_text (check->tool != NULL ? check->tool : "", CHECK_SHOWN_CHARS, FALSE);
-      g_autofree char *arguments = cut_text (check->arguments != NULL ? check->arguments : "{}", CHECK_SAID_CHARS, FALSE);
+      g_autofree char *said_arguments = arguments_in_words (check->arguments);
+      g_autofree char *arguments = cut_text (said_arguments, CHECK_SAID_CHARS, FALSE);
 
       /* Translators: one acceptance check in a step's spoken description:
-       * "Check tests pass: passed, tool shell, arguments {…}" */
-      g_string_append_printf (description, _(". Check %s: %s, tool %s, arguments %s"), what,
-                              pd_plan_check_status_label (check->status), tool, arguments);
+       * "Check tests pass: passed, tool shell" */
+      g_string_append_printf (description, _(". Check %s: %s, tool %s"), what,
+                              pd_plan_check_status_label (check->status), tool);
+      if (arguments[0] != '\0')
+        /* Translators: a check's arguments, said as "name value" pairs: ", with command make test" */
+        g_string_append_printf (description, _(", with %s"), arguments);
       if (check->call_id != NULL)
         {
           g_autofree char *call_id = cut_text (check->call_id, CHECK_SHOWN_CHARS, FALSE);

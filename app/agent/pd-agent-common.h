@@ -24,5 +24,8 @@ gboolean        pd_agent_id_like         (const char  *arg);
 char           *pd_agent_resolve_session_id (PdSessionStore *store,
                                              const char     *arg,
                                              const char     *command);
+char           *pd_agent_resolve_removed_session_id (PdSessionStore *store,
+                                                     const char     *arg,
+                                                     const char     *command);
 
 G_END_DECLS

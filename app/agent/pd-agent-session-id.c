@@ -37,6 +37,57 @@ resume_names (PdSessionStore *store,
 
 /* Whether @arg could name a session by a prefix or its agent's id: 8 or
  * more letters, digits, '-', '_' or '.'. */
+/* The one session removed from the list that @arg names (its id, the
+ * id's beginning, or the agent's own id), or NULL when none or several. */
+static char *
+find_removed (PdSessionStore *store,
+              const char     *arg)
+{
+  g_autoptr(GPtrArray) sessions = pd_session_store_list_removed (store, NULL);
+  const char *match = NULL;
+  gsize len = strlen (arg);
+
+  for (guint i = 0; sessions != NULL && i < sessions->len; i++)
+    {
+      const PdSessionInfo *info = g_ptr_array_index (sessions, i);
+
+      if (g_ascii_strncasecmp (info->id, arg, len) == 0 || resume_names (store, info->id, arg))
+        {
+          if (match != NULL)
+            return NULL;
+          match = info->id;
+        }
+    }
+  return g_strdup (match);
+}
+
+/**
+ * pd_agent_resolve_removed_session_id:
+ *
+ * As pd_agent_resolve_session_id(), among the sessions removed from the
+ * list (`sessions restore`).
+ *
+ * Returns: (transfer full) (nullable): the session's id, or %NULL with the
+ *   reason printed
+ */
+char *
+pd_agent_resolve_removed_session_id (PdSessionStore *store,
+                                     const char     *arg,
+                                     const char     *command)
+{
+  g_autofree char *shown_id = pd_safe_text_line (arg);
+  char *id;
+
+  if (pd_session_id_is_valid (arg))
+    return g_strdup (arg);
+  if ((id = find_removed (store, arg)) != NULL)
+    return id;
+  /* TRANSLATORS: the first %s is a subcommand (sessions), the second an id */
+  fprintf (stderr, _("plandeck-agent %s: no session removed from the list has the id “%s”, nor one beginning with it "
+                     "(“plandeck-agent sessions removed” lists them)\n"), command, shown_id);
+  return NULL;
+}
+
 gboolean
 pd_agent_id_like (const char *arg)
 {
@@ -96,8 +147,17 @@ pd_agent_resolve_session_id (PdSessionStore *store,
   if (found->len == 1)
     return g_strdup (g_ptr_array_index (found, 0));
   if (found->len == 0)
-    /* TRANSLATORS: the first %s is a subcommand (sessions, events), the second an id */
-    fprintf (stderr, _("plandeck-agent %s: no session has the id “%s”, nor one beginning with it\n"), command, shown_id);
+    {
+      g_autofree char *removed = find_removed (store, arg);
+
+      if (removed != NULL)
+        /* TRANSLATORS: the first %s is a subcommand (sessions, events), the second and third an id */
+        fprintf (stderr, _("plandeck-agent %s: session %s was removed from the list; "
+                           "“plandeck-agent sessions restore %s” lists it again\n"), command, removed, removed);
+      else
+        /* TRANSLATORS: the first %s is a subcommand (sessions, events), the second an id */
+        fprintf (stderr, _("plandeck-agent %s: no session has the id “%s”, nor one beginning with it\n"), command, shown_id);
+    }
   else
     {
       /* TRANSLATORS: the first %s is a subcommand (sessions, events), the second an id */

@@ -47,28 +47,12 @@ safe (const char *text)
   return pd_safe_text_line (text ? text : "");
 }
 
-/* A session's state in the window's word: a run that ended short (its
- * budget, a cancel) is "stopped", as the session list says "Stopped"; it
- * said "idle" here (tried as a new user would).  One at rest with every
- * step of its plan done is "done", as its Overview card says "Done" and
- * its row shows a tick; it said "idle" there too.  One whose unfinished
- * work has not changed for the Overview's minutes is "stalled", its card's
- * "Stalled"; it said "idle".  --json keeps the stored status, which
- * scripts read. */
+/* A session's state in the window's word (pd_session_info_get_shown_state());
+ * --json keeps the stored status, which scripts read. */
 static const char *
 state_word (const PdSessionInfo *info)
 {
-  gint64 now = g_get_real_time ();
-  const char *state;
-
-  if (pd_session_info_stopped_short (info))
-    return "stopped";
-  if (pd_session_info_is_stalled (info, now))
-    return "stalled";
-  state = pd_session_info_get_state (info, now);
-  if (g_strcmp0 (state, "idle") == 0 && info->plan_total > 0 && info->plan_done == info->plan_total)
-    return "done";
-  return state;
+  return pd_session_info_get_shown_state (info, g_get_real_time ());
 }
 
 /* Titles: one line, bounded, and safe. */
@@ -524,11 +508,6 @@ pd_agent_sessions_main (int    argc,
       /* Shown as one safe line: an argument is not always typed by hand. */
       g_autofree char *shown_id = pd_safe_text_line (argv[2]);
 
-      if (strcmp (command, "show") != 0 && strcmp (command, "export") != 0)
-        {
-          fprintf (stderr, _("plandeck-agent sessions: “%s” is not a session id (YYYYMMDD- and 32 hex digits)\n"), shown_id);
-          return 2;
-        }
       if (!pd_agent_id_like (argv[2]))
         {
           fprintf (stderr, _("plandeck-agent sessions: “%s” is not a session id (YYYYMMDD- and 32 hex digits, its first 8 or more characters, or the agent’s own session id)\n"),
@@ -551,12 +530,23 @@ pd_agent_sessions_main (int    argc,
         return 2;
       return strcmp (command, "show") == 0 ? sessions_show (store, id, as_json) : sessions_export (store, id);
     }
+  /* rm and restore too, as show does: the id a user has is often the one
+   * the agent's resume line shows (tried as a new user would).  A prefix
+   * naming several sessions is refused with their ids. */
   if (strcmp (command, "rm") == 0)
-    return sessions_rm (store, argv[2]);
+    {
+      g_autofree char *id = pd_agent_resolve_session_id (store, argv[2], "sessions rm");
+
+      return id == NULL ? 2 : sessions_rm (store, id);
+    }
   if (strcmp (command, "removed") == 0)
     return sessions_removed (store, as_json);
   if (strcmp (command, "restore") == 0)
-    return sessions_restore (store, argv[2]);
+    {
+      g_autofree char *id = pd_agent_resolve_removed_session_id (store, argv[2], "sessions restore");
+
+      return id == NULL ? 2 : sessions_restore (store, id);
+    }
 
   fprintf (stderr, _("plandeck-agent sessions: unknown command “%s” (want list, removed, show, export, rm or restore)\n"),
            command);

@@ -11,6 +11,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "pd-json.h"
 #include "pd-json-util.h"
 #include "pd-remote-records-private.h"
 
@@ -202,7 +203,8 @@ _pd_remote_plan_from_json (JsonObject  *object,
       for (guint j = 0; checks && j < json_array_get_length (checks) && step->checks->len < PD_REMOTE_PLAN_MAX_CHECKS; j++)
         {
           JsonObject *c = pd_json_array_get_object (checks, j);
-          g_autofree char *check_id = NULL, *description = NULL, *tool = NULL;
+          g_autofree char *check_id = NULL, *description = NULL, *tool = NULL, *canonical = NULL;
+          JsonNode *arguments;
           PdPlanCheck *check;
 
           if (c == NULL || pd_json_get_string (c, "id") == NULL)
@@ -211,9 +213,16 @@ _pd_remote_plan_from_json (JsonObject  *object,
           description = bounded_text (pd_json_get_string (c, "description") ? pd_json_get_string (c, "description") : "",
                                       PD_PLAN_MAX_PERSISTED_DESC_CHARS);
           tool = bounded_text (pd_json_get_string (c, "tool") ? pd_json_get_string (c, "tool") : "", PD_PLAN_MAX_CHECK_TOOL_CHARS);
-          check = pd_plan_check_new (check_id, description, tool, "{}");
+          arguments = json_object_get_member (c, "arguments");
+          if (arguments != NULL && JSON_NODE_HOLDS_OBJECT (arguments))
+            canonical = pd_json_canonicalize_object (arguments, NULL);
+          /* An endpoint's text, bounded as a check's own arguments are. */
+          if (canonical != NULL && strlen (canonical) > PD_PLAN_MAX_CHECK_ARGS_BYTES)
+            g_clear_pointer (&canonical, g_free);
+          check = pd_plan_check_new (check_id, description, tool, canonical != NULL ? canonical : "{}");
           if (!pd_plan_check_status_from_string (pd_json_get_string (c, "status"), &check->status))
             check->status = PD_PLAN_CHECK_PENDING;
+          check->call_id = bounded_text (pd_json_get_string (c, "call_id"), PD_PLAN_MAX_CALL_ID_CHARS);
           g_ptr_array_add (step->checks, check);
         }
       g_ptr_array_add (state->steps, step);

@@ -65,6 +65,19 @@ _pd_server_plan_object (const char        *session_id,
               json_object_set_string_member (c, "description", check->description ? check->description : "");
               json_object_set_string_member (c, "tool", check->tool ? check->tool : "");
               json_object_set_string_member (c, "status", pd_plan_check_status_to_string (check->status));
+              /* odek's PlanCheck carries them: a remote window said a check
+               * had no arguments and no evidence (tried as a new user would). */
+              if (check->arguments != NULL)
+                {
+                  JsonNode *arguments = json_from_string (check->arguments, NULL);
+
+                  if (arguments != NULL && JSON_NODE_HOLDS_OBJECT (arguments))
+                    json_object_set_member (c, "arguments", arguments);
+                  else if (arguments != NULL)
+                    json_node_unref (arguments);
+                }
+              if (check->call_id != NULL)
+                json_object_set_string_member (c, "call_id", check->call_id);
               json_array_add_object_element (checks, c);
             }
           json_object_set_array_member (row, "checks", checks);

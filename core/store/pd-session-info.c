@@ -266,6 +266,38 @@ pd_session_info_get_state (const PdSessionInfo *self,
   return pd_session_status_to_string (self->status);
 }
 
+/**
+ * pd_session_info_get_shown_state:
+ * @now: unix µs
+ *
+ * The session's state in the words every page says it: a run that ended
+ * short (a budget, a cancel) "stopped", as the list's "Stopped"; unfinished
+ * work unchanged for the Overview's minutes "stalled", its card's
+ * "Stalled"; at rest with every step of its plan done "done", as the card's
+ * "Done" and the row's tick; else pd_session_info_get_state().  The CLI's
+ * table said "stalled" where the list's row told a screen reader "Idle"
+ * (tried as a new user would).
+ *
+ * Returns: "stopped", "stalled", "done", "working" or the stored status
+ */
+const char *
+pd_session_info_get_shown_state (const PdSessionInfo *self,
+                                 gint64               now)
+{
+  const char *state;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (pd_session_info_stopped_short (self))
+    return "stopped";
+  if (pd_session_info_is_stalled (self, now))
+    return "stalled";
+  state = pd_session_info_get_state (self, now);
+  if (g_strcmp0 (state, "idle") == 0 && self->plan_total > 0 && self->plan_done == self->plan_total)
+    return "done";
+  return state;
+}
+
 void
 pd_session_info_free (PdSessionInfo *self)
 {

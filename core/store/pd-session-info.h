@@ -101,6 +101,8 @@ gboolean       pd_session_info_is_stalled  (const PdSessionInfo *self,
 gboolean       pd_session_info_stopped_short (const PdSessionInfo *self);
 const char    *pd_session_info_get_state   (const PdSessionInfo *self,
                                             gint64               now);
+const char    *pd_session_info_get_shown_state (const PdSessionInfo *self,
+                                                gint64               now);
 char          *pd_session_time_to_string (gint64              unix_usec);
 
 #define PD_TYPE_PLAN_VERSION_INFO (pd_plan_version_info_get_type ())

@@ -207,6 +207,10 @@ test_step_unverified (void)
   assert_contains (description, "“store read”: blocked");
   assert_contains (description, "“lint is clean”: pending");
   assert_contains (description, "Check store read: Blocked");
+  /* Its arguments as words, not JSON read out brace by brace (tried as a
+   * new user would, with a screen reader). */
+  assert_contains (description, "Check lint is clean: Pending, tool shell, with command make lint");
+  g_assert_null (strchr (description, '{'));
   gtk_window_destroy (window);
 
   /* A step not done says no such thing. */
