@@ -51,6 +51,7 @@ struct _Entry
   guint         step_timer;   /* a refetch for the steps held back */
   gint64        step_due;     /* monotonic µs; 0: none held back */
   guint         generation;
+  guint         push_serial;  /* pushes merged so far (a list knows those before it was asked) */
 };
 
 typedef struct

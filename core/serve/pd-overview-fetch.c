@@ -30,6 +30,7 @@ typedef struct
 {
   Entry     *entry;           /* a ref */
   guint      generation;
+  guint      push_serial;     /* the entry's when the list was asked */
   GPtrArray *infos;           /* (element-type PdSessionInfo) the active sessions */
   GPtrArray *steps;           /* per info: char * of the current step, or NULL */
   GArray    *step_read;       /* per info: guint, STEP_READ when the plan was read, | STEP_STARTED */
@@ -88,6 +89,10 @@ _pd_overview_entry_merge (Entry               *entry,
   PdOverviewCard *card = g_hash_table_lookup (entry->cards, info->id);
   gboolean is_new = card == NULL;
   gboolean changed = FALSE, need_moved;
+  /* A list asked before a push and answered after it (a slow endpoint)
+   * holds an older record than the card's: the card keeps the newer one.
+   * It put the card back a version, until the next push. */
+  gboolean older = !is_new && _pd_overview_card_is_newer (card, info);
 
   if (is_new)
     {
@@ -95,11 +100,14 @@ _pd_overview_entry_merge (Entry               *entry,
       _pd_overview_card_set_source_name (card, entry->name);
       g_hash_table_insert (entry->cards, g_strdup (info->id), card);
     }
+  if (pushed)
+    _pd_overview_card_set_pushed_serial (card, entry->push_serial);
   /* A listing's reads were asked before it, a push's with it. */
-  if (step_read && (is_new || pushed))
+  if (step_read && !older && (is_new || pushed))
     _pd_overview_card_mark_step_asked (card, g_get_monotonic_time ());
-  changed |= _pd_overview_card_set_info (card, info);
-  if (step_read)
+  if (!older)
+    changed |= _pd_overview_card_set_info (card, info);
+  if (step_read && !older)
     changed |= _pd_overview_card_set_current_step (card, info->plan_version, step, started, unpassed, failed_check);
   if (run_read)
     changed |= _pd_overview_card_set_remote_run (card, run);
@@ -136,9 +144,12 @@ fetch_merge (Fetch *fetch)
                                 g_ptr_array_index (fetch->failed, i), g_array_index (fetch->run_read, gboolean, i), g_ptr_array_index (fetch->runs, i), now);
     }
 
+  /* A card pushed since the list was asked may be of a session the list
+   * did not know yet: it stays (a session deleted goes at the next list). */
   g_hash_table_iter_init (&iter, entry->cards);
   while (g_hash_table_iter_next (&iter, NULL, &value))
-    if (!g_hash_table_contains (seen, pd_overview_card_get_session_id (value)))
+    if (!g_hash_table_contains (seen, pd_overview_card_get_session_id (value)) &&
+        _pd_overview_card_get_pushed_serial (value) <= fetch->push_serial)
       g_ptr_array_add (gone, value);
   for (guint i = 0; i < gone->len; i++)
     _pd_overview_entry_remove_card (entry, g_ptr_array_index (gone, i));
@@ -278,6 +289,10 @@ on_sessions_listed (GObject      *object,
       const PdSessionInfo *info = g_ptr_array_index (fetch->infos, i);
       PdOverviewCard *card = g_hash_table_lookup (entry->cards, info->id);
 
+      /* An older record than the card's (a list answered late) is not
+       * merged: nothing to read for it. */
+      if (card != NULL && _pd_overview_card_is_newer (card, info))
+        continue;
       /* A plan all done is read once per version too: its checks. */
       if (card == NULL ? info->plan_total > 0 : _pd_overview_card_needs_plan (card, info))
         {
@@ -315,6 +330,7 @@ _pd_overview_entry_start_fetch (Entry *entry)
   entry->overview->refetches++;
   fetch->entry = entry_ref (entry);
   fetch->generation = entry->generation;
+  fetch->push_serial = entry->push_serial;
   pd_source_list_sessions_async (entry->source, NULL, FALSE, 0, PD_SESSION_LIST_MAX_LIMIT,
                                  entry->cancellable, on_sessions_listed, fetch);
 }

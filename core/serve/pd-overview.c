@@ -245,6 +245,7 @@ on_sessions_pushed (PdRemoteSource *source,
 
   if (self == NULL || !entry->answered)
     return;
+  entry->push_serial++;
   for (guint i = 0; i < sessions->len; i++)
     {
       const PdRemotePushedSession *pushed = g_ptr_array_index (sessions, i);
