@@ -1,5 +1,5 @@
 /* test-overview-stale.c: PdOverview never puts a card back to an older
- * state than one it was pushed
+ * state than one it was pushed, and merges a list's answer in parts
  *
  * Real parts: a PdServer on loopback over its session database, followed by
  * a PdRemoteSource (its event stream) in one overview; between them a
@@ -19,6 +19,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-db.h"
+#include "pd-local-source.h"
 #include "pd-overview.h"
 #include "pd-plan.h"
 #include "pd-remote-source.h"
@@ -510,6 +511,82 @@ test_late_list (Fixture       *f,
   g_signal_handlers_disconnect_by_data (b_card, &watch);
 }
 
+typedef struct
+{
+  guint added;      /* cards added in the turn of the loop */
+} Turn;
+
+static void
+on_cards_added (GListModel *model,
+                guint       position,
+                guint       removed,
+                guint       added,
+                Turn       *turn)
+{
+  turn->added += added;
+}
+
+/* A source's list of many active sessions is merged a part at a time, a
+ * turn of the main loop each (a frame may come between): before, the 150
+ * cards came in one dispatch, with all the list's changes (bench-overview:
+ * fifty endpoints' lists answered together held a frame 16–23 ms). */
+static void
+test_merge_in_parts (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pd-overview-parts-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "local.db", NULL);
+  g_autoptr(PdDb) db = pd_db_open (path, PD_DB_CREATE, &error);
+  g_autoptr(PdSessionStore) store = NULL;
+  g_autoptr(GListStore) sources = g_list_store_new (PD_TYPE_SOURCE);
+  g_autoptr(PdLocalSource) local = NULL;
+  g_autoptr(PdOverview) overview = NULL;
+  const char *suffixes[] = { "", "-wal", "-shm" };
+  guint turns = 0, most = 0;
+  gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+
+  g_assert_no_error (error);
+  store = pd_session_store_new (db);
+  for (guint i = 0; i < 150; i++)
+    {
+      g_autofree char *task = g_strdup_printf ("Work %u", i);
+      g_autoptr(PdSessionInfo) info = pd_session_store_create (store, task, "m", "replay", "plandeck", "/tmp", &error);
+
+      g_assert_no_error (error);
+    }
+  local = pd_local_source_new (path, FALSE);
+  g_list_store_append (sources, local);
+  overview = pd_overview_new (G_LIST_MODEL (sources));
+  while (!pd_overview_get_loaded (overview) && g_get_monotonic_time () < deadline)
+    {
+      Turn turn = { 0 };
+      gulong id = g_signal_connect (overview, "items-changed", G_CALLBACK (on_cards_added), &turn);
+
+      g_main_context_iteration (NULL, TRUE);
+      g_signal_handler_disconnect (overview, id);
+      most = MAX (most, turn.added);
+      turns += turn.added > 0;
+    }
+  g_assert_true (pd_overview_get_loaded (overview));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (overview)), ==, 150);
+  g_test_message ("150 cards in %u turns, at most %u in one", turns, most);
+  g_assert_cmpuint (most, <=, 32);
+  g_assert_cmpuint (turns, >=, 5);
+
+  g_clear_object (&overview);
+  g_clear_object (&local);
+  g_clear_object (&store);
+  g_clear_object (&db);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  for (guint j = 0; j < G_N_ELEMENTS (suffixes); j++)
+    {
+      g_autofree char *file = g_strconcat (path, suffixes[j], NULL);
+      g_unlink (file);
+    }
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -517,5 +594,6 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add ("/pd/overview/late-list", Fixture, NULL, fixture_set_up, test_late_list, fixture_tear_down);
+  g_test_add_func ("/pd/overview/merge-in-parts", test_merge_in_parts);
   return g_test_run ();
 }

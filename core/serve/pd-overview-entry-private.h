@@ -25,6 +25,8 @@ struct _PdOverview
   guint       tick;
   guint       refetches;
   gboolean    loaded;
+  GQueue      merges;         /* (element-type Fetch) lists answered, their merge waiting (pd-overview-fetch.c) */
+  guint       merge_idle;
 };
 
 /* One source followed: its cards, its refetch, its state. */
@@ -46,6 +48,7 @@ struct _Entry
   gboolean      pending;
   gboolean      answered;     /* a first refetch has ended */
   gint64        last_start;   /* monotonic µs */
+  gint64        relist_spread; /* µs past PUSHED_RELIST_USEC before its pushes alone have it listed again */
   gint64        stream_seen;  /* its stream at the last listing (pd_remote_source_get_streaming_since()) */
   guint         timer;
   guint         step_timer;   /* a refetch for the steps held back */
@@ -104,6 +107,7 @@ void      _pd_overview_entry_schedule       (Entry               *entry);
 void      _pd_overview_entry_finish_fetch   (Entry               *entry);
 
 /* pd-overview-fetch.c */
+void      _pd_overview_merges_clear         (PdOverview          *self);
 void      _pd_overview_entry_start_fetch    (Entry               *entry);
 void      _pd_overview_entry_merge          (Entry               *entry,
                                              const PdSessionInfo *info,

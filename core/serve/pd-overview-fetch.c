@@ -23,6 +23,10 @@
  * this often.  Read with every listing, it was asked 1.4 times a second. */
 #define RUN_FALLBACK_USEC (5 * G_USEC_PER_SEC)
 
+/* The most sessions merged in one dispatch, and about the most time. */
+#define MERGE_BATCH 32
+#define MERGE_BUDGET_USEC 3000
+
 /* One refetch of one source, and the reads it waits on. */
 enum { STEP_READ = 1, STEP_STARTED = 2 };
 
@@ -31,6 +35,7 @@ typedef struct
   Entry     *entry;           /* a ref */
   guint      generation;
   guint      push_serial;     /* the entry's when the list was asked */
+  guint      merged;          /* infos merged so far */
   GPtrArray *infos;           /* (element-type PdSessionInfo) the active sessions */
   GPtrArray *steps;           /* per info: char * of the current step, or NULL */
   GArray    *step_read;       /* per info: guint, STEP_READ when the plan was read, | STEP_STARTED */
@@ -122,30 +127,44 @@ _pd_overview_entry_merge (Entry               *entry,
     _pd_overview_card_changed (self, card, need_moved);
 }
 
-/* The merge: the one part of a refetch done on the main context. */
-static void
-fetch_merge (Fetch *fetch)
+/* The merge: the one part of a refetch done on the main context, in
+ * parts of at most MERGE_BATCH sessions (and about MERGE_BUDGET_USEC) a
+ * dispatch, at idle priority, below the frames': a source's list of 200
+ * sessions, or fifty sources' lists come back together, no longer hold a
+ * frame.  The fetches wait in the order their answers came; the source's
+ * refetch is in flight until its merge ends (no other list overlaps it). */
+static gboolean
+fetch_merge_part (Fetch  *fetch,
+                  guint  *budget,
+                  gint64  deadline)
 {
   Entry *entry = fetch->entry;
-  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autoptr(GPtrArray) gone = g_ptr_array_new ();
+  g_autoptr(GHashTable) seen = NULL;
+  g_autoptr(GPtrArray) gone = NULL;
   gint64 now = g_get_real_time ();
   GHashTableIter iter;
   gpointer value;
 
-  for (guint i = 0; i < fetch->infos->len; i++)
+  for (; fetch->merged < fetch->infos->len; fetch->merged++)
     {
-      const PdSessionInfo *info = g_ptr_array_index (fetch->infos, i);
+      guint i = fetch->merged;
 
-      g_hash_table_add (seen, info->id);
-      _pd_overview_entry_merge (entry, info, FALSE, g_array_index (fetch->step_read, guint, i) & STEP_READ,
+      if (*budget == 0 || g_get_monotonic_time () > deadline)
+        return FALSE;
+      (*budget)--;
+      _pd_overview_entry_merge (entry, g_ptr_array_index (fetch->infos, i), FALSE,
+                                g_array_index (fetch->step_read, guint, i) & STEP_READ,
                                 g_ptr_array_index (fetch->steps, i), g_array_index (fetch->step_read, guint, i) & STEP_STARTED,
-                                g_array_index (fetch->unpassed, guint, i),
-                                g_ptr_array_index (fetch->failed, i), g_array_index (fetch->run_read, gboolean, i), g_ptr_array_index (fetch->runs, i), now);
+                                g_array_index (fetch->unpassed, guint, i), g_ptr_array_index (fetch->failed, i),
+                                g_array_index (fetch->run_read, gboolean, i), g_ptr_array_index (fetch->runs, i), now);
     }
 
   /* A card pushed since the list was asked may be of a session the list
    * did not know yet: it stays (a session deleted goes at the next list). */
+  seen = g_hash_table_new (g_str_hash, g_str_equal);
+  gone = g_ptr_array_new ();
+  for (guint i = 0; i < fetch->infos->len; i++)
+    g_hash_table_add (seen, ((PdSessionInfo *) g_ptr_array_index (fetch->infos, i))->id);
   g_hash_table_iter_init (&iter, entry->cards);
   while (g_hash_table_iter_next (&iter, NULL, &value))
     if (!g_hash_table_contains (seen, pd_overview_card_get_session_id (value)) &&
@@ -155,20 +174,56 @@ fetch_merge (Fetch *fetch)
     _pd_overview_entry_remove_card (entry, g_ptr_array_index (gone, i));
 
   g_clear_pointer (&entry->error, g_free);
+  return TRUE;
+}
+
+static gboolean
+on_merge_idle (gpointer data)
+{
+  PdOverview *self = data;
+  guint budget = MERGE_BATCH;
+  gint64 deadline = g_get_monotonic_time () + MERGE_BUDGET_USEC;
+  Fetch *fetch;
+
+  while (budget > 0 && (fetch = g_queue_peek_head (&self->merges)) != NULL)
+    {
+      if (fetch_is_current (fetch))
+        {
+          if (!fetch_merge_part (fetch, &budget, deadline))
+            break;
+          _pd_overview_entry_finish_fetch (fetch->entry);
+        }
+      fetch_free (g_queue_pop_head (&self->merges));
+    }
+  if (!g_queue_is_empty (&self->merges))
+    return G_SOURCE_CONTINUE;
+  self->merge_idle = 0;
+  return G_SOURCE_REMOVE;
+}
+
+void
+_pd_overview_merges_clear (PdOverview *self)
+{
+  g_clear_handle_id (&self->merge_idle, g_source_remove);
+  g_queue_clear_full (&self->merges, (GDestroyNotify) fetch_free);
 }
 
 static void
 fetch_part_done (Fetch *fetch)
 {
+  PdOverview *self = fetch->entry->overview;
+
   g_assert (fetch->outstanding > 0);
   if (--fetch->outstanding > 0)
     return;
-  if (fetch_is_current (fetch))
+  if (!fetch_is_current (fetch))
     {
-      fetch_merge (fetch);
-      _pd_overview_entry_finish_fetch (fetch->entry);
+      fetch_free (fetch);
+      return;
     }
-  fetch_free (fetch);
+  g_queue_push_tail (&self->merges, fetch);
+  if (self->merge_idle == 0)
+    self->merge_idle = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, on_merge_idle, self, NULL);
 }
 
 static void
