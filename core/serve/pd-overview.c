@@ -228,12 +228,16 @@ static void
 on_source_changed (PdSource *source,
                    Entry    *entry)
 {
-  /* A push merged already: no list, unless one is long due. */
+  /* A push merged already: no list, unless one is long due.  A list on
+   * its way (or its merge waiting) answers for it too: a list again after
+   * it for each push that came meanwhile made a chain of lists, one more
+   * each time the merge waited on the frames. */
   if (entry->push_merged)
     {
       entry->push_merged = FALSE;
-      if (entry->answered && !entry->in_flight &&
-          g_get_monotonic_time () - entry->last_start < PUSHED_RELIST_USEC + entry->relist_spread)
+      if (entry->answered &&
+          (entry->in_flight ||
+           g_get_monotonic_time () - entry->last_start < PUSHED_RELIST_USEC + entry->relist_spread))
         return;
       entry->relist_spread = g_random_int_range (0, PUSHED_RELIST_SPREAD_USEC);
     }
