@@ -94,10 +94,6 @@ _pd_overview_entry_merge (Entry               *entry,
   PdOverviewCard *card = g_hash_table_lookup (entry->cards, info->id);
   gboolean is_new = card == NULL;
   gboolean changed = FALSE, need_moved;
-  /* A list asked before a push and answered after it (a slow endpoint)
-   * holds an older record than the card's: the card keeps the newer one.
-   * It put the card back a version, until the next push. */
-  gboolean older = !is_new && _pd_overview_card_is_newer (card, info);
 
   if (is_new)
     {
@@ -108,11 +104,10 @@ _pd_overview_entry_merge (Entry               *entry,
   if (pushed)
     _pd_overview_card_set_pushed_serial (card, entry->push_serial);
   /* A listing's reads were asked before it, a push's with it. */
-  if (step_read && !older && (is_new || pushed))
+  if (step_read && (is_new || pushed))
     _pd_overview_card_mark_step_asked (card, g_get_monotonic_time ());
-  if (!older)
-    changed |= _pd_overview_card_set_info (card, info);
-  if (step_read && !older)
+  changed |= _pd_overview_card_set_info (card, info);
+  if (step_read)
     changed |= _pd_overview_card_set_current_step (card, info->plan_version, step, started, unpassed, failed_check);
   if (run_read)
     changed |= _pd_overview_card_set_remote_run (card, run);
@@ -125,6 +120,20 @@ _pd_overview_entry_merge (Entry               *entry,
     _pd_overview_insert_card (self, card);
   else if (changed || need_moved)
     _pd_overview_card_changed (self, card, need_moved);
+}
+
+/* Whether @card was pushed a newer record than @info since @fetch's list
+ * was asked: a list answered after a push (a slow endpoint) would put the
+ * card back a version until the next push.  Only then: a record's time is
+ * the endpoint's, and a card dated ahead (a clock set back, a transcript
+ * of 2099) must still follow its lists. */
+static gboolean
+fetch_is_older (Fetch               *fetch,
+                PdOverviewCard      *card,
+                const PdSessionInfo *info)
+{
+  return card != NULL && _pd_overview_card_get_pushed_serial (card) > fetch->push_serial &&
+         _pd_overview_card_is_newer (card, info);
 }
 
 /* The merge: the one part of a refetch done on the main context, in
@@ -149,10 +158,14 @@ fetch_merge_part (Fetch  *fetch,
     {
       guint i = fetch->merged;
 
+      const PdSessionInfo *info = g_ptr_array_index (fetch->infos, i);
+
       if (*budget == 0 || g_get_monotonic_time () > deadline)
         return FALSE;
       (*budget)--;
-      _pd_overview_entry_merge (entry, g_ptr_array_index (fetch->infos, i), FALSE,
+      if (fetch_is_older (fetch, g_hash_table_lookup (entry->cards, info->id), info))
+        continue;
+      _pd_overview_entry_merge (entry, info, FALSE,
                                 g_array_index (fetch->step_read, guint, i) & STEP_READ,
                                 g_ptr_array_index (fetch->steps, i), g_array_index (fetch->step_read, guint, i) & STEP_STARTED,
                                 g_array_index (fetch->unpassed, guint, i), g_ptr_array_index (fetch->failed, i),
@@ -344,9 +357,9 @@ on_sessions_listed (GObject      *object,
       const PdSessionInfo *info = g_ptr_array_index (fetch->infos, i);
       PdOverviewCard *card = g_hash_table_lookup (entry->cards, info->id);
 
-      /* An older record than the card's (a list answered late) is not
+      /* An older record than a push gave since the list was asked is not
        * merged: nothing to read for it. */
-      if (card != NULL && _pd_overview_card_is_newer (card, info))
+      if (fetch_is_older (fetch, card, info))
         continue;
       /* A plan all done is read once per version too: its checks. */
       if (card == NULL ? info->plan_total > 0 : _pd_overview_card_needs_plan (card, info))
