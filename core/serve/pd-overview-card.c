@@ -47,6 +47,7 @@ struct _PdOverviewCard
   gint64           need_since;       /* unix µs: changed_at when it came to its need */
   gboolean         need_known;
   PdOverviewNeed   need;
+  guint            pushed_serial;    /* its overview's serial of pushes when one last came to it */
   PdRemoteRun     *remote_run;       /* (nullable) a remote run waiting on a question */
   gint64           run_asked_at;     /* monotonic µs: its run last asked for (GET /api/runs); 0 never */
   gboolean         run_stale;        /* an event said its run moved since */
@@ -235,6 +236,30 @@ void
 _pd_overview_card_mark_run_stale (PdOverviewCard *self)
 {
   self->run_stale = TRUE;
+}
+
+/* Whether @info (a listing, a push) is older than what the card shows: a
+ * list asked before a push and answered after it.  The endpoint's own time
+ * of the session's last change orders them; the same time is the same
+ * record. */
+gboolean
+_pd_overview_card_is_newer (PdOverviewCard      *self,
+                            const PdSessionInfo *info)
+{
+  return info->updated_at < self->changed_at;
+}
+
+void
+_pd_overview_card_set_pushed_serial (PdOverviewCard *self,
+                                     guint           serial)
+{
+  self->pushed_serial = serial;
+}
+
+guint
+_pd_overview_card_get_pushed_serial (PdOverviewCard *self)
+{
+  return self->pushed_serial;
 }
 
 gboolean

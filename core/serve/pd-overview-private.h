@@ -47,6 +47,13 @@ gboolean        _pd_overview_card_run_due          (PdOverviewCard       *self,
 void            _pd_overview_card_mark_run_asked   (PdOverviewCard       *self,
                                                     gint64                now);
 void            _pd_overview_card_mark_run_stale   (PdOverviewCard       *self);
+/* A list answered after a push must not put its card back (issue 21). */
+gboolean        _pd_overview_card_is_newer         (PdOverviewCard       *self,
+                                                    const PdSessionInfo  *info);
+/* The overview's count of pushes when one last came to the card. */
+void            _pd_overview_card_set_pushed_serial (PdOverviewCard    *self,
+                                                     guint              serial);
+guint           _pd_overview_card_get_pushed_serial (PdOverviewCard    *self);
 int             _pd_overview_card_compare          (PdOverviewCard       *a,
                                                     PdOverviewCard       *b);
 void            _pd_overview_card_emit_changed     (PdOverviewCard       *self);

@@ -8,102 +8,22 @@
 #include "config.h"
 
 #include "pd-event.h"
-#include "pd-overview-private.h"
+#include "pd-overview-entry-private.h"
 #include "pd-remote-source.h"
 #include "pd-source-list.h"
 
 /* How often cards are looked at again for what time alone changes: a
  * card that stalls, a session no longer active. */
 #define TICK_SECONDS 30
-/* A card's current step (its plan) is read at once when its counts (X/Y,
- * blocked, which come with every listing) move, else at most this often
- * (a version with the same counts seldom moves the current step: a step
- * put back to pending, a title edited).  With 500 sessions writing a plan
- * version every second, reading every version's plan was most of the work
- * (bench-overview: 13 % of a core at 5 s). */
-#define STEP_INTERVAL_USEC (60 * G_USEC_PER_SEC)
 /* An endpoint that pushes what changed (PdRemoteSource::sessions-pushed)
- * is listed again at most this often on its pushes alone. */
+ * is listed again at most this often on its pushes alone, plus a spread
+ * drawn for each source at each listing: sources added together (every
+ * endpoint at start-up) were listed again in the same instant, minute after
+ * minute, their 50 answers in one turn of the main loop before a frame
+ * (bench-overview: a gap of 16–23 ms between frames, dispatches of 16–19
+ * ms under load). */
 #define PUSHED_RELIST_USEC (60 * G_USEC_PER_SEC)
-/* A running session's run (its question: GET /api/runs) is read as it
- * starts, when the stream tells of its question asked or answered, while
- * no stream tells (odek; one opened since: what it missed), else at most
- * this often.  Read with every listing, it was asked 1.4 times a second. */
-#define RUN_FALLBACK_USEC (5 * G_USEC_PER_SEC)
-
-typedef struct _Entry Entry;
-
-struct _PdOverview
-{
-  GObject     parent_instance;
-
-  GListModel *sources;
-  GPtrArray  *entries;        /* (element-type Entry), in the order of sources */
-  GPtrArray  *cards;          /* (element-type PdOverviewCard), sorted by need */
-  guint       active_minutes;
-  guint       stalled_minutes;
-  guint       min_interval_ms;
-  guint       tick;
-  guint       refetches;
-  gboolean    loaded;
-};
-
-/* One source followed: its cards, its refetch, its state. */
-struct _Entry
-{
-  PdOverview   *overview;     /* (nullable) unset once the source is gone */
-  PdSource     *source;
-  char         *name;         /* (nullable) its name in a PdSourceList of sources */
-  gulong        changed_id;
-  gulong        state_id;
-  gulong        pushed_id;
-  gulong        event_id;
-  gboolean      push_merged;  /* the ::changed that follows a push is for others */
-  GCancellable *cancellable;
-  GHashTable   *cards;        /* session id → PdOverviewCard (a ref) */
-  GHashTable   *approvals;    /* session id → LocalApproval: runs of this window waiting */
-  char         *error;        /* (nullable) the source's last failure */
-  gboolean      in_flight;
-  gboolean      pending;
-  gboolean      answered;     /* a first refetch has ended */
-  gint64        last_start;   /* monotonic µs */
-  gint64        stream_seen;  /* its stream at the last listing (pd_remote_source_get_streaming_since()) */
-  guint         timer;
-  guint         step_timer;   /* a refetch for the steps held back */
-  gint64        step_due;     /* monotonic µs; 0: none held back */
-  guint         generation;
-};
-
-typedef struct
-{
-  char  *tool;
-  char  *command;
-  char  *preview;
-  guint  serial;
-} LocalApproval;
-
-/* One refetch of one source, and the reads it waits on. */
-enum { STEP_READ = 1, STEP_STARTED = 2 };
-
-typedef struct
-{
-  Entry     *entry;           /* a ref */
-  guint      generation;
-  GPtrArray *infos;           /* (element-type PdSessionInfo) the active sessions */
-  GPtrArray *steps;           /* per info: char * of the current step, or NULL */
-  GArray    *step_read;       /* per info: guint, STEP_READ when the plan was read, | STEP_STARTED */
-  GArray    *unpassed;        /* per info: guint, its checks not passed */
-  GPtrArray *failed;          /* per info: char * of a failed check, or NULL */
-  GPtrArray *runs;            /* per info: PdRemoteRun *, or NULL */
-  GArray    *run_read;        /* per info: gboolean, the runs were asked */
-  guint      outstanding;
-} Fetch;
-
-typedef struct
-{
-  Fetch *fetch;
-  guint  index;
-} FetchPart;
+#define PUSHED_RELIST_SPREAD_USEC (30 * G_USEC_PER_SEC)
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (PdOverview, pd_overview, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, _pd_overview_cards_model_init))
@@ -120,8 +40,6 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
-static void entry_schedule (Entry *entry);
-
 /* --- entries -------------------------------------------------------------- */
 
 static void
@@ -135,14 +53,8 @@ local_approval_free (gpointer data)
   g_free (approval);
 }
 
-static Entry *
-entry_ref (Entry *entry)
-{
-  return g_rc_box_acquire (entry);
-}
-
-static void
-entry_clear (gpointer data)
+void
+_pd_overview_entry_clear (gpointer data)
 {
   Entry *entry = data;
 
@@ -154,25 +66,11 @@ entry_clear (gpointer data)
   g_clear_pointer (&entry->error, g_free);
 }
 
-static void
-entry_unref (Entry *entry)
-{
-  g_rc_box_release_full (entry, entry_clear);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Entry, entry_unref)
-
-static gint64
-stalled_usec (PdOverview *self)
-{
-  return (gint64) self->stalled_minutes * 60 * G_USEC_PER_SEC;
-}
-
 /* --- the sorted list (pd-overview-cards.c) ------------------------------ */
 
-static void
-insert_card (PdOverview     *self,
-             PdOverviewCard *card)
+void
+_pd_overview_insert_card (PdOverview     *self,
+                          PdOverviewCard *card)
 {
   _pd_overview_cards_insert (G_LIST_MODEL (self), self->cards, card);
 }
@@ -186,19 +84,19 @@ remove_card (PdOverview     *self,
 
 /* Placed again when its need moved; a change that leaves its need leaves
  * its place (_pd_overview_card_compare()). */
-static void
-card_changed (PdOverview     *self,
-              PdOverviewCard *card,
-              gboolean        need_moved)
+void
+_pd_overview_card_changed (PdOverview     *self,
+                           PdOverviewCard *card,
+                           gboolean        need_moved)
 {
   if (need_moved)
     _pd_overview_cards_place (G_LIST_MODEL (self), self->cards, card);
   _pd_overview_card_emit_changed (card);
 }
 
-static gboolean
-apply_local_approval (Entry          *entry,
-                      PdOverviewCard *card)
+gboolean
+_pd_overview_entry_apply_approval (Entry          *entry,
+                                   PdOverviewCard *card)
 {
   LocalApproval *approval = g_hash_table_lookup (entry->approvals,
                                                  pd_overview_card_get_session_id (card));
@@ -209,9 +107,9 @@ apply_local_approval (Entry          *entry,
                                                approval->serial);
 }
 
-static void
-entry_set_error (Entry      *entry,
-                 const char *message)
+void
+_pd_overview_entry_set_error (Entry      *entry,
+                              const char *message)
 {
   GHashTableIter iter;
   gpointer value;
@@ -226,43 +124,19 @@ entry_set_error (Entry      *entry,
       _pd_overview_card_emit_changed (value);
 }
 
-static void
-entry_remove_card (Entry          *entry,
-                   PdOverviewCard *card)
+void
+_pd_overview_entry_remove_card (Entry          *entry,
+                                PdOverviewCard *card)
 {
   remove_card (entry->overview, card);
   g_hash_table_remove (entry->cards, pd_overview_card_get_session_id (card));
 }
 
-/* --- the refetch --------------------------------------------------------- */
-
-static void
-fetch_free (Fetch *fetch)
-{
-  g_clear_pointer (&fetch->entry, entry_unref);
-  g_clear_pointer (&fetch->infos, g_ptr_array_unref);
-  g_clear_pointer (&fetch->steps, g_ptr_array_unref);
-  g_clear_pointer (&fetch->step_read, g_array_unref);
-  g_clear_pointer (&fetch->unpassed, g_array_unref);
-  g_clear_pointer (&fetch->failed, g_ptr_array_unref);
-  g_clear_pointer (&fetch->runs, g_ptr_array_unref);
-  g_clear_pointer (&fetch->run_read, g_array_unref);
-  g_free (fetch);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Fetch, fetch_free)
-
-static gboolean
-fetch_is_current (Fetch *fetch)
-{
-  return fetch->entry->overview != NULL && fetch->generation == fetch->entry->generation;
-}
-
-static gboolean
-is_active (PdOverview          *self,
-           Entry               *entry,
-           const PdSessionInfo *info,
-           gint64               now)
+gboolean
+_pd_overview_is_active (PdOverview          *self,
+                        Entry               *entry,
+                        const PdSessionInfo *info,
+                        gint64               now)
 {
   gint64 window = (gint64) self->active_minutes * 60 * G_USEC_PER_SEC;
 
@@ -280,12 +154,12 @@ on_step_timer (gpointer data)
   Entry *entry = data;
 
   entry->step_timer = 0;
-  entry_schedule (entry);
+  _pd_overview_entry_schedule (entry);
   return G_SOURCE_REMOVE;
 }
 
-static void
-entry_finish_fetch (Entry *entry)
+void
+_pd_overview_entry_finish_fetch (Entry *entry)
 {
   PdOverview *self = entry->overview;
 
@@ -315,257 +189,8 @@ entry_finish_fetch (Entry *entry)
   if (entry->pending)
     {
       entry->pending = FALSE;
-      entry_schedule (entry);
+      _pd_overview_entry_schedule (entry);
     }
-}
-
-/* One session as listed (or @pushed) into its card, made when new. */
-static void
-merge_session (Entry               *entry,
-               const PdSessionInfo *info,
-               gboolean             pushed,
-               gboolean             step_read,
-               const char          *step,
-               gboolean             started,
-               guint                unpassed,
-               const char          *failed_check,
-               gboolean             run_read,
-               const PdRemoteRun   *run,
-               gint64               now)
-{
-  PdOverview *self = entry->overview;
-  PdOverviewCard *card = g_hash_table_lookup (entry->cards, info->id);
-  gboolean is_new = card == NULL;
-  gboolean changed = FALSE, need_moved;
-
-  if (is_new)
-    {
-      card = _pd_overview_card_new (entry->source, info->id);
-      _pd_overview_card_set_source_name (card, entry->name);
-      g_hash_table_insert (entry->cards, g_strdup (info->id), card);
-    }
-  /* A listing's reads were asked before it, a push's with it. */
-  if (step_read && (is_new || pushed))
-    _pd_overview_card_mark_step_asked (card, g_get_monotonic_time ());
-  changed |= _pd_overview_card_set_info (card, info);
-  if (step_read)
-    changed |= _pd_overview_card_set_current_step (card, info->plan_version, step, started, unpassed, failed_check);
-  if (run_read)
-    changed |= _pd_overview_card_set_remote_run (card, run);
-  if (run_read && is_new)
-    _pd_overview_card_mark_run_asked (card, g_get_monotonic_time ());
-  changed |= _pd_overview_card_set_source_error (card, NULL);
-  changed |= apply_local_approval (entry, card);
-  need_moved = _pd_overview_card_update_need (card, now, stalled_usec (self));
-  if (is_new)
-    insert_card (self, card);
-  else if (changed || need_moved)
-    card_changed (self, card, need_moved);
-}
-
-/* The merge: the one part of a refetch done on the main context. */
-static void
-fetch_merge (Fetch *fetch)
-{
-  Entry *entry = fetch->entry;
-  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autoptr(GPtrArray) gone = g_ptr_array_new ();
-  gint64 now = g_get_real_time ();
-  GHashTableIter iter;
-  gpointer value;
-
-  for (guint i = 0; i < fetch->infos->len; i++)
-    {
-      const PdSessionInfo *info = g_ptr_array_index (fetch->infos, i);
-
-      g_hash_table_add (seen, info->id);
-      merge_session (entry, info, FALSE, g_array_index (fetch->step_read, guint, i) & STEP_READ,
-                     g_ptr_array_index (fetch->steps, i), g_array_index (fetch->step_read, guint, i) & STEP_STARTED,
-                     g_array_index (fetch->unpassed, guint, i),
-                     g_ptr_array_index (fetch->failed, i), g_array_index (fetch->run_read, gboolean, i), g_ptr_array_index (fetch->runs, i), now);
-    }
-
-  g_hash_table_iter_init (&iter, entry->cards);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
-    if (!g_hash_table_contains (seen, pd_overview_card_get_session_id (value)))
-      g_ptr_array_add (gone, value);
-  for (guint i = 0; i < gone->len; i++)
-    entry_remove_card (entry, g_ptr_array_index (gone, i));
-
-  g_clear_pointer (&entry->error, g_free);
-}
-
-static void
-fetch_part_done (Fetch *fetch)
-{
-  g_assert (fetch->outstanding > 0);
-  if (--fetch->outstanding > 0)
-    return;
-  if (fetch_is_current (fetch))
-    {
-      fetch_merge (fetch);
-      entry_finish_fetch (fetch->entry);
-    }
-  fetch_free (fetch);
-}
-
-static void
-on_plan_read (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  FetchPart *part = user_data;
-  Fetch *fetch = part->fetch;
-  g_autoptr(PdPlanState) plan = NULL;
-  g_autoptr(GError) error = NULL;
-
-  /* A plan that cannot be read leaves the step unknown, not the card. */
-  if (pd_source_get_plan_finish (PD_SOURCE (object), result, &plan, &error))
-    {
-      g_ptr_array_index (fetch->steps, part->index) = g_strdup (pd_plan_state_current_step_title (plan));
-      g_ptr_array_index (fetch->failed, part->index) = g_strdup (pd_plan_state_failed_check_name (plan));
-      g_array_index (fetch->unpassed, guint, part->index) = plan != NULL ? pd_plan_state_count_unpassed_checks (plan) : 0;
-      g_array_index (fetch->step_read, guint, part->index) =
-        STEP_READ | (pd_plan_state_current_step_started (plan) ? STEP_STARTED : 0);
-    }
-  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    g_debug ("The plan of %s: %s", ((PdSessionInfo *) g_ptr_array_index (fetch->infos, part->index))->id,
-             error->message);
-  g_free (part);
-  fetch_part_done (fetch);
-}
-
-static void
-on_run_found (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  FetchPart *part = user_data;
-  Fetch *fetch = part->fetch;
-  g_autoptr(GError) error = NULL;
-  PdRemoteRun *run = pd_remote_source_find_run_finish (PD_REMOTE_SOURCE (object), result, &error);
-
-  if (error == NULL)
-    {
-      g_ptr_array_index (fetch->runs, part->index) = run;
-      g_array_index (fetch->run_read, gboolean, part->index) = TRUE;
-    }
-  g_free (part);
-  fetch_part_done (fetch);
-}
-
-static void
-fetch_read (Fetch    *fetch,
-            guint     index,
-            gboolean  run)
-{
-  FetchPart *part = g_new0 (FetchPart, 1);
-  Entry *entry = fetch->entry;
-  const PdSessionInfo *info = g_ptr_array_index (fetch->infos, index);
-
-  part->fetch = fetch;
-  part->index = index;
-  fetch->outstanding++;
-  if (run)
-    pd_remote_source_find_run_async (PD_REMOTE_SOURCE (entry->source), info->id, entry->cancellable,
-                                     on_run_found, part);
-  else
-    pd_source_get_plan_async (entry->source, info->id, entry->cancellable, on_plan_read, part);
-}
-
-static void
-on_sessions_listed (GObject      *object,
-                    GAsyncResult *result,
-                    gpointer      user_data)
-{
-  g_autoptr(Fetch) fetch = user_data;
-  Entry *entry = fetch->entry;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PdSessionPage) page = pd_source_list_sessions_finish (PD_SOURCE (object), result, &error);
-  gint64 now, monotonic, stream_since = 0;
-
-  if (!fetch_is_current (fetch))
-    return;
-  if (page == NULL)
-    {
-      /* Its cards stay as they were, with the source's error. */
-      entry_set_error (entry, error->message);
-      entry_finish_fetch (entry);
-      return;
-    }
-
-  now = g_get_real_time ();
-  fetch->infos = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_session_info_free);
-  for (guint i = 0; i < page->sessions->len; i++)
-    {
-      PdSessionInfo *info = g_ptr_array_index (page->sessions, i);
-
-      if (is_active (entry->overview, entry, info, now))
-        g_ptr_array_add (fetch->infos, pd_session_info_copy (info));
-    }
-  fetch->steps = g_ptr_array_new_full (fetch->infos->len, g_free);
-  g_ptr_array_set_size (fetch->steps, fetch->infos->len);
-  fetch->failed = g_ptr_array_new_full (fetch->infos->len, g_free);
-  g_ptr_array_set_size (fetch->failed, fetch->infos->len);
-  fetch->runs = g_ptr_array_new_full (fetch->infos->len, (GDestroyNotify) pd_remote_run_free);
-  g_ptr_array_set_size (fetch->runs, fetch->infos->len);
-  fetch->step_read = g_array_sized_new (FALSE, TRUE, sizeof (guint), fetch->infos->len);
-  g_array_set_size (fetch->step_read, fetch->infos->len);
-  fetch->unpassed = g_array_sized_new (FALSE, TRUE, sizeof (guint), fetch->infos->len);
-  g_array_set_size (fetch->unpassed, fetch->infos->len);
-  fetch->run_read = g_array_sized_new (FALSE, TRUE, sizeof (gboolean), fetch->infos->len);
-  g_array_set_size (fetch->run_read, fetch->infos->len);
-
-  /* The list itself counts as one part, so that the merge waits for the
-   * reads started here and runs once. */
-  fetch->outstanding = 1;
-  monotonic = g_get_monotonic_time ();
-  if (PD_IS_REMOTE_SOURCE (entry->source))
-    stream_since = pd_remote_source_get_streaming_since (PD_REMOTE_SOURCE (entry->source));
-  for (guint i = 0; i < fetch->infos->len; i++)
-    {
-      const PdSessionInfo *info = g_ptr_array_index (fetch->infos, i);
-      PdOverviewCard *card = g_hash_table_lookup (entry->cards, info->id);
-
-      /* A plan all done is read once per version too: its checks. */
-      if (card == NULL ? info->plan_total > 0 : _pd_overview_card_needs_plan (card, info))
-        {
-          gint64 due = card != NULL ? _pd_overview_card_get_step_due (card, info, STEP_INTERVAL_USEC) : 0;
-
-          if (due <= monotonic)
-            {
-              if (card != NULL)
-                _pd_overview_card_mark_step_asked (card, monotonic);
-              fetch_read (fetch, i, FALSE);
-            }
-          else if (entry->step_due == 0 || due < entry->step_due)
-            entry->step_due = due;
-        }
-      if (PD_IS_REMOTE_SOURCE (entry->source) && info->status == PD_SESSION_STATUS_RUNNING &&
-          (card == NULL || stream_since == 0 || stream_since != entry->stream_seen ||
-           _pd_overview_card_run_due (card, monotonic, RUN_FALLBACK_USEC)))
-        {
-          if (card != NULL)
-            _pd_overview_card_mark_run_asked (card, monotonic);
-          fetch_read (fetch, i, TRUE);
-        }
-    }
-  entry->stream_seen = stream_since;
-  fetch_part_done (g_steal_pointer (&fetch));
-}
-
-static void
-entry_start_fetch (Entry *entry)
-{
-  Fetch *fetch = g_new0 (Fetch, 1);
-
-  entry->in_flight = TRUE;
-  entry->last_start = g_get_monotonic_time ();
-  entry->overview->refetches++;
-  fetch->entry = entry_ref (entry);
-  fetch->generation = entry->generation;
-  pd_source_list_sessions_async (entry->source, NULL, FALSE, 0, PD_SESSION_LIST_MAX_LIMIT,
-                                 entry->cancellable, on_sessions_listed, fetch);
 }
 
 static gboolean
@@ -575,13 +200,13 @@ on_entry_timer (gpointer data)
 
   entry->timer = 0;
   if (entry->overview != NULL)
-    entry_start_fetch (entry);
+    _pd_overview_entry_start_fetch (entry);
   return G_SOURCE_REMOVE;
 }
 
 /* A refetch as soon as the last one has ended and the interval passed. */
-static void
-entry_schedule (Entry *entry)
+void
+_pd_overview_entry_schedule (Entry *entry)
 {
   gint64 wait;
 
@@ -603,14 +228,20 @@ static void
 on_source_changed (PdSource *source,
                    Entry    *entry)
 {
-  /* A push merged already: no list, unless one is long due. */
+  /* A push merged already: no list, unless one is long due.  A list on
+   * its way (or its merge waiting) answers for it too: a list again after
+   * it for each push that came meanwhile made a chain of lists, one more
+   * each time the merge waited on the frames. */
   if (entry->push_merged)
     {
       entry->push_merged = FALSE;
-      if (entry->answered && !entry->in_flight && g_get_monotonic_time () - entry->last_start < PUSHED_RELIST_USEC)
+      if (entry->answered &&
+          (entry->in_flight ||
+           g_get_monotonic_time () - entry->last_start < PUSHED_RELIST_USEC + entry->relist_spread))
         return;
+      entry->relist_spread = g_random_int_range (0, PUSHED_RELIST_SPREAD_USEC);
     }
-  entry_schedule (entry);
+  _pd_overview_entry_schedule (entry);
 }
 
 /* What another connection changed, as the endpoint pushed it: merged at
@@ -626,6 +257,7 @@ on_sessions_pushed (PdRemoteSource *source,
 
   if (self == NULL || !entry->answered)
     return;
+  entry->push_serial++;
   for (guint i = 0; i < sessions->len; i++)
     {
       const PdRemotePushedSession *pushed = g_ptr_array_index (sessions, i);
@@ -638,9 +270,9 @@ on_sessions_pushed (PdRemoteSource *source,
           (card != NULL && (pd_overview_card_get_status (card) == PD_SESSION_STATUS_RUNNING ||
                             pd_overview_card_has_approval (card))))
         complete = FALSE;
-      else if (is_active (self, entry, info, now))   /* else it goes at the tick */
-        merge_session (entry, info, TRUE, pushed->has_step, pushed->current_step, pushed->step_started,
-                       pushed->unpassed_checks, pushed->failed_check, FALSE, NULL, now);
+      else if (_pd_overview_is_active (self, entry, info, now))   /* else it goes at the tick */
+        _pd_overview_entry_merge (entry, info, TRUE, pushed->has_step, pushed->current_step, pushed->step_started,
+                                  pushed->unpassed_checks, pushed->failed_check, FALSE, NULL, now);
     }
   entry->push_merged = complete;
 }
@@ -663,7 +295,7 @@ on_remote_event (PdRemoteSource *source,
     {
       if (card != NULL)
         _pd_overview_card_mark_run_stale (card);
-      entry_schedule (entry);
+      _pd_overview_entry_schedule (entry);
     }
 }
 
@@ -676,10 +308,10 @@ on_remote_state (PdRemoteSource *source,
     {
     case PD_REMOTE_OFFLINE:
     case PD_REMOTE_DENIED:
-      entry_set_error (entry, pd_remote_source_get_state_message (source));
+      _pd_overview_entry_set_error (entry, pd_remote_source_get_state_message (source));
       break;
     case PD_REMOTE_ONLINE:
-      entry_schedule (entry);
+      _pd_overview_entry_schedule (entry);
       break;
     case PD_REMOTE_CONNECTING:
     default:
@@ -699,6 +331,7 @@ entry_new (PdOverview *self,
   entry->cards = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   entry->approvals = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, local_approval_free);
   entry->last_start = G_MININT64 / 2;
+  entry->relist_spread = g_random_int_range (0, PUSHED_RELIST_SPREAD_USEC);
   entry->changed_id = g_signal_connect (source, "changed", G_CALLBACK (on_source_changed), entry);
   if (PD_IS_REMOTE_SOURCE (source))
     {
@@ -802,7 +435,7 @@ on_sources_changed (GListModel *sources,
       g_ptr_array_insert (self->entries, position + i, entry);
       entry_set_name (entry);
       if (!entry->answered)
-        entry_schedule (entry);
+        _pd_overview_entry_schedule (entry);
     }
   g_clear_pointer (&kept, g_ptr_array_unref);
   if (fresh > 0 && self->loaded)
@@ -837,9 +470,9 @@ recheck_cards (PdOverview *self)
           if (pd_overview_card_get_status (card) != PD_SESSION_STATUS_RUNNING &&
               !pd_overview_card_has_approval (card) &&
               !pd_session_changed_lately (pd_overview_card_get_changed_at (card), now, window))
-            entry_remove_card (entry, card);
+            _pd_overview_entry_remove_card (entry, card);
           else if (_pd_overview_card_update_need (card, now, stalled_usec (self)))
-            card_changed (self, card, TRUE);
+            _pd_overview_card_changed (self, card, TRUE);
         }
     }
 }
@@ -882,6 +515,7 @@ pd_overview_dispose (GObject *object)
   PdOverview *self = PD_OVERVIEW (object);
 
   g_clear_handle_id (&self->tick, g_source_remove);
+  _pd_overview_merges_clear (self);
   if (self->sources != NULL)
     g_signal_handlers_disconnect_by_data (self->sources, self);
   if (self->entries != NULL)
@@ -1103,7 +737,7 @@ pd_overview_refresh (PdOverview *self)
   g_return_if_fail (PD_IS_OVERVIEW (self));
 
   for (guint i = 0; i < self->entries->len; i++)
-    entry_schedule (g_ptr_array_index (self->entries, i));
+    _pd_overview_entry_schedule (g_ptr_array_index (self->entries, i));
 }
 
 void
@@ -1115,7 +749,7 @@ pd_overview_refresh_source (PdOverview *self,
   g_return_if_fail (PD_IS_OVERVIEW (self));
 
   if ((entry = find_entry (self, source)) != NULL)
-    entry_schedule (entry);
+    _pd_overview_entry_schedule (entry);
 }
 
 /**
@@ -1182,13 +816,13 @@ pd_overview_set_local_approval (PdOverview *self,
     g_hash_table_remove (entry->approvals, session_id);
 
   card = g_hash_table_lookup (entry->cards, session_id);
-  if (card != NULL && apply_local_approval (entry, card))
+  if (card != NULL && _pd_overview_entry_apply_approval (entry, card))
     {
       _pd_overview_card_update_need (card, g_get_real_time (), stalled_usec (self));
-      card_changed (self, card, TRUE);
+      _pd_overview_card_changed (self, card, TRUE);
     }
   else if (card == NULL)
-    entry_schedule (entry);
+    _pd_overview_entry_schedule (entry);
 }
 
 /* How many refetches were started, of all sources: what coalescing saves. */

@@ -692,7 +692,7 @@ run_phase (const char *label,
   guint expected = n_endpoints * PER_ENDPOINT;
   guint moved = 0, errored_dead = 0, min_conns = G_MAXUINT, max_conns = 0, refetches;
   guint n_conns[4] = { 0 };
-  gint64 deadline, start, half;
+  gint64 deadline, start, half, killed_at = 0;
   double cpu_start, cpu;
   gboolean killed = FALSE;
   gboolean dead_seen = FALSE;   /* the dead endpoint's cards showed its error */
@@ -788,6 +788,7 @@ run_phase (const char *label,
             }
           g_assert_cmpint (write (control_fd, "k", 1), ==, 1);
           killed = TRUE;
+          killed_at = g_get_monotonic_time ();
         }
       /* Its values from when its error first shows: a refetch in flight
        * at the kill may still land after the snapshot above. */
@@ -835,6 +836,11 @@ run_phase (const char *label,
           moved++;
       }
 
+  /* The times of the long dispatches below, placed. */
+  printf ("  measured from %.3f s monotonic", start / 1e6);
+  if (killed)
+    printf ("; endpoint 2 stopped at %.3f s", killed_at / 1e6);
+  printf ("\n");
   printf ("  %u s: %u model changes (items-changed), %u refetches\n", seconds, stats.updates,
           pd_overview_get_n_refetches (overview) - refetches);
   for (guint k = 0; k < 2; k++)
