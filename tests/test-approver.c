@@ -1053,6 +1053,8 @@ test_preview_look_alike_scripts (void)
     { "ls \\u2215etc\\u2215passwd", "ls \\u2215etc\\u2215passwd", TRUE },
     { "rm \\u2010i important", "rm \\u2010i important", TRUE },
     { "rm \\u2212rf x", "rm \\u2212rf x", TRUE },
+    { "git push https://github.com/x/attacker\\u2010repo", "git push https://github.com/x/attacker\\u2010repo", TRUE },
+    { "rm \\u2014force x", "rm \\u2014force x", TRUE },
     { "rm \\ufe63i important", "rm \\ufe63i important", TRUE },
     { "echo \\uff04(id) \\uff06 \\uff5c \\uff1b \\uff02 \\uff07",
       "echo \\uff04(id) \\uff06 \\uff5c \\uff1b \\uff02 \\uff07", TRUE },

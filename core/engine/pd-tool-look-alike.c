@@ -19,10 +19,10 @@
  *   a Latin word joined by a hyphen (`CI-пайплайн`) reads as it is;
  * - a character whose compatibility form (NFKC) is other ASCII: ｒｍ, ＃,
  *   𝐠, K (Kelvin), ᴹ;
- * - a short set of shell signs NFKC keeps: quotes, slashes, bars, dashes,
- *   a minus sign — and Chinese or Japanese prose keeps its fullwidth
- *   commas and brackets, an English one its apostrophe, a dash between
- *   words its look.
+ * - a short set of shell signs NFKC keeps: quotes, slashes, bars,
+ *   hyphens, dashes, a minus sign — and Chinese or Japanese prose keeps
+ *   its fullwidth commas and brackets, an English one its apostrophe, an
+ *   en or em dash in a word or before a blank its look.
  */
 #define G_LOG_DOMAIN "pd-tools"
 
@@ -199,9 +199,12 @@ is_ascii_shaped (gunichar before,
       if ((c == 0x2019 || c == 0x02BC) && before != 0 && after != 0 &&
           g_unichar_isalpha (before) && g_unichar_isalpha (after))
         return FALSE;
-      /* A dash in a word (2019–2020) or between blanks (prose's " — ")
-       * is no option: one that starts a word (`‐rf`, `—force`) is. */
-      if ((c >= 0x2010 && c <= 0x2015) || c == 0x2212 || c == 0x2E3A || c == 0x2E3B)
+      /* A dash longer than a hyphen in a word (2019–2020) or before a
+       * blank (prose's " — ") is no option: one that starts a word
+       * (`–rf`, `—force`) is.  A hyphen or minus sign is drawn as `-`
+       * anywhere: `github.com/x/attacker‐repo` names another repository
+       * (tried as an attacker would). */
+      if ((c >= 0x2013 && c <= 0x2015) || c == 0x2E3A || c == 0x2E3B)
         return !(before != 0 && g_unichar_isalnum (before)) && !is_blank_or_end (after);
       return TRUE;
     }
