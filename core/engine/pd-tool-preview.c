@@ -54,88 +54,24 @@ pd_tool_text_is_control (gunichar c)
          c == 0x2028 || c == 0x2029 || pd_safe_text_is_invisible (c);
 }
 
-/* @c, between @before and @after, is shown as an escape. */
+/* Whether @c at @p (before @end) is shown as an escape: a control, what
+ * pd_safe_text_is_hidden() names between its neighbours, a look-alike
+ * (pd-tool-look-alike.c; @w: this pass's).  ASCII is by itself. */
 static gboolean
-is_control_at (gunichar before,
-               gunichar c,
-               gunichar after)
+is_escaped_at (PdToolLookAlike *w,
+               const char      *text,
+               gunichar         c,
+               const char      *p,
+               const char      *end)
 {
-  return pd_tool_text_is_control (c) || pd_safe_text_is_hidden (before, c, after);
-}
+  gunichar before, after;
 
-/* The word (up to a blank) a text is read in, and whether it mixes scripts. */
-typedef struct
-{
-  const char *end;    /* the word read ends here (NULL: none read yet) */
-  gboolean    mixed;  /* it holds Latin letters and Cyrillic or Greek ones */
-} Word;
-
-static gboolean
-is_look_alike_script (gunichar c)
-{
-  GUnicodeScript script = g_unichar_get_script (c);
-
-  return script == G_UNICODE_SCRIPT_CYRILLIC || script == G_UNICODE_SCRIPT_GREEK;
-}
-
-/* Whether @c at @p (before @end), in the word @w reads, looks like what it
- * is not: a Cyrillic or Greek letter in a word that holds Latin letters
- * too (the Cyrillic а of `rm -rf /tmp/а` is drawn as a, and names another
- * file; tried as an attacker would), or a combining mark that composes
- * with the letter before it (a name decomposed, NFD: café of e and U+0301
- * is drawn as café, and is not that name).  Shown as escapes (\u0430,
- * \u0301), with the friction of a control.  A word of one script, prose
- * in Russian or Greek, reads as it is.  Each word is read once. */
-static gboolean
-looks_alike_at (Word       *w,
-                const char *text,
-                gunichar    c,
-                const char *p,
-                const char *end)
-{
-  gunichar before, composed;
-
-  if (c < 0x300)
-    return FALSE;
-  if (g_unichar_ismark (c))
-    {
-      before = pd_safe_text_char_before (text, p);
-      return before != 0 && g_unichar_compose (before, c, &composed);
-    }
-  if (!is_look_alike_script (c) || !g_unichar_isalpha (c))
-    return FALSE;
-  if (w->end == NULL || p >= w->end)
-    {
-      /* The word around @p, read once: back to its start (never before
-       * the word read last), on to its end. */
-      const char *start = p, *q;
-      const char *floor = w->end != NULL && w->end > text ? w->end : text;
-      gboolean latin = FALSE, other = FALSE;
-
-      while (start > floor)
-        {
-          const char *prev = g_utf8_find_prev_char (floor, start);
-
-          if (prev == NULL || g_unichar_isspace (g_utf8_get_char (prev)))
-            break;
-          start = prev;
-        }
-      for (q = start; q < end; q = g_utf8_next_char (q))
-        {
-          gunichar d = g_utf8_get_char (q);
-
-          if (g_unichar_isspace (d))
-            break;
-          if (g_unichar_isalpha (d))
-            {
-              latin = latin || g_unichar_get_script (d) == G_UNICODE_SCRIPT_LATIN;
-              other = other || is_look_alike_script (d);
-            }
-        }
-      w->end = q;
-      w->mixed = latin && other;
-    }
-  return w->mixed;
+  if (c < 0x80)
+    return pd_tool_text_is_control (c);
+  before = pd_safe_text_char_before (text, p);
+  after = pd_safe_text_char_after (p, end);
+  return pd_tool_text_is_control (c) || pd_safe_text_is_hidden (before, c, after) ||
+         _pd_tool_looks_alike_at (w, text, before, c, after, p, end);
 }
 
 /* Where the blanks (spaces, TABs) that end the line [@text, @end) after a
@@ -214,7 +150,7 @@ append_escaped (GString    *out,
 {
   const char *quiet = text;   /* no run to leave whole starts before it */
   guint n = *n_out;
-  Word w = { NULL, FALSE };
+  PdToolLookAlike w = { 0 };
   const char *p;
 
   for (p = text; p < blanks && n < max_chars; )
@@ -239,8 +175,7 @@ append_escaped (GString    *out,
         }
       if (one_line && (c == '\t' || c == '\n'))
         g_string_append (out, c == '\t' ? "\\t" : "\\n");
-      else if (!is_control_at (pd_safe_text_char_before (text, p), c, pd_safe_text_char_after (p, end))
-               && !looks_alike_at (&w, text, c, p, end))
+      else if (!is_escaped_at (&w, text, c, p, end))
         g_string_append_len (out, p, g_utf8_next_char (p) - p);
       else if (pd_tool_text_is_control (c))
         pd_tool_text_append_escape (out, c);
@@ -326,7 +261,7 @@ gboolean
 pd_tool_text_has_control (const char *text)
 {
   const char *end;
-  Word w = { NULL, FALSE };
+  PdToolLookAlike w = { 0 };
 
   if (text == NULL)
     return FALSE;
@@ -344,8 +279,7 @@ pd_tool_text_has_control (const char *text)
           p++;
           continue;
         }
-      if (is_control_at (pd_safe_text_char_before (text, p), c, pd_safe_text_char_after (p, end))
-          || looks_alike_at (&w, text, c, p, end))
+      if (is_escaped_at (&w, text, c, p, end))
         return TRUE;
       p = g_utf8_next_char (p);
     }

@@ -235,4 +235,23 @@ GString      *_pd_tool_preview_new_file     (JsonObject   *args);
 char         *_pd_tool_preview_seal         (char         *preview,
                                              gboolean     *whole);
 
+/* Look-alikes (pd-tool-look-alike.c): what a call's text draws as another
+ * text than it is.  The state of one pass over a text, which reads each
+ * word and each run of letters once; zeroed to start. */
+typedef struct
+{
+  const char *word_end;     /* the word (up to a blank) read last ends here */
+  gboolean    word_latin;   /* it holds Latin letters */
+  const char *run_end;      /* the run of letters read last ends here */
+  gboolean    run_flagged;  /* its letters beyond Latin are escaped */
+} PdToolLookAlike;
+
+gboolean      _pd_tool_looks_alike_at       (PdToolLookAlike *state,
+                                             const char   *text,
+                                             gunichar      before,
+                                             gunichar      c,
+                                             gunichar      after,
+                                             const char   *p,
+                                             const char   *end);
+
 G_END_DECLS
