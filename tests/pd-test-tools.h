@@ -120,6 +120,16 @@ parse_args (const char *json)
   return json_object_ref (json_node_get_object (node));
 }
 
+/* parse_args() of a string it frees. */
+static inline JsonObject *
+parse_args_owned (char *json)
+{
+  JsonObject *args = parse_args (json);
+
+  g_free (json);
+  return args;
+}
+
 static inline PdToolResult *
 call (PdTool        *tool,
       PdToolContext *context,
