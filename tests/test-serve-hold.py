@@ -88,6 +88,14 @@ FLOOD_SAMPLES = 200
 SLOW_SHARE = FD_LIMIT // 4 * 3 // 2
 SLOW_ANSWER_S = 20
 SILENT_BOUND_S = 60
+# The flood's own threads run at this niceness: an attacker's CPU is its own
+# machine's, and here they share the server's two cores.  At the server's
+# priority they took the CPU it needed to accept, whatever it does with it:
+# at load 17-20 the queue was full in up to 78 % of the samples, and a try
+# from 127.0.0.2 went unanswered for 30 s (4 runs in 20).  Niced, the flood
+# still keeps a server that accepts one connection a turn full (73-80 %,
+# tries unanswered, 3 runs of 3 at load 26-38).
+ATTACKER_NICE = 10
 
 
 def limit_descriptors():
@@ -137,11 +145,12 @@ class Flood:
     as it comes, not at the next byte).  Non-blocking, on @threads threads.
     The slowloris and flood cases' one connection loop."""
 
-    def __init__(self, host, port, token, stop, n, threads=FLOOD_THREADS):
+    def __init__(self, host, port, token, stop, n, threads=FLOOD_THREADS, nice=0):
         self.request = (f"GET /api/sessions HTTP/1.1\r\nHost: {host}:{port}\r\nX-Plandeck-Token: {token}\r\n"
                         f"X-Pad: {'a' * 200}\r\n\r\n").encode()
         self.address = (host, port)
         self.stop = stop
+        self.nice = nice
         self.reopened = 0
         self.lock = threading.Lock()
         self.threads = [threading.Thread(target=self.run, args=(n // threads,))
@@ -157,6 +166,8 @@ class Flood:
         return sock
 
     def run(self, n):
+        if self.nice:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self.nice)
         selector = selectors.DefaultSelector()
         for _ in range(n):
             self.connect(selector)
@@ -197,8 +208,8 @@ class Flood:
         return self.reopened
 
 
-def flood(host, port, token, stop, n=SLOW, threads=FLOOD_THREADS):
-    return Flood(host, port, token, stop, n, threads)
+def flood(host, port, token, stop, n=SLOW, threads=FLOOD_THREADS, nice=0):
+    return Flood(host, port, token, stop, n, threads, nice)
 
 
 def accepted_queue(port):
@@ -453,7 +464,8 @@ def stop_server(server, log):
 
 def flood_case(agent, tap):
     """flood: SLOW connections from 127.0.0.1 opened as fast as the server
-    closes them (Flood), while 127.0.0.2 asks FLOOD_TRIES times.  libsoup's
+    closes them (Flood, its threads at ATTACKER_NICE), while 127.0.0.2 asks
+    FLOOD_TRIES times.  libsoup's
     listener accepted one connection per main-loop iteration, so the listen
     queue stayed full of the flood's connections and 127.0.0.2's SYNs were
     dropped behind them (p50 about 5 s, some unanswered after 60 s).
@@ -470,7 +482,7 @@ def flood_case(agent, tap):
         try:
             stop = threading.Event()
             rest = fd_count(server.pid)
-            attack = flood(host, port, token, stop)
+            attack = flood(host, port, token, stop, nice=ATTACKER_NICE)
             took = []
             syns = []
             try:

@@ -68,21 +68,29 @@ gate_open (Gate *gate)
   g_mutex_unlock (&gate->lock);
 }
 
-/* Waits for what @done counts to reach @want: a failure after 30 s (the
- * deadline guards the test only; nothing here is a timing). */
+/* Waits for what @count counts to reach @want: a failure after 30 s (the
+ * deadline guards the test only; nothing here is a timing), which says
+ * what it waited for, where, and how far it got. */
 static void
-wait_for_count (guint     (*count) (gpointer),
-                gpointer    data,
-                guint       want)
+wait_for_count_at (guint     (*count) (gpointer),
+                   gpointer    data,
+                   guint       want,
+                   const char *what,
+                   int         line)
 {
   gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  guint now;
 
-  while (count (data) < want)
+  while ((now = count (data)) < want)
     {
-      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      if (g_get_monotonic_time () >= deadline)
+        g_error ("line %d: %s reached %u, not %u, within 30 s", line, what, now, want);
       g_usleep (2000);
     }
 }
+
+#define wait_for_count(count, data, want) \
+  wait_for_count_at ((count), (data), (want), #count, __LINE__)
 
 static guint
 count_waiting (gpointer data)
@@ -775,14 +783,29 @@ count_started (gpointer data)
   return _pd_server_heavy_get_started (data);
 }
 
-/* A read started after @started was, and none waiting. */
+/* A read started after @started was, and none waiting.  Not started: what
+ * @fd was answered instead, said. */
 static void
 answered_after (Fixture *f,
-                guint    started)
+                guint    started,
+                int      fd)
 {
   gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
 
-  wait_for_count (count_started, f->server, started + 1);
+  while (count_started (f->server) < started + 1)
+    {
+      if (g_get_monotonic_time () >= deadline)
+        {
+          char head[512] = "";
+          ssize_t n = recv (fd, head, sizeof head - 1, MSG_DONTWAIT | MSG_PEEK);
+
+          head[MAX (n, 0)] = '\0';
+          g_error ("no read started within 30 s (%u waiting, %" G_GSIZE_FORMAT " bytes unsent); answered: %s",
+                   _pd_server_heavy_get_waiting (f->server), _pd_server_heavy_get_unsent (f->server),
+                   n > 0 ? head : "nothing");
+        }
+      g_usleep (2000);
+    }
   while (_pd_server_heavy_get_waiting (f->server) > 0)
     {
       g_assert_cmpint (g_get_monotonic_time (), <, deadline);
@@ -797,10 +820,14 @@ count_dropped (gpointer data)
 }
 
 /* Each read a while longer than it takes, as on a loaded machine: a read
- * started is not yet its answer. */
+ * started is not yet its answer.  The request it answers is counted as
+ * waiting before it starts (it was counted after the read was handed to a
+ * thread, which on a loaded machine ran first: the read was seen started
+ * with none waiting, as if answered). */
 static void
 slow_hook (gpointer data)
 {
+  g_assert_cmpuint (_pd_server_heavy_get_waiting (data), >=, 1);
   g_usleep (300 * 1000);
 }
 
@@ -825,7 +852,7 @@ test_stalled_answers_dropped (Fixture       *f,
    * reader on loopback takes, under the sanitizers and a loaded machine). */
   _pd_server_heavy_set_unsent_max (f->server, (gsize) 30 * 1000 * 1000);
   _pd_server_heavy_set_stall (f->server, 2000, 256 * 1024);
-  _pd_server_heavy_set_hook (f->server, slow_hook, NULL);
+  _pd_server_heavy_set_hook (f->server, slow_hook, f->server);
   for (guint i = 0; i < G_N_ELEMENTS (fds); i++)
     {
       g_autofree char *source = g_strdup_printf ("127.0.0.%u", 2 + i);
@@ -833,7 +860,7 @@ test_stalled_answers_dropped (Fixture       *f,
       guint started = _pd_server_heavy_get_started (f->server);
 
       fds[i] = send_get_window (f, source, record, 4096);
-      answered_after (f, started);
+      answered_after (f, started, fds[i]);
     }
 
   /* Never read: dropped, their connections closed before the answer's end,
@@ -870,7 +897,7 @@ test_stalled_answers_dropped (Fixture       *f,
     gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
     gsize taken = 0;
 
-    answered_after (f, started);
+    answered_after (f, started, fd);
     /* Until it is dropped (its answer may not be made yet: the bound
      * empty is no sign). */
     while (count_dropped (f->server) < dropped + G_N_ELEMENTS (fds) + 1)

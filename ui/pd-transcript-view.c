@@ -67,6 +67,9 @@ struct _PdTranscriptView
   double             last_upper;
   double             last_page_size;
   guint              place_idle;
+  gboolean           top_pending;    /* the top message to be taken once laid out */
+  GdkFrameClock     *clock;          /* while the list is mapped */
+  gulong             after_paint;
 
   /* Template widgets */
   GtkLabel          *session_title;
@@ -98,25 +101,36 @@ at_bottom (GtkAdjustment *adjustment)
          gtk_adjustment_get_upper (adjustment) - 2;
 }
 
-/* The index of the message whose row is at the top of the view. */
+/* The index of the message whose row is at the top of the view: the
+ * first of the rows the list shows (mapped) that reaches below its top.
+ * A pick at the top found the rows GTK 4.8 no longer shows, mapped no
+ * more but where they were last laid out, over the ones shown; and at the
+ * very top, the row's margin, no message. */
 static gboolean
 top_message (PdTranscriptView *self,
              guint64          *index)
 {
   GtkWidget *list = GTK_WIDGET (self->list_view);
-  GtkWidget *picked = gtk_widget_pick (list, gtk_widget_get_width (list) / 2.0, 1, GTK_PICK_DEFAULT);
+  PdMessageItem *top = NULL;
+  float top_y = G_MAXFLOAT;
 
-  for (; picked != NULL && picked != list; picked = gtk_widget_get_parent (picked))
-    if (PD_IS_MESSAGE_ROW (picked))
-      {
-        PdMessageItem *item = pd_message_row_get_item (PD_MESSAGE_ROW (picked));
+  for (GtkWidget *child = gtk_widget_get_first_child (list); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *row = gtk_widget_get_first_child (child);
+      graphene_rect_t bounds;
 
-        if (item == NULL)
-          return FALSE;
-        *index = pd_message_item_get_index (item);
-        return TRUE;
-      }
-  return FALSE;
+      if (!gtk_widget_get_mapped (child) || row == NULL || !PD_IS_MESSAGE_ROW (row) ||
+          pd_message_row_get_item (PD_MESSAGE_ROW (row)) == NULL ||
+          !gtk_widget_compute_bounds (child, list, &bounds) ||
+          bounds.origin.y + bounds.size.height <= 0 || bounds.origin.y >= top_y)
+        continue;
+      top = pd_message_row_get_item (PD_MESSAGE_ROW (row));
+      top_y = bounds.origin.y;
+    }
+  if (top == NULL)
+    return FALSE;
+  *index = pd_message_item_get_index (top);
+  return TRUE;
 }
 
 static void
@@ -207,8 +221,39 @@ on_value_changed (PdTranscriptView *self,
       g_hash_table_insert (self->places, g_strdup (id), place);
     }
   place->following = self->following;
-  /* Between two rows (a separator): the place before stands. */
+  /* The message at the top is taken once the list is laid out at this
+   * value (after the frame's paint), not now: its rows are still where the
+   * last frame put them.  A scroll's last step on a loaded machine jumps
+   * far (Ctrl+Home: 273 px to 0), and the message at the top before it,
+   * not the first, was brought back after the Now page. */
+  self->top_pending = TRUE;
+  gtk_widget_queue_draw (GTK_WIDGET (self->list_view));
+}
+
+/* A frame laid out and painted: the message at the top of the view, if
+ * the person scrolled since the last one. */
+static void
+on_after_paint (PdTranscriptView *self,
+                GdkFrameClock    *clock)
+{
+  const char *id = pd_session_view_get_session_id (PD_SESSION_VIEW (self));
+  Place *place = id != NULL ? g_hash_table_lookup (self->places, id) : NULL;
+
+  if (!self->top_pending)
+    return;
+  self->top_pending = FALSE;
+  if (place == NULL || self->anchor != NO_ANCHOR || !gtk_widget_get_mapped (GTK_WIDGET (self->list_view)))
+    return;
+  /* No row shown: the place before stands. */
   top_message (self, &place->top);
+}
+
+static void
+stop_frames (PdTranscriptView *self)
+{
+  if (self->clock != NULL)
+    g_clear_signal_handler (&self->after_paint, self->clock);
+  g_clear_object (&self->clock);
 }
 
 static void
@@ -229,6 +274,15 @@ on_list_map (PdTranscriptView *self)
 {
   const char *id = pd_session_view_get_session_id (PD_SESSION_VIEW (self));
   Place *place = id != NULL ? g_hash_table_lookup (self->places, id) : NULL;
+
+  stop_frames (self);
+  self->top_pending = FALSE;
+  self->clock = gtk_widget_get_frame_clock (GTK_WIDGET (self->list_view));
+  if (self->clock != NULL)
+    {
+      g_object_ref (self->clock);
+      self->after_paint = g_signal_connect_swapped (self->clock, "after-paint", G_CALLBACK (on_after_paint), self);
+    }
 
   if (!self->following && place != NULL && !place->following && self->anchor == NO_ANCHOR)
     {
@@ -516,6 +570,7 @@ pd_transcript_view_clear (PdSessionView *view)
     self->anchor = self->following ? NO_ANCHOR : place->top;
     self->anchor_near = FALSE;
   }
+  self->top_pending = FALSE;
   pd_transcript_view_update_state (self);
 }
 
@@ -527,6 +582,7 @@ pd_transcript_view_dispose (GObject *object)
   g_cancellable_cancel (self->earlier);
   g_clear_object (&self->earlier);
   g_clear_handle_id (&self->place_idle, g_source_remove);
+  stop_frames (self);
   g_clear_pointer (&self->places, g_hash_table_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), PD_TYPE_TRANSCRIPT_VIEW);
   /* The root box of the template is not bound to a field, so unparent it. */
@@ -591,6 +647,7 @@ pd_transcript_view_init (PdTranscriptView *self)
                            G_CONNECT_SWAPPED);
   /* Shown again (the Now page and back): where it was. */
   g_signal_connect_object (self->list_view, "map", G_CALLBACK (on_list_map), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->list_view, "unmap", G_CALLBACK (stop_frames), self, G_CONNECT_SWAPPED);
 
   pd_transcript_view_update_state (self);
 }
