@@ -638,6 +638,66 @@ test_one_walk (void)
   pd_test_remove_tree (dir);
 }
 
+/* A message's time read from its digits as the tree reads the number
+ * (eight at a time, then one at a time; others through a node), and the
+ * list tool found in a tool message's text wherever its name is: times of
+ * 1 to 20 digits, with a fraction, an exponent or a sign. */
+static void
+test_times_and_tool (void)
+{
+  g_autofree char *dir = pd_import_test_tmpdir ();
+  const char *times[] = {
+    "1", "12", "1234567", "12345678", "123456789", "1775310004100", "9223372036854", "9223372036854775",
+    "9223372036854776", "12345678901234567", "123456789012345678", "99999999999999999999", "1775310004100.5",
+    "1775310004100.0", "12345678.9", "1234567.8", "1.7753100041e12", "17753100041e2", "-1775310004100", "0",
+    "0.5", "1e3", "98765432", "87654321098",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (times); i++)
+    {
+      g_autofree char *number = g_strdup_printf ("{\"ts\":%s}", times[i]);
+      g_autoptr(JsonNode) node = json_from_string (number, NULL);
+      gint64 ms = pd_json_get_int (json_node_get_object (node), "ts", 0);
+      gint64 expected = ms > 0 && ms <= G_MAXINT64 / 1000 ? ms * 1000 : 0;
+      g_autofree char *text = g_strdup_printf ("[{\"ts\":%s,\"type\":\"say\",\"say\":\"text\",\"text\":\"x\"}]", times[i]);
+      g_autofree char *rel = g_strdup_printf ("tasks/t%u/ui_messages.json", i);
+      const char *parts[] = { text, NULL };
+      g_autofree char *path = pd_import_test_write (dir, rel, parts);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PdImportedSession) session = pd_cline_read (path, &error);
+
+      g_assert_no_error (error);
+      if (pd_imported_session_get_created_at (session) != expected)
+        g_error ("ts %s read as %" G_GINT64_FORMAT " us, the tree's is %" G_GINT64_FORMAT, times[i],
+                 pd_imported_session_get_created_at (session), expected);
+    }
+
+  /* The tool's name after bytes of its last letter but one ('L'), first,
+   * and as late in the text as a list can have it. */
+  {
+    const char *texts[] = {
+      "{\\\"tool\\\":\\\"updateTodoList\\\",\\\"todos\\\":[{\\\"content\\\":\\\"first\\\",\\\"status\\\":\\\"pending\\\"}]}",
+      "{\\\"path\\\":\\\"L/LL/LLLupdateTodoLis/L\\\",\\\"tool\\\":\\\"updateTodoList\\\",\\\"todos\\\":[{\\\"content\\\":\\\"after L\\\",\\\"status\\\":\\\"pending\\\"}]}",
+      "{\\\"todos\\\":[{\\\"content\\\":\\\"L last\\\",\\\"status\\\":\\\"completed\\\"}],\\\"tool\\\":\\\"updateTodoList\\\"}",
+    };
+    const char *lists[] = { "first:pending", "after L:pending", "L last:completed" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+      {
+        g_autofree char *text = g_strdup_printf ("[{\"type\":\"ask\",\"ask\":\"tool\",\"text\":\"%s\"}]", texts[i]);
+        g_autofree char *rel = g_strdup_printf ("tasks/l%u/ui_messages.json", i);
+        const char *parts[] = { text, NULL };
+        g_autofree char *path = pd_import_test_write (dir, rel, parts);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(PdImportedSession) session = pd_cline_read (path, &error);
+
+        g_assert_no_error (error);
+        pd_import_test_assert_list (session, lists[i]);
+      }
+  }
+  pd_test_remove_tree (dir);
+}
+
 /* The folder of a task without an index entry comes from its first
  * request's environment details, as the extension wrote them: a task text
  * quoting the words names no folder (tried as an attacker would), a
@@ -953,6 +1013,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-cline/index-same-size-rewrite", test_index_same_size_rewrite);
   g_test_add_func ("/pd/import-cline/hostile", test_hostile);
   g_test_add_func ("/pd/import-cline/one-walk", test_one_walk);
+  g_test_add_func ("/pd/import-cline/times-and-tool", test_times_and_tool);
   g_test_add_func ("/pd/import-cline/lone-surrogate", test_lone_surrogate);
   g_test_add_func ("/pd/import-cline/environment-folder", test_environment_folder);
   g_test_add_func ("/pd/import-cline/kilo-cli", test_kilo_cli);

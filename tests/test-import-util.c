@@ -1015,6 +1015,67 @@ test_sniff_sparse (void)
   pd_test_remove_tree (dir);
 }
 
+/* A whole document known by its place and its first byte, read through
+ * the descriptor the sniff opened (the file is opened once, not again to
+ * look at its start): white space before the byte passed over within the
+ * first 256 bytes, none there is none; a symbolic link is refused.  And
+ * pd_jsonl_reader_read_head() reads the start without moving the reader. */
+static void
+test_sniff_documents (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pd-sniff-documents-XXXXXX", &error);
+  g_autofree char *spaces = g_strnfill (300, ' ');
+  g_autofree char *late = g_strconcat (spaces, "[]", NULL);
+  const struct { const char *rel; const char *text; PdImportFormat format; } cases[] = {
+    { "tasks/1/ui_messages.json", " \n\t[{\"type\":\"say\"}]", PD_IMPORT_FORMAT_CLINE },
+    { "tasks/2/ui_messages.json", "{}", PD_IMPORT_FORMAT_UNKNOWN },
+    { "tasks/3/ui_messages.json", "", PD_IMPORT_FORMAT_UNKNOWN },
+    { "tasks/4/ui_messages.json", late, PD_IMPORT_FORMAT_UNKNOWN },
+    { "chats/session-a.json", "\r\n{\"messages\":[]}", PD_IMPORT_FORMAT_GEMINI_JSON },
+    { "chats/session-b.json", "[]", PD_IMPORT_FORMAT_UNKNOWN },
+    { "other/ui_messages.json", "[]", PD_IMPORT_FORMAT_UNKNOWN },
+  };
+  g_autofree char *link = g_build_filename (dir, "tasks", "5", "ui_messages.json", NULL);
+  g_autofree char *lines = g_build_filename (dir, "lines.jsonl", NULL);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const char *parts[] = { cases[i].text, NULL };
+      g_autofree char *path = pd_import_test_write (dir, cases[i].rel, parts);
+
+      g_assert_cmpint (_pd_import_sniff_jsonl (path, NULL, NULL), ==, cases[i].format);
+      if (i == 0)
+        {
+          g_autofree char *parent = g_path_get_dirname (link);
+
+          g_assert_cmpint (g_mkdir_with_parents (parent, 0700), ==, 0);
+          g_assert_cmpint (symlink (path, link), ==, 0);
+          g_assert_cmpint (_pd_import_sniff_jsonl (link, NULL, NULL), ==, PD_IMPORT_FORMAT_UNKNOWN);
+        }
+    }
+
+  g_assert_true (g_file_set_contents (lines, "abc\ndef\n", -1, &error));
+  {
+    g_autoptr(PdJsonlReader) reader = pd_jsonl_reader_new (lines, 0, 100, FALSE, &error);
+    char head[16] = { 0 };
+    const char *line;
+    gsize length;
+
+    g_assert_no_error (error);
+    g_assert_true (pd_jsonl_reader_next (reader, &line, &length, NULL));
+    g_assert_cmpmem (line, length, "abc", 3);
+    g_assert_cmpint (pd_jsonl_reader_read_head (reader, head, 3), ==, 3);
+    g_assert_cmpmem (head, 3, "abc", 3);
+    g_assert_cmpint (pd_jsonl_reader_read_head (reader, head, sizeof head), ==, 8);
+    g_assert_true (pd_jsonl_reader_next (reader, &line, &length, NULL));
+    g_assert_cmpmem (line, length, "def", 3);
+    g_assert_false (pd_jsonl_reader_next (reader, &line, &length, NULL));
+  }
+  pd_test_remove_tree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1038,6 +1099,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-util/sniff-in-place", test_sniff_in_place);
   g_test_add_func ("/pd/import-util/sniff-in-place-shared", test_sniff_in_place_shared);
   g_test_add_func ("/pd/import-util/sniff-sparse", test_sniff_sparse);
+  g_test_add_func ("/pd/import-util/sniff-documents", test_sniff_documents);
 
   return g_test_run ();
 }

@@ -100,20 +100,15 @@ _pd_import_is_document_name (const char *dir,
   return g_str_has_prefix (name, "session-") && g_str_has_suffix (name, ".json") && strcmp (folder, "chats") == 0;
 }
 
-/* A document's first byte that is not white space, or 0. */
+/* A document's first byte that is not white space, or 0: read through
+ * @reader's descriptor (opening the file again for it was a sixth of the
+ * system calls of a task's import). */
 static char
-document_start (const char *path)
+document_start (PdJsonlReader *reader)
 {
   char buf[256];
-  gssize got;
-  int fd = _pd_jsonl_open (path, NULL);
+  gssize got = pd_jsonl_reader_read_head (reader, buf, sizeof buf);
 
-  if (fd < 0)
-    return 0;
-  do
-    got = read (fd, buf, sizeof buf);
-  while (got < 0 && errno == EINTR);
-  close (fd);
   for (gssize i = 0; i < got; i++)
     if (!g_ascii_isspace (buf[i]))
       return buf[i];
@@ -279,8 +274,8 @@ _pd_import_sniff_jsonl_open (const char      *path,
       if (!_pd_import_is_document_name (dir, name))
         return PD_IMPORT_FORMAT_UNKNOWN;
       if (strcmp (name, "ui_messages.json") == 0)
-        return document_start (path) == '[' ? PD_IMPORT_FORMAT_CLINE : PD_IMPORT_FORMAT_UNKNOWN;
-      if (document_start (path) == '{')
+        return document_start (reader) == '[' ? PD_IMPORT_FORMAT_CLINE : PD_IMPORT_FORMAT_UNKNOWN;
+      if (document_start (reader) == '{')
         return PD_IMPORT_FORMAT_GEMINI_JSON;
       return PD_IMPORT_FORMAT_UNKNOWN;
     }

@@ -186,9 +186,18 @@ _pd_import_run_parallel (GPtrArray *items,
                          GFunc      func,
                          gpointer   user_data)
 {
+  /* Asked once: g_get_num_processors() reads a file of /sys each time,
+   * and the scanner runs this for each folder (each task of an editor
+   * extension's, of one file).  Two threads asking at once both ask. */
+  static gint processors = 0;
   Parallel parallel = { items, func, user_data, 0 };
-  guint n = MIN (MIN ((guint) g_get_num_processors (), 4u), items->len);
+  gint known = g_atomic_int_get (&processors);
+  guint n;
   g_autoptr(GPtrArray) threads = g_ptr_array_new ();
+
+  if (known == 0)
+    g_atomic_int_set (&processors, (known = (gint) MAX (g_get_num_processors (), 1)));
+  n = MIN (MIN ((guint) known, 4u), items->len);
 
   for (guint i = 1; i < n; i++)
     g_ptr_array_add (threads, g_thread_new ("pd-import", parallel_worker, &parallel));

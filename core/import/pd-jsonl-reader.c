@@ -182,6 +182,19 @@ pd_jsonl_reader_new (const char  *path,
   return self;
 }
 
+gssize
+pd_jsonl_reader_read_head (PdJsonlReader *self,
+                           char          *buf,
+                           gsize          size)
+{
+  gssize got;
+
+  do
+    got = pread (self->fd, buf, size, 0);
+  while (got < 0 && errno == EINTR);
+  return got;
+}
+
 goffset
 pd_jsonl_reader_get_size (PdJsonlReader *self)
 {

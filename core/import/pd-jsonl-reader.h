@@ -24,6 +24,12 @@ PdJsonlReader *pd_jsonl_reader_new          (const char     *path,
                                              gboolean        hold_partial,
                                              GError        **error);
 void           pd_jsonl_reader_free         (PdJsonlReader  *self);
+/* One read of up to @size bytes from the start of the file into @buf,
+ * through the descriptor the reader holds and without moving it (a
+ * document's first bytes, without opening it again); -1 on an error. */
+gssize         pd_jsonl_reader_read_head    (PdJsonlReader  *self,
+                                             char           *buf,
+                                             gsize           size);
 /* For a look at the first lines alone (recognising a format): the first
  * read is about @bytes, not the usual 32 KiB, so a file that is then read whole
  * is not read twice over; the buffer grows as lines need.  Before the

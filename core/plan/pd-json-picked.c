@@ -27,33 +27,30 @@ static gboolean
 skip_string (PdJsonReader  *r,
              GError       **error)
 {
+  /* The position in a local, stored back once: a text of many escapes
+   * (a tool message's JSON in a string) goes round the loop for each. */
+  const char *p = r->pos + 1;
+  const char *end = r->end;
+
   g_assert (*r->pos == '"');
-  r->pos++;
 
   for (;;)
     {
-      const char *stop = pd_json_find_quote_or_backslash (r->pos, r->end);
-      char c;
-
+      p = pd_json_find_quote_or_backslash (p, end);
       /* No closing quote: the escapes up to the end were still checked, so
        * that a bad one is the error, as pd_json_reader_read_string() finds
        * it first. */
-      if (stop >= r->end)
+      if (p >= end)
+        break;
+      if (*p == '"')
         {
-          r->pos = r->end;
-          break;
-        }
-      if (*stop == '"')
-        {
-          r->pos = stop + 1;
+          r->pos = p + 1;
           return TRUE;
         }
 
-      r->pos = stop + 1;
-      if (r->pos >= r->end)
+      if (++p >= end)
         break;
-      c = *r->pos++;
-      switch (c)
+      switch (*p++)
         {
         case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
           break;
@@ -61,6 +58,7 @@ skip_string (PdJsonReader  *r,
           {
             gunichar ch;
 
+            r->pos = p;
             if (!pd_json_reader_read_hex4 (r, &ch))
               return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "bad \\u escape");
             /* A lone surrogate is read as U+FFFD (see
@@ -75,14 +73,16 @@ skip_string (PdJsonReader  *r,
                 if (!pd_json_reader_read_hex4 (r, &low) || low < 0xDC00 || low > 0xDFFF)
                   r->pos = after;
               }
+            p = r->pos;
           }
           break;
         default:
-          r->pos--;
+          r->pos = p - 1;
           return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "unknown escape in string");
         }
     }
 
+  r->pos = end;
   return pd_json_reader_fail (r, error, PD_JSON_ERROR_SYNTAX, "unterminated string");
 }
 
@@ -99,6 +99,22 @@ static inline gboolean
 is_digit (char c)
 {
   return (guchar) (c - '0') <= 9;
+}
+
+/* Past the digits at @p: sixteen bytes looked at once (a message's time
+ * in milliseconds is thirteen digits, a byte at a time a tenth of a task's
+ * walk), one at a time near the end of the text. */
+static inline const char *
+skip_digits (const char *p,
+             const char *end)
+{
+  int n = pd_json_count_digits16 (p, end);
+
+  if (n >= 0 && n < 16)
+    return p + n;
+  while (p < end && is_digit (*p))
+    p++;
+  return p;
 }
 
 static gboolean
@@ -118,11 +134,9 @@ skip_number (PdJsonReader  *r,
       if (*p == '0')
         p++;
       else
-        while (p < r->end && is_digit (*p))
-          p++;
+        p = skip_digits (p, r->end);
       if (r->end - p >= 2 && *p == '.' && g_ascii_isdigit (p[1]))
-        for (p++; p < r->end && is_digit (*p); p++)
-          ;
+        p = skip_digits (p + 1, r->end);
       if ((p >= r->end || (*p != '.' && *p != 'e' && *p != 'E')) && p - begin < 300)
         {
           r->pos = p;
@@ -736,8 +750,89 @@ find_span_pick (const PdJsonSpanPick *pick,
   return NULL;
 }
 
-static gboolean spans_object (PdJsonReader *r, const PdJsonSpanPick *pick, PdJsonSpan *base,
-                              PdJsonSpanTable *tables, GError **error);
+/* The names of an array's elements' pick in a small hash table, made once
+ * for the array: each key of each element is then looked up by its length,
+ * first and last byte, where a walk over the names compared it with each
+ * in turn (a task's messages, a document's: a fifth of the walk). */
+#define KEY_SLOTS 64
+#define KEY_INDEX_MAX 16
+
+typedef struct
+{
+  gboolean              made;   /* FALSE: more names than it holds */
+  guint32               sig[KEY_SLOTS];
+  const PdJsonSpanPick *pick[KEY_SLOTS];  /* NULL: an empty slot */
+} KeyIndex;
+
+/* A key's or name's length (under 64 KiB), first and last byte in one word. */
+static inline guint32
+key_sig (const char *key,
+         gsize       length)
+{
+  return length == 0 ? 0 : (guint32) (length << 16) | (guint32) (guchar) key[0] << 8 | (guchar) key[length - 1];
+}
+
+static inline guint
+key_slot (guint32 sig)
+{
+  return (sig * 2654435761u) >> 26;
+}
+
+static void
+key_index_init (KeyIndex             *index,
+                const PdJsonSpanPick *pick)
+{
+  memset (index, 0, sizeof *index);
+  for (guint i = 0; pick[i].name != NULL; i++)
+    {
+      gsize length = strlen (pick[i].name);
+      guint32 sig;
+      guint slot;
+
+      if (i == KEY_INDEX_MAX || length >= (1 << 16))
+        return;
+      sig = key_sig (pick[i].name, length);
+      /* Open addressing: a name after the slots taken before it, so that
+       * of two equal names the first is found, as find_span_pick() finds
+       * it. */
+      for (slot = key_slot (sig); index->pick[slot] != NULL; slot = (slot + 1) % KEY_SLOTS)
+        ;
+      index->sig[slot] = sig;
+      index->pick[slot] = &pick[i];
+    }
+  index->made = TRUE;
+}
+
+/* find_span_pick() by the index: the same pick, the first of the names
+ * equal to @key. */
+static inline const PdJsonSpanPick *
+key_index_find (const KeyIndex *index,
+                const char     *key,
+                gsize           length)
+{
+  guint32 sig;
+
+  if (length >= (1 << 16))
+    return NULL;
+  sig = key_sig (key, length);
+  for (guint slot = key_slot (sig); index->pick[slot] != NULL; slot = (slot + 1) % KEY_SLOTS)
+    if (index->sig[slot] == sig)
+      {
+        /* The same length, first and last byte: the bytes between
+         * compared in place (memcmp() for these few cost more). */
+        const char *name = index->pick[slot]->name;
+        gsize j = 1;
+
+        while (j + 1 < length && name[j] == key[j])
+          j++;
+        if (j + 1 >= length)
+          return index->pick[slot];
+      }
+  return NULL;
+}
+
+static gboolean spans_object (PdJsonReader *r, const PdJsonSpanPick *pick, const KeyIndex *index,
+                              PdJsonSpan *base, PdJsonSpanTable *tables, GError **error);
 
 /* The elements of the array at r->pos, each a row of @wanted's table while
  * there is room (an object's members picked into it); checked as
@@ -750,22 +845,29 @@ spans_elements (PdJsonReader          *r,
 {
   PdJsonSpanTable *table = &tables[wanted->table];
   gboolean more = !pd_json_reader_enter (r, ']');
+  /* Rows in use: the array is grown to twice its length when full, then
+   * cut to the rows used at the end (growing it a row at a time was a
+   * tenth of a task's walk).  No element's pick names this table again,
+   * so nothing under the walk empties it. */
+  guint used = table->rows->len;
+  KeyIndex index;
+  gboolean ok = TRUE;
 
+  key_index_init (&index, wanted->elements);
   while (more)
     {
       PdJsonSpan *row = NULL;
       const char *begin;
-      gboolean ok;
 
       pd_json_reader_skip_ws (r);
       begin = r->pos;
-      if (table->rows->len / wanted->row_size < table->max_rows)
+      if (used / wanted->row_size < table->max_rows)
         {
-          guint at = table->rows->len;
-
-          g_array_set_size (table->rows, at + wanted->row_size);
-          row = &g_array_index (table->rows, PdJsonSpan, at);
+          if (used + wanted->row_size > table->rows->len)
+            g_array_set_size (table->rows, MAX (2 * table->rows->len, used + 64 * wanted->row_size));
+          row = &g_array_index (table->rows, PdJsonSpan, used);
           memset (row, 0, wanted->row_size * sizeof (PdJsonSpan));
+          used += wanted->row_size;
         }
       else
         table->cut = TRUE;
@@ -773,21 +875,25 @@ spans_elements (PdJsonReader          *r,
       if (row != NULL && begin < r->end && *begin == '{')
         {
           if (++r->depth > r->max_depth)
-            return pd_json_reader_fail (r, error, PD_JSON_ERROR_DEPTH, "nested too deeply");
-          ok = spans_object (r, wanted->elements, row, tables, error);
+            {
+              ok = pd_json_reader_fail (r, error, PD_JSON_ERROR_DEPTH, "nested too deeply");
+              break;
+            }
+          ok = spans_object (r, wanted->elements, index.made ? &index : NULL, row, tables, error);
           r->depth--;
         }
       else
         ok = skip_value (r, error);
       if (!ok)
-        return FALSE;
+        break;
       if (row != NULL)
         row[0] = (PdJsonSpan) { begin, (gsize) (r->pos - begin) };
 
-      if (!pd_json_reader_next_item (r, ']', &more, error))
-        return FALSE;
+      if (!(ok = pd_json_reader_next_item (r, ']', &more, error)))
+        break;
     }
-  return TRUE;
+  g_array_set_size (table->rows, used);
+  return ok;
 }
 
 /* The value of a member @wanted names: its span, and what its pick reads
@@ -813,7 +919,7 @@ spans_value (PdJsonReader          *r,
     {
       if (++r->depth > r->max_depth)
         return pd_json_reader_fail (r, error, PD_JSON_ERROR_DEPTH, "nested too deeply");
-      ok = *begin == '{' ? spans_object (r, wanted->members, base, tables, error)
+      ok = *begin == '{' ? spans_object (r, wanted->members, NULL, base, tables, error)
                          : spans_elements (r, wanted, tables, error);
       r->depth--;
     }
@@ -830,6 +936,7 @@ spans_value (PdJsonReader          *r,
 static gboolean
 spans_object (PdJsonReader          *r,
               const PdJsonSpanPick  *pick,
+              const KeyIndex        *index,   /* (nullable) @pick's */
               PdJsonSpan            *base,
               PdJsonSpanTable       *tables,
               GError               **error)
@@ -865,11 +972,24 @@ spans_object (PdJsonReader          *r,
               return FALSE;
           }
       }
-      wanted = find_span_pick (pick, key, length);
+      wanted = index != NULL ? key_index_find (index, key, length) : find_span_pick (pick, key, length);
       if (!pd_json_reader_colon (r, error))
         return FALSE;
 
-      if (wanted != NULL ? !spans_value (r, wanted, base, tables, error) : !skip_value (r, error))
+      if (wanted != NULL && wanted->members == NULL && wanted->elements == NULL)
+        {
+          /* A value picked whole: spans_value() with nothing to reset or
+           * walk into, in place (a call for each of a message's members
+           * was a tenth of a task's walk). */
+          const char *value;
+
+          pd_json_reader_skip_ws (r);
+          value = r->pos;
+          if (!(value < r->end && *value == '"' ? skip_string (r, error) : skip_value (r, error)))
+            return FALSE;
+          base[wanted->slot] = (PdJsonSpan) { value, (gsize) (r->pos - value) };
+        }
+      else if (wanted != NULL ? !spans_value (r, wanted, base, tables, error) : !skip_value (r, error))
         return FALSE;
 
       if (!pd_json_reader_next_item (r, '}', &more, error))
@@ -947,7 +1067,7 @@ pd_json_check_spans (const char            *text,
     {
       /* The root as skip_value() steps into it. */
       r.depth = 1;
-      ok = spans_object (&r, pick, values, tables, error);
+      ok = spans_object (&r, pick, NULL, values, tables, error);
       r.depth = 0;
     }
   else

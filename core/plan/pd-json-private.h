@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pd-json.h"
+#include "pd-json-scan-private.h"
 
 G_BEGIN_DECLS
 
@@ -57,12 +58,15 @@ G_GNUC_INTERNAL
 JsonNode *pd_json_reader_read_value  (PdJsonReader  *r,
                                       GError       **error);
 
+/* Most punctuation and values follow with no white space at all (a
+ * compact line: one compare); a pretty-printed document's newline and
+ * indentation are passed over sixteen bytes at a time. */
 static inline void
 pd_json_reader_skip_ws (PdJsonReader *r)
 {
-  while (r->pos < r->end &&
-         (*r->pos == ' ' || *r->pos == '\t' || *r->pos == '\n' || *r->pos == '\r'))
-    r->pos++;
+  if (G_LIKELY (r->pos < r->end && (guchar) *r->pos > ' '))
+    return;
+  r->pos = pd_json_skip_ws_run (r->pos, r->end);
 }
 
 static inline gboolean

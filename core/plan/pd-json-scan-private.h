@@ -63,6 +63,66 @@ pd_json_find_quote_or_backslash (const char *p,
   return p;
 }
 
+/* The first byte in [@p, @end) that is no JSON white space (space, tab,
+ * newline, carriage return), or @end.  A run of one or two (a compact
+ * line's ", ") ends in the first loop; the indentation of a pretty-printed
+ * document is passed over sixteen bytes at a time. */
+static inline const char *
+pd_json_skip_ws_run (const char *p,
+                     const char *end)
+{
+  for (guint i = 0; i < 2; i++, p++)
+    if (p >= end || (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r'))
+      return p;
+#if defined(__SSE2__)
+  {
+    const __m128i space = _mm_set1_epi8 (' ');
+    const __m128i tab = _mm_set1_epi8 ('\t');
+    const __m128i newline = _mm_set1_epi8 ('\n');
+    const __m128i cr = _mm_set1_epi8 ('\r');
+
+    while (end - p >= 16)
+      {
+        __m128i v = _mm_loadu_si128 ((const __m128i *) p);
+        __m128i ws = _mm_or_si128 (_mm_or_si128 (_mm_cmpeq_epi8 (v, space), _mm_cmpeq_epi8 (v, tab)),
+                                   _mm_or_si128 (_mm_cmpeq_epi8 (v, newline), _mm_cmpeq_epi8 (v, cr)));
+        unsigned other = ~(unsigned) _mm_movemask_epi8 (ws) & 0xffff;
+
+        if (other != 0)
+          return p + __builtin_ctz (other);
+        p += 16;
+      }
+  }
+#endif
+  while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+    p++;
+  return p;
+}
+
+/* The number of ASCII digits at @p (at most 16), looked at sixteen bytes
+ * at once when as many are there; -1 when fewer than sixteen bytes are
+ * left (the caller counts them one at a time). */
+static inline int
+pd_json_count_digits16 (const char *p,
+                        const char *end)
+{
+#if defined(__SSE2__)
+  if (end - p >= 16)
+    {
+      __m128i v = _mm_loadu_si128 ((const __m128i *) p);
+      /* Signed compares: a byte of 0x80 or more is below '0' too. */
+      __m128i other = _mm_or_si128 (_mm_cmplt_epi8 (v, _mm_set1_epi8 ('0')),
+                                    _mm_cmpgt_epi8 (v, _mm_set1_epi8 ('9')));
+      unsigned mask = (unsigned) _mm_movemask_epi8 (other) | 0x10000;
+
+      return __builtin_ctz (mask);
+    }
+#endif
+  (void) p;
+  (void) end;
+  return -1;
+}
+
 /* The first byte in [@p, @end) that is not plain ASCII (a byte of 0x80 or
  * more) or is a NUL, or @end. */
 static inline const char *
