@@ -350,6 +350,28 @@ pd_session_reads_append_messages_text (PdSessionStore  *store,
   return TRUE;
 }
 
+/* Of pages read whole, what the Transcript page asks for: the newest
+ * PD_SESSION_READS_WHOLE_MAX messages (@before -1), else the @max before
+ * message @before.  A transcript of 1.15 M one-letter messages (63 MB, under
+ * the tail threshold) had all 520 000 it keeps built as one tree, then as
+ * as many rows: the window went from 115 MB to 928 MB, and 1.41 GB when
+ * opened again (tried as an attacker would). */
+static JsonArray *
+whole_part (PdTranscriptPages *pages,
+            gint64             before,
+            guint              max,
+            guint64           *first,
+            guint64           *total)
+{
+  guint64 n = pd_transcript_pages_get_n_messages (pages);
+  guint64 end = before >= 0 ? MIN ((guint64) before, n) : n;
+  guint64 count = before >= 0 ? MIN (end, (guint64) max) : MIN (end, (guint64) PD_SESSION_READS_WHOLE_MAX);
+
+  *total = n;
+  *first = end - count;
+  return _pd_transcript_pages_dup_messages_range (pages, (guint) *first, (guint) count);
+}
+
 JsonArray *
 pd_session_reads_load_messages_part (PdSessionStore  *store,
                                      const char      *id,
@@ -368,9 +390,20 @@ pd_session_reads_load_messages_part (PdSessionStore  *store,
   g_return_val_if_fail (id != NULL && max > 0, NULL);
 
   *first = *total = 0;
-  /* A short one whole, exactly as before. */
   if (!is_long (store, id))
     {
+      gboolean imported;
+
+      if (!which (store, id, &imported, error))
+        return NULL;
+      /* Another agent's transcript read whole: a part of its pages. */
+      if (imported)
+        {
+          if (!(pages = pd_import_index_load_pages (store, id, cancellable, error)))
+            return NULL;
+          return whole_part (pages, before, max, first, total);
+        }
+      /* Our own, whole, exactly as before. */
       if ((messages = pd_session_reads_load_messages (store, id, error)))
         *total = json_array_get_length (messages);
       return messages;
@@ -413,13 +446,14 @@ pd_session_reads_load_messages_since (PdSessionStore  *store,
     return NULL;
   *total = pd_transcript_pages_get_n_messages (pages);
   *lineage_out = _pd_transcript_pages_get_lineage (pages);
-  /* The same pages read on: only what the caller does not hold yet. */
+  /* The same pages read on: only what the caller does not hold yet, and
+   * of that the newest PD_SESSION_READS_WHOLE_MAX. */
   if (lineage != 0 && lineage == *lineage_out && from <= *total)
     {
-      *first = from;
-      return _pd_transcript_pages_dup_messages_from (pages, (guint) from);
+      *first = MAX (from, *total > PD_SESSION_READS_WHOLE_MAX ? *total - PD_SESSION_READS_WHOLE_MAX : 0);
+      return _pd_transcript_pages_dup_messages_range (pages, (guint) *first, PD_SESSION_READS_WHOLE_MAX);
     }
-  return pd_transcript_pages_dup_messages (pages);
+  return whole_part (pages, -1, max, first, total);
 }
 
 gboolean

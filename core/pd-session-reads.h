@@ -86,8 +86,11 @@ gboolean       pd_session_reads_append_messages_text (PdSessionStore  *store,
 /* The Transcript page's read: of an imported session's long transcript a
  * part, @max messages before message @before (-1: the newest), read with
  * @cancellable; *@first is the first one's index in the conversation,
- * *@total how many it has.  Any other session whole (*@first 0). */
+ * *@total how many it has.  Of another imported session read whole, the
+ * newest PD_SESSION_READS_WHOLE_MAX messages (@before -1) or @max before
+ * @before.  Our own sessions whole (*@first 0). */
 #define PD_SESSION_READS_PART_MAX 200
+#define PD_SESSION_READS_WHOLE_MAX 2000
 JsonArray     *pd_session_reads_load_messages_part (PdSessionStore  *store,
                                                     const char      *id,
                                                     gint64           before,

@@ -21,7 +21,10 @@
  * as an attacker would: the window held every message, 1.7–3.8 GB) only
  * the newest part is read (PD_SESSION_READS_PART_MAX messages, in a worker
  * that stops when the session is left); "Show Earlier Messages" above the
- * list reads the part before the first one shown, and so on.
+ * list reads the part before the first one shown, and so on.  Of one read
+ * whole the newest PD_SESSION_READS_WHOLE_MAX are listed, and a followed
+ * one keeps to that as it grows (1.15 M one-letter messages in 63 MB were
+ * all listed: 0.9 GB, tried as an attacker would).
  *
  * It opens at the newest message, as a chat does, and follows new ones
  * while the person is there; scrolled up, it stays.  Each session keeps
@@ -41,6 +44,7 @@
 
 #include "pd-message-item.h"
 #include "pd-message-row.h"
+#include "pd-session-reads.h"
 #include "pd-transcript-view.h"
 #include "pd-transcript-view-private.h"
 #include "pd-ui-util-private.h"
@@ -55,6 +59,7 @@ struct _PdTranscriptView
   guint              n_built;        /* rows built to merge a read, for the tests */
   guint              n_merged;       /* reads merged, for the tests */
   GCancellable      *earlier;        /* "Show Earlier Messages" in flight */
+  guint              rows_max;       /* what a followed transcript keeps listed */
   gboolean           run_stopped;    /* see pd_transcript_view_set_run_stopped() */
 
   /* Where each session was read: session id → Place. */
@@ -348,6 +353,20 @@ item_new (guint64   index,
   return pd_message_item_new_from_json ((guint) MIN (index, G_MAXUINT), empty);
 }
 
+/* A followed transcript grown past what the page lists (the newest
+ * PD_SESSION_READS_WHOLE_MAX, and the earlier parts read since): its
+ * oldest rows go, as the newest part's read leaves them out. */
+static void
+pd_transcript_view_trim (PdTranscriptView *self)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->messages));
+
+  if (self->lineage == 0 || n <= self->rows_max)
+    return;
+  g_list_store_splice (self->messages, 0, n - self->rows_max, NULL, 0);
+  self->first += n - self->rows_max;
+}
+
 /* Merge @array, the messages from @first on, into the store by index; see
  * the comment at the top.  Earlier parts read with "Show Earlier Messages"
  * stay above it. */
@@ -472,7 +491,10 @@ on_messages_loaded (GObject      *object,
   if (g_error_matches (error, PD_SOURCE_ERROR, PD_SOURCE_ERROR_NOT_FOUND))
     g_clear_error (&error);
   else if (messages != NULL)
-    pd_transcript_view_merge (self, messages, first);
+    {
+      pd_transcript_view_merge (self, messages, first);
+      pd_transcript_view_trim (self);
+    }
   pd_transcript_view_sync_run_stopped (self);
 
   pd_transcript_view_update_state (self);
@@ -490,8 +512,8 @@ pd_transcript_view_reload (PdSessionView        *view,
   /* A followed transcript shown whole: what may have changed and what
    * came after.  Else the newest part: the whole of any transcript but a
    * long one. */
-  if (self->lineage != 0 && self->first == 0 && n > PD_TRANSCRIPT_VIEW_FOLLOW_TAIL)
-    from = n - PD_TRANSCRIPT_VIEW_FOLLOW_TAIL;
+  if (self->lineage != 0 && n > PD_TRANSCRIPT_VIEW_FOLLOW_TAIL)
+    from = self->first + n - PD_TRANSCRIPT_VIEW_FOLLOW_TAIL;
   pd_source_get_messages_since_async (request->source, request->session_id, from, self->lineage,
                                       request->cancellable, on_messages_loaded, request);
 }
@@ -532,6 +554,7 @@ on_earlier_loaded (GObject      *object,
     g_ptr_array_add (items, item_new (first + i, json_array_get_element (messages, i)));
   g_list_store_splice (self->messages, 0, 0, items->pdata, items->len);
   self->first = first;
+  self->rows_max = MAX (self->rows_max, g_list_model_get_n_items (G_LIST_MODEL (self->messages)));
   pd_transcript_view_update_state (self);
 }
 
@@ -561,6 +584,7 @@ pd_transcript_view_clear (PdSessionView *view)
   g_list_store_remove_all (self->messages);
   self->first = 0;
   self->lineage = 0;
+  self->rows_max = PD_SESSION_READS_WHOLE_MAX;
   /* Another session: where it was read, else at its newest. */
   {
     const char *id = pd_session_view_get_session_id (view);
@@ -637,6 +661,7 @@ pd_transcript_view_init (PdTranscriptView *self)
   self->places = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->following = TRUE;
   self->anchor = NO_ANCHOR;
+  self->rows_max = PD_SESSION_READS_WHOLE_MAX;
   {
     GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->scroller);
 

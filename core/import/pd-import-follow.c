@@ -33,6 +33,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -333,14 +336,32 @@ _pd_import_follow_update (PdImportFollow      *self,
 {
   g_auto(GStrv) argv = NULL;
   g_autofree char *workdir = NULL;
+  PdTranscriptPages *pages;
 
   g_return_val_if_fail (part != PD_IMPORT_FOLLOW_READER, NULL);
 
   if (!follow_read (self, format, path, agent_id, part, cancellable, error))
     return NULL;
   argv = pd_transcript_reader_dup_resume_argv (self->reader, &workdir);
-  return _pd_transcript_pages_snapshot (self->building, pd_transcript_reader_get_session (self->reader), argv,
-                                        workdir);
+  pages = _pd_transcript_pages_snapshot (self->building, pd_transcript_reader_get_session (self->reader), argv,
+                                         workdir);
+  /* Pages cut at their budget are not kept to read on: their building
+   * state is as large as what they show (a transcript of 1.15 M one-letter
+   * messages kept 520 000 messages twice, for each of FOLLOWS_MAX sessions
+   * and after the session was left, tried as an attacker would); a change
+   * reads such a transcript whole again. */
+  if (_pd_transcript_pages_get_cut (self->building, NULL, NULL))
+    {
+      follow_reset (self);
+#ifdef __GLIBC__
+      /* Hundreds of thousands of small blocks just freed in this worker's
+       * arena: given back to the system, not kept for the window's life
+       * (256 MB of the 1.15 M-message transcript's read, over the 90 MB
+       * the window had before). */
+      malloc_trim (0);
+#endif
+    }
+  return pages;
 }
 
 PdTranscriptReader *

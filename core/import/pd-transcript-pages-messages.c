@@ -789,19 +789,45 @@ JsonArray *
 _pd_transcript_pages_dup_messages_from (PdTranscriptPages *self,
                                         guint              from)
 {
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, NULL);
+
+  if (from == 0)
+    return pd_transcript_pages_dup_messages (self);
+  return _pd_transcript_pages_dup_messages_range (self, from, G_MAXUINT);
+}
+
+JsonArray *
+_pd_transcript_pages_dup_messages_range (PdTranscriptPages *self,
+                                         guint              from,
+                                         guint              max)
+{
   g_autoptr(JsonNode) root = NULL;
   g_autofree char *text = NULL;
   gsize start, end;
+  guint to;
 
   g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, NULL);
 
-  if (from == 0 || self->message_starts == NULL || self->message_starts->len != self->n_messages)
-    return pd_transcript_pages_dup_messages (self);
-  if (from >= self->n_messages)
+  if (from >= self->n_messages || max == 0)
     return json_array_new ();
-  /* Only the newest parsed: "[" the messages from @from on "]". */
+  to = self->n_messages - from > max ? from + max : self->n_messages;
+  /* Without the messages' places (never the case of sealed pages): the
+   * whole array, then cut. */
+  if (self->message_starts == NULL || self->message_starts->len != self->n_messages)
+    {
+      g_autoptr(JsonArray) all = pd_transcript_pages_dup_messages (self);
+      JsonArray *part = json_array_sized_new (to - from);
+
+      for (guint i = from; i < to && i < json_array_get_length (all); i++)
+        json_array_add_element (part, json_node_copy (json_array_get_element (all, i)));
+      return part;
+    }
+  /* Only those asked for parsed: "[" the messages @from to @to "]".  A
+   * transcript of a million tiny messages had all of them built as one
+   * tree for the Transcript page (0.9 GB, tried as an attacker would). */
   start = g_array_index (self->message_starts, gsize, from);
-  end = strlen (self->messages_json) - 1;
+  end = to < self->n_messages ? g_array_index (self->message_starts, gsize, to) - 1   /* its ',' */
+                              : strlen (self->messages_json) - 1;                    /* the ']' */
   text = g_strdup_printf ("[%.*s]", (int) (end - start), self->messages_json + start);
   root = pd_json_parse_full (text, -1, PD_JSON_PARSE_FOREIGN, NULL);
   if (root == NULL || !JSON_NODE_HOLDS_ARRAY (root))

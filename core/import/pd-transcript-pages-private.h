@@ -180,6 +180,12 @@ guint64            _pd_transcript_pages_get_lineage     (PdTranscriptPages *self
 /* The session's own conversation from message @from on (all for 0). */
 JsonArray         *_pd_transcript_pages_dup_messages_from (PdTranscriptPages *self,
                                                            guint              from);
+/* Of all the pages' messages (the conversation, then the subagents'
+ * whose call is unknown), @max at most from message @from on: only
+ * those parsed. */
+JsonArray         *_pd_transcript_pages_dup_messages_range (PdTranscriptPages *self,
+                                                            guint              from,
+                                                            guint              max);
 
 /* About how many bytes the sealed pages hold, for caches to budget. */
 gsize              _pd_transcript_pages_get_size        (PdTranscriptPages *self);

@@ -979,6 +979,8 @@ _pd_transcript_pages_get_size (PdTranscriptPages *self)
   g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed, 0);
 
   size += strlen (self->messages_json);
+  if (self->message_starts != NULL)
+    size += self->message_starts->len * sizeof (gsize);
   for (guint i = 0; i < self->events->len; i++)
     size += 64 + strlen (((Event *) g_ptr_array_index (self->events, i))->data);
   for (guint i = 0; i < self->versions->len; i++)
