@@ -870,6 +870,14 @@ _pd_redact_scan (const char *text,
       guchar c = (guchar) r.text[i];
       gsize next;
 
+      /* A word with a quote, a backslash or a $ in it: a header's word
+       * whatever its quotes (pd-redact-header.c reads it once). */
+      if ((c == '\'' || c == '"' || c == '\\' || c == '$') && i >= r.header_end && i >= r.refused_end
+          && (next = _pd_redact_header_at (&r, i)) != i)
+        {
+          i = MAX (next, r.copied);
+          continue;
+        }
       /* Most bytes can start nothing: one table lookup, and on. */
       if (!(may_start[c] & ANYWHERE)
           && !((may_start[c] & AT_WORD_START) && (i == 0 || !is_word_char (r.text[i - 1])))
