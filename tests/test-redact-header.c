@@ -255,6 +255,40 @@ test_header_credential_list (void)
   assert_rows (rows, G_N_ELEMENTS (rows));
 }
 
+/* Finding (round 16's attack, the same family as F2): curl's
+ * user:password and a NAME=value of quoted parts were read as written:
+ * -u user:$'SECRET', -u "user":'SEC'"RET", --user=…, -uuser:$'…' were
+ * stored in clear, and API"_KEY"=SECRET (to bash a command's name, to
+ * env, export or docker -e an assignment) too.  Read by the shell-word
+ * reader now, masked where written. */
+static void
+test_user_and_assignment_words (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("curl -u user:$'Zq9SecretValue77' https://x", "curl -u user:$'[REDACTED]' https://x", "Zq9SecretValue77"),
+    MASKED ("curl -u \"user\":'Zq9Sec'\"retValue77\" https://x", "curl -u \"user\":'[REDACTED]'\"[REDACTED]\" https://x",
+            "retValue77"),
+    MASKED ("curl --user=user:$'Zq9SecretValue77' https://x", "curl --user=user:$'[REDACTED]' https://x",
+            "Zq9SecretValue77"),
+    MASKED ("curl --user \"user\":'Zq9Sec'\"retValue77\" https://x",
+            "curl --user \"user\":'[REDACTED]'\"[REDACTED]\" https://x", "retValue77"),
+    MASKED ("curl -uuser:$'Zq9SecretValue77' https://x", "curl -uuser:$'[REDACTED]' https://x", "Zq9SecretValue77"),
+    MASKED ("curl -fsSu user:Zq9\\ SecretValue77 https://x", "curl -fsSu user:[REDACTED] https://x",
+            "SecretValue77"),
+    MASKED ("env API\"_KEY\"=Zq9SecretValue77 x", "env API\"_KEY\"=[REDACTED] x", "Zq9SecretValue77"),
+    MASKED ("export \"DB_PASS\"'WORD'=$'Zq9SecretValue77'", "export \"DB_PASS\"'WORD'=$'[REDACTED]'", "Zq9SecretValue77"),
+    /* bash runs "API_KEY"=X as a command named API_KEY=X: masked in it */
+    MASKED ("\"API_KEY\"=Zq9SecretValue77 x", "\"API_KEY\"=[REDACTED] x", "Zq9SecretValue77"),
+    HIDE_NOTHING ("curl -u user:$'Zq9SecretValue77';touch pwned", "Zq9SecretValue77", ";touch pwned"),
+    HIDE_NOTHING ("curl -u user:$'a'$(touch pwned) https://x", NULL, "$(touch pwned)"),
+    HIDE_NOTHING ("env API\"_KEY\"=$'x;touch pwned' y", NULL, "touch pwned"),
+    KEPT ("curl -u user:\"$PASSWORD\" https://x"),
+    KEPT ("env API\"_KEY\"=\"$KEY\" x"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -266,5 +300,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/header-other-scheme", test_header_other_scheme);
   g_test_add_func ("/pd/redact/header-name-quoted", test_header_name_quoted);
   g_test_add_func ("/pd/redact/header-credential-list", test_header_credential_list);
+  g_test_add_func ("/pd/redact/user-and-assignment-words", test_user_and_assignment_words);
   return g_test_run ();
 }

@@ -337,7 +337,7 @@ header_word (Redactor *r,
   /* The name in the dequoted word, after what may stand before it: as
    * bash hands it to the command, whatever its quotes. */
   if ((kn = header_name (d, &ne)) == G_MAXSIZE)
-    return i;
+    return _pd_redact_assignment_word (r, &h->w, i, ws);
   for (k = ne; d->str[k] != ':'; k++)
     ;
   k++;

@@ -98,4 +98,14 @@ gboolean _pd_redact_mask_dequoted        (Redactor          *r,
 gboolean _pd_shell_word_value_hides_nothing (const char     *value,
                                              gsize           len);
 
+/* Of pd-redact-user-word.c: @w, read from @ws (the scan at @i), as
+ * NAME=value or --name=value whose name bash joins of quoted parts
+ * (API"_KEY"=X, which env, export and docker -e take as an assignment):
+ * the value masked when the name rule says it is a secret's.  Returns
+ * where the scan goes on, @i when nothing was masked. */
+gsize    _pd_redact_assignment_word      (Redactor          *r,
+                                          const PdShellWord *w,
+                                          gsize              i,
+                                          gsize              ws);
+
 G_END_DECLS

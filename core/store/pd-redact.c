@@ -747,6 +747,13 @@ try_at (Redactor *r,
         _pd_redact_span (r, vs, ve);
       return ve;
     }
+  /* its user:password word of quoted parts read as bash reads it
+   * (pd-redact-user-word.c: -u user:$'SECRET' was stored as written) */
+  if (*p == '-' && word_start && ((p[1] == 'u' && (p[2] == ' ' || p[2] == '\t' || p[2] == '='))
+                                  || strncmp (p, "--user", 6) == 0 || strncmp (p, "--proxy-user", 12) == 0
+                                  || curl_user_option_at (r, i))
+      && (n = _pd_redact_user_word_at (r, i)) != i)
+    return n;
   if (*p == '-' && word_start && ((p[1] == 'u' && (p[2] == ' ' || p[2] == '\t' || p[2] == '='))
                                   || strncmp (p, "--user", 6) == 0 || strncmp (p, "--proxy-user", 12) == 0
                                   || curl_user_option_at (r, i))
