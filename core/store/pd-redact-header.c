@@ -404,7 +404,18 @@ _pd_redact_header_at (Redactor *r,
   for (ws = i; ws > r->copied && i - ws < HEADER_BACK && !_pd_shell_word_starts_at (r, ws, depth); ws--)
     ;
   if (!_pd_shell_word_starts_at (r, ws, depth) || ws < r->header_end)
-    return i;
+    {
+      /* a word whose start is too far back: none of its quotes looks
+       * back for it again (a'b'a'b'… looked back 96 bytes at each) */
+      if (ws >= r->header_end && i - ws >= HEADER_BACK)
+        {
+          for (k = i; k < r->len && k - i < PD_SHELL_WORD_SOURCE_MAX && strchr (" \t\n\r;&|<>()", r->text[k]) == NULL
+                      && !(depth == 1 && r->text[k] == '"' && r->text[k - 1] != '\\'); k++)
+            ;
+          r->header_end = MAX (r->header_end, k);
+        }
+      return i;
+    }
   if (!_pd_shell_word_has_quotes (r, ws, depth, &k))
     {
       r->header_end = MAX (k, ws + 1);  /* the word is not looked at again */
