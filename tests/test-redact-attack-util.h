@@ -13,6 +13,7 @@
 
 #include "pd-redact.h"
 #include "test-redact-util.h"
+#include "test-redact-bash-util.h"
 
 /* @command as a tool call's arguments: the JSON text {"command":"…"}. */
 static inline char *
@@ -108,10 +109,12 @@ typedef struct
  * JSON document's string value: its secret gone and its shown words there
  * in each reading, the JSON still valid, and bash reading the same signs
  * outside quotes as in the command (a mask never takes a quote, a
- * backslash or a $ that changes the quoting of what follows). */
+ * backslash or a $ that changes the quoting of what follows), and real
+ * bash running every command of it in its masked text too
+ * (test-redact-bash-util.h: the model of bash above missed $'\c'). */
 static inline void
-assert_attacks (const AttackCase *cases,
-                gsize             n_cases)
+check_attacks (const AttackCase *cases,
+               gsize             n_cases)
 {
   static const char * const names[] = { "as text", "in JSON text", "in a JSON document" };
 
@@ -152,6 +155,18 @@ assert_attacks (const AttackCase *cases,
     }
 }
 
+static inline void
+assert_attacks (const AttackCase *cases,
+                gsize             n_cases)
+{
+  g_autoptr(GPtrArray) commands = g_ptr_array_new ();
+
+  check_attacks (cases, n_cases);
+  for (gsize c = 0; c < n_cases; c++)
+    g_ptr_array_add (commands, (gpointer) cases[c].command);
+  assert_bash_runs_in_masked_all ((const char * const *) commands->pdata, commands->len);
+}
+
 /* One row of a round's table of spellings, checked by assert_rows():
  *  - ROW_MASKED: redacted as @expected, one redaction, @secret gone; and as
  *    an attack (assert_attacks()): gone in JSON text and a JSON value too,
@@ -161,7 +176,8 @@ assert_attacks (const AttackCase *cases,
  *  - ROW_ATTACK: an attack: @secret (nullable) gone and each of @shown
  *    still there in each reading, bash's signs the same (HELD: masked
  *    already, nothing to show; HIDE_NOTHING: what must stay in sight);
- *  - ROW_KEPT: kept whole in each reading (assert_command_kept()). */
+ *  - ROW_KEPT: kept whole in each reading (assert_command_kept()).
+ * Every row, whatever its kind, is run by bash as written and masked. */
 typedef enum
 {
   ROW_MASKED,
@@ -187,7 +203,8 @@ typedef struct
 #define HIDE_NOTHING(in, secret, ...) { ROW_ATTACK, (in), NULL, (secret), { __VA_ARGS__ } }
 #define KEPT(in) { ROW_KEPT, (in), NULL, NULL, { NULL } }
 
-/* Each row checked as its kind says. */
+/* Each row checked as its kind says, and run by real bash: every command
+ * the row runs, its masked text runs too (test-redact-bash-util.h). */
 static inline void
 assert_rows (const RedactRow *rows,
              gsize            n_rows)
@@ -203,13 +220,13 @@ assert_rows (const RedactRow *rows,
         case ROW_MASKED:
         case ROW_MASKED_SOME:
           assert_cases (&one, 1, row->kind == ROW_MASKED);
-          assert_attacks (&attack, 1);
+          check_attacks (&attack, 1);
           break;
         case ROW_MASKED_TEXT:
           assert_cases (&one, 1, TRUE);
           break;
         case ROW_ATTACK:
-          assert_attacks (&attack, 1);
+          check_attacks (&attack, 1);
           break;
         case ROW_KEPT:
           assert_command_kept (row->input);
@@ -218,4 +235,11 @@ assert_rows (const RedactRow *rows,
           g_assert_not_reached ();
         }
     }
+  {
+    g_autoptr(GPtrArray) inputs = g_ptr_array_new ();
+
+    for (gsize i = 0; i < n_rows; i++)
+      g_ptr_array_add (inputs, (gpointer) rows[i].input);
+    assert_bash_runs_in_masked_all ((const char * const *) inputs->pdata, inputs->len);
+  }
 }

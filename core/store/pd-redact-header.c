@@ -26,10 +26,14 @@
  * command substitution ($(…), `…`, ${…}, $[…]) is left to the other rules;
  * an unquoted $NAME ends the value before it ($IFS;reboot stays).
  *
- * Only the word of a name literally followed by ':' is read (the scan
- * tries this where a secret-like name, Authorization or Cookie starts),
- * from its start (at most HEADER_BACK bytes before the name) and once:
- * each byte is read a bounded number of times, so the scan stays linear.
+ * The word is read by pd-redact-shell-word.c where the scan meets a
+ * quote, a backslash or a $ (or a secret-like name, Authorization or
+ * Cookie) in it, from its start (at most HEADER_BACK bytes before) and
+ * once: each byte is read a bounded number of times, so the scan stays
+ * linear.  Its name is found in the dequoted text, after what may stand
+ * before it (-H glued, --header=, http.extraHeader=): a name of quoted
+ * parts ("Authoriz"ation:, X-Api-K''ey:, $'\x41'uthorization:, a ':'
+ * quoted) is a name bash hands the command (tried as an attacker would).
  * A word in a JSON string (a tool call's arguments) is read through the
  * string's escapes; a string held in one is left to the patterns.
  *
@@ -44,419 +48,23 @@
 #include "pd-redact.h"
 #include "pd-redact-private.h"
 #include "pd-redact-scan-private.h"
+#include "pd-redact-shell-word-private.h"
 
-/* How far before the name its word may start (-H, --header=,
- * http.extraHeader=, quotes), how long the name may be, and how much of
- * the word is read (dequoted, and as written). */
+/* How far before the byte that triggers it a word may start (-H,
+ * --header=, http.extraHeader=, the name, quotes), and how long the name
+ * may be. */
 #define HEADER_BACK 96
 #define HEADER_NAME_MAX 64
-#define HEADER_WORD_MAX 4096
-#define HEADER_SOURCE_MAX 16384
 /* How many values of one word are masked (a cookie's), as _pd_redact_cookie_values() reads. */
 #define FOUND_MAX 32
 
-/* Why the reading of a word stopped. */
-typedef enum
-{
-  STOP_END,       /* where bash ends the word */
-  STOP_VARIABLE,  /* at $NAME: what follows is no literal */
-  STOP_COMMAND,   /* at what runs or expands with quotes of its own: $(, `, ${, $[ */
-  STOP_BROKEN,    /* too long, or a quote left open: unsure */
-} Stop;
-
-/* The shell's text at the word, read through the escapes of the JSON
- * string it is in (@json): a character at a time, with its span. */
+/* A header's word, and the secrets found in its dequoted text. */
 typedef struct
 {
-  const char *t;
-  gsize       len;
-  gsize       k;
-  gboolean    json;
-} Cursor;
-
-/* The word as bash reads it: @d its bytes, each from [from[i], to[i]) of
- * the text as written. */
-typedef struct
-{
-  GString *d;
-  gsize   *from;
-  gsize   *to;
-  gsize    cap;     /* of from and to */
-  gboolean heap;    /* from and to are allocated (else the caller's) */
-  Stop     stop;
-  gsize    end;     /* where the reading stopped, as written */
-  gboolean quoted;  /* bash took quotes or backslashes out of it */
-  gsize    found[2 * FOUND_MAX];  /* the secrets found in d, [start, end) each */
-  guint    n_found;
-} Word;
-
-static int
-hex_value (char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
-static gboolean
-is_unicode_space (gunichar cp)
-{
-  return cp == 0x85 || cp == 0xa0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028
-         || cp == 0x2029 || cp == 0x202f || cp == 0x205f || cp == 0x3000;
-}
-
-/* The next character at the cursor, its span in [*s, *e); FALSE at the
- * text's end or its JSON string's.  A JSON string's \uXXXX beyond ASCII is
- * 0x80, one of Unicode's spaces 0x01 (a blank to the reading below, as
- * the patterns take them): the reading needs no more of it. */
-static gboolean
-cursor_get (Cursor *c,
-            guint  *ch,
-            gsize  *s,
-            gsize  *e)
-{
-  const char *t = c->t;
-
-  if (c->k >= c->len)
-    return FALSE;
-  *s = c->k;
-  if (!c->json)
-    {
-      *ch = (guchar) t[c->k++];
-      *e = c->k;
-      return TRUE;
-    }
-  if (t[c->k] == '"' || t[c->k] == '\n' || t[c->k] == '\r')
-    return FALSE;  /* the JSON string's end */
-  if (t[c->k] != '\\')
-    {
-      *ch = (guchar) t[c->k++];
-      *e = c->k;
-      return TRUE;
-    }
-  if (c->k + 1 >= c->len)
-    return FALSE;
-  switch (t[c->k + 1])
-    {
-    case '"': *ch = '"'; break;
-    case '\\': *ch = '\\'; break;
-    case '/': *ch = '/'; break;
-    case 'b': *ch = '\b'; break;
-    case 'f': *ch = '\f'; break;
-    case 'n': *ch = '\n'; break;
-    case 'r': *ch = '\r'; break;
-    case 't': *ch = '\t'; break;
-    case 'u':
-      {
-        gunichar cp = 0;
-
-        if (c->k + 6 > c->len)
-          return FALSE;
-        for (guint j = 2; j < 6; j++)
-          {
-            int h = hex_value (t[c->k + j]);
-
-            if (h < 0)
-              return FALSE;
-            cp = cp * 16 + (gunichar) h;
-          }
-        c->k += 6;
-        *e = c->k;
-        *ch = cp < 0x80 ? cp : is_unicode_space (cp) ? 0x01 : 0x80;
-        return TRUE;
-      }
-    default:
-      return FALSE;
-    }
-  c->k += 2;
-  *e = c->k;
-  return TRUE;
-}
-
-static gboolean
-cursor_peek (Cursor *c,
-             guint  *ch)
-{
-  gsize k = c->k, s, e;
-  gboolean got = cursor_get (c, ch, &s, &e);
-
-  c->k = k;
-  return got;
-}
-
-static void
-emit (Word  *w,
-      guint  ch,
-      gsize  s,
-      gsize  e)
-{
-  if (w->d->len >= w->cap)
-    {
-      gsize cap = w->cap * 2;
-
-      if (w->heap)
-        {
-          w->from = g_renew (gsize, w->from, cap);
-          w->to = g_renew (gsize, w->to, cap);
-        }
-      else
-        {
-          w->from = g_memdup2 (w->from, w->cap * sizeof (gsize));
-          w->to = g_memdup2 (w->to, w->cap * sizeof (gsize));
-          w->from = g_renew (gsize, w->from, cap);
-          w->to = g_renew (gsize, w->to, cap);
-          w->heap = TRUE;
-        }
-      w->cap = cap;
-    }
-  w->from[w->d->len] = s;
-  w->to[w->d->len] = e;
-  g_string_append_c (w->d, (char) ch);
-}
-
-/* Emits the code point @cp of bash's \u or \U, as UTF-8, from [s, e). */
-static void
-emit_code_point (Word     *w,
-                 gunichar  cp,
-                 gsize     s,
-                 gsize     e)
-{
-  char utf8[6];
-  int n;
-
-  if (cp > 0x10ffff)
-    cp = 0xfffd;
-  if (is_unicode_space (cp))
-    {
-      emit (w, 0x01, s, e);
-      return;
-    }
-  n = g_unichar_to_utf8 (cp, utf8);
-  for (int j = 0; j < n; j++)
-    emit (w, (guchar) utf8[j], s, e);
-}
-
-/* One escape of bash's $'…' after its backslash (at [@s, @bs_end): two
- * bytes in a JSON string): what it stands for emitted, the cursor after
- * it.  An escape bash keeps as written keeps each byte's own span, so no
- * mask starts inside a JSON string's \\. */
-static void
-ansi_escape (Cursor *c,
-             Word   *w,
-             gsize   s,
-             gsize   bs_end)
-{
-  static const char simple[] = "a\ab\be\033E\033f\fn\nr\rt\tv\v\\\\''\"\"??";
-  guint ch, next;
-  gsize cs, ce;
-
-  if (!cursor_get (c, &ch, &cs, &ce))
-    {
-      emit (w, '\\', s, bs_end);
-      return;
-    }
-  for (guint j = 0; simple[j] != '\0'; j += 2)
-    if ((guint) (guchar) simple[j] == ch)
-      {
-        emit (w, (guchar) simple[j + 1], s, ce);
-        return;
-      }
-  if (ch >= '0' && ch <= '7')
-    {
-      guint v = ch - '0';
-
-      for (guint n = 1; n < 3 && cursor_peek (c, &next) && next >= '0' && next <= '7'; n++)
-        {
-          cursor_get (c, &next, &cs, &ce);
-          v = v * 8 + (next - '0');
-        }
-      emit (w, v & 0xff, s, ce);
-      return;
-    }
-  if (ch == 'x' || ch == 'u' || ch == 'U')
-    {
-      guint max = ch == 'x' ? 2 : ch == 'u' ? 4 : 8, n = 0;
-      gunichar v = 0;
-
-      for (; n < max && cursor_peek (c, &next) && next < 0x80 && hex_value ((char) next) >= 0; n++)
-        {
-          cursor_get (c, &next, &cs, &ce);
-          v = v * 16 + (gunichar) hex_value ((char) next);
-        }
-      if (n == 0)
-        {
-          emit (w, '\\', s, bs_end);
-          emit (w, ch, bs_end, ce);
-        }
-      else if (ch == 'x')
-        emit (w, v & 0xff, s, ce);
-      else
-        emit_code_point (w, v, s, ce);
-      return;
-    }
-  if (ch == 'c' && cursor_peek (c, &next) && next != '\'')
-    {
-      /* \cX: a control character (\c@ is NUL, which ends the string to
-       * bash: read as a blank here, as the patterns took it).  As bash
-       * 5.2 reads it (checked with bash itself): \c before the closing
-       * quote is the text \c and the quote closes the string ($'\c'x'
-       * is \c, then x and a quote of its own); \c\ is the control
-       * character of \ and the backslash still escapes, to bash's
-       * lexer, what follows it: \c\\ is one 0x1c, \c\' a 0x1c and a
-       * quote that does not close. */
-      cursor_get (c, &next, &cs, &ce);
-      if (next == '\\')
-        {
-          guint after;
-          gsize as, ae;
-
-          if (!cursor_get (c, &after, &as, &ae))
-            return;  /* the string left open: the reading gives up */
-          emit (w, 0x1c, s, after == '\\' ? ae : ce);
-          if (after != '\\')
-            emit (w, after, as, ae);
-          return;
-        }
-      emit (w, next == '?' ? 0x7f : next & 0x1f, s, ce);
-      return;
-    }
-  emit (w, '\\', s, bs_end);
-  emit (w, ch, cs, ce);
-}
-
-/* Whether a $ followed by @next expands a name ($NAME, $1, $@…). */
-static gboolean
-expands_name (guint next)
-{
-  return next < 0x80 && (g_ascii_isalnum ((char) next) || strchr ("_@*#?$!-", (int) next) != NULL);
-}
-
-/* Reads the shell word at the cursor into @w, as bash joins its parts. */
-static void
-read_word (Cursor *c,
-           Word   *w)
-{
-  enum { NONE, SINGLE, DOUBLE, ANSI } q = NONE;
-  gsize start = c->k;
-
-  w->stop = STOP_BROKEN;
-  for (;;)
-    {
-      gsize before = c->k, s, e, s2, e2;
-      guint ch, next;
-
-      w->end = c->k;
-      if (w->d->len + 8 >= HEADER_WORD_MAX || c->k - start >= HEADER_SOURCE_MAX)
-        return;
-      if (!cursor_get (c, &ch, &s, &e))
-        {
-          if (q == NONE)
-            w->stop = STOP_END;
-          return;
-        }
-      switch (q)
-        {
-        case NONE:
-          if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || (ch < 0x80 && strchr (";&|()<>", (int) ch) != NULL))
-            {
-              c->k = before;
-              w->end = before;
-              w->stop = STOP_END;
-              return;
-            }
-          if (ch == '\\' || ch == '\'' || ch == '"')
-            w->quoted = TRUE;
-          if (ch == '\\')
-            {
-              if (!cursor_get (c, &next, &s2, &e2))
-                emit (w, '\\', s, e);
-              else if (next != '\n')
-                emit (w, next, s, e2);
-              continue;  /* \ and a line break: taken out */
-            }
-          if (ch == '\'' || ch == '"')
-            {
-              q = ch == '\'' ? SINGLE : DOUBLE;
-              continue;
-            }
-          if (ch == '$' && cursor_peek (c, &next))
-            {
-              if (next == '\'' || next == '"')
-                {
-                  w->quoted = TRUE;
-                  cursor_get (c, &next, &s2, &e2);
-                  q = next == '\'' ? ANSI : DOUBLE;
-                  continue;
-                }
-              if (next == '(' || next == '{' || next == '[')
-                {
-                  w->stop = STOP_COMMAND;
-                  return;
-                }
-              if (expands_name (next))
-                {
-                  w->stop = STOP_VARIABLE;
-                  return;
-                }
-            }
-          if (ch == '`')
-            {
-              w->stop = STOP_COMMAND;
-              return;
-            }
-          emit (w, ch, s, e);
-          break;
-
-        case SINGLE:
-          if (ch == '\'')
-            q = NONE;
-          else
-            emit (w, ch, s, e);
-          break;
-
-        case DOUBLE:
-          if (ch == '"')
-            q = NONE;
-          else if (ch == '\\' && cursor_peek (c, &next) && (next == '$' || next == '`' || next == '"' || next == '\\' || next == '\n'))
-            {
-              cursor_get (c, &next, &s2, &e2);
-              if (next != '\n')
-                emit (w, next, s, e2);
-            }
-          else if (ch == '$' && cursor_peek (c, &next) && (next == '(' || next == '{' || next == '['))
-            {
-              w->stop = STOP_COMMAND;
-              return;
-            }
-          else if (ch == '$' && cursor_peek (c, &next) && expands_name (next))
-            {
-              w->stop = STOP_VARIABLE;
-              return;
-            }
-          else if (ch == '`')
-            {
-              w->stop = STOP_COMMAND;
-              return;
-            }
-          else
-            emit (w, ch, s, e);
-          break;
-
-        case ANSI:
-          if (ch == '\'')
-            q = NONE;
-          else if (ch == '\\')
-            ansi_escape (c, w, s, e);
-          else
-            emit (w, ch, s, e);
-          break;
-        }
-    }
-}
+  PdShellWord w;
+  gsize       found[2 * FOUND_MAX];  /* [start, end) each, of w.d */
+  guint       n_found;
+} Header;
 
 /* Whether the dequoted byte at @p of @d parts a header's words: a blank,
  * a control character (bash's $'\v', $'\c@' too) or one of Unicode's
@@ -494,69 +102,6 @@ run_end (const GString *d,
   return p;
 }
 
-/* Whether a value of the dequoted word reads as shell syntax to whoever
- * reads it, or is a placeholder, a mask already, or what runs: then the
- * other rules decide, as for any value ("a value that holds ; & | < >
- * stays in sight"). */
-static gboolean
-value_hides_nothing (const char *value,
-                     gsize       len)
-{
-  /* (and what bash expands in a word: brace lists and globs, {a,b} two
-   * words) */
-  for (gsize k = 0; k < len; k++)
-    if (value[k] == '\0' || strchr (";&|<>`\n\r{}[]*?", value[k]) != NULL)
-      return FALSE;
-  return g_strstr_len (value, (gssize) len, PD_REDACTED) == NULL;
-}
-
-/* Masks the dequoted bytes [ds, de) of @w where they are written: a piece
- * for each run of bytes written next to each other, so that the quotes
- * bash takes out between them stay in sight.  One redaction counted.
- * Whether anything was masked. */
-static gboolean
-mask_dequoted (Redactor   *r,
-               const Word *w,
-               gsize       ds,
-               gsize       de)
-{
-  gboolean any = FALSE;
-
-  for (gsize k = ds; k < de; )
-    {
-      gsize ps = w->from[k], pe = w->to[k], at;
-
-      for (k++; k < de && (w->from[k] == pe || w->from[k] == ps); k++)
-        pe = MAX (pe, w->to[k]);
-      if (ps < r->copied)
-        continue;
-      /* a $ or ` bash reads from an escape (\$ out of quotes): the backslash
-       * stays in sight, the mask takes what it escapes ('…S'\$(reboot)
-       * was masked '[REDACTED]'[REDACTED](reboot); tried as an attacker
-       * would).  In a JSON string the shell's backslash is \\. */
-      if (_pd_redact_depth_at (r->depths, ps) == 0 && pe - ps > 1 && r->text[ps] == '\\'
-          && (r->text[ps + 1] == '$' || r->text[ps + 1] == '`'))
-        ps++;
-      else if (_pd_redact_depth_at (r->depths, ps) == 1 && pe - ps > 2 && r->text[ps] == '\\' && r->text[ps + 1] == '\\'
-               && (r->text[ps + 2] == '$' || r->text[ps + 2] == '`'))
-        ps += 2;
-      /* what the last guard cuts off is tried again after it: a quote or
-       * a backslash inside the piece stays in sight, the rest goes */
-      at = ps;
-      for (guint n = 0; at < pe && n < 16; n++)
-        {
-          gsize before = r->copied;
-
-          _pd_redact_mask_span (r, at, pe, any);
-          if (r->copied == before || r->copied <= at)
-            break;
-          any = TRUE;
-          at = r->copied;
-        }
-    }
-  return any;
-}
-
 static const char * const schemes[] = {
   "basic", "bearer", "token", "digest", "negotiate", "ntlm", "apikey", "key", "sso-key", "aws4-hmac-sha256", NULL,
 };
@@ -585,39 +130,46 @@ other_scheme (const char *p,
 /* A secret found at [ds, de) of the dequoted word, a printf's \n or \t
  * at its end (in quotes, where the backslash stays) left out.  TRUE. */
 static gboolean
-found (Word  *w,
+found (Header  *h,
        gsize  ds,
        gsize  de)
 {
-  if (de - ds > 3 && w->d->str[de - 2] == '\\' && (w->d->str[de - 1] == 'n' || w->d->str[de - 1] == 't')
-      && w->d->str[de - 3] != '\\')
+  if (de - ds > 3 && h->w.d->str[de - 2] == '\\' && (h->w.d->str[de - 1] == 'n' || h->w.d->str[de - 1] == 't')
+      && h->w.d->str[de - 3] != '\\')
     de -= 2;
-  if (w->n_found < FOUND_MAX)
+  if (h->n_found < FOUND_MAX)
     {
-      w->found[2 * w->n_found] = ds;
-      w->found[2 * w->n_found + 1] = de;
-      w->n_found++;
+      h->found[2 * h->n_found] = ds;
+      h->found[2 * h->n_found + 1] = de;
+      h->n_found++;
     }
   return TRUE;
 }
 
-/* Authorization: [scheme] credentials, from @p of the dequoted word. */
+/* One credential of Authorization: [scheme] credentials, from @p of the
+ * dequoted word; where it ends in *@end (a ',' or the word's end). */
 static gboolean
-authorization (Word  *w,
-               gsize  p)
+credential (Header *h,
+            gsize   p,
+            gsize  *end)
 {
-  const GString *d = w->d;
+  const GString *d = h->w.d;
   gsize te, cs, ce;
 
   p = skip_separators (d, p);
   te = run_end (d, p, ",");
+  *end = te;
   if (is_scheme (d->str + p, te - p))
     {
       /* the scheme alone ("Authorization: Basic" URL), and Digest's
        * parameter list (its response is a hash of one nonce), are no
        * credentials here */
-      if (te >= d->len || d->str[te] == ',' || (te - p == 6 && g_ascii_strncasecmp (d->str + p, "digest", 6) == 0
-                                               && memchr (d->str + te, '=', d->len - te) != NULL))
+      if (te - p == 6 && g_ascii_strncasecmp (d->str + p, "digest", 6) == 0 && memchr (d->str + te, '=', d->len - te) != NULL)
+        {
+          *end = d->len;
+          return FALSE;
+        }
+      if (te >= d->len || d->str[te] == ',')
         return FALSE;
       cs = skip_separators (d, te);
     }
@@ -627,21 +179,45 @@ authorization (Word  *w,
   else
     cs = p;
   ce = run_end (d, cs, ",");
+  *end = ce;
   /* '…: Bearer $TOKEN' in single quotes is a placeholder, no token */
-  if (ce == cs || d->str[cs] == '$' || !value_hides_nothing (d->str + cs, ce - cs))
+  if (ce == cs || d->str[cs] == '$' || !_pd_shell_word_value_hides_nothing (d->str + cs, ce - cs))
     return FALSE;
-  return found (w, cs, ce);
+  return found (h, cs, ce);
+}
+
+/* Authorization: [scheme] credentials, from @p of the dequoted word;
+ * each credential of a list (Bearer X, Basic Y: the second was stored
+ * in clear; tried as an attacker would). */
+static gboolean
+authorization (Header *h,
+               gsize   p)
+{
+  const GString *d = h->w.d;
+  gboolean any = FALSE;
+
+  for (guint n = 0; n < FOUND_MAX && p < d->len; n++)
+    {
+      gsize end;
+
+      any = credential (h, p, &end) || any;
+      /* only a list of credentials goes on: after one, a ',' and a blank */
+      if (end >= d->len || d->str[end] != ',')
+        break;
+      p = end + 1;
+    }
+  return any;
 }
 
 /* Cookie: name=value; name=value (Set-Cookie: its first, the attributes
  * stay), from @p of the dequoted word: the values
  * _pd_redact_cookie_is_secret() says are secrets. */
 static gboolean
-cookies (Word     *w,
+cookies (Header     *h,
          gsize     p,
          gboolean  set)
 {
-  const GString *d = w->d;
+  const GString *d = h->w.d;
   gboolean any = FALSE;
 
   p = skip_separators (d, p);
@@ -653,9 +229,9 @@ cookies (Word     *w,
         break;
       vs = ne + 1;
       ve = run_end (d, vs, ";");
-      if (ve - vs >= 6 && d->str[vs] != '$' && value_hides_nothing (d->str + vs, ve - vs)
+      if (ve - vs >= 6 && d->str[vs] != '$' && _pd_shell_word_value_hides_nothing (d->str + vs, ve - vs)
           && _pd_redact_cookie_is_secret (d->str + p, ne - p, d->str + vs, ve - vs))
-        any = found (w, vs, ve);
+        any = found (h, vs, ve);
       if (set || ve >= d->len || d->str[ve] != ';')
         break;
       p = skip_separators (d, ve + 1);
@@ -665,50 +241,29 @@ cookies (Word     *w,
 
 /* NAME: value of a name the name rule says is a secret's. */
 static gboolean
-named_value (Word       *w,
+named_value (Header       *h,
              const char *name,
              gsize       p)
 {
-  const GString *d = w->d;
+  const GString *d = h->w.d;
   g_autofree char *value = NULL;
   gsize ve;
 
   p = skip_separators (d, p);
   ve = run_end (d, p, "");
-  if (ve == p || !value_hides_nothing (d->str + p, ve - p))
+  if (ve == p || !_pd_shell_word_value_hides_nothing (d->str + p, ve - p))
     return FALSE;
   value = g_strndup (d->str + p, ve - p);
   /* a literal $ is text here: an expansion ended the reading */
   if (!_pd_redact_value_is_secret (value, TRUE) || _pd_redact_value_is_pass_count (name, value))
     return FALSE;
-  return found (w, p, ve);
+  return found (h, p, ve);
 }
 
 static inline gboolean
 is_header_name_char (char c)
 {
   return g_ascii_isalnum (c) || c == '-' || c == '_';
-}
-
-/* Whether bash ends a word right before @k of @t (at @depth in JSON
- * strings): a blank or a sign, the JSON string's opening quote or its
- * \n and \t. */
-static gboolean
-word_boundary_before (Redactor *r,
-                      gsize     k,
-                      guint     depth)
-{
-  const char *t = r->text;
-
-  if (k == 0)
-    return TRUE;
-  if (depth == 0)
-    return strchr (" \t\n\r;&|()<>", t[k - 1]) != NULL;
-  if (_pd_redact_depth_at (r->depths, k - 1) < depth || (r->depths[k - 1] & JSON_OPENS) != 0)
-    return TRUE;
-  if (strchr (" \t;&|()<>", t[k - 1]) != NULL)
-    return TRUE;
-  return k >= 2 && (t[k - 1] == 'n' || t[k - 1] == 't') && t[k - 2] == '\\' && !(k >= 3 && t[k - 3] == '\\');
 }
 
 /* Whether the dequoted word's part before the header's name, [0, n), is
@@ -730,58 +285,65 @@ prefix_fits (const GString *d,
   return TRUE;
 }
 
-/* Whether the dequoted bytes [ds, de) of @w are written as they read,
- * each one byte of the text next to the one before. */
-static gboolean
-as_written (const Word *w,
-            gsize       ds,
-            gsize       de)
+/* Where the header's name starts in the dequoted word @d, after what may
+ * stand before it (prefix_fits()), its end in *@ne (a ':' after it,
+ * blanks between), or G_MAXSIZE: no header. */
+static gsize
+header_name (const GString *d,
+             gsize         *ne)
 {
-  for (gsize k = ds; k < de; k++)
-    if (w->to[k] != w->from[k] + 1 || (k > ds && w->from[k] != w->to[k - 1]))
-      return FALSE;
-  return TRUE;
+  gsize kn = 0, k;
+
+  for (k = 0; k < d->len && k < HEADER_BACK && (g_ascii_isalnum (d->str[k]) || strchr ("-_.", d->str[k]) != NULL); k++)
+    ;
+  if (k < d->len && d->str[k] == '=' && prefix_fits (d, k + 1))
+    kn = k + 1;  /* --header=, http.extraHeader= */
+  else if (d->len > 2 && d->str[0] == '-' && d->str[1] == 'H')
+    kn = 2;  /* -HName: */
+  if (kn >= d->len || !g_ascii_isalpha (d->str[kn]))
+    return G_MAXSIZE;
+  for (k = kn; k < d->len && k - kn <= HEADER_NAME_MAX && is_header_name_char (d->str[k]); k++)
+    ;
+  if (k - kn > HEADER_NAME_MAX)
+    return G_MAXSIZE;
+  *ne = k;
+  while (k < d->len && (d->str[k] == ' ' || d->str[k] == '\t'))
+    k++;
+  return k < d->len && d->str[k] == ':' ? kn : G_MAXSIZE;
 }
 
-/* The header's word @w read from @ws, its name [ns, ne) written as it is
- * (the scan's trigger at @i): its secrets masked (where the scan goes on
- * returned), none found (only known token shapes are tried in it; @i + 1),
- * or the patterns' to read (@i). */
+/* The header's word read from @ws (the scan's trigger at @i): its
+ * secrets masked (where the scan goes on returned), none found (only
+ * known token shapes are tried in it; @i + 1), or the patterns' to read
+ * (@i). */
 static gsize
 header_word (Redactor *r,
-             Word     *w,
+             Header   *h,
              gsize     i,
-             gsize     ws,
-             gsize     ns,
-             gsize     ne)
+             gsize     ws)
 {
   const char *t = r->text;
-  const GString *d = w->d;
-  const gsize *from = w->from;
+  const GString *d = h->w.d;
   g_autofree char *name = NULL;
-  gsize k, kn;
+  gsize k, kn, ne = 0;
   gboolean masked;
 
   /* A word written as it reads (Authorization:Bearer, 'NAME: value'
    * unquoted) is the patterns': they read it whole; a word unsure or
    * holding what runs too. */
-  if (!w->quoted || w->stop == STOP_BROKEN || w->stop == STOP_COMMAND)
+  if (!h->w.quoted || h->w.stop == PD_SHELL_WORD_BROKEN || h->w.stop == PD_SHELL_WORD_COMMAND)
     return i;
 
-  /* The name in the dequoted word, where it is written, after what may
-   * stand before it. */
-  for (kn = 0; kn < d->len && from[kn] != ns; kn++)
+  /* The name in the dequoted word, after what may stand before it: as
+   * bash hands it to the command, whatever its quotes. */
+  if ((kn = header_name (d, &ne)) == G_MAXSIZE)
+    return _pd_redact_assignment_word (r, &h->w, i, ws);
+  for (k = ne; d->str[k] != ':'; k++)
     ;
-  if (kn + (ne - ns) > d->len || !prefix_fits (d, kn) || memcmp (d->str + kn, t + ns, ne - ns) != 0)
-    return i;
-  for (k = kn + (ne - ns); k < d->len && (d->str[k] == ' ' || d->str[k] == '\t'); k++)
-    ;
-  if (k >= d->len || d->str[k] != ':')
-    return i;
   k++;
   /* H=X-Api-Key:' '$'…' assigns a variable: one the text runs holds a
    * command (eval "${H#*: }"), kept in sight as any such value. */
-  if (kn > 1 && d->str[kn - 1] == '=' && as_written (w, 0, kn))
+  if (kn > 1 && d->str[kn - 1] == '=' && _pd_shell_word_as_written (&h->w, 0, kn))
     {
       g_autofree char *variable = g_strndup (d->str, kn - 1);
 
@@ -789,19 +351,23 @@ header_word (Redactor *r,
         return i;
     }
 
-  name = g_strndup (t + ns, ne - ns);
+  /* a name alone ('X-Api-Key': 'v' of a Python dict): the patterns' */
+  if (skip_separators (d, k) >= d->len)
+    return i;
+  name = g_strndup (d->str + kn, ne - kn);
   if (g_ascii_strcasecmp (name, "authorization") == 0 || g_ascii_strcasecmp (name, "proxy-authorization") == 0)
-    authorization (w, k);
+    authorization (h, k);
   else if (g_ascii_strcasecmp (name, "cookie") == 0 || g_ascii_strcasecmp (name, "set-cookie") == 0)
-    cookies (w, k, name[0] == 's' || name[0] == 'S');
+    cookies (h, k, name[0] == 's' || name[0] == 'S');
   else if (_pd_redact_name_is_secret (name))
-    named_value (w, name, k);
+    named_value (h, name, k);
   else
     return i;  /* no secret's header: its value may hold a NAME=value */
-  /* Written as bash reads it, from the name to the last value read (one
-   * quoted part: printf 'password: X\n'): the patterns' to read, as they
-   * always have. */
-  if (as_written (w, kn, w->n_found > 0 ? w->found[2 * w->n_found - 1] : d->len))
+  /* Written as bash reads it, from the name to its one value (one quoted
+   * part: printf 'password: X\n'): the patterns' to read, as they always
+   * have (a list of credentials is read here: the patterns take its
+   * first only). */
+  if (h->n_found <= 1 && _pd_shell_word_as_written (&h->w, kn, h->n_found > 0 ? h->found[1] : d->len))
     return i;
   /* what bash reads as a word's start (not in quotes or a comment) */
   if (r->states == NULL)
@@ -809,109 +375,58 @@ header_word (Redactor *r,
   if (!_pd_redact_reading_unquoted (r->states, ws))
     return i;
   masked = FALSE;
-  for (guint f = 0; f < w->n_found; f++)
-    masked = mask_dequoted (r, w, w->found[2 * f], w->found[2 * f + 1]) || masked;
+  for (guint f = 0; f < h->n_found; f++)
+    masked = _pd_redact_mask_dequoted (r, &h->w, h->found[2 * f], h->found[2 * f + 1]) || masked;
   if (masked)
     return MAX (r->copied, i + 1);
   /* The header read and nothing found a secret (a reference, a setting, a
    * scheme alone): the patterns, which read the word in pieces, try only
    * known token shapes in it (Bearer$'\x20'"$TOKEN" was masked whole). */
-  r->refused_end = MAX (r->refused_end, w->end);
+  r->refused_end = MAX (r->refused_end, h->w.end);
   return i + 1;
-}
-
-/* Whether the word at @ws (at @depth in JSON strings) holds a quote, a
- * backslash or a $ before its first blank or sign, as written: a word
- * with none reads as it is written, the patterns' (most words: each is
- * looked at once, then read only when it has one). */
-static gboolean
-word_has_quotes (Redactor *r,
-                 gsize     ws,
-                 guint     depth,
-                 gsize    *end)
-{
-  const char *t = r->text;
-  gsize k;
-
-  for (k = ws; k < r->len && k - ws < HEADER_SOURCE_MAX; k++)
-    {
-      char c = t[k];
-
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';' || c == '&' || c == '|' || c == '<'
-          || c == '>' || c == '(' || c == ')')
-        break;
-      if (c == '\'' || c == '$')
-        return TRUE;
-      if (depth == 0 && (c == '"' || c == '\\'))
-        return TRUE;
-      if (depth == 1 && c == '"')
-        break;  /* the JSON string's end */
-      if (depth == 1 && c == '\\' && k + 1 < r->len)
-        {
-          if (t[k + 1] == '"' || t[k + 1] == '\\' || t[k + 1] == 'u')
-            return TRUE;
-          if (t[k + 1] == 'n' || t[k + 1] == 't' || t[k + 1] == 'r')
-            break;  /* a blank */
-          k++;
-        }
-    }
-  *end = k;
-  return k - ws >= HEADER_SOURCE_MAX;  /* unsure: read it */
 }
 
 gsize
 _pd_redact_header_at (Redactor *r,
                       gsize     i)
 {
-  const char *t = r->text;
   guint depth = _pd_redact_depth_at (r->depths, i);
-  gsize ns = i, ne = i, k, ws, next;
-  gsize from_buf[256], to_buf[256];
-  g_autoptr(GString) d = NULL;
-  Cursor c;
-  Word w;
+  gsize k, ws, next;
+  Header h;
 
-  if (depth > 1)
+  if (depth > 1 || i < r->header_end)
     return i;
-  /* The name, literally written, and a ':' after it (looked for first:
-   * most names have none). */
-  while (ne < r->len && ne - i <= HEADER_NAME_MAX && is_header_name_char (t[ne]))
-    ne++;
-  for (k = ne; k < r->len && (t[k] == ' ' || t[k] == '\t'); k++)
+  /* a JSON string's own quotes are no shell word's */
+  if (r->depths != NULL && r->text[i] == '"'
+      && ((r->depths[i] & JSON_OPENS) != 0 || (i > 0 && _pd_redact_depth_at (r->depths, i - 1) > depth)))
+    return i;
+  /* The word's start, its word read once. */
+  for (ws = i; ws > r->copied && i - ws < HEADER_BACK && !_pd_shell_word_starts_at (r, ws, depth); ws--)
     ;
-  if (k >= r->len || t[k] != ':')
-    return i;
-  while (ns > r->copied && i - ns < HEADER_NAME_MAX && is_header_name_char (t[ns - 1]))
-    ns--;
-  if ((ns > 0 && is_header_name_char (t[ns - 1])) || ne - ns > HEADER_NAME_MAX)
-    return i;
-  if (t[ns] == '-' && ns + 2 < ne && t[ns + 1] == 'H')
-    ns += 2;  /* -HName: */
-  if (!g_ascii_isalpha (t[ns]))
-    return i;
-
-  /* Its word's start, read once. */
-  for (ws = ns; ws > r->copied && ns - ws < HEADER_BACK && !word_boundary_before (r, ws, depth); ws--)
-    ;
-  if (!word_boundary_before (r, ws, depth) || ws < r->header_end)
-    return i;
-  if (!word_has_quotes (r, ws, depth, &k))
+  if (!_pd_shell_word_starts_at (r, ws, depth) || ws < r->header_end)
+    {
+      /* a word whose start is too far back: none of its quotes looks
+       * back for it again (a'b'a'b'… looked back 96 bytes at each) */
+      if (ws >= r->header_end && i - ws >= HEADER_BACK)
+        {
+          for (k = i; k < r->len && k - i < PD_SHELL_WORD_SOURCE_MAX && strchr (" \t\n\r;&|<>()", r->text[k]) == NULL
+                      && !(depth == 1 && r->text[k] == '"' && r->text[k - 1] != '\\'); k++)
+            ;
+          r->header_end = MAX (r->header_end, k);
+        }
+      return i;
+    }
+  if (!_pd_shell_word_has_quotes (r, ws, depth, &k))
     {
       r->header_end = MAX (k, ws + 1);  /* the word is not looked at again */
       return i;
     }
 
-  d = g_string_sized_new (256);
-  w = (Word) { .d = d, .from = from_buf, .to = to_buf, .cap = G_N_ELEMENTS (from_buf), .stop = STOP_BROKEN, .end = ws };
-  c = (Cursor) { t, r->len, ws, depth == 1 };
-  read_word (&c, &w);
-  r->header_end = MAX (w.end, ws + 1);
-  r->line.bytes_read += w.end - ws;
-  next = header_word (r, &w, i, ws, ns, ne);
-  if (w.heap)
-    {
-      g_free (w.from);
-      g_free (w.to);
-    }
+  h.n_found = 0;
+  _pd_shell_word_read (&h.w, r->text, r->len, ws, depth == 1);
+  r->header_end = MAX (h.w.end, ws + 1);
+  r->line.bytes_read += h.w.end - ws;
+  next = header_word (r, &h, i, ws);
+  _pd_shell_word_clear (&h.w);
   return next;
 }

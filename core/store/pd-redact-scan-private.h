@@ -147,12 +147,18 @@ void     _pd_redact_mask_word               (Redactor *r,
                                              gsize     we);
 
 /* Of pd-redact-header.c: an HTTP header's word (-H 'Name: value',
- * --header=…, Name:value) whose name, literally followed by ':', holds
- * @i, read as bash reads it, its quotes and escapes taken out: the
+ * --header=…, Name:value) that holds @i, read as bash reads it, its quotes and escapes taken out: the
  * credentials of Authorization, the values of Cookie and Set-Cookie, the
  * value of a name the name rule says is a secret's, masked where they are
  * written.  Returns where the scan goes on, @i when nothing was masked. */
 gsize    _pd_redact_header_at               (Redactor *r,
+                                             gsize     i);
+
+/* Of pd-redact-user-word.c: curl's -u (-[flags]u, -U, --user,
+ * --proxy-user) at @i, its user:password word read as bash reads it when
+ * it has quotes in it: the password masked where it is written.  Returns
+ * where the scan goes on, @i when nothing was masked. */
+gsize    _pd_redact_user_word_at            (Redactor *r,
                                              gsize     i);
 
 /* Of pd-redact-settings.c: each returns where the scan goes on, @i (or 0

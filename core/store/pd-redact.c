@@ -747,6 +747,13 @@ try_at (Redactor *r,
         _pd_redact_span (r, vs, ve);
       return ve;
     }
+  /* its user:password word of quoted parts read as bash reads it
+   * (pd-redact-user-word.c: -u user:$'SECRET' was stored as written) */
+  if (*p == '-' && word_start && ((p[1] == 'u' && (p[2] == ' ' || p[2] == '\t' || p[2] == '='))
+                                  || strncmp (p, "--user", 6) == 0 || strncmp (p, "--proxy-user", 12) == 0
+                                  || curl_user_option_at (r, i))
+      && (n = _pd_redact_user_word_at (r, i)) != i)
+    return n;
   if (*p == '-' && word_start && ((p[1] == 'u' && (p[2] == ' ' || p[2] == '\t' || p[2] == '='))
                                   || strncmp (p, "--user", 6) == 0 || strncmp (p, "--proxy-user", 12) == 0
                                   || curl_user_option_at (r, i))
@@ -870,6 +877,14 @@ _pd_redact_scan (const char *text,
       guchar c = (guchar) r.text[i];
       gsize next;
 
+      /* A word with a quote, a backslash or a $ in it: a header's word
+       * whatever its quotes (pd-redact-header.c reads it once). */
+      if ((c == '\'' || c == '"' || c == '\\' || c == '$') && i >= r.header_end && i >= r.refused_end
+          && (next = _pd_redact_header_at (&r, i)) != i)
+        {
+          i = MAX (next, r.copied);
+          continue;
+        }
       /* Most bytes can start nothing: one table lookup, and on. */
       if (!(may_start[c] & ANYWHERE)
           && !((may_start[c] & AT_WORD_START) && (i == 0 || !is_word_char (r.text[i - 1])))

@@ -326,6 +326,13 @@ main (int   argc,
     { "header word, ANSI-C never closed", "$'\\x20\\t", "curl -H Authorization:Bearer" },
     { "header names in quotes", "'X-Api-Key: ' " },
     { "header names, no blank", "X-Api-Key:" },
+    /* Round 16's (att16 F2): every word with a quote, a backslash or a $
+     * read by the shell-word reader, once; a word too long for it read to
+     * its bound once. */
+    { "quotes glued, one word", "a'b'" },
+    { "header names of quoted parts", "-H \"Authoriz\"ation:' 'Basic' 'x X-Api-K''ey:' 'Zq9Secret " },
+    { "curl -u words of quoted parts", "curl -u u:$'p' -uuser:\"a\"'b' " },
+    { "names of quoted parts", "A\"_KEY\"=$'v' " },
   };
   guint mb = argc > 1 ? (guint) g_ascii_strtoull (argv[1], NULL, 10) : 16;
   gsize kib = argc > 2 ? (gsize) g_ascii_strtoull (argv[2], NULL, 10) : 1024;

@@ -1,0 +1,171 @@
+/* pd-redact-user-word.c: curl's -u user:password and a NAME=value word
+ * read as bash reads them (pd-redact-shell-word.c).
+ *
+ * The patterns read -u's value and NAME=value as written, a quoted part
+ * at a time: curl -u user:$'SECRET', -u "user":'SEC'"RET", --user=…,
+ * -uuser:$'…' were stored as written, and a NAME of quoted parts
+ * (API"_KEY"=SECRET, which env, export and docker -e take as an
+ * assignment) was no name (tried as an attacker would).  A word with a
+ * quote, a backslash or a $ in it is read here: the decision on its
+ * dequoted text, the mask where each byte is written, the quotes in
+ * sight.  A word written as it reads stays the patterns', as it always
+ * was; a word the reader is unsure of, or that runs a command, too.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "pd-store"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pd-redact.h"
+#include "pd-redact-private.h"
+#include "pd-redact-patterns-private.h"
+#include "pd-redact-scan-private.h"
+#include "pd-redact-shell-word-private.h"
+
+/* Whether a dequoted value reads as words of a command to whoever reads
+ * it, as _pd_redact_value_hides_syntax() says of a value as written: more
+ * than 4 words, a word after a blank that looks like an option, a blank at
+ * its start or end.  Such a value stays in sight. */
+static gboolean
+reads_as_words (const char *value,
+                gsize       len)
+{
+  guint words = 0;
+
+  if (g_ascii_isspace (value[0]) || g_ascii_isspace (value[len - 1]))
+    return TRUE;
+  for (gsize k = 0; k < len; k++)
+    if (k == 0 || (g_ascii_isspace (value[k - 1]) && !g_ascii_isspace (value[k])))
+      {
+        if (++words > 4 || (k > 0 && value[k] == '-'))
+          return TRUE;
+      }
+  return FALSE;
+}
+
+/* Masks the dequoted bytes [ds, de) of @w, a value bash reads as a word's
+ * part from @ws: where the scan goes on, or @i when it is not masked (or
+ * the dequoted bytes from @written_from on are written as they read: the
+ * patterns'; G_MAXSIZE: never). */
+static gsize
+mask_value (Redactor          *r,
+            const PdShellWord *w,
+            gsize              i,
+            gsize              ws,
+            gsize              ds,
+            gsize              de,
+            gsize              written_from)
+{
+  if (de <= ds || !_pd_shell_word_value_hides_nothing (w->d->str + ds, de - ds) || reads_as_words (w->d->str + ds, de - ds))
+    return i;
+  if (written_from != G_MAXSIZE && _pd_shell_word_as_written (w, written_from, de))
+    return i;
+  if (r->states == NULL)
+    r->states = _pd_redact_reading_states (r->text, r->len, r->depths);
+  if (!_pd_redact_reading_unquoted (r->states, ws))
+    return i;
+  if (!_pd_redact_mask_dequoted (r, w, ds, de))
+    return i;
+  return MAX (r->copied, MAX (w->end, i + 1));
+}
+
+/* Reads the word at @vs (at @depth) if it has a quote, a backslash or a $
+ * in it; FALSE (nothing read) when it has none or the reading is unsure. */
+static gboolean
+read_quoted_word (Redactor    *r,
+                  PdShellWord *w,
+                  gsize        vs,
+                  guint        depth)
+{
+  gsize end;
+
+  if (vs >= r->len || !_pd_shell_word_has_quotes (r, vs, depth, &end))
+    return FALSE;
+  _pd_shell_word_read (w, r->text, r->len, vs, depth == 1);
+  r->line.bytes_read += w->end - vs;
+  if (w->stop != PD_SHELL_WORD_END || !w->quoted)
+    {
+      _pd_shell_word_clear (w);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gsize
+_pd_redact_user_word_at (Redactor *r,
+                         gsize     i)
+{
+  const char *t = r->text;
+  guint depth = _pd_redact_depth_at (r->depths, i);
+  gsize k = i + 1, vs, colon, next;
+  PdShellWord w;
+
+  if (depth > 1)
+    return i;
+  /* the option: -[flags]u, -U, --user, --proxy-user; then blanks, '='
+   * or the value glued */
+  if (strncmp (t + i, "--user", 6) == 0)
+    k = i + 6;
+  else if (strncmp (t + i, "--proxy-user", 12) == 0)
+    k = i + 12;
+  else
+    {
+      while (k < r->len && k - i < 17 && strchr (CURL_FLAGS, t[k]) != NULL)
+        k++;
+      if (k >= r->len || (t[k] != 'u' && t[k] != 'U'))
+        return i;
+      k++;
+    }
+  if (k < r->len && t[k] == '=')
+    vs = k + 1;
+  else if (k < r->len && (t[k] == ' ' || t[k] == '\t'))
+    {
+      for (vs = k; vs < r->len && (t[vs] == ' ' || t[vs] == '\t'); vs++)
+        ;
+    }
+  else if (t[i + 1] == '-')
+    return i;
+  else
+    vs = k;  /* -uuser:… */
+  if (!read_quoted_word (r, &w, vs, depth))
+    return i;
+  next = i;
+  colon = 0;
+  while (colon < w.d->len && w.d->str[colon] != ':')
+    colon++;
+  /* user:password, not a URL (redis-cli -u redis://…: the URL's rule) */
+  if (colon < w.d->len && !(w.d->len > colon + 2 && w.d->str[colon + 1] == '/' && w.d->str[colon + 2] == '/'))
+    next = mask_value (r, &w, i, vs, colon + 1, w.d->len, 0);
+  _pd_shell_word_clear (&w);
+  return next;
+}
+
+gsize
+_pd_redact_assignment_word (Redactor          *r,
+                            const PdShellWord *w,
+                            gsize              i,
+                            gsize              ws)
+{
+  const GString *d = w->d;
+  gsize eq, ns;
+  g_autofree char *name = NULL;
+  g_autofree char *value = NULL;
+
+  /* NAME=value, or --name=value, the name of quoted parts (written as it
+   * reads, the patterns read it) */
+  for (ns = 0; ns < 2 && ns < d->len && d->str[ns] == '-'; ns++)
+    ;
+  for (eq = ns; eq < d->len && eq - ns < 64 && (g_ascii_isalnum (d->str[eq]) || strchr ("_-.", d->str[eq]) != NULL); eq++)
+    ;
+  if (eq == ns || eq >= d->len || d->str[eq] != '=' || !g_ascii_isalpha (d->str[ns]) || _pd_shell_word_as_written (w, 0, eq + 1))
+    return i;
+  name = g_strndup (d->str + ns, eq - ns);
+  value = g_strndup (d->str + eq + 1, d->len - eq - 1);
+  if (!_pd_redact_name_is_secret (name) || !_pd_redact_value_is_secret (value, TRUE)
+      || _pd_redact_value_is_pass_count (name, value))
+    return i;
+  return mask_value (r, w, i, ws, eq + 1, d->len, G_MAXSIZE);
+}
