@@ -207,8 +207,17 @@ on_value_changed (PdTranscriptView *self,
       g_hash_table_insert (self->places, g_strdup (id), place);
     }
   place->following = self->following;
+  /* At the top: the first message, not a pick.  The pick is made where the
+   * rows were laid out last, which a scroll still under way (Ctrl+Home's
+   * animation) has not caught up with: at the value 0 it found Message 16
+   * (and Message 1 after the frame was drawn), the view went back there
+   * after the Now page, and "the first message after the Now page" was
+   * never in view (transcript-view opens-at-newest). */
+  if (gtk_adjustment_get_value (adjustment) <= gtk_adjustment_get_lower (adjustment))
+    place->top = self->first;
   /* Between two rows (a separator): the place before stands. */
-  top_message (self, &place->top);
+  else
+    top_message (self, &place->top);
 }
 
 static void
