@@ -92,8 +92,11 @@ check_chip (const PdPlanCheck *check)
   g_autofree char *status_class = g_strdup_printf ("pd-check-%s", pd_plan_check_status_to_string (check->status));
   GtkWidget *chip = _pd_plain_label (text, "pd-chip");
 
-  gtk_label_set_wrap (GTK_LABEL (chip), FALSE);
-  gtk_label_set_ellipsize (GTK_LABEL (chip), PANGO_ELLIPSIZE_END);
+  /* Its text is a sentence now: wrapped whole, its state read at its end
+   * (cut to "export tests pass · fa…" at 1.5× text, a11y-title). */
+  gtk_label_set_wrap (GTK_LABEL (chip), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (chip), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_ellipsize (GTK_LABEL (chip), PANGO_ELLIPSIZE_NONE);
   gtk_widget_add_css_class (chip, "caption");
   gtk_widget_add_css_class (chip, status_class);
 
