@@ -18,6 +18,8 @@ cancelled, not blocked).  import --claude-dir of an empty folder names
 it, and says it held nothing (status 2) when the default folders of other
 agents hold sessions.  run's progress line of a call ("→ shell: …" on
 stderr) is masked as the stored session is (it showed the password).
+sessions rm of another agent's session says it is removed from the list,
+its transcript kept, as the window says (it said "Removed session ID").
 Prints TAP.
 """
 import json
@@ -245,6 +247,24 @@ def progress_masked(tap, agent_run, tmp):
               detail(proc))
 
 
+def rm_imported(tap, agent_run, tmp):
+    """sessions rm of another agent's session says what the window says: it
+    printed "Removed session ID", which read as a delete of the agent's
+    transcript (tried as a new user would, nu15)."""
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "codex")
+    codex = os.path.join(tmp, "rm-codex")
+    shutil.copytree(os.path.join(fixtures, "sessions"), os.path.join(codex, "sessions"))
+    db = os.path.join(tmp, "rm.db")
+    agent_run("import", "--db", db, "--codex-dir", codex)
+    listed = json.loads(agent_run("sessions", "list", "--db", db, "--json").stdout or "{}").get("sessions", [])
+    sid = listed[0]["id"] if listed else "none"
+    proc = agent_run("sessions", "rm", "--db", db, sid)
+    tap.check(proc.returncode == 0
+              and f"Session {sid} removed from the list; the agent’s own transcript is kept" in proc.stdout
+              and "Removed session" not in proc.stdout,
+              "sessions rm of an agent's session says it is removed from the list, its transcript kept", detail(proc))
+
+
 def main():
     agent = os.path.abspath(sys.argv[1])
     tap = Tap()
@@ -266,6 +286,7 @@ def main():
         plan_status_imported(tap, agent_run, tmp)
         given_empty(tap, agent_run, tmp)
         progress_masked(tap, agent_run, tmp)
+        rm_imported(tap, agent_run, tmp)
     print(f"1..{tap.n}")
     return 1 if tap.failed else 0
 

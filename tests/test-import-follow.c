@@ -12,11 +12,14 @@
 
 #include "config.h"
 
+#include <utime.h>
+
 #include "pd-db.h"
 #include "pd-import-index-private.h"
 #include "pd-import-test.h"
 #include "pd-session-reads.h"
 #include "pd-session-store.h"
+#include "pd-transcript-pages-private.h"
 
 #define ROUNDS 10
 
@@ -66,11 +69,10 @@ typedef struct
 } Followed;
 
 static void
-followed_open (Followed *f,
-               guint     n_exchanges)
+followed_open_text (Followed   *f,
+                    const char *text)
 {
   g_autofree char *project = NULL;
-  g_autofree char *text = exchanges (0, n_exchanges);
   g_autoptr(PdSessionInfo) info = NULL;
   PdImportIndexStats stats;
 
@@ -84,6 +86,15 @@ followed_open (Followed *f,
   f->store = pd_import_test_new_store (&f->db_dir);
   info = pd_import_test_import_fresh (f->store, f->dir, &stats);
   f->id = g_strdup (info->id);
+}
+
+static void
+followed_open (Followed *f,
+               guint     n_exchanges)
+{
+  g_autofree char *text = exchanges (0, n_exchanges);
+
+  followed_open_text (f, text);
 }
 
 static void
@@ -372,6 +383,100 @@ test_follow_checklist_annotations (void)
   followed_close (&f);
 }
 
+/* The transcript's times moved on: the pages cached of it are not used. */
+static void
+touch_later (const char *path,
+             gint64      seconds)
+{
+  GStatBuf st;
+  struct utimbuf times;
+
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  times.actime = st.st_atime;
+  times.modtime = st.st_mtime + seconds;
+  g_assert_cmpint (g_utime (path, &times), ==, 0);
+}
+
+static gboolean
+keep_last (const PdStoredEvent *event,
+           gpointer             user_data)
+{
+  PdStoredEvent **last = user_data;
+
+  g_clear_pointer (last, pd_stored_event_free);
+  *last = pd_stored_event_copy (event);
+  return TRUE;
+}
+
+static PdStoredEvent *
+last_of (GPtrArray *events)
+{
+  g_assert_cmpuint (events->len, >, 0);
+  return g_ptr_array_index (events, events->len - 1);
+}
+
+/* One budget, one cut: the window's Events page (followed pages, read
+ * from the end), `events --session` (each event as read) and serve (a
+ * page of events) end a transcript past its budget on the same event.
+ * The followed pages had no share of the file's size (128 MiB): the
+ * window showed 309 860 more items of a 37 MB transcript of tiny calls
+ * than the CLI (tried as a new user would, nu15).  Before, the window's
+ * last event was a tool_call_started, not events_left_out. */
+static void
+test_follow_budget_same_cut (void)
+{
+  Followed f = { 0 };
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) window = NULL;
+  g_autoptr(GPtrArray) served = NULL;
+  PdStoredEvent *cli = NULL;
+  PdStoredEvent *window_last, *served_last;
+
+  /* 400 answers of 50 tiny calls: 1.1 MB, 20 000 calls; with a floor of
+   * 64 KiB the Events' share is 0.9 MB: 1 879 of them kept. */
+  for (guint i = 0; i < 400; i++)
+    {
+      g_string_append_printf (text, "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T00:%02u:%02u.000Z\","
+                                    "\"sessionId\":\"f1\",\"cwd\":\"/work\",\"message\":{\"role\":\"assistant\","
+                                    "\"content\":[", (i / 60) % 60, i % 60);
+      for (guint j = 0; j < 50; j++)
+        g_string_append_printf (text, "%s{\"type\":\"tool_use\",\"id\":\"t%u_%u\",\"name\":\"B\",\"input\":{}}",
+                                j > 0 ? "," : "", i, j);
+      g_string_append (text, "]}}\n");
+    }
+  _pd_transcript_pages_set_cost_floor (64 * 1024);
+  followed_open_text (&f, text->str);
+
+  /* The window: followed, the newest event. */
+  window = pd_session_reads_list_latest_events (f.store, f.id, 0, NULL, 1, &error);
+  g_assert_no_error (error);
+  window_last = last_of (window);
+
+  /* The CLI and serve: read whole. */
+  pd_import_index_set_follow_appends (FALSE);
+  _pd_import_follow_forget_all ();
+  touch_later (f.path, 10);
+  g_assert_true (pd_session_reads_foreach_event (f.store, f.id, NULL, 0, keep_last, &cli, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (cli);
+  touch_later (f.path, 10);
+  served = pd_session_reads_list_events (f.store, f.id, NULL, 0, 0, &error);
+  g_assert_no_error (error);
+  served_last = last_of (served);
+
+  g_test_message ("window: %s", window_last->event_json);
+  g_assert_nonnull (strstr (cli->event_json, "\"events_left_out\""));
+  g_assert_cmpint (window_last->seq, ==, cli->seq);
+  g_assert_cmpstr (window_last->event_json, ==, cli->event_json);
+  g_assert_cmpint (served_last->seq, ==, cli->seq);
+  g_assert_cmpstr (served_last->event_json, ==, cli->event_json);
+
+  pd_stored_event_free (cli);
+  _pd_transcript_pages_set_cost_floor (0);
+  followed_close (&f);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -381,6 +486,7 @@ main (int   argc,
   g_test_add_func ("/pd/import-follow/reads-appended", test_follow_reads_appended);
   g_test_add_func ("/pd/import-follow/rewritten", test_follow_rewritten);
   g_test_add_func ("/pd/import-follow/checklist-annotations", test_follow_checklist_annotations);
+  g_test_add_func ("/pd/import-follow/budget-same-cut", test_follow_budget_same_cut);
 
   return g_test_run ();
 }

@@ -9,6 +9,9 @@ printed a URL that serve itself refused ("Host not allowed"), and
 another machine's requests were refused.  Checks, on the real binary:
 
   - each printed URL answers /api/health with its token (200);
+  - / is a small HTML page and stderr a line, both naming
+    `plandeck --remote URL` (the printed URL in a browser showed a bare
+    line, tried as a new user would, nu15);
   - on 127.0.0.2 another spelling of it (127.2) is still refused;
   - on every address (0.0.0.0) the URL names 127.0.0.1, a request by
     another of its addresses is refused, and stderr says --allow-host;
@@ -60,6 +63,17 @@ def start(agent, tmp, listen, extra=()):
     return server, url, token
 
 
+def front_page(url):
+    """GET / without the token: (status, content type, body)."""
+    parsed = urlparse(url)
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(f"http://{parsed.hostname}:{parsed.port}/", timeout=30) as answer:
+            return answer.status, answer.headers.get("Content-Type", ""), answer.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, "", ""
+
+
 def stop(server):
     server.terminate()
     _, err = server.communicate(timeout=30)
@@ -77,8 +91,16 @@ def main():
             tap.check(health(url, token) == 200, "--listen 127.0.0.2: its printed URL answers")
             tap.check(health(url, token, f"127.2:{port}") == 403, "--listen 127.0.0.2: Host 127.2 is refused")
             tap.check(health(url, token, f"evil.example:{port}") == 403, "--listen 127.0.0.2: a foreign Host is refused")
+            # The printed URL in a browser: a bare line of text said nothing
+            # of Plandeck (tried as a new user would, nu15).
+            status, kind, body = front_page(url)
+            tap.check(status == 200 and kind.startswith("text/html") and "plandeck --remote URL" in body
+                      and token not in body, "/ is a small HTML page naming plandeck --remote, without the token",
+                      f"{status} {kind} {body!r}")
         finally:
-            stop(server)
+            err = stop(server)
+        tap.check("Open it in Plandeck: plandeck --remote URL" in err and token not in err,
+                  "stderr names plandeck --remote, not the token", err)
 
         server, url, token = start(agent, tmp, "0.0.0.0:0")
         try:

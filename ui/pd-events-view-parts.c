@@ -11,6 +11,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pd-event-item.h"
 #include "pd-events-view-private.h"
 #include "pd-ui-util-private.h"
 
@@ -94,4 +95,29 @@ _pd_events_view_type_factory (void)
   g_signal_connect (factory, "setup", G_CALLBACK (on_type_setup), NULL);
   g_signal_connect (factory, "bind", G_CALLBACK (on_type_bind), NULL);
   return factory;
+}
+
+/**
+ * _pd_events_view_update_left_out:
+ * @label: the notice over the list
+ * @events: every listed event, oldest first
+ *
+ * An imported session's timeline cut to its bound ends with
+ * events_left_out: its summary, cut in its row at 960 and 360 px with no
+ * tooltip, is said whole over the list, wrapped (tried as a new user
+ * would).  Only the last event is looked at: the cut ends the timeline.
+ */
+void
+_pd_events_view_update_left_out (GtkLabel   *label,
+                                 GListModel *events)
+{
+  guint n = events != NULL ? g_list_model_get_n_items (events) : 0;
+  g_autoptr(PdEventItem) last = n > 0 ? g_list_model_get_item (events, n - 1) : NULL;
+  gboolean left_out = last != NULL && g_strcmp0 (pd_event_item_get_event_type (last), PD_EVENT_EVENTS_LEFT_OUT) == 0;
+
+  if (label == NULL)
+    return;
+  if (left_out)
+    gtk_label_set_text (label, pd_event_item_get_summary (last));
+  gtk_widget_set_visible (GTK_WIDGET (label), left_out);
 }

@@ -12,5 +12,7 @@ void                _pd_events_view_name_header  (GtkColumnView        *column_v
                                                   GtkColumnViewColumn **columns,
                                                   guint                 n_columns);
 GtkListItemFactory *_pd_events_view_type_factory (void);
+void                _pd_events_view_update_left_out (GtkLabel   *label,
+                                                     GListModel *events);
 
 G_END_DECLS

@@ -93,6 +93,7 @@ struct _PdEventsView
   GtkWidget          *earlier_bar;
   GtkLabel           *earlier_label;
   GtkButton          *earlier_button;
+  GtkLabel           *left_out_label;
 
   /* Narrow (a phone, a split screen): one compact row per event. */
   gboolean            compact;
@@ -151,6 +152,7 @@ pd_events_view_update_state (PdEventsView *self)
   /* "No Events Yet" once the read said so, not while it goes on. */
   gtk_stack_set_visible_child_name (self->stack, total == 0 && self->loaded ? "empty" : "events");
   gtk_widget_set_visible (GTK_WIDGET (self->jump_button), !self->following && shown > 0);
+  _pd_events_view_update_left_out (self->left_out_label, G_LIST_MODEL (self->events));
 }
 
 /* --- fetching ------------------------------------------------------------ */
@@ -946,6 +948,7 @@ pd_events_view_class_init (PdEventsViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, earlier_bar);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, earlier_label);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, earlier_button);
+  gtk_widget_class_bind_template_child (widget_class, PdEventsView, left_out_label);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, stack);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, scroller);
   gtk_widget_class_bind_template_child (widget_class, PdEventsView, column_view);

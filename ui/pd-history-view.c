@@ -78,16 +78,25 @@ static GParamSpec *properties[N_PROPS];
 
 /* --- the selected version ------------------------------------------------ */
 
+/* A check named as the Now page names it, by its text (its id, the kind of
+ * check, in the tooltip): the demo's read "the greeting test passes" on
+ * the Now page and "tests · passed" here (tried as a new user would,
+ * nu15). */
 static GtkWidget *
 check_chip (const PdPlanCheck *check)
 {
-  g_autofree char *text = g_strdup_printf ("%s · %s", check->id, _pd_check_status_label (check->status));
+  const char *what = check->description != NULL && check->description[0] != '\0' ? check->description : check->id;
+  g_autofree char *text = g_strdup_printf ("%s · %s", what, _pd_check_status_label (check->status));
+  g_autofree char *kind = g_strdup_printf (_("Check: %s"), check->id);
   g_autofree char *tooltip = NULL;
   g_autofree char *status_class = g_strdup_printf ("pd-check-%s", pd_plan_check_status_to_string (check->status));
   GtkWidget *chip = _pd_plain_label (text, "pd-chip");
 
-  gtk_label_set_wrap (GTK_LABEL (chip), FALSE);
-  gtk_label_set_ellipsize (GTK_LABEL (chip), PANGO_ELLIPSIZE_END);
+  /* Its text is a sentence now: wrapped whole, its state read at its end
+   * (cut to "export tests pass · fa…" at 1.5× text, a11y-title). */
+  gtk_label_set_wrap (GTK_LABEL (chip), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (chip), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_ellipsize (GTK_LABEL (chip), PANGO_ELLIPSIZE_NONE);
   gtk_widget_add_css_class (chip, "caption");
   gtk_widget_add_css_class (chip, status_class);
 
@@ -102,6 +111,12 @@ check_chip (const PdPlanCheck *check)
     }
   else
     tooltip = g_strdup_printf ("%s\n%s %s", check->description, check->tool, check->arguments);
+  {
+    char *with_kind = g_strconcat (tooltip, "\n", kind, NULL);
+
+    g_free (tooltip);
+    tooltip = with_kind;
+  }
   /* Plain text too; the chip's own words first (cut at 1.5× text, 360 px). */
   _pd_set_tooltip_lines (chip, text, tooltip);
 

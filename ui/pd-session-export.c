@@ -29,6 +29,7 @@
 #include "pd-plan-state.h"
 #include "pd-safe-text.h"
 #include "pd-session-export-private.h"
+#include "pd-session-state-private.h"
 #include "pd-transcript-pages.h"
 #include "pd-ui-util-private.h"
 
@@ -423,7 +424,7 @@ _pd_session_export_markdown_head (GString                 *out,
   g_string_append_printf (out, "- %s: %s\n", _("Started"), created ? created : "");
   g_string_append_printf (out, "- %s: %s\n", _("Last change"), updated ? updated : "");
   /* Statuses in the app's words, not the database's ("in_progress"). */
-  g_string_append_printf (out, "- %s: %s\n\n", _("Status"), _pd_session_status_label (info->status));
+  g_string_append_printf (out, "- %s: %s\n\n", _("Status"), _pd_session_state_label (info, g_get_real_time ()));
 
   if (info->task && *info->task)
     {
@@ -991,6 +992,22 @@ name_punctuation (gunichar c)
     }
 }
 
+/* Words a cut leaves dangling ("…takes an ISO time and.md", tried as a
+ * new user would, nu15): a title in English reads on past them. */
+static gboolean
+name_stop_word (const char *word)
+{
+  static const char * const words[] = {
+    "a", "an", "and", "as", "at", "but", "by", "for", "from", "in", "into", "is", "its", "of", "on", "or",
+    "so", "than", "that", "the", "then", "to", "which", "with",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    if (g_ascii_strcasecmp (word, words[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* Trailing spaces and dots ("…everywhere..md"). */
 static void
 chomp_name (char *name)
@@ -1067,14 +1084,19 @@ suggested_name (const char            *title,
         }
       *cut = '\0';
       g_strchomp (base);
-      /* Punctuation a cut left dangling ("the parser, and" → "the parser"). */
-      while (*base != '\0')
+      /* Punctuation and words a cut left dangling ("the parser, and" →
+       * "the parser"), the first word kept. */
+      for (;;)
         {
-          char *last = g_utf8_prev_char (base + strlen (base));
+          char *last = *base != '\0' ? g_utf8_prev_char (base + strlen (base)) : NULL;
+          char *word = strrchr (base, ' ');
 
-          if (!name_punctuation (g_utf8_get_char (last)))
+          if (last != NULL && name_punctuation (g_utf8_get_char (last)))
+            *last = '\0';
+          else if (word != NULL && name_stop_word (word + 1))
+            *word = '\0';
+          else
             break;
-          *last = '\0';
           g_strchomp (base);
         }
     }

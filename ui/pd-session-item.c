@@ -27,6 +27,7 @@ struct _PdSessionItem
   char          *origin;         /* (nullable) the source's name, in a list of several */
   gboolean       stale;          /* listed from what its source gave last */
   gboolean       working;        /* pd_session_info_is_working(), no run of ours on */
+  gboolean       stalled;        /* pd_session_info_is_stalled() */
 
   /* The plan of the Now page while this session is shown there: the row
    * draws that snapshot, so the two never disagree.  -1 when not shown. */
@@ -390,6 +391,15 @@ working_at (const PdSessionInfo *info,
          pd_session_info_is_working (info, g_date_time_to_unix (now) * G_USEC_PER_SEC);
 }
 
+/* Stalled as `sessions list` and the Overview card say it: "Idle" in its
+ * row and in an export (tried as a new user would, nu15). */
+static gboolean
+stalled_at (const PdSessionInfo *info,
+            GDateTime           *now)
+{
+  return pd_session_info_is_stalled (info, g_date_time_to_unix (now) * G_USEC_PER_SEC);
+}
+
 PdSessionItem *
 pd_session_item_new (const PdSessionInfo *info,
                      GDateTime           *now)
@@ -404,6 +414,7 @@ pd_session_item_new (const PdSessionInfo *info,
   self->title = title_for (info);
   self->relative_time = pd_format_relative_time (info->updated_at, now);
   self->working = working_at (info, now);
+  self->stalled = stalled_at (info, now);
   self->plan_label = plan_label_for (info);
   self->plan_tooltip = plan_tooltip_for (info);
 
@@ -501,6 +512,9 @@ pd_session_item_get_status_label (PdSessionItem *self)
   if (self->working)
     /* TRANSLATORS: another agent's session written lately with steps left, as its Overview card says */
     return C_("session status", "Working");
+  if (self->stalled)
+    /* TRANSLATORS: unfinished steps unchanged for a while, as its Overview card says */
+    return C_("session status", "Stalled");
   return _pd_session_status_label (self->info->status);
 }
 
@@ -555,6 +569,11 @@ pd_session_item_update_time (PdSessionItem *self,
     {
       self->working = !self->working;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATUS_ICON]);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATUS_LABEL]);
+    }
+  if (stalled_at (self->info, now) != self->stalled)
+    {
+      self->stalled = !self->stalled;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATUS_LABEL]);
     }
 }
@@ -680,6 +699,11 @@ pd_session_item_apply (PdSessionItem       *self,
     {
       self->working = !self->working;
       g_object_notify_by_pspec (object, properties[PROP_STATUS_ICON]);
+      g_object_notify_by_pspec (object, properties[PROP_STATUS_LABEL]);
+    }
+  if (stalled_at (info, now) != self->stalled)
+    {
+      self->stalled = !self->stalled;
       g_object_notify_by_pspec (object, properties[PROP_STATUS_LABEL]);
     }
 

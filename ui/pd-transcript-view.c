@@ -243,14 +243,21 @@ on_after_paint (PdTranscriptView *self,
 {
   const char *id = pd_session_view_get_session_id (PD_SESSION_VIEW (self));
   Place *place = id != NULL ? g_hash_table_lookup (self->places, id) : NULL;
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->scroller);
 
   if (!self->top_pending)
     return;
   self->top_pending = FALSE;
   if (place == NULL || self->anchor != NO_ANCHOR || !gtk_widget_get_mapped (GTK_WIDGET (self->list_view)))
     return;
-  /* No row shown: the place before stands. */
-  top_message (self, &place->top);
+  /* At the top: the first message, not a pick (its rows may still be
+   * where an animated Ctrl+Home left them: Message 16 was kept, and the
+   * first message was never in view after the Now page).  Elsewhere the
+   * message at the top; no row shown, the place before stands. */
+  if (gtk_adjustment_get_value (adjustment) <= gtk_adjustment_get_lower (adjustment))
+    place->top = self->first;
+  else
+    top_message (self, &place->top);
 }
 
 static void

@@ -12,6 +12,7 @@
 
 #include "pd-plan-row-item.h"
 #include "pd-run-note.h"
+#include "pd-session-state-private.h"
 #include "pd-ui-util-private.h"
 
 /**
@@ -168,6 +169,35 @@ _pd_session_status_label (PdSessionStatus status)
   };
 
   return _pd_enum_label (labels, G_N_ELEMENTS (labels), "session status", status);
+}
+
+/**
+ * _pd_session_state_label:
+ * @info: a session
+ * @now: unix µs
+ *
+ * A session's state in one word wherever the window says it (its row,
+ * an export), as `sessions list` and its Overview card say it: its run
+ * ended short "Stopped", another agent's session written lately with
+ * steps left "Working", unfinished work unchanged for the Overview's
+ * minutes "Stalled" (an export said "Idle" of a session the list called
+ * stalled, tried as a new user would); else its status.
+ */
+const char *
+_pd_session_state_label (const PdSessionInfo *info,
+                         gint64               now)
+{
+  g_return_val_if_fail (info != NULL, NULL);
+
+  if (pd_session_info_stopped_short (info))
+    return C_("session status", "Stopped");
+  if (info->status != PD_SESSION_STATUS_RUNNING && pd_session_info_is_working (info, now))
+    /* TRANSLATORS: another agent's session written lately with steps left, as its Overview card says */
+    return C_("session status", "Working");
+  if (pd_session_info_is_stalled (info, now))
+    /* TRANSLATORS: unfinished steps unchanged for a while, as its Overview card says */
+    return C_("session status", "Stalled");
+  return _pd_session_status_label (info->status);
 }
 
 /* What a tool the agent asks to call does, for the question's body (the

@@ -256,6 +256,10 @@ pd_agent_serve_main (int    argc,
   fflush (stdout);
   /* TRANSLATORS: the first %s is the database path */
   fprintf (stderr, _("Serving %s; stop with Ctrl+C.\n"), db_path);
+  /* What the URL is for: pasted into a browser it showed a bare line
+   * (tried as a new user would, nu15).  Not the URL again: stderr goes to
+   * logs, the token only to stdout. */
+  fprintf (stderr, "%s\n", _("Open it in Plandeck: plandeck --remote URL (the address printed above)"));
   {
     g_autoptr(GInetAddress) address = g_inet_address_new_from_string (host);
 

@@ -369,11 +369,23 @@ sessions_rm (PdSessionStore *store,
              const char     *id)
 {
   g_autoptr(GError) error = NULL;
+  gboolean imported;
 
+  /* Another agent's session is only taken out of the list, as the window
+   * says; "Removed session ID" read as a delete of the agent's transcript
+   * (tried as a new user would, nu15). */
+  imported = pd_session_store_get_import (store, id, NULL, NULL, NULL, &error);
+  if (error != NULL)
+    return pd_agent_fail ("sessions rm", error);
   if (!pd_session_store_delete (store, id, &error))
     return pd_agent_fail ("sessions rm", error);
 
-  printf (_("Removed session %s\n"), id);
+  if (imported)
+    /* Translators: %s is a session id; `sessions restore` is a command */
+    printf (_("Session %s removed from the list; the agent’s own transcript is kept (sessions restore %s lists it "
+              "again)\n"), id, id);
+  else
+    printf (_("Removed session %s\n"), id);
   return 0;
 }
 

@@ -297,8 +297,18 @@ follow_read (PdImportFollow      *self,
   iface = PD_TRANSCRIPT_READER_GET_IFACE (self->reader);
   session = pd_transcript_reader_get_session (self->reader);
   before = pd_imported_session_get_stats (session)->bytes_read;
+  /* The same budget as a whole read of the file (pd-import-index-load.c):
+   * without it followed pages kept up to PD_IMPORT_SESSION_BYTES_MAX, and
+   * the window's Events page of a 37 MB transcript of tiny calls was cut
+   * at 09:34:29 (198 060 left out) where `events --session` and serve cut
+   * it at 09:08:40 (507 920) (tried as a new user would, nu15).  Pages
+   * over their budget stay cut where they were: a later read of the whole
+   * file, with the budget of its new size, may cut it later. */
   if (self->building != NULL)
-    iface->set_pages (self->reader, self->building);
+    {
+      _pd_transcript_pages_set_source_bytes (self->building, _pd_import_index_source_bytes (format, path));
+      iface->set_pages (self->reader, self->building);
+    }
   ok = pd_transcript_reader_update (self->reader, cancellable, error);
   if (self->building != NULL)
     iface->set_pages (self->reader, NULL);

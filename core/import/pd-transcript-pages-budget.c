@@ -24,6 +24,7 @@
 #include "pd-transcript-pages-build-private.h"
 
 static gsize budget_bytes;
+static gsize cost_floor;
 
 void
 _pd_transcript_pages_set_budget_bytes (gsize max)
@@ -32,17 +33,30 @@ _pd_transcript_pages_set_budget_bytes (gsize max)
 }
 
 void
+_pd_transcript_pages_set_cost_floor (gsize floor)
+{
+  cost_floor = floor;
+}
+
+static gsize
+budget_base (void)
+{
+  return budget_bytes > 0 ? budget_bytes : PD_IMPORT_SESSION_BYTES_MAX;
+}
+
+void
 _pd_transcript_pages_budget_init (PdTranscriptPages *self)
 {
   _pd_import_budget_init (&self->budget);
   /* Its own: a reader's budget lowered by a test leaves the pages'. */
-  self->budget.max = budget_bytes > 0 ? budget_bytes : PD_IMPORT_SESSION_BYTES_MAX;
+  self->budget.max = budget_base ();
 }
 
 void
 _pd_transcript_pages_set_source_bytes (PdTranscriptPages *self,
                                        gsize              bytes)
 {
+  gsize floor = cost_floor > 0 ? cost_floor : PD_TRANSCRIPT_PAGES_COST_FLOOR;
   gsize share;
 
   g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self));
@@ -50,13 +64,16 @@ _pd_transcript_pages_set_source_bytes (PdTranscriptPages *self,
     return;
   /* An honest session's items cost less than its bytes (its texts are
    * most of them); a transcript of tiny values cost 30 times them. */
-  share = bytes <= (G_MAXSIZE - PD_TRANSCRIPT_PAGES_COST_FLOOR) / PD_TRANSCRIPT_PAGES_COST_PER_BYTE
-          ? MAX (PD_TRANSCRIPT_PAGES_COST_FLOOR, bytes * PD_TRANSCRIPT_PAGES_COST_PER_BYTE / 2) : G_MAXSIZE;
+  share = bytes <= (G_MAXSIZE - floor) / PD_TRANSCRIPT_PAGES_COST_PER_BYTE
+          ? MAX (floor, bytes * PD_TRANSCRIPT_PAGES_COST_PER_BYTE / 2) : G_MAXSIZE;
   /* The Events' and the History's pages are read beside the whole ones
    * (an export, `serve`): a third of that, their calls keep no text. */
   if (self->events_only || self->history_only)
-    share = MAX (PD_TRANSCRIPT_PAGES_COST_FLOOR, share / 3);
-  self->budget.max = MIN (self->budget.max, share);
+    share = MAX (floor, share / 3);
+  /* Of the base, not of the budget set before: followed pages are given
+   * the transcript's size at each read (pd-import-follow.c), and their
+   * budget grows with it as a whole read's would. */
+  self->budget.max = MIN (budget_base (), share);
 }
 
 gsize

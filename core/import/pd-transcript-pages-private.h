@@ -82,6 +82,9 @@ void               _pd_transcript_pages_append_messages_text (PdTranscriptPages 
                                                               GString           *out);
 /* For tests: what whole pages' items may cost (0: the default). */
 void               _pd_transcript_pages_set_budget_bytes (gsize              max);
+/* For tests: the least share of a transcript's bytes (0: the default,
+ * PD_TRANSCRIPT_PAGES_COST_FLOOR), so a small file is cut to its share. */
+void               _pd_transcript_pages_set_cost_floor   (gsize              floor);
 /* What @self's items may cost at most (what a reader keeps for them is
  * held to it too). */
 gsize              _pd_transcript_pages_get_budget_max   (PdTranscriptPages *self);

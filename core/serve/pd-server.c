@@ -17,6 +17,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "pd-server-private.h"
 #include "pd-decimal.h"
 #include "pd-plan-mode.h"
@@ -279,6 +281,24 @@ handle_api (SoupServer        *soup,
 
 /* `GET /` says where the API is; with --webui the folder's browser UI is
  * served (pd-server-webui.c). No token cookie is set (see there). */
+/* What the printed URL shows in a browser without odek's web UI: it said
+ * "plandeck serve: the API is under /api/" and nothing of Plandeck (tried
+ * as a new user would, nu15).  A small plain page naming the command that
+ * opens it; no token in it (the page is answered without one). */
+static char *
+front_page (void)
+{
+  g_autofree char *title = g_markup_escape_text (_("Plandeck sessions, served"), -1);
+  g_autofree char *open = g_markup_escape_text (_("Open it in Plandeck:"), -1);
+  g_autofree char *url = g_markup_escape_text (_("URL is the address serve printed, with its token."), -1);
+  g_autofree char *api = g_markup_escape_text (_("Scripts read the API under /api/."), -1);
+
+  return g_strdup_printf ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title></head>\n"
+                          "<body>\n<h1>%s</h1>\n<p>%s <code>plandeck --remote URL</code></p>\n<p>%s</p>\n"
+                          "<p>%s</p>\n</body></html>\n",
+                          title, title, open, url, api);
+}
+
 static void
 handle_root (SoupServer        *soup,
              SoupServerMessage *msg,
@@ -308,7 +328,7 @@ handle_root (SoupServer        *soup,
       return;
     }
 
-  _pd_server_respond_text (msg, 200, "text/plain; charset=utf-8", g_strdup ("plandeck serve: the API is under /api/\n"));
+  _pd_server_respond_text (msg, 200, "text/html; charset=utf-8", front_page ());
 }
 
 /* ---------------------------------------------------------------------- */

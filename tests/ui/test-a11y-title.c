@@ -536,8 +536,8 @@ history_chips_shown (gpointer data)
 {
   GtkWidget *history = pd_test_find_widget (GTK_WIDGET (data), PD_TYPE_HISTORY_VIEW);
 
-  return gtk_widget_get_mapped (history) && pd_test_find_label_containing (history, "tests ·") != NULL &&
-         gtk_widget_get_mapped (pd_test_find_label_containing (history, "tests ·"));
+  return gtk_widget_get_mapped (history) && pd_test_find_label_containing (history, "export tests pass ·") != NULL &&
+         gtk_widget_get_mapped (pd_test_find_label_containing (history, "export tests pass ·"));
 }
 
 /* The check chips shown below @root drawn cut. */
@@ -589,7 +589,7 @@ check_history_chips (PdApplication *app,
   pd_test_spin (200);
   pd_test_flush (GTK_WIDGET (window));
   g_test_message ("a chip in History's detail %d px wide, the window %d px",
-                  gtk_widget_get_width (pd_test_find_label_containing (history, "tests ·")),
+                  gtk_widget_get_width (pd_test_find_label_containing (history, "export tests pass ·")),
                   gtk_widget_get_width (GTK_WIDGET (window)));
   pd_test_screenshot (GTK_WIDGET (window), "a11y-title-history-chips");
   g_assert_cmpuint (pd_test_a11y_count_cut_labels (history, "History"), ==, 0);

@@ -135,6 +135,51 @@ test_events_left_out (void)
                    "Later events were left out: the transcript is too large (1234 more tool calls and results)");
 }
 
+#define LEFT_OUT_TEXT "Later events were left out: the transcript is too large (1234 more tool calls and results)"
+
+static gboolean
+shows_left_out (gpointer view)
+{
+  return pd_test_find_first (view, pd_test_is_mapped_label, LEFT_OUT_TEXT) != NULL;
+}
+
+/* Its row's summary was cut at 960 and at 360 px, with no tooltip, and
+ * selecting it showed raw JSON (tried as a new user would, nu15): the
+ * notice is said whole over the list, wrapped, within the window.  Before,
+ * no mapped label held the whole text (shows_left_out timed out). */
+static void
+test_events_left_out_shown (void)
+{
+  const int widths[] = { 960, 360 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (widths); i++)
+    {
+      g_autoptr(PdTestDb) db = pd_test_db_new ();
+      g_autofree char *id = pd_test_db_create_session (db, "A long imported session");
+      GtkWidget *view = pd_events_view_new ();
+      GtkWindow *window;
+      PdTestCountWait wait;
+      GtkWidget *label;
+
+      pd_test_db_add_event (db, id, PD_EVENT_TOOL_CALL_STARTED, "bash", 1, "{\"call_id\":\"c1\"}");
+      pd_test_db_add_event (db, id, PD_EVENT_EVENTS_LEFT_OUT, NULL, 0, "{\"items\":1234,\"bytes\":2468}");
+
+      window = pd_test_show_session (view, db, id, widths[i], 600);
+      wait.model = pd_events_view_get_model (PD_EVENTS_VIEW (view));
+      wait.n = 2;
+      g_assert_true (pd_test_wait_for (pd_test_has_n_items, &wait));
+      g_assert_true (pd_test_wait_for (shows_left_out, view));
+      label = pd_test_find_first (view, pd_test_is_mapped_label, LEFT_OUT_TEXT);
+      g_assert_true (gtk_label_get_wrap (GTK_LABEL (label)));
+      g_assert_cmpint (gtk_label_get_ellipsize (GTK_LABEL (label)), ==, PANGO_ELLIPSIZE_NONE);
+      g_assert_false (gtk_label_get_use_markup (GTK_LABEL (label)));
+      pd_test_flush (GTK_WIDGET (window));
+      g_assert_cmpint (gtk_widget_get_width (label), <=, widths[i]);
+      pd_test_screenshot (GTK_WIDGET (window), i == 0 ? "events-left-out-960" : "events-left-out-360");
+      pd_test_destroy_window (window, view);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -144,6 +189,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/events-stopped/budget", test_budget_stopped);
   g_test_add_func ("/pd/ui/events-stopped/time-budget", test_time_budget);
   g_test_add_func ("/pd/ui/events-stopped/events-left-out", test_events_left_out);
+  g_test_add_func ("/pd/ui/events-stopped/events-left-out-shown", test_events_left_out_shown);
 
   return g_test_run ();
 }

@@ -823,6 +823,12 @@ static const struct
     "\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200"
     "\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200\360\237\232\200", NULL },
   { "...", "session.md" },
+  /* Cut at a word, but a dangling one: "…takes an ISO time and.md" (tried
+   * as a new user would, nu15; the Codex fixture's title). */
+  { "Add a --since filter to `logtail show` that takes an ISO time and skips older entries.",
+    "Add a --since filter to logtail show that takes an ISO time.md" },
+  { "Make the parser of the config file of the daemon faster for the case of a, the",
+    "Make the parser of the config file of the daemon faster.md" },
 };
 
 /* 70 × U+20000 (a CJK letter of four bytes): cut at 64 characters, the
@@ -936,6 +942,20 @@ test_export_statuses (void)
   markdown = pd_session_export_markdown (&info, NULL, versions, NULL);
   g_test_message ("%s", markdown);
   g_assert_nonnull (strstr (markdown, "- Status: Interrupted\n"));
+  /* Steps left, unchanged for a day: "Stalled", as `sessions list`, its
+   * row and its Overview card say; the export said "Idle" (tried as a new
+   * user would, nu15). */
+  {
+    PdSessionInfo stalled = info;
+    g_autofree char *text = NULL;
+
+    stalled.status = PD_SESSION_STATUS_IDLE;
+    stalled.plan_total = 4;
+    stalled.plan_done = 1;
+    stalled.updated_at = g_get_real_time () - (gint64) 24 * 3600 * G_USEC_PER_SEC;
+    text = pd_session_export_markdown (&stalled, NULL, versions, NULL);
+    g_assert_nonnull (strstr (text, "- Status: Stalled\n"));
+  }
   g_assert_nonnull (strstr (markdown, "- [x] Read the session store and its migrations (Done)"));
   g_assert_nonnull (strstr (markdown, "- [ ] Add the export subcommand (In progress)"));
   g_assert_nonnull (strstr (markdown, "- [ ] Document the export format (Blocked)"));

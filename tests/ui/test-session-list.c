@@ -999,7 +999,9 @@ test_status_icons (void)
   pd_session_item_update (item, &info, now);
   g_assert_cmpstr (pd_session_item_get_status_label (item), ==, "Interrupted");
   g_assert_cmpstr (pd_session_item_get_status_icon (item), ==, "media-playback-stop-symbolic");
-  /* An hour later, written no more: idle again, said at the next tick. */
+  /* An hour later, written no more: stalled, said at the next tick, as
+   * `sessions list`, its Overview card and an export say (it said "Idle",
+   * tried as a new user would, nu15). */
   info.status = PD_SESSION_STATUS_IDLE;
   pd_session_item_update (item, &info, now);
   g_assert_cmpstr (pd_session_item_get_status_label (item), ==, "Working");
@@ -1008,8 +1010,17 @@ test_status_icons (void)
 
     pd_session_item_update_time (item, later);
   }
-  g_assert_cmpstr (pd_session_item_get_status_label (item), ==, "Idle");
+  g_assert_cmpstr (pd_session_item_get_status_label (item), ==, "Stalled");
   g_assert_cmpstr (pd_session_item_get_status_icon (item), ==, "media-record-symbolic");
+  /* Its steps all done: at rest, no longer stalled. */
+  info.plan_done = 4;
+  pd_session_item_update (item, &info, now);
+  {
+    g_autoptr(GDateTime) later = g_date_time_add_hours (now, 1);
+
+    pd_session_item_update_time (item, later);
+  }
+  g_assert_cmpstr (pd_session_item_get_status_label (item), ==, "Idle");
 }
 
 /* --- relative times ------------------------------------------------------ */
