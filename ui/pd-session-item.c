@@ -515,6 +515,10 @@ pd_session_item_get_status_label (PdSessionItem *self)
   if (self->stalled)
     /* TRANSLATORS: unfinished steps unchanged for a while, as its Overview card says */
     return C_("session status", "Stalled");
+  if (self->info->status == PD_SESSION_STATUS_IDLE && self->info->plan_total > 0 &&
+      self->info->plan_done == self->info->plan_total)
+    /* TRANSLATORS: at rest with every step of its plan done, as its Overview card says */
+    return C_("session status", "Done");
   return _pd_session_status_label (self->info->status);
 }
 
@@ -712,7 +716,10 @@ pd_session_item_apply (PdSessionItem       *self,
     g_object_notify_by_pspec (object, properties[PROP_SOURCE_LABEL]);
   if (old->status != info->status ||
       (old->plan_total > 0 && old->plan_done == old->plan_total) != (info->plan_total > 0 && info->plan_done == info->plan_total))
-    g_object_notify_by_pspec (object, properties[PROP_STATUS_ICON]);
+    {
+      g_object_notify_by_pspec (object, properties[PROP_STATUS_ICON]);
+      g_object_notify_by_pspec (object, properties[PROP_STATUS_LABEL]);
+    }
   if (old->status != info->status)
     {
       g_object_notify_by_pspec (object, properties[PROP_STATUS_LABEL]);

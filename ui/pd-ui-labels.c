@@ -181,7 +181,9 @@ _pd_session_status_label (PdSessionStatus status)
  * ended short "Stopped", another agent's session written lately with
  * steps left "Working", unfinished work unchanged for the Overview's
  * minutes "Stalled" (an export said "Idle" of a session the list called
- * stalled, tried as a new user would); else its status.
+ * stalled, tried as a new user would), every step of its plan done
+ * "Done" (a screen reader heard "Idle" for a row with a tick, nu18); else
+ * its status, as pd_session_info_get_shown_state() says it for the CLI.
  */
 const char *
 _pd_session_state_label (const PdSessionInfo *info,
@@ -197,6 +199,9 @@ _pd_session_state_label (const PdSessionInfo *info,
   if (pd_session_info_is_stalled (info, now))
     /* TRANSLATORS: unfinished steps unchanged for a while, as its Overview card says */
     return C_("session status", "Stalled");
+  if (info->status == PD_SESSION_STATUS_IDLE && info->plan_total > 0 && info->plan_done == info->plan_total)
+    /* TRANSLATORS: at rest with every step of its plan done, as its Overview card says */
+    return C_("session status", "Done");
   return _pd_session_status_label (info->status);
 }
 

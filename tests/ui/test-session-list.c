@@ -1012,14 +1012,20 @@ test_status_icons (void)
   }
   g_assert_cmpstr (pd_session_item_get_status_label (item), ==, "Stalled");
   g_assert_cmpstr (pd_session_item_get_status_icon (item), ==, "media-record-symbolic");
-  /* Its steps all done: at rest, no longer stalled. */
+  /* Its steps all done: at rest, no longer stalled — "Done", as its tick,
+   * its card and `sessions list` say (a screen reader heard "Idle", nu18). */
   info.plan_done = 4;
   pd_session_item_update (item, &info, now);
   {
     g_autoptr(GDateTime) later = g_date_time_add_hours (now, 1);
 
     pd_session_item_update_time (item, later);
+    g_assert_cmpstr (pd_session_info_get_shown_state (&info, g_date_time_to_unix (later) * G_USEC_PER_SEC), ==, "done");
   }
+  g_assert_cmpstr (pd_session_item_get_status_label (item), ==, "Done");
+  /* No plan: idle it is. */
+  info.plan_total = info.plan_done = 0;
+  pd_session_item_update (item, &info, now);
   g_assert_cmpstr (pd_session_item_get_status_label (item), ==, "Idle");
 }
 
