@@ -21,6 +21,7 @@
 #include "pd-run-controller.h"
 #include "pd-session-item.h"
 #include "pd-session-list.h"
+#include "pd-session-list-model.h"
 #include "pd-test-a11y.h"
 #include "pd-test-a11y-keys.h"
 #include "pd-test-db.h"
@@ -431,6 +432,97 @@ test_undo_toast (void)
   g_assert_cmpint (pd_test_run_showcase (360, 720, check_undo_toast, NULL), ==, 0);
 }
 
+/* --- a removal's toast going ------------------------------------------------- */
+
+typedef struct
+{
+  PdWindow      *window;
+  PdSessionList *list;
+  const char    *removed;
+} GoneWait;
+
+static gboolean
+focus_moved_on (gpointer data)
+{
+  GoneWait *wait = data;
+  PdSessionItem *item = pd_test_a11y_focused_item (wait->window);
+
+  return item != NULL && g_strcmp0 (pd_session_item_get_id (item), wait->removed) != 0;
+}
+
+static gboolean
+is_close_button (GtkWidget     *widget,
+                 gconstpointer  data)
+{
+  return GTK_IS_BUTTON (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (widget)), "window-close-symbolic") == 0 &&
+         gtk_widget_get_ancestor (widget, ADW_TYPE_TOAST_OVERLAY) != NULL;
+}
+
+/* The removal went through and the list read again without it. */
+static gboolean
+removal_listed (gpointer data)
+{
+  GoneWait *wait = data;
+
+  return pd_session_list_model_find (pd_session_list_get_model (wait->list), wait->removed, NULL) == NULL &&
+         !pd_session_list_get_busy (wait->list) && !undo_shown (wait->window);
+}
+
+/* Remove From List puts the focus on the next row; when the toast goes
+ * (its time up, or closed) and the removal is done, the focus stays on
+ * that row.  It went to the list's last row, the list scrolled to its
+ * end, as the listing read again came in (tried as a new user would, with
+ * a screen reader). */
+static void
+check_toast_gone (PdApplication *app,
+                  PdWindow      *window,
+                  gpointer       user_data)
+{
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  GtkWidget *rows = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_LIST_VIEW);
+  g_autofree char *id = NULL;
+  g_autofree char *next = NULL;
+  GoneWait wait = { window, list, NULL };
+  PdSessionItem *item;
+  GtkWidget *close;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_a11y_arrow_to (window, rows, REMOVED_TITLE);
+  id = g_strdup (pd_session_item_get_id (pd_test_a11y_focused_item (window)));
+  wait.removed = id;
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.row-delete-session", "s", id));
+  pd_test_wait_until (undo_shown, window, "the toast's Undo");
+  pd_test_wait_until (focus_moved_on, &wait, "the focus on the next row");
+  next = g_strdup (pd_session_item_get_id (pd_test_a11y_focused_item (window)));
+  g_test_message ("removed, the focus on “%s”",
+                  pd_session_item_get_title (pd_test_a11y_focused_item (window)));
+
+  /* Closed as its time up does: dismissed, the removal done. */
+  close = pd_test_find_first (GTK_WIDGET (window), is_close_button, NULL);
+  g_assert_nonnull (close);
+  gtk_widget_activate (close);
+  pd_test_wait_until (removal_listed, &wait, "the removal done and listed");
+  pd_test_spin (500);
+  pd_test_flush (GTK_WIDGET (window));
+
+  item = pd_test_a11y_focused_item (window);
+  g_test_message ("the toast gone, the focus on “%s”",
+                  item != NULL ? pd_session_item_get_title (item) : "no row");
+  g_assert_nonnull (item);
+  g_assert_cmpstr (pd_session_item_get_id (item), ==, next);
+  g_assert_null (pd_test_a11y_why_unseen (gtk_root_get_focus (GTK_ROOT (window))));
+}
+
+static void
+test_toast_gone (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_toast_gone, NULL), ==, 0);
+}
+
 /* --- the dialogs at 1.5× text ------------------------------------------------ */
 
 static gboolean
@@ -686,6 +778,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/focus/no-sessions", test_no_sessions);
   g_test_add_func ("/pd/ui/a11y/focus/after-dialogs", test_focus_after_dialogs);
   g_test_add_func ("/pd/ui/a11y/focus/undo-toast", test_undo_toast);
+  g_test_add_func ("/pd/ui/a11y/focus/toast-gone", test_toast_gone);
   g_test_add_func ("/pd/ui/a11y/dialogs/large-text", test_dialogs_large_text);
   g_test_add_func ("/pd/ui/a11y/dialogs/run-large-text", test_run_dialogs);
 
