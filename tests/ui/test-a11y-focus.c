@@ -504,6 +504,23 @@ check_toast_gone (PdApplication *app,
   /* Closed as its time up does: dismissed, the removal done. */
   close = pd_test_find_first (GTK_WIDGET (window), is_close_button, NULL);
   g_assert_nonnull (close);
+
+  /* The toast is a status named by its text: a screen reader is told
+   * (nothing was, and its text was in no object's name). */
+  {
+    GtkWidget *toast = close;
+    g_autofree char *name = NULL;
+
+    while (toast != NULL && !g_str_equal (G_OBJECT_TYPE_NAME (toast), "AdwToastWidget"))
+      toast = gtk_widget_get_parent (toast);
+    g_assert_nonnull (toast);
+    name = pd_test_a11y_name (toast);
+    g_test_message ("the toast: role %u, named “%s”", (guint) gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (toast)), name);
+    g_assert_cmpint (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (toast)), ==, GTK_ACCESSIBLE_ROLE_STATUS);
+    g_assert_nonnull (name);
+    g_assert_nonnull (strstr (name, REMOVED_TITLE));
+    g_assert_nonnull (strstr (name, "removed from the list"));
+  }
   gtk_widget_activate (close);
   pd_test_wait_until (removal_listed, &wait, "the removal done and listed");
   pd_test_spin (500);
