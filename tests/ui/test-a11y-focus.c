@@ -540,6 +540,72 @@ test_toast_gone (void)
   g_assert_cmpint (pd_test_run_showcase (1200, 800, check_toast_gone, NULL), ==, 0);
 }
 
+/* --- the main menu from a row ----------------------------------------------- */
+
+static gboolean
+main_menu_open (gpointer window)
+{
+  GtkWidget *menu = pd_test_find_first (window, is_menu_button, NULL);
+  GtkPopover *popover = menu != NULL ? gtk_menu_button_get_popover (GTK_MENU_BUTTON (menu)) : NULL;
+
+  return popover != NULL && gtk_widget_get_mapped (GTK_WIDGET (popover));
+}
+
+/* F10 opens the main menu from a session's row; Escape closes it and the
+ * focus is on that row again.  It was on the Main Menu button (tried as a
+ * new user would, with a screen reader), where Shift+F10's row menu gave
+ * it back to the row. */
+static void
+check_main_menu_escape (PdApplication *app,
+                        PdWindow      *window,
+                        gpointer       user_data)
+{
+  GtkWidget *rows = pd_test_find_widget (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST),
+                                         GTK_TYPE_LIST_VIEW);
+  g_autofree char *path = NULL;
+  g_autofree char *id = NULL;
+  PdSessionItem *item;
+  GtkWidget *focus;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_a11y_arrow_to (window, rows, REMOVED_TITLE);
+  id = g_strdup (pd_session_item_get_id (pd_test_a11y_focused_item (window)));
+
+  g_assert_true (pd_test_a11y_key (window, GDK_KEY_F10, 0));
+  pd_test_wait_until (main_menu_open, window, "the main menu");
+  pd_test_flush (GTK_WIDGET (window));
+  {
+    GtkWidget *menu = pd_test_find_first (GTK_WIDGET (window), is_menu_button, NULL);
+    GtkPopover *popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (menu));
+    GtkWidget *in_menu = gtk_root_get_focus (GTK_ROOT (window));
+    g_autofree char *where = in_menu != NULL ? pd_test_a11y_describe (in_menu) : g_strdup ("nothing");
+
+    g_test_message ("the main menu open: the focus on %s", where);
+    /* Escape, as the popover's own binding does. */
+    if (!pd_test_a11y_key (window, GDK_KEY_Escape, 0))
+      gtk_popover_popdown (popover);
+  }
+  pd_test_spin (300);
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_false (main_menu_open (window));
+
+  focus = gtk_root_get_focus (GTK_ROOT (window));
+  path = focus != NULL ? pd_test_a11y_describe (focus) : g_strdup ("nothing");
+  g_test_message ("the main menu closed: the focus on %s", path);
+  item = pd_test_a11y_focused_item (window);
+  g_assert_nonnull (item);
+  g_assert_cmpstr (pd_session_item_get_id (item), ==, id);
+}
+
+static void
+test_main_menu_escape (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_main_menu_escape, NULL), ==, 0);
+}
+
 /* --- the dialogs at 1.5× text ------------------------------------------------ */
 
 static gboolean
@@ -796,6 +862,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/focus/after-dialogs", test_focus_after_dialogs);
   g_test_add_func ("/pd/ui/a11y/focus/undo-toast", test_undo_toast);
   g_test_add_func ("/pd/ui/a11y/focus/toast-gone", test_toast_gone);
+  g_test_add_func ("/pd/ui/a11y/focus/main-menu-escape", test_main_menu_escape);
   g_test_add_func ("/pd/ui/a11y/dialogs/large-text", test_dialogs_large_text);
   g_test_add_func ("/pd/ui/a11y/dialogs/run-large-text", test_run_dialogs);
 
