@@ -135,6 +135,7 @@ on_list_ready (GObject      *object,
   g_autoptr(GError) error = NULL;
   g_autoptr(GDateTime) now = NULL;
   g_autofree char *selected_id = NULL;
+  g_autofree char *focused_id = NULL;
   g_autoptr(PdSessionItem) selected = NULL;
   guint position;
   guint n_listed;
@@ -184,6 +185,8 @@ on_list_ready (GObject      *object,
   if (selected != NULL)
     selected_id = g_strdup (pd_session_item_get_id (selected));
 
+  /* The row with the focus may be moved (removed and inserted again). */
+  focused_id = g_strdup (_pd_session_list_focused_id (self));
   now = g_date_time_new_now_utc ();
   self->merging = TRUE;
   changed = pd_session_list_model_merge_range (self->model, request->offset, page->sessions, last, now);
@@ -221,6 +224,7 @@ on_list_ready (GObject      *object,
       gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
     }
   self->merging = FALSE;
+  _pd_session_list_keep_focus (self, focused_id);
 
   was_loaded = self->loaded;
   self->loaded = TRUE;

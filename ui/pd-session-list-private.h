@@ -75,6 +75,11 @@ struct _PdSessionList
 };
 
 /* pd-session-list.c */
+/* The session whose row has the keyboard focus (NULL: none), and the
+ * focus put back on @id's row after a merge moved it. */
+const char *_pd_session_list_focused_id    (PdSessionList  *self);
+void     _pd_session_list_keep_focus       (PdSessionList  *self,
+                                            const char     *id);
 /* The position of @id in the list as shown (the selection's positions). */
 gboolean _pd_session_list_find_shown       (PdSessionList  *self,
                                             const char     *id,

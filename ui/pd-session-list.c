@@ -166,6 +166,41 @@ _pd_session_list_find_shown (PdSessionList *self,
   return FALSE;
 }
 
+/* The session whose row has the keyboard focus, or NULL. */
+const char *
+_pd_session_list_focused_id (PdSessionList *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  GtkWidget *row;
+
+  if (focus == NULL || !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->list_view)))
+    return NULL;
+  row = gtk_widget_get_first_child (focus);
+  if (row == NULL || !PD_IS_SESSION_ROW (row) || pd_session_row_get_item (PD_SESSION_ROW (row)) == NULL)
+    return NULL;
+  return pd_session_item_get_id (pd_session_row_get_item (PD_SESSION_ROW (row)));
+}
+
+/* A merge moved the session @id whose row had the focus: GTK 4.8's list
+ * recycled that row's widget and put the focus on its last row, scrolled
+ * to the end (a removal's toast gone, ~5 s after Remove From List; tried
+ * as a new user would, with a screen reader).  The focus goes back to
+ * that session's row, scrolled to. */
+void
+_pd_session_list_keep_focus (PdSessionList *self,
+                             const char    *id)
+{
+  guint position;
+
+  if (id == NULL || g_strcmp0 (_pd_session_list_focused_id (self), id) == 0)
+    return;
+  if (!_pd_session_list_find_shown (self, id, &position))
+    return;
+  gtk_widget_activate_action (GTK_WIDGET (self->list_view), "list.scroll-to-item", "u", position);
+  pd_session_list_focus_session (self, id);
+}
+
 static void
 on_source_changed (PdSessionList *self)
 {

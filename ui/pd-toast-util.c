@@ -349,6 +349,32 @@ wrap_title (GtkWidget *toast)
                              G_CONNECT_SWAPPED);
 }
 
+/* --- what a screen reader is told ------------------------------------------ */
+
+/* A toast's text was in no object's name (tried as a new user would,
+ * with a screen reader).  Its widget is a status (AT-SPI's "status bar",
+ * which a reader's "read the status bar" key reads), named by its title
+ * as shown (plain text, the markup already read).  GTK 4.8 has no
+ * gtk_accessible_announce(), and sends nothing for an object whose
+ * AT-SPI context no reader has asked for yet (a toast's, as it comes):
+ * a name set again on map reached no listener on a real bus. */
+static void
+make_status (GtkWidget *toast)
+{
+  GtkWidget *title = find_title (toast);
+
+  if (g_object_get_data (G_OBJECT (toast), "pd-toast-named") != NULL)
+    return;
+  g_object_set_data (G_OBJECT (toast), "pd-toast-named", GINT_TO_POINTER (TRUE));
+  /* Its role can change only before GTK hands its object to AT-SPI. */
+  if (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (toast)) == GTK_ACCESSIBLE_ROLE_WIDGET)
+    g_object_set (toast, "accessible-role", GTK_ACCESSIBLE_ROLE_STATUS, NULL);
+  if (title == NULL)
+    return;
+  gtk_accessible_update_property (GTK_ACCESSIBLE (toast), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  gtk_label_get_text (GTK_LABEL (title)), -1);
+}
+
 /* A toast shows at the overlay's bottom: over the bars below the content
  * given to _pd_toast_keep_above() (the message entry of the Now page,
  * tried as a new user would), unless raised above them. */
@@ -382,6 +408,7 @@ on_overlay_children (GListModel *children,
 
       if (child != NULL && is_toast_widget (child))
         {
+          make_status (child);
           _pd_toast_parts_quiet (child);
           name_buttons (child);
           wrap_title (child);

@@ -520,3 +520,113 @@ _pd_a11y_name_switchers (GtkWidget *root)
 {
   name_switchers (root);
 }
+
+/* --- the main menu's focus given back ----------------------------------- */
+
+#define MENU_FROM_KEY "pd-menu-focus-from"
+
+typedef struct
+{
+  GtkWidget *button;   /* (unowned) the menu button: it holds this */
+  GWeakRef   from;     /* where the focus was as the menu opened */
+  GWeakRef   last;     /* where it was last outside the menu */
+} MenuFocus;
+
+static void
+menu_focus_free (gpointer data)
+{
+  MenuFocus *menu = data;
+
+  g_weak_ref_clear (&menu->from);
+  g_weak_ref_clear (&menu->last);
+  g_free (menu);
+}
+
+/* The focus moved: where it was last outside the menu (on its button too). */
+static void
+on_focus_moved (GtkWindow  *window,
+                GParamSpec *pspec,
+                GtkWidget  *button)
+{
+  MenuFocus *menu = g_object_get_data (G_OBJECT (button), MENU_FROM_KEY);
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+
+  GtkWidget *popover = GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (button)));
+
+  if (focus != NULL && (popover == NULL || (focus != popover && !gtk_widget_is_ancestor (focus, popover))))
+    g_weak_ref_set (&menu->last, focus);
+}
+
+/* GTK has put the focus in the menu already: where it was before.  Opened
+ * from its button (a click, or Enter on it), the button keeps it. */
+static void
+on_menu_shown (GtkWidget *popover,
+               MenuFocus *menu)
+{
+  g_autoptr(GtkWidget) last = g_weak_ref_get (&menu->last);
+
+  g_weak_ref_set (&menu->from, last != NULL && last != menu->button && !gtk_widget_is_ancestor (last, menu->button) ? last : NULL);
+}
+
+static gboolean
+menu_focus_back (gpointer data)
+{
+  MenuFocus *menu = data;
+  g_autoptr(GtkWidget) from = g_weak_ref_get (&menu->from);
+  GtkRoot *root = gtk_widget_get_root (menu->button);
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
+  g_weak_ref_set (&menu->from, NULL);
+  /* Only where GTK put it, on the button: an item's dialog or page that
+   * took the focus keeps it. */
+  if (from != NULL && gtk_widget_get_mapped (from) &&
+      (focus == NULL || focus == menu->button || gtk_widget_is_ancestor (focus, menu->button)))
+    gtk_widget_grab_focus (from);
+  g_object_unref (menu->button);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_menu_closed (GtkWidget *popover,
+                MenuFocus *menu)
+{
+  /* After GTK gave the focus to the button. */
+  g_idle_add (menu_focus_back, menu);
+  g_object_ref (menu->button);
+}
+
+/**
+ * _pd_menu_buttons_return_focus:
+ * @root: a widget
+ *
+ * The main menu opened with F10 from a row, then closed with Escape, left
+ * the focus on its Main Menu button, not on the row (tried as a new user
+ * would, with a screen reader; Shift+F10's row menu gave it back).  Each
+ * menu button below @root opened while the focus was elsewhere gives the
+ * focus back there as it closes, when GTK put it on the button.
+ */
+void
+_pd_menu_buttons_return_focus (GtkWidget *root)
+{
+  if (GTK_IS_MENU_BUTTON (root) && g_object_get_data (G_OBJECT (root), MENU_FROM_KEY) == NULL &&
+      gtk_menu_button_get_popover (GTK_MENU_BUTTON (root)) != NULL)
+    {
+      GtkWidget *popover = GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (root)));
+      MenuFocus *menu = g_new0 (MenuFocus, 1);
+
+      menu->button = root;
+      g_weak_ref_init (&menu->from, NULL);
+      g_weak_ref_init (&menu->last, NULL);
+      g_object_set_data_full (G_OBJECT (root), MENU_FROM_KEY, menu, menu_focus_free);
+      g_signal_connect (popover, "show", G_CALLBACK (on_menu_shown), menu);
+      g_signal_connect (popover, "closed", G_CALLBACK (on_menu_closed), menu);
+      /* The window outlives its buttons. */
+      if (GTK_IS_WINDOW (gtk_widget_get_root (root)))
+        g_signal_connect_object (gtk_widget_get_root (root), "notify::focus-widget", G_CALLBACK (on_focus_moved),
+                                 root, 0);
+      return;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    _pd_menu_buttons_return_focus (child);
+}

@@ -128,6 +128,7 @@ void        _pd_list_boxes_name        (GtkWidget          *root,
                                         const char         *name);
 void        _pd_window_keep_role       (GtkWindow          *window);
 void        _pd_images_speak           (GtkWidget          *root);
+void        _pd_menu_buttons_return_focus (GtkWidget       *root);
 void        _pd_message_dialog_responses_once (GtkWidget      *dialog);
 void        _pd_scrollbars_speak       (void);
 void        _pd_scrollbar_speak        (GtkWidget          *widget);

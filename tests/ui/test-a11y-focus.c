@@ -21,6 +21,7 @@
 #include "pd-run-controller.h"
 #include "pd-session-item.h"
 #include "pd-session-list.h"
+#include "pd-session-list-model.h"
 #include "pd-test-a11y.h"
 #include "pd-test-a11y-keys.h"
 #include "pd-test-db.h"
@@ -431,6 +432,180 @@ test_undo_toast (void)
   g_assert_cmpint (pd_test_run_showcase (360, 720, check_undo_toast, NULL), ==, 0);
 }
 
+/* --- a removal's toast going ------------------------------------------------- */
+
+typedef struct
+{
+  PdWindow      *window;
+  PdSessionList *list;
+  const char    *removed;
+} GoneWait;
+
+static gboolean
+focus_moved_on (gpointer data)
+{
+  GoneWait *wait = data;
+  PdSessionItem *item = pd_test_a11y_focused_item (wait->window);
+
+  return item != NULL && g_strcmp0 (pd_session_item_get_id (item), wait->removed) != 0;
+}
+
+static gboolean
+is_close_button (GtkWidget     *widget,
+                 gconstpointer  data)
+{
+  return GTK_IS_BUTTON (widget) && gtk_widget_get_mapped (widget) &&
+         g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (widget)), "window-close-symbolic") == 0 &&
+         gtk_widget_get_ancestor (widget, ADW_TYPE_TOAST_OVERLAY) != NULL;
+}
+
+/* The removal went through and the list read again without it. */
+static gboolean
+removal_listed (gpointer data)
+{
+  GoneWait *wait = data;
+
+  return pd_session_list_model_find (pd_session_list_get_model (wait->list), wait->removed, NULL) == NULL &&
+         !pd_session_list_get_busy (wait->list) && !undo_shown (wait->window);
+}
+
+/* Remove From List puts the focus on the next row; when the toast goes
+ * (its time up, or closed) and the removal is done, the focus stays on
+ * that row.  It went to the list's last row, the list scrolled to its
+ * end, as the listing read again came in (tried as a new user would, with
+ * a screen reader). */
+static void
+check_toast_gone (PdApplication *app,
+                  PdWindow      *window,
+                  gpointer       user_data)
+{
+  PdSessionList *list = PD_SESSION_LIST (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST));
+  GtkWidget *rows = pd_test_find_widget (GTK_WIDGET (list), GTK_TYPE_LIST_VIEW);
+  g_autofree char *id = NULL;
+  g_autofree char *next = NULL;
+  GoneWait wait = { window, list, NULL };
+  PdSessionItem *item;
+  GtkWidget *close;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_a11y_arrow_to (window, rows, REMOVED_TITLE);
+  id = g_strdup (pd_session_item_get_id (pd_test_a11y_focused_item (window)));
+  wait.removed = id;
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.row-delete-session", "s", id));
+  pd_test_wait_until (undo_shown, window, "the toast's Undo");
+  pd_test_wait_until (focus_moved_on, &wait, "the focus on the next row");
+  next = g_strdup (pd_session_item_get_id (pd_test_a11y_focused_item (window)));
+  g_test_message ("removed, the focus on “%s”",
+                  pd_session_item_get_title (pd_test_a11y_focused_item (window)));
+
+  /* Closed as its time up does: dismissed, the removal done. */
+  close = pd_test_find_first (GTK_WIDGET (window), is_close_button, NULL);
+  g_assert_nonnull (close);
+
+  /* The toast is a status named by its text: a screen reader is told
+   * (nothing was, and its text was in no object's name). */
+  {
+    GtkWidget *toast = close;
+    g_autofree char *name = NULL;
+
+    while (toast != NULL && !g_str_equal (G_OBJECT_TYPE_NAME (toast), "AdwToastWidget"))
+      toast = gtk_widget_get_parent (toast);
+    g_assert_nonnull (toast);
+    name = pd_test_a11y_name (toast);
+    g_test_message ("the toast: role %u, named “%s”", (guint) gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (toast)), name);
+    g_assert_cmpint (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (toast)), ==, GTK_ACCESSIBLE_ROLE_STATUS);
+    g_assert_nonnull (name);
+    g_assert_nonnull (strstr (name, REMOVED_TITLE));
+    g_assert_nonnull (strstr (name, "removed from the list"));
+  }
+  gtk_widget_activate (close);
+  pd_test_wait_until (removal_listed, &wait, "the removal done and listed");
+  pd_test_spin (500);
+  pd_test_flush (GTK_WIDGET (window));
+
+  item = pd_test_a11y_focused_item (window);
+  g_test_message ("the toast gone, the focus on “%s”",
+                  item != NULL ? pd_session_item_get_title (item) : "no row");
+  g_assert_nonnull (item);
+  g_assert_cmpstr (pd_session_item_get_id (item), ==, next);
+  g_assert_null (pd_test_a11y_why_unseen (gtk_root_get_focus (GTK_ROOT (window))));
+}
+
+static void
+test_toast_gone (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_toast_gone, NULL), ==, 0);
+}
+
+/* --- the main menu from a row ----------------------------------------------- */
+
+static gboolean
+main_menu_open (gpointer window)
+{
+  GtkWidget *menu = pd_test_find_first (window, is_menu_button, NULL);
+  GtkPopover *popover = menu != NULL ? gtk_menu_button_get_popover (GTK_MENU_BUTTON (menu)) : NULL;
+
+  return popover != NULL && gtk_widget_get_mapped (GTK_WIDGET (popover));
+}
+
+/* F10 opens the main menu from a session's row; Escape closes it and the
+ * focus is on that row again.  It was on the Main Menu button (tried as a
+ * new user would, with a screen reader), where Shift+F10's row menu gave
+ * it back to the row. */
+static void
+check_main_menu_escape (PdApplication *app,
+                        PdWindow      *window,
+                        gpointer       user_data)
+{
+  GtkWidget *rows = pd_test_find_widget (pd_test_find_widget (GTK_WIDGET (window), PD_TYPE_SESSION_LIST),
+                                         GTK_TYPE_LIST_VIEW);
+  g_autofree char *path = NULL;
+  g_autofree char *id = NULL;
+  PdSessionItem *item;
+  GtkWidget *focus;
+
+  pd_test_wait_until (pd_test_a11y_window_settled, window, "the window to show a session");
+  gtk_window_set_focus_visible (GTK_WINDOW (window), TRUE);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+  pd_test_flush (GTK_WIDGET (window));
+  pd_test_a11y_arrow_to (window, rows, REMOVED_TITLE);
+  id = g_strdup (pd_session_item_get_id (pd_test_a11y_focused_item (window)));
+
+  g_assert_true (pd_test_a11y_key (window, GDK_KEY_F10, 0));
+  pd_test_wait_until (main_menu_open, window, "the main menu");
+  pd_test_flush (GTK_WIDGET (window));
+  {
+    GtkWidget *menu = pd_test_find_first (GTK_WIDGET (window), is_menu_button, NULL);
+    GtkPopover *popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (menu));
+    GtkWidget *in_menu = gtk_root_get_focus (GTK_ROOT (window));
+    g_autofree char *where = in_menu != NULL ? pd_test_a11y_describe (in_menu) : g_strdup ("nothing");
+
+    g_test_message ("the main menu open: the focus on %s", where);
+    /* Escape, as the popover's own binding does. */
+    if (!pd_test_a11y_key (window, GDK_KEY_Escape, 0))
+      gtk_popover_popdown (popover);
+  }
+  pd_test_spin (300);
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_false (main_menu_open (window));
+
+  focus = gtk_root_get_focus (GTK_ROOT (window));
+  path = focus != NULL ? pd_test_a11y_describe (focus) : g_strdup ("nothing");
+  g_test_message ("the main menu closed: the focus on %s", path);
+  item = pd_test_a11y_focused_item (window);
+  g_assert_nonnull (item);
+  g_assert_cmpstr (pd_session_item_get_id (item), ==, id);
+}
+
+static void
+test_main_menu_escape (void)
+{
+  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_main_menu_escape, NULL), ==, 0);
+}
+
 /* --- the dialogs at 1.5× text ------------------------------------------------ */
 
 static gboolean
@@ -686,6 +861,8 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/focus/no-sessions", test_no_sessions);
   g_test_add_func ("/pd/ui/a11y/focus/after-dialogs", test_focus_after_dialogs);
   g_test_add_func ("/pd/ui/a11y/focus/undo-toast", test_undo_toast);
+  g_test_add_func ("/pd/ui/a11y/focus/toast-gone", test_toast_gone);
+  g_test_add_func ("/pd/ui/a11y/focus/main-menu-escape", test_main_menu_escape);
   g_test_add_func ("/pd/ui/a11y/dialogs/large-text", test_dialogs_large_text);
   g_test_add_func ("/pd/ui/a11y/dialogs/run-large-text", test_run_dialogs);
 

@@ -1111,6 +1111,48 @@ test_session_list_reread_coalesced (Fixture       *f,
   g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (f->list)), ==, f->docs);
 }
 
+/* The session whose row has the keyboard focus, or NULL. */
+static const char *
+focused_id (Fixture *f)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (f->window));
+  GtkWidget *row = focus != NULL ? gtk_widget_get_first_child (focus) : NULL;
+
+  return row != NULL && PD_IS_SESSION_ROW (row) ? pd_session_item_get_id (pd_session_row_get_item (PD_SESSION_ROW (row)))
+                                                : NULL;
+}
+
+/* A listing read again that moves the focused session (a removal's toast
+ * gone, the removal done and listed again; here a pin) keeps the focus on
+ * that session's row.  Its row widget was recycled, and GTK put the focus
+ * on the list's last row, the list scrolled to its end (tried as a new
+ * user would, with a screen reader: the focus jumped ~5 s after Remove
+ * From List). */
+static void
+test_session_list_move_keeps_focus (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  GtkWidget *docs_row;
+
+  pd_test_flush (GTK_WIDGET (f->window));
+  docs_row = pd_test_session_list_find_row (f, pd_session_list_model_find (pd_session_list_get_model (f->list),
+                                                                           f->docs, NULL));
+  g_assert_nonnull (docs_row);
+  g_assert_true (gtk_widget_grab_focus (docs_row));
+  g_assert_cmpstr (focused_id (f), ==, f->docs);
+
+  g_assert_true (pd_session_store_set_pinned (f->store, f->docs, TRUE, &error));
+  g_assert_no_error (error);
+  pd_session_list_refresh (f->list);
+  pd_test_session_list_wait_listing (f);
+  g_assert_cmpstr (pd_session_item_get_id (pd_test_session_list_item_at (f, 0)), ==, f->docs);
+  pd_test_spin (200);
+  pd_test_flush (GTK_WIDGET (f->window));
+  g_test_message ("moved to the top: the focus on %s (docs %s)", focused_id (f), f->docs);
+  g_assert_cmpstr (focused_id (f), ==, f->docs);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1139,6 +1181,7 @@ main (int   argc,
   ADD ("menu-leaves-row", test_session_list_menu_leaves_row);
   ADD ("chips-whole", test_session_list_chips_whole);
   ADD ("reread-coalesced", test_session_list_reread_coalesced);
+  ADD ("move-keeps-focus", test_session_list_move_keeps_focus);
   g_test_add_func ("/pd/ui/session-list/loading", test_session_list_loading);
   g_test_add_func ("/pd/ui/session-list/relative-time", test_relative_time);
   g_test_add_func ("/pd/ui/session-list/status-icons", test_status_icons);
