@@ -4,6 +4,8 @@
  */
 #define G_LOG_DOMAIN "pd-tools"
 
+#define _GNU_SOURCE
+
 #include "config.h"
 
 #include <errno.h>
@@ -430,7 +432,12 @@ child_setup (gpointer data)
   sigaddset (&waited, SIGHUP);
   sigprocmask (SIG_BLOCK, &waited, &old_mask);
 
+  /* _Fork: fork() runs the atfork handlers, not async-signal-safe. */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  bash = _Fork ();
+#else
   bash = fork ();
+#endif
   if (bash == 0)
     {
       /* bash: not a subreaper of its own, the mask it was given. */
