@@ -470,6 +470,120 @@ test_engine_keep_planning_and_resume (void)
   engine_fixture_teardown (f);
 }
 
+/* As an attacker would (att18 N2): plan mode's guard and the question
+ * resolve the path when the call is decided, the tool resolved it again
+ * when it ran.  A link planted in between (here by the approver itself,
+ * which runs after the guard and before the tool) made an approved plan
+ * file `.plandeck/plans/x/README.md` replace the repository's README.md,
+ * and outside plan mode an approved new `docs/x/notes.md` land in
+ * .git/hooks.  The call now runs only if its path still leads to the file
+ * it was let through for. */
+typedef struct
+{
+  char *link;
+  char *target;
+  guint asked;
+} Plant;
+
+static gboolean
+plant_link_and_approve (const char *tool,
+                        const char *summary,
+                        const char *preview,
+                        gpointer    data)
+{
+  Plant *plant = data;
+
+  if (plant->asked++ == 0)
+    g_assert_cmpint (symlink (plant->target, plant->link), ==, 0);
+
+  return TRUE;
+}
+
+static void
+test_engine_link_planted_while_asked (void)
+{
+  EngineFixture fixture = { 0 }, *f = &fixture;
+  g_autoptr(PdRunResult) result = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autofree char *plans = NULL;
+  g_autofree char *readme = NULL;
+  g_autofree char *readme_text = NULL;
+  Plant plant = { 0 };
+
+  engine_fixture_setup (f, TRUE);
+  set_reviewer (f, NULL);
+  plans = g_build_filename (f->workdir, ".plandeck", "plans", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (plans, 0755), ==, 0);
+  readme = g_build_filename (f->workdir, "README.md", NULL);
+  g_assert_true (g_file_set_contents (readme, "# The project\n", -1, NULL));
+  plant.link = g_build_filename (plans, "x", NULL);
+  plant.target = g_strdup ("../..");
+  pd_approver_set_policy (f->approver, PD_APPROVAL_POLICY_ASK);
+  pd_approver_set_func (f->approver, plant_link_and_approve, &plant, NULL);
+
+  engine_fixture_replay (f,
+    "{'turns':["
+    " {'content':'','tool_calls':["
+    "   {'name':'write_file','arguments':{'path':'.plandeck/plans/x/README.md','content':'# Replaced'}}]},"
+    " {'content':'Done.'}]}", NULL);
+
+  result = engine_fixture_run (f, NULL, "/plan Look around");
+  g_assert_cmpint (result->status, ==, PD_RUN_COMPLETED);
+  messages = stored_messages (f, result->session_id);
+
+  g_assert_cmpuint (plant.asked, ==, 1);
+  g_assert_true (g_file_get_contents (readme, &readme_text, NULL, NULL));
+  g_assert_cmpstr (readme_text, ==, "# The project\n");
+  g_assert_nonnull (strstr (tool_result (messages, "replay_1_1"), "a link changed meanwhile"));
+
+  pd_approver_set_func (f->approver, NULL, NULL, NULL);
+  g_free (plant.link);
+  g_free (plant.target);
+  engine_fixture_teardown (f);
+}
+
+static void
+test_engine_link_planted_after_approval (void)
+{
+  EngineFixture fixture = { 0 }, *f = &fixture;
+  g_autoptr(PdRunResult) result = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autofree char *docs = NULL;
+  g_autofree char *hooks = NULL;
+  g_autofree char *hook = NULL;
+  Plant plant = { 0 };
+
+  engine_fixture_setup (f, FALSE);
+  docs = g_build_filename (f->workdir, "docs", NULL);
+  hooks = g_build_filename (f->workdir, ".git", "hooks", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (docs, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (hooks, 0755), ==, 0);
+  plant.link = g_build_filename (docs, "x", NULL);
+  plant.target = g_strdup ("../.git/hooks");
+  pd_approver_set_policy (f->approver, PD_APPROVAL_POLICY_ASK);
+  pd_approver_set_func (f->approver, plant_link_and_approve, &plant, NULL);
+
+  engine_fixture_replay (f,
+    "{'turns':["
+    " {'content':'','tool_calls':["
+    "   {'name':'write_file','arguments':{'path':'docs/x/notes.md','content':'echo hi'}}]},"
+    " {'content':'Done.'}]}", NULL);
+
+  result = engine_fixture_run (f, NULL, "Take notes");
+  g_assert_cmpint (result->status, ==, PD_RUN_COMPLETED);
+  messages = stored_messages (f, result->session_id);
+
+  g_assert_cmpuint (plant.asked, ==, 1);
+  hook = g_build_filename (hooks, "notes.md", NULL);
+  g_assert_false (g_file_test (hook, G_FILE_TEST_EXISTS));
+  g_assert_nonnull (strstr (tool_result (messages, "replay_1_1"), "a link changed meanwhile"));
+
+  pd_approver_set_func (f->approver, NULL, NULL, NULL);
+  g_free (plant.link);
+  g_free (plant.target);
+  engine_fixture_teardown (f);
+}
+
 /* As an attacker would (att17 F3): a cloned repository ships links inside
  * its plans folder, `.plandeck/plans/up -> ../..` and `notes -> ../../src`.
  * The path names a plan file, but written through the link it would replace
@@ -705,6 +819,8 @@ main (int   argc,
   g_test_add_func ("/pd/plan-mode/engine/keep-planning-and-resume", test_engine_keep_planning_and_resume);
   g_test_add_func ("/pd/plan-mode/engine/no-channel-and-outside", test_engine_no_channel_and_outside);
   g_test_add_func ("/pd/plan-mode/engine/no-write-through-plans-link", test_engine_no_write_through_plans_link);
+  g_test_add_func ("/pd/plan-mode/engine/link-planted-while-asked", test_engine_link_planted_while_asked);
+  g_test_add_func ("/pd/plan-mode/engine/link-planted-after-approval", test_engine_link_planted_after_approval);
   g_test_add_func ("/pd/plan-mode/engine/mistyped-arguments", test_engine_mistyped_arguments);
   g_test_add_func ("/pd/plan-mode/engine/compaction-keeps-artifact-path", test_compaction_keeps_artifact_path);
   g_test_add_func ("/pd/plan-mode/engine/compaction-reports-missing-artifact", test_compaction_reports_missing_artifact);

@@ -162,6 +162,62 @@ test_shell_detached_jobs_reaped (Fixture       *f,
   g_assert_true (process_gone (read_pid (f, "c.pid")));
 }
 
+/* As an attacker would (att18 N1): jobs that leave the process group
+ * (bash's own job control with set -m, setsid, setsid -f, a fork with
+ * setpgid) were out of reach of the group kill and lived on after the
+ * call, the run and the CLI, as PID 1's children.  Each writes its pid and
+ * sleeps; the call's reaper kills them all before the call returns. */
+static void
+test_shell_escaped_jobs_reaped (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdToolResult) result = NULL;
+  g_autofree char *script = fixture_path (f, "escape.sh");
+  const char *text =
+    "set -m\n"
+    "(sleep 600) </dev/null >/dev/null 2>&1 & echo $! > a.pid\n"
+    "set +m\n"
+    "setsid -f sh -c 'echo $$ > b.pid; exec sleep 600' </dev/null >/dev/null 2>&1\n"
+    "setsid sh -c 'echo $$ > c.pid; exec sleep 600' </dev/null >/dev/null 2>&1 &\n"
+    "perl -e 'if (fork == 0) { setpgrp (0, 0); if (fork == 0) { open (F, \">d.pid\");"
+    " print F $$; close F; exec \"sleep\", \"600\" } exit 0 }' </dev/null >/dev/null 2>&1\n"
+    "sleep 1\n"
+    "echo bye\n";
+
+  g_assert_true (g_file_set_contents (script, text, -1, NULL));
+  result = call (shell, f->context, "{\"command\":\"bash escape.sh\",\"timeout_ms\":60000}");
+
+  g_assert_true (result->ok);
+  g_assert_cmpstr (result->content, ==, "bye\nexit status 0");
+  g_assert_true (process_gone (read_pid (f, "a.pid")));
+  g_assert_true (process_gone (read_pid (f, "b.pid")));
+  g_assert_true (process_gone (read_pid (f, "c.pid")));
+  g_assert_true (process_gone (read_pid (f, "d.pid")));
+}
+
+/* As an attacker would (att18 N1): with set -m the foreground command is
+ * in a group of its own too; the timeout said "killed" while it ran on. */
+static void
+test_shell_escaped_timeout_kills (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdToolResult) result = NULL;
+  gint64 start = g_get_monotonic_time ();
+
+  result = call (shell, f->context,
+                 "{\"command\":\"set -m; setsid -f sh -c 'echo $$ > s.pid; exec sleep 600' "
+                 "</dev/null >/dev/null 2>&1; sh -c 'echo $$ > t.pid; exec sleep 600'; echo after\","
+                 "\"timeout_ms\":2000}");
+
+  g_assert_false (result->ok);
+  g_assert_cmpstr (result->content, ==, "(no output)\nkilled: timeout after 2000 ms");
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
+  g_assert_true (process_gone (read_pid (f, "s.pid")));
+  g_assert_true (process_gone (read_pid (f, "t.pid")));
+}
+
 static void
 test_shell_cancel (Fixture       *f,
                    gconstpointer  data)
@@ -1036,6 +1092,8 @@ main (int   argc,
   ADD ("/pd/tools/shell/timeout-kills-group", test_shell_timeout_kills_group);
   ADD ("/pd/tools/shell/background-job-reaped", test_shell_background_job_reaped);
   ADD ("/pd/tools/shell/detached-jobs-reaped", test_shell_detached_jobs_reaped);
+  ADD ("/pd/tools/shell/escaped-jobs-reaped", test_shell_escaped_jobs_reaped);
+  ADD ("/pd/tools/shell/escaped-timeout-kills", test_shell_escaped_timeout_kills);
   ADD ("/pd/tools/shell/cancel", test_shell_cancel);
   ADD ("/pd/tools/shell/async", test_shell_async_result);
   ADD ("/pd/tools/shell/bad-args", test_shell_bad_args);

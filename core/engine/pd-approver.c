@@ -14,6 +14,7 @@
 #include "pd-callback-slot.h"
 #include "pd-json-util.h"
 #include "pd-safe-text.h"
+#include "pd-tool-private.h"
 
 /* Long enough for any real command line; beyond that a person could not
  * review it anyway, and the note says how much was left out. */
@@ -376,9 +377,10 @@ pd_approver_controls_text (void)
            "They change what runs or how it reads: approve only if you expected them.");
 }
 
-static char *summarize (PdTool     *tool,
-                        JsonObject *args,
-                        gboolean   *whole_out);
+static char *summarize (PdTool        *tool,
+                        PdToolContext *context,
+                        JsonObject    *args,
+                        gboolean      *whole_out);
 
 /**
  * pd_approver_decide:
@@ -454,7 +456,7 @@ pd_approver_decide (PdApprover     *self,
       return PD_APPROVAL_DENY;
     }
 
-  summary = summarize (tool, args, &summary_whole);
+  summary = summarize (tool, context, args, &summary_whole);
   preview = pd_tool_preview (tool, context, args, &preview_whole);
 
   /* A person is asked only about what they are shown whole: a command of
@@ -518,10 +520,32 @@ append_sanitized (GString    *out,
   return FALSE;
 }
 
+/* A write's or an edit's file: where it lands first when the path as
+ * written reads otherwise (`docs/notes.md/./././…/../../.git/hooks/x`). */
+static gboolean
+append_file (GString       *out,
+             PdToolContext *context,
+             const char    *path)
+{
+  g_autofree char *lands = _pd_tool_preview_lands_at (context, path);
+  gboolean whole = TRUE;
+
+  if (lands == NULL)
+    return append_sanitized (out, path ? path : "(no path)", SUMMARY_MAX_CHARS);
+
+  whole &= append_sanitized (out, lands, SUMMARY_MAX_CHARS);
+  g_string_append (out, " (as written: ");
+  whole &= append_sanitized (out, path, SUMMARY_MAX_CHARS);
+  g_string_append_c (out, ')');
+
+  return whole;
+}
+
 static char *
-summarize (PdTool     *tool,
-           JsonObject *args,
-           gboolean   *whole_out)
+summarize (PdTool        *tool,
+           PdToolContext *context,
+           JsonObject    *args,
+           gboolean      *whole_out)
 {
   g_autoptr(GString) out = NULL;
   gboolean whole = TRUE;
@@ -547,7 +571,7 @@ summarize (PdTool     *tool,
     {
       const char *content = pd_json_get_string (args, "content");
 
-      whole &= append_sanitized (out, path ? path : "(no path)", SUMMARY_MAX_CHARS);
+      whole &= append_file (out, context, path);
       g_string_append_printf (out, " (%" G_GSIZE_FORMAT " bytes)", content ? strlen (content) : 0);
     }
   else if (strcmp (name, "edit_file") == 0)
@@ -556,7 +580,7 @@ summarize (PdTool     *tool,
       const char *new_string = pd_json_get_string (args, "new_string");
       gboolean replace_all = pd_json_get_boolean (args, "replace_all", FALSE);
 
-      whole &= append_sanitized (out, path ? path : "(no path)", SUMMARY_MAX_CHARS);
+      whole &= append_file (out, context, path);
       g_string_append_printf (out, " (replace %" G_GSIZE_FORMAT " bytes with %" G_GSIZE_FORMAT
                               " bytes%s)",
                               old_string ? strlen (old_string) : 0,
@@ -611,7 +635,7 @@ pd_approver_summarize (PdTool     *tool,
 {
   gboolean whole;
 
-  return summarize (tool, args, &whole);
+  return summarize (tool, NULL, args, &whole);
 }
 
 /**

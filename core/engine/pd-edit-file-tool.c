@@ -148,7 +148,7 @@ char *
 _pd_edit_file_preview (PdToolContext *context,
                        JsonObject    *args)
 {
-  GString *out = _pd_tool_preview_new_file (args);
+  GString *out = _pd_tool_preview_new_file (context, args, TRUE);
   const char *old_string = pd_json_get_string (args, "old_string");
   const char *new_string = pd_json_get_string (args, "new_string");
 

@@ -31,6 +31,7 @@ typedef struct
   PdTool       *tool;            /* NULL for an unknown tool */
   PdToolResult *result;
   gint64        duration_ms;
+  char         *approved_path;   /* a write's or edit's file when decided */
 } ToolJob;
 
 typedef struct
@@ -46,6 +47,7 @@ tool_job_free (ToolJob *job)
   g_free (job->call_id);
   g_free (job->name);
   g_free (job->arguments_text);
+  g_free (job->approved_path);
   g_clear_pointer (&job->arguments, json_object_unref);
   g_clear_object (&job->tool);
   g_clear_pointer (&job->result, pd_tool_result_free);
@@ -82,6 +84,23 @@ decide_tool_job (ToolJob *job)
   PdEngine *self = run->engine;
   g_autofree char *reason = NULL;
 
+  /* The file a write or an edit lands in, resolved before plan mode's
+   * guard and the question look at it: the call runs only if its path
+   * still leads there (a link planted while the person is asked is
+   * refused, not followed: tried as an attacker would). */
+  if (job->tool != NULL && job->arguments != NULL &&
+      (g_strcmp0 (job->name, "write_file") == 0 || g_strcmp0 (job->name, "edit_file") == 0))
+    {
+      const char *path = pd_json_get_string (job->arguments, "path");
+
+      if (path != NULL)
+        {
+          job->approved_path = pd_tool_context_resolve_path (self->tool_context, path, NULL);
+          if (job->approved_path == NULL)
+            job->approved_path = g_strdup ("");
+        }
+    }
+
   if (job->tool == NULL)
     job->result = pd_tool_result_new_printf (FALSE, "unknown tool '%s'", job->name);
   else if (job->arguments == NULL)
@@ -113,6 +132,7 @@ run_tool_job (gpointer data,
       /* The run's time budget reaches into the tools: long work stops at it. */
       if (self->max_wall_ms > 0)
         pd_tool_context_set_deadline (context, run->started_usec + self->max_wall_ms * 1000);
+      pd_tool_context_set_approved_path (context, job->approved_path);
       job->result = pd_tool_call (job->tool, context, job->arguments, run->cancellable, &error);
       if (job->result == NULL)
         job->result = pd_tool_result_new_printf (FALSE, "%s failed: %s", job->name, error->message);

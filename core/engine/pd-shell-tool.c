@@ -4,14 +4,21 @@
  */
 #define G_LOG_DOMAIN "pd-tools"
 
+#define _GNU_SOURCE
+
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gio/gunixinputstream.h>
@@ -26,6 +33,9 @@
 /* After bash exits, background jobs it left behind get this long to finish
  * writing before the rest of its process group is killed. */
 #define GRACE_MS 1000
+/* After asking the reaper to end everything (SIGTERM), how long before the
+ * whole group gets SIGKILL anyway. */
+#define REAPER_TERM_MS 500
 /* After a kill, how long the pipe may stay open (a process that left the
  * group still holds it) before the output is abandoned. */
 #define DRAIN_MS 2000
@@ -54,10 +64,12 @@ typedef struct
   gboolean      cancelled;
   int           cancel_asked;   /* atomic: set by the cancellable's handler */
   gboolean      group_killed;
+  gboolean      group_hard_killed;
   gboolean      drain_expired;
 
   GSource      *grace_source;
   GSource      *drain_source;
+  GSource      *hard_kill_source;
 } ShellRun;
 
 static void start_read (ShellRun *run);
@@ -97,10 +109,26 @@ on_drain_expired (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* The command runs in its own session (setsid in the child), so its
- * process group holds bash and everything bash started; one kill reaches
- * them all.  The group id could only be reused once every member is gone,
- * in which case ESRCH is the expected outcome. */
+static gboolean
+on_hard_kill (gpointer data)
+{
+  ShellRun *run = data;
+
+  g_clear_pointer (&run->hard_kill_source, g_source_unref);
+  run->group_hard_killed = TRUE;
+  if (run->pgid > 1)
+    kill (-run->pgid, SIGKILL);
+
+  return G_SOURCE_REMOVE;
+}
+
+/* The command runs under a reaper of its own (see child_setup()): the
+ * leader of a new session and process group, and the subreaper of all
+ * bash starts.  SIGTERM asks it to kill every descendant, including those
+ * that left the group or the session (set -m, setsid), which a group kill
+ * cannot reach; the group gets SIGKILL shortly after in case the reaper
+ * could not do it.  The group id could only be reused once every member
+ * is gone, in which case ESRCH is the expected outcome. */
 static void
 kill_group (ShellRun *run)
 {
@@ -109,7 +137,17 @@ kill_group (ShellRun *run)
 
   run->group_killed = TRUE;
   if (run->pgid > 1)
-    kill (-run->pgid, SIGKILL);
+    {
+      if (run->waiting)
+        {
+          kill (run->pgid, SIGTERM);
+          run->hard_kill_source = add_timeout (run, REAPER_TERM_MS, on_hard_kill);
+        }
+      else
+        {
+          kill (-run->pgid, SIGKILL);
+        }
+    }
 
   destroy_source (&run->grace_source);
   if (!run->eof)
@@ -231,12 +269,190 @@ on_exited (GPid     pid,
     run->grace_source = add_timeout (run, GRACE_MS, on_grace_expired);
 }
 
+/* The reaper: everything from here to child_setup() runs in the forked
+ * child between fork and exec, so only async-signal-safe calls (system
+ * calls, no allocation, no stdio). */
+
+static gint64
+reaper_now_ms (void)
+{
+  struct timespec now;
+
+  clock_gettime (CLOCK_MONOTONIC, &now);
+
+  return (gint64) now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+/* SIGKILL to each of the reaper's children, read from /proc: a child is
+ * ours until we reap it, so a listed pid cannot have been reused. */
+static void
+reaper_kill_children (void)
+{
+  char buf[4096];
+  pid_t pid = 0;
+  gboolean in_number = FALSE;
+  ssize_t n;
+  int fd = open ("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
+
+  if (fd < 0)
+    return;
+  while ((n = read (fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+    for (ssize_t i = 0; i < n; i++)
+      {
+        if (buf[i] >= '0' && buf[i] <= '9')
+          {
+            pid = pid * 10 + (buf[i] - '0');
+            in_number = TRUE;
+          }
+        else if (in_number)
+          {
+            if (pid > 1)
+              kill (pid, SIGKILL);
+            pid = 0;
+            in_number = FALSE;
+          }
+      }
+  if (in_number && pid > 1)
+    kill (pid, SIGKILL);
+  close (fd);
+}
+
+/* Reaps what has ended; FALSE once the reaper has no child left. */
+static gboolean
+reaper_reap (pid_t     bash,
+             int      *bash_status,
+             gboolean *bash_done)
+{
+  for (;;)
+    {
+      int status;
+      pid_t done = waitpid (-1, &status, WNOHANG);
+
+      if (done == bash)
+        {
+          *bash_status = status;
+          *bash_done = TRUE;
+        }
+      else if (done == 0)
+        return TRUE;
+      else if (done < 0 && errno != EINTR)
+        return FALSE;
+    }
+}
+
+G_GNUC_NORETURN static void
+reaper_run (pid_t           bash,
+            const sigset_t *waited)
+{
+  const struct timespec tick = { 0, 50 * 1000 * 1000 };
+  const struct rlimit no_core = { 0, 0 };
+  struct sigaction dfl = { 0 };
+  int bash_status = 0;
+  gboolean bash_done = FALSE;
+  gboolean terminated = FALSE;
+  gint64 bash_end = 0;
+  sigset_t one;
+
+  /* Hold no part of the output pipe (its end of output is the engine's
+   * signal), nor GLib's exec-error pipe (its end says bash started). */
+  if (syscall (SYS_close_range, 0, ~0U, 0) != 0)
+    for (int fd = 0; fd < 65536; fd++)
+      close (fd);
+
+  /* Wait for bash; after it, its jobs get GRACE_MS to end on their own. */
+  for (;;)
+    {
+      int sig;
+
+      if (!reaper_reap (bash, &bash_status, &bash_done))
+        break;
+      if (bash_done && bash_end == 0)
+        bash_end = reaper_now_ms ();
+      if (bash_done && reaper_now_ms () - bash_end >= GRACE_MS)
+        break;
+      sig = sigtimedwait (waited, NULL, &tick);
+      if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
+        {
+          terminated = TRUE;
+          break;
+        }
+    }
+
+  /* Kill every descendant: the orphans come to us (we are their
+   * subreaper) as each parent dies, so kill and reap until none is left. */
+  for (;;)
+    {
+      reaper_kill_children ();
+      if (!reaper_reap (bash, &bash_status, &bash_done))
+        break;
+      sigtimedwait (waited, NULL, &tick);
+    }
+
+  if (terminated || !bash_done)
+    bash_status = SIGTERM;   /* as a wait status: killed by SIGTERM */
+  if (WIFEXITED (bash_status))
+    _exit (WEXITSTATUS (bash_status));
+
+  /* Die of bash's signal, so the engine reports it as bash's; no core. */
+  setrlimit (RLIMIT_CORE, &no_core);
+  dfl.sa_handler = SIG_DFL;
+  sigaction (WTERMSIG (bash_status), &dfl, NULL);
+  sigemptyset (&one);
+  sigaddset (&one, WTERMSIG (bash_status));
+  kill (getpid (), WTERMSIG (bash_status));
+  sigprocmask (SIG_UNBLOCK, &one, NULL);
+  _exit (128 + WTERMSIG (bash_status));
+}
+
 static void
 child_setup (gpointer data)
 {
-  /* Async-signal-safe, and makes the child the leader of a new process
-   * group that kill_group() can reach as a whole. */
+  struct sigaction dfl = { 0 };
+  sigset_t waited;
+  sigset_t old_mask;
+  pid_t bash;
+
+  /* The leader of a new session and process group, that kill_group() can
+   * reach as a whole. */
   setsid ();
+
+  /* A job can leave the group and the session (set -m, setsid, setpgid):
+   * this process stays as their subreaper, waits for bash, then kills
+   * every descendant before it exits with bash's status.  Without it
+   * (prctl or fork failing) bash runs here, reached by the group kill. */
+  if (prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+    return;
+
+  dfl.sa_handler = SIG_DFL;
+  sigaction (SIGCHLD, &dfl, NULL);
+  sigemptyset (&waited);
+  sigaddset (&waited, SIGCHLD);
+  sigaddset (&waited, SIGTERM);
+  sigaddset (&waited, SIGINT);
+  sigaddset (&waited, SIGHUP);
+  sigprocmask (SIG_BLOCK, &waited, &old_mask);
+
+  /* _Fork: fork() runs the atfork handlers, not async-signal-safe. */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  bash = _Fork ();
+#else
+  bash = fork ();
+#endif
+  if (bash == 0)
+    {
+      /* bash: not a subreaper of its own, the mask it was given. */
+      prctl (PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+      sigprocmask (SIG_SETMASK, &old_mask, NULL);
+      return;
+    }
+  if (bash < 0)
+    {
+      prctl (PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+      sigprocmask (SIG_SETMASK, &old_mask, NULL);
+      return;
+    }
+
+  reaper_run (bash, &waited);
 }
 
 static char *
@@ -340,8 +556,8 @@ _pd_shell_run (const PdToolCall *call)
     }
 
   /* The environment is built, not inherited: provider keys stay out of it
-   * (the output goes back to a model).  DO_NOT_REAP: bash's pid, which is
-   * its process group's id, stays ours until our child watch reaps it, so
+   * (the output goes back to a model).  DO_NOT_REAP: the reaper's pid (bash's
+   * parent), which is its process group's id, stays ours until our child watch reaps it, so
    * the group kill can never miss because the pid was already reaped and
    * forgotten (GSubprocess forgets its identifier once it reaps). */
   envp = pd_tool_context_build_env (call->context);
@@ -405,7 +621,8 @@ _pd_shell_run (const PdToolCall *call)
    * pipe (`… </dev/null >/dev/null 2>&1 &`, `nohup … & disown`) gave no
    * reason to wait or kill: it would go on changing the folder after the
    * call said it ended.  Nothing of the group outlives the call.  (A job
-   * that left the group, with setsid, is out of reach of this kill.) */
+   * that left the group, with set -m or setsid, was killed by the reaper
+   * before it exited.) */
   if (!run.group_killed && run.pgid > 1)
     {
       run.group_killed = TRUE;
@@ -416,6 +633,7 @@ _pd_shell_run (const PdToolCall *call)
   g_source_destroy (child_source);
   destroy_source (&run.grace_source);
   destroy_source (&run.drain_source);
+  destroy_source (&run.hard_kill_source);
 
   /* Dispatch what the destroyed sources may have left queued. */
   while (g_main_context_iteration (main_context, FALSE))

@@ -173,9 +173,27 @@ _pd_tool_resolve (PdToolContext  *context,
 {
   g_autoptr(GError) error = NULL;
   char *resolved = pd_tool_context_resolve_path (context, path, &error);
+  const char *approved;
 
   if (resolved == NULL)
     return pd_tool_result_new_printf (FALSE, "%s: %s", tool, error->message);
+
+  /* Where the path led when the call was let through is where it must
+   * lead now: a link planted meanwhile is refused, not followed. */
+  approved = pd_tool_context_get_approved_path (context);
+  if (approved != NULL && strcmp (approved, resolved) != 0)
+    {
+      g_autofree char *now = pd_tool_context_display_path (context, resolved);
+      g_autofree char *was = *approved != '\0' ? pd_tool_context_display_path (context, approved)
+                                               : g_strdup ("nothing");
+      PdToolResult *refused =
+        pd_tool_result_new_printf (FALSE, "%s: the path now leads to '%s', not to '%s' where it led when "
+                                          "the call was let through (a link changed meanwhile): not done",
+                                   tool, now, was);
+
+      g_free (resolved);
+      return refused;
+    }
 
   file->tool = tool;
   file->resolved = resolved;

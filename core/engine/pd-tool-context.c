@@ -30,6 +30,7 @@ struct _PdToolContext
   gint64     deadline_usec;  /* g_get_monotonic_time() clock; 0: none */
   GPtrArray *env;            /* "NAME=VALUE", NULL-terminated */
   GPtrArray *hidden_env;     /* names kept from commands besides the built-in ones */
+  char      *approved_path;  /* the resolved file a call was let through for; NULL: none */
 };
 
 /* Never handed to a command: the keys of model providers (the tools' output
@@ -57,6 +58,7 @@ pd_tool_context_clear (PdToolContext *self)
     close (self->root_fd);
   g_clear_pointer (&self->env, g_ptr_array_unref);
   g_clear_pointer (&self->hidden_env, g_ptr_array_unref);
+  g_clear_pointer (&self->approved_path, g_free);
 }
 
 /**
@@ -140,6 +142,7 @@ pd_tool_context_copy (PdToolContext *self)
   copy->hidden_env = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < self->hidden_env->len; i++)
     g_ptr_array_add (copy->hidden_env, g_strdup (g_ptr_array_index (self->hidden_env, i)));
+  copy->approved_path = g_strdup (self->approved_path);
 
   return copy;
 }
@@ -481,6 +484,42 @@ pd_tool_context_set_deadline (PdToolContext *self,
   g_return_if_fail (self != NULL);
 
   self->deadline_usec = MAX (deadline_usec, 0);
+}
+
+/**
+ * pd_tool_context_set_approved_path:
+ * @resolved: (nullable): what pd_tool_context_resolve_path() said when the
+ *   call was let through (plan mode's guard, a person's approval), "" when
+ *   it said nothing; NULL: no such check
+ *
+ * A path is resolved when the call is decided and again when it runs, and
+ * a link planted in between (`.plandeck/plans/x -> ../..` while the person
+ * is asked) made the write land elsewhere than where it was let through to
+ * (tried as an attacker would).  With an approved path set, a file tool
+ * whose path now resolves to another file refuses; its open then follows
+ * no link, so what it writes is the file approved.
+ */
+void
+pd_tool_context_set_approved_path (PdToolContext *self,
+                                   const char    *resolved)
+{
+  g_return_if_fail (self != NULL);
+
+  g_free (self->approved_path);
+  self->approved_path = g_strdup (resolved);
+}
+
+/**
+ * pd_tool_context_get_approved_path:
+ *
+ * Returns: (nullable): the path of pd_tool_context_set_approved_path()
+ */
+const char *
+pd_tool_context_get_approved_path (PdToolContext *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->approved_path;
 }
 
 int

@@ -331,18 +331,74 @@ _pd_tool_preview_append_text (GString    *out,
 }
 
 /**
- * _pd_tool_preview_new_file:
- * @args: the call's arguments
+ * _pd_tool_preview_lands_at:
+ * @context: (nullable): the call's context
+ * @path: (nullable): the call's "path" as the model wrote it
  *
- * Returns: (transfer full): a preview whose first line is the call's
- *   "path" as the model wrote it, escaped (an empty line when there is none)
+ * Where a write to @path lands, as the tool resolves it now: `/.` padding
+ * or `..` after missing names can make the path as written read as one
+ * file while it names another far down the line (tried as an attacker
+ * would: 4 041 characters that began `docs/notes.md/./.` wrote
+ * .git/hooks/pre-commit).
+ *
+ * Returns: (transfer full) (nullable): the resolved path relative to the
+ *   working folder (absolute outside it) when it differs from @path
+ */
+char *
+_pd_tool_preview_lands_at (PdToolContext *context,
+                           const char    *path)
+{
+  g_autofree char *resolved = NULL;
+  g_autofree char *display = NULL;
+
+  if (context == NULL || path == NULL)
+    return NULL;
+  resolved = pd_tool_context_resolve_path (context, path, NULL);
+  if (resolved == NULL)
+    return NULL;
+  display = pd_tool_context_display_path (context, resolved);
+  if (strcmp (display, path) == 0)
+    return NULL;
+
+  return g_steal_pointer (&display);
+}
+
+/**
+ * _pd_tool_preview_new_file:
+ * @context: (nullable): the call's context
+ * @args: the call's arguments
+ * @edit: whether the call edits (else it writes)
+ *
+ * Returns: (transfer full): a preview whose first line says which file is
+ *   written when that differs from the call's "path" as the model wrote
+ *   it, then that path, escaped (an empty line when there is none)
  */
 GString *
-_pd_tool_preview_new_file (JsonObject *args)
+_pd_tool_preview_new_file (PdToolContext *context,
+                           JsonObject    *args,
+                           gboolean       edit)
 {
   GString *out = g_string_new (NULL);
+  const char *path = pd_json_get_string (args, "path");
+  g_autofree char *lands = _pd_tool_preview_lands_at (context, path);
 
-  _pd_tool_preview_append_text (out, pd_json_get_string (args, "path"));
+  if (lands != NULL)
+    {
+      g_autoptr(GString) name = g_string_new (NULL);
+
+      _pd_tool_preview_append_text (name, lands);
+      g_string_truncate (name, name->len - 1);
+      if (edit)
+        /* Translators: the first line of an edit's preview when the path
+         * as written reads otherwise; %s is the file, from the folder */
+        g_string_append_printf (out, _("Edits %s"), name->str);
+      else
+        /* Translators: the first line of a write's preview when the path
+         * as written reads otherwise; %s is the file, from the folder */
+        g_string_append_printf (out, _("Writes %s"), name->str);
+      g_string_append_c (out, '\n');
+    }
+  _pd_tool_preview_append_text (out, path);
 
   return out;
 }

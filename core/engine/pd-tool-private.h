@@ -229,9 +229,13 @@ void          _pd_tool_preview_append_lines (GString      *out,
                                              const char   *next_prefix,
                                              const char   *text,
                                              guint         max_lines);
-/* A preview that starts with the file the call names: its "path" as the
- * model wrote it. */
-GString      *_pd_tool_preview_new_file     (JsonObject   *args);
+char         *_pd_tool_preview_lands_at     (PdToolContext *context,
+                                             const char   *path);
+/* A preview that starts with the file the call names: where it lands when
+ * that reads otherwise, then its "path" as the model wrote it. */
+GString      *_pd_tool_preview_new_file     (PdToolContext *context,
+                                             JsonObject   *args,
+                                             gboolean      edit);
 char         *_pd_tool_preview_seal         (char         *preview,
                                              gboolean     *whole);
 

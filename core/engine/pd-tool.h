@@ -80,6 +80,9 @@ void            pd_tool_scrub_startup_environ     (void);
 gint64          pd_tool_context_get_deadline      (PdToolContext  *self);
 void            pd_tool_context_set_deadline      (PdToolContext  *self,
                                                    gint64          deadline_usec);
+void            pd_tool_context_set_approved_path (PdToolContext  *self,
+                                                   const char     *resolved);
+const char     *pd_tool_context_get_approved_path (PdToolContext  *self);
 char           *pd_tool_context_resolve_path      (PdToolContext  *self,
                                                    const char     *path,
                                                    GError        **error);

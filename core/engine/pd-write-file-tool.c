@@ -44,7 +44,7 @@ char *
 _pd_write_file_preview (PdToolContext *context,
                         JsonObject    *args)
 {
-  GString *out = _pd_tool_preview_new_file (args);
+  GString *out = _pd_tool_preview_new_file (context, args, FALSE);
   g_autofree char *resolved = NULL;
   const char *path = pd_json_get_string (args, "path");
   const char *content = pd_json_get_string (args, "content");
