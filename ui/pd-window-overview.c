@@ -542,10 +542,6 @@ on_sessions_listed (PdWindow *self,
 
   if ((before == 0) != (n == 0) && pd_session_list_get_selected_item (self->session_list) == NULL)
     _pd_window_update_content (self);
-  /* A search's matches: the open session among them or not
-   * (_pd_window_update_content()). */
-  else if (pd_session_list_get_query (self->session_list) != NULL)
-    _pd_window_update_content (self);
 }
 
 /* With no session selected, the Overview shows as soon as it has cards. */

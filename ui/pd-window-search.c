@@ -129,8 +129,6 @@ _pd_window_on_search_counted (PdWindow *self,
   Elsewhere *elsewhere;
   guint n_sources;
 
-  /* Its matches all listed: the open session among them or not. */
-  _pd_window_update_content (self);
   /* All sources searched already, or one alone in the window. */
   if (n != 0 || query == NULL || self->sources == NULL || listed == NULL || PD_IS_MULTI_SOURCE (listed))
     return;

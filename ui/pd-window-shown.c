@@ -117,17 +117,6 @@ _pd_window_update_content (PdWindow *self)
       item = pd_session_list_get_selected_item (self->session_list);
     }
 
-  /* A search whose matches leave the open session out: the page says what
-   * the list shows, as with no session open.  The session stayed in sight
-   * beside other matches, while a search with none cleared it (tried as a
-   * new user would, nu15).  The list keeps it: listed again (the search
-   * cleared, or a match), it shows again. */
-  if (item != NULL && pd_session_list_get_query (self->session_list) != NULL &&
-      pd_session_list_get_loaded (self->session_list) && !pd_session_list_get_busy (self->session_list) &&
-      pd_session_list_model_find (pd_session_list_get_model (self->session_list), pd_session_item_get_id (item),
-                                  NULL) == NULL)
-    item = NULL;
-
   /* The first frame shows the list; the session it selects is read and
    * laid out from the next frame on.  Its four views asking for their data
    * and building their rows would otherwise hold that first frame back. */

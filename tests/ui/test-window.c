@@ -16,7 +16,6 @@
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
-#include "pd-window-private.h"
 
 /* The title of the main area's header bar: the view switcher's title. */
 static AdwViewSwitcherTitle *
@@ -632,84 +631,6 @@ test_window_sessions (void)
   g_assert_cmpint (pd_test_run_showcase (1200, 800, check_sessions, NULL), ==, 0);
 }
 
-/* --- a search that leaves the open session out ------------------------- */
-
-typedef struct
-{
-  PdWindow   *window;
-  const char *query;
-  const char *page;
-} SearchShown;
-
-/* The search's matches listed, and the content on @page. */
-static gboolean
-search_shows (gpointer data)
-{
-  SearchShown *shown = data;
-  PdSessionList *list = shown->window->session_list;
-
-  return g_strcmp0 (pd_session_list_get_query (list), shown->query) == 0 && !pd_session_list_get_busy (list) &&
-         g_strcmp0 (gtk_stack_get_visible_child_name (shown->window->content_stack), shown->page) == 0;
-}
-
-static gboolean
-search_listed (gpointer data)
-{
-  SearchShown *shown = data;
-  PdSessionList *list = shown->window->session_list;
-
-  return g_strcmp0 (pd_session_list_get_query (list), shown->query) == 0 && !pd_session_list_get_busy (list);
-}
-
-/* One rule: the open session stays in sight only while it is among the
- * search's matches.  "flaky" matched another session and the open one
- * stayed on the content, while a search with no match cleared it (tried
- * as a new user would, nu15); the page now says what the list shows.
- * Before, the page stayed "session" ("flaky"). */
-static void
-check_search_leaves_out (PdApplication *app,
-                         PdWindow      *window,
-                         gpointer       user_data)
-{
-  PdSessionList *list = window->session_list;
-  g_autofree char *open = NULL;
-  SearchShown shown = { window, NULL, "session" };
-
-  wait_settled (window);
-  g_assert_nonnull (pd_session_list_get_selected_item (list));
-  open = g_strdup (pd_session_item_get_id (pd_session_list_get_selected_item (list)));
-
-  shown.query = "flaky";
-  pd_session_list_set_query (list, shown.query, FALSE);
-  pd_test_wait_until (search_listed, &shown, "the matches of flaky");
-  pd_test_flush (GTK_WIDGET (window));
-  g_assert_cmpstr (gtk_stack_get_visible_child_name (window->content_stack), ==, "no-results");
-  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (window), "Search Results"));
-  pd_test_screenshot_sizes (GTK_WINDOW (window), "search-leaves-open-out");
-
-  /* A search that matches it: shown again, as with no match and back. */
-  shown.query = "export";
-  shown.page = "session";
-  pd_session_list_set_query (list, shown.query, FALSE);
-  pd_test_wait_until (search_shows, &shown, "the open session among the matches of export");
-  g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (list)), ==, open);
-  shown.query = "zzqq";
-  shown.page = "no-results";
-  pd_session_list_set_query (list, shown.query, FALSE);
-  pd_test_wait_until (search_shows, &shown, "no match of zzqq");
-  shown.query = NULL;
-  shown.page = "session";
-  pd_session_list_set_query (list, NULL, FALSE);
-  pd_test_wait_until (search_shows, &shown, "every session, the open one shown");
-  g_assert_cmpstr (pd_session_item_get_id (pd_session_list_get_selected_item (list)), ==, open);
-}
-
-static void
-test_window_search_leaves_out (void)
-{
-  g_assert_cmpint (pd_test_run_showcase (1200, 800, check_search_leaves_out, NULL), ==, 0);
-}
-
 /* --- one window's dialog blocks that window only ----------------------- */
 
 typedef struct
@@ -833,7 +754,6 @@ main (int   argc,
   g_test_add_func ("/pd/ui/window/relative-database", test_window_relative_database);
   g_test_add_func ("/pd/ui/window/default-database", test_window_default_database);
   g_test_add_func ("/pd/ui/window/remote", test_window_remote);
-  g_test_add_func ("/pd/ui/window/search-leaves-open-out", test_window_search_leaves_out);
   g_test_add_func ("/pd/ui/window/actions", test_window_actions);
   g_test_add_func ("/pd/ui/window/size-remembered", test_window_size_remembered);
   g_test_add_func ("/pd/ui/window/size-out-of-range-not-stored",
