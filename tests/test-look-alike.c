@@ -212,6 +212,25 @@ test_preview_look_alike_digits (void)
   assert_look_alike (cases, G_N_ELEMENTS (cases));
 }
 
+/* Finding (att19, item 2, tried as an attacker would): signs drawn as
+ * the shell's that NFKC keeps were shown raw, no friction: ♯ (U+266F)
+ * and ⌗ (U+2317) making the rest of a line read as a comment, ″ ‶ ״ 〃
+ * as double quotes around what runs.  They join the short set. */
+static void
+test_preview_look_alike_shell_signs (void)
+{
+  static const LookAlikeCase cases[] = {
+    { "echo build ok \\u266f ; rm -rf ~/important", "echo build ok \\u266f ; rm -rf ~/important", TRUE },
+    { "echo build ok \\u2317 ; rm -rf ~/important", "echo build ok \\u2317 ; rm -rf ~/important", TRUE },
+    { "echo \\u2033 ; rm -rf ~ ; \\u2033", "echo \\u2033 ; rm -rf ~ ; \\u2033", TRUE },
+    { "echo \\u2036 ; rm -rf ~ ; \\u2036", "echo \\u2036 ; rm -rf ~ ; \\u2036", TRUE },
+    { "echo \\u05f4 ; rm -rf ~ ; \\u05f4", "echo \\u05f4 ; rm -rf ~ ; \\u05f4", TRUE },
+    { "echo \\u3003 ; rm -rf ~ ; \\u3003", "echo \\u3003 ; rm -rf ~ ; \\u3003", TRUE },
+  };
+
+  assert_look_alike (cases, G_N_ELEMENTS (cases));
+}
+
 /* Every character whose compatibility form (NFKC) is other ASCII, between
  * two Latin letters, is escaped: GLib's own tables, every code point, so
  * the blocks pd-tool-look-alike.c looks in for such forms miss none (a
@@ -259,6 +278,7 @@ main (int   argc,
   g_test_add_func ("/pd/approver/preview-look-alike-scripts", test_preview_look_alike_scripts);
   g_test_add_func ("/pd/approver/preview-look-alike-prose", test_preview_look_alike_prose);
   g_test_add_func ("/pd/approver/preview-look-alike-digits", test_preview_look_alike_digits);
+  g_test_add_func ("/pd/approver/preview-look-alike-shell-signs", test_preview_look_alike_shell_signs);
   g_test_add_func ("/pd/approver/look-alike-every-ascii-form", test_look_alike_every_ascii_form);
 
   return g_test_run ();

@@ -22,8 +22,8 @@
  *   `micros\u0be6ft.com`, `10.0.0.\u0be6`;
  * - a character whose compatibility form (NFKC) is other ASCII: ｒｍ, ＃,
  *   𝐠, K (Kelvin), ᴹ;
- * - a short set of shell signs NFKC keeps: quotes, slashes, bars,
- *   hyphens, dashes, a minus sign — and Chinese or Japanese prose keeps
+ * - a short set of shell signs NFKC keeps: quotes (″ ‶ ״ 〃 too),
+ *   slashes, bars, hyphens, dashes, a minus sign, ♯ and ⌗ (a comment's #) — and Chinese or Japanese prose keeps
  *   its fullwidth commas and brackets, an English one its apostrophe, an
  *   en or em dash in a word or before a blank its look.
  */
@@ -61,13 +61,15 @@ static const gunichar shell_shaped[] = {
   0x01C0, 0x01C3,                                   /* ǀ ǃ | ! */
   0x02B9, 0x02BA, 0x02BB, 0x02BC, 0x02C2, 0x02C3,   /* ʹ ʺ ʻ ʼ ˂ ˃ */
   0x02C8, 0x02CB, 0x02D7, 0x02DC,                   /* ˈ ˋ ˗ ˜ */
-  0x05C0,                                           /* ׀ | */
+  0x05C0, 0x05F4,                                   /* ׀ | ״ a quote */
   0x2010, 0x2011, 0x2012, 0x2013, 0x2014, 0x2015,   /* dashes */
   0x2018, 0x2019, 0x201A, 0x201B, 0x201C, 0x201D, 0x201E, 0x201F,  /* quotes */
-  0x2032, 0x2035, 0x2039, 0x203A, 0x2043, 0x2044,   /* ′ ‵ ‹ › ⁃ ⁄ */
+  0x2032, 0x2033, 0x2035, 0x2036,                   /* ′ ″ ‵ ‶ quotes */
+  0x2039, 0x203A, 0x2043, 0x2044,                   /* ‹ › ⁃ ⁄ */
   0x204E, 0x2053, 0x2212, 0x2215, 0x2216, 0x2217,   /* ⁎ ⁓ − ∕ ∖ ∗ */
-  0x2223, 0x2236, 0x223C, 0x23D0, 0x2571, 0x2758,   /* ∣ ∶ ∼ ⏐ ╱ ❘ */
-  0x29F5, 0x29F8, 0x2E3A, 0x2E3B, 0xA789,           /* ⧵ ⧸ ⸺ ⸻ ꞉ */
+  0x2223, 0x2236, 0x223C, 0x2317, 0x23D0,           /* ∣ ∶ ∼ ⌗ (a #) ⏐ */
+  0x2571, 0x266F, 0x2758,                           /* ╱ ♯ (a #) ❘ */
+  0x29F5, 0x29F8, 0x2E3A, 0x2E3B, 0x3003, 0xA789,   /* ⧵ ⧸ ⸺ ⸻ 〃 ꞉ */
 };
 
 static int
@@ -195,8 +197,8 @@ is_ascii_shaped (gunichar before,
   gunichar folded[G_UNICHAR_MAX_DECOMPOSITION_LENGTH];
   gsize n;
 
-  if ((c == 0x00B4 || (c >= 0x01C0 && c <= 0x02DC) || c == 0x05C0 || (c >= 0x2010 && c <= 0x2E3B) ||
-       c == 0xA789) && in_set (shell_shaped, G_N_ELEMENTS (shell_shaped), c))
+  if ((c == 0x00B4 || (c >= 0x01C0 && c <= 0x02DC) || c == 0x05C0 || c == 0x05F4 ||
+       (c >= 0x2010 && c <= 0x2E3B) || c == 0x3003 || c == 0xA789) && in_set (shell_shaped, G_N_ELEMENTS (shell_shaped), c))
     {
       /* An apostrophe in a word (don’t) opens and closes nothing. */
       if ((c == 0x2019 || c == 0x02BC) && before != 0 && after != 0 &&
