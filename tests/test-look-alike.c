@@ -231,6 +231,28 @@ test_preview_look_alike_shell_signs (void)
   assert_look_alike (cases, G_N_ELEMENTS (cases));
 }
 
+/* Finding (att19, item 3, tried as a new user would): prose was asked
+ * with controls: Japanese `コーヒー（ホット）！` (its ！ after a bracket,
+ * not a letter), and a Chinese message's closing `）` after `#12` while
+ * its `（` was spared.  A fullwidth comma, colon, bracket, ! or ? in a
+ * word holding Han or kana reads as it is; a fullwidth ；, and those in a
+ * word of Latin only, stay escaped. */
+static void
+test_preview_look_alike_prose_marks (void)
+{
+  static const LookAlikeCase cases[] = {
+    { "echo '\\u30b3\\u30fc\\u30d2\\u30fc\\uff08\\u30db\\u30c3\\u30c8\\uff09\\uff01'",
+      "echo '\u30b3\u30fc\u30d2\u30fc\uff08\u30db\u30c3\u30c8\uff09\uff01'", FALSE },
+    { "git commit -m '\\u4fee\\u590d\\uff1a\\u5d29\\u6e83\\uff08#12\\uff09'",
+      "git commit -m '\u4fee\u590d\uff1a\u5d29\u6e83\uff08#12\uff09'", FALSE },
+    /* held */
+    { "echo ok\\uff08x\\uff09", "echo ok\\uff08x\\uff09", TRUE },
+    { "echo \\u5b8c\\u6210 \\uff1b rm -rf ~", "echo \u5b8c\u6210 \\uff1b rm -rf ~", TRUE },
+  };
+
+  assert_look_alike (cases, G_N_ELEMENTS (cases));
+}
+
 /* Every character whose compatibility form (NFKC) is other ASCII, between
  * two Latin letters, is escaped: GLib's own tables, every code point, so
  * the blocks pd-tool-look-alike.c looks in for such forms miss none (a
@@ -279,6 +301,7 @@ main (int   argc,
   g_test_add_func ("/pd/approver/preview-look-alike-prose", test_preview_look_alike_prose);
   g_test_add_func ("/pd/approver/preview-look-alike-digits", test_preview_look_alike_digits);
   g_test_add_func ("/pd/approver/preview-look-alike-shell-signs", test_preview_look_alike_shell_signs);
+  g_test_add_func ("/pd/approver/preview-look-alike-prose-marks", test_preview_look_alike_prose_marks);
   g_test_add_func ("/pd/approver/look-alike-every-ascii-form", test_look_alike_every_ascii_form);
 
   return g_test_run ();

@@ -23,9 +23,11 @@
  * - a character whose compatibility form (NFKC) is other ASCII: ｒｍ, ＃,
  *   𝐠, K (Kelvin), ᴹ;
  * - a short set of shell signs NFKC keeps: quotes (″ ‶ ״ 〃 too),
- *   slashes, bars, hyphens, dashes, a minus sign, ♯ and ⌗ (a comment's #) — and Chinese or Japanese prose keeps
- *   its fullwidth commas and brackets, an English one its apostrophe, an
- *   en or em dash in a word or before a blank its look.
+ *   slashes, bars, hyphens, dashes, a minus sign, ♯ and ⌗ (a comment's
+ *   #) — and Chinese or Japanese prose keeps its fullwidth commas,
+ *   colons, brackets, ！ and ？ in a word with its letters (its ； beside
+ *   one), an English one its apostrophe, an en or em dash in a word or
+ *   before a blank its look.
  */
 #define G_LOG_DOMAIN "pd-tools"
 
@@ -242,7 +244,7 @@ read_word (PdToolLookAlike *state,
 {
   const char *wfloor = state->word_end != NULL && state->word_end > text ? state->word_end : text;
   const char *start = p, *q;
-  gboolean latin = FALSE, ascii = FALSE;
+  gboolean latin = FALSE, ascii = FALSE, cjk = FALSE;
 
   if (state->word_end != NULL && p < state->word_end)
     return;
@@ -262,10 +264,12 @@ read_word (PdToolLookAlike *state,
         break;
       latin = latin || (g_unichar_isalpha (d) && letter_class (d) == G_UNICODE_SCRIPT_LATIN);
       ascii = ascii || (d >= '0' && d <= '9');
+      cjk = cjk || is_cjk (d);
     }
   state->word_end = q;
   state->word_latin = latin;
   state->word_ascii = latin || ascii;
+  state->word_cjk = cjk;
 }
 
 /* Reads the run of letters around @p, from no earlier than @floor, into
@@ -365,6 +369,16 @@ _pd_tool_looks_alike_at (PdToolLookAlike *state,
     return FALSE;
   if (g_unichar_ismark (c))
     return before != 0 && g_unichar_compose (before, c, &composed);
+  /* Chinese and Japanese prose's fullwidth commas, colons, brackets, !
+   * and ? are its punctuation in a word holding its letters: the `）` of
+   * `崩溃（#12）` and the `！` of `（ホット）！` as the `（` (a fullwidth
+   * `；` only beside a letter: it is drawn as the shell's separator). */
+  if (c == 0xFF01 || c == 0xFF08 || c == 0xFF09 || c == 0xFF0C || c == 0xFF1A || c == 0xFF1F)
+    {
+      read_word (state, text, p, end);
+      if (state->word_cjk)
+        return FALSE;
+    }
   if (is_ascii_shaped (before, c, after))
     return TRUE;
   if (g_unichar_type (c) == G_UNICODE_DECIMAL_NUMBER)

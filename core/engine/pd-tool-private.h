@@ -247,6 +247,7 @@ typedef struct
   const char *word_end;     /* the word (up to a blank) read last ends here */
   gboolean    word_latin;   /* it holds Latin letters */
   gboolean    word_ascii;   /* it holds Latin letters or ASCII digits */
+  gboolean    word_cjk;     /* it holds Han, kana or Hangul letters */
   const char *run_end;      /* the run of letters read last ends here */
   gboolean    run_flagged;  /* its letters beyond Latin are escaped */
   gboolean    run_digits;   /* its digits of other scripts are escaped */
