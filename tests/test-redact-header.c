@@ -289,6 +289,36 @@ test_user_and_assignment_words (void)
   assert_rows (rows, G_N_ELEMENTS (rows));
 }
 
+/* Finding (att19, tried as an attacker would): curl's user:password all
+ * in one $'…' (-u $'bob:SECRET', -u$'…', --user=$'…') was stored in
+ * clear: its bytes read as written, so the word was left to the
+ * patterns, which do not read $'…' (-u $'\x62ob:…' and -u user:$'…'
+ * were masked).  Left to them now only when the word starts as written
+ * or after one quote. */
+static void
+test_user_word_ansi_whole (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("curl -u $'bob:Zq9SecretPass77' https://x", "curl -u $'bob:[REDACTED]' https://x", "Zq9SecretPass77"),
+    MASKED ("curl -u$'bob:Zq9SecretPass77' https://x", "curl -u$'bob:[REDACTED]' https://x", "Zq9SecretPass77"),
+    MASKED ("curl --user=$'bob:Zq9SecretPass77' https://x", "curl --user=$'bob:[REDACTED]' https://x",
+            "Zq9SecretPass77"),
+    MASKED ("curl --user $'bob:Zq9SecretPass77' https://x", "curl --user $'bob:[REDACTED]' https://x",
+            "Zq9SecretPass77"),
+    MASKED ("curl -fsSu $'bob:Zq9SecretPass77' https://x", "curl -fsSu $'bob:[REDACTED]' https://x",
+            "Zq9SecretPass77"),
+    MASKED ("curl -u ''\"bob:Zq9SecretPass77\" https://x", "curl -u ''\"bob:[REDACTED]\" https://x",
+            "Zq9SecretPass77"),
+    /* controls, masked or kept before too */
+    MASKED ("curl -u $'\\x62ob:Zq9SecretPass77' https://x", "curl -u $'\\x62ob:[REDACTED]' https://x",
+            "Zq9SecretPass77"),
+    HIDE_NOTHING ("curl -u $'bob:Zq9SecretPass77;touch pwned' https://x", NULL, "touch pwned"),
+    KEPT ("curl -u $'bob:\"$PASSWORD\"' https://x"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -301,5 +331,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/header-name-quoted", test_header_name_quoted);
   g_test_add_func ("/pd/redact/header-credential-list", test_header_credential_list);
   g_test_add_func ("/pd/redact/user-and-assignment-words", test_user_and_assignment_words);
+  g_test_add_func ("/pd/redact/user-word-ansi-whole", test_user_word_ansi_whole);
   return g_test_run ();
 }

@@ -48,8 +48,9 @@ reads_as_words (const char *value,
 
 /* Masks the dequoted bytes [ds, de) of @w, a value bash reads as a word's
  * part from @ws: where the scan goes on, or @i when it is not masked (or
- * the dequoted bytes from @written_from on are written as they read: the
- * patterns'; G_MAXSIZE: never). */
+ * the dequoted bytes from @written_from on are written as they read, the
+ * word starting as written or after one quote: the patterns'; G_MAXSIZE:
+ * never). */
 static gsize
 mask_value (Redactor          *r,
             const PdShellWord *w,
@@ -61,7 +62,12 @@ mask_value (Redactor          *r,
 {
   if (de <= ds || !_pd_shell_word_value_hides_nothing (w->d->str + ds, de - ds) || reads_as_words (w->d->str + ds, de - ds))
     return i;
-  if (written_from != G_MAXSIZE && _pd_shell_word_as_written (w, written_from, de))
+  /* the patterns read a value as written, bare or after one quote; not
+   * after $' or '' ("curl -u $'bob:SECRET" was left to them, stored in
+   * clear; tried as an attacker would) */
+  if (written_from != G_MAXSIZE && w->from[written_from] <= ws + 1
+      && (w->from[written_from] == ws || strchr ("'\"", r->text[ws]) != NULL)
+      && _pd_shell_word_as_written (w, written_from, de))
     return i;
   if (r->states == NULL)
     r->states = _pd_redact_reading_states (r->text, r->len, r->depths);
