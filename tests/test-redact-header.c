@@ -319,6 +319,31 @@ test_user_word_ansi_whole (void)
   assert_rows (rows, G_N_ELEMENTS (rows));
 }
 
+/* Finding (att19 F2, tried as an attacker would): curl -u "$USER":SECRET
+ * and "${USER}":SECRET were stored in clear ($USER:SECRET was masked):
+ * the reader stopped at the variable and left the word to the patterns.
+ * A plain $NAME or ${NAME} reads as a user now; a password that expands
+ * one is still no secret written here. */
+static void
+test_user_word_variable_user (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("curl -u \"$USER\":Zq9SecretPass77 https://x", "curl -u \"$USER\":[REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("curl -u \"${USER}\":Zq9SecretPass77 https://x", "curl -u \"${USER}\":[REDACTED] https://x",
+            "Zq9SecretPass77"),
+    MASKED ("curl --user=\"$USER\":\"Zq9SecretPass77\" https://x", "curl --user=\"$USER\":\"[REDACTED]\" https://x",
+            "Zq9SecretPass77"),
+    /* controls, masked or kept before too */
+    MASKED ("curl -u${USER}:'Zq9SecretPass77' https://x", "curl -u${USER}:'[REDACTED]' https://x", "Zq9SecretPass77"),
+    MASKED ("curl -u $USER:Zq9SecretPass77 https://x", "curl -u $USER:[REDACTED] https://x", "Zq9SecretPass77"),
+    KEPT ("curl -u \"$USER\":\"$PASS\" https://x"),
+    KEPT ("curl -u \"$USER\":pre${PASS} https://x"),
+    HIDE_NOTHING ("curl -u \"${USER:-$(touch pwned)}\":Zq9SecretPass77 https://x", NULL, "touch pwned"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -332,5 +357,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/header-credential-list", test_header_credential_list);
   g_test_add_func ("/pd/redact/user-and-assignment-words", test_user_and_assignment_words);
   g_test_add_func ("/pd/redact/user-word-ansi-whole", test_user_word_ansi_whole);
+  g_test_add_func ("/pd/redact/user-word-variable-user", test_user_word_variable_user);
   return g_test_run ();
 }

@@ -79,7 +79,8 @@ mask_value (Redactor          *r,
 }
 
 /* Reads the word at @vs (at @depth) if it has a quote, a backslash or a $
- * in it; FALSE (nothing read) when it has none or the reading is unsure. */
+ * in it, a plain $NAME or ${NAME} in it as one byte of its own; FALSE
+ * (nothing read) when it has none or the reading is unsure. */
 static gboolean
 read_quoted_word (Redactor    *r,
                   PdShellWord *w,
@@ -90,7 +91,7 @@ read_quoted_word (Redactor    *r,
 
   if (vs >= r->len || !_pd_shell_word_has_quotes (r, vs, depth, &end))
     return FALSE;
-  _pd_shell_word_read (w, r->text, r->len, vs, depth == 1);
+  _pd_shell_word_read_variables (w, r->text, r->len, vs, depth == 1);
   r->line.bytes_read += w->end - vs;
   if (w->stop != PD_SHELL_WORD_END || !w->quoted)
     {
@@ -143,7 +144,11 @@ _pd_redact_user_word_at (Redactor *r,
   while (colon < w.d->len && w.d->str[colon] != ':')
     colon++;
   /* user:password, not a URL (redis-cli -u redis://…: the URL's rule) */
-  if (colon < w.d->len && !(w.d->len > colon + 2 && w.d->str[colon + 1] == '/' && w.d->str[colon + 2] == '/'))
+  /* a user named by a variable ("$USER":SECRET, "${USER}":… were stored
+   * in clear; tried as an attacker would) is a user; a password that
+   * expands one is none written here */
+  if (colon < w.d->len && !(w.d->len > colon + 2 && w.d->str[colon + 1] == '/' && w.d->str[colon + 2] == '/')
+      && memchr (w.d->str + colon, PD_SHELL_WORD_VARIABLE_BYTE, w.d->len - colon) == NULL)
     next = mask_value (r, &w, i, vs, colon + 1, w.d->len, 0);
   _pd_shell_word_clear (&w);
   return next;
