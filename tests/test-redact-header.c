@@ -344,6 +344,35 @@ test_user_word_variable_user (void)
   assert_rows (rows, G_N_ELEMENTS (rows));
 }
 
+/* Finding (att19 F3, tried as an attacker would): httpie's
+ * http -a bob:SECRET was stored in clear (its --auth=bob:SECRET was
+ * masked, by the option's name).  Its -a and --auth, and xh's, are read
+ * as curl's -u now. */
+static void
+test_httpie_auth (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("http -a bob:Zq9SecretPass77 https://x", "http -a bob:[REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("https -abob:Zq9SecretPass77 x.example", "https -abob:[REDACTED] x.example", "Zq9SecretPass77"),
+    MASKED ("http -a 'bob:Zq9SecretPass77' https://x", "http -a 'bob:[REDACTED]' https://x", "Zq9SecretPass77"),
+    MASKED ("http -a $'bob:Zq9SecretPass77' https://x", "http -a $'bob:[REDACTED]' https://x", "Zq9SecretPass77"),
+    MASKED ("xh -a \"$USER\":Zq9SecretPass77 https://x", "xh -a \"$USER\":[REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("http -v -a bob:Zq9SecretPass77 POST https://x", "http -v -a bob:[REDACTED] POST https://x",
+            "Zq9SecretPass77"),
+    /* masked whole before (by the option's name), the user in sight now */
+    MASKED ("http --auth bob:Zq9SecretPass77 https://x", "http --auth bob:[REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("http --auth=bob:Zq9SecretPass77 https://x", "http --auth=bob:[REDACTED] https://x", "Zq9SecretPass77"),
+    /* controls, masked or kept before too */
+    KEPT ("http -a bob https://x"),
+    KEPT ("http -a bob:\"$PASS\" https://x"),
+    KEPT ("http --auth-type=bearer https://x"),
+    KEPT ("ls -a foo:bar"),
+    HIDE_NOTHING ("http -a bob:Zq9;touch pwned https://x", NULL, "touch pwned"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -358,5 +387,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/user-and-assignment-words", test_user_and_assignment_words);
   g_test_add_func ("/pd/redact/user-word-ansi-whole", test_user_word_ansi_whole);
   g_test_add_func ("/pd/redact/user-word-variable-user", test_user_word_variable_user);
+  g_test_add_func ("/pd/redact/httpie-auth", test_httpie_auth);
   return g_test_run ();
 }

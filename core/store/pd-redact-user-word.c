@@ -11,6 +11,9 @@
  * sight.  A word written as it reads stays the patterns', as it always
  * was; a word the reader is unsure of, or that runs a command, too.
  *
+ * httpie's -a user:SECRET (xh's too) is read here the same way, quoted
+ * or not: it was stored in clear (tried as an attacker would).
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-store"
@@ -150,6 +153,48 @@ _pd_redact_user_word_at (Redactor *r,
   if (colon < w.d->len && !(w.d->len > colon + 2 && w.d->str[colon + 1] == '/' && w.d->str[colon + 2] == '/')
       && memchr (w.d->str + colon, PD_SHELL_WORD_VARIABLE_BYTE, w.d->len - colon) == NULL)
     next = mask_value (r, &w, i, vs, colon + 1, w.d->len, 0);
+  _pd_shell_word_clear (&w);
+  return next;
+}
+
+gsize
+_pd_redact_httpie_auth_at (Redactor *r,
+                           gsize     i)
+{
+  const char *t = r->text;
+  guint depth = _pd_redact_depth_at (r->depths, i);
+  gsize k, vs, colon, next = i;
+  PdShellWord w;
+
+  if (depth > 1)
+    return i;
+  /* -a, then blanks, '=' or the value glued; --auth then blanks or '='
+   * (--auth-type is another option) */
+  if (strncmp (t + i, "--auth", 6) == 0)
+    {
+      k = i + 6;
+      if (k >= r->len || (t[k] != ' ' && t[k] != '\t' && t[k] != '='))
+        return i;
+    }
+  else
+    k = i + 2;
+  if (k < r->len && t[k] == '=')
+    vs = k + 1;
+  else
+    for (vs = k; vs < r->len && (t[vs] == ' ' || t[vs] == '\t'); vs++)
+      ;
+  if (vs >= r->len)
+    return i;
+  _pd_shell_word_read_variables (&w, t, r->len, vs, depth == 1);
+  r->line.bytes_read += w.end - vs;
+  if (w.stop == PD_SHELL_WORD_END)
+    {
+      for (colon = 0; colon < w.d->len && w.d->str[colon] != ':'; colon++)
+        ;
+      if (colon < w.d->len && !(w.d->len > colon + 2 && w.d->str[colon + 1] == '/' && w.d->str[colon + 2] == '/')
+          && memchr (w.d->str + colon, PD_SHELL_WORD_VARIABLE_BYTE, w.d->len - colon) == NULL)
+        next = mask_value (r, &w, i, vs, colon + 1, w.d->len, G_MAXSIZE);
+    }
   _pd_shell_word_clear (&w);
   return next;
 }
