@@ -289,6 +289,90 @@ test_user_and_assignment_words (void)
   assert_rows (rows, G_N_ELEMENTS (rows));
 }
 
+/* Finding (att19, tried as an attacker would): curl's user:password all
+ * in one $'…' (-u $'bob:SECRET', -u$'…', --user=$'…') was stored in
+ * clear: its bytes read as written, so the word was left to the
+ * patterns, which do not read $'…' (-u $'\x62ob:…' and -u user:$'…'
+ * were masked).  Left to them now only when the word starts as written
+ * or after one quote. */
+static void
+test_user_word_ansi_whole (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("curl -u $'bob:Zq9SecretPass77' https://x", "curl -u $'bob:[REDACTED]' https://x", "Zq9SecretPass77"),
+    MASKED ("curl -u$'bob:Zq9SecretPass77' https://x", "curl -u$'bob:[REDACTED]' https://x", "Zq9SecretPass77"),
+    MASKED ("curl --user=$'bob:Zq9SecretPass77' https://x", "curl --user=$'bob:[REDACTED]' https://x",
+            "Zq9SecretPass77"),
+    MASKED ("curl --user $'bob:Zq9SecretPass77' https://x", "curl --user $'bob:[REDACTED]' https://x",
+            "Zq9SecretPass77"),
+    MASKED ("curl -fsSu $'bob:Zq9SecretPass77' https://x", "curl -fsSu $'bob:[REDACTED]' https://x",
+            "Zq9SecretPass77"),
+    MASKED ("curl -u ''\"bob:Zq9SecretPass77\" https://x", "curl -u ''\"bob:[REDACTED]\" https://x",
+            "Zq9SecretPass77"),
+    /* controls, masked or kept before too */
+    MASKED ("curl -u $'\\x62ob:Zq9SecretPass77' https://x", "curl -u $'\\x62ob:[REDACTED]' https://x",
+            "Zq9SecretPass77"),
+    HIDE_NOTHING ("curl -u $'bob:Zq9SecretPass77;touch pwned' https://x", NULL, "touch pwned"),
+    KEPT ("curl -u $'bob:\"$PASSWORD\"' https://x"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
+/* Finding (att19 F2, tried as an attacker would): curl -u "$USER":SECRET
+ * and "${USER}":SECRET were stored in clear ($USER:SECRET was masked):
+ * the reader stopped at the variable and left the word to the patterns.
+ * A plain $NAME or ${NAME} reads as a user now; a password that expands
+ * one is still no secret written here. */
+static void
+test_user_word_variable_user (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("curl -u \"$USER\":Zq9SecretPass77 https://x", "curl -u \"$USER\":[REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("curl -u \"${USER}\":Zq9SecretPass77 https://x", "curl -u \"${USER}\":[REDACTED] https://x",
+            "Zq9SecretPass77"),
+    MASKED ("curl --user=\"$USER\":\"Zq9SecretPass77\" https://x", "curl --user=\"$USER\":\"[REDACTED]\" https://x",
+            "Zq9SecretPass77"),
+    /* controls, masked or kept before too */
+    MASKED ("curl -u${USER}:'Zq9SecretPass77' https://x", "curl -u${USER}:'[REDACTED]' https://x", "Zq9SecretPass77"),
+    MASKED ("curl -u $USER:Zq9SecretPass77 https://x", "curl -u $USER:[REDACTED] https://x", "Zq9SecretPass77"),
+    KEPT ("curl -u \"$USER\":\"$PASS\" https://x"),
+    KEPT ("curl -u \"$USER\":pre${PASS} https://x"),
+    HIDE_NOTHING ("curl -u \"${USER:-$(touch pwned)}\":Zq9SecretPass77 https://x", NULL, "touch pwned"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
+/* Finding (att19 F3, tried as an attacker would): httpie's
+ * http -a bob:SECRET was stored in clear (its --auth=bob:SECRET was
+ * masked, by the option's name).  Its -a and --auth, and xh's, are read
+ * as curl's -u now. */
+static void
+test_httpie_auth (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("http -a bob:Zq9SecretPass77 https://x", "http -a bob:[REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("https -abob:Zq9SecretPass77 x.example", "https -abob:[REDACTED] x.example", "Zq9SecretPass77"),
+    MASKED ("http -a 'bob:Zq9SecretPass77' https://x", "http -a 'bob:[REDACTED]' https://x", "Zq9SecretPass77"),
+    MASKED ("http -a $'bob:Zq9SecretPass77' https://x", "http -a $'bob:[REDACTED]' https://x", "Zq9SecretPass77"),
+    MASKED ("xh -a \"$USER\":Zq9SecretPass77 https://x", "xh -a \"$USER\":[REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("http -v -a bob:Zq9SecretPass77 POST https://x", "http -v -a bob:[REDACTED] POST https://x",
+            "Zq9SecretPass77"),
+    /* masked whole before (by the option's name), the user in sight now */
+    MASKED ("http --auth bob:Zq9SecretPass77 https://x", "http --auth bob:[REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("http --auth=bob:Zq9SecretPass77 https://x", "http --auth=bob:[REDACTED] https://x", "Zq9SecretPass77"),
+    /* controls, masked or kept before too */
+    KEPT ("http -a bob https://x"),
+    KEPT ("http -a bob:\"$PASS\" https://x"),
+    KEPT ("http --auth-type=bearer https://x"),
+    KEPT ("ls -a foo:bar"),
+    HIDE_NOTHING ("http -a bob:Zq9;touch pwned https://x", NULL, "touch pwned"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -301,5 +385,8 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/header-name-quoted", test_header_name_quoted);
   g_test_add_func ("/pd/redact/header-credential-list", test_header_credential_list);
   g_test_add_func ("/pd/redact/user-and-assignment-words", test_user_and_assignment_words);
+  g_test_add_func ("/pd/redact/user-word-ansi-whole", test_user_word_ansi_whole);
+  g_test_add_func ("/pd/redact/user-word-variable-user", test_user_word_variable_user);
+  g_test_add_func ("/pd/redact/httpie-auth", test_httpie_auth);
   return g_test_run ();
 }

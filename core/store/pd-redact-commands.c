@@ -37,6 +37,7 @@ command_word_forms (const char *text,
     "docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "crane", "oras", "az", NULL,
   };
   static const char * const redis_clients[] = { "redis-cli", "valkey-cli", "keydb-cli", NULL };
+  static const char * const httpie_clients[] = { "http", "https", "xh", "xhs", NULL };
   static const char * const sql_server_clients[] = { "sqlcmd", "bcp", NULL };
   static const char * const postgres_clients[] = {
     "psql", "pg_dump", "pg_dumpall", "pg_restore", "pg_basebackup", "pg_receivewal", "pg_recvlogical",
@@ -80,6 +81,8 @@ command_word_forms (const char *text,
     return PW_SPACED_A;
   if (strcmp (base, "curl") == 0)
     return PW_GLUED_U;
+  if (_pd_redact_word_in (base, httpie_clients))
+    return PW_HTTPIE_A;
   if (g_str_has_prefix (base, "mongo"))
     return PW_GLUED_P | PW_SPACED_P;
   if (g_str_has_prefix (base, "ldap"))

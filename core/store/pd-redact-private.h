@@ -331,6 +331,8 @@ enum {
   PW_GLUED_K = 1 << 20,
   /* openssl's -K HEX, enc's raw key (its -iv is none). */
   PW_SPACED_CAP_K = 1 << 21,
+  /* httpie's (http, https) and xh's -a user:SECRET, --auth user:SECRET. */
+  PW_HTTPIE_A = 1 << 22,
 };
 
 /* The short options of ssh-keygen that take no argument, which may stand

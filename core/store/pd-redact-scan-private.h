@@ -160,6 +160,12 @@ gsize    _pd_redact_header_at               (Redactor *r,
  * where the scan goes on, @i when nothing was masked. */
 gsize    _pd_redact_user_word_at            (Redactor *r,
                                              gsize     i);
+/* httpie's (and xh's) -a, -aUSER:…, --auth at @i, the command known to be
+ * one: its user:password word read as bash reads it, quoted or not, the
+ * password masked where it is written.  Returns where the scan goes on,
+ * @i when nothing was masked. */
+gsize    _pd_redact_httpie_auth_at          (Redactor *r,
+                                             gsize     i);
 
 /* Of pd-redact-settings.c: each returns where the scan goes on, @i (or 0
  * for those given a name) when nothing was found.  SQL's IDENTIFIED at

@@ -26,6 +26,9 @@
 
 G_BEGIN_DECLS
 
+/* The byte a variable reads as in _pd_shell_word_read_variables(). */
+#define PD_SHELL_WORD_VARIABLE_BYTE '\x01'
+
 /* How much of a word is read, dequoted and as written: beyond, unsure. */
 #define PD_SHELL_WORD_MAX 4096
 #define PD_SHELL_WORD_SOURCE_MAX 16384
@@ -52,6 +55,7 @@ typedef struct
   PdShellWordStop stop;
   gsize           end;     /* where the reading stopped, as written */
   gboolean        quoted;  /* bash took quotes or backslashes out of it */
+  gboolean        variables;  /* $NAME, ${NAME} read as PD_SHELL_WORD_VARIABLE_BYTE */
   gsize           from_buf[128];
   gsize           to_buf[128];
 } PdShellWord;
@@ -60,6 +64,14 @@ typedef struct
  * (uninitialised), as bash joins its parts; in a JSON string's text when
  * @json (the string's escapes read first, its closing quote ends it). */
 void     _pd_shell_word_read             (PdShellWord       *w,
+                                          const char        *t,
+                                          gsize              len,
+                                          gsize              start,
+                                          gboolean           json);
+/* The same, a plain $NAME or ${NAME} (quoted or not) read as one
+ * PD_SHELL_WORD_VARIABLE_BYTE that spans it as written: what it expands
+ * to is unknown, but no secret written here (curl -u "$USER":SECRET). */
+void     _pd_shell_word_read_variables   (PdShellWord       *w,
                                           const char        *t,
                                           gsize              len,
                                           gsize              start,

@@ -281,6 +281,47 @@ expands_name (guint next)
   return next < 0x80 && (g_ascii_isalnum ((char) next) || strchr ("_@*#?$!-", (int) next) != NULL);
 }
 
+/* With @w->variables: a plain $NAME or ${NAME} at the cursor (after its
+ * $), read as one PD_SHELL_WORD_VARIABLE_BYTE spanning it as written from
+ * @s.  FALSE, the cursor where it was, for anything else. */
+static gboolean
+read_variable (Cursor      *c,
+               PdShellWord *w,
+               gsize        s)
+{
+  Cursor at = *c;
+  guint ch;
+  gsize s2, e2, e = 0;
+  gboolean braced = FALSE, any = FALSE;
+
+  if (!w->variables)
+    return FALSE;
+  if (cursor_peek (c, &ch) && ch == '{')
+    {
+      cursor_get (c, &ch, &s2, &e2);
+      braced = TRUE;
+    }
+  while (cursor_peek (c, &ch) && ch < 0x80 && (ch == '_' || (any ? g_ascii_isalnum ((char) ch) : g_ascii_isalpha ((char) ch))))
+    {
+      cursor_get (c, &ch, &s2, &e);
+      any = TRUE;
+    }
+  if (any && braced)
+    {
+      if (cursor_get (c, &ch, &s2, &e2) && ch == '}')
+        e = e2;
+      else
+        any = FALSE;
+    }
+  if (!any)
+    {
+      *c = at;
+      return FALSE;
+    }
+  emit (w, PD_SHELL_WORD_VARIABLE_BYTE, s, e);
+  return TRUE;
+}
+
 /* Reads the shell word at the cursor into @w, as bash joins its parts. */
 static void
 read_word (Cursor *c,
@@ -338,6 +379,8 @@ read_word (Cursor *c,
                   q = next == '\'' ? ANSI : DOUBLE;
                   continue;
                 }
+              if (read_variable (c, w, s))
+                continue;
               if (next == '(' || next == '{' || next == '[')
                 {
                   w->stop = PD_SHELL_WORD_COMMAND;
@@ -373,6 +416,8 @@ read_word (Cursor *c,
               if (next != '\n')
                 emit (w, next, s, e2);
             }
+          else if (ch == '$' && read_variable (c, w, s))
+            ;
           else if (ch == '$' && cursor_peek (c, &next) && (next == '(' || next == '{' || next == '['))
             {
               w->stop = PD_SHELL_WORD_COMMAND;
@@ -421,6 +466,28 @@ _pd_shell_word_read (PdShellWord *w,
   w->stop = PD_SHELL_WORD_BROKEN;
   w->end = start;
   w->quoted = FALSE;
+  w->variables = FALSE;
+  read_word (&c, w);
+}
+
+void
+_pd_shell_word_read_variables (PdShellWord *w,
+                               const char  *t,
+                               gsize        len,
+                               gsize        start,
+                               gboolean     json)
+{
+  Cursor c = { t, len, start, json };
+
+  w->d = g_string_sized_new (128);
+  w->from = w->from_buf;
+  w->to = w->to_buf;
+  w->cap = G_N_ELEMENTS (w->from_buf);
+  w->heap = FALSE;
+  w->stop = PD_SHELL_WORD_BROKEN;
+  w->end = start;
+  w->quoted = FALSE;
+  w->variables = TRUE;
   read_word (&c, w);
 }
 

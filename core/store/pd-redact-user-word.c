@@ -11,6 +11,9 @@
  * sight.  A word written as it reads stays the patterns', as it always
  * was; a word the reader is unsure of, or that runs a command, too.
  *
+ * httpie's -a user:SECRET (xh's too) is read here the same way, quoted
+ * or not: it was stored in clear (tried as an attacker would).
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-store"
@@ -48,8 +51,9 @@ reads_as_words (const char *value,
 
 /* Masks the dequoted bytes [ds, de) of @w, a value bash reads as a word's
  * part from @ws: where the scan goes on, or @i when it is not masked (or
- * the dequoted bytes from @written_from on are written as they read: the
- * patterns'; G_MAXSIZE: never). */
+ * the dequoted bytes from @written_from on are written as they read, the
+ * word starting as written or after one quote: the patterns'; G_MAXSIZE:
+ * never). */
 static gsize
 mask_value (Redactor          *r,
             const PdShellWord *w,
@@ -61,7 +65,12 @@ mask_value (Redactor          *r,
 {
   if (de <= ds || !_pd_shell_word_value_hides_nothing (w->d->str + ds, de - ds) || reads_as_words (w->d->str + ds, de - ds))
     return i;
-  if (written_from != G_MAXSIZE && _pd_shell_word_as_written (w, written_from, de))
+  /* the patterns read a value as written, bare or after one quote; not
+   * after $' or '' ("curl -u $'bob:SECRET" was left to them, stored in
+   * clear; tried as an attacker would) */
+  if (written_from != G_MAXSIZE && w->from[written_from] <= ws + 1
+      && (w->from[written_from] == ws || strchr ("'\"", r->text[ws]) != NULL)
+      && _pd_shell_word_as_written (w, written_from, de))
     return i;
   if (r->states == NULL)
     r->states = _pd_redact_reading_states (r->text, r->len, r->depths);
@@ -73,7 +82,8 @@ mask_value (Redactor          *r,
 }
 
 /* Reads the word at @vs (at @depth) if it has a quote, a backslash or a $
- * in it; FALSE (nothing read) when it has none or the reading is unsure. */
+ * in it, a plain $NAME or ${NAME} in it as one byte of its own; FALSE
+ * (nothing read) when it has none or the reading is unsure. */
 static gboolean
 read_quoted_word (Redactor    *r,
                   PdShellWord *w,
@@ -84,7 +94,7 @@ read_quoted_word (Redactor    *r,
 
   if (vs >= r->len || !_pd_shell_word_has_quotes (r, vs, depth, &end))
     return FALSE;
-  _pd_shell_word_read (w, r->text, r->len, vs, depth == 1);
+  _pd_shell_word_read_variables (w, r->text, r->len, vs, depth == 1);
   r->line.bytes_read += w->end - vs;
   if (w->stop != PD_SHELL_WORD_END || !w->quoted)
     {
@@ -137,8 +147,54 @@ _pd_redact_user_word_at (Redactor *r,
   while (colon < w.d->len && w.d->str[colon] != ':')
     colon++;
   /* user:password, not a URL (redis-cli -u redis://…: the URL's rule) */
-  if (colon < w.d->len && !(w.d->len > colon + 2 && w.d->str[colon + 1] == '/' && w.d->str[colon + 2] == '/'))
+  /* a user named by a variable ("$USER":SECRET, "${USER}":… were stored
+   * in clear; tried as an attacker would) is a user; a password that
+   * expands one is none written here */
+  if (colon < w.d->len && !(w.d->len > colon + 2 && w.d->str[colon + 1] == '/' && w.d->str[colon + 2] == '/')
+      && memchr (w.d->str + colon, PD_SHELL_WORD_VARIABLE_BYTE, w.d->len - colon) == NULL)
     next = mask_value (r, &w, i, vs, colon + 1, w.d->len, 0);
+  _pd_shell_word_clear (&w);
+  return next;
+}
+
+gsize
+_pd_redact_httpie_auth_at (Redactor *r,
+                           gsize     i)
+{
+  const char *t = r->text;
+  guint depth = _pd_redact_depth_at (r->depths, i);
+  gsize k, vs, colon, next = i;
+  PdShellWord w;
+
+  if (depth > 1)
+    return i;
+  /* -a, then blanks, '=' or the value glued; --auth then blanks or '='
+   * (--auth-type is another option) */
+  if (strncmp (t + i, "--auth", 6) == 0)
+    {
+      k = i + 6;
+      if (k >= r->len || (t[k] != ' ' && t[k] != '\t' && t[k] != '='))
+        return i;
+    }
+  else
+    k = i + 2;
+  if (k < r->len && t[k] == '=')
+    vs = k + 1;
+  else
+    for (vs = k; vs < r->len && (t[vs] == ' ' || t[vs] == '\t'); vs++)
+      ;
+  if (vs >= r->len)
+    return i;
+  _pd_shell_word_read_variables (&w, t, r->len, vs, depth == 1);
+  r->line.bytes_read += w.end - vs;
+  if (w.stop == PD_SHELL_WORD_END)
+    {
+      for (colon = 0; colon < w.d->len && w.d->str[colon] != ':'; colon++)
+        ;
+      if (colon < w.d->len && !(w.d->len > colon + 2 && w.d->str[colon + 1] == '/' && w.d->str[colon + 2] == '/')
+          && memchr (w.d->str + colon, PD_SHELL_WORD_VARIABLE_BYTE, w.d->len - colon) == NULL)
+        next = mask_value (r, &w, i, vs, colon + 1, w.d->len, G_MAXSIZE);
+    }
   _pd_shell_word_clear (&w);
   return next;
 }

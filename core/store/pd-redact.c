@@ -747,6 +747,12 @@ try_at (Redactor *r,
         _pd_redact_span (r, vs, ve);
       return ve;
     }
+  /* httpie's -a user:SECRET was stored in clear (its --auth=… was
+   * masked by the name; tried as an attacker would) */
+  if (*p == '-' && word_start && (p[1] == 'a' || strncmp (p, "--auth", 6) == 0)
+      && (_pd_redact_password_options_at (&r->line, r->text, i) & PW_HTTPIE_A) != 0
+      && (n = _pd_redact_httpie_auth_at (r, i)) != i)
+    return n;
   /* its user:password word of quoted parts read as bash reads it
    * (pd-redact-user-word.c: -u user:$'SECRET' was stored as written) */
   if (*p == '-' && word_start && ((p[1] == 'u' && (p[2] == ' ' || p[2] == '\t' || p[2] == '='))
