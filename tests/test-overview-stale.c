@@ -210,6 +210,9 @@ proxy_new (guint16 upstream)
   return proxy;
 }
 
+/* The last fixture's proxy, kept for the connections that outlive it. */
+static Proxy *proxy_kept;
+
 /* The answers held go on, in order, and nothing is held any more. */
 static void
 proxy_release (Proxy *proxy)
@@ -290,8 +293,11 @@ fixture_tear_down (Fixture       *f,
   for (guint i = 0; i < 50; i++)
     while (g_main_context_iteration (NULL, FALSE))
       ;
-  /* Connections still open end with the process: their pumps hold them. */
+  /* Connections still open end with the process: their pumps hold them,
+   * and each its proxy, which stays reachable until then (a later test
+   * turns the main context, and a pump may still read it). */
   g_clear_object (&f->proxy->service);
+  proxy_kept = g_steal_pointer (&f->proxy);
   g_clear_object (&f->store);
   for (guint j = 0; j < G_N_ELEMENTS (suffixes); j++)
     {
