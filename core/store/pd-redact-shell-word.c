@@ -449,12 +449,15 @@ read_word (Cursor *c,
     }
 }
 
-void
-_pd_shell_word_read (PdShellWord *w,
-                     const char  *t,
-                     gsize        len,
-                     gsize        start,
-                     gboolean     json)
+/* Both readers: @variables reads a plain `$NAME` or `${NAME}` as one
+ * placeholder byte (the -u and httpie rules), else it stops the word. */
+static void
+read_from (PdShellWord *w,
+           const char  *t,
+           gsize        len,
+           gsize        start,
+           gboolean     json,
+           gboolean     variables)
 {
   Cursor c = { t, len, start, json };
 
@@ -466,8 +469,18 @@ _pd_shell_word_read (PdShellWord *w,
   w->stop = PD_SHELL_WORD_BROKEN;
   w->end = start;
   w->quoted = FALSE;
-  w->variables = FALSE;
+  w->variables = variables;
   read_word (&c, w);
+}
+
+void
+_pd_shell_word_read (PdShellWord *w,
+                     const char  *t,
+                     gsize        len,
+                     gsize        start,
+                     gboolean     json)
+{
+  read_from (w, t, len, start, json, FALSE);
 }
 
 void
@@ -477,18 +490,7 @@ _pd_shell_word_read_variables (PdShellWord *w,
                                gsize        start,
                                gboolean     json)
 {
-  Cursor c = { t, len, start, json };
-
-  w->d = g_string_sized_new (128);
-  w->from = w->from_buf;
-  w->to = w->to_buf;
-  w->cap = G_N_ELEMENTS (w->from_buf);
-  w->heap = FALSE;
-  w->stop = PD_SHELL_WORD_BROKEN;
-  w->end = start;
-  w->quoted = FALSE;
-  w->variables = TRUE;
-  read_word (&c, w);
+  read_from (w, t, len, start, json, TRUE);
 }
 
 void
