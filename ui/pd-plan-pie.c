@@ -12,6 +12,8 @@
 
 #include <math.h>
 
+#include <adwaita.h>
+
 #include "pd-plan-pie.h"
 
 #define PIE_SIZE 14
@@ -80,6 +82,7 @@ pd_plan_pie_snapshot (GtkWidget   *widget,
   double done_share;
   double blocked_share;
   GdkRGBA track;
+  GdkRGBA outline;
   GdkRGBA success;
   GdkRGBA error;
   cairo_t *cr;
@@ -88,7 +91,12 @@ pd_plan_pie_snapshot (GtkWidget   *widget,
     return;
 
   gtk_style_context_get_color (gtk_widget_get_style_context (widget), &track);
+  outline = track;
   track.alpha *= 0.18;
+  /* The empty part alone measured 1.36:1 against the row, in high contrast
+   * too: the pie's edge is drawn, so its extent reads as a graphic should
+   * (3:1 or more) whatever share is done. */
+  outline.alpha *= adw_style_manager_get_high_contrast (adw_style_manager_get_default ()) ? 1.0 : 0.6;
   lookup_color (widget, "success_color", &success, "#26a269");
   lookup_color (widget, "error_color", &error, "#c01c28");
 
@@ -115,6 +123,11 @@ pd_plan_pie_snapshot (GtkWidget   *widget,
       wedge (cr, center, radius, 0.0, done_share, &success);
       wedge (cr, center, radius, done_share, MIN (1.0, done_share + blocked_share), &error);
     }
+
+  gdk_cairo_set_source_rgba (cr, &outline);
+  cairo_set_line_width (cr, 1.0);
+  cairo_arc (cr, center, center, radius - 0.5, 0, 2 * G_PI);
+  cairo_stroke (cr);
 
   cairo_destroy (cr);
 }

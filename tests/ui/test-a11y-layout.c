@@ -23,6 +23,7 @@
 #include "pd-import-index.h"
 #include "pd-now-view.h"
 #include "pd-overview-card-row.h"
+#include "pd-plan-pie.h"
 #include "pd-overview-view.h"
 #include "pd-plan-row.h"
 #include "pd-preferences-window.h"
@@ -123,6 +124,47 @@ is_message_hint (GtkWidget     *widget,
          g_str_has_prefix (gtk_label_get_text (GTK_LABEL (widget)), "Continue the session");
 }
 
+static gboolean
+in_selected_row (GtkWidget *widget)
+{
+  for (; widget != NULL; widget = gtk_widget_get_parent (widget))
+    if (gtk_widget_get_state_flags (widget) & GTK_STATE_FLAG_SELECTED)
+      return TRUE;
+  return FALSE;
+}
+
+/* A session row's pie with nothing done (the first pie of a row not
+ * selected, set so): the
+ * contrast of what it draws against the row 2 px left of it, so that a
+ * pie shows where it is and how big whatever share is done. */
+static double
+measure_pie (GtkWidget *window,
+             GtkWidget *list)
+{
+  g_autoptr(GPtrArray) pies = g_ptr_array_new ();
+  g_auto(Pixels) pixels = { 0 };
+  graphene_rect_t bounds;
+  GtkWidget *pie = NULL;
+  double background;
+  double best = 1.0;
+
+  pd_test_collect (list, PD_TYPE_PLAN_PIE, pies);
+  for (guint i = 0; i < pies->len && pie == NULL; i++)
+    if (gtk_widget_get_mapped (g_ptr_array_index (pies, i)) && !in_selected_row (g_ptr_array_index (pies, i)))
+      pie = g_ptr_array_index (pies, i);
+  g_assert_nonnull (pie);
+  g_object_set (pie, "done", 0, "blocked", 0, "total", 4, NULL);
+  pd_test_flush (window);
+  render (window, &pixels);
+  g_assert_true (gtk_widget_compute_bounds (pie, window, &bounds));
+  g_assert_cmpfloat (bounds.origin.x, >=, 2);
+  background = luminance (&pixels, (int) bounds.origin.x - 2, (int) (bounds.origin.y + bounds.size.height / 2));
+  for (int y = (int) bounds.origin.y; y < (int) (bounds.origin.y + bounds.size.height); y++)
+    for (int x = (int) bounds.origin.x; x < (int) (bounds.origin.x + bounds.size.width); x++)
+      best = MAX (best, ratio (background, luminance (&pixels, x, y)));
+  return best;
+}
+
 static void
 check_contrast (PdApplication *app,
                 PdWindow      *window,
@@ -191,6 +233,7 @@ check_contrast (PdApplication *app,
   widget = pd_test_find_first (list, has_class, "idle");
   g_assert_nonnull (widget);
   report ("idle session icon", measure (GTK_WIDGET (window), &pixels, widget, 0), 3.0, &ok);
+  report ("session pie, nothing done", measure_pie (GTK_WIDGET (window), list), 3.0, &ok);
 
   /* A pending step's status icon, on the Now page and in the History
    * (drawn at half opacity: 2.5–2.9:1 in light and dark). */
