@@ -187,6 +187,23 @@ on_interrupt (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* SIGTERM (kill, a service manager) or SIGHUP (the terminal closed) ended
+ * the process at once, and a shell call's command ran on with no one
+ * watching (tried as an attacker would: 13 s after the agent had gone).
+ * Ended as Ctrl+C ends a run, its tool calls stopped with it; then no
+ * next turn. A second one quits at once, as a second Ctrl+C does. */
+static gboolean
+on_terminate (gpointer user_data)
+{
+  RunState *state = user_data;
+
+  if (g_cancellable_is_cancelled (state->cancellable))
+    _exit (143);
+  fprintf (stderr, "\n%s\n", _("stopping: the run ends after the current step, its commands stopped"));
+  g_cancellable_cancel (state->cancellable);
+  return G_SOURCE_CONTINUE;
+}
+
 
 /* Approvals and plan reviews are asked on the controlling terminal, not on
  * stdin (which may carry the task or, with --interactive, the messages). */
@@ -235,6 +252,8 @@ run_main (gboolean   is_continue,
   const char *session_id = NULL;
   const char *message = NULL;
   guint sigint = 0;
+  guint sigterm = 0;
+  guint sighup = 0;
   gboolean terminal;
   int status;
 
@@ -361,6 +380,8 @@ run_main (gboolean   is_continue,
   pd_engine_set_progress_func (engine, on_progress, &state, NULL);
 
   sigint = g_unix_signal_add (SIGINT, on_interrupt, &state);
+  sigterm = g_unix_signal_add (SIGTERM, on_terminate, &state);
+  sighup = g_unix_signal_add (SIGHUP, on_terminate, &state);
 
   /* One run, or with --interactive a conversation: after each answer the
    * next line on stdin continues the session ("/plan", "/plan off" and
@@ -480,6 +501,8 @@ run_main (gboolean   is_continue,
       state.at_line_start = TRUE;
     }
   g_source_remove (sigint);
+  g_source_remove (sigterm);
+  g_source_remove (sighup);
 
   pd_event_bus_flush (bus);
   g_main_loop_unref (state.loop);
