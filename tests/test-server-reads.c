@@ -1031,6 +1031,44 @@ test_readers_fair (Fixture       *f,
   g_cond_clear (&gate.cond);
 }
 
+/* Every loopback address is this machine: one budget of session lookups
+ * for them all (tried as an attacker would: 127.0.0.2, 127.0.0.3, … each
+ * got a fresh one). The budget is spent from 127.0.0.1, then asked from
+ * 127.0.0.2 and 127.0.0.3. */
+static void
+test_rate_loopback_one (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *path = g_strdup_printf ("/api/sessions/%s/plan", f->plan_id);
+  g_autofree char *text = g_strdup_printf ("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                           "X-Odek-Ws-Token: %s\r\nConnection: close\r\n\r\n",
+                                           path, TOKEN);
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(Reply) ok = request (f, "GET", path, NULL, TOKEN, NULL);
+      g_assert_cmpuint (ok->status, ==, 200);
+    }
+  for (guint last = 2; last <= 3; last++)
+    {
+      struct sockaddr_in from = { 0 };
+      struct sockaddr_in to = { 0 };
+      int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      g_autofree char *answer = NULL;
+
+      from.sin_family = to.sin_family = AF_INET;
+      from.sin_addr.s_addr = htonl (INADDR_LOOPBACK + last - 1);
+      to.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+      to.sin_port = htons (pd_server_get_port (f->server));
+      g_assert_cmpint (bind (fd, (struct sockaddr *) &from, sizeof from), ==, 0);
+      g_assert_cmpint (connect (fd, (struct sockaddr *) &to, sizeof to), ==, 0);
+      g_assert_true (raw_send (fd, text, strlen (text)));
+      answer = raw_read_answer (fd);
+      close (fd);
+      g_assert_cmpuint (raw_status (answer), ==, 429);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1045,5 +1083,6 @@ main (int   argc,
   PD_TEST_SERVE_ADD ("/pd/server-reads/unread-answers-bound", test_unread_answers_bound, 0);
   PD_TEST_SERVE_ADD ("/pd/server-reads/unread-answers-address-part", test_unread_answers_address_part, 0);
   PD_TEST_SERVE_ADD ("/pd/server-reads/stalled-answers-dropped", test_stalled_answers_dropped, 0);
+  PD_TEST_SERVE_ADD ("/pd/server-reads/rate-loopback-one", test_rate_loopback_one, 3);
   return g_test_run ();
 }

@@ -208,6 +208,27 @@ rate_prune_one (gpointer key,
   return bucket->count == 0 || now - bucket->stamps[newest] >= RATE_WINDOW_USEC;
 }
 
+/* The budget's owner: an address, but every loopback address one, since
+ * each of 127.0.0.0/8 and ::1 is this machine (tried as an attacker would:
+ * 127.0.0.2, 127.0.0.3, … each got a fresh budget). */
+static const char *
+rate_key (const char *client)
+{
+  g_autoptr(GInetAddress) address = g_inet_address_new_from_string (client);
+
+  if (address != NULL && g_inet_address_get_is_loopback (address))
+    return "loopback";
+  /* An IPv4 address mapped into IPv6 (::ffff:127.0.0.2) is read as IPv4. */
+  if (address != NULL && g_ascii_strncasecmp (client, "::ffff:", 7) == 0 && strchr (client + 7, '.') != NULL)
+    {
+      g_autoptr(GInetAddress) v4 = g_inet_address_new_from_string (client + 7);
+
+      if (v4 != NULL && g_inet_address_get_is_loopback (v4))
+        return "loopback";
+    }
+  return client;
+}
+
 /* A sliding window of @limit requests a minute per client in @table. */
 gboolean
 _pd_server_rate_allow_in (GHashTable *table,
@@ -220,6 +241,7 @@ _pd_server_rate_allow_in (GHashTable *table,
   if (limit == 0 || client == NULL || *client == '\0')
     return TRUE;
 
+  client = rate_key (client);
   now = g_get_monotonic_time ();
   bucket = g_hash_table_lookup (table, client);
   if (bucket == NULL)
