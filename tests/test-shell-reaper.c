@@ -97,6 +97,26 @@ test_reaper_killed_double_fork (Fixture       *f,
   g_assert_true (gone_now (read_pid (f, "e.pid")));
 }
 
+/* A reaper stopped (SIGSTOP) never kills: the timeout's SIGTERM waits
+ * behind the stop, and the group's SIGKILL 500 ms later ends the reaper
+ * but not the job that left the group. */
+static void
+test_reaper_stopped (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdToolResult) result = NULL;
+
+  result = call (shell, f->context,
+                 "{\"command\":\"setsid sleep 97 </dev/null >/dev/null 2>&1 & echo $! > f.pid; "
+                 "while [ ! -s f.pid ]; do sleep 0.01; done; kill -STOP $PPID; sleep 97\","
+                 "\"timeout_ms\":2000}");
+
+  g_assert_false (result->ok);
+  g_assert_cmpstr (result->content, ==, "(no output)\nkilled: timeout after 2000 ms");
+  g_assert_true (gone_now (read_pid (f, "f.pid")));
+}
+
 /* A chain that forks and exits as fast as it can, each link in a group of
  * its own (set -m) and an orphan of the engine's the moment its parent
  * exits: killing one generation at a time may never end.  The call must
@@ -249,6 +269,7 @@ main (int   argc,
   ADD ("/pd/tools/shell/reaper-killed/set-m", test_reaper_killed_set_m);
   ADD ("/pd/tools/shell/reaper-killed/setsid", test_reaper_killed_setsid);
   ADD ("/pd/tools/shell/reaper-killed/double-fork", test_reaper_killed_double_fork);
+  ADD ("/pd/tools/shell/reaper-killed/stopped", test_reaper_stopped);
   ADD ("/pd/tools/shell/reaper-killed/fork-chain", test_reaper_killed_fork_chain);
   ADD ("/pd/tools/shell/reaper-killed/normal-command", test_reaper_normal_command);
   ADD ("/pd/tools/shell/reaper-killed/two-calls", test_reaper_two_calls);
