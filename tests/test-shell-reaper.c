@@ -260,16 +260,64 @@ test_reaper_two_calls (Fixture       *f,
   g_test_skip ("the machine was too slow to tell, each time");
 }
 
+/* The engine dies mid-call (SIGKILL): its reaper, alive, is told as by
+ * Stop and ends the call's processes, the job that left the session too.
+ * The engine here is this program run again (see main()). */
+static void
+test_reaper_engine_dies (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_autoptr(GSubprocess) engine = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+
+  g_assert_nonnull (self);
+  g_subprocess_launcher_setenv (launcher, "PD_TEST_ENGINE_DIR", f->wd, TRUE);
+  engine = g_subprocess_launcher_spawn (launcher, &error, self, NULL);
+  g_assert_no_error (error);
+
+  wait_for_file (f, "h.pid");
+  g_subprocess_send_signal (engine, SIGKILL);
+  g_subprocess_wait (engine, NULL, NULL);
+
+  /* Not our children: gone, or a zombie of whoever adopted them. */
+  g_assert_true (process_gone (read_pid (f, "g.pid")));
+  g_assert_true (process_gone (read_pid (f, "h.pid")));
+}
+
+/* The engine of engine-dies: one call that runs until it is killed. */
+static int
+run_engine (const char *dir)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdToolContext) context = pd_tool_context_new (dir, &error);
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdToolResult) result = NULL;
+
+  g_assert_no_error (error);
+  result = call (shell, context,
+                 "{\"command\":\"sleep 97 & echo $! > g.pid; "
+                 "setsid sleep 97 </dev/null >/dev/null 2>&1 & echo $! > h.tmp; mv h.tmp h.pid; "
+                 "sleep 97\",\"timeout_ms\":120000}");
+
+  return 0;
+}
+
 int
 main (int   argc,
       char *argv[])
 {
+  if (g_getenv ("PD_TEST_ENGINE_DIR") != NULL)
+    return run_engine (g_getenv ("PD_TEST_ENGINE_DIR"));
+
   pd_test_tools_init (&argc, &argv);
 
   ADD ("/pd/tools/shell/reaper-killed/set-m", test_reaper_killed_set_m);
   ADD ("/pd/tools/shell/reaper-killed/setsid", test_reaper_killed_setsid);
   ADD ("/pd/tools/shell/reaper-killed/double-fork", test_reaper_killed_double_fork);
   ADD ("/pd/tools/shell/reaper-killed/stopped", test_reaper_stopped);
+  ADD ("/pd/tools/shell/reaper-killed/engine-dies", test_reaper_engine_dies);
   ADD ("/pd/tools/shell/reaper-killed/fork-chain", test_reaper_killed_fork_chain);
   ADD ("/pd/tools/shell/reaper-killed/normal-command", test_reaper_normal_command);
   ADD ("/pd/tools/shell/reaper-killed/two-calls", test_reaper_two_calls);

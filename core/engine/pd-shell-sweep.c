@@ -49,6 +49,7 @@
 static GMutex sweep_lock;
 static guint live_calls;
 static gboolean base_known;
+static gboolean was_subreaper;    /* made one by someone else: left so */
 static guint64 base_mark;         /* the engine's own hard limit, at first use */
 static guint64 next_seq;
 static GArray *live_marks;        /* guint64: the marks of running calls */
@@ -90,11 +91,14 @@ _pd_shell_sweep_begin (void)
   if (!base_known)
     {
       struct rlimit limit;
+      int subreaper = 0;
 
       live_marks = g_array_new (FALSE, FALSE, sizeof (guint64));
       live_reapers = g_array_new (FALSE, FALSE, sizeof (pid_t));
       if (getrlimit (RLIMIT_LOCKS, &limit) == 0)
         base_mark = limit.rlim_max;
+      if (prctl (PR_GET_CHILD_SUBREAPER, &subreaper, 0, 0, 0) == 0 && subreaper != 0)
+        was_subreaper = TRUE;
       base_known = TRUE;
     }
 
@@ -378,7 +382,7 @@ _pd_shell_sweep_end (guint64 mark,
     while (sweep_once ())
       g_usleep (500);
 
-  if (--live_calls == 0)
+  if (--live_calls == 0 && !was_subreaper)
     prctl (PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
 
   g_mutex_unlock (&sweep_lock);

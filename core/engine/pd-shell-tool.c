@@ -420,10 +420,17 @@ reaper_run (pid_t           bash,
   _exit (128 + WTERMSIG (bash_status));
 }
 
+/* What the reaper is given, read in the forked child. */
+typedef struct
+{
+  guint64 mark;
+  pid_t   engine;
+} ReaperSetup;
+
 static void
 child_setup (gpointer data)
 {
-  const guint64 *mark = data;
+  const ReaperSetup *setup = data;
   struct sigaction dfl = { 0 };
   sigset_t waited;
   sigset_t old_mask;
@@ -433,11 +440,18 @@ child_setup (gpointer data)
    * reach as a whole. */
   setsid ();
 
+  /* Should the engine die mid-call (SIGKILL, a crash), the reaper is told
+   * as by Stop, and ends the call's processes.  The engine may be gone
+   * already: then its parent has changed. */
+  prctl (PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+  if (getppid () != setup->engine)
+    kill (getpid (), SIGTERM);
+
   /* The call's mark, on every process it starts (pd-shell-sweep.c): if
    * the command kills this reaper, the engine knows what to kill. */
-  if (*mark != 0)
+  if (setup->mark != 0)
     {
-      const struct rlimit marked = { *mark, *mark };
+      const struct rlimit marked = { setup->mark, setup->mark };
 
       setrlimit (RLIMIT_LOCKS, &marked);
     }
@@ -551,6 +565,7 @@ _pd_shell_run (const PdToolCall *call)
   gboolean deadline_cut = FALSE;
   gboolean spawned;
   ShellRun run = { 0 };
+  ReaperSetup setup = { 0 };
   int pipe_fds[2];
   GPid pid;
   int status;
@@ -588,11 +603,13 @@ _pd_shell_run (const PdToolCall *call)
    * forgotten (GSubprocess forgets its identifier once it reaps). */
   envp = pd_tool_context_build_env (call->context);
   run.mark = _pd_shell_sweep_begin ();
+  setup.mark = run.mark;
+  setup.engine = getpid ();
   spawned = g_spawn_async_with_pipes_and_fds (pd_tool_context_get_working_dir (call->context), argv,
                                               (const char * const *) envp,
                                               G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH |
                                               G_SPAWN_STDIN_FROM_DEV_NULL,
-                                              child_setup, &run.mark,
+                                              child_setup, &setup,
                                               -1, pipe_fds[1], pipe_fds[1], NULL, NULL, 0,
                                               &pid, NULL, NULL, NULL, &local_error);
   close (pipe_fds[1]);
