@@ -203,6 +203,15 @@ test_reaper_two_calls (Fixture       *f,
 {
   g_autoptr(PdTool) shell = pd_shell_tool_new ();
 
+  /* Under valgrind the 0.9 s are never enough, and its leak check in the
+   * forked reaper (the other call's thread's memory, lost to the copy)
+   * turns the reaper's exit status into its --error-exitcode. */
+  if (RUNNING_ON_VALGRIND)
+    {
+      g_test_skip ("too slow under valgrind to tell");
+      return;
+    }
+
   for (guint attempt = 0; attempt < 5; attempt++)
     {
       g_autoptr(JsonObject) args_a = NULL;
