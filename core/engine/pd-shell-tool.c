@@ -27,6 +27,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "pd-json-util.h"
+#include "pd-shell-sweep-private.h"
 #include "pd-shell-tool.h"
 #include "pd-tool-private.h"
 
@@ -47,6 +48,8 @@ typedef struct
   GCancellable *read_cancellable;   /* ours: abandons the pipe */
   GInputStream *pipe;
   pid_t         pgid;
+  guint64       mark;           /* see pd-shell-sweep.c */
+  gboolean      swept;
 
   GByteArray   *head;
   GByteArray   *tail;
@@ -73,6 +76,18 @@ typedef struct
 } ShellRun;
 
 static void start_read (ShellRun *run);
+
+/* The reaper is reaped: whatever of the call is left (all of it when a
+ * command killed its reaper: bash, its jobs, as the engine's orphans) is
+ * killed, once. */
+static void
+end_call (ShellRun *run)
+{
+  if (run->swept)
+    return;
+  run->swept = TRUE;
+  _pd_shell_sweep_end (run->mark, run->pgid);
+}
 
 static void
 destroy_source (GSource **source)
@@ -146,6 +161,7 @@ kill_group (ShellRun *run)
       else
         {
           kill (-run->pgid, SIGKILL);
+          end_call (run);
         }
     }
 
@@ -404,9 +420,17 @@ reaper_run (pid_t           bash,
   _exit (128 + WTERMSIG (bash_status));
 }
 
+/* What the reaper is given, read in the forked child. */
+typedef struct
+{
+  guint64 mark;
+  pid_t   engine;
+} ReaperSetup;
+
 static void
 child_setup (gpointer data)
 {
+  const ReaperSetup *setup = data;
   struct sigaction dfl = { 0 };
   sigset_t waited;
   sigset_t old_mask;
@@ -415,6 +439,22 @@ child_setup (gpointer data)
   /* The leader of a new session and process group, that kill_group() can
    * reach as a whole. */
   setsid ();
+
+  /* Should the engine die mid-call (SIGKILL, a crash), the reaper is told
+   * as by Stop, and ends the call's processes.  The engine may be gone
+   * already: then its parent has changed. */
+  prctl (PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+  if (getppid () != setup->engine)
+    kill (getpid (), SIGTERM);
+
+  /* The call's mark, on every process it starts (pd-shell-sweep.c): if
+   * the command kills this reaper, the engine knows what to kill. */
+  if (setup->mark != 0)
+    {
+      const struct rlimit marked = { setup->mark, setup->mark };
+
+      setrlimit (RLIMIT_LOCKS, &marked);
+    }
 
   /* A job can leave the group and the session (set -m, setsid, setpgid):
    * this process stays as their subreaper, waits for bash, then kills
@@ -525,6 +565,7 @@ _pd_shell_run (const PdToolCall *call)
   gboolean deadline_cut = FALSE;
   gboolean spawned;
   ShellRun run = { 0 };
+  ReaperSetup setup = { 0 };
   int pipe_fds[2];
   GPid pid;
   int status;
@@ -561,16 +602,21 @@ _pd_shell_run (const PdToolCall *call)
    * the group kill can never miss because the pid was already reaped and
    * forgotten (GSubprocess forgets its identifier once it reaps). */
   envp = pd_tool_context_build_env (call->context);
+  run.mark = _pd_shell_sweep_begin ();
+  setup.mark = run.mark;
+  setup.engine = getpid ();
   spawned = g_spawn_async_with_pipes_and_fds (pd_tool_context_get_working_dir (call->context), argv,
                                               (const char * const *) envp,
                                               G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH |
                                               G_SPAWN_STDIN_FROM_DEV_NULL,
-                                              child_setup, NULL,
+                                              child_setup, &setup,
                                               -1, pipe_fds[1], pipe_fds[1], NULL, NULL, 0,
                                               &pid, NULL, NULL, NULL, &local_error);
   close (pipe_fds[1]);
+  _pd_shell_sweep_spawned (run.mark, spawned ? pid : 0);
   if (!spawned)
     {
+      _pd_shell_sweep_end (run.mark, 0);
       close (pipe_fds[0]);
       g_set_error (call->error, PD_TOOL_ERROR, PD_TOOL_ERROR_FAILED,
                    "shell: cannot start bash: %s", local_error->message);
@@ -622,12 +668,14 @@ _pd_shell_run (const PdToolCall *call)
    * reason to wait or kill: it would go on changing the folder after the
    * call said it ended.  Nothing of the group outlives the call.  (A job
    * that left the group, with set -m or setsid, was killed by the reaper
-   * before it exited.) */
+   * before it exited; if the command killed the reaper, its processes are
+   * the engine's orphans, killed by end_call().) */
   if (!run.group_killed && run.pgid > 1)
     {
       run.group_killed = TRUE;
       kill (-run.pgid, SIGKILL);
     }
+  end_call (&run);
 
   g_source_destroy (timeout_source);
   g_source_destroy (child_source);
