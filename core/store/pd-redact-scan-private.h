@@ -166,6 +166,14 @@ gsize    _pd_redact_user_word_at            (Redactor *r,
  * @i when nothing was masked. */
 gsize    _pd_redact_httpie_auth_at          (Redactor *r,
                                              gsize     i);
+/* A secret's name at [@start, @name_end) whose value is a word of
+ * double quotes holding a literal $' ("$'SECRET'", \"$'…'\" in a JSON
+ * string): the word after '=' or blanks read as bash reads it and masked
+ * whole where it is written.  Returns where the scan goes on, @start
+ * when nothing was masked. */
+gsize    _pd_redact_dollar_quote_value_at   (Redactor *r,
+                                             gsize     start,
+                                             gsize     name_end);
 
 /* Of pd-redact-settings.c: each returns where the scan goes on, @i (or 0
  * for those given a name) when nothing was found.  SQL's IDENTIFIED at

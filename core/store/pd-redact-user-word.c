@@ -14,6 +14,10 @@
  * httpie's -a user:SECRET (xh's too) is read here the same way, quoted
  * or not: it was stored in clear (tried as an attacker would).
  *
+ * So is a value in double quotes that starts with $' (PGPASSWORD="$'X'",
+ * --password "$'X'"): in double quotes $' is text, the secret as written,
+ * where the patterns read a variable's $ and kept it.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-store"
@@ -224,4 +228,33 @@ _pd_redact_assignment_word (Redactor          *r,
       || _pd_redact_value_is_pass_count (name, value))
     return i;
   return mask_value (r, w, i, ws, eq + 1, d->len, G_MAXSIZE);
+}
+
+gsize
+_pd_redact_dollar_quote_value_at (Redactor *r,
+                                  gsize     start,
+                                  gsize     name_end)
+{
+  const char *t = r->text;
+  guint depth = _pd_redact_depth_at (r->depths, start);
+  gsize ws = name_end, next = start;
+  PdShellWord w;
+
+  if (depth > 1)
+    return start;
+  if (ws < r->len && t[ws] == '=')
+    ws++;
+  else
+    while (ws < r->len && (t[ws] == ' ' || t[ws] == '\t'))
+      ws++;
+  /* the value's word opens a double quote ("…, or \"… in a JSON string) */
+  if (ws + 3 >= r->len || !(t[ws] == '"' || (depth == 1 && t[ws] == '\\' && t[ws + 1] == '"')))
+    return start;
+  _pd_shell_word_read (&w, t, r->len, ws, depth == 1);
+  r->line.bytes_read += w.end - ws;
+  if (w.stop == PD_SHELL_WORD_END && w.d->len > 2 && w.d->str[0] == '$' && w.d->str[1] == '\''
+      && _pd_redact_value_is_secret (w.d->str, TRUE))
+    next = mask_value (r, &w, start, ws, 0, w.d->len, G_MAXSIZE);
+  _pd_shell_word_clear (&w);
+  return next;
 }

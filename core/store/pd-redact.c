@@ -504,6 +504,11 @@ try_assignment (Redactor *r,
           r->refused_end = MAX (r->refused_end, MAX (whole, after));
           return MAX (whole, after);
         }
+      /* "$'SECRET'": no variable's $, the secret as written (read as
+       * bash reads it, pd-redact-user-word.c) */
+      if (t[vs] == '$' && vs + 1 < r->len && t[vs + 1] == '\''
+          && (n = _pd_redact_dollar_quote_value_at (r, start, end)) != start)
+        return n;
       if (after > 0)
         {
           g_autofree char *fallback = g_strndup (t + ds, de - ds);

@@ -1,0 +1,73 @@
+/* test-redact-round16.c: credential spellings tried as an attacker would
+ * and found stored in clear (in the store, `sessions export`, run's
+ * stderr line and events' args_summary alike: all go through
+ * pd_redact()): curl's -u with the user named by a variable, curl's
+ * config text (-K, ~/.curlrc), a header's name of bash's brace
+ * expansion, "$'SECRET'" in double quotes, Python's requests auth; and
+ * the ordinary commands of those shapes kept.  Every row is run by real
+ * bash as written and masked (assert_rows()): a mask never changes what
+ * a command runs.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+
+#include "pd-redact.h"
+#include "test-redact-util.h"
+#include "test-redact-attack-util.h"
+
+/* curl -u with the user a variable: "$USER:SECRET", "${USER}:SECRET",
+ * "$USER":SECRET and $USER:SECRET, the password masked, the variable in
+ * sight (checked: masked already, kept as rows so it stays so). */
+static void
+test_curl_user_variable (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("curl -u \"$USER:S3cretZq9\" https://x.example",
+            "curl -u \"$USER:[REDACTED]\" https://x.example", "S3cretZq9"),
+    MASKED ("curl -u \"${USER}:S3cretZq9\" https://x.example",
+            "curl -u \"${USER}:[REDACTED]\" https://x.example", "S3cretZq9"),
+    MASKED ("curl -u \"$USER\":S3cretZq9 https://x.example",
+            "curl -u \"$USER\":[REDACTED] https://x.example", "S3cretZq9"),
+    MASKED ("curl -u $USER:S3cretZq9 https://x.example",
+            "curl -u $USER:[REDACTED] https://x.example", "S3cretZq9"),
+    MASKED ("curl --user=\"${USER}:S3cretZq9\" https://x.example",
+            "curl --user=\"${USER}:[REDACTED]\" https://x.example", "S3cretZq9"),
+    KEPT ("curl -u \"$USER:$PASS\" https://x.example"),
+    KEPT ("curl -u \"${USER}\" https://x.example"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
+/* In double quotes $' is text: "$'SECRET'" is the secret as written (with
+ * its $ and quotes), and was kept as a reference to a variable. */
+static void
+test_dollar_quote_in_double_quotes (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("PGPASSWORD=\"$'S3cretZq9'\" psql", "PGPASSWORD=\"[REDACTED]\" psql", "S3cretZq9"),
+    MASKED ("wget --password \"$'S3cretZq9'\" https://x", "wget --password \"[REDACTED]\" https://x", "S3cretZq9"),
+    MASKED ("wget --password=\"$'S3cretZq9'\" https://x", "wget --password=\"[REDACTED]\" https://x", "S3cretZq9"),
+    MASKED ("export API_TOKEN=\"$'S3cretZq9'\"", "export API_TOKEN=\"[REDACTED]\"", "S3cretZq9"),
+    KEPT ("PGPASSWORD=\"$PW\" psql"),
+    KEPT ("PGPASSWORD=\"${PW}\" psql"),
+    KEPT ("wget --password \"$(pass show x)\" https://x"),
+    HIDE_NOTHING ("PGPASSWORD=\"$'$(touch pwned)'\" psql", NULL, "$(touch pwned)"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pd/redact/round16/curl-user-variable", test_curl_user_variable);
+  g_test_add_func ("/pd/redact/round16/dollar-quote-in-double-quotes", test_dollar_quote_in_double_quotes);
+  return g_test_run ();
+}
