@@ -63,11 +63,44 @@ test_dollar_quote_in_double_quotes (void)
   assert_rows (rows, G_N_ELEMENTS (rows));
 }
 
+/* A header's name of bash's brace expansion: bash hands curl one header
+ * a name ({Authorization,X}:\ Token\ X is Authorization: Token X and X:
+ * Token X), and each was stored in clear. */
+static void
+test_brace_header_name (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("curl -H {Authorization,X}:\\ Token\\ S3cretZq9 https://x",
+            "curl -H {Authorization,X}:\\ Token\\ [REDACTED] https://x", "S3cretZq9"),
+    MASKED ("curl -H {X-Api-Key,Y}:S3cretZq9 https://x", "curl -H {X-Api-Key,Y}:[REDACTED] https://x", "S3cretZq9"),
+    MASKED ("curl -H X-Api-{Key,Id}:S3cretZq9 https://x", "curl -H X-Api-{Key,Id}:[REDACTED] https://x", "S3cretZq9"),
+    MASKED ("curl -H{Authorization,X}:' Bearer S3cretZq9' https://x",
+            "curl -H{Authorization,X}:' Bearer [REDACTED]' https://x", "S3cretZq9"),
+    MASKED ("curl --header={X-Auth-Token,Z}:S3cretZq9 https://x",
+            "curl --header={X-Auth-Token,Z}:[REDACTED] https://x", "S3cretZq9"),
+    MASKED ("curl -H {Cookie,X}:\\ a=S3cretZq9abc https://x", "curl -H {Cookie,X}:\\ a=[REDACTED] https://x",
+            "S3cretZq9abc"),
+    MASKED ("curl -H {,X-}Api-Key:S3cretZq9 https://x", "curl -H {,X-}Api-Key:[REDACTED] https://x", "S3cretZq9"),
+    HIDE_NOTHING ("curl -H {X-Api-Key,Y}:S3cretZq9;touch pwned", "S3cretZq9", ";touch pwned"),
+    HIDE_NOTHING ("curl -H {Authorization,X}:\\ Token\\ $(touch pwned) https://x", NULL, "$(touch pwned)"),
+    KEPT ("echo {a,b}:c"),
+    KEPT ("echo {x,y}:S3cretZq9"),
+    KEPT ("cp f{,.bak}:v1 d"),
+    KEPT ("echo {Authorization,X}:\\ Token\\ $TOKEN"),
+    KEPT ("curl -H {Accept,X-Trace}:\\ text/plain https://x"),
+    /* quoted braces are no expansion: a name of its own, no header's */
+    KEPT ("curl -H '{Authorization,X}: Token S3cretZq9x' https://x"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pd/redact/round16/curl-user-variable", test_curl_user_variable);
   g_test_add_func ("/pd/redact/round16/dollar-quote-in-double-quotes", test_dollar_quote_in_double_quotes);
+  g_test_add_func ("/pd/redact/round16/brace-header-name", test_brace_header_name);
   return g_test_run ();
 }
