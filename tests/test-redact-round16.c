@@ -95,6 +95,42 @@ test_brace_header_name (void)
   assert_rows (rows, G_N_ELEMENTS (rows));
 }
 
+/* A password given to an HTTP library's basic authentication in code
+ * (requests' auth=('bob', 'X'), HTTPBasicAuth('bob', 'X'), Go's
+ * SetBasicAuth): the second of two values with no name, stored in clear.
+ * A JavaScript header's value in backticks was masked already. */
+static void
+test_code_basic_auth (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("python3 -c \"import requests; requests.get(u, auth=('bob','S3cretZq9'))\"",
+            "python3 -c \"import requests; requests.get(u, auth=('bob','[REDACTED]'))\"", "S3cretZq9"),
+    MASKED ("python3 -c 'import requests; requests.get(u, auth=(\"bob\", \"S3cretZq9\"))'",
+            "python3 -c 'import requests; requests.get(u, auth=(\"bob\", \"[REDACTED]\"))'", "S3cretZq9"),
+    MASKED ("python3 -c \"from requests.auth import HTTPBasicAuth; a = HTTPBasicAuth('bob', 'S3cretZq9')\"",
+            "python3 -c \"from requests.auth import HTTPBasicAuth; a = HTTPBasicAuth('bob', '[REDACTED]')\"", "S3cretZq9"),
+    MASKED ("python3 -c \"import requests; requests.get(u, auth=HTTPDigestAuth('bob', 'S3cretZq9'))\"",
+            "python3 -c \"import requests; requests.get(u, auth=HTTPDigestAuth('bob', '[REDACTED]'))\"", "S3cretZq9"),
+    MASKED ("python3 -c \"import requests; requests.get(u, auth=[user, 'S3cretZq9'])\"",
+            "python3 -c \"import requests; requests.get(u, auth=[user, '[REDACTED]'])\"", "S3cretZq9"),
+    MASKED_TEXT ("requests.get(u, auth=('bob', 'S3cretZq9'))", "requests.get(u, auth=('bob', '[REDACTED]'))", "S3cretZq9"),
+    MASKED_TEXT ("session.auth = aiohttp.BasicAuth('bob', 'S3cretZq9')",
+                 "session.auth = aiohttp.BasicAuth('bob', '[REDACTED]')", "S3cretZq9"),
+    MASKED_TEXT ("req.SetBasicAuth(\"bob\", \"S3cretZq9\")", "req.SetBasicAuth(\"bob\", \"[REDACTED]\")", "S3cretZq9"),
+    MASKED ("node -e 'fetch(u, {headers: {Authorization: `Bearer S3cretZq9`}})'",
+            "node -e 'fetch(u, {headers: {Authorization: `Bearer [REDACTED]`}})'", "S3cretZq9"),
+    HIDE_NOTHING ("python3 -c \"requests.get(u, auth=('bob', '$(touch pwned)'))\"", NULL, "$(touch pwned)"),
+    KEPT ("python3 -c \"import requests; requests.get(u, auth=(user, pw))\""),
+    KEPT ("python3 -c \"import requests; requests.get(u, auth=(os.environ['U'], os.environ['P']))\""),
+    KEPT ("python3 -c \"x = dict(auth=('bob', ''))\""),
+    KEPT ("python3 -c \"requests.get(u, auth=('bob', 'a;b'))\""),
+    KEPT ("python3 -c \"oauth=('a', 'b')\""),
+    KEPT ("python3 -c \"h = HTTPBasicAuth(user, password)\""),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -102,5 +138,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/round16/curl-user-variable", test_curl_user_variable);
   g_test_add_func ("/pd/redact/round16/dollar-quote-in-double-quotes", test_dollar_quote_in_double_quotes);
   g_test_add_func ("/pd/redact/round16/brace-header-name", test_brace_header_name);
+  g_test_add_func ("/pd/redact/round16/code-basic-auth", test_code_basic_auth);
   return g_test_run ();
 }

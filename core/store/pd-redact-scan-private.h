@@ -175,6 +175,13 @@ gsize    _pd_redact_dollar_quote_value_at   (Redactor *r,
                                              gsize     start,
                                              gsize     name_end);
 
+/* Of pd-redact-code.c: a password given to an HTTP library's basic
+ * authentication in code at @i (requests' auth=('bob', 'X') at its auth,
+ * HTTPBasicAuth('bob', 'X') and the like at their Auth), a literal,
+ * masked.  Returns where the scan goes on, @i when nothing was masked. */
+gsize    _pd_redact_code_auth_at            (Redactor *r,
+                                             gsize     i);
+
 /* Of pd-redact-settings.c: each returns where the scan goes on, @i (or 0
  * for those given a name) when nothing was found.  SQL's IDENTIFIED at
  * @i: */

@@ -685,6 +685,9 @@ try_at (Redactor *r,
     }
   if (i < r->refused_end)
     return i;  /* inside a value left in sight: known token shapes only */
+  /* auth=('bob', 'X'), HTTPBasicAuth('bob', 'X'): code's (pd-redact-code.c) */
+  if ((*p == 'a' || *p == 'A') && p[1] == 'u' && (n = _pd_redact_code_auth_at (r, i)) != i)
+    return n;
   named = g_ascii_isalpha (*p) && has_name_trigger (p);
   /* An HTTP header's word, read as bash reads it (pd-redact-header.c). */
   if (i >= r->header_end && (named || ((*p == 'c' || *p == 'C') && starts_with_ci (p, "cookie")))
