@@ -131,6 +131,56 @@ test_code_basic_auth (void)
   assert_rows (rows, G_N_ELEMENTS (rows));
 }
 
+/* curl's config text, its options with no dashes (user = "bob:X",
+ * proxy-user: bob:X, pass X, oauth2-bearer X), fed to curl -K- or
+ * written to ~/.curlrc: stored in clear.  user = x in a file that is no
+ * curl config stays, as does the password store's pass show x. */
+static void
+test_curl_config (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("curl -K- <<< 'user = \"bob:S3cretZq9\"' https://x",
+            "curl -K- <<< 'user = \"bob:[REDACTED]\"' https://x", "S3cretZq9"),
+    MASKED ("curl -K - https://x <<EOF\nuser = bob:S3cretZq9\nEOF",
+            "curl -K - https://x <<EOF\nuser = bob:[REDACTED]\nEOF", "S3cretZq9"),
+    MASKED ("curl -sK - https://x <<'EOF'\nproxy-user: bob:S3cretZq9\nEOF",
+            "curl -sK - https://x <<'EOF'\nproxy-user: bob:[REDACTED]\nEOF", "S3cretZq9"),
+    MASKED ("printf 'user = \"bob:S3cretZq9\"\\n' > ~/.curlrc",
+            "printf 'user = \"bob:[REDACTED]\"\\n' > ~/.curlrc", "S3cretZq9"),
+    MASKED ("printf 'silent\\nuser bob:S3cretZq9\\n' >> ~/.curlrc",
+            "printf 'silent\\nuser bob:[REDACTED]\\n' >> ~/.curlrc", "S3cretZq9"),
+    MASKED ("echo 'header = \"Authorization: Bearer S3cretZq9\"' >> ~/.curlrc",
+            "echo 'header = \"Authorization: Bearer [REDACTED]\"' >> ~/.curlrc", "S3cretZq9"),
+    MASKED ("echo 'header = \"X-Api-Key: S3cretZq9\"' >> ~/.curlrc",
+            "echo 'header = \"X-Api-Key: [REDACTED]\"' >> ~/.curlrc", "S3cretZq9"),
+    MASKED ("echo 'pass = S3cretZq9' >> ~/.curlrc", "echo 'pass = [REDACTED]' >> ~/.curlrc", "S3cretZq9"),
+    MASKED ("echo 'pass S3cretZq9' >> ~/.curlrc", "echo 'pass [REDACTED]' >> ~/.curlrc", "S3cretZq9"),
+    MASKED ("echo '--pass S3cretZq9' >> ~/.curlrc", "echo '--pass [REDACTED]' >> ~/.curlrc", "S3cretZq9"),
+    MASKED ("echo 'proxy-pass: \"S3cretZq9\"' >> ~/.curlrc", "echo 'proxy-pass: \"[REDACTED]\"' >> ~/.curlrc", "S3cretZq9"),
+    MASKED ("echo 'oauth2-bearer S3cretZq9' | curl -K- https://x",
+            "echo 'oauth2-bearer [REDACTED]' | curl -K- https://x", "S3cretZq9"),
+    MASKED ("echo '--oauth2-bearer S3cretZq9' | curl -K- https://x",
+            "echo '--oauth2-bearer [REDACTED]' | curl -K- https://x", "S3cretZq9"),
+    MASKED ("echo 'oauth2-bearer: \"S3cretZq9\"' | curl --config - https://x",
+            "echo 'oauth2-bearer: \"[REDACTED]\"' | curl --config - https://x", "S3cretZq9"),
+    MASKED ("echo 'user bob:S3cretZq9' | curl -K- https://x", "echo 'user bob:[REDACTED]' | curl -K- https://x", "S3cretZq9"),
+    MASKED ("echo '--user bob:S3cretZq9' >> ~/.curlrc", "echo '--user bob:[REDACTED]' >> ~/.curlrc", "S3cretZq9"),
+    MASKED_SOME ("cat > ~/.curlrc <<'EOF'\nuser = \"bob:S3cretZq9\"\noauth2-bearer S3cretZq9b\nEOF",
+                 "cat > ~/.curlrc <<'EOF'\nuser = \"bob:[REDACTED]\"\noauth2-bearer [REDACTED]\nEOF", "S3cretZq9"),
+    HIDE_NOTHING ("curl -K - https://x <<EOF\nuser = bob:$(touch pwned)\nEOF", NULL, "$(touch pwned)"),
+    HIDE_NOTHING ("echo 'user bob:S3cretZq9' | curl -K- https://x;touch pwned", "S3cretZq9", ";touch pwned"),
+    KEPT ("printf 'user = x\\n' > notes.txt"),
+    KEPT ("printf 'user = bob:S3cretZq9\\n' > notes.txt"),
+    KEPT ("echo 'pass S3cretZq9' > notes.txt"),
+    KEPT ("curl -K cfg https://x\npass show foo"),
+    KEPT ("curl -K- <<< 'user = \"bob:$PW\"' https://x"),
+    KEPT ("curl -K- <<< 'user = \"bob\"' https://x"),
+    KEPT ("curl -K- <<< 'silent' https://x; useradd -m bob"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -139,5 +189,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/round16/dollar-quote-in-double-quotes", test_dollar_quote_in_double_quotes);
   g_test_add_func ("/pd/redact/round16/brace-header-name", test_brace_header_name);
   g_test_add_func ("/pd/redact/round16/code-basic-auth", test_code_basic_auth);
+  g_test_add_func ("/pd/redact/round16/curl-config", test_curl_config);
   return g_test_run ();
 }

@@ -251,6 +251,11 @@ named_value (Header       *h,
 
   p = skip_separators (d, p);
   ve = run_end (d, p, "");
+  /* "X" in the word as text (a line of curl's config, oauth2-bearer:
+   * "X", in a JSON string: the quotes could not be masked, and the value
+   * was stored in clear): the value is between them */
+  if (ve - p > 2 && d->str[p] == '"' && d->str[ve - 1] == '"')
+    p++, ve--;
   if (ve == p || !_pd_shell_word_value_hides_nothing (d->str + p, ve - p))
     return FALSE;
   value = g_strndup (d->str + p, ve - p);

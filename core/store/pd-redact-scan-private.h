@@ -36,6 +36,7 @@ typedef struct
   gsize       words_to;     /* nmcli's words are read up to here (pd-redact-settings.c) */
   GArray     *spans;        /* (nullable) each mask's start, end and whether it counts (gsize), in order */
   gsize       header_end;   /* a header's word is read up to here (pd-redact-header.c) */
+  gint8       curl_config;  /* the text gives curl a config: 1, -1 not, 0 not read (pd-redact-curl-config.c) */
 } Redactor;
 
 /* Of pd-redact-mask.c. */
@@ -180,6 +181,13 @@ gsize    _pd_redact_dollar_quote_value_at   (Redactor *r,
  * HTTPBasicAuth('bob', 'X') and the like at their Auth), a literal,
  * masked.  Returns where the scan goes on, @i when nothing was masked. */
 gsize    _pd_redact_code_auth_at            (Redactor *r,
+                                             gsize     i);
+
+/* Of pd-redact-curl-config.c: a line of curl's config at @i (user =
+ * "bob:X", pass X, oauth2-bearer: X) in a text that gives curl one (-K,
+ * --config, curlrc): its secret masked.  Returns where the scan goes on,
+ * @i when nothing was masked. */
+gsize    _pd_redact_curl_config_at          (Redactor *r,
                                              gsize     i);
 
 /* Of pd-redact-settings.c: each returns where the scan goes on, @i (or 0
