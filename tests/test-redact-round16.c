@@ -181,6 +181,41 @@ test_curl_config (void)
   assert_rows (rows, G_N_ELEMENTS (rows));
 }
 
+/* NAME=value and --name=value in a tool call's JSON text, the value
+ * holding an escape (the shell's \\ of a blank or a comma, JSON's
+ * \u00c4): the patterns masked it up to the escape and kept the rest.
+ * As text these were masked whole already; the rows check both. */
+static void
+test_json_escaped_assignment (void)
+{
+  static const RedactRow rows[] = {
+    MASKED_SOME ("PGPASSWORD=S3cret\\ Zq9x psql", "PGPASSWORD=[REDACTED] psql", "Zq9x"),
+    MASKED_SOME ("PGPASSWORD=S3cret\\,Zq9x psql", "PGPASSWORD=[REDACTED] psql", "Zq9x"),
+    MASKED_SOME ("wget --password=S3cret\\ Zq9x https://x", "wget --password=[REDACTED] https://x", "Zq9x"),
+    MASKED_SOME ("env API_TOKEN=ab\\cd\\ Zq9x cmd", "env API_TOKEN=[REDACTED] cmd", "Zq9x"),
+    HIDE_NOTHING ("PGPASSWORD=S3cret\\ Zq9x;touch pwned", "Zq9x", ";touch pwned"),
+    KEPT ("make CFLAGS=-O2\\ -g"),
+    KEPT ("env TOKEN_FILE=a\\ b.txt cmd"),
+    KEPT ("ls a\\ b=c"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
+/* The same as a JSON document's text with a \u escape (a JSON writer that
+ * escapes what is not ASCII): PGPASSWORD=S3cret\u00c4Zq9 kept Zq9. */
+static void
+test_json_unicode_escape_assignment (void)
+{
+  guint n = 0;
+  g_autofree char *out = pd_redact ("{\"command\":\"PGPASSWORD=S3cret\\u00c4Zq9x psql\"}", &n);
+  g_autofree char *out2 = pd_redact ("{\"command\":\"PGPASSWORD=S3cret\\\\ Zq9x psql\"}", NULL);
+
+  g_assert_cmpstr (out, ==, "{\"command\":\"PGPASSWORD=[REDACTED] psql\"}");
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (out2, ==, "{\"command\":\"PGPASSWORD=[REDACTED] psql\"}");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -190,5 +225,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/round16/brace-header-name", test_brace_header_name);
   g_test_add_func ("/pd/redact/round16/code-basic-auth", test_code_basic_auth);
   g_test_add_func ("/pd/redact/round16/curl-config", test_curl_config);
+  g_test_add_func ("/pd/redact/round16/json-escaped-assignment", test_json_escaped_assignment);
+  g_test_add_func ("/pd/redact/round16/json-unicode-escape-assignment", test_json_unicode_escape_assignment);
   return g_test_run ();
 }

@@ -167,6 +167,14 @@ gsize    _pd_redact_user_word_at            (Redactor *r,
  * @i when nothing was masked. */
 gsize    _pd_redact_httpie_auth_at          (Redactor *r,
                                              gsize     i);
+/* NAME=value or --name=value at @start (its name to @name_end, then
+ * '='), in a tool call's JSON string, its value holding an escape of
+ * the string's or the shell's: read as bash reads the word, the value
+ * masked where written.  Returns where the scan goes on, @start when
+ * nothing was masked (or the value is written as it reads). */
+gsize    _pd_redact_json_assignment_at      (Redactor *r,
+                                             gsize     start,
+                                             gsize     name_end);
 /* A secret's name at [@start, @name_end) whose value is a word of
  * double quotes holding a literal $' ("$'SECRET'", \"$'…'\" in a JSON
  * string): the word after '=' or blanks read as bash reads it and masked

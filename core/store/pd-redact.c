@@ -504,6 +504,10 @@ try_assignment (Redactor *r,
           r->refused_end = MAX (r->refused_end, MAX (whole, after));
           return MAX (whole, after);
         }
+      /* in a JSON string, a value with escapes read as bash reads it
+       * (pd-redact-user-word.c) */
+      if (!r->joined && (n = _pd_redact_json_assignment_at (r, start, end)) != start)
+        return n;
       /* "$'SECRET'": no variable's $, the secret as written (read as
        * bash reads it, pd-redact-user-word.c) */
       if (t[vs] == '$' && vs + 1 < r->len && t[vs + 1] == '\''
