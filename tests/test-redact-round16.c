@@ -193,6 +193,8 @@ test_json_escaped_assignment (void)
     MASKED_SOME ("PGPASSWORD=S3cret\\,Zq9x psql", "PGPASSWORD=[REDACTED] psql", "Zq9x"),
     MASKED_SOME ("wget --password=S3cret\\ Zq9x https://x", "wget --password=[REDACTED] https://x", "Zq9x"),
     MASKED_SOME ("env API_TOKEN=ab\\cd\\ Zq9x cmd", "env API_TOKEN=[REDACTED] cmd", "Zq9x"),
+    MASKED_SOME ("wget --password=S3cret\\$\\(id\\)Zq9x https://x", "wget --password=[REDACTED] https://x", "Zq9x"),
+    HIDE_NOTHING ("wget --password=S3cret$(touch pwned)Zq9x https://x", NULL, "$(touch pwned)"),
     HIDE_NOTHING ("PGPASSWORD=S3cret\\ Zq9x;touch pwned", "Zq9x", ";touch pwned"),
     KEPT ("make CFLAGS=-O2\\ -g"),
     KEPT ("env TOKEN_FILE=a\\ b.txt cmd"),

@@ -234,6 +234,11 @@ assignment (Redactor          *r,
     return i;
   name = g_strndup (d->str + ns, eq - ns);
   value = g_strndup (d->str + eq + 1, d->len - eq - 1);
+  /* read to its end (the JSON string's word), every $ left in it is
+   * text (S3cret\\$\\(id\\)Zq9 is S3cret$(id)Zq9 to bash, no command;
+   * judged as one, Zq9 was kept) */
+  if (written_name)
+    g_strdelimit (value, "$", '_');
   if (!_pd_redact_name_is_secret (name) || !_pd_redact_value_is_secret (value, TRUE)
       || _pd_redact_value_is_pass_count (name, value))
     return i;
