@@ -251,6 +251,11 @@ named_value (Header       *h,
 
   p = skip_separators (d, p);
   ve = run_end (d, p, "");
+  /* "X" in the word as text (a line of curl's config, oauth2-bearer:
+   * "X", in a JSON string: the quotes could not be masked, and the value
+   * was stored in clear): the value is between them */
+  if (ve - p > 2 && d->str[p] == '"' && d->str[ve - 1] == '"')
+    p++, ve--;
   if (ve == p || !_pd_shell_word_value_hides_nothing (d->str + p, ve - p))
     return FALSE;
   value = g_strndup (d->str + p, ve - p);
@@ -312,6 +317,94 @@ header_name (const GString *d,
   return k < d->len && d->str[k] == ':' ? kn : G_MAXSIZE;
 }
 
+/* A header's name bash makes by brace expansion: {Authorization,X}:\ Token\ X
+ * is two words, Authorization: Token X and X: Token X, {X-Api-Key,Y}:X and
+ * X-Api-{Key,Id}:X likewise (stored in clear; tried as an attacker
+ * would).  One {a,b,…} of unquoted braces and commas in the name, after
+ * nothing, -H glued or an option's --name= (NAME={…} assigns a variable:
+ * bash expands no braces there).  Each name it makes is tried; the one
+ * that says the most (Authorization, then a cookie, then a secret's name)
+ * in *@name, its start and the ':' after it in *@kn and *@colon.  FALSE
+ * when the word holds no such name. */
+static gboolean
+brace_name (Redactor  *r,
+            Header    *h,
+            gsize     *kn,
+            gsize     *colon,
+            char     **name)
+{
+  const GString *d = h->w.d;
+  gsize start = 0, k, open = G_MAXSIZE, close = G_MAXSIZE;
+  guint commas = 0, best = 0;
+
+  if (d->len > 2 && d->str[0] == '-' && d->str[1] == 'H')
+    start = 2;
+  else if (d->len > 2 && d->str[0] == '-' && d->str[1] == '-')
+    {
+      for (k = 2; k < d->len && k < HEADER_BACK && (g_ascii_isalnum (d->str[k]) || strchr ("-_.", d->str[k]) != NULL); k++)
+        ;
+      if (k >= d->len || d->str[k] != '=')
+        return FALSE;
+      start = k + 1;
+    }
+  for (k = start; k < d->len && k - start <= 2 * HEADER_NAME_MAX && d->str[k] != ':'; k++)
+    {
+      char c = d->str[k];
+
+      if (c == '{' || c == '}' || c == ',')
+        {
+          gsize at = h->w.from[k];
+
+          /* each as written, unquoted: bash expands only such braces */
+          if (h->w.to[k] != at + 1 || r->text[at] != c)
+            return FALSE;
+          if (r->states == NULL)
+            r->states = _pd_redact_reading_states (r->text, r->len, r->depths);
+          if (!_pd_redact_reading_unquoted (r->states, at))
+            return FALSE;
+        }
+      if (c == '{' && open == G_MAXSIZE)
+        open = k;
+      else if (c == '}' && open != G_MAXSIZE && close == G_MAXSIZE)
+        close = k;
+      else if (c == ',' && open != G_MAXSIZE && close == G_MAXSIZE)
+        commas++;
+      else if (!is_header_name_char (c))
+        return FALSE;
+    }
+  if (k >= d->len || d->str[k] != ':' || close == G_MAXSIZE || commas == 0)
+    return FALSE;
+  for (gsize a = open + 1; a <= close; )
+    {
+      gsize b = a;
+      g_autoptr(GString) made = g_string_new_len (d->str + start, open - start);
+      guint says;
+
+      while (b < close && d->str[b] != ',')
+        b++;
+      g_string_append_len (made, d->str + a, b - a);
+      g_string_append_len (made, d->str + close + 1, k - close - 1);
+      if (made->len == 0 || !g_ascii_isalpha (made->str[0]))
+        says = 0;
+      else if (g_ascii_strcasecmp (made->str, "authorization") == 0 || g_ascii_strcasecmp (made->str, "proxy-authorization") == 0)
+        says = 3;
+      else if (g_ascii_strcasecmp (made->str, "cookie") == 0 || g_ascii_strcasecmp (made->str, "set-cookie") == 0)
+        says = 2;
+      else
+        says = _pd_redact_name_is_secret (made->str) ? 1 : 0;
+      if (says > best)
+        {
+          best = says;
+          g_free (*name);
+          *name = g_string_free (g_steal_pointer (&made), FALSE);
+        }
+      a = b + 1;
+    }
+  *kn = start;
+  *colon = k;
+  return best > 0;
+}
+
 /* The header's word read from @ws (the scan's trigger at @i): its
  * secrets masked (where the scan goes on returned), none found (only
  * known token shapes are tried in it; @i + 1), or the patterns' to read
@@ -326,24 +419,30 @@ header_word (Redactor *r,
   const GString *d = h->w.d;
   g_autofree char *name = NULL;
   gsize k, kn, ne = 0;
-  gboolean masked;
+  gboolean masked, braces;
 
+  if (h->w.stop == PD_SHELL_WORD_BROKEN || h->w.stop == PD_SHELL_WORD_COMMAND)
+    return i;
+  /* a name of brace expansion, quoted or not: none of the patterns' */
+  braces = brace_name (r, h, &kn, &k, &name);
   /* A word written as it reads (Authorization:Bearer, 'NAME: value'
    * unquoted) is the patterns': they read it whole; a word unsure or
    * holding what runs too. */
-  if (!h->w.quoted || h->w.stop == PD_SHELL_WORD_BROKEN || h->w.stop == PD_SHELL_WORD_COMMAND)
+  if (!h->w.quoted && !braces)
     return i;
 
   /* The name in the dequoted word, after what may stand before it: as
    * bash hands it to the command, whatever its quotes. */
-  if ((kn = header_name (d, &ne)) == G_MAXSIZE)
+  if (braces)
+    ne = k;
+  else if ((kn = header_name (d, &ne)) == G_MAXSIZE)
     return _pd_redact_assignment_word (r, &h->w, i, ws);
   for (k = ne; d->str[k] != ':'; k++)
     ;
   k++;
   /* H=X-Api-Key:' '$'…' assigns a variable: one the text runs holds a
    * command (eval "${H#*: }"), kept in sight as any such value. */
-  if (kn > 1 && d->str[kn - 1] == '=' && _pd_shell_word_as_written (&h->w, 0, kn))
+  if (!braces && kn > 1 && d->str[kn - 1] == '=' && _pd_shell_word_as_written (&h->w, 0, kn))
     {
       g_autofree char *variable = g_strndup (d->str, kn - 1);
 
@@ -354,7 +453,8 @@ header_word (Redactor *r,
   /* a name alone ('X-Api-Key': 'v' of a Python dict): the patterns' */
   if (skip_separators (d, k) >= d->len)
     return i;
-  name = g_strndup (d->str + kn, ne - kn);
+  if (name == NULL)
+    name = g_strndup (d->str + kn, ne - kn);
   if (g_ascii_strcasecmp (name, "authorization") == 0 || g_ascii_strcasecmp (name, "proxy-authorization") == 0)
     authorization (h, k);
   else if (g_ascii_strcasecmp (name, "cookie") == 0 || g_ascii_strcasecmp (name, "set-cookie") == 0)
@@ -367,7 +467,7 @@ header_word (Redactor *r,
    * part: printf 'password: X\n'): the patterns' to read, as they always
    * have (a list of credentials is read here: the patterns take its
    * first only). */
-  if (h->n_found <= 1 && _pd_shell_word_as_written (&h->w, kn, h->n_found > 0 ? h->found[1] : d->len))
+  if (!braces && h->n_found <= 1 && _pd_shell_word_as_written (&h->w, kn, h->n_found > 0 ? h->found[1] : d->len))
     return i;
   /* what bash reads as a word's start (not in quotes or a comment) */
   if (r->states == NULL)
@@ -416,7 +516,8 @@ _pd_redact_header_at (Redactor *r,
         }
       return i;
     }
-  if (!_pd_shell_word_has_quotes (r, ws, depth, &k))
+  /* read too with braces in it: a header's name of brace expansion */
+  if (!_pd_shell_word_has_quotes (r, ws, depth, &k) && memchr (r->text + ws, '{', k - ws) == NULL)
     {
       r->header_end = MAX (k, ws + 1);  /* the word is not looked at again */
       return i;

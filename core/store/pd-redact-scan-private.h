@@ -36,6 +36,7 @@ typedef struct
   gsize       words_to;     /* nmcli's words are read up to here (pd-redact-settings.c) */
   GArray     *spans;        /* (nullable) each mask's start, end and whether it counts (gsize), in order */
   gsize       header_end;   /* a header's word is read up to here (pd-redact-header.c) */
+  gint8       curl_config;  /* the text gives curl a config: 1, -1 not, 0 not read (pd-redact-curl-config.c) */
 } Redactor;
 
 /* Of pd-redact-mask.c. */
@@ -165,6 +166,36 @@ gsize    _pd_redact_user_word_at            (Redactor *r,
  * password masked where it is written.  Returns where the scan goes on,
  * @i when nothing was masked. */
 gsize    _pd_redact_httpie_auth_at          (Redactor *r,
+                                             gsize     i);
+/* NAME=value or --name=value at @start (its name to @name_end, then
+ * '='), in a tool call's JSON string, its value holding an escape of
+ * the string's or the shell's: read as bash reads the word, the value
+ * masked where written.  Returns where the scan goes on, @start when
+ * nothing was masked (or the value is written as it reads). */
+gsize    _pd_redact_json_assignment_at      (Redactor *r,
+                                             gsize     start,
+                                             gsize     name_end);
+/* A secret's name at [@start, @name_end) whose value is a word of
+ * double quotes holding a literal $' ("$'SECRET'", \"$'…'\" in a JSON
+ * string): the word after '=' or blanks read as bash reads it and masked
+ * whole where it is written.  Returns where the scan goes on, @start
+ * when nothing was masked. */
+gsize    _pd_redact_dollar_quote_value_at   (Redactor *r,
+                                             gsize     start,
+                                             gsize     name_end);
+
+/* Of pd-redact-code.c: a password given to an HTTP library's basic
+ * authentication in code at @i (requests' auth=('bob', 'X') at its auth,
+ * HTTPBasicAuth('bob', 'X') and the like at their Auth), a literal,
+ * masked.  Returns where the scan goes on, @i when nothing was masked. */
+gsize    _pd_redact_code_auth_at            (Redactor *r,
+                                             gsize     i);
+
+/* Of pd-redact-curl-config.c: a line of curl's config at @i (user =
+ * "bob:X", pass X, oauth2-bearer: X) in a text that gives curl one (-K,
+ * --config, curlrc): its secret masked.  Returns where the scan goes on,
+ * @i when nothing was masked. */
+gsize    _pd_redact_curl_config_at          (Redactor *r,
                                              gsize     i);
 
 /* Of pd-redact-settings.c: each returns where the scan goes on, @i (or 0

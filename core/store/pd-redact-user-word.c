@@ -14,6 +14,16 @@
  * httpie's -a user:SECRET (xh's too) is read here the same way, quoted
  * or not: it was stored in clear (tried as an attacker would).
  *
+ * So is NAME=value or --name=value in a JSON string whose value holds
+ * an escape (the shell's \\ , JSON's \u00c4): the patterns read the
+ * string's escapes and the shell's apart, and masked the value up to
+ * the first (PGPASSWORD=S3cret\\ Zq9 kept Zq9; tried as an attacker
+ * would).
+ *
+ * So is a value in double quotes that starts with $' (PGPASSWORD="$'X'",
+ * --password "$'X'"): in double quotes $' is text, the secret as written,
+ * where the patterns read a variable's $ and kept it.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-store"
@@ -199,29 +209,100 @@ _pd_redact_httpie_auth_at (Redactor *r,
   return next;
 }
 
-gsize
-_pd_redact_assignment_word (Redactor          *r,
-                            const PdShellWord *w,
-                            gsize              i,
-                            gsize              ws)
+/* NAME=value or --name=value in @w, read from @ws: the value masked when
+ * the name rule says it is a secret's; a name written as it reads only
+ * when @written_name (else the patterns read it).  Where the scan goes
+ * on, @i when nothing was masked. */
+static gsize
+assignment (Redactor          *r,
+            const PdShellWord *w,
+            gsize              i,
+            gsize              ws,
+            gboolean           written_name)
 {
   const GString *d = w->d;
   gsize eq, ns;
   g_autofree char *name = NULL;
   g_autofree char *value = NULL;
 
-  /* NAME=value, or --name=value, the name of quoted parts (written as it
-   * reads, the patterns read it) */
   for (ns = 0; ns < 2 && ns < d->len && d->str[ns] == '-'; ns++)
     ;
   for (eq = ns; eq < d->len && eq - ns < 64 && (g_ascii_isalnum (d->str[eq]) || strchr ("_-.", d->str[eq]) != NULL); eq++)
     ;
-  if (eq == ns || eq >= d->len || d->str[eq] != '=' || !g_ascii_isalpha (d->str[ns]) || _pd_shell_word_as_written (w, 0, eq + 1))
+  if (eq == ns || eq >= d->len || d->str[eq] != '=' || !g_ascii_isalpha (d->str[ns])
+      || (!written_name && _pd_shell_word_as_written (w, 0, eq + 1)))
     return i;
   name = g_strndup (d->str + ns, eq - ns);
   value = g_strndup (d->str + eq + 1, d->len - eq - 1);
+  /* read to its end (the JSON string's word), every $ left in it is
+   * text (S3cret\\$\\(id\\)Zq9 is S3cret$(id)Zq9 to bash, no command;
+   * judged as one, Zq9 was kept) */
+  if (written_name)
+    g_strdelimit (value, "$", '_');
   if (!_pd_redact_name_is_secret (name) || !_pd_redact_value_is_secret (value, TRUE)
       || _pd_redact_value_is_pass_count (name, value))
     return i;
   return mask_value (r, w, i, ws, eq + 1, d->len, G_MAXSIZE);
+}
+
+gsize
+_pd_redact_assignment_word (Redactor          *r,
+                            const PdShellWord *w,
+                            gsize              i,
+                            gsize              ws)
+{
+  /* the name of quoted parts (written as it reads, the patterns read it) */
+  return assignment (r, w, i, ws, FALSE);
+}
+
+gsize
+_pd_redact_json_assignment_at (Redactor *r,
+                               gsize     start,
+                               gsize     name_end)
+{
+  const char *t = r->text;
+  gsize next = start, eq;
+  PdShellWord w;
+
+  if (_pd_redact_depth_at (r->depths, start) != 1 || name_end >= r->len || t[name_end] != '='
+      || !_pd_shell_word_starts_at (r, start, 1))
+    return start;
+  _pd_shell_word_read (&w, t, r->len, start, TRUE);
+  r->line.bytes_read += w.end - start;
+  eq = name_end - start;
+  /* a value written as it reads is the patterns' */
+  if (w.stop == PD_SHELL_WORD_END && eq < w.d->len && w.d->str[eq] == '=' && _pd_shell_word_as_written (&w, 0, eq + 1)
+      && !_pd_shell_word_as_written (&w, eq + 1, w.d->len))
+    next = assignment (r, &w, start, start, TRUE);
+  _pd_shell_word_clear (&w);
+  return next;
+}
+
+gsize
+_pd_redact_dollar_quote_value_at (Redactor *r,
+                                  gsize     start,
+                                  gsize     name_end)
+{
+  const char *t = r->text;
+  guint depth = _pd_redact_depth_at (r->depths, start);
+  gsize ws = name_end, next = start;
+  PdShellWord w;
+
+  if (depth > 1)
+    return start;
+  if (ws < r->len && t[ws] == '=')
+    ws++;
+  else
+    while (ws < r->len && (t[ws] == ' ' || t[ws] == '\t'))
+      ws++;
+  /* the value's word opens a double quote ("…, or \"… in a JSON string) */
+  if (ws + 3 >= r->len || !(t[ws] == '"' || (depth == 1 && t[ws] == '\\' && t[ws + 1] == '"')))
+    return start;
+  _pd_shell_word_read (&w, t, r->len, ws, depth == 1);
+  r->line.bytes_read += w.end - ws;
+  if (w.stop == PD_SHELL_WORD_END && w.d->len > 2 && w.d->str[0] == '$' && w.d->str[1] == '\''
+      && _pd_redact_value_is_secret (w.d->str, TRUE))
+    next = mask_value (r, &w, start, ws, 0, w.d->len, G_MAXSIZE);
+  _pd_shell_word_clear (&w);
+  return next;
 }

@@ -504,6 +504,15 @@ try_assignment (Redactor *r,
           r->refused_end = MAX (r->refused_end, MAX (whole, after));
           return MAX (whole, after);
         }
+      /* in a JSON string, a value with escapes read as bash reads it
+       * (pd-redact-user-word.c) */
+      if (!r->joined && (n = _pd_redact_json_assignment_at (r, start, end)) != start)
+        return n;
+      /* "$'SECRET'": no variable's $, the secret as written (read as
+       * bash reads it, pd-redact-user-word.c) */
+      if (t[vs] == '$' && vs + 1 < r->len && t[vs + 1] == '\''
+          && (n = _pd_redact_dollar_quote_value_at (r, start, end)) != start)
+        return n;
       if (after > 0)
         {
           g_autofree char *fallback = g_strndup (t + ds, de - ds);
@@ -680,6 +689,13 @@ try_at (Redactor *r,
     }
   if (i < r->refused_end)
     return i;  /* inside a value left in sight: known token shapes only */
+  /* user = "bob:X", pass X: a line of curl's config (pd-redact-curl-config.c) */
+  if ((word_start || (i >= 2 && p[-1] == 'n' && p[-2] == '\\')) && (*p == 'u' || *p == 'p' || *p == 'o')
+      && (n = _pd_redact_curl_config_at (r, i)) != i)
+    return n;
+  /* auth=('bob', 'X'), HTTPBasicAuth('bob', 'X'): code's (pd-redact-code.c) */
+  if ((*p == 'a' || *p == 'A') && p[1] == 'u' && (n = _pd_redact_code_auth_at (r, i)) != i)
+    return n;
   named = g_ascii_isalpha (*p) && has_name_trigger (p);
   /* An HTTP header's word, read as bash reads it (pd-redact-header.c). */
   if (i >= r->header_end && (named || ((*p == 'c' || *p == 'C') && starts_with_ci (p, "cookie")))
@@ -841,7 +857,8 @@ try_at (Redactor *r,
 
 /* Which bytes may start something: ANYWHERE, a word of a secret-like name
  * (inside names too: DB_PASSWORD, apiKey) or the ':' of "://";
- * AT_WORD_START, a token prefix, Authorization, Bearer, curl's -u. */
+ * AT_WORD_START, a token prefix, Authorization, Bearer, curl's -u, a
+ * line of curl's config (user, oauth2-bearer). */
 enum { ANYWHERE = 1, AT_WORD_START = 2 };
 
 static const guint8 may_start[256] = {
@@ -851,7 +868,7 @@ static const guint8 may_start[256] = {
   [':'] = ANYWHERE, ['/'] = ANYWHERE, ['<'] = ANYWHERE,
   ['r'] = AT_WORD_START, ['v'] = AT_WORD_START, ['g'] = AT_WORD_START, ['n'] = AT_WORD_START, ['x'] = AT_WORD_START,
   ['h'] = AT_WORD_START, ['d'] = AT_WORD_START, ['e'] = AT_WORD_START, ['b'] = AT_WORD_START,
-  ['i'] = AT_WORD_START, ['I'] = AT_WORD_START, ['y'] = AT_WORD_START,
+  ['i'] = AT_WORD_START, ['I'] = AT_WORD_START, ['y'] = AT_WORD_START, ['u'] = AT_WORD_START, ['o'] = AT_WORD_START,
   ['B'] = AT_WORD_START, ['-'] = AT_WORD_START,
 };
 
@@ -894,8 +911,9 @@ _pd_redact_scan (const char *text,
       /* Most bytes can start nothing: one table lookup, and on. */
       if (!(may_start[c] & ANYWHERE)
           && !((may_start[c] & AT_WORD_START) && (i == 0 || !is_word_char (r.text[i - 1])))
-          /* a statement's line in a JSON string starts after its \n */
-          && !((c == 'i' || c == 'I') && i >= 2 && r.text[i - 1] == 'n' && r.text[i - 2] == '\\'))
+          /* a statement's line in a JSON string starts after its \n, and
+           * a line of curl's config after printf's */
+          && !((c == 'i' || c == 'I' || c == 'u' || c == 'o') && i >= 2 && r.text[i - 1] == 'n' && r.text[i - 2] == '\\'))
         {
           i++;
           continue;
