@@ -299,8 +299,11 @@ test_approval (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (request_frame, "risk"), ==, "local_write");
   /* odek's page shows "command" alone: it is the change, whole (the
    * file, then its content), not "approved.txt (1 bytes)". */
-  g_assert_cmpstr (json_object_get_string_member (request_frame, "command"), ==,
-                   "approved.txt\n(a new file)\n+ x\n");
+  {
+    g_autofree char *change = g_strdup_printf ("In %s:\napproved.txt\n(a new file)\n+ x\n", f->dir);
+
+    g_assert_cmpstr (json_object_get_string_member (request_frame, "command"), ==, change);
+  }
   g_assert_cmpstr (json_object_get_string_member (request_frame, "description"), ==, "tool=write_file");
   g_assert_false (json_object_get_boolean_member (request_frame, "is_operation"));
   g_assert_true (json_object_get_boolean_member (request_frame, "allow_trust"));
