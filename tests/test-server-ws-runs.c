@@ -937,6 +937,10 @@ assert_controls_question (Fixture    *f,
   g_assert_false (json_object_get_boolean_member_with_default (question, "allow_trust", TRUE));
   g_assert_nonnull (strstr (json_object_get_string_member (question, "description"),
                             "holds control characters, shown as escapes"));
+  /* which, for a client to say it in its words (sec27 item 3) */
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (question, "controls_kinds")), ==, 1);
+  g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (question, "controls_kinds"), 0),
+                   ==, "controls");
 }
 
 static void
