@@ -224,6 +224,28 @@ test_set_func_destroy (void)
   g_assert_cmpint (destroyed_b, ==, 1);
 }
 
+/* Whether @preview is "In @dir:" then @rest: a file's preview names its
+ * folder first, as a command's does. */
+static gboolean
+has_prefix_in_dir (const char *preview,
+                   const char *dir,
+                   const char *rest)
+{
+  g_autofree char *expected = g_strdup_printf ("In %s:\n%s", dir, rest);
+
+  return g_str_has_prefix (preview, expected);
+}
+
+static void
+assert_in_dir (const char *preview,
+               const char *dir,
+               const char *rest)
+{
+  g_autofree char *expected = g_strdup_printf ("In %s:\n%s", dir, rest);
+
+  g_assert_cmpstr (preview, ==, expected);
+}
+
 /* What a person approving a call sees beside the one-line summary: the
  * file and the text an edit takes out (-) and puts in (+), a write's
  * content (bounded), a command and its folder; escaped, never cut without
@@ -259,7 +281,7 @@ test_previews (void)
   g_assert_no_error (error);
 
   preview = pd_tool_preview (edit_file, context, edit_args, NULL);
-  g_assert_cmpstr (preview, ==,
+  assert_in_dir (preview, dir,
                    "src/a.c\n"
                    "(every occurrence)\n"
                    "- int x = 1;\\r\n"
@@ -293,14 +315,14 @@ test_previews (void)
     preview = pd_tool_preview (write_file, context, long_args, &whole);
     g_assert_true (whole);
   }
-  g_assert_true (g_str_has_prefix (preview, "big.txt\n(replaces the whole file)\n+ 000xxx"));
+  g_assert_true (has_prefix_in_dir (preview, dir, "big.txt\n(replaces the whole file)\n+ 000xxx"));
   g_assert_nonnull (strstr (preview, "\n+ 249xxx"));
   g_assert_null (strstr (preview, "more"));
   g_assert_null (strchr (preview, '\x01'));
   g_clear_pointer (&preview, g_free);
 
   preview = pd_tool_preview (write_file, context, new_args, NULL);
-  g_assert_cmpstr (preview, ==, "new.txt\n(a new file)\n+ \n");
+  assert_in_dir (preview, dir, "new.txt\n(a new file)\n+ \n");
   g_clear_pointer (&preview, g_free);
 
   preview = pd_tool_preview (shell, context, shell_args, NULL);
@@ -367,18 +389,18 @@ test_preview_lands_at (void)
                                                  "\"new_string\":\"b\"}", path->str));
 
   preview = pd_tool_preview (write_file, context, write_args, NULL);
-  expected = g_strdup_printf ("Writes .git/hooks/pre-commit\n%s\n(a new file)\n+ #!/bin/sh\n", path->str);
+  expected = g_strdup_printf ("In %s:\nWrites .git/hooks/pre-commit\n%s\n(a new file)\n+ #!/bin/sh\n", dir, path->str);
   g_assert_cmpstr (preview, ==, expected);
   g_clear_pointer (&preview, g_free);
   g_clear_pointer (&expected, g_free);
 
   preview = pd_tool_preview (edit_file, context, edit_args, NULL);
-  g_assert_true (g_str_has_prefix (preview, "Edits .git/hooks/pre-commit\ndocs/notes.md/././"));
+  g_assert_true (has_prefix_in_dir (preview, dir, "Edits .git/hooks/pre-commit\ndocs/notes.md/././"));
   g_clear_pointer (&preview, g_free);
 
   /* A path that reads as what it names gets no such line. */
   preview = pd_tool_preview (write_file, context, plain_args, NULL);
-  g_assert_cmpstr (preview, ==, "docs/plain.md\n(a new file)\n+ x\n");
+  assert_in_dir (preview, dir, "docs/plain.md\n(a new file)\n+ x\n");
   g_clear_pointer (&preview, g_free);
 
   asker_init (&asker, FALSE);
@@ -387,7 +409,7 @@ test_preview_lands_at (void)
                    PD_APPROVAL_DENY);
   g_assert_true (g_str_has_prefix (asker.last_summary,
                                    "write_file: .git/hooks/pre-commit (as written: docs/notes.md/./"));
-  g_assert_true (g_str_has_prefix (asker.last_preview, "Writes .git/hooks/pre-commit\n"));
+  g_assert_true (has_prefix_in_dir (asker.last_preview, dir, "Writes .git/hooks/pre-commit\n"));
   g_assert_cmpint (pd_approver_decide (approver, write_file, context, plain_args, NULL), ==,
                    PD_APPROVAL_DENY);
   g_assert_cmpstr (asker.last_summary, ==, "write_file: docs/plain.md (1 bytes)");
@@ -696,7 +718,7 @@ test_preview_controls (void)
   g_assert_cmpstr (summary, ==, "shell: echo hi \\\\r\\nrm -f victim");
 
   preview = pd_tool_preview (write_file, context, write_args, NULL);
-  g_assert_cmpstr (preview, ==,
+  assert_in_dir (preview, dir,
                    "build.sh\n(a new file)\n"
                    "+ #!/bin/bash\n"
                    "+ echo building \\\\r\n"
@@ -756,7 +778,7 @@ test_preview_path_lines (void)
   g_assert_no_error (error);
 
   preview = pd_tool_preview (write_file, context, args, NULL);
-  g_assert_cmpstr (preview, ==,
+  assert_in_dir (preview, dir,
                    "Writes .git/hooks/pre-commit\n"
                    "docs/notes.md\\n(a new file)\\n+ # Notes\\n/../../.git/hooks/pre-commit\n(a new file)\n"
                    "+ #!/bin/sh\n"
@@ -767,7 +789,7 @@ test_preview_path_lines (void)
 
   g_clear_pointer (&preview, g_free);
   preview = pd_tool_preview (edit_file, context, edit_args, NULL);
-  g_assert_true (g_str_has_prefix (preview, "a.c\\tb.c\n"));
+  g_assert_true (has_prefix_in_dir (preview, dir, "a.c\\tb.c\n"));
   g_assert_true (pd_approver_args_have_controls (edit_args));
 
   /* A line break in the content is text, as before. */

@@ -299,8 +299,11 @@ test_approval (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (request_frame, "risk"), ==, "local_write");
   /* odek's page shows "command" alone: it is the change, whole (the
    * file, then its content), not "approved.txt (1 bytes)". */
-  g_assert_cmpstr (json_object_get_string_member (request_frame, "command"), ==,
-                   "approved.txt\n(a new file)\n+ x\n");
+  {
+    g_autofree char *change = g_strdup_printf ("In %s:\napproved.txt\n(a new file)\n+ x\n", f->dir);
+
+    g_assert_cmpstr (json_object_get_string_member (request_frame, "command"), ==, change);
+  }
   g_assert_cmpstr (json_object_get_string_member (request_frame, "description"), ==, "tool=write_file");
   g_assert_false (json_object_get_boolean_member (request_frame, "is_operation"));
   g_assert_true (json_object_get_boolean_member (request_frame, "allow_trust"));
@@ -934,6 +937,10 @@ assert_controls_question (Fixture    *f,
   g_assert_false (json_object_get_boolean_member_with_default (question, "allow_trust", TRUE));
   g_assert_nonnull (strstr (json_object_get_string_member (question, "description"),
                             "holds control characters, shown as escapes"));
+  /* which, for a client to say it in its words (sec27 item 3) */
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (question, "controls_kinds")), ==, 1);
+  g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (question, "controls_kinds"), 0),
+                   ==, "controls");
 }
 
 static void

@@ -99,7 +99,7 @@ ask_on_main (gpointer data)
 gboolean
 _pd_run_question_guarded (Question *question)
 {
-  return question->controls ||
+  return question->controls != 0 ||
          (question->remote_run != NULL && pd_remote_run_approval_is_guarded (question->remote_run));
 }
 
@@ -200,7 +200,7 @@ approve_on_worker (const char *tool,
   gboolean allow;
 
   question->preview = g_strdup (preview);
-  question->controls = pd_approver_asked_controls ();
+  question->controls = pd_approver_asked_controls_kinds ();
 
   ask_and_wait (question);
   allow = question->answer;

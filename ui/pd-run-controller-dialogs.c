@@ -211,7 +211,7 @@ question_warning (Question *question)
 {
   if (question->remote_run != NULL)
     return pd_remote_run_approval_warning (question->remote_run);
-  return g_strdup (pd_approver_controls_text ());
+  return pd_approver_controls_describe (question->tool, question->controls);
 }
 
 /* The call, whole (scrolled when long): what it changes, as its tool
@@ -250,7 +250,7 @@ approval_details (Question *question)
       gtk_widget_add_css_class (warning, "warning");
       if (question->remote_run != NULL && question->remote_run->approval_masked)
         gtk_widget_add_css_class (warning, "pd-approval-masked");
-      if (question->controls || (question->remote_run != NULL && question->remote_run->approval_controls))
+      if (question->controls != 0 || (question->remote_run != NULL && question->remote_run->approval_controls))
         gtk_widget_add_css_class (warning, "pd-approval-controls");
       gtk_box_append (GTK_BOX (box), warning);
     }

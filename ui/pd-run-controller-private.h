@@ -39,7 +39,7 @@ typedef struct
   char            *tool;
   char            *text;
   char            *preview;    /* (nullable) an approval's pd_tool_preview() */
-  gboolean         controls;   /* the call holds control characters, shown as escapes */
+  guint            controls;   /* what the call holds that is shown as escapes (PdApproverControls) */
 
   GMutex           mutex;
   GCond            cond;

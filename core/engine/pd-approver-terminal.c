@@ -142,7 +142,7 @@ call_rows (const char *shown,
  * @tool: the tool's name
  * @summary: (nullable): the call's one-line summary
  * @preview: (nullable): the call's preview, shown when it has one
- * @controls: pd_approver_asked_controls()
+ * @controls: pd_approver_asked_controls_kinds() (%TRUE: control characters)
  * @columns: the terminal's width, 0 when it is not known
  * @rows: the terminal's height, 0 when it is not known
  *
@@ -159,7 +159,7 @@ char **
 pd_approver_terminal_pages (const char *tool,
                             const char *summary,
                             const char *preview,
-                            gboolean    controls,
+                            guint       controls,
                             guint       columns,
                             guint       rows)
 {
@@ -193,8 +193,8 @@ pd_approver_terminal_pages (const char *tool,
     g_free (heading);
     heading = both;
   }
-  if (controls)
-    sentence = g_strdup (pd_approver_controls_text ());
+  if (controls != 0)
+    sentence = pd_approver_controls_describe (tool, controls);
   /* A blank line and the heading; the sentence and the question. */
   head_rows = 1 + rows_of (heading, columns);
   tail_rows = (sentence != NULL ? rows_of (sentence, columns) : 0) + 1;
@@ -243,7 +243,7 @@ pd_approver_terminal_pages (const char *tool,
 
 /**
  * pd_approver_terminal_question:
- * @controls: pd_approver_asked_controls()
+ * @controls: pd_approver_asked_controls_kinds()
  *
  * Returns: (transfer full): what pd_approver_terminal_func() asks on a
  *   terminal 80 columns wide and tall enough for all of it: the tool, how
@@ -255,7 +255,7 @@ char *
 pd_approver_terminal_question (const char *tool,
                                const char *summary,
                                const char *preview,
-                               gboolean    controls)
+                               guint       controls)
 {
   g_auto(GStrv) pages = pd_approver_terminal_pages (tool, summary, preview, controls, DEFAULT_COLUMNS,
                                                     G_MAXUINT / 2);
@@ -362,7 +362,7 @@ pd_approver_terminal_func (const char *tool,
 
   if (ioctl (fd, TIOCGWINSZ, &size) != 0)
     memset (&size, 0, sizeof size);
-  pages = pd_approver_terminal_pages (tool, summary, preview, pd_approver_asked_controls (),
+  pages = pd_approver_terminal_pages (tool, summary, preview, pd_approver_asked_controls_kinds (),
                                       size.ws_col, size.ws_row);
 
   for (guint i = 0; ok && pages[i] != NULL; i++)

@@ -271,26 +271,28 @@ pd_approver_set_denial_reason (const char *reason)
  * characters (GINT_TO_POINTER). */
 static GPrivate asked_controls;
 
-/* Whether a string anywhere in @node holds a character
- * pd_tool_text_is_control() names. */
-static gboolean
-node_has_control (JsonNode *node)
+/* What the strings anywhere in @node hold that is escaped, by kind
+ * (pd_tool_text_escapes()). */
+static PdToolEscapes
+node_escapes (JsonNode *node)
 {
+  PdToolEscapes found = PD_TOOL_ESCAPES_NONE;
+
   if (node == NULL)
-    return FALSE;
+    return found;
   switch (json_node_get_node_type (node))
     {
     case JSON_NODE_VALUE:
-      return json_node_get_value_type (node) == G_TYPE_STRING &&
-             pd_tool_text_has_control (json_node_get_string (node));
+      if (json_node_get_value_type (node) == G_TYPE_STRING)
+        found = pd_tool_text_escapes (json_node_get_string (node));
+      return found;
     case JSON_NODE_ARRAY:
       {
         JsonArray *array = json_node_get_array (node);
 
         for (guint i = 0; i < json_array_get_length (array); i++)
-          if (node_has_control (json_array_get_element (array, i)))
-            return TRUE;
-        return FALSE;
+          found |= node_escapes (json_array_get_element (array, i));
+        return found;
       }
     case JSON_NODE_OBJECT:
       {
@@ -300,73 +302,104 @@ node_has_control (JsonNode *node)
 
         json_object_iter_init (&iter, json_node_get_object (node));
         while (json_object_iter_next (&iter, &name, &member))
-          if (pd_tool_text_has_control (name) || node_has_control (member))
-            return TRUE;
-        return FALSE;
+          found |= pd_tool_text_escapes (name) | node_escapes (member);
+        return found;
       }
     case JSON_NODE_NULL:
     default:
-      return FALSE;
+      return found;
     }
 }
 
 /* A line break or a TAB is text in a command or a file's content, but in
  * a file name it is shown as \n or \t: a name of several lines would read
  * as the preview's own lines ("(a new file)", "+ …") and hide where the
- * write lands (tried as an attacker would). */
-static gboolean
-path_has_line_break (const char *path)
+ * write lands (tried as an attacker would).  Another control character
+ * is one wherever it is (pd_tool_text_escapes()). */
+static PdApproverControls
+path_breaks (const char *path)
 {
+  PdApproverControls found = PD_APPROVER_CONTROLS_NONE;
+
   for (const char *p = path; p != NULL && *p != '\0'; p++)
-    if ((guchar) *p < 0x20)
-      return TRUE;
-  return FALSE;
+    if (*p == '\n')
+      found |= PD_APPROVER_CONTROLS_NAME_BREAK;
+    else if (*p == '\t')
+      found |= PD_APPROVER_CONTROLS_NAME_TAB;
+  return found;
+}
+
+/**
+ * pd_approver_args_controls:
+ * @args: (nullable): a call's arguments
+ *
+ * What the strings of @args (a command, a file's content, an edit's text,
+ * a path) hold that changes what runs or how it reads, by kind: control
+ * characters (pd_tool_text_is_control(): a CR, ESC, a direction
+ * override), letters of another alphabet drawn as Latin ones, characters
+ * drawn as the shell's signs, a line break or a TAB in a file name.  The
+ * preview and the summary show each as an escape (\r, \x1b, \u202e,
+ * \u0430, \u201c), so what a person reads is not the text that runs: bash
+ * reads `echo hi \<CR><LF>rm -f victim` as two commands.  Such a question
+ * is asked with friction, as a masked one is, and says which
+ * (pd_approver_controls_describe()).
+ */
+PdApproverControls
+pd_approver_args_controls (JsonObject *args)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  if (args == NULL)
+    return PD_APPROVER_CONTROLS_NONE;
+  node = json_node_init_object (json_node_alloc (), args);
+  return path_breaks (pd_json_get_string (args, "path")) | (PdApproverControls) node_escapes (node);
 }
 
 /**
  * pd_approver_args_have_controls:
  * @args: (nullable): a call's arguments
  *
- * Whether a string of @args (a command, a file's content, an edit's text,
- * a path) holds a character that changes what runs or how it reads
- * (pd_tool_text_is_control(): a CR, ESC, a direction override).  The
- * preview and the summary show each as an escape (\r, \x1b, \u202e), so
- * what a person reads is not the text that runs: bash reads
- * `echo hi \<CR><LF>rm -f victim` as two commands.  Such a question is asked
- * with friction, as a masked one is.
+ * Returns: whether @args hold anything pd_approver_args_controls() names
  */
 gboolean
 pd_approver_args_have_controls (JsonObject *args)
 {
-  g_autoptr(JsonNode) node = NULL;
-
-  if (args == NULL)
-    return FALSE;
-  if (path_has_line_break (pd_json_get_string (args, "path")))
-    return TRUE;
-  node = json_node_init_object (json_node_alloc (), args);
-  return node_has_control (node);
+  return pd_approver_args_controls (args) != PD_APPROVER_CONTROLS_NONE;
 }
 
 /**
  * pd_approver_asked_controls:
  *
  * Called by a #PdApprovalFunc, on its own thread: whether the call it is
- * asked about holds control characters (pd_approver_args_have_controls()),
- * which its summary and preview show as escapes.  It then says so, with
- * pd_approver_controls_text(), and is not answered in one click.
+ * asked about holds control characters or look-alikes
+ * (pd_approver_args_have_controls()), which its summary and preview show
+ * as escapes.  It then says so, with pd_approver_controls_describe() of
+ * pd_approver_asked_controls_kinds(), and is not answered in one click.
  */
 gboolean
 pd_approver_asked_controls (void)
 {
-  return GPOINTER_TO_INT (g_private_get (&asked_controls));
+  return pd_approver_asked_controls_kinds () != PD_APPROVER_CONTROLS_NONE;
+}
+
+/**
+ * pd_approver_asked_controls_kinds:
+ *
+ * Returns: pd_approver_args_controls() of the call asked about on this
+ *   thread
+ */
+PdApproverControls
+pd_approver_asked_controls_kinds (void)
+{
+  return (PdApproverControls) GPOINTER_TO_INT (g_private_get (&asked_controls));
 }
 
 /**
  * pd_approver_controls_text:
  *
- * Returns: the sentence a question about a call with control characters
- *   says (translated)
+ * Returns: the sentence a question about a command with control
+ *   characters says (translated); what an endpoint's question with
+ *   "controls" and no "controls_kinds" says
  */
 const char *
 pd_approver_controls_text (void)
@@ -375,6 +408,119 @@ pd_approver_controls_text (void)
    * approve; \r, \x1b and \u202e are written as they are shown */
   return _("This command holds control characters, shown as escapes such as \\r, \\x1b or \\u202e. "
            "They change what runs or how it reads: approve only if you expected them.");
+}
+
+/**
+ * pd_approver_controls_describe:
+ * @tool: (nullable): the tool's name
+ * @kinds: what the call holds (pd_approver_args_controls())
+ *
+ * Returns: (transfer full): what a question about the call says, one
+ *   sentence a kind (translated): "command" for a shell call's, "call"
+ *   for another's, the file name for its line break; the same words in
+ *   the terminal prompt, the window's dialog and serve's questions
+ */
+char *
+pd_approver_controls_describe (const char         *tool,
+                               PdApproverControls  kinds)
+{
+  gboolean shell = g_strcmp0 (tool, "shell") == 0;
+  GString *out = g_string_new (NULL);
+
+  if (kinds == PD_APPROVER_CONTROLS_CONTROLS && shell)
+    {
+      g_string_append (out, pd_approver_controls_text ());
+      return g_string_free (out, FALSE);
+    }
+  if (kinds & PD_APPROVER_CONTROLS_CONTROLS)
+    g_string_append_printf (out, "%s ", shell
+      /* Translators: under a command put to a person to approve; \r,
+       * \x1b and \u202e are written as they are shown */
+      ? _("This command holds control characters, shown as escapes such as \\r, \\x1b or \\u202e.")
+      /* Translators: under a file write or another call put to a person
+       * to approve; \r, \x1b and \u202e are written as they are shown */
+      : _("This call holds control characters, shown as escapes such as \\r, \\x1b or \\u202e."));
+  if (kinds & PD_APPROVER_CONTROLS_LETTERS)
+    g_string_append_printf (out, "%s ", shell
+      /* Translators: \u0430 is written as it is shown (a Cyrillic a) */
+      ? _("This command holds letters from another alphabet that look like Latin ones, shown as "
+          "escapes such as \\u0430.")
+      : _("This call holds letters from another alphabet that look like Latin ones, shown as "
+          "escapes such as \\u0430."));
+  if (kinds & PD_APPROVER_CONTROLS_SIGNS)
+    g_string_append_printf (out, "%s ", shell
+      /* Translators: \u201c and \u2044 are written as they are shown (a
+       * curly quote, a fraction slash) */
+      ? _("This command holds characters that look like shell syntax (quotes, slashes, dashes), "
+          "shown as escapes such as \\u201c or \\u2044.")
+      : _("This call holds characters that look like other signs (quotes, slashes, dashes), "
+          "shown as escapes such as \\u201c or \\u2044."));
+  if (kinds & PD_APPROVER_CONTROLS_NAME_BREAK)
+    g_string_append_printf (out, "%s ",
+      /* Translators: \n is written as it is shown */
+      _("The file name holds a line break, shown as \\n."));
+  if (kinds & PD_APPROVER_CONTROLS_NAME_TAB)
+    g_string_append_printf (out, "%s ",
+      /* Translators: \t is written as it is shown */
+      _("The file name holds a tab, shown as \\t."));
+  if (out->len == 0)
+    return g_string_free (out, TRUE);
+  if ((kinds & (PD_APPROVER_CONTROLS_CONTROLS | PD_APPROVER_CONTROLS_LETTERS | PD_APPROVER_CONTROLS_SIGNS)) == 0)
+    g_string_append (out, _("The file is written under that name: approve only if you expected it."));
+  else if (shell)
+    g_string_append (out, _("They change what runs or how it reads: approve only if you expected them."));
+  else
+    g_string_append (out, _("They change what is written or how it reads: approve only if you "
+                            "expected them."));
+  return g_string_free (out, FALSE);
+}
+
+/* The names of the kinds in serve's "controls_kinds", in bit order. */
+static const char *const control_kind_names[] = {
+  "controls", "letters", "signs", "name_line_break", "name_tab",
+};
+
+/**
+ * pd_approver_controls_to_json:
+ *
+ * Returns: (transfer full): @kinds as serve's "controls_kinds": their
+ *   names ("controls", "letters", "signs", "name_line_break", "name_tab")
+ */
+JsonArray *
+pd_approver_controls_to_json (PdApproverControls kinds)
+{
+  JsonArray *array = json_array_new ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (control_kind_names); i++)
+    if (kinds & (1u << i))
+      json_array_add_string_element (array, control_kind_names[i]);
+  return array;
+}
+
+/**
+ * pd_approver_controls_from_json:
+ * @names: (nullable): an endpoint's "controls_kinds"
+ *
+ * Returns: the kinds named (a name this version does not know is none)
+ */
+PdApproverControls
+pd_approver_controls_from_json (JsonArray *names)
+{
+  PdApproverControls kinds = PD_APPROVER_CONTROLS_NONE;
+
+  for (guint i = 0; names != NULL && i < json_array_get_length (names); i++)
+    {
+      JsonNode *node = json_array_get_element (names, i);
+      const char *name;
+
+      if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+        continue;
+      name = json_node_get_string (node);
+      for (guint k = 0; k < G_N_ELEMENTS (control_kind_names); k++)
+        if (g_strcmp0 (name, control_kind_names[k]) == 0)
+          kinds |= 1u << k;
+    }
+  return kinds;
 }
 
 static char *summarize (PdTool        *tool,
@@ -475,7 +621,7 @@ pd_approver_decide (PdApprover     *self,
 
   g_mutex_lock (&self->prompt_mutex);
   g_private_replace (&denial_reason, NULL);
-  g_private_set (&asked_controls, GINT_TO_POINTER (pd_approver_args_have_controls (args)));
+  g_private_set (&asked_controls, GINT_TO_POINTER (pd_approver_args_controls (args)));
   allowed = ((PdApprovalFunc) asker->func) (pd_tool_get_name (tool), summary, preview, asker->data);
   g_private_set (&asked_controls, GINT_TO_POINTER (FALSE));
   g_mutex_unlock (&self->prompt_mutex);

@@ -67,20 +67,48 @@ char               *pd_approver_summarize  (PdTool           *tool,
 gboolean            pd_approver_summary_is_whole (const char *tool,
                                                   const char *summary);
 
+/**
+ * PdApproverControls:
+ * @PD_APPROVER_CONTROLS_NONE: nothing escaped
+ * @PD_APPROVER_CONTROLS_CONTROLS: control characters (\r, \x1b, \u202e)
+ * @PD_APPROVER_CONTROLS_LETTERS: letters of another alphabet drawn as Latin ones
+ * @PD_APPROVER_CONTROLS_SIGNS: characters drawn as shell syntax
+ * @PD_APPROVER_CONTROLS_NAME_BREAK: a file name with a line break (\n)
+ * @PD_APPROVER_CONTROLS_NAME_TAB: a file name with a tab (\t)
+ *
+ * What a call's question shows as escapes, by kind (the first three are
+ * #PdToolEscapes'): each is said in its own words.
+ */
+typedef enum
+{
+  PD_APPROVER_CONTROLS_NONE       = 0,
+  PD_APPROVER_CONTROLS_CONTROLS   = PD_TOOL_ESCAPES_CONTROLS,
+  PD_APPROVER_CONTROLS_LETTERS    = PD_TOOL_ESCAPES_LETTERS,
+  PD_APPROVER_CONTROLS_SIGNS      = PD_TOOL_ESCAPES_SIGNS,
+  PD_APPROVER_CONTROLS_NAME_BREAK = 1 << 3,
+  PD_APPROVER_CONTROLS_NAME_TAB   = 1 << 4,
+} PdApproverControls;
+
 gboolean            pd_approver_args_have_controls (JsonObject *args);
+PdApproverControls  pd_approver_args_controls (JsonObject *args);
 gboolean            pd_approver_asked_controls (void);
+PdApproverControls  pd_approver_asked_controls_kinds (void);
 const char         *pd_approver_controls_text (void);
+char               *pd_approver_controls_describe (const char         *tool,
+                                                   PdApproverControls  kinds);
+JsonArray          *pd_approver_controls_to_json (PdApproverControls  kinds);
+PdApproverControls  pd_approver_controls_from_json (JsonArray         *names);
 
 char              **pd_approver_terminal_pages (const char *tool,
                                                 const char *summary,
                                                 const char *preview,
-                                                gboolean    controls,
+                                                guint       controls,
                                                 guint       columns,
                                                 guint       rows);
 char               *pd_approver_terminal_question (const char *tool,
                                                    const char *summary,
                                                    const char *preview,
-                                                   gboolean    controls);
+                                                   guint       controls);
 gboolean            pd_approver_terminal_func (const char *tool,
                                                const char *summary,
                                                const char *preview,

@@ -731,16 +731,7 @@ _pd_shell_preview (PdToolContext *context,
   GString *out = g_string_new (NULL);
   const char *command = pd_json_get_string (args, "command");
 
-  if (context != NULL)
-    {
-      g_autoptr(GString) folder = g_string_new (NULL);
-
-      _pd_tool_preview_append_text (folder, pd_tool_context_get_working_dir (context));
-      g_string_truncate (folder, folder->len - 1);
-      /* Translators: in the preview of a command; %s is a folder */
-      g_string_append_printf (out, _("In %s:"), folder->str);
-      g_string_append_c (out, '\n');
-    }
+  _pd_tool_preview_append_folder (out, context);
   _pd_tool_preview_append_lines (out, "$ ", "  ", command, PD_TOOL_PREVIEW_MAX_LINES);
 
   return g_string_free (out, FALSE);

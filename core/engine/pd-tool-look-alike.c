@@ -27,13 +27,34 @@
  *   #) — and Chinese or Japanese prose keeps its fullwidth commas,
  *   colons, brackets, ！ and ？ in a word with its letters (its ； beside
  *   one), an English one its apostrophe, an en or em dash in a word or
- *   before a blank its look.
+ *   before a blank its look;
+ * - signs a shell reads by their place in the word: ノ as a slash, 一 and
+ *   ー as an option's dash, 。 and ｡ as a host's dot, where no Han or kana
+ *   letter stands beside them (`/tmpノetc`, `rm ーrf`, `evil。com`).
+ *
+ * Inside quotes, in a text of several words (or of Han or kana letters)
+ * with none of ; & | ` $ < > (a commit message, an echo'd sentence:
+ * "prose"), the signs and the
+ * compatibility forms above are typography and read as they are (`„Hallo
+ * Welt“`, `It’s “fine” – really … 5 km`, `東京 １２３`, `ﬁle`, a NBSP),
+ * but for what still changes how a command reads there: a slash, a bar
+ * or a semicolon, a dash or a # that starts a word (an option, a
+ * comment to a `sh -c`), a dot between letters (a host), any in a word
+ * that is a path, a URL, a host or an option, and the quote that closes
+ * the text when its look-alikes are not in pairs and another such quote
+ * follows: `echo 'it’s' ; rm -rf ~ ; echo 'x’y'` reads as one string to
+ * whoever takes ’ for '.  Where there is an operator, `sh -c "echo “hi;
+ * rm -rf ~”"` runs rm: nothing is spared; nor in what a shell runs (after
+ * an option with c, eval, ssh…: `sh -c "rm -rf “a src b”"` removes src),
+ * nor after a << (a here-document's lines are no words to follow).
+ * Tried as a new user and as an attacker would.
  */
 #define G_LOG_DOMAIN "pd-tools"
 
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "pd-safe-text.h"
 #include "pd-tool-private.h"
@@ -235,6 +256,164 @@ is_ascii_shaped (gunichar before,
   return TRUE;
 }
 
+/* The ASCII sign @c is drawn as where the shell reads signs (a quote, a
+ * slash, a dash, #, a dot, a bar…, or its compatibility form's one
+ * character), else 0. */
+static char
+drawn_as (gunichar c)
+{
+  gunichar folded[G_UNICHAR_MAX_DECOMPOSITION_LENGTH];
+  gsize n;
+
+  switch (c)
+    {
+    case 0x00B4: case 0x02B9: case 0x02BB: case 0x02BC: case 0x02C8: case 0x02CB:
+    case 0x2018: case 0x2019: case 0x201A: case 0x201B: case 0x2032: case 0x2035:
+    case 0x2039: case 0x203A:
+      return '\'';
+    case 0x02BA: case 0x05F4: case 0x201C: case 0x201D: case 0x201E: case 0x201F:
+    case 0x2033: case 0x2036: case 0x3003:
+      return '"';
+    case 0x2044: case 0x2215: case 0x2571: case 0x29F8: case 0x30CE:
+      return '/';
+    case 0x2216: case 0x29F5:
+      return '\\';
+    case 0x02D7: case 0x2010: case 0x2011: case 0x2012: case 0x2013: case 0x2014:
+    case 0x2015: case 0x2043: case 0x2212: case 0x2E3A: case 0x2E3B: case 0x30FC:
+    case 0x4E00:
+      return '-';
+    case 0x2317: case 0x266F:
+      return '#';
+    case 0x3002: case 0xFE12: case 0xFF61:
+      return '.';
+    case 0x01C0: case 0x05C0: case 0x2223: case 0x23D0: case 0x2758:
+      return '|';
+    default:
+      break;
+    }
+  if (!may_fold_to_ascii (c))
+    return 0;
+  n = g_unichar_fully_decompose (c, TRUE, folded, G_N_ELEMENTS (folded));
+  return n == 1 && folded[0] < 0x80 && folded[0] != c ? (char) folded[0] : 0;
+}
+
+/* Whether @c is a Han or kana letter, or a sign of Japanese prose. */
+static gboolean
+is_cjk_side (gunichar c)
+{
+  return c != 0 && (is_cjk (c) || (c >= 0x3040 && c <= 0x30FF) || c == 0x3005 ||
+                    (c >= 0x31F0 && c <= 0x31FF) || (c >= 0xFF66 && c <= 0xFF9F));
+}
+
+static gboolean
+is_ascii_alnum (gunichar c)
+{
+  return c < 0x80 && g_ascii_isalnum (c);
+}
+
+/* Whether a text beside @before starts a shell word there. */
+static gboolean
+starts_word (gunichar before)
+{
+  return before == 0 || g_unichar_isspace (before) || before == '\'' || before == '"';
+}
+
+/* Whether @c is drawn as a sign the shell reads by its place, and stands
+ * where it reads as that sign: ノ as a slash, 一 and ー as a dash, 。 and ｡
+ * as a dot, with no Han or kana letter beside them (a Japanese or Chinese
+ * word's own), the dots between ASCII letters or digits (a host). */
+static gboolean
+is_cjk_sign_out_of_place (gunichar before,
+                          gunichar c,
+                          gunichar after)
+{
+  if (c == 0x30CE || c == 0x30FC || c == 0x4E00)
+    return !is_cjk_side (before) && !is_cjk_side (after);
+  if (c == 0x3002 || c == 0xFE12 || c == 0xFF61)
+    return is_ascii_alnum (before) && is_ascii_alnum (after);
+  return FALSE;
+}
+
+/* Whether a ' (@kind '\'') or a " or a look-alike of it stands in
+ * [@from, @text_end): found once, as the last of them, for a pass. */
+static gboolean
+quote_follows (PdToolLookAlike *state,
+               char             kind,
+               const char      *from,
+               const char      *text_end)
+{
+  int i = kind == '"';
+
+  if (!state->last_read[i])
+    {
+      state->last_quote[i] = NULL;
+      for (const char *q = from; q < text_end; )
+        {
+          gunichar d = g_utf8_get_char_validated (q, text_end - q);
+
+          if (d == (gunichar) -1 || d == (gunichar) -2)
+            {
+              q++;
+              continue;
+            }
+          if (d == (gunichar) kind || (d >= 0x80 && drawn_as (d) == kind))
+            state->last_quote[i] = q;
+          q = g_utf8_next_char (q);
+        }
+      state->last_read[i] = TRUE;
+    }
+  return state->last_quote[i] != NULL && state->last_quote[i] >= from;
+}
+
+/* Reads the quoted text on this line that @state is in (to its closing
+ * quote, the line's end or the text's) into @state, once. */
+static void
+read_segment (PdToolLookAlike *state,
+              const char      *text,
+              const char      *end)
+{
+  const char *text_end = state->text_end != NULL ? state->text_end : end;
+  const char *q = state->seg_start != NULL ? state->seg_start : text;
+  char kind = state->quote == '"' ? '"' : '\'';
+  gboolean blank = FALSE, cjk = FALSE, op = FALSE, escaped = FALSE;
+  guint n = 0;
+
+  while (q < text_end && *q != '\n')
+    {
+      gunichar d = g_utf8_get_char_validated (q, text_end - q);
+
+      if (d == (gunichar) -1 || d == (gunichar) -2)
+        {
+          q++;
+          continue;
+        }
+      if (escaped)
+        escaped = FALSE;
+      else if (d == '\\' && state->quote != '\'')
+        escaped = TRUE;
+      else if (d == (gunichar) kind)
+        break;
+      else if (d == ' ' || d == '\t' || (d >= 0x80 && g_unichar_isspace (d)))
+        blank = TRUE;
+      else if (d == ';' || d == '&' || d == '|' || d == '`' || d == '$' || d == '<' || d == '>')
+        op = TRUE;
+      else if (d >= 0x80 && drawn_as (d) == kind)
+        n++;
+      else
+        cjk = cjk || is_cjk (d);
+      q = g_utf8_next_char (q);
+    }
+  state->seg_end = q;
+  /* Chinese and Japanese write a sentence without blanks; what sh -c or
+   * ssh runs, or a here-document's lines, are no prose */
+  state->seg_prose = (blank || cjk) && !op && !state->code && !state->heredoc;
+  /* Its look-alikes of the closing quote in pairs keep the count of
+   * quotes a reader makes; one alone shifts it, and matters when another
+   * such quote follows, to open what the reader takes for a string. */
+  state->seg_paired = n % 2 == 0 ||
+                      !quote_follows (state, kind, q < text_end && *q == kind ? q + 1 : q, text_end);
+}
+
 /* Reads the word (up to blanks) around @p into @state, once. */
 static void
 read_word (PdToolLookAlike *state,
@@ -244,7 +423,8 @@ read_word (PdToolLookAlike *state,
 {
   const char *wfloor = state->word_end != NULL && state->word_end > text ? state->word_end : text;
   const char *start = p, *q;
-  gboolean latin = FALSE, ascii = FALSE, cjk = FALSE;
+  gboolean latin = FALSE, ascii = FALSE, cjk = FALSE, link = FALSE;
+  gunichar last = 0;
 
   if (state->word_end != NULL && p < state->word_end)
     return;
@@ -265,7 +445,14 @@ read_word (PdToolLookAlike *state,
       latin = latin || (g_unichar_isalpha (d) && letter_class (d) == G_UNICODE_SCRIPT_LATIN);
       ascii = ascii || (d >= '0' && d <= '9');
       cjk = cjk || is_cjk (d);
+      /* a path, a URL, a host (a dot between letters), an option */
+      if (d == '/' || d == '\\' || d == ':' || d == '@' || d == '=' ||
+          (d == '.' && is_ascii_alnum (last) && is_ascii_alnum (pd_safe_text_char_after (q, end))) ||
+          ((d == '-' || d == '~' || drawn_as (d) == '-') && (last == 0 || last == '\'' || last == '"')))
+        link = TRUE;
+      last = d;
     }
+  state->word_link = link;
   state->word_end = q;
   state->word_latin = latin;
   state->word_ascii = latin || ascii;
@@ -338,6 +525,223 @@ read_run (PdToolLookAlike *state,
   state->run_flagged = state->word_latin;
 }
 
+/* Of a character drawn as ASCII it is not (is_ascii_shaped()): a letter
+ * or digit (ｒ, 𝐠, ﬁ, １), or a sign (“, ⁄, ＃, …). */
+static PdToolEscapes
+shape_kind (gunichar c)
+{
+  gunichar folded[G_UNICHAR_MAX_DECOMPOSITION_LENGTH];
+  gsize n;
+
+  if (drawn_as (c) != 0 && !g_ascii_isalnum (drawn_as (c)))
+    return PD_TOOL_ESCAPES_SIGNS;
+  n = g_unichar_fully_decompose (c, TRUE, folded, G_N_ELEMENTS (folded));
+  return n > 0 && folded[0] < 0x80 && g_ascii_isalnum (folded[0]) ? PD_TOOL_ESCAPES_LETTERS
+                                                                  : PD_TOOL_ESCAPES_SIGNS;
+}
+
+/* Whether @p is in quoted prose (the top of this file), in a word that
+ * is no path, URL, host or option. */
+static gboolean
+in_quoted_prose (PdToolLookAlike *state,
+                 const char      *text,
+                 const char      *p,
+                 const char      *end)
+{
+  if (state->quote != '\'' && state->quote != '"' && state->quote != '$')
+    return FALSE;
+  if (state->seg_end == NULL)
+    read_segment (state, text, end);
+  if (!state->seg_prose)
+    return FALSE;
+  read_word (state, text, p, end);
+  return !state->word_link;
+}
+
+/* Whether @c, drawn as ASCII it is not, reads as typography in quoted
+ * prose: not a slash, a bar, a semicolon, a dash or # that starts a word,
+ * a dot between letters, nor the closing quote out of pairs. */
+static gboolean
+spared_in_prose (PdToolLookAlike *state,
+                 gunichar         before,
+                 gunichar         c,
+                 gunichar         after)
+{
+  char sign = drawn_as (c);
+
+  switch (sign)
+    {
+    case '\'':
+    case '"':
+      return sign != (state->quote == '"' ? '"' : '\'') || state->seg_paired;
+    case '/': case '\\': case '|': case ';': case '&': case '<': case '>': case '`': case '$':
+      return FALSE;
+    case '#':
+      return !starts_word (before);
+    case '-':
+      return !starts_word (before) || is_blank_or_end (after);
+    case '.':
+      return !(is_ascii_alnum (before) && is_ascii_alnum (after));
+    default:
+      return TRUE;
+    }
+}
+
+/**
+ * _pd_tool_look_alike_spares_blank:
+ * @c: a look-alike blank (pd_safe_text_is_hidden()) at @p
+ *
+ * Whether @c, a no-break, thin or ideographic space, is typography in
+ * quoted prose (`"5\u00a0km"`, `'東京\u3000大阪'`): inside the quotes it is
+ * part of the word as a space is.
+ */
+gboolean
+_pd_tool_look_alike_spares_blank (PdToolLookAlike *state,
+                                  const char      *text,
+                                  gunichar         c,
+                                  const char      *p,
+                                  const char      *end)
+{
+  return (c == 0x00A0 || c == 0x2009 || c == 0x202F || c == 0x3000) &&
+         in_quoted_prose (state, text, p, end);
+}
+
+/* Whether the shell word in @state, ended, makes its simple command run
+ * quoted text as a shell's: an option with c (sh -c, bash -lc, su -c), or
+ * a command that runs its arguments so (eval, ssh, watch, xargs…). */
+static gboolean
+word_runs_code (const PdToolLookAlike *state)
+{
+  static const char *const runners[] = { "eval", "ssh", "watch", "xargs", "parallel", "script", "flock" };
+  const char *w = state->word;
+
+  if (state->word_len == 0 || state->word_len >= sizeof state->word)
+    return FALSE;
+  if (w[0] == '-' && w[1] != '-' && strchr (w + 1, 'c') != NULL && strchr (w, '=') == NULL)
+    return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (runners); i++)
+    if (strcmp (w, runners[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Ends the shell word in @state; after @c (not a blank), its simple
+ * command too. */
+static void
+end_word (PdToolLookAlike *state,
+          gunichar         c)
+{
+  state->code = state->code || word_runs_code (state);
+  state->word_len = 0;
+  state->word[0] = '\0';
+  if (c == ';' || c == '&' || c == '|' || c == '(' || c == ')' || c == '\n')
+    state->code = FALSE;
+}
+
+static void
+add_to_word (PdToolLookAlike *state,
+             gunichar         c)
+{
+  if (state->word_len < sizeof state->word - 1 && c < 0x80)
+    {
+      state->word[state->word_len++] = (char) c;
+      state->word[state->word_len] = '\0';
+    }
+  else
+    state->word_len = sizeof state->word;
+}
+
+/**
+ * _pd_tool_look_alike_step:
+ * @before: the character before @p
+ * @c: the character at @p, read after its own question
+ *
+ * Follows the shell's quotes over @c as bash reads them: '…', "…", $'…',
+ * a backslash, a comment; and its words, for what runs quoted text as a
+ * shell's (sh -c, eval, ssh…: no prose in it) and a here-document (its
+ * lines are no shell words: from a << on, no prose is read).  A line
+ * break keeps the quotes (the text goes on) and starts their text on
+ * this line anew.
+ */
+void
+_pd_tool_look_alike_step (PdToolLookAlike *state,
+                          gunichar         before,
+                          gunichar         c,
+                          const char      *p)
+{
+  const char *next = g_utf8_next_char (p);
+  gboolean escaped = state->escaped == p;
+
+  if (c == '\n')
+    {
+      if (state->quote == '#')
+        state->quote = 0;
+      if (state->quote == 0 && !escaped)
+        end_word (state, c);
+      state->seg_start = next;
+      state->seg_end = NULL;
+      return;
+    }
+  if (escaped)
+    {
+      if (state->quote != '#')
+        add_to_word (state, c);
+      return;
+    }
+  if (c >= 0x80)
+    {
+      if (state->quote != '#')
+        add_to_word (state, c);
+      return;
+    }
+  switch (state->quote)
+    {
+    case '#':
+      return;
+    case '\'':
+    case '$':
+    case '"':
+      if (c == '\\' && state->quote != '\'')
+        state->escaped = next;
+      else if (c == (state->quote == '"' ? '"' : '\''))
+        {
+          state->quote = 0;
+          state->seg_end = NULL;
+        }
+      else
+        add_to_word (state, c);
+      return;
+    default:
+      if (c == '\\')
+        state->escaped = next;
+      else if (c == '$')
+        state->dollar = next;
+      else if (c == '\'' || c == '"')
+        {
+          state->quote = c == '"' ? '"' : state->dollar == p ? '$' : '\'';
+          state->seg_start = next;
+          state->seg_end = NULL;
+          return;
+        }
+      else if (c == '#' && (before == 0 || before == ' ' || before == '\t' || before == ';' ||
+                            before == '&' || before == '|' || before == '(' || before == ')'))
+        {
+          state->quote = '#';
+          return;
+        }
+      if (c == '<')
+        {
+          state->heredoc = state->heredoc || state->less_end == p;
+          state->less_end = next;
+        }
+      if (c == ' ' || c == '\t' || c == ';' || c == '&' || c == '|' || c == '(' || c == ')' ||
+          c == '<' || c == '>')
+        end_word (state, c);
+      else if (c != '\\' && c != '$')
+        add_to_word (state, c);
+    }
+}
+
 /**
  * _pd_tool_looks_alike_at:
  * @state: this pass's, zeroed before its first character
@@ -353,7 +757,7 @@ read_run (PdToolLookAlike *state,
  * as café, and is not that name).  Shown as an escape, with controls'
  * friction.  Each word and run of letters is read once: linear in @text.
  */
-gboolean
+PdToolEscapes
 _pd_tool_looks_alike_at (PdToolLookAlike *state,
                          const char      *text,
                          gunichar         before,
@@ -366,9 +770,10 @@ _pd_tool_looks_alike_at (PdToolLookAlike *state,
   int class;
 
   if (c < 0x80)
-    return FALSE;
+    return PD_TOOL_ESCAPES_NONE;
   if (g_unichar_ismark (c))
-    return before != 0 && g_unichar_compose (before, c, &composed);
+    return before != 0 && g_unichar_compose (before, c, &composed) ? PD_TOOL_ESCAPES_LETTERS
+                                                                   : PD_TOOL_ESCAPES_NONE;
   /* Chinese and Japanese prose's fullwidth commas, colons, brackets, !
    * and ? are its punctuation in a word holding its letters: the `）` of
    * `崩溃（#12）` and the `！` of `（ホット）！` as the `（` (a fullwidth
@@ -377,23 +782,48 @@ _pd_tool_looks_alike_at (PdToolLookAlike *state,
     {
       read_word (state, text, p, end);
       if (state->word_cjk)
-        return FALSE;
+        return PD_TOOL_ESCAPES_NONE;
+    }
+  if (is_cjk_sign_out_of_place (before, c, after))
+    return PD_TOOL_ESCAPES_SIGNS;
+  /* An apostrophe in a word (don’t) is drawn as a ': outside quotes, or
+   * inside '…' out of pairs, it shifts the count of quotes a reader
+   * makes when another ' follows (`echo it’s ; rm -rf ~ ; echo x’y`
+   * reads as one string, tried as an attacker would). */
+  if (c == 0x2019 || c == 0x02BC)
+    {
+      const char *next = g_utf8_next_char (p);
+
+      if (state->quote == 0 &&
+          quote_follows (state, '\'', next, state->text_end != NULL ? state->text_end : end))
+        return PD_TOOL_ESCAPES_SIGNS;
+      if (state->quote == '\'' || state->quote == '$')
+        {
+          if (state->seg_end == NULL)
+            read_segment (state, text, end);
+          if (!state->seg_paired)
+            return PD_TOOL_ESCAPES_SIGNS;
+        }
     }
   if (is_ascii_shaped (before, c, after))
-    return TRUE;
+    {
+      if (in_quoted_prose (state, text, p, end) && spared_in_prose (state, before, c, after))
+        return PD_TOOL_ESCAPES_NONE;
+      return shape_kind (c);
+    }
   if (g_unichar_type (c) == G_UNICODE_DECIMAL_NUMBER)
     {
       /* ASCII's, and fullwidth or mathematical ones (NFKC), are above */
       if (letter_class (c) == CLASS_NONE)
-        return FALSE;
+        return PD_TOOL_ESCAPES_NONE;
       if (state->run_end == NULL || p >= state->run_end)
         read_run (state, text, p, end);
-      return state->run_digits;
+      return state->run_digits ? PD_TOOL_ESCAPES_LETTERS : PD_TOOL_ESCAPES_NONE;
     }
   if (!g_unichar_isalpha (c) || (class = letter_class (c)) == CLASS_NONE ||
       class == CLASS_CJK || class == G_UNICODE_SCRIPT_LATIN)
-    return FALSE;
+    return PD_TOOL_ESCAPES_NONE;
   if (state->run_end == NULL || p >= state->run_end)
     read_run (state, text, p, end);
-  return state->run_flagged;
+  return state->run_flagged ? PD_TOOL_ESCAPES_LETTERS : PD_TOOL_ESCAPES_NONE;
 }

@@ -55,9 +55,11 @@ pd_tool_text_is_control (gunichar c)
 }
 
 /* Whether @c at @p (before @end) is shown as an escape: a control, what
- * pd_safe_text_is_hidden() names between its neighbours, a look-alike
- * (pd-tool-look-alike.c; @w: this pass's).  ASCII is by itself. */
-static gboolean
+ * pd_safe_text_is_hidden() names between its neighbours (but a no-break
+ * space in quoted prose), a look-alike (pd-tool-look-alike.c; @w: this
+ * pass's, which then reads the shell's quotes over @c).  ASCII is by
+ * itself. */
+static PdToolEscapes
 is_escaped_at (PdToolLookAlike *w,
                const char      *text,
                gunichar         c,
@@ -65,13 +67,23 @@ is_escaped_at (PdToolLookAlike *w,
                const char      *end)
 {
   gunichar before, after;
+  PdToolEscapes escaped;
 
   if (c < 0x80)
-    return pd_tool_text_is_control (c);
+    {
+      _pd_tool_look_alike_step (w, c == '#' ? pd_safe_text_char_before (text, p) : 0, c, p);
+      return pd_tool_text_is_control (c) ? PD_TOOL_ESCAPES_CONTROLS : PD_TOOL_ESCAPES_NONE;
+    }
   before = pd_safe_text_char_before (text, p);
   after = pd_safe_text_char_after (p, end);
-  return pd_tool_text_is_control (c) || pd_safe_text_is_hidden (before, c, after) ||
-         _pd_tool_looks_alike_at (w, text, before, c, after, p, end);
+  if (pd_tool_text_is_control (c) ||
+      (pd_safe_text_is_hidden (before, c, after) &&
+       !_pd_tool_look_alike_spares_blank (w, text, c, p, end)))
+    escaped = PD_TOOL_ESCAPES_CONTROLS;
+  else
+    escaped = _pd_tool_looks_alike_at (w, text, before, c, after, p, end);
+  _pd_tool_look_alike_step (w, before, c, p);
+  return escaped;
 }
 
 /* Where the blanks (spaces, TABs) that end the line [@text, @end) after a
@@ -140,17 +152,17 @@ run_has_control (const char *p,
  * pd_tool_text_append_escaped() writes them, at most @max_chars of them
  * (a run left whole counts whole).  Their number into @n_out. */
 static const char *
-append_escaped (GString    *out,
-                const char *text,
-                const char *blanks,
-                const char *end,
-                gboolean    one_line,
-                guint       max_chars,
-                guint      *n_out)
+append_escaped (GString         *out,
+                PdToolLookAlike *w,
+                const char      *text,
+                const char      *blanks,
+                const char      *end,
+                gboolean         one_line,
+                guint            max_chars,
+                guint           *n_out)
 {
   const char *quiet = text;   /* no run to leave whole starts before it */
   guint n = *n_out;
-  PdToolLookAlike w = { 0 };
   const char *p;
 
   for (p = text; p < blanks && n < max_chars; )
@@ -166,6 +178,8 @@ append_escaped (GString    *out,
             {
               g_string_append_len (out, p, run_end - p);
               n = (guint) MIN ((gsize) n + k, G_MAXUINT);
+              for (const char *q = p; q < run_end; q = g_utf8_next_char (q))
+                _pd_tool_look_alike_step (w, 0, g_utf8_get_char (q), q);
               p = run_end;
               continue;
             }
@@ -174,8 +188,11 @@ append_escaped (GString    *out,
           quiet = run_end;
         }
       if (one_line && (c == '\t' || c == '\n'))
-        g_string_append (out, c == '\t' ? "\\t" : "\\n");
-      else if (!is_escaped_at (&w, text, c, p, end))
+        {
+          g_string_append (out, c == '\t' ? "\\t" : "\\n");
+          _pd_tool_look_alike_step (w, 0, c, p);
+        }
+      else if (!is_escaped_at (w, text, c, p, end))
         g_string_append_len (out, p, g_utf8_next_char (p) - p);
       else if (pd_tool_text_is_control (c))
         pd_tool_text_append_escape (out, c);
@@ -217,8 +234,9 @@ pd_tool_text_append_escaped (GString    *out,
                              guint       max_chars)
 {
   guint n = 0;
+  PdToolLookAlike w = { 0 };
 
-  return append_escaped (out, text, end, end, one_line, max_chars, &n);
+  return append_escaped (out, &w, text, end, end, one_line, max_chars, &n);
 }
 
 /**
@@ -235,19 +253,61 @@ pd_tool_text_escaped (const char *text,
 {
   GString *out = g_string_sized_new (strlen (text));
   const char *p = text;
+  const char *text_end = text + strlen (text);
+  PdToolLookAlike w = { .text_end = text_end };
 
   for (;;)
     {
       const char *eol = one_line ? NULL : strchr (p, '\n');
-      const char *line_end = eol != NULL ? eol : p + strlen (p);
+      const char *line_end = eol != NULL ? eol : text_end;
+      guint n = 0;
 
-      pd_tool_text_append_escaped (out, p, line_end, one_line, G_MAXUINT);
+      append_escaped (out, &w, p, line_end, line_end, one_line, G_MAXUINT, &n);
       if (eol == NULL)
         break;
       g_string_append_c (out, '\n');
+      _pd_tool_look_alike_step (&w, 0, '\n', eol);
       p = eol + 1;
     }
   return g_string_free (out, FALSE);
+}
+
+/**
+ * pd_tool_text_escapes:
+ * @text: (nullable): the model's text
+ *
+ * Returns: what pd_tool_text_append_escaped() escapes in @text, by kind
+ *   (an invalid byte is no such character: it is shown as U+FFFD)
+ */
+PdToolEscapes
+pd_tool_text_escapes (const char *text)
+{
+  const PdToolEscapes all = PD_TOOL_ESCAPES_CONTROLS | PD_TOOL_ESCAPES_LETTERS | PD_TOOL_ESCAPES_SIGNS;
+  PdToolEscapes found = PD_TOOL_ESCAPES_NONE;
+  const char *end;
+  PdToolLookAlike w = { 0 };
+
+  if (text == NULL)
+    return PD_TOOL_ESCAPES_NONE;
+  end = text + strlen (text);
+  w.text_end = end;
+  for (const char *p = text; *p != '\0' && found != all; )
+    {
+      gunichar c = g_utf8_get_char_validated (p, end - p);
+
+      /* Blanks after a backslash before a line break (shown escaped). */
+      if (c == '\n' && blanks_after_backslash (text, p) != p)
+        found |= PD_TOOL_ESCAPES_CONTROLS;
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          p++;
+          continue;
+        }
+      found |= is_escaped_at (&w, text, c, p, end);
+      p = g_utf8_next_char (p);
+    }
+  return found;
 }
 
 /**
@@ -255,7 +315,7 @@ pd_tool_text_escaped (const char *text,
  * @text: (nullable): the model's text
  *
  * Returns: whether @text holds a character pd_tool_text_append_escaped()
- *   escapes (an invalid byte is no such character: it is shown as U+FFFD)
+ *   escapes (pd_tool_text_escapes())
  */
 gboolean
 pd_tool_text_has_control (const char *text)
@@ -266,20 +326,19 @@ pd_tool_text_has_control (const char *text)
   if (text == NULL)
     return FALSE;
   end = text + strlen (text);
+  w.text_end = end;
   for (const char *p = text; *p != '\0'; )
     {
       gunichar c = g_utf8_get_char_validated (p, end - p);
 
-      /* Blanks after a backslash before a line break (shown escaped). */
       if (c == '\n' && blanks_after_backslash (text, p) != p)
         return TRUE;
-
       if (c == (gunichar) -1 || c == (gunichar) -2)
         {
           p++;
           continue;
         }
-      if (is_escaped_at (&w, text, c, p, end))
+      if (is_escaped_at (&w, text, c, p, end) != PD_TOOL_ESCAPES_NONE)
         return TRUE;
       p = g_utf8_next_char (p);
     }
@@ -287,25 +346,47 @@ pd_tool_text_has_control (const char *text)
 }
 
 /* Appends [@text, @end) as one line: escaped, at most
- * PREVIEW_LINE_MAX_CHARS characters. */
+ * PREVIEW_LINE_MAX_CHARS characters.  @w: the pass over the whole text
+ * (its quotes go on from line to line), or NULL for a text of one line.
+ * A line of invalid UTF-8 is read in a valid copy, on its own. */
 static void
-append_line (GString    *out,
-             const char *text,
-             const char *end,
-             gboolean    one_line)
+append_line (GString         *out,
+             PdToolLookAlike *w,
+             const char      *text,
+             const char      *end,
+             gboolean         one_line)
 {
-  g_autofree char *valid = g_utf8_make_valid (text, end - text);
-  const char *valid_end = valid + strlen (valid);
-  const char *blanks = blanks_after_backslash (valid, valid_end);
+  g_autofree char *valid = NULL;
+  const char *valid_end = end;
+  PdToolLookAlike own = { 0 };
+  const char *blanks;
   guint n = 0;
   const char *p;
 
-  p = append_escaped (out, valid, blanks, valid_end, one_line, PREVIEW_LINE_MAX_CHARS, &n);
-  for (; *p != '\0' && n < PREVIEW_LINE_MAX_CHARS; p = g_utf8_next_char (p), n++)
-    g_string_append (out, *p == '\t' ? "\\t" : "\\x20");
-  if (*p != '\0')
+  if (w == NULL || !g_utf8_validate (text, end - text, NULL))
     {
-      glong rest = g_utf8_strlen (p, -1);
+      valid = g_utf8_make_valid (text, end - text);
+      valid_end = valid + strlen (valid);
+      text = valid;
+      own.quote = w != NULL ? w->quote : 0;
+    }
+  blanks = blanks_after_backslash (text, valid_end);
+  p = append_escaped (out, valid != NULL ? &own : w, text, blanks, valid_end, one_line,
+                      PREVIEW_LINE_MAX_CHARS, &n);
+  for (; p < valid_end && n < PREVIEW_LINE_MAX_CHARS; p = g_utf8_next_char (p), n++)
+    {
+      g_string_append (out, *p == '\t' ? "\\t" : "\\x20");
+      _pd_tool_look_alike_step (valid != NULL ? &own : w, 0, (guchar) *p, p);
+    }
+  if (p < valid_end)
+    {
+      glong rest = g_utf8_strlen (p, valid_end - p);
+      PdToolLookAlike *state = valid != NULL ? &own : w;
+
+      /* the quotes of what is left out go on to the next line */
+      for (const char *q = p; state != NULL && q < valid_end; q = g_utf8_next_char (q))
+        _pd_tool_look_alike_step (state, *q == '#' ? pd_safe_text_char_before (text, q) : 0,
+                                  g_utf8_get_char (q), q);
 
       g_string_append_c (out, ' ');
       g_string_append_c (out, PREVIEW_CUT_MARK);
@@ -313,6 +394,8 @@ append_line (GString    *out,
       g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "… (%ld more character)",
                                                 "… (%ld more characters)", rest), rest);
     }
+  if (valid != NULL && w != NULL)
+    w->quote = own.quote;
 }
 
 /**
@@ -326,7 +409,7 @@ _pd_tool_preview_append_text (GString    *out,
                               const char *text)
 {
   if (text != NULL)
-    append_line (out, text, text + strlen (text), TRUE);
+    append_line (out, NULL, text, text + strlen (text), TRUE);
   g_string_append_c (out, '\n');
 }
 
@@ -364,14 +447,40 @@ _pd_tool_preview_lands_at (PdToolContext *context,
 }
 
 /**
+ * _pd_tool_preview_append_folder:
+ * @context: (nullable): the call's context
+ *
+ * Appends "In FOLDER:" and a line break, the folder the call's paths are
+ * read from (nothing without a context): a command's preview and a file
+ * write's or edit's start alike.
+ */
+void
+_pd_tool_preview_append_folder (GString       *out,
+                                PdToolContext *context)
+{
+  g_autoptr(GString) folder = NULL;
+
+  if (context == NULL)
+    return;
+  folder = g_string_new (NULL);
+  _pd_tool_preview_append_text (folder, pd_tool_context_get_working_dir (context));
+  g_string_truncate (folder, folder->len - 1);
+  /* Translators: in the preview of a command or a file write; %s is a
+   * folder */
+  g_string_append_printf (out, _("In %s:"), folder->str);
+  g_string_append_c (out, '\n');
+}
+
+/**
  * _pd_tool_preview_new_file:
  * @context: (nullable): the call's context
  * @args: the call's arguments
  * @edit: whether the call edits (else it writes)
  *
- * Returns: (transfer full): a preview whose first line says which file is
- *   written when that differs from the call's "path" as the model wrote
- *   it, then that path, escaped (an empty line when there is none)
+ * Returns: (transfer full): a preview whose first line names the folder
+ *   (with a context), the next which file is written when that differs
+ *   from the call's "path" as the model wrote it, then that path, escaped
+ *   (an empty line when there is none)
  */
 GString *
 _pd_tool_preview_new_file (PdToolContext *context,
@@ -382,6 +491,10 @@ _pd_tool_preview_new_file (PdToolContext *context,
   const char *path = pd_json_get_string (args, "path");
   g_autofree char *lands = _pd_tool_preview_lands_at (context, path);
 
+  /* The folder a relative path is read from, as a command's preview
+   * says it: "notes.md" alone did not say where (tried as a new user
+   * would). */
+  _pd_tool_preview_append_folder (out, context);
   if (lands != NULL)
     {
       g_autoptr(GString) name = g_string_new (NULL);
@@ -423,6 +536,7 @@ _pd_tool_preview_append_lines (GString    *out,
 {
   const char *p = text != NULL ? text : "";
   const char *end = p + strlen (p);
+  PdToolLookAlike w = { .text_end = end };
   guint shown = 0;
   guint rest = 0;
 
@@ -438,7 +552,7 @@ _pd_tool_preview_append_lines (GString    *out,
       if (shown < max_lines)
         {
           g_string_append (out, shown == 0 ? prefix : next_prefix);
-          append_line (out, p, line_end, FALSE);
+          append_line (out, &w, p, line_end, FALSE);
           g_string_append_c (out, '\n');
           shown++;
         }
@@ -446,6 +560,7 @@ _pd_tool_preview_append_lines (GString    *out,
         rest++;
       if (eol == NULL)
         break;
+      _pd_tool_look_alike_step (&w, 0, '\n', eol);
       p = eol + 1;
     }
 

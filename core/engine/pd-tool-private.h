@@ -231,6 +231,8 @@ void          _pd_tool_preview_append_lines (GString      *out,
                                              guint         max_lines);
 char         *_pd_tool_preview_lands_at     (PdToolContext *context,
                                              const char   *path);
+void          _pd_tool_preview_append_folder (GString      *out,
+                                              PdToolContext *context);
 /* A preview that starts with the file the call names: where it lands when
  * that reads otherwise, then its "path" as the model wrote it. */
 GString      *_pd_tool_preview_new_file     (PdToolContext *context,
@@ -251,13 +253,40 @@ typedef struct
   const char *run_end;      /* the run of letters read last ends here */
   gboolean    run_flagged;  /* its letters beyond Latin are escaped */
   gboolean    run_digits;   /* its digits of other scripts are escaped */
+  gboolean    word_link;    /* the word is a path, a URL, a host or an option's */
+  /* The shell's quotes, as _pd_tool_look_alike_step() reads them: a
+   * character's place in its shell word (pd-tool-look-alike.c). */
+  char        quote;        /* 0, '\'', '"', '$' ($'…') or '#' (a comment) */
+  const char *escaped;      /* a backslash escapes the character here */
+  const char *dollar;       /* a $ outside quotes ends here */
+  const char *seg_start;    /* the quoted text on this line starts here (NULL: the line's start) */
+  const char *seg_end;      /* what of it was read ends here (NULL: not read yet) */
+  gboolean    seg_prose;    /* it holds a blank and none of ; & | ` $ < > */
+  gboolean    seg_paired;   /* look-alikes of its own quote keep the quotes' count */
+  const char *text_end;     /* the whole text's end, to look ahead (NULL: the line's) */
+  char        word[12];     /* the shell word read so far, dequoted (its first bytes) */
+  guint       word_len;     /* its length; more than word's: too long, or not ASCII */
+  gboolean    code;         /* this simple command runs its quoted text (sh -c, eval, ssh…) */
+  gboolean    heredoc;      /* a << was read: what follows may be a here-document's lines */
+  const char *less_end;     /* a < outside quotes ends here */
+  const char *last_quote[2];  /* where a ' (0) or a " (1), or a look-alike, stands last */
+  gboolean    last_read[2];   /* last_quote[] was looked for */
 } PdToolLookAlike;
 
-gboolean      _pd_tool_looks_alike_at       (PdToolLookAlike *state,
+PdToolEscapes _pd_tool_looks_alike_at       (PdToolLookAlike *state,
                                              const char   *text,
                                              gunichar      before,
                                              gunichar      c,
                                              gunichar      after,
+                                             const char   *p,
+                                             const char   *end);
+void          _pd_tool_look_alike_step      (PdToolLookAlike *state,
+                                             gunichar      before,
+                                             gunichar      c,
+                                             const char   *p);
+gboolean      _pd_tool_look_alike_spares_blank (PdToolLookAlike *state,
+                                             const char   *text,
+                                             gunichar      c,
                                              const char   *p,
                                              const char   *end);
 

@@ -184,6 +184,29 @@ gboolean       pd_tool_text_is_control    (gunichar              c);
 gboolean       pd_tool_text_append_escape (GString              *out,
                                            gunichar              c);
 gboolean       pd_tool_text_has_control   (const char           *text);
+
+/**
+ * PdToolEscapes:
+ * @PD_TOOL_ESCAPES_NONE: nothing escaped
+ * @PD_TOOL_ESCAPES_CONTROLS: control characters, invisible ones,
+ *   look-alike blanks (\r, \x1b, \u202e, \u00a0)
+ * @PD_TOOL_ESCAPES_LETTERS: letters or digits of another alphabet drawn
+ *   as Latin ones or ASCII digits (\u0430, \uff52, \u0be6)
+ * @PD_TOOL_ESCAPES_SIGNS: characters drawn as the shell's signs, quotes,
+ *   slashes, dashes, # (\u201c, \u2044, \uff03)
+ *
+ * What pd_tool_text_append_escaped() escapes in a text, by kind: what a
+ * question about it says.
+ */
+typedef enum
+{
+  PD_TOOL_ESCAPES_NONE     = 0,
+  PD_TOOL_ESCAPES_CONTROLS = 1 << 0,
+  PD_TOOL_ESCAPES_LETTERS  = 1 << 1,
+  PD_TOOL_ESCAPES_SIGNS    = 1 << 2,
+} PdToolEscapes;
+
+PdToolEscapes  pd_tool_text_escapes       (const char           *text);
 const char    *pd_tool_text_append_escaped (GString             *out,
                                             const char          *text,
                                             const char          *end,

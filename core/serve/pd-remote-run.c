@@ -56,6 +56,7 @@ pd_remote_run_new_from_json (JsonObject *object)
       /* An endpoint of an earlier version sent a NBSP or a variation
        * selector as it is, without "controls": what its question holds
        * that ours escapes is guarded as its "controls" are. */
+      self->approval_controls_kinds = pd_approver_controls_from_json (pd_json_get_array (approval, "controls_kinds"));
       self->approval_controls = pd_json_get_boolean (approval, "controls", FALSE) ||
                                 pd_tool_text_has_control (self->approval_command) ||
                                 pd_tool_text_has_control (self->approval_preview);
@@ -88,6 +89,7 @@ pd_remote_run_copy (const PdRemoteRun *self)
   copy->approval_expires_at = self->approval_expires_at;
   copy->approval_masked = self->approval_masked;
   copy->approval_controls = self->approval_controls;
+  copy->approval_controls_kinds = self->approval_controls_kinds;
   return copy;
 }
 
@@ -142,9 +144,15 @@ pd_remote_run_approval_is_guarded (const PdRemoteRun *self)
 char *
 pd_remote_run_approval_warning (const PdRemoteRun *self)
 {
+  g_autofree char *said = NULL;
+
   if (!pd_remote_run_approval_is_guarded (self))
     return NULL;
-  if (self->approval_masked && self->approval_controls)
-    return g_strconcat (_pd_server_approval_masked_text (), " ", pd_approver_controls_text (), NULL);
-  return g_strdup (self->approval_masked ? _pd_server_approval_masked_text () : pd_approver_controls_text ());
+  if (self->approval_controls)
+    said = self->approval_controls_kinds != 0
+           ? pd_approver_controls_describe (self->approval_tool, self->approval_controls_kinds)
+           : g_strdup (pd_approver_controls_text ());
+  if (self->approval_masked && said != NULL)
+    return g_strconcat (_pd_server_approval_masked_text (), " ", said, NULL);
+  return self->approval_masked ? g_strdup (_pd_server_approval_masked_text ()) : g_steal_pointer (&said);
 }

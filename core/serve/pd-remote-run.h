@@ -37,11 +37,14 @@ typedef struct
   /* The call holds control characters, shown as escapes ("controls":
    * true): what is shown is not what runs either. */
   gboolean approval_controls;
+  /* Which ("controls_kinds", PdApproverControls); 0: not told (an
+   * endpoint of an earlier version), said as control characters. */
+  guint approval_controls_kinds;
 } PdRemoteRun;
 
 GType        pd_remote_run_get_type  (void) G_GNUC_CONST;
 /* From {id|run_id, session_id, status, error, result, approval: {id, tool,
- * command, preview, expires_in_ms, masked, controls}}; NULL when it names
+ * command, preview, expires_in_ms, masked, controls, controls_kinds}}; NULL when it names
  * no run. */
 PdRemoteRun *pd_remote_run_new_from_json (JsonObject        *object);
 PdRemoteRun *pd_remote_run_copy      (const PdRemoteRun *self);

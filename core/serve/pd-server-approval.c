@@ -51,6 +51,7 @@ struct _Approval
   gboolean         allow_trust;
   gboolean         masked;        /* the redactor changed the command or the preview */
   gboolean         controls;      /* the call holds control characters, shown as escapes */
+  guint            controls_kinds;  /* which (PdApproverControls) */
 
   GMutex           mutex;
   GCond            cond;
@@ -366,19 +367,25 @@ _pd_server_approval_is_masked (Approval *approval)
   return approval->masked;
 }
 
-/* Whether the call holds control characters (pd_approver_asked_controls()):
- * if so, its description says so, and it is asked with friction as a
+/* What the call holds that is shown as escapes
+ * (pd_approver_asked_controls_kinds()): if anything, its description says
+ * what, in the words of the terminal prompt and the window's dialog
+ * (pd_approver_controls_describe()), and it is asked with friction as a
  * masked one is. */
 void
 _pd_server_approval_set_controls (Approval *approval,
-                                  gboolean  controls)
+                                  guint     kinds)
 {
-  if (!controls || approval->controls)
+  g_autofree char *said = NULL;
+
+  if (kinds == 0 || approval->controls)
     return;
   approval->controls = TRUE;
+  approval->controls_kinds = kinds;
   /* Trusted from a question the person could not read as it runs: no. */
   approval->allow_trust = FALSE;
-  describe (approval, pd_approver_controls_text ());
+  said = pd_approver_controls_describe (approval->tool, kinds);
+  describe (approval, said);
 }
 
 /* Whether the question is asked with friction each time (REST and WS):
@@ -563,9 +570,11 @@ _pd_server_approval_dup_feedback (Approval *approval)
 /* odek's approval_request fields: {id, risk, command, description,
  * is_operation, allow_trust, friction}; the type and friction are the
  * caller's (always with "masked").  Plandeck's own: tool, preview,
- * expires_in_ms, masked: true when the redactor changed the text, and
- * controls: true when the call holds control characters (odek's page
- * ignores members it does not know). */
+ * expires_in_ms, masked: true when the redactor changed the text,
+ * controls: true when the call holds control characters or look-alikes,
+ * and controls_kinds: which ("controls", "letters", "signs",
+ * "name_line_break", "name_tab"; odek's page ignores members it does not
+ * know). */
 JsonObject *
 _pd_server_approval_to_json (Approval *approval)
 {
@@ -584,7 +593,12 @@ _pd_server_approval_to_json (Approval *approval)
   if (approval->masked)
     json_object_set_boolean_member (object, "masked", TRUE);
   if (approval->controls)
-    json_object_set_boolean_member (object, "controls", TRUE);
+    {
+      json_object_set_boolean_member (object, "controls", TRUE);
+      /* Plandeck's own: which, for a client to say it in its words */
+      json_object_set_array_member (object, "controls_kinds",
+                                    pd_approver_controls_to_json (approval->controls_kinds));
+    }
   /* Plandeck's own: how long until no answer is a denial, as a span (the
    * endpoint's clock and the app's need not agree).  A card said nothing
    * of it, and the question went away by itself (tried as a new user

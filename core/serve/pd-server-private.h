@@ -403,7 +403,7 @@ ApprovalAnswer _pd_server_approval_wait   (Approval          *approval,
                                            GCancellable      *cancellable);
 gboolean    _pd_server_approval_is_masked  (Approval          *approval);
 void        _pd_server_approval_set_controls (Approval        *approval,
-                                              gboolean         controls);
+                                              guint            kinds);
 gboolean    _pd_server_approval_needs_friction (Approval      *approval);
 const char *_pd_server_approval_masked_text (void);
 JsonObject *_pd_server_approval_to_json   (Approval          *approval);

@@ -514,7 +514,7 @@ on_run_approve (const char *tool,
     return FALSE;
 
   approval = _pd_server_approval_new (tool, summary, preview);
-  _pd_server_approval_set_controls (approval, pd_approver_asked_controls ());
+  _pd_server_approval_set_controls (approval, pd_approver_asked_controls_kinds ());
   answer = ask_and_wait (run, approval, &why);
   if (why != NULL)
     pd_approver_set_denial_reason (why);

@@ -9,7 +9,8 @@
  * default) each: ASCII shell lines, Russian prose with Latin words
  * (`CI-пайплайн`), Chinese prose with fullwidth punctuation, and words
  * each mixing Latin and Cyrillic letters (all escaped), Russian and Greek
- * prose beside Latin words (escaped by no version).  Prints the CPU
+ * prose beside Latin words (escaped by no version), and quoted English
+ * prose with curly quotes beside an apostrophe out of pairs.  Prints the CPU
  * time of each (NAME: that one only); run under callgrind for
  * instructions.  Asserts nothing.
  *
@@ -62,6 +63,9 @@ main (int   argc,
     { "chinese", "echo 修复登录问题，添加测试（单元）\n" },
     { "mixed", "rm -rf /tmp/p\xd0\xb0ypal /h\xd6\x85me\n" },
     { "prose", "echo 'Привет мир' && echo 'Γειά σου κόσμε' v2\n" },
+    /* quoted prose, its quotes followed (pd-tool-look-alike.c), an odd ’
+     * looking ahead for a later ' on each line */
+    { "quoted", "git commit -m \"It\u2019s \u201cfine\u201d \u2013 really \u2026 5\u00a0km\" && echo 'it\u2019s ok' x\n" },
   };
   gsize kib = argc > 1 ? (gsize) g_ascii_strtoull (argv[1], NULL, 10) : 1024;
   g_autoptr(PdTool) shell = pd_shell_tool_new ();

@@ -395,18 +395,29 @@ check_approval (PdApplication *app,
   /* A write: the file, that it is new, its content. */
   pd_test_wait_until (pd_test_message_dialog_shown, NULL, "the second approval dialog");
   dialog = pd_test_open_message_dialog ();
-  assert_preview (dialog, "one.txt\n(a new file)\n+ 1");
+  {
+    /* its folder first, as a command's */
+    g_autofree char *change = g_strdup_printf ("In %s:\none.txt\n(a new file)\n+ 1", fixture->project);
+
+    assert_preview (dialog, change);
+  }
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "create or overwrite any file in this session"));
-  assert_nothing_cut (dialog, fixture->shot, "-write", 3, 0);
+  assert_nothing_cut (dialog, fixture->shot, "-write", 4, 0);
   answer (dialog, "once");
 
   /* An edit: the file, the lines it takes out and the lines it puts in
    * (it said "replace 4 bytes with 5 bytes"). */
   pd_test_wait_until (pd_test_message_dialog_shown, NULL, "the third approval dialog");
   dialog = pd_test_open_message_dialog ();
-  assert_preview (dialog, "one.txt\n- 1\n+ one\n+ <i>two</i>\n+ keep_this_config_line_okay_for_every_host - delete_backups()");
+  {
+    g_autofree char *change = g_strdup_printf ("In %s:\none.txt\n- 1\n+ one\n+ <i>two</i>\n"
+                                               "+ keep_this_config_line_okay_for_every_host - delete_backups()",
+                                               fixture->project);
+
+    assert_preview (dialog, change);
+  }
   g_assert_nonnull (pd_test_find_label_containing (GTK_WIDGET (dialog), "lets the agent edit any file in this session"));
-  assert_nothing_cut (dialog, fixture->shot, "-edit", 5, 1);
+  assert_nothing_cut (dialog, fixture->shot, "-edit", 6, 1);
   answer (dialog, "once");
 
   pd_test_wait_until (run_finished, fixture, "the run to end");

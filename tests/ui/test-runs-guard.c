@@ -251,6 +251,7 @@ static const char *replay_controls =
   "{\"label\": \"test: a command with a CR, then a write\", \"turns\": ["
   " {\"content\": \"Running.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"echo hi \\\\\\r\\nrm -f victim\"}}]},"
   " {\"content\": \"Again.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"cd build\\u00a0; rm -f victim\\u2800\\u200d\\ufe0f\"}}]},"
+  " {\"content\": \"Reading.\", \"tool_calls\": [{\"name\": \"shell\", \"arguments\": {\"command\": \"cat p\\u0430sswd.txt\"}}]},"
   " {\"content\": \"Writing.\", \"tool_calls\": [{\"name\": \"write_file\", \"arguments\": {\"path\": \"one.txt\", \"content\": \"1\\n\"}}]},"
   " {\"content\": \"All done.\"}]}";
 
@@ -260,7 +261,7 @@ is_controls_warning (GtkWidget     *widget,
 {
   return GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "pd-approval-controls") &&
          gtk_widget_get_visible (widget) &&
-         strstr (gtk_label_get_text (GTK_LABEL (widget)), "holds control characters, shown as escapes") != NULL;
+         strstr (gtk_label_get_text (GTK_LABEL (widget)), data != NULL ? data : "holds control characters, shown as escapes") != NULL;
 }
 
 static void
@@ -305,6 +306,16 @@ check_controls (PdApplication *app,
   g_assert_false (pd_run_controller_answer_approval (runs, pd_run_controller_get_session_id (runs), serial, TRUE));
   g_assert_true (pd_run_controller_has_approval (runs, pd_run_controller_get_session_id (runs), serial));
   pd_test_screenshot_sizes (GTK_WINDOW (dialog), "runs-guard-hidden");
+  pd_test_wait_until (approve_sensitive, dialog, "the dialog's guard to end");
+  respond (dialog, "deny");
+
+  /* A Cyrillic а: said as what it is, not as control characters (sec27
+   * item 3: every kind was "control characters") */
+  dialog = pd_test_wait_for_dialog ("the command with a look-alike letter");
+  g_assert_true (pd_test_approval_text_contains (GTK_WIDGET (dialog), "$ cat p\\u0430sswd.txt"));
+  g_assert_nonnull (pd_test_find_first (GTK_WIDGET (dialog), is_controls_warning,
+                                        "This command holds letters from another alphabet that look like Latin ones"));
+  g_assert_null (pd_test_find_first (GTK_WIDGET (dialog), is_controls_warning, NULL));
   pd_test_wait_until (approve_sensitive, dialog, "the dialog's guard to end");
   respond (dialog, "deny");
 

@@ -140,8 +140,10 @@ check_remote_run_approved (PdApplication *app,
   {
     g_autofree char *shown = pd_test_approval_text (GTK_WIDGET (dialog));
 
-    g_assert_cmpstr (shown, ==, "one.txt\n(a new file)\n+ 1");
-    g_assert_cmpuint (pd_test_assert_approval_rows (GTK_WIDGET (dialog), NULL), ==, 3);
+    g_autofree char *change = g_strdup_printf ("In %s:\none.txt\n(a new file)\n+ 1", fixture->project);
+
+    g_assert_cmpstr (shown, ==, change);
+    g_assert_cmpuint (pd_test_assert_approval_rows (GTK_WIDGET (dialog), NULL), ==, 4);
   }
   g_assert_false (gtk_label_get_use_markup (GTK_LABEL (command)));
   g_assert_false (project_file_exists (fixture, "one.txt"));
