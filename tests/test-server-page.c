@@ -228,6 +228,22 @@ test_newest_page (void)
   assert_page (&f, answer, f.all - PD_SESSION_READS_WHOLE_MAX, PD_SESSION_READS_WHOLE_MAX);
   g_assert_cmpuint (strlen (answer->body), <, PD_SESSION_REPLY_MAX_BYTES);
   g_test_message ("newest page: %zu bytes", strlen (answer->body));
+
+  /* The page the local window lists first, message for message. */
+  {
+    g_autoptr(GError) error = NULL;
+    guint64 first = 0, total = 0;
+    g_autoptr(JsonArray) local = pd_session_reads_load_messages_part (f.store, f.id, -1, PD_SESSION_READS_PART_MAX,
+                                                                      &first, &total, NULL, &error);
+    JsonArray *served = json_object_get_array_member (json_node_get_object (answer->root), "messages");
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (first, ==, f.all - PD_SESSION_READS_WHOLE_MAX);
+    g_assert_cmpuint (total, ==, f.all);
+    g_assert_cmpuint (json_array_get_length (local), ==, json_array_get_length (served));
+    for (guint i = 0; i < json_array_get_length (local); i++)
+      g_assert_true (json_node_equal (json_array_get_element (local, i), json_array_get_element (served, i)));
+  }
   page_close (&f);
 }
 

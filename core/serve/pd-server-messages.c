@@ -8,10 +8,10 @@
  * one at all (over its 2 MiB bound of a record), and the record's JSON had
  * "messages" twice, the list's count and then the array (tried as an
  * attacker would).  So a record answers the page the local window's
- * Transcript page shows first (pd_session_reads_load_messages_part(): the
- * newest PD_SESSION_READS_WHOLE_MAX of a transcript read whole, the newest
- * PD_SESSION_READS_PART_MAX of a long one), at most PAGE_MAX messages and
- * PD_SERVER_PAGE_BYTES of them, newest first kept, and says where it
+ * Transcript page shows first (the newest PD_SESSION_READS_WHOLE_MAX of a
+ * transcript read whole, the newest PD_SESSION_READS_PART_MAX of a long
+ * one: pd_session_reads_load_messages_part()), at most PAGE_MAX messages
+ * and PD_SERVER_PAGE_BYTES of them, newest first kept, and says where it
  * starts:
  *
  *   "messages":       the page, oldest first (the one key: odek's UI reads
@@ -37,21 +37,21 @@
 
 #define PAGE_MAX PD_SESSION_READS_WHOLE_MAX
 
-static void
-page_request (gint64  before,
-                         gint64  limit,
-                         guint  *read_max,
-                         guint  *page_max)
+/* How many messages the page of session @id holds at most: what was
+ * asked, else what the local window lists first (the newest
+ * PD_SESSION_READS_WHOLE_MAX, of a long transcript
+ * PD_SESSION_READS_PART_MAX), or reads before what it shows. */
+static guint
+page_max (PdSessionStore *store,
+          const char     *id,
+          gint64          before,
+          gint64          limit)
 {
-  /* The read asked of the session (its own rules of what it gives: a
-   * newest page of a transcript read whole is PD_SESSION_READS_WHOLE_MAX
-   * whatever is asked) … */
-  *read_max = limit > 0 ? (guint) MIN (limit, PAGE_MAX) : limit == 0 ? 1 : PD_SESSION_READS_PART_MAX;
-  /* … and what of it the page keeps. */
   if (limit >= 0)
-    *page_max = (guint) MIN (limit, PAGE_MAX);
-  else
-    *page_max = before >= 0 ? PD_SESSION_READS_PART_MAX : PAGE_MAX;
+    return (guint) MIN (limit, PAGE_MAX);
+  if (before >= 0 || _pd_session_reads_is_long (store, id))
+    return PD_SESSION_READS_PART_MAX;
+  return PAGE_MAX;
 }
 
 gboolean
@@ -67,11 +67,12 @@ _pd_server_append_session_page (PdSessionStore      *store,
   g_autofree char *head = NULL;
   JsonObject *object;
   guint64 first = 0, total = 0, end, start;
-  guint read_max, page_max, n;
+  guint max = page_max (store, info->id, before, limit), n;
   gsize bytes = 0, head_len;
 
-  page_request (before, limit, &read_max, &page_max);
-  messages = pd_session_reads_load_messages_part (store, info->id, before, read_max, &first, &total, NULL, error);
+  /* Read as the local window reads it: the same messages, numbered the
+   * same (of pages read whole, those they keep). */
+  messages = pd_session_reads_load_messages_part (store, info->id, before, MAX (max, 1), &first, &total, NULL, error);
   if (messages == NULL)
     return FALSE;
   n = json_array_get_length (messages);
@@ -79,7 +80,7 @@ _pd_server_append_session_page (PdSessionStore      *store,
   end = first + n;
   if (before >= 0 && (guint64) before < end)
     end = MAX ((guint64) before, first);
-  start = end - MIN (end - first, (guint64) page_max);
+  start = end - MIN (end - first, (guint64) max);
 
   /* From the newest back, while the page has room for it (the newest
    * always: a page must move on, whatever one message's length). */
