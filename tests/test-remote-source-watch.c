@@ -813,6 +813,8 @@ test_lookup_shown_first (Fixture       *f,
   g_autoptr(GPtrArray) others = g_ptr_array_new_with_free_func ((GDestroyNotify) pd_session_info_free);
   Order order = { 0, -1 };
   gint64 deadline;
+  gint64 asked;
+  gint refilled;
 
   /* Sessions of the endpoint, each read in one request (an unknown id's
    * 404 is asked again as odek's …/plan, behind the others). */
@@ -825,11 +827,16 @@ test_lookup_shown_first (Fixture       *f,
     }
   pd_remote_source_watch (PD_REMOTE_SOURCE (source), 60000);
   g_assert_true (is_streaming (PD_REMOTE_SOURCE (source)));
+  asked = g_get_monotonic_time ();
   for (guint i = 0; i < others->len; i++)
     pd_source_get_plan_async (source, ((PdSessionInfo *) g_ptr_array_index (others, i))->id, NULL, on_other_plan,
                               &order);
   pd_remote_source_set_shown_session (PD_REMOTE_SOURCE (source), f->id);
   pd_source_get_plan_async (source, f->id, NULL, on_shown_plan, &order);
+  /* The bucket refills one lookup each 60/LOOKUP_PER_MINUTE s: asking the
+   * 40 took 1.2 s once under the sanitizers at load 28, and a ninth was
+   * sent before the shown one was asked. */
+  refilled = (gint) ((g_get_monotonic_time () - asked) * LOOKUP_PER_MINUTE / (60 * G_USEC_PER_SEC));
 
   deadline = g_get_monotonic_time () + 120 * G_USEC_PER_SEC;
   while (order.answered < 41 && g_get_monotonic_time () < deadline)
@@ -838,7 +845,7 @@ test_lookup_shown_first (Fixture       *f,
   g_test_message ("the shown session's plan came after %d of the 40 others", order.shown_at);
   /* Those sent before it was asked (the budget's burst) may come first. */
   g_assert_cmpint (order.shown_at, >=, 0);
-  g_assert_cmpint (order.shown_at, <=, LOOKUP_BURST);
+  g_assert_cmpint (order.shown_at, <=, LOOKUP_BURST + refilled);
   pd_remote_source_watch (PD_REMOTE_SOURCE (source), 0);
 }
 
