@@ -251,9 +251,6 @@ void
 _pd_gemini_message_to_pages (PdTranscriptPages *pages,
                              PdGeminiMessage   *message)
 {
-  /* Nothing to show, and no fields for the pages to let go of. */
-  if (message->plain)
-    return;
   if (!message->shown && message->unshown > 0)
     {
       /* Said in its place, and its calls named with the head of their
@@ -296,7 +293,8 @@ _pd_gemini_message_to_pages (PdTranscriptPages *pages,
   g_clear_pointer (&message->text, g_free);
   g_clear_pointer (&message->thoughts, g_ptr_array_unref);
   g_clear_pointer (&message->call_texts, g_ptr_array_unref);
-  _pd_import_budget_give (message->budget, message->bytes);
+  if (message->budget != NULL)
+    _pd_import_budget_give (message->budget, message->bytes);
   message->budget = NULL;
   message->bytes = 0;
   message->shown = FALSE;

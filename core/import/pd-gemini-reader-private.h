@@ -79,10 +79,6 @@ typedef struct
   gint64     time;
   GPtrArray *lists;      /* (nullable) PdImportList: its applied write_todos calls */
   guint      refused;    /* its write_todos calls that failed or were of another shape */
-  /* A message whose id alone matters (no list, no words, nothing for the
-   * pages): allocated as far as user_text, its id after it in the same
-   * block (plain_message_new()).  The fields below are not there. */
-  gboolean   plain;
   char      *user_text;  /* (nullable) a user message's text, for the title */
   /* For the pages (read with pages only). */
   gboolean    shown;     /* what follows is kept: the budget had room */
@@ -127,6 +123,45 @@ void           _pd_gemini_message_keep     (PdGeminiMessage   *message,
  * go (the pages are read once, by a reader made for them). */
 void           _pd_gemini_message_to_pages (PdTranscriptPages *pages,
                                             PdGeminiMessage   *message);
+
+/* pd-gemini-index.c: the messages in order, by id; a message whose id
+ * alone matters is put as NULL (no structure of its own).  The index owns
+ * the messages (@free_message). */
+typedef struct _PdGeminiIndex PdGeminiIndex;
+
+PdGeminiIndex   *_pd_gemini_index_new        (GDestroyNotify   free_message);
+void             _pd_gemini_index_free       (PdGeminiIndex   *self);
+void             _pd_gemini_index_clear      (PdGeminiIndex   *self);
+guint            _pd_gemini_index_get_length (PdGeminiIndex   *self);
+/* (nullable): NULL for a message whose id alone matters. */
+PdGeminiMessage *_pd_gemini_index_get        (PdGeminiIndex   *self,
+                                              guint            index);
+gboolean         _pd_gemini_index_lookup     (PdGeminiIndex   *self,
+                                              const char      *id,
+                                              gsize            length,
+                                              guint           *index);
+/* Puts @message (nullable) as the message of @id (@length bytes), its
+ * record the file's line at @line (-1: none): in the
+ * place of the one before of that id, else after the last; FALSE when
+ * new and @max messages are held already (@message freed). */
+gboolean         _pd_gemini_index_put        (PdGeminiIndex   *self,
+                                              const char      *id,
+                                              gsize            length,
+                                              PdGeminiMessage *message,
+                                              goffset          line,
+                                              guint            max);
+/* Where the line of message @index starts (-1: none), once: the pages
+ * read it again at the replay. */
+goffset          _pd_gemini_index_take_line  (PdGeminiIndex   *self,
+                                              guint            index);
+const char      *_pd_gemini_index_get_id     (PdGeminiIndex   *self,
+                                              guint            index);
+/* For tests: the most messages with a structure any index held at once
+ * since the last call. */
+guint            _pd_gemini_index_reset_peak_held (void);
+/* Lets every message from @length on go. */
+void             _pd_gemini_index_truncate   (PdGeminiIndex   *self,
+                                              guint            length);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PdGeminiSpans, _pd_gemini_spans_free)
 

@@ -8,6 +8,7 @@
 
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -51,8 +52,8 @@ struct _PdGeminiReader
   gboolean           follow;
   goffset            offset;
   PdImportedSession *session;
-  GPtrArray         *messages;   /* PdGeminiMessage, in order */
-  GHashTable        *by_id;      /* id → PdGeminiMessage (not owned) */
+  PdGeminiIndex     *index;      /* the messages, in order, by id */
+  guint              titles;     /* of them, those holding the user's words (user_text) */
   char              *summary;    /* $set summary: the title */
   gboolean           read_once;  /* a document was read whole at least once */
   PdTranscriptPages *pages;
@@ -60,6 +61,10 @@ struct _PdGeminiReader
    * its text, never built whole (see list_of_call()). */
   const char        *record;
   gsize              record_length;
+  /* Where that record's line starts, read with pages (-1: not known): a
+   * message's line is read again for the pages at the replay, never kept
+   * (see replay_to_pages()). */
+  goffset            record_line;
   /* Read on from where another process ended: the messages before
    * resumed_at are not known; the facts and counts stored are. */
   goffset            resumed_at;
@@ -78,41 +83,9 @@ static void transcript_reader_iface_init (PdTranscriptReaderInterface *iface);
 G_DEFINE_FINAL_TYPE_WITH_CODE (PdGeminiReader, pd_gemini_reader, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (PD_TYPE_TRANSCRIPT_READER, transcript_reader_iface_init))
 
-/* The part of a message a plain one has (see plain_message_new()). */
-#define PLAIN_SIZE (G_STRUCT_OFFSET (PdGeminiMessage, user_text) + sizeof (char *))
-
-/* A message whose id alone matters, in one block with its id: such
- * messages are most of a session, and the index keeps each session's
- * reader (to read on from where it ended); a whole message and a copy of
- * its id for each took two blocks of 128 and 32 bytes, 7 MB for the 300
- * Gemini CLI sessions of the real corpus, each page of it a page fault
- * (a third more CPU for `import --db` than for `--json`). */
-static PdGeminiMessage *
-plain_message_new (const char *id,
-                   gsize       length,
-                   gint64      time)
-{
-  PdGeminiMessage *message = g_malloc (PLAIN_SIZE + length + 1);
-  char *copy = (char *) message + PLAIN_SIZE;
-
-  memset (message, 0, PLAIN_SIZE);
-  memcpy (copy, id, length);
-  copy[length] = '\0';
-  message->id = copy;
-  message->time = time;
-  message->plain = TRUE;
-  return message;
-}
-
 static void
 message_free (PdGeminiMessage *message)
 {
-  /* Its id is in its block; it has no list and no words. */
-  if (message->plain)
-    {
-      g_free (message);
-      return;
-    }
   if (message->budget != NULL)
     _pd_import_budget_give (message->budget, message->bytes);
   g_free (message->id);
@@ -129,8 +102,7 @@ pd_gemini_reader_finalize (GObject *object)
 {
   PdGeminiReader *self = PD_GEMINI_READER (object);
 
-  g_clear_pointer (&self->by_id, g_hash_table_unref);
-  g_clear_pointer (&self->messages, g_ptr_array_unref);
+  g_clear_pointer (&self->index, _pd_gemini_index_free);
   g_clear_object (&self->session);
   g_clear_object (&self->pages);
   g_free (self->path);
@@ -151,8 +123,8 @@ static void
 pd_gemini_reader_init (PdGeminiReader *self)
 {
   self->max_line = PD_JSONL_DEFAULT_MAX_LINE;
-  self->messages = g_ptr_array_new_with_free_func ((GDestroyNotify) message_free);
-  self->by_id = g_hash_table_new (g_str_hash, g_str_equal);
+  self->index = _pd_gemini_index_new ((GDestroyNotify) message_free);
+  self->record_line = -1;
   _pd_import_budget_init (&self->budget);
 }
 
@@ -393,32 +365,58 @@ message_new (JsonObject     *object,
   return message;
 }
 
-/* A message, or the one with its id replaced in place. */
-static void
-put_message (PdGeminiReader *self,
-             PdGeminiMessage        *message)
-{
-  PdGeminiMessage *old = g_hash_table_lookup (self->by_id, message->id);
+/* The user's words kept for the title: of the first messages that have
+ * them, a few (the title is the first one's; the next take its place when
+ * it is written again without).  Each message's took a structure of its
+ * own, 1.18 M of them in a 63 MB file of one-letter messages. */
+#define TITLE_CANDIDATES 16
 
-  if (old != NULL)
+/* Nothing but its id matters: no structure kept for it. */
+static gboolean
+message_is_plain (PdGeminiMessage *message)
+{
+  return message->lists == NULL && message->refused == 0 && message->user_text == NULL && message->budget == NULL
+         && message->unshown == 0 && message->text == NULL && message->thoughts == NULL
+         && message->call_texts == NULL;
+}
+
+static gboolean
+holds_title (PdGeminiMessage *message)
+{
+  return message != NULL && message->user_text != NULL;
+}
+
+/* A message (NULL: one whose id alone matters), or the one with its id
+ * replaced in place. */
+static void
+put_message (PdGeminiReader  *self,
+             const char      *id,
+             gsize            length,
+             PdGeminiMessage *message)
+{
+  PdGeminiMessage *plain = NULL;
+  guint at;
+
+  if (_pd_gemini_index_lookup (self->index, id, length, &at) && holds_title (_pd_gemini_index_get (self->index, at)))
+    self->titles--;
+  if (holds_title (message))
     {
-      for (guint i = 0; i < self->messages->len; i++)
-        if (g_ptr_array_index (self->messages, i) == old)
-          {
-            g_hash_table_replace (self->by_id, message->id, message);
-            self->messages->pdata[i] = message;
-            message_free (old);
-            return;
-          }
+      if (self->titles < TITLE_CANDIDATES)
+        self->titles++;
+      else
+        g_clear_pointer (&message->user_text, g_free);
     }
-  if (self->messages->len >= MAX_MESSAGES)
+  /* Let go after the put: @id may be its. */
+  if (message != NULL && message_is_plain (message))
+    plain = g_steal_pointer (&message);
+  if (!_pd_gemini_index_put (self->index, id, length, message, self->pages != NULL ? self->record_line : -1,
+                             MAX_MESSAGES))
     {
-      message_free (message);
+      if (holds_title (message))
+        self->titles--;
       pd_imported_session_get_stats (self->session)->skipped_lines++;
-      return;
     }
-  g_ptr_array_add (self->messages, message);
-  g_hash_table_replace (self->by_id, message->id, message);
+  g_clear_pointer (&plain, message_free);
 }
 
 /* $rewindTo: every message after @id goes; an unknown id changes nothing. */
@@ -426,17 +424,21 @@ static void
 rewind_to (PdGeminiReader *self,
            const char     *id)
 {
-  PdGeminiMessage *keep = g_hash_table_lookup (self->by_id, id);
-  guint i;
+  guint at;
 
-  if (keep == NULL)
+  if (!_pd_gemini_index_lookup (self->index, id, strlen (id), &at))
     return;
-  for (i = 0; i < self->messages->len && g_ptr_array_index (self->messages, i) != keep; i++)
-    ;
-  for (guint j = i + 1; j < self->messages->len; j++)
-    g_hash_table_remove (self->by_id, ((PdGeminiMessage *) g_ptr_array_index (self->messages, j))->id);
-  if (i + 1 < self->messages->len)
-    g_ptr_array_set_size (self->messages, i + 1);
+  for (guint i = at + 1; i < _pd_gemini_index_get_length (self->index); i++)
+    if (holds_title (_pd_gemini_index_get (self->index, i)))
+      self->titles--;
+  _pd_gemini_index_truncate (self->index, at + 1);
+}
+
+static void
+forget_messages (PdGeminiReader *self)
+{
+  _pd_gemini_index_clear (self->index);
+  self->titles = 0;
 }
 
 static void
@@ -464,10 +466,10 @@ add_message (PdGeminiReader *self,
   /* A plan call may be a message before a resumed read's start written
    * again: whether it replaces one is not known from here. */
   if (self->resumed_at > 0 && (message->lists != NULL || message->refused > 0)
-      && !g_hash_table_contains (self->by_id, message->id))
+      && !_pd_gemini_index_lookup (self->index, message->id, strlen (message->id), NULL))
     self->reaches_back = TRUE;
   pd_imported_session_note_time (self->session, message->time);
-  put_message (self, message);
+  put_message (self, message->id, strlen (message->id), message);
 }
 
 static void
@@ -480,7 +482,7 @@ handle_object (PdGeminiReader *self,
   if ((id = pd_json_get_string (object, "$rewindTo")))
     {
       /* To a message before where a resumed read started. */
-      if (self->resumed_at > 0 && !g_hash_table_contains (self->by_id, id))
+      if (self->resumed_at > 0 && !_pd_gemini_index_lookup (self->index, id, strlen (id), NULL))
         self->reaches_back = TRUE;
       rewind_to (self, id);
     }
@@ -490,7 +492,7 @@ handle_object (PdGeminiReader *self,
    * quick path of read_lines(), which looks at the id alone, agrees. */
   else if ((id = pd_json_get_string (object, "id")))
     add_message (self, message_new (object, (PdJsonSpan) { self->record, self->record_length }, id,
-                                    self->pages != NULL ? &self->budget : NULL));
+                                    self->pages != NULL && self->record_line < 0 ? &self->budget : NULL));
   else if (json_object_has_member (object, "sessionId"))
     handle_header (self, object);
 }
@@ -616,7 +618,7 @@ span_handle_values (PdGeminiReader        *self,
 
   if ((id = pd_json_span_dup_string (values[REC_REWIND])))
     {
-      if (self->resumed_at > 0 && !g_hash_table_contains (self->by_id, id))
+      if (self->resumed_at > 0 && !_pd_gemini_index_lookup (self->index, id, strlen (id), NULL))
         self->reaches_back = TRUE;
       rewind_to (self, id);
       g_free (id);
@@ -668,8 +670,6 @@ put_plain_line (PdGeminiReader *self,
 {
   static const char prefix[] = "{\"id\":\"";
   const char *start, *end;
-  PdGeminiMessage *message;
-
   if (length <= sizeof prefix || memcmp (line, prefix, sizeof prefix - 1) != 0)
     return FALSE;
   start = line + sizeof prefix - 1;
@@ -677,13 +677,79 @@ put_plain_line (PdGeminiReader *self,
   if (end == NULL || end == start || memchr (start, '\\', (gsize) (end - start)) != NULL
       || !g_utf8_validate (start, end - start, NULL))
     return FALSE;
-  message = plain_message_new (start, (gsize) (end - start), 0);
-  put_message (self, message);
+  put_message (self, start, (gsize) (end - start), NULL);
   return TRUE;
 }
 
 /* ---------------------------------------------------------------------- */
 /* The replay                                                             */
+
+/* For the pages: what they show, but a call's arguments and its display
+ * (which echoes a plan call's list) are read from the record's text up to
+ * their bound (see message_new()). */
+static const PdJsonPick pages_call_pick[] = {
+  { "id", NULL }, { "name", NULL }, { "status", NULL }, { "timestamp", NULL }, { "result", NULL }, { NULL, NULL },
+};
+static const PdJsonPick pages_message_pick[] = {
+  { "$rewindTo", NULL }, { "$set", NULL }, { "id", NULL }, { "sessionId", NULL }, { "startTime", NULL },
+  { "lastUpdated", NULL }, { "summary", NULL }, { "timestamp", NULL }, { "type", NULL }, { "content", NULL },
+  { "thoughts", NULL }, { "toolCalls", pages_call_pick }, { NULL, NULL },
+};
+
+/* Message @index's line read again from @file (opened on first use) and
+ * handed to the pages, nothing of it kept.  Kept from the read until the
+ * replay, every message's texts, calls and structure held the whole
+ * conversation twice (a 63 MB file of one-letter messages peaked at
+ * 480 MB, Claude Code's reader at 159 MB, tried as an attacker would).  A
+ * line that is not the message's any more (the file rewritten) is left
+ * out. */
+static void
+replay_to_pages (PdGeminiReader  *self,
+                 FILE           **file,
+                 goffset         *file_at,
+                 guint            index)
+{
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *defused = NULL;
+  g_autofree char *line = NULL;
+  PdGeminiMessage *message;
+  JsonObject *object;
+  gsize size = 0, length;
+  goffset at = _pd_gemini_index_take_line (self->index, index);
+  gssize got;
+
+  /* The lines follow one another, mostly: a seek only where they do not
+   * (one for each line emptied the file's buffer, a read each). */
+  if (at < 0 || (*file == NULL && !(*file = fopen (self->path, "rb")))
+      || (at != *file_at && fseeko (*file, at, SEEK_SET) != 0))
+    return;
+  *file_at = -1;
+  if ((got = getline (&line, &size, *file)) <= 0 || (gsize) got > self->max_line + 2)
+    return;
+  *file_at = at + got;
+  length = (gsize) got;
+  while (length > 0 && (line[length - 1] == '\n' || line[length - 1] == '\r'))
+    length--;
+  if (length == 0 || line[0] != '{' || line[length - 1] != '}')
+    return;
+  if (length > 2 * PD_JSON_FOREIGN_MAX_DEPTH && pd_json_nesting_exceeds (line, (gssize) length, PD_JSON_FOREIGN_MAX_DEPTH)
+      && (defused = _pd_import_defuse_nesting (line, length, &length)))
+    {
+      g_free (line);
+      line = g_steal_pointer (&defused);
+    }
+  if (!(object = _pd_import_parse_picked (&root, line, length, pages_message_pick))
+      || g_strcmp0 (pd_json_get_string (object, "id"), _pd_gemini_index_get_id (self->index, index)) != 0)
+    return;
+  message = message_new (object, (PdJsonSpan) { line, length }, _pd_gemini_index_get_id (self->index, index),
+                         &self->budget);
+  /* What it took stays taken: the budget counts what the pages were given,
+   * as it counted what was kept for them, so the same messages are shown
+   * and the rest said unshown in their place. */
+  message->budget = NULL;
+  _pd_gemini_message_to_pages (self->pages, message);
+  message_free (message);
+}
 
 /* The checklist from the messages kept, in order: each applied list is an
  * update, the last one is the plan.  Recomputed after every read, since a
@@ -694,6 +760,8 @@ replay (PdGeminiReader *self)
   PdImportStats *stats = pd_imported_session_get_stats (self->session);
   PdChecklist *checklist = pd_imported_session_get_checklist (self->session);
   const char *title = self->summary;
+  FILE *file = NULL;
+  goffset file_at = -1;
 
   /* Read on from another process's end: its counts, and its title unless
    * a $set gives another (a user's message read now is not the first). */
@@ -702,10 +770,14 @@ replay (PdGeminiReader *self)
   if (title == NULL && self->resumed_at > 0)
     title = self->stored_title;
   pd_checklist_clear_agent_items (checklist);
-  for (guint i = 0; i < self->messages->len; i++)
+  for (guint i = 0; i < _pd_gemini_index_get_length (self->index); i++)
     {
-      PdGeminiMessage *message = g_ptr_array_index (self->messages, i);
+      PdGeminiMessage *message = _pd_gemini_index_get (self->index, i);
 
+      if (self->pages != NULL)
+        replay_to_pages (self, &file, &file_at, i);
+      if (message == NULL)
+        continue;
       if (self->pages != NULL)
         _pd_gemini_message_to_pages (self->pages, message);
       if (title == NULL && message->user_text != NULL && self->resumed_at == 0)
@@ -717,6 +789,8 @@ replay (PdGeminiReader *self)
           _pd_import_applied_update (self->session, self->pages, message->time);
         }
     }
+  if (file != NULL)
+    fclose (file);
   if (title != NULL)
     {
       g_autofree char *cut = _pd_import_title_from_text (title);
@@ -804,19 +878,15 @@ static const PdJsonPick message_pick[] = {
 
 static const PdJsonlReplayFuncs replay_funcs = { look_at_line, replay_line, message_pick, replay_span, check_span };
 
-/* For the pages: what they show, but a call's arguments and its display
- * (which echoes a plan call's list) are read from the record's text up to
- * their bound (see message_new()). */
-static const PdJsonPick pages_call_pick[] = {
-  { "id", NULL }, { "name", NULL }, { "status", NULL }, { "timestamp", NULL }, { "result", NULL }, { NULL, NULL },
-};
-static const PdJsonPick pages_message_pick[] = {
-  { "$rewindTo", NULL }, { "$set", NULL }, { "id", NULL }, { "sessionId", NULL }, { "startTime", NULL },
-  { "lastUpdated", NULL }, { "summary", NULL }, { "timestamp", NULL }, { "type", NULL }, { "content", NULL },
-  { "thoughts", NULL }, { "toolCalls", pages_call_pick }, { NULL, NULL },
-};
+/* With pages, a line's start: its message is read again from there. */
+static void
+at_line (gpointer user_data,
+         goffset  offset)
+{
+  PD_GEMINI_READER (user_data)->record_line = offset;
+}
 
-static const PdJsonlReplayFuncs pages_funcs = { look_at_line, replay_line, pages_message_pick };
+static const PdJsonlReplayFuncs pages_funcs = { look_at_line, replay_line, pages_message_pick, NULL, NULL, at_line };
 
 static gboolean
 read_lines (PdGeminiReader  *self,
@@ -829,6 +899,7 @@ read_lines (PdGeminiReader  *self,
 
   self->record = NULL;
   self->record_length = 0;
+  self->record_line = -1;
   return ok;
 }
 
@@ -853,10 +924,8 @@ span_read_message (PdGeminiReader   *self,
   if (_pd_needles_scan (get_needles (), span.text, span.length, NULL) == 0
       && (id = pd_json_span_dup_string (values[REC_ID])))
     {
-      PdGeminiMessage *message = plain_message_new (id, strlen (id), span_time (values[REC_TIMESTAMP]));
-
-      pd_imported_session_note_time (self->session, message->time);
-      put_message (self, message);
+      pd_imported_session_note_time (self->session, span_time (values[REC_TIMESTAMP]));
+      put_message (self, id, strlen (id), NULL);
       return;
     }
   span_handle_values (self, values, NULL);
@@ -953,8 +1022,7 @@ read_document (PdGeminiReader  *self,
       return FALSE;
     }
 
-  g_ptr_array_set_size (self->messages, 0);
-  g_hash_table_remove_all (self->by_id);
+  forget_messages (self);
   g_clear_pointer (&self->summary, g_free);
   /* Lines (messages) read in all passes, as bytes are: the index counts
    * what each pass read from the difference. */
@@ -985,10 +1053,8 @@ read_document (PdGeminiReader  *self,
             {
               g_autofree char *id = pd_json_span_dup_string (values[0]);
               g_autofree char *timestamp = pd_json_span_dup_string (values[1]);
-              PdGeminiMessage *message = plain_message_new (id, strlen (id), _pd_import_parse_time (timestamp));
-
-              pd_imported_session_note_time (self->session, message->time);
-              put_message (self, message);
+              pd_imported_session_note_time (self->session, _pd_import_parse_time (timestamp));
+              put_message (self, id, strlen (id), NULL);
               continue;
             }
         }
@@ -1029,8 +1095,7 @@ gemini_update (PdTranscriptReader  *reader,
 
       /* What was read on from a resumed start may change what lies before
        * it: the whole file again, as a first read. */
-      g_ptr_array_set_size (self->messages, 0);
-      g_hash_table_remove_all (self->by_id);
+      forget_messages (self);
       g_clear_pointer (&self->summary, g_free);
       g_clear_pointer (&self->stored_title, g_free);
       memset (&self->stored, 0, sizeof self->stored);
