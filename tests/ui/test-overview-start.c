@@ -25,6 +25,7 @@
 #include "pd-overview-card.h"
 #include "pd-overview-view.h"
 #include "pd-source-list.h"
+#include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
 
@@ -242,6 +243,12 @@ never_close (Never *never)
   g_clear_object (&never->held_inner);
 }
 
+static gboolean
+holds_reply (gpointer held)
+{
+  return pd_held_source_n_held (held) > 0;
+}
+
 /* The note over the page naming the source still read. */
 static gboolean
 notes_build_server (gpointer data)
@@ -264,8 +271,10 @@ test_never_answers_cards (void)
   wanted.root = never.window;
   pd_test_wait_until (page_is, &wanted, "this computer's cards beside a source that never answers");
   pd_test_wait_until (notes_build_server, never.window, "a note naming the source still read");
-  g_assert_cmpuint (pd_held_source_n_held (never.held), >, 0);
+  /* Its list came back from its database, and is held. */
+  pd_test_wait_until (holds_reply, never.held, "the held source's list to come back, held");
   g_assert_false (pd_overview_get_loaded (never.overview));
+  pd_test_screenshot_sizes (GTK_WINDOW (never.window), "overview-start-never-answers-cards");
 
   /* The endpoint removed from the sources: nothing is waited on any more
    * (before: "loaded" stayed FALSE for good, the source it waited on gone). */
@@ -292,6 +301,7 @@ test_never_answers_empty (void)
   wanted.root = never.window;
   pd_test_wait_until (page_is, &wanted, "\"No Active Sessions\" beside a source that never answers");
   pd_test_wait_until (notes_build_server, never.window, "a note naming the source still read");
+  pd_test_screenshot_sizes (GTK_WINDOW (never.window), "overview-start-never-answers-empty");
   never_close (&never);
 }
 
