@@ -53,6 +53,7 @@ struct _PdOverviewView
   GtkStack      *stack;
   AdwStatusPage *empty_page;
   GtkSpinner    *loading_spinner;
+  GtkLabel      *waiting_note;
   GtkScrolledWindow *scroller;
   GtkListView   *list_view;
   GtkWidget     *new_requests;
@@ -91,6 +92,7 @@ update_page (PdOverviewView *self)
   guint minutes = self->overview != NULL ? pd_overview_get_active_minutes (self->overview)
                                          : PD_OVERVIEW_ACTIVE_MINUTES;
   g_autofree char *description = NULL;
+  g_autofree char *waiting = NULL;
   gboolean loading;
 
   /* Translators: %u is a number of minutes (the Overview preference) */
@@ -101,7 +103,19 @@ update_page (PdOverviewView *self)
   /* "No Active Sessions" is what the sources answered, never a guess
    * before they did: it was shown for seconds at start-up, before the
    * cards came (tried as a new user would). */
-  loading = n == 0 && self->overview != NULL && !pd_overview_get_loaded (self->overview);
+  loading = n == 0 && self->overview != NULL && !pd_overview_get_answered (self->overview, self->source);
+  /* Only until a first source answers: one that never does (an endpoint
+   * that hangs) kept the spinner for good, the others' answers unseen.
+   * A note names those still read (source names are plain text). */
+  waiting = self->overview != NULL ? pd_overview_dup_waiting_names (self->overview, self->source) : NULL;
+  if (waiting != NULL)
+    {
+      /* Translators: %s names the sources ("This Computer", an endpoint's name) not answered yet */
+      g_autofree char *note = g_strdup_printf (_("Still reading the sessions of %s…"), waiting);
+
+      gtk_label_set_text (self->waiting_note, note);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->waiting_note), waiting != NULL);
   _pd_spinner_set_wanted (self->loading_spinner, loading);
   gtk_stack_set_visible_child_name (self->stack, n > 0 ? "cards" : loading ? "loading" : "empty");
 }
@@ -926,7 +940,7 @@ pd_overview_view_set_overview (PdOverviewView *self,
   if (overview != NULL)
     {
       g_signal_connect_swapped (overview, "notify::active-minutes", G_CALLBACK (update_page), self);
-      g_signal_connect_swapped (overview, "notify::loaded", G_CALLBACK (update_page), self);
+      g_signal_connect_swapped (overview, "notify::n-waiting", G_CALLBACK (update_page), self);
     }
   gtk_filter_list_model_set_model (self->shown, G_LIST_MODEL (overview));
   update_page (self);
@@ -1101,6 +1115,9 @@ pd_overview_view_class_init (PdOverviewViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PdOverviewView, stack);
   gtk_widget_class_bind_template_child (widget_class, PdOverviewView, empty_page);
   gtk_widget_class_bind_template_child (widget_class, PdOverviewView, loading_spinner);
+  gtk_widget_class_bind_template_child (widget_class, PdOverviewView, waiting_note);
+  /* Named, so that gtk_widget_dispose_template() takes it out. */
+  gtk_widget_class_bind_template_child_full (widget_class, "box", FALSE, 0);
   gtk_widget_class_bind_template_child (widget_class, PdOverviewView, scroller);
   gtk_widget_class_bind_template_child (widget_class, PdOverviewView, list_view);
   gtk_widget_class_bind_template_child (widget_class, PdOverviewView, new_requests);

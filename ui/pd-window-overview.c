@@ -126,12 +126,15 @@ _pd_window_overview_on_selection (PdWindow *self)
 /* The overview follows every member of the window's sources, each card
  * with its own; it shows the cards of @source alone when it is one of them
  * (chosen in the sidebar), else all.  A window over many sources opens on
- * its Overview, the app's home. */
+ * its Overview, the app's home; so does a window on an endpoint
+ * (`--remote`), which opened on its first session's Now page (tried as a
+ * new user would). */
 void
 _pd_window_overview_set_source (PdWindow *self,
                                 PdSource *source)
 {
-  if (source != NULL && PD_IS_MULTI_SOURCE (source) && !self->overview_home_done)
+  if (source != NULL && (PD_IS_MULTI_SOURCE (source) || PD_IS_REMOTE_SOURCE (source)) &&
+      !self->overview_home_done)
     {
       self->overview_home_done = TRUE;
       self->overview_shown = TRUE;

@@ -25,8 +25,12 @@ struct _PdOverview
   guint       tick;
   guint       refetches;
   gboolean    loaded;
+  guint       n_waiting;      /* sources not answered yet */
   GQueue      merges;         /* (element-type Fetch) lists answered, their merge waiting (pd-overview-fetch.c) */
   guint       merge_idle;
+  guint       merge_nudge;    /* a timeout that merges when the idle gets no turn */
+  guint       merge_turns;    /* the idle's turns so far */
+  guint       merge_turns_seen; /* …at the nudge's last look */
 };
 
 /* One source followed: its cards, its refetch, its state. */

@@ -26,6 +26,8 @@
 /* The most sessions merged in one dispatch, and about the most time. */
 #define MERGE_BATCH 32
 #define MERGE_BUDGET_USEC 3000
+/* How long the merge waits for the idle's turn before it takes one. */
+#define MERGE_NUDGE_MS 100
 
 /* One refetch of one source, and the reads it waits on. */
 enum { STEP_READ = 1, STEP_STARTED = 2 };
@@ -190,10 +192,10 @@ fetch_merge_part (Fetch  *fetch,
   return TRUE;
 }
 
+/* One part of the merges waiting; whether any still wait. */
 static gboolean
-on_merge_idle (gpointer data)
+merge_part (PdOverview *self)
 {
-  PdOverview *self = data;
   guint budget = MERGE_BATCH;
   gint64 deadline = g_get_monotonic_time () + MERGE_BUDGET_USEC;
   Fetch *fetch;
@@ -208,9 +210,42 @@ on_merge_idle (gpointer data)
         }
       fetch_free (g_queue_pop_head (&self->merges));
     }
-  if (!g_queue_is_empty (&self->merges))
+  return !g_queue_is_empty (&self->merges);
+}
+
+static gboolean
+on_merge_idle (gpointer data)
+{
+  PdOverview *self = data;
+
+  self->merge_turns++;
+  if (merge_part (self))
     return G_SOURCE_CONTINUE;
   self->merge_idle = 0;
+  g_clear_handle_id (&self->merge_nudge, g_source_remove);
+  return G_SOURCE_REMOVE;
+}
+
+/* The merge's turn when the idle gets none: frames each longer than their
+ * interval (a software renderer on a loaded machine, the Overview's own
+ * spinner turning) are always due, above the idle, and the merge waited
+ * for minutes behind them, the spinner shown all along (tried as a new
+ * user would: 79 s, 4 min).  A part every MERGE_NUDGE_MS then, above the
+ * frames: at most MERGE_BUDGET_USEC of each such interval. */
+static gboolean
+on_merge_nudge (gpointer data)
+{
+  PdOverview *self = data;
+
+  if (self->merge_turns != self->merge_turns_seen)
+    {
+      self->merge_turns_seen = self->merge_turns;
+      return G_SOURCE_CONTINUE;
+    }
+  if (merge_part (self))
+    return G_SOURCE_CONTINUE;
+  self->merge_nudge = 0;
+  g_clear_handle_id (&self->merge_idle, g_source_remove);
   return G_SOURCE_REMOVE;
 }
 
@@ -218,6 +253,7 @@ void
 _pd_overview_merges_clear (PdOverview *self)
 {
   g_clear_handle_id (&self->merge_idle, g_source_remove);
+  g_clear_handle_id (&self->merge_nudge, g_source_remove);
   g_queue_clear_full (&self->merges, (GDestroyNotify) fetch_free);
 }
 
@@ -237,6 +273,11 @@ fetch_part_done (Fetch *fetch)
   g_queue_push_tail (&self->merges, fetch);
   if (self->merge_idle == 0)
     self->merge_idle = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, on_merge_idle, self, NULL);
+  if (self->merge_nudge == 0)
+    {
+      self->merge_turns_seen = self->merge_turns;
+      self->merge_nudge = g_timeout_add (MERGE_NUDGE_MS, on_merge_nudge, self);
+    }
 }
 
 static void

@@ -35,6 +35,7 @@ enum {
   PROP_STALLED_MINUTES,
   PROP_MIN_INTERVAL_MS,
   PROP_LOADED,
+  PROP_N_WAITING,
   N_PROPS
 };
 
@@ -158,33 +159,51 @@ on_step_timer (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* Counts the sources not answered yet: "loaded" once none is.  Counted
+ * again as sources come and go: a source removed before its first answer
+ * (an endpoint taken out while it hung) left "loaded" unset for good, the
+ * spinner with it. */
+static void
+update_waiting (PdOverview *self)
+{
+  guint waiting = 0;
+
+  for (guint i = 0; i < self->entries->len; i++)
+    if (!((Entry *) g_ptr_array_index (self->entries, i))->answered)
+      waiting++;
+  if (self->n_waiting != waiting)
+    {
+      self->n_waiting = waiting;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_WAITING]);
+    }
+  if (self->loaded != (waiting == 0))
+    {
+      self->loaded = waiting == 0;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADED]);
+    }
+}
+
 void
 _pd_overview_entry_finish_fetch (Entry *entry)
 {
   PdOverview *self = entry->overview;
 
   entry->in_flight = FALSE;
-  /* Steps held back are read once they are due, changes or not. */
+  /* Steps held back are read once they are due, changes or not: at the
+   * default priority, as the merge's nudge (pd-overview-fetch.c), not
+   * behind frames that are always due. */
   if (entry->step_due != 0 && entry->step_timer == 0)
     {
       gint64 wait = entry->step_due - g_get_monotonic_time ();
 
-      entry->step_timer = g_timeout_add_full (G_PRIORITY_DEFAULT_IDLE, wait > 0 ? (guint) (wait / 1000) + 1 : 0,
+      entry->step_timer = g_timeout_add_full (G_PRIORITY_DEFAULT, wait > 0 ? (guint) (wait / 1000) + 1 : 0,
                                               on_step_timer, entry_ref (entry), (GDestroyNotify) entry_unref);
     }
   entry->step_due = 0;
   if (!entry->answered)
     {
-      gboolean all = TRUE;
-
       entry->answered = TRUE;
-      for (guint i = 0; i < self->entries->len; i++)
-        all = all && ((Entry *) g_ptr_array_index (self->entries, i))->answered;
-      if (all && !self->loaded)
-        {
-          self->loaded = TRUE;
-          g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADED]);
-        }
+      update_waiting (self);
     }
   if (entry->pending)
     {
@@ -413,7 +432,6 @@ on_sources_changed (GListModel *sources,
                     PdOverview *self)
 {
   g_autoptr(GPtrArray) kept = g_ptr_array_new_with_free_func (entry_drop);
-  guint fresh = 0;
 
   /* A source removed and added again at once (a PdSourceList's rename)
    * keeps its entry, its cards and its reads. */
@@ -428,21 +446,14 @@ on_sources_changed (GListModel *sources,
         if (((Entry *) g_ptr_array_index (kept, j))->source == source)
           entry = g_ptr_array_steal_index (kept, j);
       if (entry == NULL)
-        {
-          entry = entry_new (self, source);
-          fresh++;
-        }
+        entry = entry_new (self, source);
       g_ptr_array_insert (self->entries, position + i, entry);
       entry_set_name (entry);
       if (!entry->answered)
         _pd_overview_entry_schedule (entry);
     }
   g_clear_pointer (&kept, g_ptr_array_unref);
-  if (fresh > 0 && self->loaded)
-    {
-      self->loaded = FALSE;
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADED]);
-    }
+  update_waiting (self);
 }
 
 /* What time alone changes: cards that stall, sessions no longer active. */
@@ -504,8 +515,6 @@ pd_overview_constructed (GObject *object)
     self->sources = G_LIST_MODEL (g_list_store_new (PD_TYPE_SOURCE));
   g_signal_connect_object (self->sources, "items-changed", G_CALLBACK (on_sources_changed), self, 0);
   on_sources_changed (self->sources, 0, 0, g_list_model_get_n_items (self->sources), self);
-  if (g_list_model_get_n_items (self->sources) == 0)
-    self->loaded = TRUE;
   self->tick = g_timeout_add_seconds (TICK_SECONDS, on_tick, self);
 }
 
@@ -560,6 +569,9 @@ pd_overview_get_property (GObject    *object,
       break;
     case PROP_LOADED:
       g_value_set_boolean (value, self->loaded);
+      break;
+    case PROP_N_WAITING:
+      g_value_set_uint (value, self->n_waiting);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -619,6 +631,10 @@ pd_overview_class_init (PdOverviewClass *klass)
   properties[PROP_LOADED] =
     g_param_spec_boolean ("loaded", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* The sources that have not answered their first list yet. */
+  properties[PROP_N_WAITING] =
+    g_param_spec_uint ("n-waiting", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -729,6 +745,59 @@ pd_overview_get_loaded (PdOverview *self)
 {
   g_return_val_if_fail (PD_IS_OVERVIEW (self), FALSE);
   return self->loaded;
+}
+
+/* Whether @source has answered its first list (or failed it); with
+ * @source %NULL, whether any source has, or there is none.  A source that
+ * never answers holds back its own cards alone: the others show. */
+gboolean
+pd_overview_get_answered (PdOverview *self,
+                          PdSource   *source)
+{
+  Entry *entry;
+
+  g_return_val_if_fail (PD_IS_OVERVIEW (self), FALSE);
+
+  if (source != NULL)
+    return (entry = find_entry (self, source)) == NULL || entry->answered;
+  return self->n_waiting < self->entries->len || self->entries->len == 0;
+}
+
+/**
+ * pd_overview_dup_waiting_names:
+ * @source: (nullable): that source alone, or %NULL for every one
+ *
+ * Returns: (transfer full) (nullable): the names of the sources that have
+ *   not answered their first list yet, joined by ", "; %NULL when none
+ */
+char *
+pd_overview_dup_waiting_names (PdOverview *self,
+                               PdSource   *source)
+{
+  g_autoptr(GString) names = NULL;
+
+  g_return_val_if_fail (PD_IS_OVERVIEW (self), NULL);
+
+  for (guint i = 0; i < self->entries->len; i++)
+    {
+      Entry *entry = g_ptr_array_index (self->entries, i);
+
+      if (entry->answered || (source != NULL && entry->source != source))
+        continue;
+      if (names == NULL)
+        names = g_string_new (NULL);
+      else
+        g_string_append (names, ", ");
+      g_string_append (names, entry->name != NULL ? entry->name : pd_source_get_title (entry->source));
+    }
+  return names != NULL ? g_string_free (g_steal_pointer (&names), FALSE) : NULL;
+}
+
+guint
+pd_overview_get_n_waiting (PdOverview *self)
+{
+  g_return_val_if_fail (PD_IS_OVERVIEW (self), 0);
+  return self->n_waiting;
 }
 
 void

@@ -50,6 +50,11 @@ guint           pd_overview_get_min_interval_ms  (PdOverview *self);
 void            pd_overview_set_min_interval_ms  (PdOverview *self,
                                                   guint       ms);
 gboolean        pd_overview_get_loaded           (PdOverview *self);
+gboolean        pd_overview_get_answered         (PdOverview *self,
+                                                  PdSource   *source);
+guint           pd_overview_get_n_waiting        (PdOverview *self);
+char           *pd_overview_dup_waiting_names    (PdOverview *self,
+                                                  PdSource   *source);
 void            pd_overview_refresh              (PdOverview *self);
 void            pd_overview_refresh_source       (PdOverview *self,
                                                   PdSource   *source);

@@ -173,6 +173,13 @@ token_entry (PdWindow *window)
   return pd_test_find_widget (connection_banner (window), GTK_TYPE_PASSWORD_ENTRY);
 }
 
+static gboolean
+remote_listed (gpointer window)
+{
+  return pd_session_list_get_loaded (session_list (window)) &&
+         pd_overview_get_loaded (pd_window_get_overview (window));
+}
+
 static void
 check_remote (PdApplication *app,
               PdWindow      *window,
@@ -185,6 +192,14 @@ check_remote (PdApplication *app,
   g_autofree char *label = NULL;
   Stored before;
   Stored after;
+
+  /* It opens on the Overview, as the local window does, no session picked:
+   * it opened on the first session's Now page (tried as a new user would,
+   * nu19 #7; before: overview-shown FALSE, a session selected). */
+  pd_test_wait_until (remote_listed, window, "the endpoint's sessions listed");
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_true (pd_window_get_overview_shown (window));
+  g_assert_null (pd_session_list_get_selected_item (session_list (window)));
 
   pd_test_wait_until (session_selectable, data, "the session in the list");
   before = read_stored (remote->second.db, remote->second.id);
