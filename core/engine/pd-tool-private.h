@@ -128,6 +128,23 @@ typedef enum
   PD_TOOL_STOP_DEADLINE,    /* the run's time budget ran out: return a result that says so */
 } PdToolStop;
 
+/* The folder an approved write lands in, as it was when the call was let
+ * through: the deepest existing folder on the approved path's way (its
+ * parent, unless the write makes folders), @depth components below where
+ * opens of the path start, and which folder it was. */
+typedef struct
+{
+  gboolean set;
+  guint    depth;
+  dev_t    dev;
+  ino_t    ino;
+} PdToolAnchor;
+
+void          _pd_tool_anchor_record  (PdToolContext *context,
+                                       const char    *resolved,
+                                       PdToolAnchor  *anchor);
+const PdToolAnchor *_pd_tool_context_get_anchor (PdToolContext *self);
+
 PdToolStop    _pd_tool_check_stop     (PdToolContext *context,
                                        GCancellable  *cancellable);
 int           _pd_tool_context_get_root_fd (PdToolContext *self);
@@ -205,13 +222,19 @@ int           _pd_tool_open_file      (PdToolContext *context,
                                        const PdToolFile *file,
                                        struct stat  *st,
                                        PdToolResult **error_result);
+int           _pd_tool_open_parent    (PdToolContext *context,
+                                       const PdToolFile *file,
+                                       gboolean      create,
+                                       PdToolResult **error_result);
 gboolean      _pd_tool_read_text_file (PdToolContext *context,
                                        const PdToolFile *file,
+                                       int           dir_fd,
                                        char        **contents,
                                        gsize        *length,
                                        PdToolResult **error_result);
 gboolean      _pd_tool_write_file     (PdToolContext *context,
                                        const PdToolFile *file,
+                                       int           parent_fd,
                                        const char   *contents,
                                        gsize         length,
                                        PdToolResult **error_result);
