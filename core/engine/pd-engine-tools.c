@@ -83,6 +83,7 @@ decide_tool_job (ToolJob *job)
   PdEngineRun *run = job->run;
   PdEngine *self = run->engine;
   g_autofree char *reason = NULL;
+  PdToolContext *context;
 
   /* The file a write or an edit lands in, resolved once, before plan
    * mode's guard and the question look at it: the guard, the question's
@@ -93,28 +94,32 @@ decide_tool_job (ToolJob *job)
    * attacker would).  The call runs only if its path still leads there,
    * into the same folder (a link planted while the person is asked is
    * refused, not followed). */
-  job->context = pd_tool_context_copy (self->tool_context);
   if (job->tool != NULL && job->arguments != NULL &&
       (g_strcmp0 (job->name, "write_file") == 0 || g_strcmp0 (job->name, "edit_file") == 0))
     {
       const char *path = pd_json_get_string (job->arguments, "path");
 
+      /* A write runs alone: one copy (one descriptor) at a time. */
+      job->context = pd_tool_context_copy (self->tool_context);
       if (path != NULL)
         pd_tool_context_approve_path (job->context, path);
     }
 
+  context = job->context != NULL ? job->context : self->tool_context;
   if (job->tool == NULL)
     job->result = pd_tool_result_new_printf (FALSE, "unknown tool '%s'", job->name);
   else if (job->arguments == NULL)
     job->result = pd_tool_result_new_printf (FALSE, "the arguments of %s are not a JSON object; send an object "
                                                     "matching the tool's parameters", job->name);
-  else if ((job->result = _pd_engine_plan_mode_guard (run, job->context, job->name, job->tool,
-                                                              job->arguments)) != NULL)
+  else if ((job->result = _pd_engine_plan_mode_guard (run, context, job->name, job->tool, job->arguments)) != NULL)
     ;
   else if (self->approver != NULL &&
-           pd_approver_decide (self->approver, job->tool, job->context, job->arguments, &reason) ==
-             PD_APPROVAL_DENY)
+           pd_approver_decide (self->approver, job->tool, context, job->arguments, &reason) == PD_APPROVAL_DENY)
     job->result = pd_tool_result_new_denied (job->name, reason);
+
+  /* A call that will not run holds no descriptor until the batch ends. */
+  if (job->result != NULL)
+    g_clear_pointer (&job->context, pd_tool_context_unref);
 }
 
 static void
@@ -130,7 +135,10 @@ run_tool_job (gpointer data,
   if (job->result == NULL)
     {
       g_autoptr(GError) error = NULL;
-      PdToolContext *context = job->context;
+      /* The call's own context (a write's, with its one resolution), or
+       * a copy of the run's; given up once the call is done. */
+      g_autoptr(PdToolContext) context = job->context ? g_steal_pointer (&job->context)
+                                                      : pd_tool_context_copy (self->tool_context);
 
       /* The run's time budget reaches into the tools: long work stops at it. */
       if (self->max_wall_ms > 0)

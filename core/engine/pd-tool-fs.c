@@ -473,8 +473,8 @@ _pd_tool_open_dir (PdToolContext  *context,
           fd = -1;
           errno = saved_errno;
         }
-      else if (fd < 0 && errno == ENOENT && create)
-        fd = walk_dirs (&start, names, names->len, TRUE, anchor, NULL, NULL);
+      else if (fd < 0 && ((errno == ENOENT && create) || !use_openat2 ()))
+        fd = walk_dirs (&start, names, names->len, create, anchor, NULL, NULL);
     }
   else
     fd = walk_dirs (&start, names, names->len, create, anchor, NULL, NULL);
