@@ -11,8 +11,12 @@
  * syscall()), else one openat(O_NOFOLLOW) per component.  The resolved path
  * holds no links (the resolver followed them), so a link met while opening
  * was swapped in meanwhile and the open fails instead of following it.
- * Writes go to a temporary file in the opened directory and are renamed
- * there, never through a path.
+ * Nor is a mount point crossed (RESOLVE_NO_XDEV; the walk compares mount
+ * ids): a folder bound into the working directory leads elsewhere just as
+ * a link does.  Writes go to a temporary file in the opened directory and
+ * are renamed there, never through a path; a write or an edit the engine
+ * let through opens that directory once, and only if it is the folder
+ * recorded when the call was decided (pd_tool_context_approve_path()).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

@@ -156,9 +156,11 @@ gboolean      _pd_tool_context_is_inside (PdToolContext *self,
 /* Opening model-given paths (pd-tool-fs.c).  @resolved comes from
  * pd_tool_context_resolve_path(); inside a confined context it is opened
  * from the working directory's descriptor with openat2(RESOLVE_BENEATH |
- * RESOLVE_NO_SYMLINKS) or, where the kernel lacks it, one openat(O_NOFOLLOW)
- * per component, so a link swapped in after the check is refused instead
- * of followed.  O_CLOEXEC and O_NOCTTY are added to @flags. */
+ * RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV) or, where the kernel lacks it, one
+ * openat(O_NOFOLLOW) per component checking its mount, so a link swapped
+ * in after the check is refused instead of followed, and a mount point is
+ * not crossed.  An outside path (allow_outside) is opened from "/" with no
+ * link followed.  O_CLOEXEC and O_NOCTTY are added to @flags. */
 int           _pd_tool_open           (PdToolContext *context,
                                        const char    *resolved,
                                        int            flags,
