@@ -467,8 +467,9 @@ _pd_tool_open_dir (PdToolContext  *context,
    * through a name. */
   if (use_openat2 () && (anchor == NULL || anchor->depth == names->len))
     {
-      fd = open_with_openat2 (start.base_fd, start.relative, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
-                              start.confined);
+      /* No O_NOFOLLOW: with O_PATH it would open a link in the last place
+       * itself (then ENOTDIR); RESOLVE_NO_SYMLINKS refuses it (ELOOP). */
+      fd = open_with_openat2 (start.base_fd, start.relative, O_PATH | O_DIRECTORY | O_CLOEXEC, start.confined);
       if (fd >= 0 && anchor != NULL && !anchor_holds (anchor, fd))
         {
           int saved_errno = errno;
