@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include <glib/gi18n-lib.h>
 
@@ -107,6 +108,7 @@ _pd_edit_file_run (const PdToolCall *call)
   const char *new_string = call->arg[2].string;
   gboolean replace_all = call->arg[3].boolean;
   gsize length = 0;
+  int dir_fd;
   guint n;
 
   if (*old_string == '\0')
@@ -117,25 +119,37 @@ _pd_edit_file_run (const PdToolCall *call)
     return pd_tool_result_new (FALSE, "edit_file: 'old_string' and 'new_string' are identical; "
                                "nothing would change");
 
-  if ((err_result = _pd_tool_resolve (call->context, "edit_file", path, &file)) ||
-      !_pd_tool_read_text_file (call->context, &file, &contents, &length, &err_result))
+  if ((err_result = _pd_tool_resolve (call->context, "edit_file", path, &file)))
     return err_result;
+
+  /* The file is read and written in one folder, opened once: opened by its
+   * path twice, the read and the write could each reach another folder of
+   * that name (tried as an attacker would). */
+  if ((dir_fd = _pd_tool_open_parent (call->context, &file, FALSE, &err_result)) < 0)
+    return err_result;
+  if (!_pd_tool_read_text_file (call->context, &file, dir_fd, &contents, &length, &err_result))
+    {
+      close (dir_fd);
+      return err_result;
+    }
 
   n = count_occurrences (contents, length, old_string);
 
   if (n == 0)
-    return pd_tool_result_new_printf (FALSE, "edit_file: 'old_string' was not found in '%s'; "
-                                      "read the file and copy the text exactly, including "
-                                      "whitespace", file.display);
-
-  if (n > 1 && !replace_all)
-    return pd_tool_result_new_printf (FALSE, "edit_file: 'old_string' occurs %u times in '%s'; "
-                                      "include more surrounding text to make it unique, or set "
-                                      "replace_all to true", n, file.display);
-
-  edited = replace_text (contents, length, old_string, new_string, replace_all);
-
-  if (!_pd_tool_write_file (call->context, &file, edited->str, edited->len, &err_result))
+    err_result = pd_tool_result_new_printf (FALSE, "edit_file: 'old_string' was not found in '%s'; "
+                                            "read the file and copy the text exactly, including "
+                                            "whitespace", file.display);
+  else if (n > 1 && !replace_all)
+    err_result = pd_tool_result_new_printf (FALSE, "edit_file: 'old_string' occurs %u times in '%s'; "
+                                            "include more surrounding text to make it unique, or set "
+                                            "replace_all to true", n, file.display);
+  else
+    {
+      edited = replace_text (contents, length, old_string, new_string, replace_all);
+      _pd_tool_write_file (call->context, &file, dir_fd, edited->str, edited->len, &err_result);
+    }
+  close (dir_fd);
+  if (err_result != NULL)
     return err_result;
 
   return pd_tool_result_new_printf (TRUE, "edited %s: replaced %u occurrence%s", file.display, n,

@@ -244,7 +244,8 @@ _pd_engine_bind_exit_tool (PdEngineRun *run,
  * writing the plan artifact), and so are checklist changes — the plan tool
  * is the execution checklist.  Advisory plan mode only guides. */
 PdToolResult *
-_pd_engine_plan_mode_guard (PdEngineRun *run,
+_pd_engine_plan_mode_guard (PdEngineRun   *run,
+                            PdToolContext *context,
                             const char  *name,
                             PdTool      *tool,
                             JsonObject  *arguments)
@@ -274,15 +275,21 @@ _pd_engine_plan_mode_guard (PdEngineRun *run,
   path = pd_json_get_string (arguments, "path");
   if (path != NULL && (g_strcmp0 (name, "write_file") == 0 || g_strcmp0 (name, "edit_file") == 0))
     {
-      PdToolContext *context = run->engine->tool_context;
       const char *worktree = pd_tool_context_get_working_dir (context);
       g_autofree char *absolute = g_canonicalize_filename (path, worktree);
-      g_autofree char *resolved = pd_tool_context_resolve_path (context, path, NULL);
+      g_autofree char *own = NULL;
+      const char *resolved = pd_tool_context_get_approved_path (context);
 
       /* The name is not enough: a repository can ship a link inside its
        * plans folder (`.plandeck/plans/up -> ../..`), and the tool would
        * write where it leads, a README or src/.  So the path the tool
-       * will write must be the one named: reached through no link. */
+       * will write must be the one named: reached through no link.  That
+       * is the call's one resolution (decide_tool_job()), the one the tool
+       * writes: resolved here again, a link flipping in between let plan
+       * mode replace README.md (3 of 150 calls; tried as an attacker
+       * would). */
+      if (resolved == NULL)
+        resolved = own = pd_tool_context_resolve_path (context, path, NULL);
       if (pd_plan_artifact_path_is_artifact (worktree, absolute) && g_strcmp0 (absolute, resolved) == 0)
         return NULL;
     }

@@ -170,6 +170,7 @@ gboolean      _pd_engine_parse_plan_command   (const char                *messag
 void          _pd_engine_bind_exit_tool       (PdEngineRun               *run,
                                                gboolean                   bind);
 PdToolResult *_pd_engine_plan_mode_guard      (PdEngineRun               *run,
+                                               PdToolContext             *context,
                                                const char                *name,
                                                PdTool                    *tool,
                                                JsonObject                *arguments);

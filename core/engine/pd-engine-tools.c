@@ -31,7 +31,7 @@ typedef struct
   PdTool       *tool;            /* NULL for an unknown tool */
   PdToolResult *result;
   gint64        duration_ms;
-  char         *approved_path;   /* a write's or edit's file when decided */
+  PdToolContext *context;        /* the call's, with a write's or edit's file resolved once */
 } ToolJob;
 
 typedef struct
@@ -47,7 +47,7 @@ tool_job_free (ToolJob *job)
   g_free (job->call_id);
   g_free (job->name);
   g_free (job->arguments_text);
-  g_free (job->approved_path);
+  g_clear_pointer (&job->context, pd_tool_context_unref);
   g_clear_pointer (&job->arguments, json_object_unref);
   g_clear_object (&job->tool);
   g_clear_pointer (&job->result, pd_tool_result_free);
@@ -83,35 +83,43 @@ decide_tool_job (ToolJob *job)
   PdEngineRun *run = job->run;
   PdEngine *self = run->engine;
   g_autofree char *reason = NULL;
+  PdToolContext *context;
 
-  /* The file a write or an edit lands in, resolved before plan mode's
-   * guard and the question look at it: the call runs only if its path
-   * still leads there (a link planted while the person is asked is
-   * refused, not followed: tried as an attacker would). */
+  /* The file a write or an edit lands in, resolved once, before plan
+   * mode's guard and the question look at it: the guard, the question's
+   * preview and the tool all take it from the call's context.  Each
+   * resolved the path for itself, and a folder flipping to a link between
+   * them made the question show docs/x/n.md, or the guard pass a plans
+   * file, while the tool wrote .git/hooks/n.md or README.md (tried as an
+   * attacker would).  The call runs only if its path still leads there,
+   * into the same folder (a link planted while the person is asked is
+   * refused, not followed). */
   if (job->tool != NULL && job->arguments != NULL &&
       (g_strcmp0 (job->name, "write_file") == 0 || g_strcmp0 (job->name, "edit_file") == 0))
     {
       const char *path = pd_json_get_string (job->arguments, "path");
 
+      /* A write runs alone: one copy (one descriptor) at a time. */
+      job->context = pd_tool_context_copy (self->tool_context);
       if (path != NULL)
-        {
-          job->approved_path = pd_tool_context_resolve_path (self->tool_context, path, NULL);
-          if (job->approved_path == NULL)
-            job->approved_path = g_strdup ("");
-        }
+        pd_tool_context_approve_path (job->context, path);
     }
 
+  context = job->context != NULL ? job->context : self->tool_context;
   if (job->tool == NULL)
     job->result = pd_tool_result_new_printf (FALSE, "unknown tool '%s'", job->name);
   else if (job->arguments == NULL)
     job->result = pd_tool_result_new_printf (FALSE, "the arguments of %s are not a JSON object; send an object "
                                                     "matching the tool's parameters", job->name);
-  else if ((job->result = _pd_engine_plan_mode_guard (run, job->name, job->tool, job->arguments)) != NULL)
+  else if ((job->result = _pd_engine_plan_mode_guard (run, context, job->name, job->tool, job->arguments)) != NULL)
     ;
   else if (self->approver != NULL &&
-           pd_approver_decide (self->approver, job->tool, self->tool_context, job->arguments, &reason) ==
-             PD_APPROVAL_DENY)
+           pd_approver_decide (self->approver, job->tool, context, job->arguments, &reason) == PD_APPROVAL_DENY)
     job->result = pd_tool_result_new_denied (job->name, reason);
+
+  /* A call that will not run holds no descriptor until the batch ends. */
+  if (job->result != NULL)
+    g_clear_pointer (&job->context, pd_tool_context_unref);
 }
 
 static void
@@ -127,12 +135,14 @@ run_tool_job (gpointer data,
   if (job->result == NULL)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(PdToolContext) context = pd_tool_context_copy (self->tool_context);
+      /* The call's own context (a write's, with its one resolution), or
+       * a copy of the run's; given up once the call is done. */
+      g_autoptr(PdToolContext) context = job->context ? g_steal_pointer (&job->context)
+                                                      : pd_tool_context_copy (self->tool_context);
 
       /* The run's time budget reaches into the tools: long work stops at it. */
       if (self->max_wall_ms > 0)
         pd_tool_context_set_deadline (context, run->started_usec + self->max_wall_ms * 1000);
-      pd_tool_context_set_approved_path (context, job->approved_path);
       job->result = pd_tool_call (job->tool, context, job->arguments, run->cancellable, &error);
       if (job->result == NULL)
         job->result = pd_tool_result_new_printf (FALSE, "%s failed: %s", job->name, error->message);

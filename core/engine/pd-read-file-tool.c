@@ -67,7 +67,7 @@ _pd_read_file_run (const PdToolCall *call)
   gboolean truncated = FALSE;
 
   if ((err_result = _pd_tool_resolve (call->context, "read_file", path, &file)) ||
-      !_pd_tool_read_text_file (call->context, &file, &contents, &length, &err_result))
+      !_pd_tool_read_text_file (call->context, &file, -1, &contents, &length, &err_result))
     return err_result;
 
   if (length == 0)

@@ -31,6 +31,7 @@ struct _PdToolContext
   GPtrArray *env;            /* "NAME=VALUE", NULL-terminated */
   GPtrArray *hidden_env;     /* names kept from commands besides the built-in ones */
   char      *approved_path;  /* the resolved file a call was let through for; NULL: none */
+  PdToolAnchor approved_anchor; /* the folder it was to land in, as it was then */
 };
 
 /* Never handed to a command: the keys of model providers (the tools' output
@@ -143,6 +144,7 @@ pd_tool_context_copy (PdToolContext *self)
   for (guint i = 0; i < self->hidden_env->len; i++)
     g_ptr_array_add (copy->hidden_env, g_strdup (g_ptr_array_index (self->hidden_env, i)));
   copy->approved_path = g_strdup (self->approved_path);
+  copy->approved_anchor = self->approved_anchor;
 
   return copy;
 }
@@ -497,7 +499,10 @@ pd_tool_context_set_deadline (PdToolContext *self,
  * is asked) made the write land elsewhere than where it was let through to
  * (tried as an attacker would).  With an approved path set, a file tool
  * whose path now resolves to another file refuses; its open then follows
- * no link, so what it writes is the file approved.
+ * no link, so what it writes is the file approved.  The folder the file
+ * lands in (or the nearest one that exists) is recorded as it is now, by
+ * device and inode: a write that reaches another folder by that name (two
+ * real folders exchanged meanwhile) refuses too.
  */
 void
 pd_tool_context_set_approved_path (PdToolContext *self,
@@ -507,6 +512,42 @@ pd_tool_context_set_approved_path (PdToolContext *self,
 
   g_free (self->approved_path);
   self->approved_path = g_strdup (resolved);
+  memset (&self->approved_anchor, 0, sizeof self->approved_anchor);
+  if (resolved != NULL && *resolved != '\0')
+    _pd_tool_anchor_record (self, resolved, &self->approved_anchor);
+}
+
+/**
+ * pd_tool_context_approve_path:
+ * @path: a write's or an edit's "path", as the model wrote it
+ *
+ * Resolves @path once and keeps what it resolved to as the call's approved
+ * path (pd_tool_context_set_approved_path()), with the folder it lands in as
+ * it is now.  The question's preview, plan mode's guard and the tool then
+ * all use this one resolution: each resolved the path for itself, and a
+ * folder swapped for a link in between made the question show one file and
+ * the tool write another (3 of 600 writes; tried as an attacker would).
+ *
+ * Returns: (transfer none): the resolved path, "" when it did not resolve
+ */
+const char *
+pd_tool_context_approve_path (PdToolContext *self,
+                              const char    *path)
+{
+  g_autofree char *resolved = NULL;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+
+  resolved = pd_tool_context_resolve_path (self, path, NULL);
+  pd_tool_context_set_approved_path (self, resolved != NULL ? resolved : "");
+  return self->approved_path;
+}
+
+const PdToolAnchor *
+_pd_tool_context_get_anchor (PdToolContext *self)
+{
+  return self->approved_path != NULL && self->approved_anchor.set ? &self->approved_anchor : NULL;
 }
 
 /**
@@ -705,15 +746,17 @@ pd_tool_context_resolve_path (PdToolContext  *self,
 }
 
 /* The part of @resolved below the working directory ("." for the directory
- * itself), or NULL when opens of it are not confined: outside paths, which
- * only an allow_outside context resolves, and every path of such a context. */
+ * itself), or NULL when it is outside (only an allow_outside context
+ * resolves such a path).  A path inside is opened confined even when the
+ * context allows the outside: it holds no link, so one met on the way was
+ * swapped in after the path was resolved (or approved). */
 const char *
 _pd_tool_context_confined_relative (PdToolContext *self,
                                     const char    *resolved)
 {
   gsize len = strlen (self->working_dir);
 
-  if (self->allow_outside || !path_is_inside (resolved, self->working_dir))
+  if (!path_is_inside (resolved, self->working_dir))
     return NULL;
 
   if (strcmp (resolved, self->working_dir) == 0)

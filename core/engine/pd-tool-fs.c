@@ -11,8 +11,12 @@
  * syscall()), else one openat(O_NOFOLLOW) per component.  The resolved path
  * holds no links (the resolver followed them), so a link met while opening
  * was swapped in meanwhile and the open fails instead of following it.
- * Writes go to a temporary file in the opened directory and are renamed
- * there, never through a path.
+ * Nor is a mount point crossed (RESOLVE_NO_XDEV; the walk compares mount
+ * ids): a folder bound into the working directory leads elsewhere just as
+ * a link does.  Writes go to a temporary file in the opened directory and
+ * are renamed there, never through a path; a write or an edit the engine
+ * let through opens that directory once, and only if it is the folder
+ * recorded when the call was decided (pd_tool_context_approve_path()).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -49,23 +53,118 @@ _pd_tool_set_force_walk (gboolean force)
   g_atomic_int_set (&force_walk, !!force);
 }
 
+/* Where opens of a resolved path start.  A path inside the working
+ * directory is opened from its descriptor, beneath it and on its mount
+ * (@confined); an outside one, which only an allow_outside context lets
+ * through, from "/".  Either way no link is followed: a resolved path holds
+ * none, so a link met on the way was put there after it was resolved. */
+typedef struct
+{
+  int         base_fd;
+  int         owned_fd;   /* base_fd when it is ours to close, else -1 */
+  const char *relative;   /* the path below base_fd, "." for base_fd itself */
+  gboolean    confined;
+} OpenStart;
+
+static void set_open_error (PdToolContext  *context,
+                            const char     *resolved,
+                            gboolean        confined,
+                            int             saved_errno,
+                            GError        **error);
+
+/* A path the context does not confine (outside the working directory) is
+ * opened only when the context allows it. */
+static gboolean
+outside_allowed (PdToolContext  *context,
+                 const char     *resolved,
+                 GError        **error)
+{
+  g_autofree char *display = NULL;
+
+  if (pd_tool_context_get_allow_outside (context))
+    return TRUE;
+
+  display = pd_tool_context_display_path (context, resolved);
+  g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_OUTSIDE,
+               "'%s' is outside the working directory", display);
+  return FALSE;
+}
+
+static gboolean
+open_start (PdToolContext  *context,
+            const char     *resolved,
+            OpenStart      *start,
+            GError        **error)
+{
+  start->owned_fd = -1;
+  start->relative = _pd_tool_context_confined_relative (context, resolved);
+  start->confined = start->relative != NULL;
+  start->base_fd = _pd_tool_context_get_root_fd (context);
+  if (start->confined)
+    return TRUE;
+
+  if (!outside_allowed (context, resolved, error))
+    return FALSE;
+  start->owned_fd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (start->owned_fd < 0)
+    {
+      set_open_error (context, resolved, FALSE, errno, error);
+      return FALSE;
+    }
+  start->base_fd = start->owned_fd;
+  start->relative = resolved[0] == '/' && resolved[1] != '\0' ? resolved + 1 : ".";
+  return TRUE;
+}
+
+static void
+open_start_clear (OpenStart *start)
+{
+  if (start->owned_fd >= 0)
+    close (start->owned_fd);
+  start->owned_fd = -1;
+}
+
+/* Which mount @fd is on: statx's mount id (Linux 5.8), else its device.
+ * A folder of the same file system bound into the working directory has
+ * the device of the working directory; only the mount id tells it. */
+static guint64
+mount_of (int fd)
+{
+  struct statx stx;
+  struct stat st;
+
+  if (statx (fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) == 0 &&
+      (stx.stx_mask & STATX_MNT_ID) != 0)
+    return stx.stx_mnt_id;
+  if (fstat (fd, &st) == 0)
+    return (guint64) st.st_dev | G_GUINT64_CONSTANT (0x8000000000000000);
+  return 0;
+}
+
 static int
-open_with_openat2 (int         root_fd,
+open_with_openat2 (int         base_fd,
                    const char *relative,
-                   int         flags)
+                   int         flags,
+                   gboolean    confined)
 {
 #if defined(__linux__) && defined(SYS_openat2) && defined(RESOLVE_BENEATH)
   struct open_how how = { 0 };
   long fd;
 
   how.flags = (guint64) flags;
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  /* NO_XDEV: a mount is not a link, but it leads elsewhere all the same (a
+   * folder bound over .plandeck/plans/x let plan mode replace README.md,
+   * one bound over docs/m a file outside the folder: tried as an attacker
+   * would). */
+  if (confined)
+    how.resolve |= RESOLVE_BENEATH | RESOLVE_NO_XDEV;
 
   /* EAGAIN: the kernel saw a rename race during resolution and asks for
    * a retry; it is not an answer about the path. */
   for (guint tries = 0; tries < 8; tries++)
     {
-      fd = syscall (SYS_openat2, root_fd, relative, &how, sizeof how);
+      fd = syscall (SYS_openat2, base_fd, relative, &how, sizeof how);
       if (fd >= 0 || errno != EAGAIN)
         break;
     }
@@ -82,6 +181,12 @@ open_with_openat2 (int         root_fd,
   errno = ENOSYS;
   return -1;
 #endif
+}
+
+static gboolean
+use_openat2 (void)
+{
+  return !g_atomic_int_get (&force_walk) && g_atomic_int_get (&openat2_usable);
 }
 
 /* Opens directory @name in @dir_fd for further walking, never through a
@@ -114,69 +219,129 @@ walk_into (int         dir_fd,
   return fd;
 }
 
-/* One component at a time from @root_fd.  The last component is opened
- * with @flags (which hold O_NOFOLLOW), or, with @flags -1, the directory
- * reached is returned as an O_PATH descriptor. */
-static int
-open_by_walking (int         root_fd,
-                 const char *relative,
-                 int         flags,
-                 gboolean    create_dirs)
+/* Whether @dir_fd is the folder @anchor recorded; ESTALE when not. */
+static gboolean
+anchor_holds (const PdToolAnchor *anchor,
+              int                 dir_fd)
 {
-  g_auto(GStrv) components = g_strsplit (relative, "/", -1);
-  int dir_fd = fcntl (root_fd, F_DUPFD_CLOEXEC, 3);
-  guint n = g_strv_length (components);
-  int fd;
+  struct stat st;
 
+  if (fstat (dir_fd, &st) != 0)
+    return FALSE;
+  if (st.st_dev != anchor->dev || st.st_ino != anchor->ino)
+    {
+      errno = ESTALE;
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The names of a resolved relative path, without "" and ".". */
+static GPtrArray *
+split_components (const char *relative)
+{
+  g_auto(GStrv) parts = g_strsplit (relative, "/", -1);
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    if (*parts[i] != '\0' && strcmp (parts[i], ".") != 0)
+      g_ptr_array_add (names, g_strdup (parts[i]));
+
+  return names;
+}
+
+/* One folder at a time from @start's base, through the first @n of
+ * @names: never through a link, never onto another mount when confined
+ * (EXDEV), making the missing ones with @create.  The folder @anchor names
+ * must be the one found at its depth (ESTALE).  Returns an O_PATH
+ * descriptor of the folder reached, all @n deep, or -1 with errno set and
+ * *@reached (optional) how deep the walk came, with that folder in
+ * *@last_fd (optional; else closed). */
+static int
+walk_dirs (const OpenStart    *start,
+           GPtrArray          *names,
+           guint               n,
+           gboolean            create,
+           const PdToolAnchor *anchor,
+           guint              *reached,
+           int                *last_fd)
+{
+  guint64 mount = start->confined ? mount_of (start->base_fd) : 0;
+  int dir_fd = fcntl (start->base_fd, F_DUPFD_CLOEXEC, 3);
+  guint depth = 0;
+  int saved_errno = 0;
+
+  if (last_fd != NULL)
+    *last_fd = -1;
   if (dir_fd < 0)
     return -1;
 
-  /* The last non-empty component is the one opened with @flags. */
-  while (n > 0 && (*components[n - 1] == '\0' || strcmp (components[n - 1], ".") == 0))
-    n--;
-
-  for (guint i = 0; i + (flags == -1 ? 0 : 1) < n; i++)
+  for (;;)
     {
-      const char *c = components[i];
+      const char *name;
       int next;
 
-      if (*c == '\0' || strcmp (c, ".") == 0)
-        continue;
-      if (strcmp (c, "..") == 0)
+      if (anchor != NULL && depth == anchor->depth && !anchor_holds (anchor, dir_fd))
+        {
+          saved_errno = errno;
+          break;
+        }
+      if (depth >= n)
+        break;
+
+      name = g_ptr_array_index (names, depth);
+      if (strcmp (name, "..") == 0)
         {
           /* A resolved path has none; refuse rather than climb. */
-          close (dir_fd);
-          errno = EXDEV;
-          return -1;
+          saved_errno = EXDEV;
+          break;
         }
-
-      next = walk_into (dir_fd, c, create_dirs);
-      close (dir_fd);
+      next = walk_into (dir_fd, name, create);
       if (next < 0)
-        return -1;
+        {
+          saved_errno = errno;
+          break;
+        }
+      if (start->confined && mount_of (next) != mount)
+        {
+          close (next);
+          saved_errno = EXDEV;
+          break;
+        }
+      close (dir_fd);
       dir_fd = next;
+      depth++;
     }
 
-  if (flags == -1)
+  if (reached != NULL)
+    *reached = depth;
+  if (saved_errno == 0)
     return dir_fd;
 
-  if (n == 0)
-    fd = openat (dir_fd, ".", flags);
-  else if (strcmp (components[n - 1], "..") == 0)
-    {
-      errno = EXDEV;
-      fd = -1;
-    }
+  if (last_fd != NULL)
+    *last_fd = dir_fd;
   else
-    fd = openat (dir_fd, components[n - 1], flags);
-
-  {
-    int saved_errno = errno;
-
     close (dir_fd);
-    errno = saved_errno;
-  }
+  errno = saved_errno;
+  return -1;
+}
 
+/* Opens @name in @dir_fd with @flags (which hold O_NOFOLLOW), on the
+ * folder's mount when @confined (a file can be a mount point too). */
+static int
+open_child (const OpenStart *start,
+            int              dir_fd,
+            const char      *name,
+            int              flags)
+{
+  int fd = openat (dir_fd, name, flags | O_NOFOLLOW);
+
+  if (fd >= 0 && start->confined && mount_of (fd) != mount_of (dir_fd))
+    {
+      close (fd);
+      errno = EXDEV;
+      return -1;
+    }
   return fd;
 }
 
@@ -192,33 +357,26 @@ set_open_error (PdToolContext  *context,
   if (saved_errno == ENOENT)
     g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_INVALID_PATH,
                  "'%s' does not exist", display);
-  else if (confined && (saved_errno == ELOOP || saved_errno == EXDEV))
+  else if (saved_errno == ELOOP)
     g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_OUTSIDE,
                  "'%s' changed while it was being opened: a symbolic link appeared on its "
                  "path, and links met while opening are not followed (they could lead "
                  "outside the working directory); nothing was read or written",
                  display);
+  else if (confined && saved_errno == EXDEV)
+    g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_OUTSIDE,
+                 "'%s' is reached through a mount point inside the working directory, and the "
+                 "tools do not cross mount points (what is mounted there can be outside the "
+                 "working directory); nothing was read or written",
+                 display);
+  else if (saved_errno == ESTALE)
+    g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_OUTSIDE,
+                 "the folder of '%s' is not the one it was when the call was let through (it "
+                 "was moved, or another folder put in its place, meanwhile); nothing was written",
+                 display);
   else
     g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_INVALID_PATH,
                  "cannot open '%s': %s", display, g_strerror (saved_errno));
-}
-
-/* A path the context does not confine (outside the working directory) is
- * opened only when the context allows it. */
-static gboolean
-outside_allowed (PdToolContext  *context,
-                 const char     *resolved,
-                 GError        **error)
-{
-  g_autofree char *display = NULL;
-
-  if (pd_tool_context_get_allow_outside (context))
-    return TRUE;
-
-  display = pd_tool_context_display_path (context, resolved);
-  g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_OUTSIDE,
-               "'%s' is outside the working directory", display);
-  return FALSE;
 }
 
 /**
@@ -234,34 +392,46 @@ _pd_tool_open (PdToolContext  *context,
                int             flags,
                GError        **error)
 {
-  const char *relative = _pd_tool_context_confined_relative (context, resolved);
+  OpenStart start;
   int fd = -1;
 
   g_return_val_if_fail ((flags & O_CREAT) == 0, -1);
 
-  flags |= O_CLOEXEC | O_NOCTTY;
+  if (!open_start (context, resolved, &start, error))
+    return -1;
 
-  if (relative == NULL)
+  flags |= O_CLOEXEC | O_NOCTTY | O_NOFOLLOW;
+
+  if (use_openat2 ())
+    fd = open_with_openat2 (start.base_fd, start.relative, flags, start.confined);
+
+  if (fd < 0 && !use_openat2 ())
     {
-      if (!outside_allowed (context, resolved, error))
-        return -1;
+      g_autoptr(GPtrArray) names = split_components (start.relative);
+      int dir_fd;
 
-      /* Confinement is off: the path is opened as the user would. */
-      fd = open (resolved, flags);
-    }
-  else
-    {
-      flags |= O_NOFOLLOW;
+      if (names->len == 0)
+        fd = open_child (&start, start.base_fd, ".", flags);
+      else if ((dir_fd = walk_dirs (&start, names, names->len - 1, FALSE, NULL, NULL, NULL)) >= 0)
+        {
+          const char *name = g_ptr_array_index (names, names->len - 1);
 
-      if (!g_atomic_int_get (&force_walk) && g_atomic_int_get (&openat2_usable))
-        fd = open_with_openat2 (_pd_tool_context_get_root_fd (context), relative, flags);
+          if (strcmp (name, "..") == 0)
+            errno = EXDEV;
+          else
+            fd = open_child (&start, dir_fd, name, flags);
+          {
+            int saved_errno = errno;
 
-      if (fd < 0 && (g_atomic_int_get (&force_walk) || !g_atomic_int_get (&openat2_usable)))
-        fd = open_by_walking (_pd_tool_context_get_root_fd (context), relative, flags, FALSE);
+            close (dir_fd);
+            errno = saved_errno;
+          }
+        }
     }
 
   if (fd < 0)
-    set_open_error (context, resolved, relative != NULL, errno, error);
+    set_open_error (context, resolved, start.confined, errno, error);
+  open_start_clear (&start);
 
   return fd;
 }
@@ -270,6 +440,9 @@ _pd_tool_open (PdToolContext  *context,
  * _pd_tool_open_dir:
  * @resolved: a directory path from pd_tool_context_resolve_path()
  * @create: make the missing directories on the way
+ *
+ * The folder is checked against the context's approved anchor
+ * (pd_tool_context_set_approved_path()) when it has one.
  *
  * Returns: an O_PATH descriptor of the directory, for the *at() calls, or
  *   -1 with @error set
@@ -280,30 +453,81 @@ _pd_tool_open_dir (PdToolContext  *context,
                    gboolean        create,
                    GError        **error)
 {
-  const char *relative = _pd_tool_context_confined_relative (context, resolved);
-  int fd;
+  const PdToolAnchor *anchor = _pd_tool_context_get_anchor (context);
+  g_autoptr(GPtrArray) names = NULL;
+  OpenStart start;
+  int fd = -1;
 
-  if (relative == NULL)
+  if (!open_start (context, resolved, &start, error))
+    return -1;
+  names = split_components (start.relative);
+
+  /* The approved folder itself, in one openat2(); a write that makes
+   * folders walks, each folder made in the one opened before it, never
+   * through a name. */
+  if (use_openat2 () && (anchor == NULL || anchor->depth == names->len))
     {
-      if (!outside_allowed (context, resolved, error))
-        return -1;
+      /* No O_NOFOLLOW: with O_PATH it would open a link in the last place
+       * itself (then ENOTDIR); RESOLVE_NO_SYMLINKS refuses it (ELOOP). */
+      fd = open_with_openat2 (start.base_fd, start.relative, O_PATH | O_DIRECTORY | O_CLOEXEC, start.confined);
+      if (fd >= 0 && anchor != NULL && !anchor_holds (anchor, fd))
+        {
+          int saved_errno = errno;
 
-      if (create && g_mkdir_with_parents (resolved, 0755) != 0)
-        fd = -1;
-      else
-        fd = open (resolved, O_PATH | O_DIRECTORY | O_CLOEXEC);
+          close (fd);
+          fd = -1;
+          errno = saved_errno;
+        }
+      else if (fd < 0 && ((errno == ENOENT && create) || !use_openat2 ()))
+        fd = walk_dirs (&start, names, names->len, create, anchor, NULL, NULL);
     }
   else
-    {
-      /* The walk also serves creating: each directory is made in the one
-       * opened before it, never through a name. */
-      fd = open_by_walking (_pd_tool_context_get_root_fd (context), relative, -1, create);
-    }
+    fd = walk_dirs (&start, names, names->len, create, anchor, NULL, NULL);
 
   if (fd < 0)
-    set_open_error (context, resolved, relative != NULL, errno, error);
+    set_open_error (context, resolved, start.confined, errno, error);
+  open_start_clear (&start);
 
   return fd;
+}
+
+/**
+ * _pd_tool_anchor_record:
+ * @resolved: an approved write's file, from pd_tool_context_resolve_path()
+ *
+ * Records in @anchor the deepest folder on the way to @resolved's folder
+ * that is there now, as the opens would reach it (no link, no mount).
+ */
+void
+_pd_tool_anchor_record (PdToolContext *context,
+                        const char    *resolved,
+                        PdToolAnchor  *anchor)
+{
+  g_autofree char *parent = g_path_get_dirname (resolved);
+  g_autoptr(GPtrArray) names = NULL;
+  OpenStart start;
+  struct stat st;
+  guint depth = 0;
+  int fd;
+  int last_fd = -1;
+
+  memset (anchor, 0, sizeof *anchor);
+  if (!open_start (context, parent, &start, NULL))
+    return;
+  names = split_components (start.relative);
+  fd = walk_dirs (&start, names, names->len, FALSE, NULL, &depth, &last_fd);
+  if (fd < 0)
+    fd = last_fd;
+  if (fd >= 0 && fstat (fd, &st) == 0)
+    {
+      anchor->set = TRUE;
+      anchor->depth = depth;
+      anchor->dev = st.st_dev;
+      anchor->ino = st.st_ino;
+    }
+  if (fd >= 0)
+    close (fd);
+  open_start_clear (&start);
 }
 
 /**
@@ -453,9 +677,45 @@ _pd_tool_open_file (PdToolContext     *context,
   return fd;
 }
 
+/**
+ * _pd_tool_open_parent:
+ * @file: from _pd_tool_resolve()
+ * @create: make the missing folders on the way
+ *
+ * Opens the folder @file is in, once, for a write or an edit to act in
+ * (read, then write a temporary file and rename it there): checked against
+ * the folder recorded when the call was let through, if it was.
+ *
+ * Returns: an O_PATH descriptor of the folder, or -1 with the refusal in
+ *   @error_result
+ */
+int
+_pd_tool_open_parent (PdToolContext     *context,
+                      const PdToolFile  *file,
+                      gboolean           create,
+                      PdToolResult     **error_result)
+{
+  g_autofree char *parent = g_path_get_dirname (file->resolved);
+  g_autoptr(GError) error = NULL;
+  int dir_fd = _pd_tool_open_dir (context, parent, create, &error);
+
+  if (dir_fd < 0)
+    *error_result = create && !g_error_matches (error, PD_TOOL_ERROR, PD_TOOL_ERROR_OUTSIDE)
+                    ? pd_tool_result_new_printf (FALSE, "%s: cannot create the directories of '%s': %s",
+                                                        file->tool, file->display, error->message)
+                           : pd_tool_result_new_printf (FALSE, "%s: %s", file->tool, error->message);
+  return dir_fd;
+}
+
+/**
+ * _pd_tool_read_text_file:
+ * @dir_fd: the folder of @file from _pd_tool_open_parent(), or -1 to open
+ *   @file by its path
+ */
 gboolean
 _pd_tool_read_text_file (PdToolContext     *context,
                          const PdToolFile  *file,
+                         int                dir_fd,
                          char             **contents,
                          gsize             *length,
                          PdToolResult     **error_result)
@@ -468,7 +728,24 @@ _pd_tool_read_text_file (PdToolContext     *context,
 
   *contents = NULL;
 
-  fd = _pd_tool_open_file (context, file, &st, error_result);
+  if (dir_fd >= 0)
+    {
+      g_autofree char *name = g_path_get_basename (file->resolved);
+      OpenStart start = { .base_fd = dir_fd, .owned_fd = -1, .relative = name,
+                          .confined = _pd_tool_context_confined_relative (context, file->resolved) != NULL };
+
+      fd = open_child (&start, dir_fd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+      if (fd < 0 || fstat (fd, &st) != 0)
+        {
+          set_open_error (context, file->resolved, start.confined, errno, &error);
+          if (fd >= 0)
+            close (fd);
+          *error_result = pd_tool_result_new_printf (FALSE, "%s: %s", tool, error->message);
+          return FALSE;
+        }
+    }
+  else
+    fd = _pd_tool_open_file (context, file, &st, error_result);
   if (fd < 0)
     return FALSE;
 
@@ -553,6 +830,7 @@ _pd_tool_write_all (int         fd,
 gboolean
 _pd_tool_write_file (PdToolContext     *context,
                      const PdToolFile  *file,
+                     int                parent_fd,
                      const char        *contents,
                      gsize              length,
                      PdToolResult     **error_result)
@@ -560,7 +838,6 @@ _pd_tool_write_file (PdToolContext     *context,
   const char *tool = file->tool;
   const char *resolved = file->resolved;
   const char *display = file->display;
-  g_autofree char *parent = g_path_get_dirname (resolved);
   g_autofree char *name = g_path_get_basename (resolved);
   g_autofree char *temp_name = NULL;
   g_autoptr(GError) error = NULL;
@@ -577,11 +854,15 @@ _pd_tool_write_file (PdToolContext     *context,
       return FALSE;
     }
 
-  dir_fd = _pd_tool_open_dir (context, parent, TRUE, &error);
+  if (parent_fd >= 0)
+    dir_fd = fcntl (parent_fd, F_DUPFD_CLOEXEC, 3);
+  else
+    dir_fd = _pd_tool_open_parent (context, file, TRUE, error_result);
   if (dir_fd < 0)
     {
-      *error_result = pd_tool_result_new_printf (FALSE, "%s: cannot create the directories of '%s': %s",
-                                                 tool, display, error->message);
+      if (parent_fd >= 0)
+        *error_result = pd_tool_result_new_printf (FALSE, "%s: cannot write '%s': %s",
+                                                   tool, display, g_strerror (errno));
       return FALSE;
     }
 

@@ -418,7 +418,8 @@ _pd_tool_preview_append_text (GString    *out,
  * @context: (nullable): the call's context
  * @path: (nullable): the call's "path" as the model wrote it
  *
- * Where a write to @path lands, as the tool resolves it now: `/.` padding
+ * Where a write to @path lands, as the call's context resolved it
+ * (pd_tool_context_approve_path()), else as it resolves now: `/.` padding
  * or `..` after missing names can make the path as written read as one
  * file while it names another far down the line (tried as an attacker
  * would: 4 041 characters that began `docs/notes.md/./.` wrote
@@ -436,8 +437,13 @@ _pd_tool_preview_lands_at (PdToolContext *context,
 
   if (context == NULL || path == NULL)
     return NULL;
-  resolved = pd_tool_context_resolve_path (context, path, NULL);
-  if (resolved == NULL)
+  /* The call's one resolution when it has one (the engine's: what the
+   * tool writes), so the question names the file written. */
+  if (pd_tool_context_get_approved_path (context) != NULL)
+    resolved = g_strdup (pd_tool_context_get_approved_path (context));
+  else
+    resolved = pd_tool_context_resolve_path (context, path, NULL);
+  if (resolved == NULL || *resolved == '\0')
     return NULL;
   display = pd_tool_context_display_path (context, resolved);
   if (strcmp (display, path) == 0)

@@ -128,6 +128,23 @@ typedef enum
   PD_TOOL_STOP_DEADLINE,    /* the run's time budget ran out: return a result that says so */
 } PdToolStop;
 
+/* The folder an approved write lands in, as it was when the call was let
+ * through: the deepest existing folder on the approved path's way (its
+ * parent, unless the write makes folders), @depth components below where
+ * opens of the path start, and which folder it was. */
+typedef struct
+{
+  gboolean set;
+  guint    depth;
+  dev_t    dev;
+  ino_t    ino;
+} PdToolAnchor;
+
+void          _pd_tool_anchor_record  (PdToolContext *context,
+                                       const char    *resolved,
+                                       PdToolAnchor  *anchor);
+const PdToolAnchor *_pd_tool_context_get_anchor (PdToolContext *self);
+
 PdToolStop    _pd_tool_check_stop     (PdToolContext *context,
                                        GCancellable  *cancellable);
 int           _pd_tool_context_get_root_fd (PdToolContext *self);
@@ -139,9 +156,11 @@ gboolean      _pd_tool_context_is_inside (PdToolContext *self,
 /* Opening model-given paths (pd-tool-fs.c).  @resolved comes from
  * pd_tool_context_resolve_path(); inside a confined context it is opened
  * from the working directory's descriptor with openat2(RESOLVE_BENEATH |
- * RESOLVE_NO_SYMLINKS) or, where the kernel lacks it, one openat(O_NOFOLLOW)
- * per component, so a link swapped in after the check is refused instead
- * of followed.  O_CLOEXEC and O_NOCTTY are added to @flags. */
+ * RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV) or, where the kernel lacks it, one
+ * openat(O_NOFOLLOW) per component checking its mount, so a link swapped
+ * in after the check is refused instead of followed, and a mount point is
+ * not crossed.  An outside path (allow_outside) is opened from "/" with no
+ * link followed.  O_CLOEXEC and O_NOCTTY are added to @flags. */
 int           _pd_tool_open           (PdToolContext *context,
                                        const char    *resolved,
                                        int            flags,
@@ -205,13 +224,19 @@ int           _pd_tool_open_file      (PdToolContext *context,
                                        const PdToolFile *file,
                                        struct stat  *st,
                                        PdToolResult **error_result);
+int           _pd_tool_open_parent    (PdToolContext *context,
+                                       const PdToolFile *file,
+                                       gboolean      create,
+                                       PdToolResult **error_result);
 gboolean      _pd_tool_read_text_file (PdToolContext *context,
                                        const PdToolFile *file,
+                                       int           dir_fd,
                                        char        **contents,
                                        gsize        *length,
                                        PdToolResult **error_result);
 gboolean      _pd_tool_write_file     (PdToolContext *context,
                                        const PdToolFile *file,
+                                       int           parent_fd,
                                        const char   *contents,
                                        gsize         length,
                                        PdToolResult **error_result);

@@ -83,6 +83,8 @@ void            pd_tool_context_set_deadline      (PdToolContext  *self,
 void            pd_tool_context_set_approved_path (PdToolContext  *self,
                                                    const char     *resolved);
 const char     *pd_tool_context_get_approved_path (PdToolContext  *self);
+const char     *pd_tool_context_approve_path      (PdToolContext  *self,
+                                                   const char     *path);
 char           *pd_tool_context_resolve_path      (PdToolContext  *self,
                                                    const char     *path,
                                                    GError        **error);

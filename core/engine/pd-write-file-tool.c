@@ -31,7 +31,7 @@ _pd_write_file_run (const PdToolCall *call)
   existed = g_file_test (file.resolved, G_FILE_TEST_EXISTS);
   length = strlen (content);
 
-  if (!_pd_tool_write_file (call->context, &file, content, length, &err_result))
+  if (!_pd_tool_write_file (call->context, &file, -1, content, length, &err_result))
     return err_result;
 
   return pd_tool_result_new_printf (TRUE, "%s %s (%" G_GSIZE_FORMAT " bytes)",
@@ -49,9 +49,12 @@ _pd_write_file_preview (PdToolContext *context,
   const char *path = pd_json_get_string (args, "path");
   const char *content = pd_json_get_string (args, "content");
 
-  if (context != NULL && path != NULL)
+  /* The call's one resolution when it has one: what the tool writes. */
+  if (context != NULL && pd_tool_context_get_approved_path (context) != NULL)
+    resolved = g_strdup (pd_tool_context_get_approved_path (context));
+  else if (context != NULL && path != NULL)
     resolved = pd_tool_context_resolve_path (context, path, NULL);
-  if (resolved != NULL)
+  if (resolved != NULL && *resolved != '\0')
     {
       /* Translators: under the file name in the preview of a write */
       g_string_append (out, g_file_test (resolved, G_FILE_TEST_EXISTS) ? _("(replaces the whole file)")
