@@ -119,11 +119,31 @@ pd_new_session_dialog_set_folder_path (PdNewSessionDialog *self,
   on_changed (self);
 }
 
+/* The profile row, shown when there are profiles; with the replay provider
+ * only when the profile chosen is a replay one: New Session on Replay File
+ * still said Profile "Local OpenAI-compatible" and Model "llama3.1",
+ * neither of which a replay uses (tried as a new user would, nu19 #11). */
+static void
+profile_row_show (PdNewSessionDialog *self,
+                  gboolean            replay)
+{
+  g_autoptr(GVariant) profiles = g_settings_get_value (self->settings, "provider-profiles");
+  guint selected = adw_combo_row_get_selected (self->profile_row);
+  const char *kind = NULL;
+
+  if (selected < g_variant_n_children (profiles))
+    g_variant_get_child (profiles, selected, "(&s&s&s&s&s)", NULL, &kind, NULL, NULL, NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->profile_row),
+                          g_variant_n_children (profiles) > 0 && (!replay || g_strcmp0 (kind, "replay") == 0));
+}
+
 static void
 on_kind_selected (PdNewSessionDialog *self)
 {
   gboolean replay = selected_kind (self) == 2;
 
+  profile_row_show (self, replay);
+  gtk_widget_set_visible (GTK_WIDGET (self->model_row), !replay);
   gtk_widget_set_visible (GTK_WIDGET (self->replay_row), replay);
   gtk_widget_set_visible (GTK_WIDGET (self->env_row), !replay);
   gtk_widget_set_visible (GTK_WIDGET (self->key_row), !replay);
@@ -326,9 +346,9 @@ pd_new_session_dialog_load (PdNewSessionDialog *self)
         selected = i;
     }
   adw_combo_row_set_model (self->profile_row, G_LIST_MODEL (names));
-  gtk_widget_set_visible (GTK_WIDGET (self->profile_row), g_variant_n_children (profiles) > 0);
   adw_combo_row_set_selected (self->profile_row, selected);
   on_profile_selected (self);
+  on_kind_selected (self);
 
   gtk_switch_set_active (self->planning_switch, g_settings_get_boolean (self->settings, "last-planning"));
   pd_approval_policy_from_string (policy, &value);

@@ -143,7 +143,9 @@ pd_format_relative_time (gint64     unix_usec,
   if (span < -(GTimeSpan) PD_SESSION_FUTURE_MINUTES * G_TIME_SPAN_MINUTE)
     {
       local = g_date_time_to_local (then);
-      return g_date_time_format (local, _("%e %b %Y"));
+      /* Translators: a date in a session list; see g_date_time_format(),
+       * "%-d" a day without padding */
+      return g_date_time_format (local, _("%-d %b %Y"));
     }
   if (span < G_TIME_SPAN_MINUTE)
     return g_strdup (_("just now"));
@@ -168,8 +170,11 @@ pd_format_relative_time (gint64     unix_usec,
                             (int) days);
 
   local = g_date_time_to_local (then);
-  /* Translators: a date in a session list; see g_date_time_format() */
-  return g_date_time_format (local, _("%e %b %Y"));
+  /* Translators: a date in a session list; see g_date_time_format(),
+   * "%-d" a day without padding: "%e" pads a day of one digit with a
+   * space, which read as a double space after "Gemini CLI," (tried as a
+   * new user would, nu19 #10) */
+  return g_date_time_format (local, _("%-d %b %Y"));
 }
 
 /* One line: a task can hold line breaks, a title cannot. */

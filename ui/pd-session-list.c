@@ -283,13 +283,19 @@ on_search_stopped (PdSessionList *self)
 {
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
   GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
-  gboolean inside = focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->search_bar));
+  /* Or moved out of it: GTK's search bar closes first on Escape, and the
+   * focus went to the filtered list's first row (tried as a new user
+   * would, nu19 #5; test window-polish). */
+  gboolean inside = focus != NULL && (gtk_widget_is_ancestor (focus, GTK_WIDGET (self->search_bar)) ||
+                                      (self->search_from != NULL &&
+                                       gtk_widget_is_ancestor (focus, GTK_WIDGET (self->list_view))));
 
   gtk_editable_set_text (GTK_EDITABLE (self->search_entry), "");
   gtk_search_bar_set_search_mode (self->search_bar, FALSE);
   if (inside && (self->search_from == NULL || gtk_widget_get_root (self->search_from) != root ||
                  !gtk_widget_get_mapped (self->search_from) ||
                  gtk_widget_is_ancestor (self->search_from, GTK_WIDGET (self->list_view)) ||
+                 !_pd_search_may_return_to (self->search_from) ||
                  !_pd_list_box_refocus (self->search_from)))
     gtk_widget_activate_action (GTK_WIDGET (self), "win.search-closed", NULL);
   g_clear_weak_pointer (&self->search_from);

@@ -37,12 +37,40 @@ key_in_words (const char *text)
   return text;
 }
 
+/* Key caps GTK 4.8 draws as one small mark, shown in words on the cap:
+ * Preferences' "," read as "Ctrl + ." (tried as a new user would, nu18 #9,
+ * nu19 #9). */
+static const char *
+mark_in_words (const char *text)
+{
+  static const struct { const char *mark; const char *words; } marks[] = {
+    { ",", NC_("keyboard label", "Comma") },
+    { ".", NC_("keyboard label", "Period") },
+    { ";", NC_("keyboard label", "Semicolon") },
+    { ":", NC_("keyboard label", "Colon") },
+    { "'", NC_("keyboard label", "Apostrophe") },
+    { "`", NC_("keyboard label", "Grave") },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (marks); i++)
+    if (g_str_equal (text, marks[i].mark))
+      return g_dpgettext2 (GETTEXT_PACKAGE, "keyboard label", marks[i].words);
+  return NULL;
+}
+
 /* A key cap is named by its keys in words, as shown: "Ctrl+Enter",
  * "Menu or Shift+F10". */
 static void
 shortcut_label_sync (GtkWidget *shortcut)
 {
   GString *words = g_string_new (NULL);
+
+  /* Its labels are made anew on each change of its keys. */
+  for (GtkWidget *child = gtk_widget_get_first_child (shortcut); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_LABEL (child) && gtk_widget_has_css_class (child, "keycap") &&
+        mark_in_words (gtk_label_get_text (GTK_LABEL (child))) != NULL)
+      gtk_label_set_text (GTK_LABEL (child), mark_in_words (gtk_label_get_text (GTK_LABEL (child))));
 
   for (GtkWidget *child = gtk_widget_get_first_child (shortcut); child != NULL;
        child = gtk_widget_get_next_sibling (child))

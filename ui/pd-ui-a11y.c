@@ -630,3 +630,25 @@ _pd_menu_buttons_return_focus (GtkWidget *root)
        child = gtk_widget_get_next_sibling (child))
     _pd_menu_buttons_return_focus (child);
 }
+
+/**
+ * _pd_search_may_return_to:
+ * @widget: where the focus was as the session search opened
+ *
+ * A header bar's button other than Search is no place to give the focus
+ * back to as the search closes: Escape left it on Main Menu (where it had
+ * stayed after its menu), the open session's row scrolled out of sight
+ * (tried as a new user would, nu19 #5).  The open session's row takes it.
+ *
+ * Returns: whether the focus goes back to @widget
+ */
+gboolean
+_pd_search_may_return_to (GtkWidget *widget)
+{
+  GtkWidget *button = GTK_IS_BUTTON (widget) ? widget : gtk_widget_get_ancestor (widget, GTK_TYPE_BUTTON);
+
+  if (button == NULL || (gtk_widget_get_ancestor (button, ADW_TYPE_HEADER_BAR) == NULL &&
+                         gtk_widget_get_ancestor (button, GTK_TYPE_HEADER_BAR) == NULL))
+    return TRUE;
+  return g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (button)), "win.search") == 0;
+}

@@ -46,6 +46,10 @@ const char *_pd_describe_tool          (const char         *tool);
 void        _pd_name_drop_down         (GtkDropDown        *drop_down,
                                         const char         *name);
 void        _pd_combo_row_choice_tooltip (AdwComboRow      *row);
+void        _pd_tooltip_quiet_while_open (GtkWidget        *owner,
+                                        GtkWidget          *popover);
+void        _pd_popover_tooltips_quiet (GtkWidget          *root);
+gboolean    _pd_search_may_return_to   (GtkWidget          *widget);
 void        _pd_set_tooltip_lines      (GtkWidget          *widget,
                                         const char         *first,
                                         const char         *rest);

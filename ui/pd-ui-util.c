@@ -452,6 +452,8 @@ _pd_combo_row_choice_tooltip (AdwComboRow *row)
 {
   g_signal_connect (row, "notify::selected-item", G_CALLBACK (combo_row_choice_to_tooltip), NULL);
   combo_row_choice_to_tooltip (row);
+  /* Not over the list of choices, once opened. */
+  _pd_popover_tooltips_quiet (GTK_WIDGET (row));
 }
 
 /*

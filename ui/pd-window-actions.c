@@ -48,7 +48,8 @@ search_action (GtkWidget  *widget,
   /* Search closes back where it was opened from: showing the sidebar put
    * the focus on the open row, and Escape left it in the list. */
   g_set_object (&from, gtk_root_get_focus (GTK_ROOT (self)));
-  if (from != NULL && !gtk_widget_is_ancestor (from, GTK_WIDGET (self->session_list)))
+  if (from != NULL && !gtk_widget_is_ancestor (from, GTK_WIDGET (self->session_list)) &&
+      _pd_search_may_return_to (from))
     g_set_weak_pointer (&self->search_from, from);
   else if (from != NULL)
     g_clear_weak_pointer (&self->search_from);
@@ -516,6 +517,37 @@ focus_open_row (PdWindow *self)
   focus_list (rows);
 }
 
+/* Frames a search's listing of every session is waited for, at most. */
+#define SEARCH_LISTED_MAX_FRAMES 600
+
+typedef struct
+{
+  PdSessionList *list;     /* (unowned) the rows' own list */
+  guint          frames;
+} ListedWait;
+
+/* The listing of every session, once the search closed, is on its way:
+ * the open session's row comes with it.  Focused at once, the focus went
+ * to the first match's row (the list still filtered), scrolled far from
+ * the open session's (tried as a new user would, nu19 #5). */
+static gboolean
+focus_list_when_listed (GtkWidget     *rows,
+                        GdkFrameClock *clock,
+                        gpointer       data)
+{
+  ListedWait *wait = data;
+  GtkSelectionModel *model = gtk_list_view_get_model (GTK_LIST_VIEW (rows));
+  PdSessionItem *open = pd_session_list_get_selected_item (wait->list);
+  gboolean listed = !pd_session_list_get_busy (wait->list) &&
+                    (open == NULL || (GTK_IS_SINGLE_SELECTION (model) &&
+                                      gtk_single_selection_get_selected_item (GTK_SINGLE_SELECTION (model)) == (gpointer) open));
+
+  if (!listed && ++wait->frames < SEARCH_LISTED_MAX_FRAMES)
+    return G_SOURCE_CONTINUE;
+  focus_list (rows);
+  return G_SOURCE_REMOVE;
+}
+
 /* The session search closed (Escape) with the focus in it: back where
  * it was as the search opened, as F6 and menus return it.  A step of the
  * page is its list's stop again (the list made it none as the focus
@@ -548,7 +580,12 @@ search_closed_action (GtkWidget  *widget,
       _pd_list_box_refocus (from))
     return;
   if (rows != NULL)
-    focus_list (rows);
+    {
+      ListedWait *wait = g_new0 (ListedWait, 1);
+
+      wait->list = self->session_list;
+      gtk_widget_add_tick_callback (rows, focus_list_when_listed, wait, g_free);
+    }
 }
 
 static void

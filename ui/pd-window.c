@@ -836,6 +836,7 @@ pd_window_init (PdWindow *self)
   _pd_status_pages_tab_to_controls (GTK_WIDGET (self));
   _pd_images_speak (GTK_WIDGET (self));
   _pd_menu_buttons_return_focus (GTK_WIDGET (self));
+  _pd_popover_tooltips_quiet (GTK_WIDGET (self));
   _pd_spinners_spin_when_shown (GTK_WIDGET (self));
   /* Its buttons and its dialogs': named by their mnemonic labels once. */
   _pd_name_mnemonic_buttons ();

@@ -282,7 +282,12 @@ pd_agent_serve_main (int    argc,
   g_source_remove (sigint);
   g_source_remove (sigterm);
 
-  fprintf (stderr, "%s\n", _("Stopping: cancelling active runs…"));
+  /* Said only when there is a run to cancel: with none, it read as if
+   * something were being cut off (tried as a new user would, nu19 #12). */
+  if (pd_server_get_active_runs (server) > 0)
+    fprintf (stderr, "%s\n", _("Stopping: cancelling active runs…"));
+  else
+    fprintf (stderr, "%s\n", _("Stopping."));
   pd_server_stop (server);
   return 0;
 }

@@ -972,6 +972,19 @@ pd_server_get_read_only (PdServer *self)
   return self->read_only;
 }
 
+/**
+ * pd_server_get_active_runs:
+ * @self: a #PdServer
+ *
+ * Returns: how many runs the server has going now (ended runs not counted)
+ */
+guint
+pd_server_get_active_runs (PdServer *self)
+{
+  g_return_val_if_fail (PD_IS_SERVER (self), 0);
+  return self->active_runs;
+}
+
 guint
 pd_server_get_port (PdServer *self)
 {

@@ -153,6 +153,7 @@ gboolean        pd_server_start            (PdServer            *self,
 void            pd_server_stop             (PdServer            *self);
 
 guint           pd_server_get_port         (PdServer            *self);
+guint           pd_server_get_active_runs  (PdServer            *self);
 const char     *pd_server_get_read_only    (PdServer            *self);
 const char     *pd_server_get_token        (PdServer            *self);
 char           *pd_server_dup_base_url     (PdServer            *self);

@@ -323,9 +323,16 @@ assert_shortcuts_readable (GtkWidget *shortcuts)
           /* A key GTK draws as a mark or a glyph (",", "⏎", "←") is named
            * in words beside it, as README names the keys (the window
            * showed ⏎ and ← alone; tried as a new user would). */
+          /* A small mark is in words on the cap itself: Preferences'
+           * "," still read "Ctrl + ." beside its subtitle (nu19 #9). */
           if (gtk_widget_get_ancestor (label, GTK_TYPE_SHORTCUT_LABEL) != NULL &&
-              ((strlen (text) == 1 && strchr (",.;:'`", text[0]) != NULL) ||
-               g_strv_contains ((const char *[]) { "\u23ce", "\u2190", "\u2192", "\u2191", "\u2193", NULL }, text)))
+              strlen (text) == 1 && strchr (",.;:'`", text[0]) != NULL)
+            {
+              g_test_message ("“%s” shows the key “%s” as a mark", title, text);
+              n_raw++;
+            }
+          if (gtk_widget_get_ancestor (label, GTK_TYPE_SHORTCUT_LABEL) != NULL &&
+              g_strv_contains ((const char *[]) { "\u23ce", "\u2190", "\u2192", "\u2191", "\u2193", NULL }, text))
             {
               g_autofree char *subtitle = NULL;
 
