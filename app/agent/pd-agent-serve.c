@@ -252,6 +252,12 @@ pd_agent_serve_main (int    argc,
              pd_server_get_read_only (server));
 
   url = pd_server_dup_start_url (server);
+  /* Ctrl+C is taken before the URL is out: one who read it and stopped
+   * the server at once (a script, the serve-stop-words test under load)
+   * killed it before its handler was there, with no clean stop. */
+  loop = g_main_loop_new (NULL, FALSE);
+  sigint = g_unix_signal_add (SIGINT, on_signal, loop);
+  sigterm = g_unix_signal_add (SIGTERM, on_signal, loop);
   printf ("%s\n", url);
   fflush (stdout);
   /* TRANSLATORS: the first %s is the database path */
@@ -275,9 +281,6 @@ pd_agent_serve_main (int    argc,
                g_get_host_name ());
   }
 
-  loop = g_main_loop_new (NULL, FALSE);
-  sigint = g_unix_signal_add (SIGINT, on_signal, loop);
-  sigterm = g_unix_signal_add (SIGTERM, on_signal, loop);
   g_main_loop_run (loop);
   g_source_remove (sigint);
   g_source_remove (sigterm);
