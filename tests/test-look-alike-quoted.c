@@ -174,6 +174,29 @@ test_place_signs (void)
   assert_look_alike (cases, G_N_ELEMENTS (cases));
 }
 
+/* Finding (att21 H1, HIGH, tried as an attacker would): two of those
+ * signs side by side were each the other's Han or kana neighbour, so
+ * `rm -rf victim ーーhelp` read as a harmless `--help`, unflagged, and
+ * deleted the folder when approved. A sign beside a sign is out of place;
+ * Japanese prose's long vowel (すごーーい) keeps its kana neighbours. */
+static void
+test_place_signs_doubled (void)
+{
+  static const LookAlikeCase cases[] = {
+    { "rm -rf victim2 \\u30fc\\u30fchelp", "rm -rf victim2 \\u30fc\\u30fchelp", TRUE },
+    { "rm -rf victim2 \\u4e00\\u4e00help", "rm -rf victim2 \\u4e00\\u4e00help", TRUE },
+    { "rm \\u30fc\\u4e00rf x", "rm \\u30fc\\u4e00rf x", TRUE },
+    { "sh -c \\\"git push \\u30fc\\u30fcforce\\\"", "sh -c \"git push \\u30fc\\u30fcforce\"", TRUE },
+    { "cat \\u30ce\\u30ceetc\\u30ce\\u30cepasswd", "cat \\u30ce\\u30ceetc\\u30ce\\u30cepasswd", TRUE },
+    { "curl https://evil\\u3002\\u3002com/x", "curl https://evil\\u3002\\u3002com/x", TRUE },
+    /* prose: the long vowel doubled between kana */
+    { "echo \\u3059\\u3054\\u30fc\\u30fc\\u3044", "echo \u3059\u3054\u30fc\u30fc\u3044", FALSE },
+    { "git commit -m '\\u30b3\\u30fc\\u30d2\\u30fc'", "git commit -m '\u30b3\u30fc\u30d2\u30fc'", FALSE },
+  };
+
+  assert_look_alike (cases, G_N_ELEMENTS (cases));
+}
+
 /* Finding (sec27 item 3, tried as a new user would): every question with
  * escapes said "This command holds control characters, shown as escapes
  * such as \r, \x1b or \u202e", for a Cyrillic а, a curly quote and a
@@ -290,6 +313,7 @@ main (int   argc,
   g_test_add_func ("/pd/approver/look-alike-quoted-prose", test_quoted_prose);
   g_test_add_func ("/pd/approver/look-alike-quoted-held", test_quoted_held);
   g_test_add_func ("/pd/approver/look-alike-place-signs", test_place_signs);
+  g_test_add_func ("/pd/approver/look-alike-place-signs-doubled", test_place_signs_doubled);
   g_test_add_func ("/pd/approver/controls-kinds", test_controls_kinds);
   g_test_add_func ("/pd/approver/controls-wording", test_controls_wording);
 

@@ -318,19 +318,72 @@ starts_word (gunichar before)
   return before == 0 || g_unichar_isspace (before) || before == '\'' || before == '"';
 }
 
-/* Whether @c is drawn as a sign the shell reads by its place, and stands
- * where it reads as that sign: ノ as a slash, 一 and ー as a dash, 。 and ｡
- * as a dot, with no Han or kana letter beside them (a Japanese or Chinese
- * word's own), the dots between ASCII letters or digits (a host). */
+/* ノ as a slash, 一 and ー as a dash; 。, ︒ and ｡ as a dot. */
 static gboolean
-is_cjk_sign_out_of_place (gunichar before,
-                          gunichar c,
-                          gunichar after)
+is_cjk_slash_or_dash (gunichar c)
 {
-  if (c == 0x30CE || c == 0x30FC || c == 0x4E00)
-    return !is_cjk_side (before) && !is_cjk_side (after);
-  if (c == 0x3002 || c == 0xFE12 || c == 0xFF61)
-    return is_ascii_alnum (before) && is_ascii_alnum (after);
+  return c == 0x30CE || c == 0x30FC || c == 0x4E00;
+}
+
+static gboolean
+is_cjk_dot (gunichar c)
+{
+  return c == 0x3002 || c == 0xFE12 || c == 0xFF61;
+}
+
+/* Whether the run of Han and kana around @p (the sign there) holds a
+ * letter that is not such a sign, within 64 characters each way. */
+static gboolean
+sign_run_has_letter (const char *text,
+                     const char *p,
+                     const char *end)
+{
+  const char *q = g_utf8_next_char (p);
+
+  for (guint i = 0; i < 64 && q < end; i++, q = g_utf8_next_char (q))
+    {
+      gunichar d = g_utf8_get_char_validated (q, end - q);
+
+      if (d == (gunichar) -1 || d == (gunichar) -2 || !is_cjk_side (d))
+        break;
+      if (!is_cjk_slash_or_dash (d))
+        return TRUE;
+    }
+  q = p;
+  for (guint i = 0; i < 64 && q > text; i++)
+    {
+      gunichar d;
+
+      if ((q = g_utf8_find_prev_char (text, q)) == NULL)
+        break;
+      d = g_utf8_get_char_validated (q, end - q);
+      if (d == (gunichar) -1 || d == (gunichar) -2 || !is_cjk_side (d))
+        break;
+      if (!is_cjk_slash_or_dash (d))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether @c (at @p) is drawn as a sign the shell reads by its place, and
+ * stands where it reads as that sign: ノ, 一 and ー in a run of Han and
+ * kana with no other letter (`ーーhelp` read as `--help` and ran `rm -rf
+ * victim` unflagged, each ー the other's kana neighbour, tried as an
+ * attacker would; `すごーーい` and `ノート` keep theirs), 。 and ｡ between
+ * ASCII letters or digits, or beside another of them, in a host. */
+static gboolean
+is_cjk_sign_out_of_place (const char *text,
+                          const char *p,
+                          const char *end,
+                          gunichar    before,
+                          gunichar    c,
+                          gunichar    after)
+{
+  if (is_cjk_slash_or_dash (c))
+    return !sign_run_has_letter (text, p, end);
+  if (is_cjk_dot (c))
+    return (is_ascii_alnum (before) || is_cjk_dot (before)) && (is_ascii_alnum (after) || is_cjk_dot (after)) &&
+           (is_ascii_alnum (before) || is_ascii_alnum (after));
   return FALSE;
 }
 
@@ -784,7 +837,7 @@ _pd_tool_looks_alike_at (PdToolLookAlike *state,
       if (state->word_cjk)
         return PD_TOOL_ESCAPES_NONE;
     }
-  if (is_cjk_sign_out_of_place (before, c, after))
+  if (is_cjk_sign_out_of_place (text, p, end, before, c, after))
     return PD_TOOL_ESCAPES_SIGNS;
   /* An apostrophe in a word (don’t) is drawn as a ': outside quotes, or
    * inside '…' out of pairs, it shifts the count of quotes a reader
