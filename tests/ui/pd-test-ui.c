@@ -13,6 +13,7 @@
 #include "pd-history-view.h"
 #include "pd-now-view.h"
 #include "pd-session-list.h"
+#include "pd-secrets.h"
 #include "pd-session-export.h"
 #include "pd-test-hang.h"
 #include "pd-test-ui.h"
@@ -381,6 +382,69 @@ pd_test_find_action_button (GtkWidget  *root,
                             const char *action)
 {
   return pd_test_find_first (root, is_button_for_action, action);
+}
+
+static gboolean
+is_button_labelled (GtkWidget     *widget,
+                    gconstpointer  data)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), data) == 0;
+}
+
+/* The first button labelled @label, as set (mnemonic and all): a toast's. */
+GtkWidget *
+pd_test_find_button (GtkWidget  *root,
+                     const char *label)
+{
+  return pd_test_find_first (root, is_button_labelled, label);
+}
+
+static void
+on_remember_looked_up (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      data)
+{
+  g_autofree char *token = pd_secrets_lookup_token_finish (result, NULL);
+
+  *(gboolean *) data = TRUE;
+}
+
+static gboolean
+remember_answered (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+/* Shown and drawn: pressed while its toast still came in, nothing heard it. */
+static gboolean
+remember_shown (gpointer data)
+{
+  GtkWidget *button = pd_test_find_button (data, "_Remember");
+
+  return button != NULL && gtk_widget_get_mapped (button) && gtk_widget_get_sensitive (button) &&
+         gtk_widget_get_child_visible (button);
+}
+
+/**
+ * pd_test_press_remember:
+ *
+ * A #PdTestWindowFunc: once the endpoint took the token given with
+ * `--remote URL?token=`, the window offers to remember it (nothing goes to
+ * the keyring unasked): Remember is pressed.
+ */
+void
+pd_test_press_remember (PdApplication *app,
+                        PdWindow      *window,
+                        gpointer       user_data)
+{
+  gboolean answered = FALSE;
+
+  pd_test_wait_until (remember_shown, window, "the window to offer to remember the token");
+  g_assert_true (gtk_widget_activate (pd_test_find_button (GTK_WIDGET (window), "_Remember")));
+  /* The keyring answers in turn: a lookup asked now, after the store the
+   * press asked, while the window is still there to hear it. */
+  pd_secrets_lookup_token_async (pd_window_get_remote_url (window), on_remember_looked_up, &answered);
+  pd_test_wait_until (remember_answered, &answered, "the keyring to answer the store");
 }
 
 static gboolean
