@@ -213,11 +213,12 @@ pd_application_open_source_now (PdApplication *self,
     {
       remember_source (remote_url, TRUE);
       if (token_is_new)
-        /* A token that came with the URL is kept for reconnecting to it, in
-         * the keyring; without one, for this session only, and the window
-         * says so.  It never goes to GSettings, which keeps it in clear.
-         * Kept once the endpoint took it: a mistyped one went to the
-         * keyring, and the next start sent it again. */
+        /* A token that came with the URL is used for this run; once the
+         * endpoint took it the window says so and offers to remember it in
+         * the keyring (stored unasked, it popped the keyring's "new
+         * keyring" prompt on a fresh account).  It never goes to
+         * GSettings, which keeps it in clear, and a refused one is never
+         * offered. */
         pd_window_keep_token_once_accepted (window, token);
     }
   else

@@ -49,6 +49,7 @@ struct _PdWindow
   gboolean             retrying;            /* Retry pressed, no answer yet */
   gboolean             said_no_keyring;     /* pd_window_say_token_not_kept() */
   char                *typed_token;         /* typed in the banner, kept once accepted */
+  gboolean             token_for_run;       /* typed_token came with --remote: offered, not kept */
   char                *error_description;   /* the error page's, as plain text */
 
   PdDemo              *demo;

@@ -9,7 +9,12 @@
  * would).  serve checks the token on every request, /api/health included,
  * so the endpoint's state turning to Connected with that token is a 2xx to
  * a request that carried it.  A token given with `--remote URL?token=…`
- * waits in the same way (pd_window_keep_token_once_accepted()).
+ * waits in the same way (pd_window_keep_token_once_accepted()), but is
+ * not kept unasked: it is used until Plandeck quits, the window says so
+ * once and offers Remember (a keyring may ask for a password then).
+ * Stored unasked, it popped gnome-keyring's "Choose password for new
+ * keyring" over a window opened from the command line on a fresh account
+ * (tried as a new user would, nu15 #4, nu18 #7, nu19 #6).
  */
 #define G_LOG_DOMAIN "pd-window"
 
@@ -20,6 +25,7 @@
 #include <glib/gi18n.h>
 
 #include "pd-secrets.h"
+#include "pd-ui-util-private.h"
 #include "pd-window-private.h"
 
 /**
@@ -90,6 +96,76 @@ pd_window_keep_token (PdWindow   *self,
   pd_secrets_store_token_async (endpoint, token, on_token_kept, window_ref);
 }
 
+typedef struct
+{
+  GWeakRef  window;
+  char     *endpoint;
+  char     *token;
+} RememberOffer;
+
+static void
+remember_offer_free (gpointer data,
+                     GClosure *closure)
+{
+  RememberOffer *offer = data;
+
+  g_weak_ref_clear (&offer->window);
+  explicit_bzero (offer->token, strlen (offer->token));
+  g_free (offer->token);
+  g_free (offer->endpoint);
+  g_free (offer);
+}
+
+static void
+on_remember_clicked (AdwToast      *toast,
+                     RememberOffer *offer)
+{
+  g_autoptr(PdWindow) self = g_weak_ref_get (&offer->window);
+
+  if (self != NULL)
+    pd_window_keep_token (self, offer->endpoint, offer->token);
+}
+
+/* The token the endpoint took, given with the address: used for this run,
+ * said once, kept only when Remember is chosen. */
+static void
+offer_to_remember (PdWindow   *self,
+                   const char *endpoint,
+                   const char *token)
+{
+  RememberOffer *offer;
+  AdwToast *toast;
+  g_autofree char *escaped = NULL;
+
+  self->token_for_run = FALSE;
+  /* Another window on the address, opened later in this run, has it too. */
+  pd_secrets_keep_for_session (endpoint, token);
+  offer = g_new0 (RememberOffer, 1);
+  g_weak_ref_init (&offer->window, self);
+  offer->endpoint = g_strdup (endpoint);
+  offer->token = g_strdup (token);
+  /* AdwToast titles are Pango markup. */
+  escaped = g_markup_escape_text (_("The token is used until Plandeck quits"), -1);
+  toast = adw_toast_new (escaped);
+  adw_toast_set_button_label (toast, _("_Remember"));
+  /* Long enough to read and reach; Preferences → Sources keeps it later. */
+  adw_toast_set_timeout (toast, 10);
+  g_signal_connect_data (toast, "button-clicked", G_CALLBACK (on_remember_clicked), offer,
+                         remember_offer_free, 0);
+  _pd_toast_add (GTK_WIDGET (self->toast_overlay), toast);
+}
+
+/* The token typed or given, taken by the endpoint: kept, or offered. */
+static void
+keep_taken_token (PdWindow *self)
+{
+  if (self->token_for_run)
+    offer_to_remember (self, self->remote_url, self->typed_token);
+  else
+    pd_window_keep_token (self, self->remote_url, self->typed_token);
+  _pd_window_forget_typed_token (self);
+}
+
 void
 _pd_window_forget_typed_token (PdWindow *self)
 {
@@ -134,8 +210,7 @@ _pd_window_check_typed_token (PdWindow *self)
   if (pd_remote_source_get_state (remote) != PD_REMOTE_ONLINE ||
       g_strcmp0 (pd_remote_source_get_token (remote), self->typed_token) != 0)
     return;
-  pd_window_keep_token (self, self->remote_url, self->typed_token);
-  _pd_window_forget_typed_token (self);
+  keep_taken_token (self);
 }
 
 /**
@@ -159,17 +234,16 @@ _pd_window_typed_token_listed (PdWindow *self)
   if (pd_remote_source_get_state (remote) == PD_REMOTE_DENIED ||
       g_strcmp0 (pd_remote_source_get_token (remote), self->typed_token) != 0)
     return;
-  pd_window_keep_token (self, self->remote_url, self->typed_token);
-  _pd_window_forget_typed_token (self);
+  keep_taken_token (self);
 }
 
 /**
  * pd_window_keep_token_once_accepted:
  * @token: the token @self's endpoint was given (with `--remote URL?token=`)
  *
- * Keeps @token as pd_window_keep_token() does once @self's endpoint is
- * connected with it, as a token typed in the banner; a refused one is
- * never kept.
+ * Once @self's endpoint is connected with @token, says that it is used
+ * until Plandeck quits and offers to remember it (pd_window_keep_token());
+ * a refused one is never offered.  Nothing goes to the keyring unasked.
  */
 void
 pd_window_keep_token_once_accepted (PdWindow   *self,
@@ -180,6 +254,7 @@ pd_window_keep_token_once_accepted (PdWindow   *self,
 
   _pd_window_forget_typed_token (self);
   self->typed_token = g_strdup (token);
+  self->token_for_run = TRUE;
   _pd_window_check_typed_token (self);
 }
 
@@ -310,6 +385,7 @@ _pd_window_use_token_action (GtkWidget  *widget,
     return;
   _pd_window_forget_typed_token (self);
   self->typed_token = g_strdup (token);
+  self->token_for_run = FALSE;
   pd_window_set_remote_token (self, token);
   /* The same token again, while connected with it: accepted already. */
   _pd_window_check_typed_token (self);

@@ -13,6 +13,7 @@
 #include "pd-history-view.h"
 #include "pd-now-view.h"
 #include "pd-session-list.h"
+#include "pd-secrets.h"
 #include "pd-session-export.h"
 #include "pd-test-hang.h"
 #include "pd-test-ui.h"
@@ -381,6 +382,83 @@ pd_test_find_action_button (GtkWidget  *root,
                             const char *action)
 {
   return pd_test_find_first (root, is_button_for_action, action);
+}
+
+static gboolean
+is_button_labelled (GtkWidget     *widget,
+                    gconstpointer  data)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (widget)), data) == 0;
+}
+
+/* The first button labelled @label, as set (mnemonic and all): a toast's. */
+GtkWidget *
+pd_test_find_button (GtkWidget  *root,
+                     const char *label)
+{
+  return pd_test_find_first (root, is_button_labelled, label);
+}
+
+static void
+on_remember_looked_up (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      data)
+{
+  g_autofree char *token = pd_secrets_lookup_token_finish (result, NULL);
+
+  *(gboolean *) data = TRUE;
+}
+
+static gboolean
+remember_answered (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+/* Shown and drawn: pressed while its toast still came in, nothing heard it. */
+static gboolean
+remember_shown (gpointer data)
+{
+  GtkWidget *button = pd_test_find_button (data, "_Remember");
+
+  return button != NULL && gtk_widget_get_mapped (button) && gtk_widget_get_sensitive (button) &&
+         gtk_widget_get_child_visible (button);
+}
+
+/* Its toast dismissed by the press: the button left the window. */
+static gboolean
+remember_gone (gpointer data)
+{
+  return gtk_widget_get_root (data) == NULL;
+}
+
+/**
+ * pd_test_press_remember:
+ *
+ * A #PdTestWindowFunc: once the endpoint took the token given with
+ * `--remote URL?token=`, the window offers to remember it (nothing goes to
+ * the keyring unasked): Remember is pressed.
+ */
+void
+pd_test_press_remember (PdApplication *app,
+                        PdWindow      *window,
+                        gpointer       user_data)
+{
+  gboolean answered = FALSE;
+  g_autoptr(GtkWidget) button = NULL;
+
+  pd_test_wait_until (remember_shown, window, "the window to offer to remember the token");
+  button = g_object_ref (pd_test_find_button (GTK_WIDGET (window), "_Remember"));
+  /* Clicked, not gtk_widget_activate(): GtkButton's activate only starts a
+   * 250 ms timer that emits ::clicked, so the store was asked after this
+   * returned, or never (the window closed first), and the keyring was
+   * not seen to have the token. */
+  g_signal_emit_by_name (button, "clicked");
+  pd_test_wait_until (remember_gone, button, "the offer to go once Remember was pressed");
+  /* The keyring answers in turn: a lookup asked now, after the store the
+   * press asked, while the window is still there to hear it. */
+  pd_secrets_lookup_token_async (pd_window_get_remote_url (window), on_remember_looked_up, &answered);
+  pd_test_wait_until (remember_answered, &answered, "the keyring to answer the store");
 }
 
 static gboolean

@@ -60,6 +60,11 @@ GtkWidget *pd_test_find_mapped_label (GtkWidget        *root,
                                     const char         *text);
 GtkWidget *pd_test_find_action_button (GtkWidget       *root,
                                     const char         *action);
+GtkWidget *pd_test_find_button     (GtkWidget          *root,
+                                    const char         *label);
+void       pd_test_press_remember  (PdApplication      *app,
+                                    PdWindow           *window,
+                                    gpointer            user_data);
 GtkWindow *pd_test_find_toplevel   (GType               type);
 /* The toplevel of @type that is shown, or %NULL. */
 GtkWindow *pd_test_mapped_toplevel (GType               type);

@@ -133,6 +133,9 @@ check_said_once (PdApplication *app,
   guint said = 0;
 
   pd_test_wait_until (remote_listed, window, "the remote session to be listed");
+  /* The token of the address is kept only when asked (no keyring prompt
+   * unasked): Remember. */
+  pd_test_press_remember (app, window, NULL);
 
   /* The token again, twice, from the banner; then one more store of our
    * own, whose answer comes after theirs (the requests go out in turn). */

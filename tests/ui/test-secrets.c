@@ -52,7 +52,7 @@ static const SecretSchema token_schema = {
   }
 };
 
-#define NO_KEYRING_MESSAGE "No keyring is running: the token is used until Plandeck quits"
+#define NO_KEYRING_MESSAGE "The token is used until Plandeck quits" /* offered, not stored */
 
 typedef struct
 {
@@ -468,7 +468,7 @@ test_keyring_stores_token (void)
   wait.token = endpoint.token;
 
   args[1] = endpoint.url;
-  g_assert_cmpint (pd_test_run_app (args, check_listed, NULL, NULL), ==, 0);
+  g_assert_cmpint (pd_test_run_app (args, pd_test_press_remember, NULL, NULL), ==, 0);
   pd_test_wait_until (keyring_has, &wait, "the token to be in the keyring");
   assert_not_in_settings ();
 

@@ -39,6 +39,7 @@
 #define WRONG_TOKEN "a-mistyped-token"
 #define NOT_SAVED "Token not saved: it is used until Plandeck quits"
 #define NO_KEYRING "No keyring is running: the token is used until Plandeck quits"
+#define FOR_RUN "The token is used until Plandeck quits"
 
 static const SecretSchema token_schema = {
   "io.github.plandeck.Plandeck.Token", SECRET_SCHEMA_NONE,
@@ -673,12 +674,66 @@ said_not_kept (gpointer data)
          pd_test_find_label (GTK_WIDGET (data), NO_KEYRING) != NULL;
 }
 
+/* The window said the token of the address is used for this run, or that
+ * a keyring did not keep it. */
+static gboolean
+said_for_run (gpointer data)
+{
+  return pd_test_find_label (GTK_WIDGET (data), FOR_RUN) != NULL || said_not_kept (data);
+}
+
+/* Opened from the command line with its token: nothing asked of the
+ * keyring (no prompt), the window says the token is used for this run;
+ * Remember stores it, and only then may a keyring ask. */
+static void
+offered_not_kept (PdWindow *window,
+                  Endpoint *endpoint)
+{
+  pd_test_wait_until (remote_listed, window, "the sessions listed with the token of the address");
+  pd_test_wait_until (said_for_run, window, "the window to say what became of the token");
+  g_assert_null (pd_test_find_label (GTK_WIDGET (window), NOT_SAVED));
+  g_assert_null (pd_test_find_label (GTK_WIDGET (window), NO_KEYRING));
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (window), FOR_RUN));
+  if (endpoint != NULL)
+    assert_none_kept (endpoint);
+  pd_test_screenshot_sizes (GTK_WINDOW (window), "token-for-run");
+  pd_test_press_remember (NULL, window, NULL);
+}
+
+static void
+check_remote_token_offered (PdApplication *app,
+                            PdWindow      *window,
+                            gpointer       user_data)
+{
+  Endpoint *endpoint = user_data;
+
+  offered_not_kept (window, endpoint);
+  pd_test_wait_until (keyring_has_right_token, endpoint->base_url, "the token to be kept on Remember");
+}
+
+static void
+test_remote_token_offered (void)
+{
+  Endpoint endpoint = { 0 };
+  const char *args[] = { "--remote", NULL, NULL };
+
+  if (skip_without_keyring ())
+    return;
+  pd_test_reset_settings ();
+  endpoint_start (&endpoint);
+  args[1] = endpoint.url;
+  g_assert_cmpint (pd_test_run_app (args, check_remote_token_offered, &endpoint, NULL), ==, 0);
+  endpoint_stop (&endpoint);
+}
+
 static void
 check_first_keyring_cancelled (PdApplication *app,
                                PdWindow      *window,
                                gpointer       user_data)
 {
-  pd_test_wait_until (remote_listed, window, "the sessions listed with the token of the address");
+  /* No store unasked, so no prompt for a first keyring (failed before:
+   * "Token not saved", the prompt asked and cancelled). */
+  offered_not_kept (window, NULL);
   pd_test_wait_until (said_not_kept, window, "the window to say the token is not kept");
   g_assert_nonnull (pd_test_find_label (GTK_WIDGET (window), NOT_SAVED));
   g_assert_null (pd_test_find_label (GTK_WIDGET (window), NO_KEYRING));
@@ -726,6 +781,8 @@ main (int   argc,
   g_test_add_func ("/token-kept/page-token-after-accepted", test_page_token);
   g_test_add_func ("/token-kept/setting-token-after-accepted", test_setting_token);
   g_test_add_func ("/token-kept/setting-token-over-older", test_setting_token_over_older);
+  /* Before the login keyring is deleted. */
+  g_test_add_func ("/token-kept/remote-token-offered", test_remote_token_offered);
   g_test_add_func ("/token-kept/first-keyring-cancelled", test_first_keyring_cancelled);
 
   return g_test_run ();
