@@ -834,3 +834,11 @@ _pd_transcript_pages_dup_messages_range (PdTranscriptPages *self,
     return json_array_new ();
   return json_array_ref (json_node_get_array (root));
 }
+
+void
+_pd_transcript_pages_append_messages_text (PdTranscriptPages *self,
+                                           GString           *out)
+{
+  g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed);
+  g_string_append (out, self->messages_json != NULL ? self->messages_json : "[]");
+}

@@ -75,6 +75,11 @@ guint              _pd_transcript_pages_reset_peak_held (void);
 #define PD_TRANSCRIPT_PAGES_COST_FLOOR    ((gsize) 16 * 1024 * 1024)
 void               _pd_transcript_pages_set_source_bytes (PdTranscriptPages *self,
                                                           gsize              bytes);
+/* Sealed pages' conversation as the JSON text of its messages array (what
+ * pd_transcript_pages_dup_messages() builds a tree of), appended to @out:
+ * an answer of many messages written without a tree of them. */
+void               _pd_transcript_pages_append_messages_text (PdTranscriptPages *self,
+                                                              GString           *out);
 /* For tests: what whole pages' items may cost (0: the default). */
 void               _pd_transcript_pages_set_budget_bytes (gsize              max);
 /* For tests: the least share of a transcript's bytes (0: the default,
