@@ -230,12 +230,15 @@ check_chip_new (const PdPlanCheck *check)
 static void
 pd_plan_row_sync_accessible (PdPlanRow        *self,
                              const PdPlanStep *step,
-                             const char       *unverified)
+                             const char       *unverified,
+                             gboolean          halted)
 {
   g_autofree char *name = NULL;
   g_autofree char *id = cut_text (step->id, CHECK_SHOWN_CHARS, FALSE);
   g_autofree char *title = cut_text (step->title, TITLE_SHOWN_CHARS, FALSE);
-  g_autoptr(GString) description = g_string_new (pd_plan_step_status_label (step->status));
+  /* The glyph's words: a step of a run that stopped was spoken "In
+   * progress" (tried as a new user would, with a screen reader). */
+  g_autoptr(GString) description = g_string_new (_pd_step_status_text (step->status, halted));
 
   /* Translators: a plan step's spoken name: "s2: Port to GKeyFile" */
   name = g_strdup_printf (_("%s: %s"), id, title);
@@ -425,7 +428,7 @@ pd_plan_row_sync (PdPlanRow *self)
     pd_plan_row_content_sync (self->content, step, unverified, pd_plan_row_item_get_halted (self->item));
   else
     gtk_widget_set_size_request (GTK_WIDGET (self), -1, estimated_height (step, unverified[0] != '\0'));
-  pd_plan_row_sync_accessible (self, step, unverified);
+  pd_plan_row_sync_accessible (self, step, unverified, pd_plan_row_item_get_halted (self->item));
 }
 
 static void

@@ -1108,6 +1108,7 @@ test_now_run_budget (Fixture       *f,
   g_autoptr(PdSessionItem) item = NULL;
   PdSessionInfo info = { .id = f->id, .task = (char *) "Task", .status = PD_SESSION_STATUS_IDLE,
                          .stopped = (char *) "budget" };
+  g_autofree char *description = NULL;
   PdPlanRow *row;
   GtkWidget *glyph;
 
@@ -1121,11 +1122,18 @@ test_now_run_budget (Fixture       *f,
   glyph = pd_test_find_first (GTK_WIDGET (row), is_step_glyph, "In progress when the run stopped");
   g_assert_nonnull (glyph);
   g_assert_cmpstr (gtk_image_get_icon_name (GTK_IMAGE (glyph)), ==, "media-playback-stop-symbolic");
+  /* and the row says it as the glyph does (spoken "In progress" before) */
+  description = pd_test_a11y_description (GTK_WIDGET (row));
+  g_assert_true (g_str_has_prefix (description, "In progress when the run stopped"));
+  g_clear_pointer (&description, g_free);
   pd_test_screenshot (GTK_WIDGET (f->window), "now-run-budget");
 
   pd_now_view_set_running (f->view, TRUE);
   g_assert_cmpstr (gtk_image_get_icon_name (GTK_IMAGE (glyph)), ==, "emblem-synchronizing-symbolic");
   g_assert_cmpstr (gtk_widget_get_tooltip_text (glyph), ==, "In progress");
+  description = pd_test_a11y_description (GTK_WIDGET (row));
+  g_assert_false (g_str_has_prefix (description, "In progress when"));
+  g_assert_true (g_str_has_prefix (description, "In progress"));
   pd_now_view_set_running (f->view, FALSE);
 
   item = pd_session_item_new (&info, now);
