@@ -94,12 +94,23 @@ summary() {
   python3 - "$1" "$2" <<'PY' || true
 import json, sys
 passed = failed = skipped = 0
+failures = []
 for line in open(sys.argv[2]):
     result = json.loads(line).get("result")
     if result in ("OK", "EXPECTEDFAIL"): passed += 1
     elif result == "SKIP": skipped += 1
-    else: failed += 1
+    else:
+        failed += 1
+        failures.append(json.loads(line))
 print(f"{sys.argv[1]}: {passed} passed, {failed} failed, {skipped} skipped")
+# Name each failure and show the end of what it printed: the log file
+# itself stays on the machine that ran it, and CI keeps only this output.
+for f in failures:
+    print(f"{sys.argv[1]}: FAILED {f.get('name')} ({f.get('result')}, "
+          f"exit {f.get('returncode')}, {f.get('duration', 0):.1f} s)")
+    tail = (f.get("stdout") or "").splitlines()[-60:]
+    for t in tail:
+        print(f"  | {t}")
 PY
 }
 
