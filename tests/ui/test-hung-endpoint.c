@@ -344,6 +344,89 @@ test_stall_beside_hung (void)
   pd_test_reset_settings ();
 }
 
+/* --- one word for the endpoint's state ------------------------------------- */
+
+typedef struct
+{
+  PdWindow *window;
+  gboolean  away;
+  gboolean  noted_then;   /* "Still reading…" shown as the sidebar said "Unreachable" */
+  gboolean  noted_before; /* … and while it was connecting */
+} Words;
+
+static gboolean
+still_reading_shown (PdWindow *window)
+{
+  GtkWidget *note = pd_test_find_label (GTK_WIDGET (window), "Still reading the sessions of Silent box…");
+
+  return note != NULL && gtk_widget_get_visible (note);
+}
+
+/* Connected after the Overview's own handler: what the window shows in
+ * the same turn as the sidebar's "Unreachable". */
+static void
+on_silent_state (PdRemoteSource *source,
+                 GParamSpec     *pspec,
+                 Words          *words)
+{
+  g_autofree char *state = NULL;
+
+  if (pd_remote_source_get_state (source) != PD_REMOTE_OFFLINE || words->away)
+    return;
+  state = pd_source_sidebar_dup_state (words->window->source_sidebar, PD_SOURCE (source), NULL);
+  g_assert_cmpstr (state, ==, "Unreachable");
+  words->away = TRUE;
+  words->noted_then = still_reading_shown (words->window);
+}
+
+static gboolean
+words_away (gpointer data)
+{
+  return ((Words *) data)->away;
+}
+
+/* The sidebar says the endpoint is "Unreachable": the Overview no longer
+ * says it is still reading its sessions.  Before: "Still reading the
+ * sessions of Silent box…" stayed until the endpoint's first list timed
+ * out (at 26 s the report still saw it; 16 s after "Unreachable" here the
+ * list's own timeout). */
+static void
+check_one_word (PdApplication *app,
+                PdWindow      *window,
+                gpointer       user_data)
+{
+  Words words = { window };
+  PdSource *silent = silent_source (window);
+  gulong handler;
+
+  g_assert_true (PD_IS_REMOTE_SOURCE (silent));
+  g_assert_cmpint (pd_remote_source_get_state (PD_REMOTE_SOURCE (silent)), ==, PD_REMOTE_CONNECTING);
+  handler = g_signal_connect (silent, "notify::state", G_CALLBACK (on_silent_state), &words);
+  words.noted_before = still_reading_shown (window);
+  pd_test_wait_until (words_away, &words, "the hung endpoint said unreachable");
+  g_signal_handler_disconnect (silent, handler);
+  g_test_message ("\"Still reading…\" while connecting: %d; as \"Unreachable\" came: %d",
+                  words.noted_before, words.noted_then);
+  pd_test_screenshot (GTK_WIDGET (window), "hung-endpoint-unreachable-overview");
+  g_assert_false (words.noted_then);
+  pd_test_flush (GTK_WIDGET (window));
+  g_assert_false (still_reading_shown (window));
+}
+
+static void
+test_one_word (void)
+{
+  g_autofree char *db = fresh_default_database ();
+  Silent silent = { 0 };
+
+  g_object_unref (pd_test_open_store (db));
+  silent_start (&silent);
+  configure (&silent);
+  g_assert_cmpint (pd_test_run_app (NULL, check_one_word, NULL, NULL), ==, 0);
+  silent_stop (&silent);
+  pd_test_reset_settings ();
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -353,6 +436,7 @@ main (int   argc,
 
   g_test_add_func ("/pd/ui/hung-endpoint/run-beside-hung", test_run_beside_hung);
   g_test_add_func ("/pd/ui/hung-endpoint/stall-beside-hung", test_stall_beside_hung);
+  g_test_add_func ("/pd/ui/hung-endpoint/one-word", test_one_word);
 
   return g_test_run ();
 }
