@@ -284,66 +284,26 @@ approval_details (Question *question)
 }
 
 /* One width for every approval dialog: libadwaita 1.2's widest, 550 px,
- * less what its message area keeps on either side of this child (30 px
- * each); narrower beside a narrower window (its margins, 30 px each).  It
- * took its content's: a flagged call (a warning that wraps) 550 px with
- * two buttons in a row, a plain one 300 px with its three stacked and the
- * command wrapping mid-quote (tried as a new user would).  A minimum, as
- * libadwaita narrows a dialog whose buttons do not fit in a row to its
- * narrow layout's width, whatever its content's natural width. */
+ * narrower beside a narrower window (its margins, 30 px each).  It took
+ * its content's: a flagged call (a warning that wraps) 550 px with two
+ * buttons in a row, a plain one 300 px with its three stacked and the
+ * command wrapping mid-quote (tried as a new user would).  The window's
+ * default width, not a minimum: libadwaita narrows a dialog whose buttons
+ * do not fit in a row to its narrow width whatever its content's natural
+ * width, and the dialog still narrows to a phone's 360 px. */
 #define APPROVAL_WIDTH     550
-#define APPROVAL_AREA_SIDE 30
 #define APPROVAL_MARGIN    30
 #define APPROVAL_MIN_WIDTH 300
 
 static void
-wide_measure (GtkWidget      *widget,
-              GtkOrientation  orientation,
-              int             for_size,
-              int            *minimum,
-              int            *natural,
-              int            *minimum_baseline,
-              int            *natural_baseline)
+approval_set_width (GtkWidget *dialog,
+                    GtkWindow *parent)
 {
-  GtkWidget *child = gtk_widget_get_first_child (widget);
-  GtkRoot *root = gtk_widget_get_root (widget);
-  GtkWindow *parent = GTK_IS_WINDOW (root) ? gtk_window_get_transient_for (GTK_WINDOW (root)) : NULL;
-  int wanted = APPROVAL_WIDTH;
+  int width = APPROVAL_WIDTH;
 
-  gtk_widget_measure (child, orientation, for_size, minimum, natural, NULL, NULL);
-  if (orientation != GTK_ORIENTATION_HORIZONTAL)
-    return;
   if (parent != NULL && gtk_widget_get_width (GTK_WIDGET (parent)) > 0)
-    wanted = MIN (wanted, gtk_widget_get_width (GTK_WIDGET (parent)) - 2 * APPROVAL_MARGIN);
-  wanted = MAX (wanted, APPROVAL_MIN_WIDTH) - 2 * APPROVAL_AREA_SIDE;
-  *minimum = MAX (*minimum, wanted);
-  *natural = MAX (*natural, *minimum);
-}
-
-static void
-wide_allocate (GtkWidget *widget,
-               int        width,
-               int        height,
-               int        baseline)
-{
-  gtk_widget_allocate (gtk_widget_get_first_child (widget), width, height, baseline, NULL);
-}
-
-static GtkSizeRequestMode
-wide_request_mode (GtkWidget *widget)
-{
-  return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
-}
-
-/* @child in a box as wide as the dialog's widest. */
-static GtkWidget *
-approval_wide (GtkWidget *child)
-{
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-
-  gtk_widget_set_layout_manager (box, gtk_custom_layout_new (wide_request_mode, wide_measure, wide_allocate));
-  gtk_box_append (GTK_BOX (box), child);
-  return box;
+    width = MIN (width, gtk_widget_get_width (GTK_WIDGET (parent)) - 2 * APPROVAL_MARGIN);
+  gtk_window_set_default_size (GTK_WINDOW (dialog), MAX (width, APPROVAL_MIN_WIDTH), -1);
 }
 
 /* libadwaita 1.2 gives the focus to the first button in its tab order,
@@ -436,7 +396,8 @@ _pd_run_controller_ask_approval (PdRunController *self,
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "deny");
   adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "deny");
   adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog),
-                                      approval_wide (approval_details (question)));
+                                      approval_details (question));
+  approval_set_width (dialog, self->parent);
   gtk_widget_add_css_class (dialog, "pd-approval-dialog");
 
   question->dialog = dialog;
