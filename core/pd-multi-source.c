@@ -12,7 +12,8 @@
  *
  * A source that fails or does not answer in time is listed from what it
  * gave last (the whole list, no search; a search leaves it out): its
- * sessions stay in the list, stale, until it answers again.
+ * sessions stay in the list, stale, until it answers again.  This
+ * computer's database is waited for: no endpoint can hold it up.
  *
  * Every other call finds the source from the session's id and hands the
  * call over; its GAsyncResult is finished by that source.
@@ -563,12 +564,25 @@ on_source_listed (GObject      *object,
     }
 }
 
+/* Whether @source is a database on this machine: what no endpoint can
+ * hold up, so never listed from what it gave last for being late.  Given
+ * up on after 3 s, this computer's rows turned "Cannot be read" (stale,
+ * the run started meanwhile missing) each time its answer came a moment
+ * after the deadline, the main loop or the workers busy beside a hung
+ * endpoint (tried as a new user would); its answer is waited for. */
+static gboolean
+source_is_local (PdSource *source)
+{
+  return g_strcmp0 (pd_source_get_kind (source), "local") == 0;
+}
+
 static gboolean
 on_round_late (gpointer user_data)
 {
   GTask *task = user_data;
   PdMultiSource *self = g_task_get_source_object (task);
   ListData *data = g_task_get_task_data (task);
+  guint awaited = 0;
 
   data->late_id = 0;
   for (guint i = 0; i < data->sources->len; i++)
@@ -578,6 +592,11 @@ on_round_late (gpointer user_data)
 
       if (data->failed[i] || data->from_kept[i] || g_ptr_array_index (data->pages, i) != NULL)
         continue;
+      if (source_is_local (source))
+        {
+          awaited++;
+          continue;
+        }
       g_hash_table_add (self->late, g_object_ref (source));
       error = g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE,
                            "%s did not answer within %.1f s", pd_source_get_title (source), data->late_ms / 1000.0);
@@ -590,8 +609,10 @@ on_round_late (gpointer user_data)
         }
       g_signal_emit (self, signals[LISTED], 0, source, error);
     }
-  data->pending = 0;
-  pd_multi_source_merge_round (task);
+  /* The round merges once this computer's answer is in. */
+  data->pending = awaited;
+  if (awaited == 0)
+    pd_multi_source_merge_round (task);
   return G_SOURCE_REMOVE;
 }
 

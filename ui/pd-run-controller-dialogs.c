@@ -283,6 +283,29 @@ approval_details (Question *question)
   return box;
 }
 
+/* One width for every approval dialog: libadwaita 1.2's widest, 550 px,
+ * narrower beside a narrower window (its margins, 30 px each).  It took
+ * its content's: a flagged call (a warning that wraps) 550 px with two
+ * buttons in a row, a plain one 300 px with its three stacked and the
+ * command wrapping mid-quote (tried as a new user would).  The window's
+ * default width, not a minimum: libadwaita narrows a dialog whose buttons
+ * do not fit in a row to its narrow width whatever its content's natural
+ * width, and the dialog still narrows to a phone's 360 px. */
+#define APPROVAL_WIDTH     550
+#define APPROVAL_MARGIN    30
+#define APPROVAL_MIN_WIDTH 300
+
+static void
+approval_set_width (GtkWidget *dialog,
+                    GtkWindow *parent)
+{
+  int width = APPROVAL_WIDTH;
+
+  if (parent != NULL && gtk_widget_get_width (GTK_WIDGET (parent)) > 0)
+    width = MIN (width, gtk_widget_get_width (GTK_WIDGET (parent)) - 2 * APPROVAL_MARGIN);
+  gtk_window_set_default_size (GTK_WINDOW (dialog), MAX (width, APPROVAL_MIN_WIDTH), -1);
+}
+
 /* libadwaita 1.2 gives the focus to the first button in its tab order,
  * which in its stacked layout is the last response, Approve Once; its
  * first layout moves the focus there again. Enter activates the focused
@@ -374,6 +397,7 @@ _pd_run_controller_ask_approval (PdRunController *self,
   adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "deny");
   adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog),
                                       approval_details (question));
+  approval_set_width (dialog, self->parent);
   gtk_widget_add_css_class (dialog, "pd-approval-dialog");
 
   question->dialog = dialog;

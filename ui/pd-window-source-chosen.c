@@ -15,6 +15,7 @@
 #include "pd-preferences-window.h"
 #include "pd-remote-url.h"
 #include "pd-secrets.h"
+#include "pd-session-item.h"
 #include "pd-sources-page.h"
 #include "pd-ui-util-private.h"
 #include "pd-window-private.h"
@@ -185,12 +186,34 @@ _pd_window_on_chosen_load_failed (PdWindow     *self,
   g_object_set_data (G_OBJECT (self), "pd-endpoint-connecting", NULL);
 }
 
+/* Connected from its page, whose token entry had the focus: the page
+ * went and the focus with it, the next Tab on "New Session" at the top
+ * (tried as a new user would).  It goes to the endpoint's first session,
+ * else the list. */
+static void
+pd_window_focus_after_connect (PdWindow *self)
+{
+  GtkWidget *box = g_object_get_data (G_OBJECT (self), "pd-endpoint-box");
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  GListModel *model = G_LIST_MODEL (pd_session_list_get_model (self->session_list));
+  g_autoptr(PdSessionItem) first = g_list_model_get_item (model, 0);
+
+  if (focus != NULL && gtk_widget_get_mapped (focus) && (box == NULL || !gtk_widget_is_ancestor (focus, box)))
+    return;
+  if (first != NULL)
+    pd_session_list_focus_session (self->session_list, pd_session_item_get_id (first));
+  else
+    gtk_widget_grab_focus (GTK_WIDGET (self->session_list));
+}
+
 /* Listed: a token given on the page was taken, and the note goes. */
 void
 _pd_window_on_chosen_loaded (PdWindow *self)
 {
   if (!pd_session_list_get_loaded (self->session_list))
     return;
+  if (g_object_get_data (G_OBJECT (self), "pd-endpoint-connecting") != NULL)
+    pd_window_focus_after_connect (self);
   pd_window_endpoint_note (self, "");
   g_object_set_data (G_OBJECT (self), "pd-endpoint-connecting", NULL);
   _pd_window_endpoint_taken (self);

@@ -328,6 +328,15 @@ on_remote_state (PdRemoteSource *source,
     case PD_REMOTE_OFFLINE:
     case PD_REMOTE_DENIED:
       _pd_overview_entry_set_error (entry, pd_remote_source_get_state_message (source));
+      /* Given up on (the sidebar says "Unreachable" or why not): that is
+       * its answer, not "Still reading…" while its first list hangs on
+       * (seen 10 s and more after the sidebar said so, tried as a new user
+       * would). */
+      if (!entry->answered && entry->overview != NULL)
+        {
+          entry->answered = TRUE;
+          update_waiting (entry->overview);
+        }
       break;
     case PD_REMOTE_ONLINE:
       _pd_overview_entry_schedule (entry);
