@@ -88,6 +88,11 @@ void               _pd_transcript_pages_set_cost_floor   (gsize              flo
 /* What @self's items may cost at most (what a reader keeps for them is
  * held to it too). */
 gsize              _pd_transcript_pages_get_budget_max   (PdTranscriptPages *self);
+/* Whether @self lets go of its messages as it reads (a part, a stream):
+ * held to no budget, what a reader counted for a message handed to it is
+ * given back (a part's newest are a long file's last, not those before
+ * the budget was spent). */
+gboolean           _pd_transcript_pages_lets_go         (PdTranscriptPages *self);
 /* Whether the pages left items out past their budget, and how many with
  * how many bytes of text (pd-transcript-pages-budget.c). */
 gboolean           _pd_transcript_pages_get_cut         (PdTranscriptPages *self,
