@@ -316,40 +316,6 @@ pd_session_reads_load_messages (PdSessionStore  *store,
   return pd_transcript_pages_dup_messages (pages);
 }
 
-gboolean
-pd_session_reads_append_messages_text (PdSessionStore  *store,
-                                       const char      *id,
-                                       GString         *out,
-                                       GError         **error)
-{
-  g_autoptr(PdTranscriptPages) pages = NULL;
-  gboolean imported;
-
-  g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
-  g_return_val_if_fail (id != NULL && out != NULL, FALSE);
-
-  if (!which (store, id, &imported, error))
-    return FALSE;
-  if (!imported)
-    {
-      g_autoptr(JsonArray) messages = pd_session_store_load_messages (store, id, error);
-      g_autoptr(JsonNode) node = NULL;
-      g_autofree char *text = NULL;
-
-      if (messages == NULL)
-        return FALSE;
-      node = json_node_new (JSON_NODE_ARRAY);
-      json_node_set_array (node, messages);
-      text = json_to_string (node, FALSE);
-      g_string_append (out, text);
-      return TRUE;
-    }
-  if (!(pages = load_pages (store, id, NULL, error)))
-    return FALSE;
-  _pd_transcript_pages_append_messages_text (pages, out);
-  return TRUE;
-}
-
 /* Of pages read whole, what the Transcript page asks for: the newest
  * PD_SESSION_READS_WHOLE_MAX messages (@before -1), else the @max before
  * message @before.  A transcript of 1.15 M one-letter messages (63 MB, under
