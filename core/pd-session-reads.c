@@ -316,40 +316,6 @@ pd_session_reads_load_messages (PdSessionStore  *store,
   return pd_transcript_pages_dup_messages (pages);
 }
 
-gboolean
-pd_session_reads_append_messages_text (PdSessionStore  *store,
-                                       const char      *id,
-                                       GString         *out,
-                                       GError         **error)
-{
-  g_autoptr(PdTranscriptPages) pages = NULL;
-  gboolean imported;
-
-  g_return_val_if_fail (PD_IS_SESSION_STORE (store), FALSE);
-  g_return_val_if_fail (id != NULL && out != NULL, FALSE);
-
-  if (!which (store, id, &imported, error))
-    return FALSE;
-  if (!imported)
-    {
-      g_autoptr(JsonArray) messages = pd_session_store_load_messages (store, id, error);
-      g_autoptr(JsonNode) node = NULL;
-      g_autofree char *text = NULL;
-
-      if (messages == NULL)
-        return FALSE;
-      node = json_node_new (JSON_NODE_ARRAY);
-      json_node_set_array (node, messages);
-      text = json_to_string (node, FALSE);
-      g_string_append (out, text);
-      return TRUE;
-    }
-  if (!(pages = load_pages (store, id, NULL, error)))
-    return FALSE;
-  _pd_transcript_pages_append_messages_text (pages, out);
-  return TRUE;
-}
-
 /* Of pages read whole, what the Transcript page asks for: the newest
  * PD_SESSION_READS_WHOLE_MAX messages (@before -1), else the @max before
  * message @before.  A transcript of 1.15 M one-letter messages (63 MB, under
@@ -401,12 +367,20 @@ pd_session_reads_load_messages_part (PdSessionStore  *store,
         {
           if (!(pages = pd_import_index_load_pages (store, id, cancellable, error)))
             return NULL;
-          return whole_part (pages, before, max, first, total);
+          if (!_pd_transcript_pages_get_cut (pages, NULL, NULL))
+            return whole_part (pages, before, max, first, total);
+          /* Cut at their budget, they end where they stopped keeping
+           * messages, far before the transcript's end: the part is read
+           * again as a long session's is, its newest the true newest. */
+          g_clear_object (&pages);
         }
-      /* Our own, whole, exactly as before. */
-      if ((messages = pd_session_reads_load_messages (store, id, error)))
-        *total = json_array_get_length (messages);
-      return messages;
+      else
+        {
+          /* Our own, whole, exactly as before. */
+          if ((messages = pd_session_reads_load_messages (store, id, error)))
+            *total = json_array_get_length (messages);
+          return messages;
+        }
     }
   if (before >= 0)
     {
@@ -444,8 +418,15 @@ pd_session_reads_load_messages_since (PdSessionStore  *store,
     return pd_session_reads_load_messages_part (store, id, -1, max, first, total, cancellable, error);
   if (!(pages = pd_import_index_load_pages (store, id, cancellable, error)))
     return NULL;
-  *total = pd_transcript_pages_get_n_messages (pages);
   *lineage_out = _pd_transcript_pages_get_lineage (pages);
+  /* Cut at their budget: their newest are not the transcript's
+   * (pd_session_reads_load_messages_part()); never read on either. */
+  if (_pd_transcript_pages_get_cut (pages, NULL, NULL))
+    {
+      g_clear_object (&pages);
+      return pd_session_reads_load_messages_part (store, id, -1, max, first, total, cancellable, error);
+    }
+  *total = pd_transcript_pages_get_n_messages (pages);
   /* The same pages read on: only what the caller does not hold yet, and
    * of that the newest PD_SESSION_READS_WHOLE_MAX. */
   if (lineage != 0 && lineage == *lineage_out && from <= *total)

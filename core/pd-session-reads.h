@@ -77,12 +77,6 @@ GPtrArray     *pd_session_reads_list_all_plan_versions (PdSessionStore *store,
 JsonArray     *pd_session_reads_load_messages      (PdSessionStore  *store,
                                                     const char      *id,
                                                     GError         **error);
-/* The same as JSON text appended to @out (an imported session's written
- * from its pages' text, never built as one tree). */
-gboolean       pd_session_reads_append_messages_text (PdSessionStore  *store,
-                                                      const char      *id,
-                                                      GString         *out,
-                                                      GError         **error);
 /* The Transcript page's read: of an imported session's long transcript a
  * part, @max messages before message @before (-1: the newest), read with
  * @cancellable; *@first is the first one's index in the conversation,

@@ -156,6 +156,8 @@ append_answers (GString *text,
     }
 }
 
+/* Grown, its long answer is its export: its record carries a page of its
+ * messages (pd-server-messages.c). */
 static char *
 import_fixture_grown (Fixture *f,
                       guint    n_answers,
@@ -609,7 +611,7 @@ test_unread_answers_share (Fixture       *f,
   /* 12.8 MB of text (a message shows 64 KiB of its text at most): more
    * than the sockets' buffers take. */
   g_autofree char *id = import_fixture_grown (f, 200, 64 * 1024);
-  g_autofree char *record = g_strdup_printf ("/api/sessions/%s", id);
+  g_autofree char *record = g_strdup_printf ("/api/sessions/%s/export", id);
   Share share = { f->server, "127.0.0.1" };
   int fds[PD_SERVER_HEAVY_PER_CLIENT];
 
@@ -707,7 +709,7 @@ test_unread_answers_bound (Fixture       *f,
 {
   /* 12.8 MB of text each: two fit in the bound, a third does not. */
   g_autofree char *id = import_fixture_grown (f, 200, 64 * 1024);
-  g_autofree char *record = g_strdup_printf ("/api/sessions/%s", id);
+  g_autofree char *record = g_strdup_printf ("/api/sessions/%s/export", id);
   int fds[2];
 
   hold_unread_answers (f);
@@ -857,7 +859,7 @@ test_stalled_answers_dropped (Fixture       *f,
 {
   /* 12.8 MB of text each: two fit in the bound, a third does not. */
   g_autofree char *id = import_fixture_grown (f, 200, 64 * 1024);
-  g_autofree char *record = g_strdup_printf ("/api/sessions/%s", id);
+  g_autofree char *record = g_strdup_printf ("/api/sessions/%s/export", id);
   guint dropped = _pd_server_heavy_get_dropped (f->server);
   int fds[2];
   gsize whole;
@@ -941,7 +943,7 @@ test_unread_answers_address_part (Fixture       *f,
 {
   /* 12.8 MB of text; the part of 60 MB is 7.5 MB. */
   g_autofree char *id = import_fixture_grown (f, 200, 64 * 1024);
-  g_autofree char *record = g_strdup_printf ("/api/sessions/%s", id);
+  g_autofree char *record = g_strdup_printf ("/api/sessions/%s/export", id);
   int held;
 
   hold_unread_answers (f);

@@ -745,8 +745,11 @@ replay_to_pages (PdGeminiReader  *self,
                          &self->budget);
   /* What it took stays taken: the budget counts what the pages were given,
    * as it counted what was kept for them, so the same messages are shown
-   * and the rest said unshown in their place. */
-  message->budget = NULL;
+   * and the rest said unshown in their place.  A part lets its messages
+   * go, and is given back what they took: else its newest would be said
+   * unshown past the budget, a whole read's cut. */
+  if (!_pd_transcript_pages_lets_go (self->pages))
+    message->budget = NULL;
   _pd_gemini_message_to_pages (self->pages, message);
   message_free (message);
 }

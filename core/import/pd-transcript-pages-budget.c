@@ -84,6 +84,13 @@ _pd_transcript_pages_get_budget_max (PdTranscriptPages *self)
 }
 
 gboolean
+_pd_transcript_pages_lets_go (PdTranscriptPages *self)
+{
+  g_return_val_if_fail (PD_IS_TRANSCRIPT_PAGES (self), FALSE);
+  return self->windowed;
+}
+
+gboolean
 _pd_transcript_pages_take (PdTranscriptPages *self,
                            gsize              cost,
                            gsize              bytes)

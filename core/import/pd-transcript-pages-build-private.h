@@ -41,6 +41,7 @@ typedef struct
   char      *group;
   gint64     time;
   guint64    index;          /* in the session's own conversation, from 0 */
+  gsize      window_cost;    /* a part's: what it counts for it, once the next began */
 } Message;
 
 struct _Call
@@ -147,6 +148,7 @@ struct _PdTranscriptPages
   guint        window_max;
   guint64      n_main;               /* the conversation's messages met */
   guint64      kept_first;           /* sealed: the first one kept */
+  gsize        window_cost;          /* what the kept messages cost (their Message's) */
   PdTranscriptPagesSink sink;
   gpointer     sink_data;
   guint64      n_sunk;

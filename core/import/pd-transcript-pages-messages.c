@@ -687,6 +687,8 @@ drop_messages (PdTranscriptPages *self,
             g_hash_table_remove (self->calls, call->id);
         }
     }
+  for (guint i = from; i < to; i++)
+    self->window_cost -= MIN (((Message *) g_ptr_array_index (messages, i))->window_cost, self->window_cost);
   g_ptr_array_remove_range (messages, from, to - from);
   if (dropped == NULL)
     return;
@@ -703,6 +705,22 @@ drop_messages (PdTranscriptPages *self,
   self->call_list->len = kept;
 }
 
+/* What @message holds, in the budget's units (as the items were taken). */
+static gsize
+message_cost (Message *message)
+{
+  gsize cost = MESSAGE_COST + 2 * ((message->content ? message->content->len : 0)
+                                   + (message->thinking ? message->thinking->len : 0));
+
+  for (guint i = 0; message->calls != NULL && i < message->calls->len; i++)
+    {
+      Call *call = g_ptr_array_index (message->calls, i);
+
+      cost += CALL_COST + 2 * (strlen (call->id) + strlen (call->name) + call->arguments_len);
+    }
+  return cost;
+}
+
 void
 _pd_transcript_pages_window_trim (PdTranscriptPages *self,
                                   gboolean           final)
@@ -712,6 +730,7 @@ _pd_transcript_pages_window_trim (PdTranscriptPages *self,
   guint64 lo, hi = G_MAXUINT64;
   guint keep_last = final ? 0 : 1;
   guint front = 0, end, back;
+  gboolean over;
 
   if (!self->windowed || !(main_conversation = g_hash_table_lookup (self->conversations, "")))
     return;
@@ -719,13 +738,28 @@ _pd_transcript_pages_window_trim (PdTranscriptPages *self,
   if (messages->len <= keep_last)
     return;
 
+  /* A part is bounded in what it holds too, not only in how many: 2,000
+   * messages of 1,000 tiny calls each took serve to 1.16 GB on a 40 MB
+   * transcript (tried as an attacker would).  A message counts once the
+   * next one began (the last at the end); a stream's sink takes them all. */
+  for (guint i = messages->len - keep_last; i > 0; i--)
+    {
+      Message *message = g_ptr_array_index (messages, i - 1);
+
+      if (message->window_cost != 0)
+        break;
+      message->window_cost = message_cost (message);
+      self->window_cost += message->window_cost;
+    }
+  over = self->sink == NULL && self->window_cost > PD_TRANSCRIPT_PAGES_PART_COST_MAX;
+
   if (self->sink != NULL && final)
     lo = self->n_main;
   else if (self->sink != NULL || self->window_first < 0)
     {
       /* The newest part and a stream let go in batches: once twice the
        * part is held. */
-      if (!final && messages->len < 2 * (guint64) self->window_max + 1)
+      if (!final && !over && messages->len < 2 * (guint64) self->window_max + 1)
         return;
       lo = self->n_main > self->window_max ? self->n_main - self->window_max : 0;
     }
@@ -741,6 +775,19 @@ _pd_transcript_pages_window_trim (PdTranscriptPages *self,
   back = end;
   while (back > front && ((Message *) g_ptr_array_index (messages, back - 1))->index >= hi)
     back--;
+  /* Past its bound, the oldest of what it keeps go first, down to half of
+   * it (so they go in batches), the newest one always kept: a page must
+   * move on. */
+  if (over && front < back)
+    {
+      gsize cost = ((Message *) g_ptr_array_index (messages, back - 1))->window_cost;
+      guint keep = back - 1;
+
+      while (keep > front && cost + ((Message *) g_ptr_array_index (messages, keep - 1))->window_cost
+                             <= PD_TRANSCRIPT_PAGES_PART_COST_MAX / 2)
+        cost += ((Message *) g_ptr_array_index (messages, --keep))->window_cost;
+      front = keep;
+    }
 
   if (self->sink != NULL && front > 0)
     {
@@ -833,12 +880,4 @@ _pd_transcript_pages_dup_messages_range (PdTranscriptPages *self,
   if (root == NULL || !JSON_NODE_HOLDS_ARRAY (root))
     return json_array_new ();
   return json_array_ref (json_node_get_array (root));
-}
-
-void
-_pd_transcript_pages_append_messages_text (PdTranscriptPages *self,
-                                           GString           *out)
-{
-  g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && self->sealed);
-  g_string_append (out, self->messages_json != NULL ? self->messages_json : "[]");
 }

@@ -52,6 +52,9 @@ PdTranscriptPages *_pd_transcript_pages_new_part        (gint64             firs
 /* Messages a stream holds before it hands the oldest on: what a subagent's
  * link or a tool's result may still reach back to. */
 #define PD_TRANSCRIPT_PAGES_STREAM_LAG 64
+/* What a part's messages may cost at most (pd-transcript-pages-budget.c's
+ * units), beside their number: the oldest kept go first. */
+#define PD_TRANSCRIPT_PAGES_PART_COST_MAX ((gsize) 16 * 1024 * 1024)
 /* An export's read: every message handed to @sink once final, a bounded
  * number held at any time; the sealed pages hold none. */
 PdTranscriptPages *_pd_transcript_pages_new_stream      (PdTranscriptPagesSink sink,
@@ -75,11 +78,6 @@ guint              _pd_transcript_pages_reset_peak_held (void);
 #define PD_TRANSCRIPT_PAGES_COST_FLOOR    ((gsize) 16 * 1024 * 1024)
 void               _pd_transcript_pages_set_source_bytes (PdTranscriptPages *self,
                                                           gsize              bytes);
-/* Sealed pages' conversation as the JSON text of its messages array (what
- * pd_transcript_pages_dup_messages() builds a tree of), appended to @out:
- * an answer of many messages written without a tree of them. */
-void               _pd_transcript_pages_append_messages_text (PdTranscriptPages *self,
-                                                              GString           *out);
 /* For tests: what whole pages' items may cost (0: the default). */
 void               _pd_transcript_pages_set_budget_bytes (gsize              max);
 /* For tests: the least share of a transcript's bytes (0: the default,
@@ -88,6 +86,11 @@ void               _pd_transcript_pages_set_cost_floor   (gsize              flo
 /* What @self's items may cost at most (what a reader keeps for them is
  * held to it too). */
 gsize              _pd_transcript_pages_get_budget_max   (PdTranscriptPages *self);
+/* Whether @self lets go of its messages as it reads (a part, a stream):
+ * held to no budget, what a reader counted for a message handed to it is
+ * given back (a part's newest are a long file's last, not those before
+ * the budget was spent). */
+gboolean           _pd_transcript_pages_lets_go         (PdTranscriptPages *self);
 /* Whether the pages left items out past their budget, and how many with
  * how many bytes of text (pd-transcript-pages-budget.c). */
 gboolean           _pd_transcript_pages_get_cut         (PdTranscriptPages *self,

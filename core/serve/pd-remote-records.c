@@ -133,7 +133,10 @@ _pd_remote_session_from_json (JsonObject *object)
     }
   info->run_ended = pd_json_get_boolean (object, "run_ended", FALSE);
   messages = json_object_get_member (object, "messages");
-  if (messages && JSON_NODE_HOLDS_ARRAY (messages))
+  /* A record with a page of its messages (serve) says how many in all. */
+  if (json_object_has_member (object, "messages_total"))
+    info->n_messages = clamp_count (pd_json_get_int (object, "messages_total", 0), G_MAXINT);
+  else if (messages && JSON_NODE_HOLDS_ARRAY (messages))
     info->n_messages = json_array_get_length (json_node_get_array (messages));
   else
     info->n_messages = clamp_count (pd_json_get_int (object, "messages", 0), G_MAXINT);

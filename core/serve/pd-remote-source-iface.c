@@ -12,6 +12,7 @@
 #include "pd-bounded-reply.h"
 #include "pd-event-bus.h"
 #include "pd-import-private.h"
+#include "pd-json-util.h"
 #include "pd-plan.h"
 #include "pd-remote-source.h"
 #include "pd-remote-source-private.h"
@@ -54,7 +55,9 @@ remote_get_session_async (PdSource *source, const char *id, GCancellable *cancel
   PdRemoteSource *self = PD_REMOTE_SOURCE (source);
 
   if (_pd_remote_source_check_id (id, callback, user_data, self, remote_get_session_async))
-    _pd_remote_source_start_call (self, _pd_remote_source_call_new (OP_GET, "GET", id, "/api/sessions/%s", id),
+    /* The record only: its messages are the Transcript page's to ask a
+     * page of (an endpoint that sends them anyway, odek, is read whole). */
+    _pd_remote_source_start_call (self, _pd_remote_source_call_new (OP_GET, "GET", id, "/api/sessions/%s?limit=0", id),
                 remote_get_session_async, cancellable, callback, user_data);
 }
 
@@ -96,6 +99,46 @@ remote_get_messages_async (PdSource *source, const char *id, GCancellable *cance
 
   if (_pd_remote_source_check_id (id, callback, user_data, self, remote_get_messages_async))
     _pd_remote_source_get_export (self, OP_MESSAGES, id, remote_get_messages_async, cancellable, callback, user_data);
+}
+
+/* The Transcript page's read: the messages of the session's record, a
+ * page of them (serve's GET /api/sessions/ID: the newest, or those before
+ * message @before, and where they start: "messages_first", of
+ * "messages_total").  An endpoint that sends the record whole (odek) has
+ * its messages all read, from the first (*@first 0). */
+static void
+remote_get_messages_part_async (PdSource *source, const char *id, gint64 before, GCancellable *cancellable,
+                                GAsyncReadyCallback callback, gpointer user_data)
+{
+  PdRemoteSource *self = PD_REMOTE_SOURCE (source);
+  Call *call;
+
+  if (!_pd_remote_source_check_id (id, callback, user_data, self, remote_get_messages_part_async))
+    return;
+  if (before >= 0)
+    call = _pd_remote_source_call_new (OP_PAGE, "GET", id, "/api/sessions/%s?before=%" G_GINT64_FORMAT, id, before);
+  else
+    call = _pd_remote_source_call_new (OP_PAGE, "GET", id, "/api/sessions/%s", id);
+  _pd_remote_source_start_call (self, call, remote_get_messages_part_async, cancellable, callback, user_data);
+}
+
+static JsonArray *
+remote_get_messages_part_finish (PdSource *source, GAsyncResult *result, guint64 *first, guint64 *total,
+                                 GError **error)
+{
+  g_autoptr(JsonObject) object = g_task_propagate_pointer (G_TASK (result), error);
+  JsonArray *messages;
+  guint n;
+
+  *first = *total = 0;
+  if (object == NULL)
+    return NULL;
+  messages = json_array_ref (pd_json_get_array (object, "messages"));
+  n = json_array_get_length (messages);
+  /* Whatever an endpoint says, the page lies within the conversation. */
+  *first = (guint64) CLAMP (pd_json_get_int (object, "messages_first", 0), 0, G_MAXINT);
+  *total = MAX ((guint64) CLAMP (pd_json_get_int (object, "messages_total", 0), 0, G_MAXINT), *first + n);
+  return messages;
 }
 
 static void
@@ -352,6 +395,8 @@ _pd_remote_source_iface_init (PdSourceInterface *iface)
   iface->get_plan_async = remote_get_plan_async;
   iface->get_plan_history_async = remote_get_plan_history_async;
   iface->get_messages_async = remote_get_messages_async;
+  iface->get_messages_part_async = remote_get_messages_part_async;
+  iface->get_messages_part_finish = remote_get_messages_part_finish;
   iface->get_events_async = remote_get_events_async;
   iface->get_usage_async = remote_get_usage_async;
   iface->update_session_async = remote_update_session_async;

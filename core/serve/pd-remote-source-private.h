@@ -1,8 +1,9 @@
 /* pd-remote-source-private.h: between the parts of PdRemoteSource: the
  * object and its requests (pd-remote-source.c), the PdSource calls
  * (pd-remote-source-iface.c), the live updates and connection state
- * (pd-remote-source-live.c), and the endpoint's runs
- * (pd-remote-source-runs.c).
+ * (pd-remote-source-live.c), the endpoint's runs
+ * (pd-remote-source-runs.c), and its replies' bounds
+ * (pd-remote-source-bounds.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -10,6 +11,7 @@
 
 #include <libsoup/soup.h>
 
+#include "pd-bounded-reply.h"
 #include "pd-event.h"
 #include "pd-remote-source.h"
 
@@ -58,6 +60,7 @@ typedef enum
   OP_PLAN,
   OP_HISTORY,
   OP_MESSAGES,
+  OP_PAGE,      /* GET /api/sessions/ID?before=: a page of its messages */
   OP_EVENTS,
   OP_USAGE,
   OP_UPDATE,
@@ -249,6 +252,11 @@ void  _pd_remote_source_get_export   (PdRemoteSource      *self,
                                       GCancellable        *cancellable,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data);
+/* pd-remote-source-bounds.c: the most a reply of @kind may be, and how
+ * fast it must come. */
+gsize       _pd_remote_source_reply_bound (OpKind          kind);
+PdReplyPace _pd_remote_source_reply_pace  (PdRemoteSource *self,
+                                           OpKind          kind);
 /* The PdSource interface of PdRemoteSource. */
 void  _pd_remote_source_iface_init   (PdSourceInterface   *iface);
 

@@ -297,6 +297,15 @@ finish_call (GTask    *task,
       }
       return;
 
+    case OP_PAGE:
+      /* The record with its page of messages: read by the caller
+       * (pd-remote-source-iface.c). */
+      if (object == NULL || pd_json_get_array (object, "messages") == NULL)
+        _pd_remote_source_fail (task, g_error_new (PD_SOURCE_ERROR, PD_SOURCE_ERROR_INVALID, _("%s sent messages of an unknown shape"), self->base));
+      else
+        g_task_return_pointer (task, json_object_ref (object), (GDestroyNotify) json_object_unref);
+      return;
+
     case OP_EVENTS:
       {
         GPtrArray *events = _pd_remote_events_from_json (object, call->after_seq);
@@ -732,59 +741,6 @@ on_bootstrapped (GObject      *object,
   send_call (g_steal_pointer (&task));
 }
 
-/* The most a reply of @kind may be.  Only a session's export (its
- * history and messages) is large; the rest are a session's record, a
- * plan, a page of events, a count: an endpoint sending 16 MB in place of a
- * plan held the window 6.4 s and 1.6 GB (tried as an attacker would).
- * What is over is refused unread, with an error that says so. */
-static gsize
-reply_bound (OpKind kind)
-{
-  switch (kind)
-    {
-    case OP_HISTORY:
-    case OP_MESSAGES:
-      return PD_BOUNDED_REPLY_MAX_BYTES;
-    case OP_LIST:
-      return PD_LIST_REPLY_MIN_BYTES;
-    case OP_GET:
-    case OP_PROMPT:
-    case OP_RUN:
-      return PD_SESSION_REPLY_MAX_BYTES;
-    case OP_PLAN:
-      return PD_PLAN_REPLY_MAX_BYTES;
-    case OP_EVENTS:
-    case OP_RUNS:
-      return PD_EVENTS_REPLY_MAX_BYTES;
-    case OP_USAGE:
-    case OP_UPDATE:
-    case OP_DELETE:
-    case OP_ANSWER:
-    case OP_CANCEL:
-    default:
-      return PD_SMALL_REPLY_MAX_BYTES;
-    }
-}
-
-/* How fast a reply of @kind must come (PdReplyPace): a session's export
- * and list begin later (the server reads much first); the rest are small. */
-static PdReplyPace
-reply_pace (PdRemoteSource *self,
-            OpKind          kind)
-{
-  PdReplyPace pace = { PD_REPLY_SMALL_FIRST_MS, PD_REPLY_MIN_RATE, PD_BOUNDED_REPLY_MAX_SECONDS };
-
-  if (kind == OP_HISTORY || kind == OP_MESSAGES || kind == OP_LIST)
-    pace.first_ms = PD_REPLY_LARGE_FIRST_MS;
-  /* A test's, to keep its run short (its hostile server trickles lists). */
-  if (kind == OP_LIST && self->list_pace_ms > 0)
-    {
-      pace.first_ms = self->list_pace_ms;
-      pace.min_rate = self->list_pace_rate;
-    }
-  return pace;
-}
-
 /* Takes the task's reference. */
 static void
 send_call (GTask *task)
@@ -856,7 +812,7 @@ send_call (GTask *task)
       call->bootstrapped = TRUE;
       get->kind = OP_GET;
       get->method = g_strdup ("GET");
-      get->path = g_strdup_printf ("/api/sessions/%s", escaped);
+      get->path = g_strdup_printf ("/api/sessions/%s?limit=0", escaped);
       get->id = g_strdup (call->id);
       _pd_remote_source_start_call (self, get, send_call, g_task_get_cancellable (task), on_bootstrapped, task);
       return;
@@ -899,8 +855,8 @@ send_call (GTask *task)
   /* One merged lookup answers several callers: one caller's cancellable
    * must not cancel it for the others (an export is shared with callers
    * that may come after it is sent). */
-  pace = reply_pace (self, call->kind);
-  pd_bounded_reply_send_async (self->session, msg, call->max_bytes != 0 ? call->max_bytes : reply_bound (call->kind),
+  pace = _pd_remote_source_reply_pace (self, call->kind);
+  pd_bounded_reply_send_async (self->session, msg, call->max_bytes != 0 ? call->max_bytes : _pd_remote_source_reply_bound (call->kind),
                                &pace,
                                call->followers != NULL || call->shares_export ? NULL : g_task_get_cancellable (task),
                                on_sent, task);

@@ -268,8 +268,20 @@ void        _pd_server_handle_sessions    (PdServer          *self,
 void        _pd_server_handle_session     (PdServer          *self,
                                            SoupServerMessage *msg,
                                            const char        *rest,
+                                           GHashTable        *query,
                                            const char        *presented,
                                            gboolean           instance_header);
+
+/* pd-server-messages.c: GET /api/sessions/ID's messages, a page of them
+ * (the comment at its top says which).  @before -1: the newest; @limit
+ * -1: as many as the page holds. */
+#define PD_SERVER_PAGE_BYTES ((gsize) 1024 * 1024)
+gboolean    _pd_server_append_session_page (PdSessionStore *store,
+                                            PdSessionInfo  *info,
+                                            gint64          before,
+                                            gint64          limit,
+                                            GString        *out,
+                                            GError        **error);
 void        _pd_server_handle_resources   (PdServer          *self,
                                            SoupServerMessage *msg,
                                            GHashTable        *query);

@@ -262,7 +262,7 @@ handle_api (SoupServer        *soup,
   else if (strcmp (path, "/api/sessions") == 0)
     _pd_server_handle_sessions (self, msg, query);
   else if (g_str_has_prefix (path, "/api/sessions/"))
-    _pd_server_handle_session (self, msg, path + strlen ("/api/sessions/"), session_header, instance_header);
+    _pd_server_handle_session (self, msg, path + strlen ("/api/sessions/"), query, session_header, instance_header);
   else if (strcmp (path, "/api/events") == 0)
     _pd_server_handle_events (self, msg, query);
   else if (strcmp (path, "/api/events/stream") == 0)
