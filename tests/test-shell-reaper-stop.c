@@ -110,8 +110,58 @@ test_reaper_stopped_engine_killed (Fixture       *f,
   g_assert_false (late);
 }
 
-/* The engine of the test: one call that stops its reaper, then runs until
- * the engine is killed.  The job gives up by itself after 30 s. */
+/* An engine in a PID namespace of its own (a sandbox's): its marks hold
+ * its pid as that namespace numbers it, 2 here, which in ours is another
+ * process.  Its running call must not be taken for a dead engine's.
+ * Skipped where unprivileged namespaces are refused. */
+static void
+test_engine_in_other_pid_namespace (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  g_autoptr(GSubprocess) probe = NULL;
+  g_autoptr(GSubprocess) engine = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  g_autoptr(PdToolResult) result = NULL;
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  gboolean job_alive;
+  pid_t job;
+
+  probe = g_subprocess_launcher_spawn (launcher, &error, "unshare", "--user", "--map-current-user",
+                                       "--pid", "--fork", "true", NULL);
+  if (probe == NULL || !g_subprocess_wait_check (probe, NULL, NULL))
+    {
+      g_test_skip ("no unprivileged PID namespace here");
+      return;
+    }
+
+  g_subprocess_launcher_setenv (launcher, "PD_TEST_ENGINE_DIR", f->wd, TRUE);
+  g_subprocess_launcher_setenv (launcher, "PD_TEST_ENGINE_PLAIN", "1", TRUE);
+  /* sh is the namespace's PID 1, the engine its child, 2. */
+  engine = g_subprocess_launcher_spawn (launcher, &error, "unshare", "--user", "--map-current-user",
+                                        "--pid", "--fork", "sh", "-c", "\"$0\"; :", self, NULL);
+  g_assert_no_error (error);
+
+  wait_for_file (f, "ready");
+  job = read_pid (f, "j.pid");
+  result = call (shell, f->context, "{\"command\":\"true\"}");
+  job_alive = alive_now (job);
+
+  g_subprocess_force_exit (engine);
+  g_subprocess_wait (engine, NULL, NULL);
+  if (job_alive)
+    kill (job, SIGKILL);
+
+  g_assert_cmpstr (result->content, ==, "(no output)\nexit status 0");
+  g_assert_true (job_alive);
+}
+
+/* The engine of the tests: one call that stops its reaper, then runs until
+ * the engine is killed (the job gives up by itself after 30 s); or, with
+ * PD_TEST_ENGINE_PLAIN, a call with a job, whose pid as our namespace
+ * numbers it is read from /proc/self (the /proc mounted for ours) by the
+ * shell that then becomes the job. */
 static int
 run_engine (const char *dir)
 {
@@ -121,6 +171,15 @@ run_engine (const char *dir)
   g_autoptr(PdToolResult) result = NULL;
 
   g_assert_no_error (error);
+  if (g_getenv ("PD_TEST_ENGINE_PLAIN") != NULL)
+    {
+      result = call (shell, context,
+                     "{\"command\":\"bash -c 'read -r p _ < /proc/self/stat; echo $p > j.tmp; mv j.tmp j.pid; "
+                     "exec sleep 97' </dev/null >/dev/null 2>&1 & "
+                     "while [ ! -s j.pid ]; do sleep 0.01; done; touch ready; sleep 97\","
+                     "\"timeout_ms\":120000}");
+      return 0;
+    }
   result = call (shell, context,
                  "{\"command\":\"set -m; (while [ ! -e go ] && [ $SECONDS -lt 30 ]; do sleep 0.05; done; "
                  "[ -e go ] && echo LATE > late.txt) </dev/null >/dev/null 2>&1 & echo $! > j.pid; "
@@ -140,6 +199,7 @@ main (int   argc,
   pd_test_tools_init (&argc, &argv);
 
   ADD ("/pd/tools/shell/reaper-stopped/engine-killed", test_reaper_stopped_engine_killed);
+  ADD ("/pd/tools/shell/reaper-stopped/other-pid-namespace", test_engine_in_other_pid_namespace);
 
   return g_test_run ();
 }

@@ -294,7 +294,9 @@ freeze_and_kill (GArray *victims)
     }
 }
 
-/* The start time of a process in clock ticks, field 22 of /proc/PID/stat. */
+/* The start time of a process in clock ticks, field 22 of /proc/PID/stat
+ * (@pid 0: this process's, by /proc/self, which is right whichever
+ * namespace's /proc is mounted). */
 static gboolean
 read_start (pid_t    pid,
             guint64 *start)
@@ -303,7 +305,10 @@ read_start (pid_t    pid,
   g_autofree char *text = NULL;
   const char *p;
 
-  g_snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  if (pid == 0)
+    g_strlcpy (path, "/proc/self/stat", sizeof path);
+  else
+    g_snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
   if (!g_file_get_contents (path, &text, NULL, NULL))
     return FALSE;
   p = strrchr (text, ')');
@@ -357,6 +362,35 @@ get_mark (pid_t    pid,
   return TRUE;
 }
 
+/* Whether @pid is in this engine's PID namespace: a mark's pid is its
+ * engine's as that namespace numbers it, and in another one (an engine in
+ * a sandbox with a namespace of its own) it names some other process or
+ * none, so a live engine's call there would be taken for a dead one's.
+ * FALSE when it cannot be told. */
+static gboolean
+in_own_pid_namespace (pid_t pid)
+{
+  static char own[64];
+  char path[64];
+  char link[64];
+  ssize_t n;
+
+  if (own[0] == '\0')
+    {
+      n = readlink ("/proc/self/ns/pid", own, sizeof own - 1);
+      if (n <= 0)
+        return FALSE;
+      own[n] = '\0';
+    }
+  g_snprintf (path, sizeof path, "/proc/%d/ns/pid", (int) pid);
+  n = readlink (path, link, sizeof link - 1);
+  if (n <= 0)
+    return FALSE;
+  link[n] = '\0';
+
+  return strcmp (link, own) == 0;
+}
+
 static gboolean
 nodes_have_pid (GArray *nodes,
                 pid_t   pid)
@@ -399,7 +433,8 @@ sweep_dead_engines (void)
             continue;
           node.pid = (pid_t) value;
           if (nodes_have_pid (nodes, node.pid) ||
-              !get_mark (node.pid, &mark) || !mark_of_dead_engine (mark))
+              !get_mark (node.pid, &mark) || !mark_of_dead_engine (mark) ||
+              !in_own_pid_namespace (node.pid))
             continue;
 
           node.pidfd = (int) syscall (SYS_pidfd_open, node.pid, 0);
@@ -448,7 +483,7 @@ _pd_shell_sweep_begin (void)
         base_mark = limit.rlim_max;
       if (prctl (PR_GET_CHILD_SUBREAPER, &subreaper, 0, 0, 0) == 0 && subreaper != 0)
         was_subreaper = TRUE;
-      if (base_mark == RLIM_INFINITY && read_start (getpid (), &start))
+      if (base_mark == RLIM_INFINITY && read_start (0, &start))
         engine_tag = (MARK_TAG << MARK_TAG_SHIFT) |
                      ((start & MARK_START_MASK) << MARK_START_SHIFT) |
                      (((guint64) getpid () & MARK_PID_MASK) << MARK_PID_SHIFT);
