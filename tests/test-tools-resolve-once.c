@@ -596,6 +596,64 @@ test_engine_flip_plan_mode (void)
   engine_fixture_teardown (f);
 }
 
+/* The refusal names the folder that changed (att21 L1): "the folder of
+ * 'docs'" was said for docs/q.md, whose folder is docs itself; and for a
+ * write into folders yet to be made, the one recorded, not the path to
+ * be made. */
+static void
+test_folder_swap_words (gconstpointer data)
+{
+  Dirs dirs = { 0 }, *d = &dirs;
+  g_autoptr(PdTool) write_file = pd_write_file_tool_new ();
+  g_autoptr(PdTool) edit_file = pd_edit_file_tool_new ();
+  g_autofree char *docs = NULL;
+  g_autofree char *other = NULL;
+  g_autofree char *q = NULL;
+
+  _pd_tool_set_force_walk (GPOINTER_TO_INT (data));
+  dirs_set_up (d);
+  docs = wd_path (d, "docs");
+  other = wd_path (d, "other");
+  q = wd_path (d, "docs/q.md");
+  put_text (q, "AAA\n");
+  {
+    g_autofree char *other_q = g_build_filename (other, "q.md", NULL);
+
+    put_text (other_q, "AAA\n");
+  }
+
+  {
+    g_autoptr(PdToolContext) context = approved_context (d, "docs/q.md");
+    g_autoptr(PdToolResult) result = NULL;
+
+    exchange (docs, other);
+    result = call_tool (edit_file, context,
+                        "{\"path\":\"docs/q.md\",\"old_string\":\"AAA\",\"new_string\":\"B\"}");
+    exchange (docs, other);
+    g_test_message ("edit: %s", result->content);
+    g_assert_false (result->ok);
+    g_assert_cmpstr (result->content, ==,
+                     "edit_file: the folder 'docs' is not the one it was when the call was let "
+                     "through (it was moved, or another folder put in its place, meanwhile); "
+                     "nothing was written");
+  }
+  {
+    g_autoptr(PdToolContext) context = approved_context (d, "docs/new/deep/n.md");
+    g_autoptr(PdToolResult) result = NULL;
+
+    exchange (docs, other);
+    result = call_tool (write_file, context, "{\"path\":\"docs/new/deep/n.md\",\"content\":\"x\"}");
+    exchange (docs, other);
+    g_test_message ("write: %s", result->content);
+    g_assert_false (result->ok);
+    g_assert_nonnull (strstr (result->content, ": the folder 'docs' is not the one it was when"));
+    g_assert_null (strstr (result->content, "docs/new"));
+  }
+
+  _pd_tool_set_force_walk (FALSE);
+  dirs_tear_down (d);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -605,6 +663,9 @@ main (int   argc,
   g_test_add_data_func ("/pd/tools/resolve-once/folder-exchanged", GINT_TO_POINTER (FALSE), test_folder_exchanged);
   g_test_add_data_func ("/pd/tools/resolve-once/folder-exchanged-walk", GINT_TO_POINTER (TRUE),
                         test_folder_exchanged);
+  g_test_add_data_func ("/pd/tools/resolve-once/folder-swap-words", GINT_TO_POINTER (FALSE), test_folder_swap_words);
+  g_test_add_data_func ("/pd/tools/resolve-once/folder-swap-words-walk", GINT_TO_POINTER (TRUE),
+                        test_folder_swap_words);
   g_test_add_func ("/pd/tools/resolve-once/preview-from-approval", test_preview_from_approval);
   g_test_add_func ("/pd/tools/resolve-once/allow-outside", test_allow_outside_one_resolution);
   g_test_add_func ("/pd/tools/resolve-once/engine-flip-ask", test_engine_flip_ask);

@@ -19,6 +19,17 @@
  * its value is no running call's, its call is over and it goes.  One that
  * lowers its value to another running call's goes when that call ends.
  *
+ * A command can also stop its reaper (SIGSTOP) and then kill the engine:
+ * the reaper's SIGTERM on the engine's death then waits behind the stop
+ * for good, and so do the jobs it would have killed (they are PID 1's,
+ * out of any engine's reach as children).  No process of the same user
+ * can be made unstoppable without namespaces (README says what holds), so
+ * when the engine's limit is unlimited, as it is by default, the mark
+ * also names its engine (pid and start time, below a fixed tag no limit
+ * set by hand has), and each call of any engine first ends, anywhere in
+ * /proc, the processes whose engine is gone: the stopped reaper and every
+ * job of its call.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "pd-tools"
@@ -46,6 +57,22 @@
  * listed anyway: one in uninterruptible sleep may not stop at once. */
 #define STOP_WAIT_US 20000
 
+/* A mark that names its engine is RLIM_INFINITY - 1 - X, X being the tag
+ * (bits 56-63), the low 20 bits of the engine's start time in clock ticks
+ * (36-55), its pid (14-35; pid_max is at most 2^22) and the call's number
+ * (0-13).  A start time that matches a new process of the same pid by
+ * chance (1 in 2^20) only leaves a dead engine's processes alive. */
+#define MARK_TAG        G_GUINT64_CONSTANT (0x5d)
+#define MARK_TAG_SHIFT  56
+#define MARK_START_SHIFT 36
+#define MARK_START_MASK G_GUINT64_CONSTANT (0xfffff)
+#define MARK_PID_SHIFT  14
+#define MARK_PID_MASK   G_GUINT64_CONSTANT (0x3fffff)
+#define MARK_SEQ_MASK   G_GUINT64_CONSTANT (0x3fff)
+/* Passes of the dead engines' sweep: each stops what the last one found,
+ * so a chain that forks runs out of room well before. */
+#define DEAD_SWEEP_PASSES 64
+
 static GMutex sweep_lock;
 static guint live_calls;
 static gboolean base_known;
@@ -54,6 +81,7 @@ static guint64 base_mark;         /* the engine's own hard limit, at first use *
 static guint64 next_seq;
 static GArray *live_marks;        /* guint64: the marks of running calls */
 static GArray *live_reapers;      /* pid_t: reapers not reaped yet */
+static guint64 engine_tag;        /* tag, start and pid of this engine's marks; 0: none */
 
 typedef struct
 {
@@ -79,58 +107,6 @@ array_has_reaper (pid_t pid)
       return TRUE;
 
   return FALSE;
-}
-
-guint64
-_pd_shell_sweep_begin (void)
-{
-  guint64 mark = 0;
-
-  g_mutex_lock (&sweep_lock);
-
-  if (!base_known)
-    {
-      struct rlimit limit;
-      int subreaper = 0;
-
-      live_marks = g_array_new (FALSE, FALSE, sizeof (guint64));
-      live_reapers = g_array_new (FALSE, FALSE, sizeof (pid_t));
-      if (getrlimit (RLIMIT_LOCKS, &limit) == 0)
-        base_mark = limit.rlim_max;
-      if (prctl (PR_GET_CHILD_SUBREAPER, &subreaper, 0, 0, 0) == 0 && subreaper != 0)
-        was_subreaper = TRUE;
-      base_known = TRUE;
-    }
-
-  /* The engine adopts what a dead reaper leaves only while a call runs:
-   * unrelated orphans (an app a window opened that forks and exits) would
-   * stay its zombies otherwise. */
-  if (live_calls++ == 0 && prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
-    g_debug ("shell: cannot become a child subreaper: %s", g_strerror (errno));
-
-  /* Below the engine's own limit, one no running call has.  With a limit
-   * of 2 or less (set by hand) there is no room: no mark, no sweep. */
-  if (base_mark > 2)
-    for (guint tries = 0; tries < 64 && mark == 0; tries++)
-      {
-        guint64 candidate = base_mark - 1 - (next_seq++ % (base_mark - 2));
-
-        if (!array_has_mark (candidate))
-          mark = candidate;
-      }
-  if (mark != 0)
-    g_array_append_val (live_marks, mark);
-
-  return mark;
-}
-
-void
-_pd_shell_sweep_spawned (guint64 mark,
-                         pid_t   reaper)
-{
-  if (reaper > 0)
-    g_array_append_val (live_reapers, reaper);
-  g_mutex_unlock (&sweep_lock);
 }
 
 /* The mark of a process, from /proc/PID/limits (readable whatever the
@@ -316,6 +292,247 @@ freeze_and_kill (GArray *victims)
       if (node->pidfd >= 0)
         close (node->pidfd);
     }
+}
+
+/* The start time of a process in clock ticks, field 22 of /proc/PID/stat
+ * (@pid 0: this process's, by /proc/self, which is right whichever
+ * namespace's /proc is mounted). */
+static gboolean
+read_start (pid_t    pid,
+            guint64 *start)
+{
+  char path[64];
+  g_autofree char *text = NULL;
+  const char *p;
+
+  if (pid == 0)
+    g_strlcpy (path, "/proc/self/stat", sizeof path);
+  else
+    g_snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return FALSE;
+  p = strrchr (text, ')');
+  if (p == NULL)
+    return FALSE;
+  /* Fields 3 to 21 lie between the name and the start time. */
+  for (guint field = 2; field < 22 && p != NULL; field++)
+    p = strchr (p + 1, ' ');
+  if (p == NULL || !g_ascii_isdigit (p[1]))
+    return FALSE;
+  *start = g_ascii_strtoull (p + 1, NULL, 10);
+
+  return TRUE;
+}
+
+/* TRUE when @mark names an engine (not this one) that is gone. */
+static gboolean
+mark_of_dead_engine (guint64 mark)
+{
+  guint64 x;
+  guint64 start;
+  pid_t engine;
+
+  if (mark >= RLIM_INFINITY - 1)
+    return FALSE;
+  x = RLIM_INFINITY - 1 - mark;
+  if ((x >> MARK_TAG_SHIFT) != MARK_TAG || (x & ~MARK_SEQ_MASK) == engine_tag)
+    return FALSE;
+
+  engine = (pid_t) ((x >> MARK_PID_SHIFT) & MARK_PID_MASK);
+  if (engine <= 1)
+    return FALSE;
+
+  return !read_start (engine, &start) ||
+         (start & MARK_START_MASK) != ((x >> MARK_START_SHIFT) & MARK_START_MASK);
+}
+
+/* The mark of a process of this user, by prlimit(): a system call, not
+ * a /proc file to format (a tenth of the time); FALSE for another user's,
+ * which this engine could not signal either. */
+static gboolean
+get_mark (pid_t    pid,
+          guint64 *mark)
+{
+  struct rlimit limit;
+
+  if (prlimit (pid, RLIMIT_LOCKS, NULL, &limit) != 0)
+    return FALSE;
+  *mark = limit.rlim_max;
+
+  return TRUE;
+}
+
+/* Whether @pid is in this engine's PID namespace: a mark's pid is its
+ * engine's as that namespace numbers it, and in another one (an engine in
+ * a sandbox with a namespace of its own) it names some other process or
+ * none, so a live engine's call there would be taken for a dead one's.
+ * FALSE when it cannot be told. */
+static gboolean
+in_own_pid_namespace (pid_t pid)
+{
+  static char own[64];
+  char path[64];
+  char link[64];
+  ssize_t n;
+
+  if (own[0] == '\0')
+    {
+      n = readlink ("/proc/self/ns/pid", own, sizeof own - 1);
+      if (n <= 0)
+        return FALSE;
+      own[n] = '\0';
+    }
+  g_snprintf (path, sizeof path, "/proc/%d/ns/pid", (int) pid);
+  n = readlink (path, link, sizeof link - 1);
+  if (n <= 0)
+    return FALSE;
+  link[n] = '\0';
+
+  return strcmp (link, own) == 0;
+}
+
+static gboolean
+nodes_have_pid (GArray *nodes,
+                pid_t   pid)
+{
+  for (guint i = 0; i < nodes->len; i++)
+    if (g_array_index (nodes, Node, i).pid == pid)
+      return TRUE;
+
+  return FALSE;
+}
+
+/* Ends every process, anywhere, whose mark names an engine that is gone.
+ * Each is held by pidfd and its mark read again once held (so a reused
+ * pid is never signalled), stopped so it forks no more, and the scan is
+ * made again until it finds nothing new; then all are killed.  They are
+ * not this engine's children: PID 1 (or whoever adopted them) reaps. */
+static void
+sweep_dead_engines (void)
+{
+  g_autoptr(GArray) nodes = g_array_new (FALSE, FALSE, sizeof (Node));
+
+  for (guint pass = 0; pass < DEAD_SWEEP_PASSES; pass++)
+    {
+      g_autoptr(GDir) dir = g_dir_open ("/proc", 0, NULL);
+      const char *name;
+      guint found = 0;
+
+      if (dir == NULL)
+        break;
+      while ((name = g_dir_read_name (dir)) != NULL)
+        {
+          guint64 value;
+          guint64 mark;
+          Node node;
+
+          if (!g_ascii_isdigit (*name))
+            continue;
+          value = g_ascii_strtoull (name, NULL, 10);
+          if (value <= 1 || value > G_MAXINT)
+            continue;
+          node.pid = (pid_t) value;
+          if (nodes_have_pid (nodes, node.pid) ||
+              !get_mark (node.pid, &mark) || !mark_of_dead_engine (mark) ||
+              !in_own_pid_namespace (node.pid))
+            continue;
+
+          node.pidfd = (int) syscall (SYS_pidfd_open, node.pid, 0);
+          if (node.pidfd < 0)
+            continue;
+          if (!get_mark (node.pid, &mark) || !mark_of_dead_engine (mark))
+            {
+              close (node.pidfd);
+              continue;
+            }
+          send_signal (&node, SIGSTOP);
+          g_array_append_val (nodes, node);
+          found++;
+        }
+      if (found == 0)
+        break;
+    }
+
+  for (guint i = 0; i < nodes->len; i++)
+    {
+      Node *node = &g_array_index (nodes, Node, i);
+
+      send_signal (node, SIGKILL);
+      close (node->pidfd);
+    }
+  if (nodes->len > 0)
+    g_debug ("shell: ended %u processes of engines that are gone", nodes->len);
+}
+
+guint64
+_pd_shell_sweep_begin (void)
+{
+  guint64 mark = 0;
+
+  g_mutex_lock (&sweep_lock);
+
+  if (!base_known)
+    {
+      struct rlimit limit;
+      int subreaper = 0;
+      guint64 start;
+
+      live_marks = g_array_new (FALSE, FALSE, sizeof (guint64));
+      live_reapers = g_array_new (FALSE, FALSE, sizeof (pid_t));
+      if (getrlimit (RLIMIT_LOCKS, &limit) == 0)
+        base_mark = limit.rlim_max;
+      if (prctl (PR_GET_CHILD_SUBREAPER, &subreaper, 0, 0, 0) == 0 && subreaper != 0)
+        was_subreaper = TRUE;
+      if (base_mark == RLIM_INFINITY && read_start (0, &start))
+        engine_tag = (MARK_TAG << MARK_TAG_SHIFT) |
+                     ((start & MARK_START_MASK) << MARK_START_SHIFT) |
+                     (((guint64) getpid () & MARK_PID_MASK) << MARK_PID_SHIFT);
+      base_known = TRUE;
+    }
+
+  /* The engine adopts what a dead reaper leaves only while a call runs:
+   * unrelated orphans (an app a window opened that forks and exits) would
+   * stay its zombies otherwise. */
+  if (live_calls++ == 0 && prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+    g_debug ("shell: cannot become a child subreaper: %s", g_strerror (errno));
+
+  /* First, what calls of engines that are gone left behind (a reaper
+   * stopped, then its engine killed). */
+  if (engine_tag != 0)
+    sweep_dead_engines ();
+
+  /* Below the engine's own limit, one no running call has: one that
+   * names this engine when the limit is unlimited.  With a limit of 2 or
+   * less (set by hand) there is no room: no mark, no sweep. */
+  if (engine_tag != 0)
+    for (guint tries = 0; tries < 64 && mark == 0; tries++)
+      {
+        guint64 candidate = RLIM_INFINITY - 1 - (engine_tag | (next_seq++ & MARK_SEQ_MASK));
+
+        if (!array_has_mark (candidate))
+          mark = candidate;
+      }
+  else if (base_mark > 2)
+    for (guint tries = 0; tries < 64 && mark == 0; tries++)
+      {
+        guint64 candidate = base_mark - 1 - (next_seq++ % (base_mark - 2));
+
+        if (!array_has_mark (candidate))
+          mark = candidate;
+      }
+  if (mark != 0)
+    g_array_append_val (live_marks, mark);
+
+  return mark;
+}
+
+void
+_pd_shell_sweep_spawned (guint64 mark,
+                         pid_t   reaper)
+{
+  if (reaper > 0)
+    g_array_append_val (live_reapers, reaper);
+  g_mutex_unlock (&sweep_lock);
 }
 
 /* One pass: kills the marked orphans of calls that are over and reaps

@@ -371,7 +371,7 @@ set_open_error (PdToolContext  *context,
                  display);
   else if (saved_errno == ESTALE)
     g_set_error (error, PD_TOOL_ERROR, PD_TOOL_ERROR_OUTSIDE,
-                 "the folder of '%s' is not the one it was when the call was let through (it "
+                 "the folder '%s' is not the one it was when the call was let through (it "
                  "was moved, or another folder put in its place, meanwhile); nothing was written",
                  display);
   else
@@ -484,7 +484,22 @@ _pd_tool_open_dir (PdToolContext  *context,
   else
     fd = walk_dirs (&start, names, names->len, create, anchor, NULL, NULL);
 
-  if (fd < 0)
+  if (fd < 0 && errno == ESTALE && anchor != NULL && anchor->depth < names->len)
+    {
+      /* The folder that changed is the recorded one, which the message
+       * names: @resolved less the folders below it, yet to be made. */
+      g_autofree char *anchored = g_strdup (resolved);
+
+      for (guint i = anchor->depth; i < names->len; i++)
+        {
+          char *up = g_path_get_dirname (anchored);
+
+          g_free (anchored);
+          anchored = up;
+        }
+      set_open_error (context, anchored, start.confined, ESTALE, error);
+    }
+  else if (fd < 0)
     set_open_error (context, resolved, start.confined, errno, error);
   open_start_clear (&start);
 

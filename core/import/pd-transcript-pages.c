@@ -11,6 +11,7 @@
 #include "pd-event.h"
 #include "pd-import-private.h"
 #include "pd-json.h"
+#include "pd-redact.h"
 #include "pd-safe-text.h"
 #include "pd-session-store.h"
 #include "pd-transcript-pages.h"
@@ -491,7 +492,8 @@ _pd_transcript_pages_add_tool_call_head (PdTranscriptPages *self,
   }
 
   call = g_new0 (Call, 1);
-  call->id = g_strdup (call_id);
+  /* Masked as the store masks an id, so the result's matches it. */
+  call->id = pd_redact_id (call_id, NULL);
   call->name = pd_safe_text_line (name);
   if (arguments != NULL && g_utf8_validate (arguments, -1, NULL))
     append_bounded (bounded, arguments, TOOL_TEXT_MAX, &call->arguments_cut);
@@ -543,6 +545,7 @@ _pd_transcript_pages_add_tool_result (PdTranscriptPages *self,
 {
   Message *message = NULL;
   Call *call;
+  g_autofree char *stored_id = NULL;
 
   g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
   if (self->history_only)
@@ -550,6 +553,9 @@ _pd_transcript_pages_add_tool_result (PdTranscriptPages *self,
 
   if (call_id == NULL || !g_utf8_validate (call_id, -1, NULL))
     return;
+  /* As the call's id was (_pd_transcript_pages_add_tool_call_head()). */
+  stored_id = pd_redact_id (call_id, NULL);
+  call_id = stored_id;
   {
     gsize length = text != NULL ? strlen (text) : 0;
 
@@ -590,12 +596,16 @@ _pd_transcript_pages_set_subagent (PdTranscriptPages *self,
                                    const char        *description)
 {
   Call *call;
+  g_autofree char *stored_id = NULL;
 
   g_return_if_fail (PD_IS_TRANSCRIPT_PAGES (self) && !self->sealed);
   if (self->history_only)
     return;
 
-  if (call_id == NULL || !(call = g_hash_table_lookup (self->calls, call_id)))
+  if (call_id == NULL)
+    return;
+  stored_id = pd_redact_id (call_id, NULL);
+  if (!(call = g_hash_table_lookup (self->calls, stored_id)))
     return;
   call->subagent = TRUE;
   if (conversation_key != NULL && g_utf8_validate (conversation_key, -1, NULL))

@@ -17,7 +17,68 @@
 #include "pd-redact.h"
 #include "pd-redact-private.h"
 
+/* Where an id is scanned from, at most (see redact_id()). */
+#define ID_MAX_STARTS 64
+
 static JsonNode *redact_copy (JsonNode *node, guint *total);
+
+/* Members that name a tool call or another record: what refers to it
+ * repeats the value (tool_calls[].id, tool_call_id, an event's call_id). */
+static gboolean
+is_id_member (const char *name)
+{
+  static const char * const names[] = {
+    "id", "call_id", "tool_call_id", "tool_use_id", "callId", "toolCallId", "toolUseId",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (strcmp (name, names[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* An id that holds a secret, also glued after a prefix of the agent's
+ * (tu_0_ghp_…: the _ before ghp_ is a word's, so the text's scan reads no
+ * token there; tried as an attacker would).  Masked whole, to the same
+ * replacement wherever the id is, so what refers to it still matches,
+ * and two ids stay two: "redacted_" and 16 hex digits of its SHA-256
+ * (letters, digits and _, as providers take a call's id).  NULL when it
+ * holds none. */
+static char *
+redact_id (const char *id)
+{
+  gsize len;
+  gboolean secret = FALSE;
+  guint starts = 0;
+
+  if (id == NULL)
+    return NULL;
+  len = strlen (id);
+
+  /* Each place a word could start is scanned from; an id with more
+   * places than any agent's has (a bound on the work) is masked too. */
+  for (gsize i = 0; i < len && !secret; i++)
+    if (i == 0 || !g_ascii_isalnum (id[i - 1]))
+      {
+        guint found = 0;
+        g_autofree char *masked = NULL;
+
+        if (++starts > ID_MAX_STARTS)
+          {
+            secret = TRUE;
+            break;
+          }
+        masked = pd_redact (id + i, &found);
+        secret = found > 0;
+      }
+  if (!secret)
+    return NULL;
+  {
+    g_autofree char *sum = g_compute_checksum_for_string (G_CHECKSUM_SHA256, id, -1);
+
+    return g_strdup_printf ("redacted_%.16s", sum);
+  }
+}
 
 /* Text with \uXXXX escapes that is no JSON document (a call's arguments
  * cut short, or with trailing data): a key spelled in escapes there passed
@@ -127,6 +188,18 @@ redact_copy (JsonNode *node,
           {
             JsonNode *member = json_object_get_member (object, l->data);
 
+            if (JSON_NODE_HOLDS_VALUE (member) && json_node_get_value_type (member) == G_TYPE_STRING
+                && is_id_member (l->data))
+              {
+                g_autofree char *masked_id = redact_id (json_node_get_string (member));
+
+                if (masked_id != NULL)
+                  {
+                    json_object_set_string_member (copy, l->data, masked_id);
+                    (*total)++;
+                    continue;
+                  }
+              }
             /* {"DB_PASSWORD": "x"}: the member name is the assignment's
              * name, which the text of the value alone does not show. */
             if (JSON_NODE_HOLDS_VALUE (member) && json_node_get_value_type (member) == G_TYPE_STRING
@@ -185,6 +258,17 @@ redact_copy (JsonNode *node,
     default:
       return json_node_copy (node);
     }
+}
+
+char *
+pd_redact_id (const char *id,
+              guint      *n_redacted)
+{
+  char *masked = redact_id (id);
+
+  if (n_redacted)
+    *n_redacted = masked != NULL ? 1 : 0;
+  return masked != NULL ? masked : g_strdup (id);
 }
 
 JsonNode *

@@ -223,6 +223,14 @@ char     *pd_redact       (const char *text,
  * kept).  The input is never modified: json-glib copies share containers. */
 JsonNode *pd_redact_node  (JsonNode   *node,
                            guint      *n_redacted);
+/* A call's (or another record's) id: one that holds a secret, whole or
+ * after a prefix (tu_0_ghp_…), is given as "redacted_" and 16 hex digits
+ * of its SHA-256, the same wherever it is stored (tool_calls[].id,
+ * tool_call_id, call_id), so references still match; any other id as it
+ * is.  pd_redact_node() and pd_redact_json() do so to the values of the
+ * members id, call_id, tool_call_id, tool_use_id (and camelCase). */
+char     *pd_redact_id    (const char *id,
+                           guint      *n_redacted);
 /* JSON text redacted as pd_redact_node() does, value by value, and written
  * again: a quoted value in one string never runs into the next one (tried
  * as an attacker would: PGPASSWORD='x in one plan step took every step up
