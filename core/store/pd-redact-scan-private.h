@@ -167,6 +167,14 @@ gsize    _pd_redact_user_word_at            (Redactor *r,
  * @i when nothing was masked. */
 gsize    _pd_redact_httpie_auth_at          (Redactor *r,
                                              gsize     i);
+/* Of pd-redact-user-split.c: a user:password word whose user part bash
+ * expands or quotes, split at the colon bash hands curl or httpie. */
+gsize    _pd_redact_user_split_at           (Redactor *r,
+                                             gsize     i);
+gsize    _pd_redact_httpie_split_at         (Redactor *r,
+                                             gsize     i);
+gsize    _pd_redact_quoted_user_option_at   (Redactor *r,
+                                             gsize     i);
 /* NAME=value or --name=value at @start (its name to @name_end, then
  * '='), in a tool call's JSON string, its value holding an escape of
  * the string's or the shell's: read as bash reads the word, the value

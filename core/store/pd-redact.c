@@ -767,14 +767,18 @@ try_at (Redactor *r,
    * masked by the name; tried as an attacker would) */
   if (*p == '-' && word_start && (p[1] == 'a' || strncmp (p, "--auth", 6) == 0)
       && (_pd_redact_password_options_at (&r->line, r->text, i) & PW_HTTPIE_A) != 0
-      && (n = _pd_redact_httpie_auth_at (r, i)) != i)
+      && ((n = _pd_redact_httpie_auth_at (r, i)) != i || (n = _pd_redact_httpie_split_at (r, i)) != i))
+    return n;
+  /* "-u", -"u", $'-u': curl's -u to bash (pd-redact-user-split.c) */
+  if (word_start && *p == '-' && (p[1] == '"' || p[1] == '\'' || p[1] == '\\')
+      && (n = _pd_redact_quoted_user_option_at (r, i)) != i)
     return n;
   /* its user:password word of quoted parts read as bash reads it
    * (pd-redact-user-word.c: -u user:$'SECRET' was stored as written) */
   if (*p == '-' && word_start && ((p[1] == 'u' && (p[2] == ' ' || p[2] == '\t' || p[2] == '='))
                                   || strncmp (p, "--user", 6) == 0 || strncmp (p, "--proxy-user", 12) == 0
                                   || curl_user_option_at (r, i))
-      && (n = _pd_redact_user_word_at (r, i)) != i)
+      && ((n = _pd_redact_user_word_at (r, i)) != i || (n = _pd_redact_user_split_at (r, i)) != i))
     return n;
   if (*p == '-' && word_start && ((p[1] == 'u' && (p[2] == ' ' || p[2] == '\t' || p[2] == '='))
                                   || strncmp (p, "--user", 6) == 0 || strncmp (p, "--proxy-user", 12) == 0
@@ -904,6 +908,14 @@ _pd_redact_scan (const char *text,
        * whatever its quotes (pd-redact-header.c reads it once). */
       if ((c == '\'' || c == '"' || c == '\\' || c == '$') && i >= r.header_end && i >= r.refused_end
           && (next = _pd_redact_header_at (&r, i)) != i)
+        {
+          i = MAX (next, r.copied);
+          continue;
+        }
+      /* "-u", '-u', $'-u': an option's name in quotes (pd-redact-user-split.c) */
+      if ((c == '\'' || c == '"' || c == '$' || c == '\\') && (i == 0 || !is_word_char (r.text[i - 1]))
+          && i + 3 < r.len && memchr (r.text + i + 1, '-', 3) != NULL && i >= r.refused_end
+          && (next = _pd_redact_quoted_user_option_at (&r, i)) != i)
         {
           i = MAX (next, r.copied);
           continue;

@@ -1,0 +1,117 @@
+/* test-redact-round17.c: credential spellings tried as an attacker would
+ * and still found stored in clear after round 16 (or masked at the wrong
+ * place: counted as masked, the secret in sight): curl's -u with the user
+ * part of an expansion (${U:-bob}:X was masked inside the expansion) or
+ * quotes around the colon, the option's name in quotes, httpie's bearer
+ * token, and the ordinary commands of those shapes kept.  Every row is run
+ * by real bash as written and masked (assert_rows()): a mask never changes
+ * what a command runs.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+
+#include "pd-redact.h"
+#include "test-redact-util.h"
+#include "test-redact-attack-util.h"
+
+/* curl -u (httpie -a) whose user part bash expands or quotes: split at
+ * the colon bash hands curl.  ${U:-bob}:X and ${U:0:3}:X were masked as
+ * ${U:[REDACTED]}:X, the rest kept whole. */
+static void
+test_user_part_expands (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("curl -u ${U:-bob}:Zq9SecretPass77 https://x", "curl -u ${U:-bob}:[REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("curl -u ${U:0:3}:Zq9SecretPass77 https://x", "curl -u ${U:0:3}:[REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("http -a \"${U:0:3}:Zq9SecretPass77\" x.org", "http -a \"${U:0:3}:[REDACTED]\" x.org", "Zq9SecretPass77"),
+    MASKED ("curl -u \"${U/a/b}:Zq9SecretPass77\" https://x", "curl -u \"${U/a/b}:[REDACTED]\" https://x",
+            "Zq9SecretPass77"),
+    MASKED ("curl -u \"$(whoami)\":Zq9SecretPass77 https://x", "curl -u \"$(whoami)\":[REDACTED] https://x",
+            "Zq9SecretPass77"),
+    MASKED ("curl -u \"$(cat u):Zq9SecretPass77\" https://x", "curl -u \"$(cat u):[REDACTED]\" https://x",
+            "Zq9SecretPass77"),
+    MASKED ("curl -u `whoami`:Zq9SecretPass77 https://x", "curl -u `whoami`:[REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("curl -u \"${U:-bob}\":Zq9SecretPass77 https://x", "curl -u \"${U:-bob}\":[REDACTED] https://x",
+            "Zq9SecretPass77"),
+    HIDE_NOTHING ("curl -u ${U:-bob}:Zq9SecretPass77;touch pwned", "Zq9SecretPass77", ";touch pwned"),
+    HIDE_NOTHING ("curl -u ${U:-bob}:$(touch pwned) https://x", NULL, "$(touch pwned)"),
+    HIDE_NOTHING ("curl -u \"${U:-x;touch pwned}\":Zq9SecretPass77 https://x", "Zq9SecretPass77", "${U:-x;touch pwned}"),
+    KEPT ("curl -u ${U:-bob}:$PASS https://x"),
+    KEPT ("curl -u \"$(whoami):${PW}\" https://x"),
+    KEPT ("curl -u ${U:-bob} https://x"),
+    KEPT ("echo ${U:-bob}:Zq9SecretPass77"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
+/* The colon in double quotes: bob":"X and bob":X" are bob:X to curl. */
+static void
+test_quoted_colon (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("curl -u bob\":\"Zq9SecretPass77 https://x", "curl -u bob\":\"[REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("curl -u bob\":Zq9SecretPass77\" https://x", "curl -u bob\":[REDACTED]\" https://x", "Zq9SecretPass77"),
+    MASKED ("curl --user=bob\":\"Zq9SecretPass77 https://x", "curl --user=bob\":\"[REDACTED] https://x",
+            "Zq9SecretPass77"),
+    MASKED ("curl -ubob\":\"Zq9SecretPass77 https://x", "curl -ubob\":\"[REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("http -a bob\":\"Zq9SecretPass77 x.org", "http -a bob\":\"[REDACTED] x.org", "Zq9SecretPass77"),
+    HIDE_NOTHING ("curl -u bob\":\"Zq9SecretPass77|sh", "Zq9SecretPass77", "|sh"),
+    KEPT ("curl -u bob\":\"$PW https://x"),
+    KEPT ("echo bob\":\"Zq9SecretPass77"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
+/* The option's name in quotes: "-u", $'-u', -"u", '-u'bob:X are curl's
+ * -u to bash. */
+static void
+test_quoted_option_name (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("curl \"-u\" bob:Zq9SecretPass77 https://x", "curl \"-u\" bob:[REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("curl $'-u' bob:Zq9SecretPass77 https://x", "curl $'-u' bob:[REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("curl -\"u\" bob:Zq9SecretPass77 https://x", "curl -\"u\" bob:[REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("curl '-u'bob:Zq9SecretPass77 https://x", "curl '-u'bob:[REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("curl '--user' bob:Zq9SecretPass77 https://x", "curl '--user' bob:[REDACTED] https://x", "Zq9SecretPass77"),
+    HIDE_NOTHING ("curl \"-u\" bob:Zq9SecretPass77;touch pwned", "Zq9SecretPass77", ";touch pwned"),
+    KEPT ("curl \"-u\" bob:$PW https://x"),
+    KEPT ("docker run \"-u\" 1000:1000 img"),
+    KEPT ("grep \"-u\" bob:Zq9SecretPass77 f"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
+/* httpie's -A bearer: -a is the token whole. */
+static void
+test_httpie_bearer (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("http -A bearer -a Zq9SecretPass77 https://x", "http -A bearer -a [REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("http --auth-type=bearer --auth Zq9SecretPass77 https://x",
+            "http --auth-type=bearer --auth [REDACTED] https://x", "Zq9SecretPass77"),
+    HIDE_NOTHING ("http -A bearer -a Zq9SecretPass77;touch pwned", "Zq9SecretPass77", ";touch pwned"),
+    KEPT ("http -A bearer -a $TOKEN https://x"),
+    KEPT ("http -a bob https://x"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pd/redact/round17/user-part-expands", test_user_part_expands);
+  g_test_add_func ("/pd/redact/round17/quoted-colon", test_quoted_colon);
+  g_test_add_func ("/pd/redact/round17/quoted-option-name", test_quoted_option_name);
+  g_test_add_func ("/pd/redact/round17/httpie-bearer", test_httpie_bearer);
+  return g_test_run ();
+}
