@@ -105,6 +105,47 @@ test_httpie_bearer (void)
   assert_rows (rows, G_N_ELEMENTS (rows));
 }
 
+/* A password given in code as a plain argument: the pair of an HTTP
+ * library over a line break, in tuple([…]), in a Go raw string, assigned
+ * to a name that auth= takes (auth=a was masked, the pair kept), a
+ * login's, add_password's, and a user:password literal encoded for a
+ * Basic header ("Basic "+btoa(…) masked +btoa, the password kept). */
+static void
+test_code_calls (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("python3 -c 'import requests; requests.get(\"https://x\", auth=(\"bob\",\n \"Zq9SecretPass77\"))'",
+            "python3 -c 'import requests; requests.get(\"https://x\", auth=(\"bob\",\n \"[REDACTED]\"))'", "Zq9SecretPass77"),
+    MASKED ("python3 -c 'import requests; requests.get(u, auth=tuple([\"bob\", \"Zq9SecretPass77\"]))'",
+            "python3 -c 'import requests; requests.get(u, auth=tuple([\"bob\", \"[REDACTED]\"]))'", "Zq9SecretPass77"),
+    MASKED_SOME ("python3 -c 'import requests; a=(\"bob\",\"Zq9SecretPass77\"); requests.get(u, auth=a)'",
+                 "python3 -c 'import requests; a=(\"bob\",\"[REDACTED]\"); requests.get(u, auth=[REDACTED])'",
+                 "Zq9SecretPass77"),
+    MASKED ("go run - <<'EOF'\npackage main\nfunc main(){ req.SetBasicAuth(\"bob\", `Zq9SecretPass77`) }\nEOF",
+            "go run - <<'EOF'\npackage main\nfunc main(){ req.SetBasicAuth(\"bob\", `[REDACTED]`) }\nEOF", "Zq9SecretPass77"),
+    MASKED ("go run - <<'EOF'\npackage main\nfunc main(){ req.SetBasicAuth(user,\n\"Zq9SecretPass77\") }\nEOF",
+            "go run - <<'EOF'\npackage main\nfunc main(){ req.SetBasicAuth(user,\n\"[REDACTED]\") }\nEOF", "Zq9SecretPass77"),
+    MASKED ("python3 -c 'import base64; base64.b64encode(b\"bob:Zq9SecretPass77\")'",
+            "python3 -c 'import base64; base64.b64encode(b\"bob:[REDACTED]\")'", "Zq9SecretPass77"),
+    MASKED ("node -e 'fetch(u,{headers:{Authorization:\"Basic \"+btoa(\"bob:Zq9SecretPass77\")}})'",
+            "node -e 'fetch(u,{headers:{Authorization:\"Basic \"+btoa(\"bob:[REDACTED]\")}})'", "Zq9SecretPass77"),
+    MASKED ("python3 -c 'm=u.HTTPPasswordMgrWithDefaultRealm(); m.add_password(None,\"https://x\",\"bob\",\"Zq9SecretPass77\")'",
+            "python3 -c 'm=u.HTTPPasswordMgrWithDefaultRealm(); m.add_password(None,\"https://x\",\"bob\",\"[REDACTED]\")'",
+            "Zq9SecretPass77"),
+    MASKED ("python3 -c 'import smtplib; s=smtplib.SMTP(\"x\"); s.login(\"bob\", \"Zq9SecretPass77\")'",
+            "python3 -c 'import smtplib; s=smtplib.SMTP(\"x\"); s.login(\"bob\", \"[REDACTED]\")'", "Zq9SecretPass77"),
+    HIDE_NOTHING ("python3 -c 's.login(\"bob\", \"$(touch pwned)\")'", NULL, "$(touch pwned)"),
+    HIDE_NOTHING ("python3 -c 's.login(\"bob\", \"Zq9SecretPass77\")';touch pwned", "Zq9SecretPass77", ";touch pwned"),
+    KEPT ("python3 -c 's.login(user, password)'"),
+    KEPT ("python3 -c 'import base64; base64.b64encode(b\"hello world\")'"),
+    KEPT ("node -e 'console.log(btoa(\"bob:\" + pw))'"),
+    KEPT ("python3 -c 'a=(\"x\", \"y\"); print(a)'"),
+    KEPT ("npm login"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -113,5 +154,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/round17/quoted-colon", test_quoted_colon);
   g_test_add_func ("/pd/redact/round17/quoted-option-name", test_quoted_option_name);
   g_test_add_func ("/pd/redact/round17/httpie-bearer", test_httpie_bearer);
+  g_test_add_func ("/pd/redact/round17/code-calls", test_code_calls);
   return g_test_run ();
 }

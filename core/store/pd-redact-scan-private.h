@@ -198,6 +198,8 @@ gsize    _pd_redact_dollar_quote_value_at   (Redactor *r,
  * masked.  Returns where the scan goes on, @i when nothing was masked. */
 gsize    _pd_redact_code_auth_at            (Redactor *r,
                                              gsize     i);
+gsize    _pd_redact_code_call_at            (Redactor *r,
+                                             gsize     i);
 
 /* Of pd-redact-curl-config.c: a line of curl's config at @i (user =
  * "bob:X", pass X, oauth2-bearer: X) in a text that gives curl one (-K,

@@ -696,6 +696,10 @@ try_at (Redactor *r,
   /* auth=('bob', 'X'), HTTPBasicAuth('bob', 'X'): code's (pd-redact-code.c) */
   if ((*p == 'a' || *p == 'A') && p[1] == 'u' && (n = _pd_redact_code_auth_at (r, i)) != i)
     return n;
+  /* s.login("bob", "X"), btoa("bob:X"): code's calls (pd-redact-code-calls.c) */
+  if ((*p == 'l' || *p == 'a' || *p == 'b' || *p == 'e' || *p == 's' || *p == 'u') && word_start
+      && (n = _pd_redact_code_call_at (r, i)) != i)
+    return n;
   named = g_ascii_isalpha (*p) && has_name_trigger (p);
   /* An HTTP header's word, read as bash reads it (pd-redact-header.c). */
   if (i >= r->header_end && (named || ((*p == 'c' || *p == 'C') && starts_with_ci (p, "cookie")))
@@ -741,6 +745,11 @@ try_at (Redactor *r,
       && (starts_with_ci (p, "authorization") || starts_with_ci (p, "proxy-authorization"))
       && _pd_redact_match_at (r, RE_AUTH, i, &vs, &ve))
     {
+      /* "Basic "+btoa("bob:X"): a call, no value (the mask took
+       * +btoa, the password after it in clear; tried as an attacker
+       * would): what it is given is read from there */
+      if (ve < r->len && r->text[ve] == '(')
+        return vs;
       /* Authorization: Bearer $TOKEN stays as written, single quoted
        * too (-H '…: Bearer $TOKEN' is a placeholder, no token). */
       r->name_start = scheme_value_from (r, i, vs);
@@ -873,7 +882,7 @@ static const guint8 may_start[256] = {
   ['r'] = AT_WORD_START, ['v'] = AT_WORD_START, ['g'] = AT_WORD_START, ['n'] = AT_WORD_START, ['x'] = AT_WORD_START,
   ['h'] = AT_WORD_START, ['d'] = AT_WORD_START, ['e'] = AT_WORD_START, ['b'] = AT_WORD_START,
   ['i'] = AT_WORD_START, ['I'] = AT_WORD_START, ['y'] = AT_WORD_START, ['u'] = AT_WORD_START, ['o'] = AT_WORD_START,
-  ['B'] = AT_WORD_START, ['-'] = AT_WORD_START,
+  ['B'] = AT_WORD_START, ['-'] = AT_WORD_START, ['l'] = AT_WORD_START,
 };
 
 char *
