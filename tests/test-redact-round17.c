@@ -146,6 +146,37 @@ test_code_calls (void)
   assert_rows (rows, G_N_ELEMENTS (rows));
 }
 
+/* NAME= spellings of bash's: an append (+=), an array, a default in
+ * double quotes or with :=, and a bare value with an escaped sign
+ * (API_KEY=X\;Y was kept whole as text, and in a tool call's JSON text
+ * masked up to the escape, its tail in clear): masked whole, or kept
+ * whole when its text reads as a command's words. */
+static void
+test_assignment_forms (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("API_KEY+=Zq9SecretPass77 ./run", "API_KEY+=[REDACTED] ./run", "Zq9SecretPass77"),
+    MASKED ("API_KEY=(Zq9SecretPass77)", "API_KEY=([REDACTED])", "Zq9SecretPass77"),
+    MASKED ("API_KEY+=('Zq9SecretPass77')", "API_KEY+=('[REDACTED]')", "Zq9SecretPass77"),
+    MASKED ("API_KEY=\"${X:-Zq9SecretPass77}\" ./run", "API_KEY=\"${X:-[REDACTED]}\" ./run", "Zq9SecretPass77"),
+    MASKED ("API_KEY=${X:=Zq9SecretPass77} ./run", "API_KEY=${X:=[REDACTED]} ./run", "Zq9SecretPass77"),
+    MASKED ("API_KEY=Zq9Secret\\;Pass77 ./run", "API_KEY=[REDACTED] ./run", "Pass77"),
+    MASKED ("API_KEY=Zq9Secret\\&Pass77 ./run", "API_KEY=[REDACTED] ./run", "Pass77"),
+    HIDE_NOTHING ("API_KEY=Zq9Secret\\;Pass77;touch pwned", "Pass77", ";touch pwned"),
+    HIDE_NOTHING ("API_KEY=(Zq9SecretPass77);touch pwned", "Zq9SecretPass77", ";touch pwned"),
+    HIDE_NOTHING ("API_KEY=($(touch pwned))", NULL, "$(touch pwned)"),
+    KEPT ("API_KEY=abc\\;rm\\ -rf\\ ~ ./run"),
+    KEPT ("API_KEY+=$X ./run"),
+    KEPT ("API_KEY=($A $B)"),
+    KEPT ("PATH+=:/opt/bin"),
+    KEPT ("python3 -c \"auth=(user, pw)\""),
+  };
+  g_autofree char *json = pd_redact ("{\"command\":\"API_KEY=Zq9Secret\\\\;Pass77 ./run\"}", NULL);
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+  g_assert_cmpstr (json, ==, "{\"command\":\"API_KEY=[REDACTED] ./run\"}");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -155,5 +186,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/round17/quoted-option-name", test_quoted_option_name);
   g_test_add_func ("/pd/redact/round17/httpie-bearer", test_httpie_bearer);
   g_test_add_func ("/pd/redact/round17/code-calls", test_code_calls);
+  g_test_add_func ("/pd/redact/round17/assignment-forms", test_assignment_forms);
   return g_test_run ();
 }

@@ -200,6 +200,13 @@ gsize    _pd_redact_code_auth_at            (Redactor *r,
                                              gsize     i);
 gsize    _pd_redact_code_call_at            (Redactor *r,
                                              gsize     i);
+/* Of pd-redact-assign-forms.c: NAME=(X), NAME+=(X); NAME=X\;Y whole. */
+gsize    _pd_redact_array_value_at          (Redactor *r,
+                                             gsize     start,
+                                             gsize     name_end);
+gsize    _pd_redact_escaped_value_at        (Redactor *r,
+                                             gsize     start,
+                                             gsize     name_end);
 
 /* Of pd-redact-curl-config.c: a line of curl's config at @i (user =
  * "bob:X", pass X, oauth2-bearer: X) in a text that gives curl one (-K,

@@ -300,6 +300,25 @@ json_member_name (Redactor *r,
  * text's end or its JSON string's end right after it: masked there, [REDACTED] changes nothing of how bash reads
  * the command (PGPASSWORD=${X:-Zq9SecretTail} was stored whole: a value
  * holding ${ is never masked, /pd/redact/expansion-in-sight). */
+/* Whether the value at @vs opened a double quote ("…, \"… in a JSON
+ * string) and the one at @k closes it, the word ending after it. */
+static gboolean
+double_quoted_default_ends (Redactor *r,
+                            gsize     vs,
+                            gsize     k)
+{
+  const char *t = r->text;
+  guint depth = _pd_redact_depth_at (r->depths, vs);
+  gsize q = depth == 0 ? 1 : 2;
+
+  if (depth > 1 || vs < q || k + q > r->len || t[vs - 1] != '"' || t[k + q - 1] != '"'
+      || (depth == 1 && (t[vs - 2] != '\\' || t[k] != '\\')))
+    return FALSE;
+  k += q;
+  return k >= r->len || strchr (" \t\n\r", t[k]) != NULL
+         || (depth == 1 && (t[k] == '"' || (t[k] == '\\' && k + 1 < r->len && strchr ("nrt", t[k + 1]) != NULL)));
+}
+
 static gsize
 expansion_default (Redactor *r,
                    gsize     vs,
@@ -315,7 +334,8 @@ expansion_default (Redactor *r,
     k++;
   if (k < r->len && t[k] == ':')
     k++;
-  if (k >= r->len || t[k] != '-')
+  /* ${NAME:=DEFAULT} assigns it too: the same literal */
+  if (k >= r->len || (t[k] != '-' && t[k] != '='))
     return 0;
   *ds = ++k;
   while (k < r->len && k - *ds < 256 && (g_ascii_isalnum (t[k]) || strchr ("_./+=:@%-", t[k]) != NULL))
@@ -325,6 +345,8 @@ expansion_default (Redactor *r,
   *de = k++;
   if (k < r->len && !(t[k] == ' ' || t[k] == '\t' || t[k] == '\n' || t[k] == '\r'
                       || (t[k] == '"' && _pd_redact_depth_at (r->depths, k) < _pd_redact_depth_at (r->depths, vs))
+                      /* "${X:-DEFAULT}": the double quote around it closes */
+                      || double_quoted_default_ends (r, vs, k)
                       || (_pd_redact_depth_at (r->depths, vs) == 1 && t[k] == '\\' && k + 1 < r->len
                           && strchr ("nrt", t[k + 1]) != NULL)))
     return 0;
@@ -488,6 +510,13 @@ try_assignment (Redactor *r,
   if (bare > name && end < r->len && t[end] != '='
       && (_pd_redact_password_options_at (&r->line, t, start) & PW_LONG_NO_SPACED) != 0)
     return end;
+  /* API_KEY=(X), API_KEY+=(X); API_KEY=X\;Y masked whole or kept
+   * (pd-redact-assign-forms.c) */
+  if (bare == name && end + 1 < r->len && (t[end] == '=' || t[end] == '+')
+      && !_pd_redact_assigned_variable_runs (r, name, start, end)
+      && ((n = _pd_redact_array_value_at (r, start, end)) != start
+          || (n = _pd_redact_escaped_value_at (r, start, end)) != start))
+    return n;
   if (_pd_redact_match_at (r, RE_ASSIGN, start, &vs, &ve))
     {
       /* A count is two digits at most: three bytes tell it, and a long
