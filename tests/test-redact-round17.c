@@ -177,6 +177,38 @@ test_assignment_forms (void)
   g_assert_cmpstr (json, ==, "{\"command\":\"API_KEY=[REDACTED] ./run\"}");
 }
 
+/* Options no name rule read: curl's --proxy-pass X, --cert FILE:X,
+ * -E FILE:X; twine's -p X; printf's argument for a %s of curl's config
+ * (curl -K <(printf 'user bob:%s' X)). */
+static void
+test_option_values (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("curl --proxy-pass Zq9SecretPass77 https://x", "curl --proxy-pass [REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("curl --cert cert.pem:Zq9SecretPass77 https://x", "curl --cert cert.pem:[REDACTED] https://x",
+            "Zq9SecretPass77"),
+    MASKED ("curl -E cert.pem:Zq9SecretPass77 https://x", "curl -E cert.pem:[REDACTED] https://x", "Zq9SecretPass77"),
+    MASKED ("curl --proxy-cert 'c.pem:Zq9SecretPass77' https://x", "curl --proxy-cert 'c.pem:[REDACTED]' https://x",
+            "Zq9SecretPass77"),
+    MASKED ("twine upload -u __token__ -p Zq9SecretPass77 dist/*", "twine upload -u __token__ -p [REDACTED] dist/*",
+            "Zq9SecretPass77"),
+    MASKED ("curl -K <(printf 'user bob:%s' Zq9SecretPass77) https://x",
+            "curl -K <(printf 'user bob:%s' [REDACTED]) https://x", "Zq9SecretPass77"),
+    MASKED ("printf 'silent\\npass = %s\\n' Zq9SecretPass77 | curl -K- https://x",
+            "printf 'silent\\npass = %s\\n' [REDACTED] | curl -K- https://x", "Zq9SecretPass77"),
+    HIDE_NOTHING ("curl --proxy-pass Zq9SecretPass77;touch pwned", "Zq9SecretPass77", ";touch pwned"),
+    HIDE_NOTHING ("curl -E c.pem:$(touch pwned) https://x", NULL, "$(touch pwned)"),
+    KEPT ("curl --cert cert.pem https://x"),
+    KEPT ("curl --proxy-pass \"$PW\" https://x"),
+    KEPT ("grep -E a:Zq9SecretPass77 f"),
+    KEPT ("twine upload -p $PW dist/*"),
+    KEPT ("printf 'user %s\\n' bob | curl -K- https://x"),
+    KEPT ("printf 'user bob:%s' Zq9SecretPass77 > notes.txt"),
+  };
+
+  assert_rows (rows, G_N_ELEMENTS (rows));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -187,5 +219,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/round17/httpie-bearer", test_httpie_bearer);
   g_test_add_func ("/pd/redact/round17/code-calls", test_code_calls);
   g_test_add_func ("/pd/redact/round17/assignment-forms", test_assignment_forms);
+  g_test_add_func ("/pd/redact/round17/option-values", test_option_values);
   return g_test_run ();
 }

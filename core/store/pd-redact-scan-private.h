@@ -214,6 +214,14 @@ gsize    _pd_redact_escaped_value_at        (Redactor *r,
  * @i when nothing was masked. */
 gsize    _pd_redact_curl_config_at          (Redactor *r,
                                              gsize     i);
+/* Whether the text gives curl a config (-K, --config, curlrc): read once. */
+gboolean _pd_redact_gives_curl_config       (Redactor *r);
+/* Of pd-redact-curl-options.c: curl's --proxy-pass X, --cert FILE:X,
+ * -E FILE:X; printf's argument a config's %s stands for. */
+gsize    _pd_redact_curl_option_at          (Redactor *r,
+                                             gsize     i);
+gsize    _pd_redact_printf_config_at        (Redactor *r,
+                                             gsize     i);
 
 /* Of pd-redact-settings.c: each returns where the scan goes on, @i (or 0
  * for those given a name) when nothing was found.  SQL's IDENTIFIED at

@@ -811,6 +811,13 @@ try_at (Redactor *r,
   if (word_start && *p == '-' && (p[1] == '"' || p[1] == '\'' || p[1] == '\\')
       && (n = _pd_redact_quoted_user_option_at (r, i)) != i)
     return n;
+  /* curl's --proxy-pass X, --cert FILE:X, -E FILE:X (pd-redact-curl-options.c) */
+  if (*p == '-' && word_start && (p[1] == 'E' || strncmp (p, "--proxy-", 8) == 0 || strncmp (p, "--cert", 6) == 0)
+      && (n = _pd_redact_curl_option_at (r, i)) != i)
+    return n;
+  /* printf 'user bob:%s' X | curl -K- */
+  if (*p == 'p' && word_start && strncmp (p, "printf", 6) == 0 && (n = _pd_redact_printf_config_at (r, i)) != i)
+    return n;
   /* its user:password word of quoted parts read as bash reads it
    * (pd-redact-user-word.c: -u user:$'SECRET' was stored as written) */
   if (*p == '-' && word_start && ((p[1] == 'u' && (p[2] == ' ' || p[2] == '\t' || p[2] == '='))
