@@ -81,6 +81,16 @@ expansion_end (const char *t,
   c = o == '{' ? '}' : ')';
   for (e = k + 1; e < len && e - k < WORD_MAX && t[e] != '\n'; e++)
     {
+      /* bash reads quotes of its own inside: ${U:-'}'} ends at the last } */
+      if (t[e] == '\'')
+        {
+          const char *q = memchr (t + e + 1, '\'', MIN (len - e - 1, WORD_MAX));
+
+          if (q == NULL)
+            return G_MAXSIZE;
+          e = q - t;
+          continue;
+        }
       if (t[e] == o)
         open++;
       else if (t[e] == c && --open == 0)
