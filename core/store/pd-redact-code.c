@@ -180,7 +180,7 @@ _pd_redact_code_mask_literal (Redactor *r,
 /* auth=NAME: the pair assigned to NAME before it (a = ("bob", "X");
  * requests.get(u, auth=a): the mask took the name, the pair stayed in
  * clear; tried as an attacker would), masked where it is, when nothing
- * after it was masked yet.  Looked for up to 4 KiB back: bounded. */
+ * after it was masked yet.  Looked for up to 1 KiB back: bounded. */
 static void
 pair_of_name (Redactor *r,
               gsize     ns,
@@ -188,13 +188,13 @@ pair_of_name (Redactor *r,
               guint     depth)
 {
   const char *t = r->text;
-  gsize from = MAX (r->copied, ns > 4096 ? ns - 4096 : 0);
+  gsize from = MAX (r->copied, ns > 1024 ? ns - 1024 : 0);
 
   for (gsize k = ns; k > from; k--)
     {
       gsize at = k - 1, e;
 
-      if (strncmp (t + at, t + ns, ne - ns) != 0 || (at > 0 && (g_ascii_isalnum (t[at - 1]) || t[at - 1] == '_' || t[at - 1] == '.')))
+      if (t[at] != t[ns] || strncmp (t + at, t + ns, ne - ns) != 0 || (at > 0 && (g_ascii_isalnum (t[at - 1]) || t[at - 1] == '_' || t[at - 1] == '.')))
         continue;
       e = skip_blanks (t, r->len, at + (ne - ns));
       if (e >= r->len || t[e] != '=' || (e + 1 < r->len && t[e + 1] == '='))
