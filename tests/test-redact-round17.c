@@ -46,8 +46,9 @@ assert_bash_words_kept (const char * const *texts,
   g_ptr_array_add (all, g_strdup (bash));
   g_ptr_array_add (all, g_strdup ("--norc"));
   g_ptr_array_add (all, g_strdup ("-c"));
-  g_ptr_array_add (all, g_strdup ("command_not_found_handle () { printf '%s\\037' \"$@\" >> \"$PD_NAMES\"; "
-                                  "printf '\\n' >> \"$PD_NAMES\"; return 127; }\n"
+  /* one write a command (a pipeline's commands write at once) */
+  g_ptr_array_add (all, g_strdup ("command_not_found_handle () { local l; printf -v l '%s\\037' \"$@\"; "
+                                  "printf '%s\\n' \"$l\" >> \"$PD_NAMES\"; return 127; }\n"
                                   "n=0; for t; do PD_NAMES=words-$n; n=$((n + 1)); : > $PD_NAMES; "
                                   "(eval \"$t\") < /dev/null > /dev/null 2>&1; done\n"));
   g_ptr_array_add (all, g_strdup ("bash"));
