@@ -844,8 +844,9 @@ test_curl_quote_closed (void)
  * holding ${ is never masked, /pd/redact/expansion-in-sight).  A default
  * that is a plain literal word ([A-Za-z0-9_./+=:@%-], right before the }
  * that ends the value's word) is masked inside the braces: bash reads
- * ${X:-[REDACTED]} as it reads ${X:-Zq9SecretTail}.  Anything else in or
- * around the braces keeps the value as written. */
+ * ${X:-[REDACTED]} as it reads ${X:-Zq9SecretTail} (also with := and in
+ * double quotes, round 17).  Anything else in or around the braces keeps
+ * the value as written. */
 static void
 test_expansion_default (void)
 {
@@ -853,12 +854,13 @@ test_expansion_default (void)
     { "PGPASSWORD=${X:-Zq9SecretTail} psql", "Zq9SecretTail", { "PGPASSWORD=${X:-", "} psql" } },
     { "export DB_PASSWORD=${DB_PASSWORD-Zq9.S/+=:@%-x}", "Zq9.S", { "${DB_PASSWORD-", "}" } },
     { "API_TOKEN=${TOKEN:-Zq9SecretTail}\nrun", "Zq9SecretTail", { "${TOKEN:-", "}\nrun" } },
+    /* (round 17: in double quotes and with := too, as bash reads them alike) */
+    { "PGPASSWORD=\"${X:-Zq9SecretTail}\" psql", "Zq9SecretTail", { "PGPASSWORD=\"${X:-", "}\" psql" } },
+    { "PGPASSWORD=${X:=Zq9SecretTail} psql", "Zq9SecretTail", { "PGPASSWORD=${X:=", "} psql" } },
   };
   static const char * const kept[] = {
     "PGPASSWORD=${X:-Zq9}x psql",
-    "PGPASSWORD=\"${X:-Zq9}\" psql",
     "PGPASSWORD=${X:+Zq9} psql",
-    "PGPASSWORD=${X:=Zq9} psql",
     "PGPASSWORD=${X:-Zq9 a} psql",
     "PGPASSWORD=${X:-$Y} psql",
     "PGPASSWORD=${X:-'Zq9'} psql",

@@ -24,19 +24,30 @@
 #include "pd-redact.h"
 #include "pd-redact-private.h"
 #include "pd-redact-scan-private.h"
+#include "pd-redact-code-private.h"
 
-/* How long a user or a password literal may be. */
-#define LITERAL_MAX 256
 
-static gsize
-skip_blanks (const char *t,
-             gsize       len,
-             gsize       k)
+/* Blanks and line breaks between a call's values (auth=("bob",\n "X"):
+ * the line break kept the pair in clear; tried as an attacker would),
+ * in a JSON string at @depth 1 the escapes \n \r \t too. */
+gsize
+_pd_redact_code_gap (const char *t,
+                     gsize       len,
+                     gsize       k,
+                     guint       depth)
 {
-  while (k < len && (t[k] == ' ' || t[k] == '\t'))
-    k++;
-  return k;
+  for (;;)
+    {
+      if (k < len && (t[k] == ' ' || t[k] == '\t' || t[k] == '\n' || t[k] == '\r'))
+        k++;
+      else if (depth == 1 && k + 1 < len && t[k] == '\\' && strchr ("nrt", t[k + 1]) != NULL)
+        k += 2;
+      else
+        return k;
+    }
 }
+
+#define skip_blanks(t, len, k) _pd_redact_code_gap ((t), (len), (k), depth)
 
 /* The quote that opens a literal at @k: ' or " (\" in a JSON string at
  * @depth 1), its length in *@qlen; 0 when none. */
@@ -47,7 +58,8 @@ literal_quote (const char *t,
                guint       depth,
                gsize      *qlen)
 {
-  if (k < len && (t[k] == '\'' || (t[k] == '"' && depth == 0)))
+  /* a Go raw string or a JavaScript template in backquotes too */
+  if (k < len && (t[k] == '\'' || t[k] == '`' || (t[k] == '"' && depth == 0)))
     {
       *qlen = 1;
       return t[k];
@@ -63,8 +75,8 @@ literal_quote (const char *t,
 /* A string literal at @k, its text in [*vs, *ve), of bytes that read
  * as they are written to the code and to a shell around it; where it
  * ends (after its closing quote), or 0. */
-static gsize
-literal_at (const char *t,
+gsize
+_pd_redact_code_literal_at (const char *t,
             gsize       len,
             gsize       k,
             guint       depth,
@@ -89,13 +101,13 @@ literal_at (const char *t,
 }
 
 /* The user: a literal or a name (a variable, user.name). */
-static gsize
-user_at (const char *t,
+gsize
+_pd_redact_code_user_at (const char *t,
          gsize       len,
          gsize       k,
          guint       depth)
 {
-  gsize vs, ve, e = literal_at (t, len, k, depth, &vs, &ve);
+  gsize vs, ve, e = _pd_redact_code_literal_at (t, len, k, depth, &vs, &ve);
 
   if (e > 0)
     return e;
@@ -125,14 +137,83 @@ auth_class (const char *t,
   return FALSE;
 }
 
+/* The pair at @k (after its '(' or '['): a user, a password literal,
+ * the pair's end; the literal masked.  Where it ends, or 0. */
+static gsize
+mask_pair (Redactor *r,
+           gsize     k,
+           guint     depth)
+{
+  const char *t = r->text;
+  gsize vs, ve, e;
+
+  if ((k = _pd_redact_code_user_at (t, r->len, k, depth)) == 0)
+    return 0;
+  k = skip_blanks (t, r->len, k);
+  if (k >= r->len || t[k] != ',')
+    return 0;
+  k = skip_blanks (t, r->len, k + 1);
+  if ((e = _pd_redact_code_literal_at (t, r->len, k, depth, &vs, &ve)) == 0)
+    return 0;
+  /* the pair's end: the password is its second and last value */
+  k = skip_blanks (t, r->len, e);
+  if (k >= r->len || (t[k] != ')' && t[k] != ']'))
+    return 0;
+  return _pd_redact_code_mask_literal (r, vs, ve) ? e : 0;
+}
+
+gboolean
+_pd_redact_code_mask_literal (Redactor *r,
+                              gsize     vs,
+                              gsize     ve)
+{
+  g_autofree char *value = g_strndup (r->text + vs, ve - vs);
+
+  /* what reads as shell syntax to whoever reads it stays in sight, as
+   * in every value (the code may stand in no quotes of a shell's) */
+  if (!_pd_redact_value_is_secret (value, TRUE) || strpbrk (value, ";&|<>(){}[]*?#") != NULL || vs < r->copied)
+    return FALSE;
+  _pd_redact_mask_span (r, vs, ve, FALSE);
+  return TRUE;
+}
+
+/* auth=NAME: the pair assigned to NAME before it (a = ("bob", "X");
+ * requests.get(u, auth=a): the mask took the name, the pair stayed in
+ * clear; tried as an attacker would), masked where it is, when nothing
+ * after it was masked yet.  Looked for up to 1 KiB back: bounded. */
+static void
+pair_of_name (Redactor *r,
+              gsize     ns,
+              gsize     ne,
+              guint     depth)
+{
+  const char *t = r->text;
+  gsize from = MAX (r->copied, ns > 1024 ? ns - 1024 : 0);
+
+  for (gsize k = ns; k > from; k--)
+    {
+      gsize at = k - 1, e;
+
+      if (t[at] != t[ns] || strncmp (t + at, t + ns, ne - ns) != 0 || (at > 0 && (g_ascii_isalnum (t[at - 1]) || t[at - 1] == '_' || t[at - 1] == '.')))
+        continue;
+      e = skip_blanks (t, r->len, at + (ne - ns));
+      if (e >= r->len || t[e] != '=' || (e + 1 < r->len && t[e + 1] == '='))
+        continue;
+      e = skip_blanks (t, r->len, e + 1);
+      if (e < r->len && (t[e] == '(' || t[e] == '[') && mask_pair (r, skip_blanks (t, r->len, e + 1), depth) != 0)
+        return;
+    }
+}
+
 /* What opens the pair at @i: auth=( or auth=[ (a word of its own, or an
- * attribute: session.auth = (…)), or
+ * attribute: session.auth = (…)), auth=tuple([ or auth=list((, or
  * BasicAuth(, DigestAuth(, ProxyAuth( with @i at its Auth, also after
  * auth= (auth=HTTPDigestAuth(…): the scan skips a value that is code);
  * where the pair's first value starts, or 0. */
 static gsize
 pair_opens (Redactor *r,
-            gsize     i)
+            gsize     i,
+            guint     depth)
 {
   const char *t = r->text;
   gsize k;
@@ -151,8 +232,19 @@ pair_opens (Redactor *r,
 
           while (k < r->len && k - s <= 64 && (g_ascii_isalnum (t[k]) || t[k] == '_' || t[k] == '.'))
             k++;
+          /* tuple(["bob", "X"]), list(("bob", "X")) */
+          if (((k - s == 5 && strncmp (t + s, "tuple", 5) == 0) || (k - s == 4 && strncmp (t + s, "list", 4) == 0))
+              && k + 1 < r->len && t[k] == '(')
+            {
+              k = skip_blanks (t, r->len, k + 1);
+              return k < r->len && (t[k] == '[' || t[k] == '(') ? skip_blanks (t, r->len, k + 1) : 0;
+            }
           if (!auth_class (t, s, k))
-            return 0;
+            {
+              if (k - s <= 64 && (k >= r->len || t[k] == ')' || t[k] == ',' || t[k] == ' '))
+                pair_of_name (r, s, k, depth);
+              return 0;
+            }
           k = skip_blanks (t, r->len, k);
           return k < r->len && t[k] == '(' ? skip_blanks (t, r->len, k + 1) : 0;
         }
@@ -174,30 +266,12 @@ gsize
 _pd_redact_code_auth_at (Redactor *r,
                          gsize     i)
 {
-  const char *t = r->text;
   guint depth = _pd_redact_depth_at (r->depths, i);
-  gsize k, vs, ve, e;
-  g_autofree char *value = NULL;
+  gsize k, e;
 
-  if (depth > 1 || (k = pair_opens (r, i)) == 0)
+  if (depth > 1 || (k = pair_opens (r, i, depth)) == 0)
     return i;
-  if ((k = user_at (t, r->len, k, depth)) == 0)
+  if ((e = mask_pair (r, k, depth)) == 0)
     return i;
-  k = skip_blanks (t, r->len, k);
-  if (k >= r->len || t[k] != ',')
-    return i;
-  k = skip_blanks (t, r->len, k + 1);
-  if ((e = literal_at (t, r->len, k, depth, &vs, &ve)) == 0)
-    return i;
-  /* the pair's end: the password is its second and last value */
-  k = skip_blanks (t, r->len, e);
-  if (k >= r->len || (t[k] != ')' && t[k] != ']'))
-    return i;
-  value = g_strndup (t + vs, ve - vs);
-  /* what reads as shell syntax to whoever reads it stays in sight, as
-   * in every value (the code may stand in no quotes of a shell's) */
-  if (!_pd_redact_value_is_secret (value, TRUE) || strpbrk (value, ";&|<>(){}[]*?#") != NULL || vs < r->copied)
-    return i;
-  _pd_redact_mask_span (r, vs, ve, FALSE);
   return MAX (r->copied, e);
 }

@@ -105,6 +105,9 @@ command_word_forms (const char *text,
     return PW_ORACLE;
   if (strcmp (base, "keytool") == 0)
     return PW_SPACED_NEW;
+  /* twine upload -p X (its --password's short form) */
+  if (strcmp (base, "twine") == 0)
+    return PW_GLUED_P | PW_SPACED_P;
   if (_pd_redact_word_in (base, user_tools))
     return PW_SPACED_P;
   if (_pd_redact_word_in (base, programs))

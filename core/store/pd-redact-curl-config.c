@@ -35,8 +35,8 @@
 /* Whether the text gives curl a config: it names curlrc (~/.curlrc,
  * _curlrc), or holds curl and a -K (alone or after grouped flags: -sK-)
  * or --config.  Read once a text. */
-static gboolean
-gives_curl_config (Redactor *r)
+gboolean
+_pd_redact_gives_curl_config (Redactor *r)
 {
   const char *t = r->text;
   gboolean curl = FALSE, option = FALSE;
@@ -139,7 +139,7 @@ _pd_redact_curl_config_at (Redactor *r,
           && (t[i + n] == ' ' || t[i + n] == '\t' || t[i + n] == '=' || t[i + n] == ':'))
         break;
     }
-  if (o == G_N_ELEMENTS (options) || !line_starts_at (r, i) || !gives_curl_config (r))
+  if (o == G_N_ELEMENTS (options) || !line_starts_at (r, i) || !_pd_redact_gives_curl_config (r))
     return i;
   user = options[o].user;
   k = i + strlen (options[o].name);

@@ -257,7 +257,7 @@ static const char * const patterns[N_RE] = {
   [RE_ASSIGN] =
     "(?<dash>--?)?[A-Za-z_][A-Za-z0-9_.\\-]{0,63}+"
     "(?(dash)(?:=" USPACE "*+|" BLANK "++(?![\\-\\s]))"
-    "|(?:\\\\?[\"'])?(?:=(?![=:])|[ \\t]*+(?::=|:(?![=:]))(?:[ \\t]|" ESCAPED_BLANK ")*+"
+    "|(?:\\\\?[\"'])?(?:\\+?+=(?![=:])|[ \\t]*+(?::=|:(?![=:]))(?:[ \\t]|" ESCAPED_BLANK ")*+"
     "(?:(?<gq>(?:" QUOTED_BLANKS ")++)(?=(?!\\$)" VALUE_CHARS "))?+|[ \\t]++=(?![=:])[ \\t]*+))"
     "(?:" CONT ")*+(?<s>)(?:" OPEN_QUOTE "(?<v>(?(<gq>)" VALUE_CHARS "++|(?:" QUOTED_VALUE "|" VALUE_PIECES "))))?+",
   /* openssl's pass phrase arguments: -passin pass:PASSWORD, -passout

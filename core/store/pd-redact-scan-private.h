@@ -167,6 +167,14 @@ gsize    _pd_redact_user_word_at            (Redactor *r,
  * @i when nothing was masked. */
 gsize    _pd_redact_httpie_auth_at          (Redactor *r,
                                              gsize     i);
+/* Of pd-redact-user-split.c: a user:password word whose user part bash
+ * expands or quotes, split at the colon bash hands curl or httpie. */
+gsize    _pd_redact_user_split_at           (Redactor *r,
+                                             gsize     i);
+gsize    _pd_redact_httpie_split_at         (Redactor *r,
+                                             gsize     i);
+gsize    _pd_redact_quoted_user_option_at   (Redactor *r,
+                                             gsize     i);
 /* NAME=value or --name=value at @start (its name to @name_end, then
  * '='), in a tool call's JSON string, its value holding an escape of
  * the string's or the shell's: read as bash reads the word, the value
@@ -190,12 +198,29 @@ gsize    _pd_redact_dollar_quote_value_at   (Redactor *r,
  * masked.  Returns where the scan goes on, @i when nothing was masked. */
 gsize    _pd_redact_code_auth_at            (Redactor *r,
                                              gsize     i);
+gsize    _pd_redact_code_call_at            (Redactor *r,
+                                             gsize     i);
+/* Of pd-redact-assign-forms.c: NAME=(X), NAME+=(X); NAME=X\;Y whole. */
+gsize    _pd_redact_array_value_at          (Redactor *r,
+                                             gsize     start,
+                                             gsize     name_end);
+gsize    _pd_redact_escaped_value_at        (Redactor *r,
+                                             gsize     start,
+                                             gsize     name_end);
 
 /* Of pd-redact-curl-config.c: a line of curl's config at @i (user =
  * "bob:X", pass X, oauth2-bearer: X) in a text that gives curl one (-K,
  * --config, curlrc): its secret masked.  Returns where the scan goes on,
  * @i when nothing was masked. */
 gsize    _pd_redact_curl_config_at          (Redactor *r,
+                                             gsize     i);
+/* Whether the text gives curl a config (-K, --config, curlrc): read once. */
+gboolean _pd_redact_gives_curl_config       (Redactor *r);
+/* Of pd-redact-curl-options.c: curl's --proxy-pass X, --cert FILE:X,
+ * -E FILE:X; printf's argument a config's %s stands for. */
+gsize    _pd_redact_curl_option_at          (Redactor *r,
+                                             gsize     i);
+gsize    _pd_redact_printf_config_at        (Redactor *r,
                                              gsize     i);
 
 /* Of pd-redact-settings.c: each returns where the scan goes on, @i (or 0

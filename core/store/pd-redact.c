@@ -300,6 +300,25 @@ json_member_name (Redactor *r,
  * text's end or its JSON string's end right after it: masked there, [REDACTED] changes nothing of how bash reads
  * the command (PGPASSWORD=${X:-Zq9SecretTail} was stored whole: a value
  * holding ${ is never masked, /pd/redact/expansion-in-sight). */
+/* Whether the value at @vs opened a double quote ("…, \"… in a JSON
+ * string) and the one at @k closes it, the word ending after it. */
+static gboolean
+double_quoted_default_ends (Redactor *r,
+                            gsize     vs,
+                            gsize     k)
+{
+  const char *t = r->text;
+  guint depth = _pd_redact_depth_at (r->depths, vs);
+  gsize q = depth == 0 ? 1 : 2;
+
+  if (depth > 1 || vs < q || k + q > r->len || t[vs - 1] != '"' || t[k + q - 1] != '"'
+      || (depth == 1 && (t[vs - 2] != '\\' || t[k] != '\\')))
+    return FALSE;
+  k += q;
+  return k >= r->len || strchr (" \t\n\r", t[k]) != NULL
+         || (depth == 1 && (t[k] == '"' || (t[k] == '\\' && k + 1 < r->len && strchr ("nrt", t[k + 1]) != NULL)));
+}
+
 static gsize
 expansion_default (Redactor *r,
                    gsize     vs,
@@ -315,7 +334,8 @@ expansion_default (Redactor *r,
     k++;
   if (k < r->len && t[k] == ':')
     k++;
-  if (k >= r->len || t[k] != '-')
+  /* ${NAME:=DEFAULT} assigns it too: the same literal */
+  if (k >= r->len || (t[k] != '-' && t[k] != '='))
     return 0;
   *ds = ++k;
   while (k < r->len && k - *ds < 256 && (g_ascii_isalnum (t[k]) || strchr ("_./+=:@%-", t[k]) != NULL))
@@ -325,6 +345,8 @@ expansion_default (Redactor *r,
   *de = k++;
   if (k < r->len && !(t[k] == ' ' || t[k] == '\t' || t[k] == '\n' || t[k] == '\r'
                       || (t[k] == '"' && _pd_redact_depth_at (r->depths, k) < _pd_redact_depth_at (r->depths, vs))
+                      /* "${X:-DEFAULT}": the double quote around it closes */
+                      || double_quoted_default_ends (r, vs, k)
                       || (_pd_redact_depth_at (r->depths, vs) == 1 && t[k] == '\\' && k + 1 < r->len
                           && strchr ("nrt", t[k + 1]) != NULL)))
     return 0;
@@ -488,6 +510,13 @@ try_assignment (Redactor *r,
   if (bare > name && end < r->len && t[end] != '='
       && (_pd_redact_password_options_at (&r->line, t, start) & PW_LONG_NO_SPACED) != 0)
     return end;
+  /* API_KEY=(X), API_KEY+=(X); API_KEY=X\;Y masked whole or kept
+   * (pd-redact-assign-forms.c) */
+  if (bare == name && end + 1 < r->len && (t[end] == '=' || t[end] == '+')
+      && !_pd_redact_assigned_variable_runs (r, name, start, end)
+      && ((n = _pd_redact_array_value_at (r, start, end)) != start
+          || (n = _pd_redact_escaped_value_at (r, start, end)) != start))
+    return n;
   if (_pd_redact_match_at (r, RE_ASSIGN, start, &vs, &ve))
     {
       /* A count is two digits at most: three bytes tell it, and a long
@@ -696,6 +725,10 @@ try_at (Redactor *r,
   /* auth=('bob', 'X'), HTTPBasicAuth('bob', 'X'): code's (pd-redact-code.c) */
   if ((*p == 'a' || *p == 'A') && p[1] == 'u' && (n = _pd_redact_code_auth_at (r, i)) != i)
     return n;
+  /* s.login("bob", "X"), btoa("bob:X"): code's calls (pd-redact-code-calls.c) */
+  if ((*p == 'l' || *p == 'a' || *p == 'b' || *p == 'e' || *p == 's' || *p == 'u') && word_start
+      && (n = _pd_redact_code_call_at (r, i)) != i)
+    return n;
   named = g_ascii_isalpha (*p) && has_name_trigger (p);
   /* An HTTP header's word, read as bash reads it (pd-redact-header.c). */
   if (i >= r->header_end && (named || ((*p == 'c' || *p == 'C') && starts_with_ci (p, "cookie")))
@@ -741,6 +774,11 @@ try_at (Redactor *r,
       && (starts_with_ci (p, "authorization") || starts_with_ci (p, "proxy-authorization"))
       && _pd_redact_match_at (r, RE_AUTH, i, &vs, &ve))
     {
+      /* "Basic "+btoa("bob:X"): a call, no value (the mask took
+       * +btoa, the password after it in clear; tried as an attacker
+       * would): what it is given is read from there */
+      if (ve < r->len && r->text[ve] == '(')
+        return vs;
       /* Authorization: Bearer $TOKEN stays as written, single quoted
        * too (-H '…: Bearer $TOKEN' is a placeholder, no token). */
       r->name_start = scheme_value_from (r, i, vs);
@@ -767,14 +805,25 @@ try_at (Redactor *r,
    * masked by the name; tried as an attacker would) */
   if (*p == '-' && word_start && (p[1] == 'a' || strncmp (p, "--auth", 6) == 0)
       && (_pd_redact_password_options_at (&r->line, r->text, i) & PW_HTTPIE_A) != 0
-      && (n = _pd_redact_httpie_auth_at (r, i)) != i)
+      && ((n = _pd_redact_httpie_auth_at (r, i)) != i || (n = _pd_redact_httpie_split_at (r, i)) != i))
+    return n;
+  /* "-u", -"u", $'-u': curl's -u to bash (pd-redact-user-split.c) */
+  if (word_start && *p == '-' && (p[1] == '"' || p[1] == '\'' || p[1] == '\\')
+      && (n = _pd_redact_quoted_user_option_at (r, i)) != i)
+    return n;
+  /* curl's --proxy-pass X, --cert FILE:X, -E FILE:X (pd-redact-curl-options.c) */
+  if (*p == '-' && word_start && (p[1] == 'E' || strncmp (p, "--proxy-", 8) == 0 || strncmp (p, "--cert", 6) == 0)
+      && (n = _pd_redact_curl_option_at (r, i)) != i)
+    return n;
+  /* printf 'user bob:%s' X | curl -K- */
+  if (*p == 'p' && word_start && strncmp (p, "printf", 6) == 0 && (n = _pd_redact_printf_config_at (r, i)) != i)
     return n;
   /* its user:password word of quoted parts read as bash reads it
    * (pd-redact-user-word.c: -u user:$'SECRET' was stored as written) */
   if (*p == '-' && word_start && ((p[1] == 'u' && (p[2] == ' ' || p[2] == '\t' || p[2] == '='))
                                   || strncmp (p, "--user", 6) == 0 || strncmp (p, "--proxy-user", 12) == 0
                                   || curl_user_option_at (r, i))
-      && (n = _pd_redact_user_word_at (r, i)) != i)
+      && ((n = _pd_redact_user_word_at (r, i)) != i || (n = _pd_redact_user_split_at (r, i)) != i))
     return n;
   if (*p == '-' && word_start && ((p[1] == 'u' && (p[2] == ' ' || p[2] == '\t' || p[2] == '='))
                                   || strncmp (p, "--user", 6) == 0 || strncmp (p, "--proxy-user", 12) == 0
@@ -869,7 +918,7 @@ static const guint8 may_start[256] = {
   ['r'] = AT_WORD_START, ['v'] = AT_WORD_START, ['g'] = AT_WORD_START, ['n'] = AT_WORD_START, ['x'] = AT_WORD_START,
   ['h'] = AT_WORD_START, ['d'] = AT_WORD_START, ['e'] = AT_WORD_START, ['b'] = AT_WORD_START,
   ['i'] = AT_WORD_START, ['I'] = AT_WORD_START, ['y'] = AT_WORD_START, ['u'] = AT_WORD_START, ['o'] = AT_WORD_START,
-  ['B'] = AT_WORD_START, ['-'] = AT_WORD_START,
+  ['B'] = AT_WORD_START, ['-'] = AT_WORD_START, ['l'] = AT_WORD_START,
 };
 
 char *
@@ -904,6 +953,14 @@ _pd_redact_scan (const char *text,
        * whatever its quotes (pd-redact-header.c reads it once). */
       if ((c == '\'' || c == '"' || c == '\\' || c == '$') && i >= r.header_end && i >= r.refused_end
           && (next = _pd_redact_header_at (&r, i)) != i)
+        {
+          i = MAX (next, r.copied);
+          continue;
+        }
+      /* "-u", '-u', $'-u': an option's name in quotes (pd-redact-user-split.c) */
+      if ((c == '\'' || c == '"' || c == '$' || c == '\\') && (i == 0 || !is_word_char (r.text[i - 1]))
+          && i + 3 < r.len && memchr (r.text + i + 1, '-', 3) != NULL && i >= r.refused_end
+          && (next = _pd_redact_quoted_user_option_at (&r, i)) != i)
         {
           i = MAX (next, r.copied);
           continue;
