@@ -9,9 +9,13 @@
 
 #include "config.h"
 
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <glib/gi18n.h>
+#include <glib-unix.h>
 
 #include "pd-application.h"
 #include "pd-argv-secrets.h"
@@ -30,9 +34,17 @@
 /* Exit status for a command line that cannot be acted on, as sysexits' EX_USAGE. */
 #define EXIT_USAGE 64
 
+/* The longest a quit by a signal waits for the runs it cancelled to end
+ * (their engines record them stopped and stop their commands). */
+#define SIGNAL_QUIT_BOUND_S 20
+
 struct _PdApplication
 {
   AdwApplication parent_instance;
+
+  guint          signal_sources[3];  /* SIGTERM, SIGHUP, SIGINT */
+  guint          quit_bound;
+  gboolean       quitting;
 };
 
 G_DEFINE_FINAL_TYPE (PdApplication, pd_application, ADW_TYPE_APPLICATION)
@@ -489,6 +501,55 @@ quit_action (GSimpleAction *action,
     gtk_window_close (GTK_WINDOW (l->data));
 }
 
+/* The runs a quit cancelled did not end in time: the process ends anyway. */
+static gboolean
+on_quit_bound (gpointer user_data)
+{
+  PdApplication *self = user_data;
+
+  self->quit_bound = 0;
+  g_application_quit (G_APPLICATION (self));
+  return G_SOURCE_REMOVE;
+}
+
+/* SIGTERM (a session logging out, kill, a service manager), SIGHUP and
+ * SIGINT ended the window at once: a run in progress stayed "running" in
+ * the database, its shell command ran on with no one watching, and the
+ * demo's temporary folder stayed behind.  Now they quit as Quit does: the
+ * windows close, which cancels their runs, and a run in progress holds the
+ * application until its engine has recorded it stopped (as the CLI on
+ * SIGTERM).  A second signal, or SIGNAL_QUIT_BOUND_S, ends it at once. */
+static gboolean
+on_quit_signal (PdApplication *self,
+                int            signum)
+{
+  if (self->quitting)
+    _exit (128 + signum);
+  self->quitting = TRUE;
+  fprintf (stderr, "%s\n", _("plandeck: stopping: runs in progress are cancelled, their commands stopped"));
+  self->quit_bound = g_timeout_add_seconds (SIGNAL_QUIT_BOUND_S, on_quit_bound, self);
+  g_action_group_activate_action (G_ACTION_GROUP (self), "quit", NULL);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_sigterm (gpointer user_data)
+{
+  return on_quit_signal (user_data, SIGTERM);
+}
+
+static gboolean
+on_sighup (gpointer user_data)
+{
+  return on_quit_signal (user_data, SIGHUP);
+}
+
+static gboolean
+on_sigint (gpointer user_data)
+{
+  return on_quit_signal (user_data, SIGINT);
+}
+
 static void
 open_database_action (GSimpleAction *action,
                       GVariant      *parameter,
@@ -621,6 +682,10 @@ pd_application_startup (GApplication *app)
   /* The window follows sessions as their transcripts grow. */
   pd_import_index_set_follow_appends (TRUE);
 
+  PD_APPLICATION (app)->signal_sources[0] = g_unix_signal_add (SIGTERM, on_sigterm, app);
+  PD_APPLICATION (app)->signal_sources[1] = g_unix_signal_add (SIGHUP, on_sighup, app);
+  PD_APPLICATION (app)->signal_sources[2] = g_unix_signal_add (SIGINT, on_sigint, app);
+
   /* An API key pasted into a profile sat in GSettings in clear. */
   pd_secrets_migrate_profile_keys (app);
 
@@ -663,6 +728,11 @@ pd_application_window_added (GtkApplication *app,
 static void
 pd_application_shutdown (GApplication *app)
 {
+  PdApplication *self = PD_APPLICATION (app);
+
+  for (guint i = 0; i < G_N_ELEMENTS (self->signal_sources); i++)
+    g_clear_handle_id (&self->signal_sources[i], g_source_remove);
+  g_clear_handle_id (&self->quit_bound, g_source_remove);
   for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)
     if (PD_IS_WINDOW (l->data) && pd_window_get_notifier (PD_WINDOW (l->data)) != NULL)
       pd_notifier_withdraw_all (pd_window_get_notifier (PD_WINDOW (l->data)));

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,6 +208,38 @@ read_pid (Fixture    *f,
 
   g_assert_cmpint (pid, >, 1);
   return (pid_t) pid;
+}
+
+/* The shell call @json, whose jobs each wrote their pid into one of the
+ * files named after it (up to NULL) and must be gone, as @gone tells, by
+ * the time the call returned.  The result, for what else a test checks.
+ * The set-up test-tools.c and test-shell-reaper.c repeated for each way a
+ * job leaves its call. */
+static inline PdToolResult *
+call_jobs_gone (Fixture     *f,
+                gboolean   (*gone) (pid_t pid),
+                const char  *json,
+                ...) G_GNUC_NULL_TERMINATED;
+
+static inline PdToolResult *
+call_jobs_gone (Fixture     *f,
+                gboolean   (*gone) (pid_t pid),
+                const char  *json,
+                ...)
+{
+  g_autoptr(PdTool) shell = pd_shell_tool_new ();
+  PdToolResult *result = call (shell, f->context, json);
+  const char *pid_file;
+  va_list files;
+
+  va_start (files, json);
+  while ((pid_file = va_arg (files, const char *)) != NULL)
+    {
+      g_test_message ("the job of %s", pid_file);
+      g_assert_true (gone (read_pid (f, pid_file)));
+    }
+  va_end (files);
+  return result;
 }
 
 typedef struct

@@ -59,6 +59,32 @@ tiny_body (guint n)
   return g_string_free (body, FALSE);
 }
 
+/* A reader of a session of N_TINY + 1 tiny messages, written into a new
+ * folder (*@dir, for the caller to remove); the peak of held structures
+ * counted from now. */
+static PdTranscriptReader *
+tiny_reader (char **dir)
+{
+  g_autofree char *body = tiny_body (N_TINY);
+  g_autofree char *path = NULL;
+
+  *dir = pd_import_test_tmpdir ();
+  path = write_session (*dir, body);
+  _pd_gemini_index_reset_peak_held ();
+  return PD_TRANSCRIPT_READER (pd_gemini_reader_new (path, FALSE));
+}
+
+/* At most HELD_MAX message structures held at once since tiny_reader()
+ * (before: one a message, 20 001). */
+static void
+assert_few_held (const char *read)
+{
+  guint held = _pd_gemini_index_reset_peak_held ();
+
+  g_test_message ("%s of %u tiny messages: at most %u held", read, N_TINY + 1, held);
+  g_assert_cmpuint (held, <=, HELD_MAX);
+}
+
 static const char *
 content (JsonArray *messages,
          guint      i)
@@ -70,21 +96,14 @@ content (JsonArray *messages,
 static void
 test_plain_read (void)
 {
-  g_autofree char *dir = pd_import_test_tmpdir ();
-  g_autofree char *body = tiny_body (N_TINY);
-  g_autofree char *path = write_session (dir, body);
-  g_autoptr(PdTranscriptReader) reader = PD_TRANSCRIPT_READER (pd_gemini_reader_new (path, FALSE));
+  g_autofree char *dir = NULL;
+  g_autoptr(PdTranscriptReader) reader = tiny_reader (&dir);
   g_autoptr(GError) error = NULL;
   PdImportedSession *session;
-  guint held;
 
-  _pd_gemini_index_reset_peak_held ();
   g_assert_true (pd_transcript_reader_update (reader, NULL, &error));
   g_assert_no_error (error);
-  held = _pd_gemini_index_reset_peak_held ();
-  g_test_message ("plain read of %u tiny messages: at most %u held", N_TINY + 1, held);
-  /* Before: one a message (20 001). */
-  g_assert_cmpuint (held, <=, HELD_MAX);
+  assert_few_held ("plain read");
   session = pd_transcript_reader_get_session (reader);
   g_assert_cmpstr (pd_imported_session_get_title (session), ==, "gemini tiny");
   g_assert_cmpuint (pd_imported_session_get_stats (session)->lines, ==, N_TINY + 2);
@@ -95,22 +114,15 @@ test_plain_read (void)
 static void
 test_pages_read (void)
 {
-  g_autofree char *dir = pd_import_test_tmpdir ();
-  g_autofree char *body = tiny_body (N_TINY);
-  g_autofree char *path = write_session (dir, body);
-  g_autoptr(PdTranscriptReader) reader = PD_TRANSCRIPT_READER (pd_gemini_reader_new (path, FALSE));
+  g_autofree char *dir = NULL;
+  g_autoptr(PdTranscriptReader) reader = tiny_reader (&dir);
   g_autoptr(PdTranscriptPages) pages = NULL;
   g_autoptr(JsonArray) newest = NULL;
   g_autoptr(GError) error = NULL;
-  guint held;
 
-  _pd_gemini_index_reset_peak_held ();
   pages = pd_transcript_reader_read_pages (reader, NULL, &error);
   g_assert_no_error (error);
-  held = _pd_gemini_index_reset_peak_held ();
-  g_test_message ("pages read of %u tiny messages: at most %u held", N_TINY + 1, held);
-  /* Before: one a message kept for the pages (20 001). */
-  g_assert_cmpuint (held, <=, HELD_MAX);
+  assert_few_held ("pages read");
   g_assert_cmpuint (pd_transcript_pages_get_n_messages (pages), ==, N_TINY + 1);
   newest = _pd_transcript_pages_dup_messages_range (pages, N_TINY - 1, 2);
   g_assert_cmpuint (json_array_get_length (newest), ==, 2);

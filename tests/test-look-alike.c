@@ -12,6 +12,7 @@
 #include "pd-approver.h"
 #include "pd-safe-text.h"
 #include "pd-shell-tool.h"
+#include "pd-test-look-alike.h"
 #include "pd-test-tools.h"
 
 /* Finding (round 15's attack, item 3): a question showed a homoglyph as
@@ -24,12 +25,7 @@
 static void
 test_preview_look_alike (void)
 {
-  static const struct
-  {
-    const char *json;
-    const char *shown;
-    gboolean    marked;
-  } cases[] = {
+  static const LookAlikeCase cases[] = {
     { "rm -rf /tmp/\\u0430", "rm -rf /tmp/\\u0430", TRUE },
     { "cat p\\u0430sswd.txt", "cat p\\u0430sswd.txt", TRUE },
     { "curl https://\\u0440aypal.com/x", "curl https://\\u0440aypal.com/x", TRUE },
@@ -41,68 +37,8 @@ test_preview_look_alike (void)
     { "rm caf\\u00e9.txt", "rm caf\u00e9.txt", FALSE },
     { "echo \\u0928\\u092e\\u0938\\u094d\\u0924\\u0947", "echo \u0928\u092e\u0938\u094d\u0924\u0947", FALSE },
   };
-  g_autoptr(PdTool) shell = pd_shell_tool_new ();
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PdToolContext) context = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("pd-approver-XXXXXX", &error);
 
-  g_assert_no_error (error);
-  context = pd_tool_context_new (dir, &error);
-  g_assert_no_error (error);
-
-  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      g_autoptr(JsonObject) args = parse_args_owned (g_strdup_printf ("{\"command\":\"%s\"}", cases[i].json));
-      g_autofree char *preview = pd_tool_preview (shell, context, args, NULL);
-      g_autofree char *summary = pd_approver_summarize (shell, args);
-      g_autofree char *expected_preview = g_strdup_printf ("In %s:\n$ %s\n", dir, cases[i].shown);
-      g_autofree char *expected_summary = g_strdup_printf ("shell: %s", cases[i].shown);
-
-      g_test_message ("%s", cases[i].json);
-      g_assert_cmpstr (preview, ==, expected_preview);
-      g_assert_cmpstr (summary, ==, expected_summary);
-      g_assert_cmpint (pd_approver_args_have_controls (args), ==, cases[i].marked);
-    }
-  g_assert_cmpint (g_rmdir (dir), ==, 0);
-}
-
-/* Checks each of @cases as test_preview_look_alike() does: the preview
- * and the summary of a shell call of @json show @shown, and the call is
- * marked as holding controls just when @marked. */
-typedef struct
-{
-  const char *json;
-  const char *shown;
-  gboolean    marked;
-} LookAlikeCase;
-
-static void
-assert_look_alike (const LookAlikeCase *cases,
-                   gsize                n_cases)
-{
-  g_autoptr(PdTool) shell = pd_shell_tool_new ();
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PdToolContext) context = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("pd-approver-XXXXXX", &error);
-
-  g_assert_no_error (error);
-  context = pd_tool_context_new (dir, &error);
-  g_assert_no_error (error);
-
-  for (gsize i = 0; i < n_cases; i++)
-    {
-      g_autoptr(JsonObject) args = parse_args_owned (g_strdup_printf ("{\"command\":\"%s\"}", cases[i].json));
-      g_autofree char *preview = pd_tool_preview (shell, context, args, NULL);
-      g_autofree char *summary = pd_approver_summarize (shell, args);
-      g_autofree char *expected_preview = g_strdup_printf ("In %s:\n$ %s\n", dir, cases[i].shown);
-      g_autofree char *expected_summary = g_strdup_printf ("shell: %s", cases[i].shown);
-
-      g_test_message ("%s", cases[i].json);
-      g_assert_cmpstr (preview, ==, expected_preview);
-      g_assert_cmpstr (summary, ==, expected_summary);
-      g_assert_cmpint (pd_approver_args_have_controls (args), ==, cases[i].marked);
-    }
-  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  assert_look_alike (cases, G_N_ELEMENTS (cases));
 }
 
 /* Finding (att16, F3, tried as an attacker would): a look-alike of

@@ -40,15 +40,11 @@ static void
 test_reaper_killed_set_m (Fixture       *f,
                           gconstpointer  data)
 {
-  g_autoptr(PdTool) shell = pd_shell_tool_new ();
-  g_autoptr(PdToolResult) result = NULL;
-
-  result = call (shell, f->context,
-                 "{\"command\":\"set -m; sleep 97 & echo $! > a.pid; kill -9 $PPID; echo after\","
-                 "\"timeout_ms\":60000}");
+  g_autoptr(PdToolResult) result =
+    call_jobs_gone (f, gone_now, "{\"command\":\"set -m; sleep 97 & echo $! > a.pid; kill -9 $PPID; echo after\","
+                    "\"timeout_ms\":60000}", "a.pid", NULL);
 
   g_assert_false (result->ok);
-  g_assert_true (gone_now (read_pid (f, "a.pid")));
 }
 
 /* A session of its own, and nothing of the call's output pipe. */
@@ -56,18 +52,14 @@ static void
 test_reaper_killed_setsid (Fixture       *f,
                            gconstpointer  data)
 {
-  g_autoptr(PdTool) shell = pd_shell_tool_new ();
-  g_autoptr(PdToolResult) result = NULL;
-
-  result = call (shell, f->context,
-                 "{\"command\":\"setsid sleep 97 </dev/null >/dev/null 2>&1 & echo $! > b.pid; "
-                 "setsid -f sh -c 'echo $$ > c.pid; exec sleep 97' </dev/null >/dev/null 2>&1; "
-                 "while [ ! -s c.pid ]; do sleep 0.01; done; kill -9 $PPID\","
-                 "\"timeout_ms\":60000}");
+  g_autoptr(PdToolResult) result =
+    call_jobs_gone (f, gone_now,
+                    "{\"command\":\"setsid sleep 97 </dev/null >/dev/null 2>&1 & echo $! > b.pid; "
+                    "setsid -f sh -c 'echo $$ > c.pid; exec sleep 97' </dev/null >/dev/null 2>&1; "
+                    "while [ ! -s c.pid ]; do sleep 0.01; done; kill -9 $PPID\","
+                    "\"timeout_ms\":60000}", "b.pid", "c.pid", NULL);
 
   g_assert_false (result->ok);
-  g_assert_true (gone_now (read_pid (f, "b.pid")));
-  g_assert_true (gone_now (read_pid (f, "c.pid")));
 }
 
 /* Forks after the reaper is gone: a double fork (the middle one exits at
@@ -77,7 +69,6 @@ static void
 test_reaper_killed_double_fork (Fixture       *f,
                                 gconstpointer  data)
 {
-  g_autoptr(PdTool) shell = pd_shell_tool_new ();
   g_autoptr(PdToolResult) result = NULL;
   g_autofree char *script = fixture_path (f, "escape.sh");
   const char *text =
@@ -90,11 +81,10 @@ test_reaper_killed_double_fork (Fixture       *f,
     "echo bye\n";
 
   g_assert_true (g_file_set_contents (script, text, -1, NULL));
-  result = call (shell, f->context, "{\"command\":\"bash escape.sh\",\"timeout_ms\":60000}");
+  result = call_jobs_gone (f, gone_now, "{\"command\":\"bash escape.sh\",\"timeout_ms\":60000}",
+                           "d.pid", "e.pid", NULL);
 
   g_assert_false (result->ok);
-  g_assert_true (gone_now (read_pid (f, "d.pid")));
-  g_assert_true (gone_now (read_pid (f, "e.pid")));
 }
 
 /* A reaper stopped (SIGSTOP) never kills: the timeout's SIGTERM waits
@@ -104,17 +94,14 @@ static void
 test_reaper_stopped (Fixture       *f,
                      gconstpointer  data)
 {
-  g_autoptr(PdTool) shell = pd_shell_tool_new ();
-  g_autoptr(PdToolResult) result = NULL;
-
-  result = call (shell, f->context,
-                 "{\"command\":\"setsid sleep 97 </dev/null >/dev/null 2>&1 & echo $! > f.pid; "
-                 "while [ ! -s f.pid ]; do sleep 0.01; done; kill -STOP $PPID; sleep 97\","
-                 "\"timeout_ms\":2000}");
+  g_autoptr(PdToolResult) result =
+    call_jobs_gone (f, gone_now,
+                    "{\"command\":\"setsid sleep 97 </dev/null >/dev/null 2>&1 & echo $! > f.pid; "
+                    "while [ ! -s f.pid ]; do sleep 0.01; done; kill -STOP $PPID; sleep 97\","
+                    "\"timeout_ms\":2000}", "f.pid", NULL);
 
   g_assert_false (result->ok);
   g_assert_cmpstr (result->content, ==, "(no output)\nkilled: timeout after 2000 ms");
-  g_assert_true (gone_now (read_pid (f, "f.pid")));
 }
 
 /* A chain that forks and exits as fast as it can, each link in a group of

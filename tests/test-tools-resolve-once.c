@@ -402,10 +402,10 @@ test_allow_outside_one_resolution (void)
 
 typedef struct
 {
-  char *a;
-  char *b;
-  gint  stop;
-  gint  swaps;
+  const char *a;
+  const char *b;
+  gint        stop;
+  gint        swaps;
 } Flipper;
 
 static gpointer
@@ -464,6 +464,38 @@ padded_recording (guint       n,
   return g_string_free (out, FALSE);
 }
 
+/* Runs @message in @f, replaying @recording, while the folder @x (made,
+ * with a folder "a" in it, as @other_a is made) and @y, a link to
+ * @target, swap places as fast as they can: the set-up both engine tests
+ * share.  The run's result, once they swapped at least once. */
+static PdRunResult *
+run_flipping (EngineFixture *f,
+              const char    *x,
+              const char    *y,
+              const char    *target,
+              const char    *other_a,
+              const char    *recording,
+              const char    *message)
+{
+  g_autofree char *xa = g_build_filename (x, "a", NULL);
+  Flipper flipper = { x, y, 0, 0 };
+  PdRunResult *result;
+  GThread *thread;
+
+  g_assert_cmpint (g_mkdir_with_parents (xa, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (other_a, 0755), ==, 0);
+  g_assert_cmpint (symlink (target, y), ==, 0);
+  engine_fixture_replay (f, recording, NULL);
+
+  thread = g_thread_new ("flip", flip, &flipper);
+  result = engine_fixture_run (f, NULL, message);
+  g_atomic_int_set (&flipper.stop, TRUE);
+  g_thread_join (thread);
+  g_test_message ("%d swaps", g_atomic_int_get (&flipper.swaps));
+  g_assert_cmpint (g_atomic_int_get (&flipper.swaps), >, 0);
+  return result;
+}
+
 /* att20 H1: docs/x flips between a folder and a link to ../.git/hooks
  * while the calls are decided.  Whatever each question said, the file
  * landed there: a question that did not say "Writes .git/hooks/…" never
@@ -477,34 +509,19 @@ test_engine_flip_ask (void)
   g_autofree char *x = NULL;
   g_autofree char *y = NULL;
   g_autofree char *hooks = NULL;
-  Flipper flipper = { 0 };
+  g_autofree char *hooks_a = NULL;
   Asked asked = { g_ptr_array_new_with_free_func (g_free) };
-  GThread *thread;
   guint n = 120, wins = 0, hooks_landed = 0, docs_landed = 0;
 
   engine_fixture_setup (f, FALSE);
   x = g_build_filename (f->workdir, "docs", "x", NULL);
   y = g_build_filename (f->workdir, "docs", "y", NULL);
   hooks = g_build_filename (f->workdir, ".git", "hooks", NULL);
-  {
-    g_autofree char *xa = g_build_filename (x, "a", NULL);
-    g_autofree char *ha = g_build_filename (hooks, "a", NULL);
-
-    g_assert_cmpint (g_mkdir_with_parents (xa, 0755), ==, 0);
-    g_assert_cmpint (g_mkdir_with_parents (ha, 0755), ==, 0);
-  }
-  g_assert_cmpint (symlink ("../.git/hooks", y), ==, 0);
+  hooks_a = g_build_filename (hooks, "a", NULL);
   pd_approver_set_policy (f->approver, PD_APPROVAL_POLICY_ASK);
   pd_approver_set_func (f->approver, approve_and_keep, &asked, NULL);
   recording = padded_recording (n, "docs/x", 300, FALSE);
-  engine_fixture_replay (f, recording, NULL);
-
-  flipper.a = x;
-  flipper.b = y;
-  thread = g_thread_new ("flip", flip, &flipper);
-  result = engine_fixture_run (f, NULL, "Take notes");
-  g_atomic_int_set (&flipper.stop, TRUE);
-  g_thread_join (thread);
+  result = run_flipping (f, x, y, "../.git/hooks", hooks_a, recording, "Take notes");
   g_assert_cmpint (result->status, ==, PD_RUN_COMPLETED);
   g_assert_cmpuint (asked.previews->len, ==, n);
 
@@ -538,9 +555,8 @@ test_engine_flip_ask (void)
             wins++;
         }
     }
-  g_test_message ("%d swaps; %u calls: %u landed in docs/x, %u in .git/hooks (each as its question said "
-                  "or not: %u not)", g_atomic_int_get (&flipper.swaps), n, docs_landed, hooks_landed, wins);
-  g_assert_cmpint (g_atomic_int_get (&flipper.swaps), >, 0);
+  g_test_message ("%u calls: %u landed in docs/x, %u in .git/hooks (each as its question said or not: %u not)",
+                  n, docs_landed, hooks_landed, wins);
   g_assert_cmpuint (wins, ==, 0);
 
   pd_approver_set_func (f->approver, NULL, NULL, NULL);
@@ -561,35 +577,18 @@ test_engine_flip_plan_mode (void)
   g_autofree char *y = NULL;
   g_autofree char *readme = NULL;
   g_autofree char *text = NULL;
-  Flipper flipper = { 0 };
-  GThread *thread;
+  g_autofree char *workdir_a = NULL;
 
   engine_fixture_setup (f, TRUE);
   x = g_build_filename (f->workdir, ".plandeck", "plans", "x", NULL);
   y = g_build_filename (f->workdir, ".plandeck", "plans", "y", NULL);
-  {
-    g_autofree char *xa = g_build_filename (x, "a", NULL);
-    g_autofree char *wa = g_build_filename (f->workdir, "a", NULL);
-
-    g_assert_cmpint (g_mkdir_with_parents (xa, 0755), ==, 0);
-    g_assert_cmpint (g_mkdir_with_parents (wa, 0755), ==, 0);
-  }
-  g_assert_cmpint (symlink ("../..", y), ==, 0);
+  workdir_a = g_build_filename (f->workdir, "a", NULL);
   readme = g_build_filename (f->workdir, "README.md", NULL);
   g_assert_true (g_file_set_contents (readme, "# Project\n", -1, NULL));
   recording = padded_recording (150, ".plandeck/plans/x", 1500, TRUE);
-  engine_fixture_replay (f, recording, NULL);
-
-  flipper.a = x;
-  flipper.b = y;
-  thread = g_thread_new ("flip", flip, &flipper);
-  result = engine_fixture_run (f, NULL, "/plan Look around");
-  g_atomic_int_set (&flipper.stop, TRUE);
-  g_thread_join (thread);
+  result = run_flipping (f, x, y, "../..", workdir_a, recording, "/plan Look around");
   g_assert_cmpint (result->status, ==, PD_RUN_COMPLETED);
 
-  g_test_message ("%d swaps", g_atomic_int_get (&flipper.swaps));
-  g_assert_cmpint (g_atomic_int_get (&flipper.swaps), >, 0);
   text = get_text (readme);
   g_assert_cmpstr (text, ==, "# Project\n");
 

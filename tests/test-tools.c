@@ -102,7 +102,6 @@ static void
 test_shell_timeout_kills_group (Fixture       *f,
                                 gconstpointer  data)
 {
-  g_autoptr(PdTool) shell = pd_shell_tool_new ();
   g_autoptr(PdToolResult) result = NULL;
 
   /* The jobs would hold the output pipe for ten minutes, past the test's
@@ -110,32 +109,29 @@ test_shell_timeout_kills_group (Fixture       *f,
    * time limit leaves the shell room to start and say "started" on a busy
    * machine (400 ms did not, once, in an integration's suite: "(no
    * output)"). */
-  result = call (shell, f->context,
-                 "{\"command\":\"echo started; sleep 600 & echo $! > bg.pid; sleep 600 & echo $! > fg.pid; "
-                 "wait\",\"timeout_ms\":2000}");
+  result = call_jobs_gone (f, process_gone,
+                           "{\"command\":\"echo started; sleep 600 & echo $! > bg.pid; sleep 600 & echo $! > fg.pid; "
+                           "wait\",\"timeout_ms\":2000}", "bg.pid", "fg.pid", NULL);
 
   g_assert_false (result->ok);
   g_assert_cmpstr (result->content, ==, "started\nkilled: timeout after 2000 ms");
-  g_assert_true (process_gone (read_pid (f, "bg.pid")));
-  g_assert_true (process_gone (read_pid (f, "fg.pid")));
 }
 
 static void
 test_shell_background_job_reaped (Fixture       *f,
                                   gconstpointer  data)
 {
-  g_autoptr(PdTool) shell = pd_shell_tool_new ();
   g_autoptr(PdToolResult) result = NULL;
 
   /* bash exits at once, but its job keeps the output pipe open: the call
    * must not wait for the job, and the job must not outlive the call (a
    * call that waited would end at its timeout, killed, and not ok). */
-  result = call (shell, f->context,
-                 "{\"command\":\"sleep 600 & echo $! > bg.pid; echo bye\",\"timeout_ms\":60000}");
+  result = call_jobs_gone (f, process_gone,
+                           "{\"command\":\"sleep 600 & echo $! > bg.pid; echo bye\",\"timeout_ms\":60000}",
+                           "bg.pid", NULL);
 
   g_assert_true (result->ok);
   g_assert_cmpstr (result->content, ==, "bye\nexit status 0");
-  g_assert_true (process_gone (read_pid (f, "bg.pid")));
 }
 
 /* As an attacker would (att17 F1): jobs that hold no part of the output
@@ -147,19 +143,15 @@ static void
 test_shell_detached_jobs_reaped (Fixture       *f,
                                  gconstpointer  data)
 {
-  g_autoptr(PdTool) shell = pd_shell_tool_new ();
-  g_autoptr(PdToolResult) result = NULL;
-
-  result = call (shell, f->context,
-                 "{\"command\":\"sleep 600 </dev/null >/dev/null 2>&1 & echo $! > a.pid; "
-                 "nohup sleep 600 >/dev/null 2>&1 & echo $! > b.pid; disown; "
-                 "(exec 1>&- 2>&-; sleep 600) & echo $! > c.pid; echo bye\",\"timeout_ms\":60000}");
+  g_autoptr(PdToolResult) result =
+    call_jobs_gone (f, process_gone,
+                    "{\"command\":\"sleep 600 </dev/null >/dev/null 2>&1 & echo $! > a.pid; "
+                    "nohup sleep 600 >/dev/null 2>&1 & echo $! > b.pid; disown; "
+                    "(exec 1>&- 2>&-; sleep 600) & echo $! > c.pid; echo bye\",\"timeout_ms\":60000}",
+                    "a.pid", "b.pid", "c.pid", NULL);
 
   g_assert_true (result->ok);
   g_assert_cmpstr (result->content, ==, "bye\nexit status 0");
-  g_assert_true (process_gone (read_pid (f, "a.pid")));
-  g_assert_true (process_gone (read_pid (f, "b.pid")));
-  g_assert_true (process_gone (read_pid (f, "c.pid")));
 }
 
 /* As an attacker would (att18 N1): jobs that leave the process group
@@ -171,7 +163,6 @@ static void
 test_shell_escaped_jobs_reaped (Fixture       *f,
                                 gconstpointer  data)
 {
-  g_autoptr(PdTool) shell = pd_shell_tool_new ();
   g_autoptr(PdToolResult) result = NULL;
   g_autofree char *script = fixture_path (f, "escape.sh");
   const char *text =
@@ -186,14 +177,11 @@ test_shell_escaped_jobs_reaped (Fixture       *f,
     "echo bye\n";
 
   g_assert_true (g_file_set_contents (script, text, -1, NULL));
-  result = call (shell, f->context, "{\"command\":\"bash escape.sh\",\"timeout_ms\":60000}");
+  result = call_jobs_gone (f, process_gone, "{\"command\":\"bash escape.sh\",\"timeout_ms\":60000}",
+                           "a.pid", "b.pid", "c.pid", "d.pid", NULL);
 
   g_assert_true (result->ok);
   g_assert_cmpstr (result->content, ==, "bye\nexit status 0");
-  g_assert_true (process_gone (read_pid (f, "a.pid")));
-  g_assert_true (process_gone (read_pid (f, "b.pid")));
-  g_assert_true (process_gone (read_pid (f, "c.pid")));
-  g_assert_true (process_gone (read_pid (f, "d.pid")));
 }
 
 /* As an attacker would (att18 N1): with set -m the foreground command is

@@ -322,6 +322,7 @@ on_run_done (GObject      *object,
   g_autoptr(GError) error = NULL;
   g_autoptr(PdRunResult) run = pd_engine_run_finish (PD_ENGINE (object), result, &error);
 
+  _pd_run_release_application ();
   if (run == NULL)
     {
       _pd_run_controller_finish (self, PD_RUN_FAILED, error->message);
@@ -391,6 +392,7 @@ on_prepared (GObject      *object,
       return;
     }
 
+  _pd_run_hold_application ();
   pd_engine_run_async (engine, job->session_id, job->message, self->cancellable,
                        on_run_done, g_object_ref (self));
 }
@@ -640,6 +642,21 @@ pd_run_controller_stop (PdRunController *self)
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   _pd_run_controller_dismiss_questions (self);
+}
+
+/**
+ * pd_run_controller_cancel_local:
+ *
+ * As pd_run_controller_stop() for a run of this process (its window
+ * closes); a run on an endpoint goes on there.
+ */
+void
+pd_run_controller_cancel_local (PdRunController *self)
+{
+  g_return_if_fail (PD_IS_RUN_CONTROLLER (self));
+
+  if (self->remote == NULL)
+    pd_run_controller_stop (self);
 }
 
 /* --- plan mode ------------------------------------------------------------ */

@@ -55,6 +55,7 @@ gboolean         pd_run_controller_continue        (PdRunController      *self,
                                                     const char           *message,
                                                     GError              **error);
 void             pd_run_controller_stop            (PdRunController      *self);
+void             pd_run_controller_cancel_local    (PdRunController      *self);
 const char      *pd_run_controller_get_approval_preview (PdRunController *self,
                                                         const char      *session_id,
                                                         guint            serial);

@@ -18,6 +18,8 @@ G_BEGIN_DECLS
 /* How much of anyone's text a toast that wraps quotes (_pd_toast_quote()). */
 #define PD_TOAST_QUOTE_CHARS 80
 
+void        _pd_run_hold_application   (void);
+void        _pd_run_release_application (void);
 char       *_pd_format_local_time      (gint64              unix_usec);
 char       *_pd_format_local_time_at   (gint64              unix_usec,
                                         GDateTime          *now);

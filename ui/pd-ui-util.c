@@ -1088,3 +1088,26 @@ _pd_dialog_guard_responses (GtkWidget          *dialog,
   set_responses_enabled (dialog, FALSE);
   g_signal_connect_after (dialog, "map", G_CALLBACK (_pd_dialog_arm_response_guard), NULL);
 }
+
+/* A run in progress holds the application (when there is one, not in a
+ * widget test): Quit, the last window closed, or SIGTERM closes the
+ * windows, which cancels the run, and the process ends once its engine has
+ * recorded it stopped and stopped its commands, not while it does (the row
+ * stayed "running", the command ran on). */
+void
+_pd_run_hold_application (void)
+{
+  GApplication *app = g_application_get_default ();
+
+  if (app != NULL)
+    g_application_hold (app);
+}
+
+void
+_pd_run_release_application (void)
+{
+  GApplication *app = g_application_get_default ();
+
+  if (app != NULL)
+    g_application_release (app);
+}

@@ -36,6 +36,7 @@ on_demo_done (GObject      *object,
   g_autoptr(GError) error = NULL;
   g_autoptr(PdRunResult) run = pd_demo_run_finish (PD_DEMO (object), result, &error);
 
+  _pd_run_release_application ();
   if (g_cancellable_is_cancelled (self->cancellable))
     return;
 
@@ -706,6 +707,7 @@ _pd_window_open_source (PdWindow *self)
       gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-session", FALSE);
       g_signal_connect_object (self->demo, "notify::engine", G_CALLBACK (on_demo_engine), self,
                                G_CONNECT_SWAPPED);
+      _pd_run_hold_application ();
       pd_demo_run_async (self->demo, self->cancellable, on_demo_done, g_object_ref (self));
       _pd_window_set_source (self, PD_SOURCE (pd_local_source_new (self->database_path, TRUE)));
       pd_local_source_watch (PD_LOCAL_SOURCE (self->source), _pd_window_poll_ms (self, TRUE));

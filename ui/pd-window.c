@@ -151,9 +151,21 @@ pd_window_save_size (PdWindow *self)
 static gboolean
 pd_window_close_request (GtkWindow *window)
 {
-  pd_window_save_size (PD_WINDOW (window));
+  PdWindow *self = PD_WINDOW (window);
 
-  return GTK_WINDOW_CLASS (pd_window_parent_class)->close_request (window);
+  pd_window_save_size (self);
+  if (GTK_WINDOW_CLASS (pd_window_parent_class)->close_request (window))
+    return TRUE;
+
+  /* A run in progress holds the application until it ends, and holds this
+   * window (its callback's reference), so dispose would cancel it only
+   * after it ended: closed, it is cancelled now (Quit and SIGTERM close
+   * every window).  A run on an endpoint goes on there. */
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  if (self->runs != NULL)
+    pd_run_controller_cancel_local (self->runs);
+  return FALSE;
 }
 
 

@@ -24,6 +24,10 @@ gboolean        pd_agent_id_like         (const char  *arg);
 char           *pd_agent_resolve_session_id (PdSessionStore *store,
                                              const char     *arg,
                                              const char     *command);
+gboolean        pd_agent_check_id_names_one (PdSessionStore *store,
+                                             const char     *arg,
+                                             const char     *id,
+                                             const char     *command);
 char           *pd_agent_resolve_removed_session_id (PdSessionStore *store,
                                                      const char     *arg,
                                                      const char     *command);

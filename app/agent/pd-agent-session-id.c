@@ -17,12 +17,13 @@
 #include "pd-safe-text.h"
 #include "pd-session-reads.h"
 
-/* Whether @word (a word of an imported session's continue command, such
- * as its agent's own session id) is or begins with @arg. */
+/* Whether a word of an imported session's continue command (such as its
+ * agent's own session id) is @arg, or with !@exact begins with it. */
 static gboolean
 resume_names (PdSessionStore *store,
               const char     *id,
-              const char     *arg)
+              const char     *arg,
+              gboolean        exact)
 {
   g_auto(GStrv) words = NULL;
 
@@ -30,13 +31,12 @@ resume_names (PdSessionStore *store,
     return FALSE;
   /* The first word is the agent's program, the rest its arguments. */
   for (guint i = 1; words[i] != NULL; i++)
-    if (g_ascii_strncasecmp (words[i], arg, strlen (arg)) == 0)
+    if (exact ? g_ascii_strcasecmp (words[i], arg) == 0
+              : g_ascii_strncasecmp (words[i], arg, strlen (arg)) == 0)
       return TRUE;
   return FALSE;
 }
 
-/* Whether @arg could name a session by a prefix or its agent's id: 8 or
- * more letters, digits, '-', '_' or '.'. */
 /* The one session removed from the list that @arg names (its id, the
  * id's beginning, or the agent's own id), or NULL when none or several. */
 static char *
@@ -51,7 +51,7 @@ find_removed (PdSessionStore *store,
     {
       const PdSessionInfo *info = g_ptr_array_index (sessions, i);
 
-      if (g_ascii_strncasecmp (info->id, arg, len) == 0 || resume_names (store, info->id, arg))
+      if (g_ascii_strncasecmp (info->id, arg, len) == 0 || resume_names (store, info->id, arg, FALSE))
         {
           if (match != NULL)
             return NULL;
@@ -78,10 +78,13 @@ pd_agent_resolve_removed_session_id (PdSessionStore *store,
   g_autofree char *shown_id = pd_safe_text_line (arg);
   char *id;
 
-  if (pd_session_id_is_valid (arg))
-    return g_strdup (arg);
+  /* A Plandeck id is that session's, unless no removed session has it and
+   * a removed import's agent has: `show` printed it after "continue" and
+   * `rm` took it for the import (an id in this shape is a crafted one). */
   if ((id = find_removed (store, arg)) != NULL)
     return id;
+  if (pd_session_id_is_valid (arg))
+    return g_strdup (arg);
   /* TRANSLATORS: the first %s is a subcommand (sessions), the second an id */
   fprintf (stderr, _("plandeck-agent %s: no session removed from the list has the id “%s”, nor one beginning with it "
                      "(“plandeck-agent sessions removed” lists them)\n"), command, shown_id);
@@ -101,6 +104,92 @@ pd_agent_id_like (const char *arg)
   return TRUE;
 }
 
+/* Adds to @found the listed sessions @arg names: by their id's beginning
+ * and their agent's own id's (@exact: only imports whose agent's own id is
+ * @arg), but not @except.  FALSE with the reason printed on an error. */
+static gboolean
+collect_listed (PdSessionStore *store,
+                const char     *arg,
+                gboolean        exact,
+                const char     *except,
+                GPtrArray      *found,
+                const char     *command)
+{
+  gsize len = strlen (arg);
+  guint offset = 0;
+  guint total = 0;
+
+  do
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) sessions = pd_session_store_list (store, NULL, FALSE, offset, PD_SESSION_LIST_MAX_LIMIT,
+                                                             &total, &error);
+
+      if (sessions == NULL)
+        {
+          pd_agent_fail (command, error);
+          return FALSE;
+        }
+      for (guint i = 0; i < sessions->len; i++)
+        {
+          const PdSessionInfo *info = g_ptr_array_index (sessions, i);
+
+          if (g_strcmp0 (info->id, except) == 0)
+            continue;
+          if ((!exact && g_ascii_strncasecmp (info->id, arg, len) == 0) ||
+              (pd_session_info_is_imported (info) && resume_names (store, info->id, arg, exact)))
+            g_ptr_array_add (found, g_strdup (info->id));
+        }
+      if (sessions->len == 0)
+        break;
+      offset += sessions->len;
+    }
+  while (offset < total);
+  return TRUE;
+}
+
+/**
+ * pd_agent_check_id_names_one:
+ * @arg: the id given, which names session @id
+ *
+ * A transcript can carry any id as its agent's own, a Plandeck session's
+ * too: then `show` of the import prints that id after "continue", and `rm`
+ * given it deleted the Plandeck session for good (tried as an attacker
+ * would, att20 L1).  Given the exact id of one session that is also the
+ * agent's own id of an imported one, a command that changes something is
+ * refused with both named.
+ *
+ * Returns: %TRUE when @arg names @id alone; %FALSE with the reason printed
+ */
+gboolean
+pd_agent_check_id_names_one (PdSessionStore *store,
+                             const char     *arg,
+                             const char     *id,
+                             const char     *command)
+{
+  g_autoptr(GPtrArray) twins = g_ptr_array_new_with_free_func (g_free);
+
+  /* A prefix or another agent's id was resolved among all: several were
+   * refused already. */
+  if (!pd_session_id_is_valid (arg))
+    return TRUE;
+  if (!collect_listed (store, arg, TRUE, id, twins, command))
+    return FALSE;
+  if (twins->len == 0)
+    return TRUE;
+  /* TRANSLATORS: the first %s is a subcommand (sessions rm), the second and third session ids */
+  fprintf (stderr, _("plandeck-agent %s: “%s” names more than one session, so nothing was changed:\n"
+                     "  %s  the session of this id\n"), command, arg, id);
+  for (guint i = 0; i < twins->len; i++)
+    /* TRANSLATORS: %s is a session id; "continue" is the word `sessions show` prints before the command */
+    fprintf (stderr, _("  %s  an imported session whose agent’s own id it is (after “continue” in its page)\n"),
+             (const char *) g_ptr_array_index (twins, i));
+  /* TRANSLATORS: the %s is a subcommand (sessions rm) */
+  fprintf (stderr, _("Take the imported session out of the list first (plandeck-agent %s with its id), "
+                     "then this id names the other alone.\n"), command);
+  return FALSE;
+}
+
 /* The session @arg names: its id, a unique prefix of it (8 or more
  * characters), or the agent's own session id (or its prefix) of an
  * imported session, the id `show` prints after "continue codex resume".
@@ -113,36 +202,11 @@ pd_agent_resolve_session_id (PdSessionStore *store,
 {
   g_autoptr(GPtrArray) found = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *shown_id = pd_safe_text_line (arg);
-  gsize len = strlen (arg);
-  guint offset = 0;
-  guint total = 0;
 
   if (pd_session_id_is_valid (arg))
     return g_strdup (arg);
-  do
-    {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(GPtrArray) sessions = pd_session_store_list (store, NULL, FALSE, offset, PD_SESSION_LIST_MAX_LIMIT,
-                                                             &total, &error);
-
-      if (sessions == NULL)
-        {
-          pd_agent_fail (command, error);
-          return NULL;
-        }
-      for (guint i = 0; i < sessions->len; i++)
-        {
-          const PdSessionInfo *info = g_ptr_array_index (sessions, i);
-
-          if (g_ascii_strncasecmp (info->id, arg, len) == 0 ||
-              (pd_session_info_is_imported (info) && resume_names (store, info->id, arg)))
-            g_ptr_array_add (found, g_strdup (info->id));
-        }
-      if (sessions->len == 0)
-        break;
-      offset += sessions->len;
-    }
-  while (offset < total);
+  if (!collect_listed (store, arg, FALSE, NULL, found, command))
+    return NULL;
 
   if (found->len == 1)
     return g_strdup (g_ptr_array_index (found, 0));

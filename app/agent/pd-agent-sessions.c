@@ -218,6 +218,29 @@ mark_cancelled (JsonNode   *state,
     }
 }
 
+/* The agent's own id of an imported session can be any text, another
+ * session's Plandeck id too (a crafted transcript): said under the
+ * continue line, since plandeck-agent given that id acts on the other
+ * (tried as an attacker would, att20 L1). */
+static void
+note_other_session (PdSessionStore      *store,
+                    const char          *id,
+                    const char * const  *argv)
+{
+  for (guint i = 1; argv[i] != NULL; i++)
+    {
+      g_autoptr(PdSessionInfo) other = NULL;
+
+      if (!pd_session_id_is_valid (argv[i]) || strcmp (argv[i], id) == 0)
+        continue;
+      if ((other = pd_session_store_get (store, argv[i], NULL)) == NULL)
+        continue;
+      /* TRANSLATORS: %s is this session's id; keep the spaces that line it up under "continue" */
+      printf (_("            (that id is also another session’s here: plandeck-agent given it acts on that one; "
+                "this one is %s)\n"), id);
+    }
+}
+
 static int
 sessions_show (PdSessionStore *store,
                const char     *id,
@@ -330,6 +353,7 @@ sessions_show (PdSessionStore *store,
           }
         else
           printf (_("            inside the project folder (its folder is unknown)\n"));
+        note_other_session (store, info->id, (const char * const *) resume->argv);
       }
     /* The editor extensions keep no command: their tasks are continued from
      * the task history in the editor (said where the command would be). */
@@ -549,7 +573,11 @@ pd_agent_sessions_main (int    argc,
     {
       g_autofree char *id = pd_agent_resolve_session_id (store, argv[2], "sessions rm");
 
-      return id == NULL ? 2 : sessions_rm (store, id);
+      /* rm of a Plandeck session deletes it for good: an id that is also
+       * an import's agent's own id is refused, not taken for the one. */
+      if (id == NULL || !pd_agent_check_id_names_one (store, argv[2], id, "sessions rm"))
+        return 2;
+      return sessions_rm (store, id);
     }
   if (strcmp (command, "removed") == 0)
     return sessions_removed (store, as_json);

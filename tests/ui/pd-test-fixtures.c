@@ -201,3 +201,47 @@ pd_test_run_showcase (int              width,
     }
   return pd_test_run_app (args, func, user_data, NULL);
 }
+
+/**
+ * pd_test_fixture_home:
+ *
+ * A new temporary home for a test of what the window finds there at
+ * start: HOME, XDG_DATA_HOME and XDG_CONFIG_HOME inside it, and no
+ * CLAUDE_CONFIG_DIR or CODEX_HOME leading elsewhere.  Call it before GTK
+ * or GLib asks for the home or the XDG folders (both are kept from the
+ * first ask).
+ *
+ * Returns: (transfer full): the home
+ */
+char *
+pd_test_fixture_home (void)
+{
+  char *home = pd_test_make_tmp_dir ();
+  g_autofree char *data = g_build_filename (home, ".local", "share", NULL);
+  g_autofree char *config = g_build_filename (home, ".config", NULL);
+
+  g_setenv ("HOME", home, TRUE);
+  g_setenv ("XDG_DATA_HOME", data, TRUE);
+  g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+  g_unsetenv ("CLAUDE_CONFIG_DIR");
+  g_unsetenv ("CODEX_HOME");
+  return home;
+}
+
+/**
+ * pd_test_place_fixture:
+ *
+ * Copies the folder @fixture of tests/fixtures (PD_FIXTURES_DIR) to
+ * @place in @home, where an agent keeps its sessions.
+ */
+void
+pd_test_place_fixture (const char *home,
+                       const char *fixture,
+                       const char *place)
+{
+  g_autofree char *from = g_build_filename (g_getenv ("PD_FIXTURES_DIR"), fixture, NULL);
+  g_autofree char *to = g_build_filename (home, place, NULL);
+
+  g_assert_true (g_file_test (from, G_FILE_TEST_IS_DIR));
+  pd_test_copy_tree (from, to);
+}

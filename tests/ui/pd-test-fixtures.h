@@ -10,6 +10,10 @@
 
 G_BEGIN_DECLS
 
+char           *pd_test_fixture_home   (void);
+void            pd_test_place_fixture  (const char       *home,
+                                        const char       *fixture,
+                                        const char       *place);
 PdSessionStore *pd_test_open_store     (const char       *path);
 PdPlanStep     *pd_test_step           (const char       *id,
                                         const char       *title,

@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "pd-session-list.h"
+#include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
 
 static char *home;
@@ -112,19 +113,8 @@ int
 main (int   argc,
       char *argv[])
 {
-  /* Before GTK or GLib asks for the home or the XDG folders (both are
-   * kept from the first ask). */
-  home = pd_test_make_tmp_dir ();
-  {
-    g_autofree char *data = g_build_filename (home, ".local", "share", NULL);
-    g_autofree char *config = g_build_filename (home, ".config", NULL);
-
-    g_setenv ("HOME", home, TRUE);
-    g_setenv ("XDG_DATA_HOME", data, TRUE);
-    g_setenv ("XDG_CONFIG_HOME", config, TRUE);
-    g_unsetenv ("CLAUDE_CONFIG_DIR");
-    g_unsetenv ("CODEX_HOME");
-  }
+  /* Before GTK or GLib asks for the home or the XDG folders. */
+  home = pd_test_fixture_home ();
 
   gtk_test_init (&argc, &argv, NULL);
   adw_init ();

@@ -23,19 +23,6 @@
 
 static char *home;
 
-/* Copies the fixture folder @fixture (under PD_FIXTURES_DIR) to @place
- * (under the test's home). */
-static void
-place_fixture (const char *fixture,
-               const char *place)
-{
-  g_autofree char *from = g_build_filename (g_getenv ("PD_FIXTURES_DIR"), fixture, NULL);
-  g_autofree char *to = g_build_filename (home, place, NULL);
-
-  g_assert_true (g_file_test (from, G_FILE_TEST_IS_DIR));
-  pd_test_copy_tree (from, to);
-}
-
 /* Each case starts on a new default database. */
 static void
 remove_default_database (void)
@@ -114,7 +101,7 @@ check_read_at_start (PdApplication *app,
 
   /* Qwen Code's folder appears while the window runs: the menu item reads
    * the agents' folders again and finds it. */
-  place_fixture ("qwen", ".qwen");
+  pd_test_place_fixture (home, "qwen", ".qwen");
   gtk_widget_activate_action (GTK_WIDGET (window), "win.import-transcripts", NULL);
   wait_for_label (window, "Qwen Code");
 }
@@ -273,22 +260,11 @@ int
 main (int   argc,
       char *argv[])
 {
-  /* Before GTK or GLib asks for the home or the XDG folders (both are
-   * kept from the first ask). */
-  home = pd_test_make_tmp_dir ();
-  {
-    g_autofree char *data = g_build_filename (home, ".local", "share", NULL);
-    g_autofree char *config = g_build_filename (home, ".config", NULL);
-
-    g_setenv ("HOME", home, TRUE);
-    g_setenv ("XDG_DATA_HOME", data, TRUE);
-    g_setenv ("XDG_CONFIG_HOME", config, TRUE);
-    g_unsetenv ("CLAUDE_CONFIG_DIR");
-    g_unsetenv ("CODEX_HOME");
-  }
-  place_fixture ("claude-code/-home-dev-src-inkwell", ".claude/projects/-home-dev-src-inkwell");
-  place_fixture ("gemini/tmp", ".gemini/tmp");
-  place_fixture ("vscode/User", ".config/Code/User");
+  /* Before GTK or GLib asks for the home or the XDG folders. */
+  home = pd_test_fixture_home ();
+  pd_test_place_fixture (home, "claude-code/-home-dev-src-inkwell", ".claude/projects/-home-dev-src-inkwell");
+  pd_test_place_fixture (home, "gemini/tmp", ".gemini/tmp");
+  pd_test_place_fixture (home, "vscode/User", ".config/Code/User");
 
   gtk_test_init (&argc, &argv, NULL);
   adw_init ();

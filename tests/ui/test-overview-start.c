@@ -36,17 +36,6 @@ static char *home;
  * builds beside it). */
 #define SLOW_FRAME_US (30 * 1000)
 
-static void
-place_fixture (const char *fixture,
-               const char *place)
-{
-  g_autofree char *from = g_build_filename (g_getenv ("PD_FIXTURES_DIR"), fixture, NULL);
-  g_autofree char *to = g_build_filename (home, place, NULL);
-
-  g_assert_true (g_file_test (from, G_FILE_TEST_IS_DIR));
-  pd_test_copy_tree (from, to);
-}
-
 static char *
 default_database (void)
 {
@@ -310,25 +299,15 @@ main (int   argc,
       char *argv[])
 {
   /* Before GTK or GLib asks for the home or the XDG folders. */
-  home = pd_test_make_tmp_dir ();
-  {
-    g_autofree char *data = g_build_filename (home, ".local", "share", NULL);
-    g_autofree char *config = g_build_filename (home, ".config", NULL);
-
-    g_setenv ("HOME", home, TRUE);
-    g_setenv ("XDG_DATA_HOME", data, TRUE);
-    g_setenv ("XDG_CONFIG_HOME", config, TRUE);
-    g_unsetenv ("CLAUDE_CONFIG_DIR");
-    g_unsetenv ("CODEX_HOME");
-  }
+  home = pd_test_fixture_home ();
   /* Several agents' sources, sessions of several kinds, some with no plan. */
-  place_fixture ("claude-code/-home-dev-src-inkwell", ".claude/projects/-home-dev-src-inkwell");
-  place_fixture ("qwen", ".qwen");
-  place_fixture ("gemini/tmp", ".gemini/tmp");
-  place_fixture ("vscode/User", ".config/Code/User");
-  place_fixture ("claude-code/-home-dev-src-harbor", ".claude/projects/-home-dev-src-harbor");
-  place_fixture ("codex", ".codex");
-  place_fixture ("opencode", ".local/share/opencode");
+  pd_test_place_fixture (home, "claude-code/-home-dev-src-inkwell", ".claude/projects/-home-dev-src-inkwell");
+  pd_test_place_fixture (home, "qwen", ".qwen");
+  pd_test_place_fixture (home, "gemini/tmp", ".gemini/tmp");
+  pd_test_place_fixture (home, "vscode/User", ".config/Code/User");
+  pd_test_place_fixture (home, "claude-code/-home-dev-src-harbor", ".claude/projects/-home-dev-src-harbor");
+  pd_test_place_fixture (home, "codex", ".codex");
+  pd_test_place_fixture (home, "opencode", ".local/share/opencode");
 
   gtk_test_init (&argc, &argv, NULL);
   adw_init ();
