@@ -8,7 +8,8 @@
  * they were 2.78:1, their pie 2.76:1), the sidebar's unreachable icon (its
  * arrows at 0.35: 1.98:1) and the subtitles of Preferences' rows
  * (libadwaita's 0.55: 3.23:1).  The sidebar's icons say what the words
- * beside them say: a reader met each as "GtkImage".
+ * beside them say: a reader met each as "GtkImage".  At 1.5× text, with
+ * an endpoint beside this computer, the window fits 360 px.
  */
 #define G_LOG_DOMAIN "test-a11y-sources"
 
@@ -29,6 +30,7 @@
 #include "pd-sources-page.h"
 #include "pd-source-sidebar.h"
 #include "pd-test-a11y.h"
+#include "pd-test-a11y-keys.h"
 #include "pd-test-db.h"
 #include "pd-test-fixtures.h"
 #include "pd-test-ui.h"
@@ -202,6 +204,18 @@ unreachable (gpointer data)
 
   return g_strcmp0 (state, "Unreachable") == 0 &&
          pd_test_count_shown_labels (GTK_WIDGET (sidebar (window)), "Unreachable", FALSE) >= 1;
+}
+
+/* The same, whether or not the sidebar is shown (a narrow window). */
+static gboolean
+unreachable_state (gpointer data)
+{
+  PdWindow *window = data;
+  GListModel *sources = _pd_window_get_sources (window);
+  g_autoptr(PdSource) source = g_list_model_get_n_items (sources) > 1 ? g_list_model_get_item (sources, 1) : NULL;
+  g_autofree char *state = source != NULL ? pd_source_sidebar_dup_state (sidebar (window), source, NULL) : NULL;
+
+  return g_strcmp0 (state, "Unreachable") == 0;
 }
 
 static void
@@ -419,6 +433,85 @@ test_keyring_note (void)
   g_assert_cmpint (pd_test_run_app (args, check_keyring_note, NULL, NULL), ==, 0);
 }
 
+/* --- 1.5× text, several sources, 360 px ----------------------------------- */
+
+/* nu21 #7: with an endpoint beside this computer the window went no
+ * narrower than 370 px at 1.5× text ("Fix th…", "This Co…" in the
+ * header).  Measured here on each page of a session and on the list. */
+static void
+check_large_text (PdApplication *app,
+                  PdWindow      *window,
+                  gpointer       user_data)
+{
+  const char *pages[] = { "now", "transcript", "events", "history" };
+  GtkWidget *content = adw_application_window_get_content (ADW_APPLICATION_WINDOW (window));
+  AdwLeaflet *leaflet = ADW_LEAFLET (pd_test_find_widget (GTK_WIDGET (window), ADW_TYPE_LEAFLET));
+  int widest = 0;
+
+  pd_test_wait_until (unreachable_state, window, "the endpoint unreachable");
+  for (guint i = 0; i <= G_N_ELEMENTS (pages); i++)
+    {
+      const char *where = i < G_N_ELEMENTS (pages) ? pages[i] : "session list";
+      int minimum = 0;
+
+      if (i < G_N_ELEMENTS (pages))
+        {
+          adw_leaflet_set_visible_child_name (leaflet, "content");
+          adw_view_stack_set_visible_child_name (pd_test_a11y_view_stack (window), pages[i]);
+        }
+      else
+        gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sessions", NULL);
+      pd_test_flush (GTK_WIDGET (window));
+      pd_test_spin (200);
+      pd_test_flush (GTK_WIDGET (window));
+      gtk_widget_measure (content, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+      g_test_message ("at 1.5× text with an endpoint, %s: the window needs %d px", where, minimum);
+      if (minimum > 360)
+        pd_test_a11y_print_wide (content, 360, 1);
+      widest = MAX (widest, minimum);
+    }
+  pd_test_screenshot (GTK_WIDGET (window), "a11y-sources-large-text-360");
+  g_assert_cmpint (widest, <=, 360);
+}
+
+static void
+test_large_text (void)
+{
+  int dpi = pd_test_a11y_large_text ();
+  g_autofree char *layout = NULL;
+  g_autofree char *db = g_build_filename (g_get_user_data_dir (), "plandeck", "sessions.db", NULL);
+  g_autoptr(GSettings) settings = NULL;
+  g_autoptr(GSocketListener) listener = g_socket_listener_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *address = NULL;
+  GVariantBuilder builder;
+  guint16 port;
+  g_autofree char *folder = g_path_get_dirname (db);
+
+  g_mkdir_with_parents (folder, 0700);
+  {
+    g_autoptr(PdSessionStore) store = pd_test_open_store (db);
+
+    pd_test_fill_showcase (store);
+  }
+  port = g_socket_listener_add_any_inet_port (listener, NULL, &error);
+  g_assert_no_error (error);
+  g_socket_listener_close (listener);
+  address = g_strdup_printf ("http://127.0.0.1:%u", port);
+  g_object_get (gtk_settings_get_default (), "gtk-decoration-layout", &layout, NULL);
+  g_object_set (gtk_settings_get_default (), "gtk-decoration-layout", "appmenu:minimize,maximize,close", NULL);
+  pd_test_reset_settings ();
+  settings = g_settings_new (APP_ID);
+  g_settings_set_int (settings, "window-width", 360);
+  g_settings_set_int (settings, "window-height", 720);
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
+  g_variant_builder_add (&builder, "(sss)", "demo", "Demo box", address);
+  g_settings_set_value (settings, "sources", g_variant_builder_end (&builder));
+  g_assert_cmpint (pd_test_run_app (NULL, check_large_text, NULL, NULL), ==, 0);
+  g_settings_reset (settings, "sources");
+  g_object_set (gtk_settings_get_default (), "gtk-xft-dpi", dpi, "gtk-decoration-layout", layout, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -428,5 +521,6 @@ main (int   argc,
   g_test_add_func ("/pd/ui/a11y/sources/sidebar", test_sidebar);
   g_test_add_func ("/pd/ui/a11y/sources/subtitles", test_subtitles);
   g_test_add_func ("/pd/ui/a11y/sources/keyring-note", test_keyring_note);
+  g_test_add_func ("/pd/ui/a11y/sources/large-text-narrow", test_large_text);
   return g_test_run ();
 }
