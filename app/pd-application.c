@@ -450,6 +450,84 @@ name_version_button (GtkWidget  *widget,
     }
 }
 
+static GtkWidget *
+pd_about_find (GtkWidget *widget,
+               GType      type)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = G_TYPE_CHECK_INSTANCE_TYPE (child, type) ? child : pd_about_find (child, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* libadwaita 1.2's About window leaves its lists, its subpages' Back
+ * buttons and its text views unnamed: GTK 4.8 said them over AT-SPI by
+ * their class, "GtkListBox" ×4, a Back button by its icon, "GtkTextView"
+ * (read over AT-SPI, nu21 #5).  A list outside a titled group is named by
+ * its rows' titles, a Back button by its tooltip, a text view by the
+ * title of its page. */
+static char *
+about_list_name (GtkWidget *list)
+{
+  GtkWidget *group = gtk_widget_get_ancestor (list, ADW_TYPE_PREFERENCES_GROUP);
+  const char *title = group != NULL ? adw_preferences_group_get_title (ADW_PREFERENCES_GROUP (group)) : NULL;
+  GString *rows;
+
+  /* A group's title labels its list already ("Code by"). */
+  if (title != NULL && *title != '\0')
+    return NULL;
+  rows = g_string_new (NULL);
+  for (GtkWidget *row = gtk_widget_get_first_child (list); row != NULL; row = gtk_widget_get_next_sibling (row))
+    if (ADW_IS_PREFERENCES_ROW (row) && gtk_widget_get_visible (row))
+      {
+        g_autofree char *plain = _pd_without_mnemonic (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)));
+
+        /* Translators: the rows of a list named one after another, "Website, Report an Issue" */
+        g_string_append (rows, rows->len > 0 ? _(", ") : "");
+        g_string_append (rows, plain);
+      }
+  return g_string_free (rows, rows->len == 0);
+}
+
+static const char *
+about_page_title (GtkWidget *widget)
+{
+  for (GtkWidget *page = widget; page != NULL; page = gtk_widget_get_parent (page))
+    if (ADW_IS_LEAFLET (gtk_widget_get_parent (page)))
+      {
+        GtkWidget *title = pd_about_find (page, ADW_TYPE_WINDOW_TITLE);
+
+        return title != NULL ? adw_window_title_get_title (ADW_WINDOW_TITLE (title)) : NULL;
+      }
+  return NULL;
+}
+
+static void
+name_about_parts (GtkWidget *widget)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      g_autofree char *name = NULL;
+
+      if (GTK_IS_LIST_BOX (child))
+        name = about_list_name (child);
+      else if (GTK_IS_BUTTON (child) &&
+               g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (child)), "go-previous-symbolic") == 0)
+        name = g_strdup (gtk_widget_get_tooltip_text (child) != NULL ? gtk_widget_get_tooltip_text (child) : _("Back"));
+      else if (GTK_IS_TEXT_VIEW (child))
+        name = g_strdup (about_page_title (child));
+      if (name != NULL && *name != '\0')
+        gtk_accessible_update_property (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+      name_about_parts (child);
+    }
+}
+
 static void
 about_action (GSimpleAction *action,
               GVariant      *parameter,
@@ -485,6 +563,7 @@ about_action (GSimpleAction *action,
   /* Translators: replace with your names, one per line */
   adw_about_window_set_translator_credits (ADW_ABOUT_WINDOW (about), _("translator-credits"));
   name_version_button (about, PACKAGE_VERSION);
+  name_about_parts (about);
   gtk_window_present (GTK_WINDOW (about));
 }
 

@@ -503,6 +503,11 @@ pd_session_item_get_status_icon (PdSessionItem *self)
        * session at rest said nothing of it (tried as a new user would). */
       if (pd_session_item_stopped_short (self))
         return "media-playback-stop-symbolic";
+      /* Steps left unchanged for a while: a clock, not the dot of a
+       * session at rest (both were the same grey dot, tried as a new user
+       * would; only a reader heard "Stalled"). */
+      if (self->stalled)
+        return "preferences-system-time-symbolic";
       return "media-record-symbolic";
     }
 }
@@ -583,6 +588,7 @@ pd_session_item_update_time (PdSessionItem *self,
   if (stalled_at (self->info, now) != self->stalled)
     {
       self->stalled = !self->stalled;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATUS_ICON]);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATUS_LABEL]);
     }
 }
@@ -713,6 +719,7 @@ pd_session_item_apply (PdSessionItem       *self,
   if (stalled_at (info, now) != self->stalled)
     {
       self->stalled = !self->stalled;
+      g_object_notify_by_pspec (object, properties[PROP_STATUS_ICON]);
       g_object_notify_by_pspec (object, properties[PROP_STATUS_LABEL]);
     }
 

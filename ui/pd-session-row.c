@@ -56,7 +56,7 @@ static GParamSpec *properties[N_PROPS];
 static void
 pd_session_row_sync_status (PdSessionRow *self)
 {
-  static const char * const classes[] = { "running", "failed", "idle" };
+  static const char * const classes[] = { "running", "failed", "stalled", "idle" };
   GtkWidget *icon = GTK_WIDGET (self->status_icon);
   const char *label = NULL;
   const char *wanted = NULL;
@@ -68,7 +68,9 @@ pd_session_row_sync_status (PdSessionRow *self)
       label = pd_session_item_get_status_label (self->item);
       gtk_image_set_from_icon_name (self->status_icon, pd_session_item_get_status_icon (self->item));
       wanted = pd_session_item_get_working (self->item) ? "running"
-             : info->status == PD_SESSION_STATUS_FAILED ? "failed" : "idle";
+             : info->status == PD_SESSION_STATUS_FAILED ? "failed"
+             : g_str_equal (pd_session_item_get_status_icon (self->item), "preferences-system-time-symbolic") ? "stalled"
+             : "idle";
     }
 
   for (guint i = 0; i < G_N_ELEMENTS (classes); i++)
@@ -221,14 +223,17 @@ pd_session_row_root (GtkWidget *widget)
 }
 
 /* A session its source did not list this time (an endpoint gone away):
- * dimmed, its source label saying why. */
+ * its title dimmed, its source label saying why.  Not the whole row at
+ * .dim-label's 0.7: over the row's own dimmed labels that put the date and
+ * "Demo box · Unreachable" at 0.49 (#9B9B9B, 2.78:1) and the pie at
+ * 2.76:1 (tried as a new user would; style.css). */
 static void
 pd_session_row_sync_stale (PdSessionRow *self)
 {
   if (self->item != NULL && pd_session_item_get_stale (self->item))
-    gtk_widget_add_css_class (GTK_WIDGET (self), "dim-label");
+    gtk_widget_add_css_class (GTK_WIDGET (self), "stale");
   else
-    gtk_widget_remove_css_class (GTK_WIDGET (self), "dim-label");
+    gtk_widget_remove_css_class (GTK_WIDGET (self), "stale");
 }
 
 static void

@@ -941,8 +941,11 @@ pd_sources_page_show_unkept (PdSourcesPage *self)
 {
   g_autofree char *warning = pd_sources_dup_unkept_warning ();
 
+  GtkWidget *note = gtk_widget_get_parent (GTK_WIDGET (self->unkept_label));
+
   gtk_label_set_text (self->unkept_label, warning != NULL ? warning : "");
-  gtk_widget_set_visible (GTK_WIDGET (self->unkept_label), warning != NULL);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (note), GTK_ACCESSIBLE_PROPERTY_LABEL, warning ? warning : "", -1);
+  gtk_widget_set_visible (note, warning != NULL);
 }
 
 /* The Address row without its `token=` parameter, which goes to the Token
@@ -1095,6 +1098,7 @@ pd_sources_page_init (PdSourcesPage *self)
   AdwPreferencesGroup *add_group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
   GtkWidget *add = gtk_button_new_with_mnemonic (_("_Add Endpoint"));
   GtkWidget *error_label = g_object_new (GTK_TYPE_LABEL, "accessible-role", GTK_ACCESSIBLE_ROLE_ALERT, NULL);
+  GtkWidget *note;
 
   self->rows = g_ptr_array_new ();
   adw_preferences_page_set_title (ADW_PREFERENCES_PAGE (self), _("Sources"));
@@ -1107,14 +1111,19 @@ pd_sources_page_init (PdSourcesPage *self)
                                          _("Shown in the main window beside this computer’s sessions, with their state"));
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (self), self->list_group);
 
-  /* Tokens moved out of the setting that no keyring kept. */
+  /* Tokens moved out of the setting that no keyring kept: an alert (a
+   * reader announces one as it comes) and a Tab stop, as the Now page's
+   * notices are; a plain label was neither (tried as a new user would). */
+  note = g_object_new (GTK_TYPE_BOX, "accessible-role", GTK_ACCESSIBLE_ROLE_ALERT, "focusable", TRUE, NULL);
   self->unkept_label = GTK_LABEL (gtk_label_new (NULL));
+  gtk_box_append (GTK_BOX (note), GTK_WIDGET (self->unkept_label));
+  gtk_widget_add_css_class (note, "pd-warning-note");
   gtk_label_set_wrap (self->unkept_label, TRUE);
   gtk_label_set_xalign (self->unkept_label, 0);
   gtk_widget_add_css_class (GTK_WIDGET (self->unkept_label), "warning");
   gtk_widget_add_css_class (GTK_WIDGET (self->unkept_label), "pd-warning-text");
-  gtk_widget_set_margin_top (GTK_WIDGET (self->unkept_label), 12);
-  adw_preferences_group_add (self->list_group, GTK_WIDGET (self->unkept_label));
+  gtk_widget_set_margin_top (note, 12);
+  adw_preferences_group_add (self->list_group, note);
   live_pages = g_list_prepend (live_pages, self);
   pd_sources_page_show_unkept (self);
 

@@ -375,6 +375,46 @@ make_status (GtkWidget *toast)
                                   gtk_label_get_text (GTK_LABEL (title)), -1);
 }
 
+#define ANNOUNCER_KEY "pd-toast-announcer"
+
+/* The toast's own status came too late for a reader to hear (above): its
+ * words go to a status that was in the window from its start, whose name
+ * GTK 4.8 then sends as it changes (an AT-SPI PropertyChange of
+ * accessible-name); emptied first, so the same words again are sent
+ * again.  Which toast the status said last is what "read the status bar"
+ * reads. */
+static void
+announce (GtkWidget *overlay,
+          GtkWidget *toast)
+{
+  GtkWidget *announcer = g_object_get_data (G_OBJECT (overlay), ANNOUNCER_KEY);
+  GtkWidget *title = find_title (toast);
+
+  if (announcer == NULL || title == NULL)
+    return;
+  gtk_accessible_update_property (GTK_ACCESSIBLE (announcer), GTK_ACCESSIBLE_PROPERTY_LABEL, "", -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (announcer), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  gtk_label_get_text (GTK_LABEL (title)), -1);
+}
+
+/*
+ * _pd_toast_set_announcer:
+ * @overlay: an #AdwToastOverlay
+ * @announcer: a widget of the status role, in the window from its start
+ *
+ * Each toast shown in @overlay names @announcer by its words: GTK 4.8
+ * sends nothing for the toast itself.
+ */
+void
+_pd_toast_set_announcer (GtkWidget *overlay,
+                         GtkWidget *announcer)
+{
+  g_return_if_fail (ADW_IS_TOAST_OVERLAY (overlay));
+  g_return_if_fail (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (announcer)) == GTK_ACCESSIBLE_ROLE_STATUS);
+
+  g_object_set_data (G_OBJECT (overlay), ANNOUNCER_KEY, announcer);
+}
+
 /* A toast shows at the overlay's bottom: over the bars below the content
  * given to _pd_toast_keep_above() (the message entry of the Now page,
  * tried as a new user would), unless raised above them. */
@@ -409,6 +449,7 @@ on_overlay_children (GListModel *children,
       if (child != NULL && is_toast_widget (child))
         {
           make_status (child);
+          announce (overlay, child);
           _pd_toast_parts_quiet (child);
           name_buttons (child);
           wrap_title (child);

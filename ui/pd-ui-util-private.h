@@ -65,6 +65,7 @@ void        _pd_take_tab               (GtkWidget          *widget,
 gboolean    _pd_list_leave             (GtkWidget          *list,
                                         GtkDirectionType    direction);
 void        _pd_stack_tab_shown_only   (GtkStack           *stack);
+void        _pd_view_stack_reader_shown_only (AdwViewStack   *stack);
 void        _pd_stack_show_moving_focus (GtkStack          *stack,
                                          const char        *name);
 void        _pd_status_pages_tab_to_controls (GtkWidget     *root);
@@ -118,6 +119,8 @@ void        _pd_toast_add              (GtkWidget          *where,
                                         AdwToast           *toast);
 void        _pd_toast_add_text         (GtkWidget          *where,
                                         const char         *text);
+void        _pd_toast_set_announcer    (GtkWidget          *overlay,
+                                        GtkWidget          *announcer);
 void        _pd_dialog_guard_responses (GtkWidget          *dialog,
                                         const char * const *responses);
 void        _pd_dialog_arm_response_guard (GtkWidget       *dialog);

@@ -772,6 +772,43 @@ _pd_take_tab (GtkWidget           *widget,
   gtk_widget_add_controller (widget, controller);
 }
 
+/* Only the page shown is in a reader's tree.  GTK 4.8 says VISIBLE of
+ * every object it presents and SHOWING of none but a window
+ * (gtkatspicontext.c, collect_states()), so a reader could not tell the
+ * page on screen from the three hidden behind it (nu22 #3: SHOWING on 1
+ * of 663 objects, VISIBLE on all).  The hidden state takes a page out:
+ * GTK 4.8 presents no object that has it, and tells the reader
+ * (children-changed) as it comes and goes.  It costs a state each. */
+static void
+reader_shown_only (GtkWidget *stack,
+                   GtkWidget *shown)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (stack); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    gtk_accessible_update_state (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_STATE_HIDDEN,
+                                 shown != NULL && child != shown, -1);
+}
+
+static void
+view_stack_reader_shown_only (AdwViewStack *stack)
+{
+  reader_shown_only (GTK_WIDGET (stack), adw_view_stack_get_visible_child (stack));
+}
+
+/*
+ * _pd_view_stack_reader_shown_only:
+ * @stack: a view stack
+ *
+ * Keeps the pages @stack does not show out of a reader's tree, as
+ * _pd_stack_tab_shown_only() does for a GtkStack's.
+ */
+void
+_pd_view_stack_reader_shown_only (AdwViewStack *stack)
+{
+  g_signal_connect (stack, "notify::visible-child", G_CALLBACK (view_stack_reader_shown_only), NULL);
+  view_stack_reader_shown_only (stack);
+}
+
 static void
 stack_tab_shown_only (GtkStack *stack)
 {
@@ -783,6 +820,7 @@ stack_tab_shown_only (GtkStack *stack)
        child != NULL;
        child = gtk_widget_get_next_sibling (child))
     gtk_widget_set_can_focus (child, child == shown);
+  reader_shown_only (GTK_WIDGET (stack), shown);
   /* The focus was in the page going away (the stack moves it before it
    * says which page is shown, while the new page still refused it). */
   if (focus != NULL && shown != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (stack)) &&
@@ -794,7 +832,8 @@ stack_tab_shown_only (GtkStack *stack)
  * _pd_stack_tab_shown_only:
  * @stack: a stack of pages
  *
- * Only the page @stack shows takes the focus. During a cross-fade the page
+ * Only the page @stack shows takes the focus, and only it is in a
+ * reader's tree (reader_shown_only()). During a cross-fade the page
  * going away stays mapped for its 200 ms, and Tab went into it: a plan's
  * steps fading out, a status page's scroller with nothing to see (tried
  * with the keyboard alone).

@@ -89,6 +89,7 @@ struct _PdWindow
 
   /* Template widgets */
   AdwToastOverlay     *toast_overlay;
+  GtkWidget           *announcer;      /* a status a toast's words are given to */
   AdwLeaflet          *leaflet;
   AdwViewSwitcherTitle *switcher_title;
   AdwStatusPage       *empty_state;

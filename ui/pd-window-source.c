@@ -587,7 +587,7 @@ pd_window_update_connection (PdWindow *self)
     case PD_REMOTE_OFFLINE:
       /* Translators: %s says why, e.g. "Could not reach http://…: the connection was refused" */
       text = g_strdup_printf (_("Offline, reconnecting. %s"), reason ? reason : "");
-      gtk_image_set_from_icon_name (self->connection_icon, "network-offline-symbolic");
+      gtk_image_set_from_icon_name (self->connection_icon, "pd-endpoint-unreachable-symbolic");
       gtk_widget_remove_css_class (gtk_revealer_get_child (self->connection_banner), "denied");
       break;
     case PD_REMOTE_DENIED:

@@ -746,6 +746,7 @@ pd_window_class_init (PdWindowClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/plandeck/Plandeck/ui/pd-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PdWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, PdWindow, announcer);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, switcher_title);
   gtk_widget_class_bind_template_child (widget_class, PdWindow, empty_state);
@@ -845,6 +846,7 @@ pd_window_init (PdWindow *self)
   _pd_a11y_name_switchers (GTK_WIDGET (self));
   _pd_stack_tab_shown_only (self->content_stack);
   _pd_stack_tab_shown_only (self->now_stack);
+  _pd_view_stack_reader_shown_only (self->view_stack);
   _pd_status_pages_tab_to_controls (GTK_WIDGET (self));
   _pd_images_speak (GTK_WIDGET (self));
   _pd_menu_buttons_return_focus (GTK_WIDGET (self));
@@ -899,6 +901,7 @@ pd_window_init (PdWindow *self)
   _pd_widen_view_switcher_bar (self->switcher_bar);
   /* Toasts above the run bar, the message entry and the page tabs. */
   _pd_toast_keep_above (GTK_WIDGET (self->toast_overlay), GTK_WIDGET (self->view_stack));
+  _pd_toast_set_announcer (GTK_WIDGET (self->toast_overlay), self->announcer);
 }
 
 /**

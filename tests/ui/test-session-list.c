@@ -970,7 +970,9 @@ test_status_icons (void)
   g_autoptr(PdSessionItem) item = pd_session_item_new (&info, now);
   guint notified = 0;
 
-  g_assert_cmpstr (pd_session_item_get_status_icon (item), ==, "media-record-symbolic");
+  /* Steps left, unchanged since 1970: stalled, said by its own glyph. */
+  g_assert_cmpstr (pd_session_item_get_status_label (item), ==, "Stalled");
+  g_assert_cmpstr (pd_session_item_get_status_icon (item), ==, "preferences-system-time-symbolic");
   g_signal_connect_swapped (item, "notify::status-icon", G_CALLBACK (pd_test_count_notify), &notified);
   info.plan_done = 4;
   pd_session_item_update (item, &info, now);
@@ -1005,13 +1007,17 @@ test_status_icons (void)
   info.status = PD_SESSION_STATUS_IDLE;
   pd_session_item_update (item, &info, now);
   g_assert_cmpstr (pd_session_item_get_status_label (item), ==, "Working");
+  notified = 0;
   {
     g_autoptr(GDateTime) later = g_date_time_add_hours (now, 1);
 
     pd_session_item_update_time (item, later);
   }
   g_assert_cmpstr (pd_session_item_get_status_label (item), ==, "Stalled");
-  g_assert_cmpstr (pd_session_item_get_status_icon (item), ==, "media-record-symbolic");
+  /* Its own glyph, told to the row: Stalled and Idle were the same grey
+   * dot (nu21 #10). */
+  g_assert_cmpstr (pd_session_item_get_status_icon (item), ==, "preferences-system-time-symbolic");
+  g_assert_cmpuint (notified, ==, 2);   /* no longer working, and stalled */
   /* Its steps all done: at rest, no longer stalled — "Done", as its tick,
    * its card and `sessions list` say (a screen reader heard "Idle", nu18). */
   info.plan_done = 4;
