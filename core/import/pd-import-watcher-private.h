@@ -21,4 +21,11 @@ typedef void (*PdImportWatcherReadHook) (const char *path,
 void _pd_import_watcher_set_read_hook (PdImportWatcherReadHook hook,
                                        gpointer                user_data);
 
+/* For the tests: @hook is called with each folder the walk at start reads
+ * for its subfolders, on the thread that reads it (NULL: none). */
+typedef void (*PdImportWatcherWalkHook) (const char *path,
+                                         gpointer    user_data);
+void _pd_import_watcher_set_walk_hook (PdImportWatcherWalkHook hook,
+                                       gpointer                user_data);
+
 G_END_DECLS

@@ -27,10 +27,7 @@ struct _PdOverview
   gboolean    loaded;
   guint       n_waiting;      /* sources not answered yet */
   GQueue      merges;         /* (element-type Fetch) lists answered, their merge waiting (pd-overview-fetch.c) */
-  guint       merge_idle;
-  guint       merge_nudge;    /* a timeout that merges when the idle gets no turn */
-  guint       merge_turns;    /* the idle's turns so far */
-  guint       merge_turns_seen; /* …at the nudge's last look */
+  guint       merge_idle;     /* at the frames' priority (pd-overview-fetch.c) */
 };
 
 /* One source followed: its cards, its refetch, its state. */

@@ -26,8 +26,16 @@
 /* The most sessions merged in one dispatch, and about the most time. */
 #define MERGE_BATCH 32
 #define MERGE_BUDGET_USEC 3000
-/* How long the merge waits for the idle's turn before it takes one. */
-#define MERGE_NUDGE_MS 100
+/* The merge's priority: GDK_PRIORITY_REDRAW's (the frame clock's paint),
+ * without GDK in the core.  GLib dispatches every ready source of the
+ * highest priority ready in one turn of the loop: a part then comes with
+ * each frame, between frames when they are not due, and never waits for
+ * them.  At G_PRIORITY_DEFAULT_IDLE, below the frames, frames each longer
+ * than their interval (a software renderer on a loaded machine, the
+ * Overview's own spinner turning) are always due above it, and the merge
+ * waited for minutes behind them, the spinner shown all along (tried as a
+ * new user would: 79 s, 4 min); a timeout every 100 ms took a part then. */
+#define MERGE_PRIORITY (G_PRIORITY_HIGH_IDLE + 20)
 
 /* One refetch of one source, and the reads it waits on. */
 enum { STEP_READ = 1, STEP_STARTED = 2 };
@@ -140,9 +148,9 @@ fetch_is_older (Fetch               *fetch,
 
 /* The merge: the one part of a refetch done on the main context, in
  * parts of at most MERGE_BATCH sessions (and about MERGE_BUDGET_USEC) a
- * dispatch, at idle priority, below the frames': a source's list of 200
- * sessions, or fifty sources' lists come back together, no longer hold a
- * frame.  The fetches wait in the order their answers came; the source's
+ * dispatch, at MERGE_PRIORITY, a part beside each frame: a source's list
+ * of 200 sessions, or fifty sources' lists come back together, no longer
+ * hold a frame.  The fetches wait in the order their answers came; the source's
  * refetch is in flight until its merge ends (no other list overlaps it). */
 static gboolean
 fetch_merge_part (Fetch  *fetch,
@@ -218,34 +226,9 @@ on_merge_idle (gpointer data)
 {
   PdOverview *self = data;
 
-  self->merge_turns++;
   if (merge_part (self))
     return G_SOURCE_CONTINUE;
   self->merge_idle = 0;
-  g_clear_handle_id (&self->merge_nudge, g_source_remove);
-  return G_SOURCE_REMOVE;
-}
-
-/* The merge's turn when the idle gets none: frames each longer than their
- * interval (a software renderer on a loaded machine, the Overview's own
- * spinner turning) are always due, above the idle, and the merge waited
- * for minutes behind them, the spinner shown all along (tried as a new
- * user would: 79 s, 4 min).  A part every MERGE_NUDGE_MS then, above the
- * frames: at most MERGE_BUDGET_USEC of each such interval. */
-static gboolean
-on_merge_nudge (gpointer data)
-{
-  PdOverview *self = data;
-
-  if (self->merge_turns != self->merge_turns_seen)
-    {
-      self->merge_turns_seen = self->merge_turns;
-      return G_SOURCE_CONTINUE;
-    }
-  if (merge_part (self))
-    return G_SOURCE_CONTINUE;
-  self->merge_nudge = 0;
-  g_clear_handle_id (&self->merge_idle, g_source_remove);
   return G_SOURCE_REMOVE;
 }
 
@@ -253,7 +236,6 @@ void
 _pd_overview_merges_clear (PdOverview *self)
 {
   g_clear_handle_id (&self->merge_idle, g_source_remove);
-  g_clear_handle_id (&self->merge_nudge, g_source_remove);
   g_queue_clear_full (&self->merges, (GDestroyNotify) fetch_free);
 }
 
@@ -272,12 +254,7 @@ fetch_part_done (Fetch *fetch)
     }
   g_queue_push_tail (&self->merges, fetch);
   if (self->merge_idle == 0)
-    self->merge_idle = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, on_merge_idle, self, NULL);
-  if (self->merge_nudge == 0)
-    {
-      self->merge_turns_seen = self->merge_turns;
-      self->merge_nudge = g_timeout_add (MERGE_NUDGE_MS, on_merge_nudge, self);
-    }
+    self->merge_idle = g_idle_add_full (MERGE_PRIORITY, on_merge_idle, self, NULL);
 }
 
 static void

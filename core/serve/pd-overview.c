@@ -190,8 +190,7 @@ _pd_overview_entry_finish_fetch (Entry *entry)
 
   entry->in_flight = FALSE;
   /* Steps held back are read once they are due, changes or not: at the
-   * default priority, as the merge's nudge (pd-overview-fetch.c), not
-   * behind frames that are always due. */
+   * default priority, not behind frames that are always due. */
   if (entry->step_due != 0 && entry->step_timer == 0)
     {
       gint64 wait = entry->step_due - g_get_monotonic_time ();

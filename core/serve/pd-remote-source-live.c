@@ -577,15 +577,73 @@ on_watchdog_tick (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* One watchdog timer for all the remote sources of a main context: each
+ * timer was a source the context looked at on every turn of its loop
+ * (prepare, check), whatever woke it; fifty endpoints' watchdogs were 51
+ * of the 161 sources bench-overview's window loop went over about 75
+ * times a second, and the loop's own turns a third of its main thread's
+ * time (perf). */
+typedef struct
+{
+  GSource   *source;
+  GPtrArray *watched;   /* (element-type PdRemoteSource) not owned */
+} Watchdogs;
+
+static GMutex watchdogs_lock;
+static GHashTable *watchdogs;  /* GMainContext * → Watchdogs * */
+
+static void
+watchdogs_free (Watchdogs *dogs)
+{
+  g_ptr_array_unref (dogs->watched);
+  g_free (dogs);
+}
+
+static gboolean
+on_watchdogs_tick (gpointer data)
+{
+  Watchdogs *dogs = data;
+  g_autoptr(GPtrArray) watched = g_ptr_array_new_with_free_func (g_object_unref);
+
+  g_mutex_lock (&watchdogs_lock);
+  for (guint i = 0; i < dogs->watched->len; i++)
+    g_ptr_array_add (watched, g_object_ref (g_ptr_array_index (dogs->watched, i)));
+  g_mutex_unlock (&watchdogs_lock);
+  for (guint i = 0; i < watched->len; i++)
+    {
+      PdRemoteSource *self = g_ptr_array_index (watched, i);
+      gboolean still;
+
+      /* A tick before it may have stopped or restarted its watch. */
+      g_mutex_lock (&watchdogs_lock);
+      still = self->watchdog_source != 0 && g_ptr_array_find (dogs->watched, self, NULL);
+      g_mutex_unlock (&watchdogs_lock);
+      if (still)
+        on_watchdog_tick (self);
+    }
+  return G_SOURCE_CONTINUE;
+}
+
 static void
 watchdog_stop (PdRemoteSource *self)
 {
   if (self->watchdog_source != 0)
     {
-      GSource *source = g_main_context_find_source_by_id (self->context, self->watchdog_source);
+      Watchdogs *dogs;
 
-      if (source != NULL)
-        g_source_destroy (source);
+      g_mutex_lock (&watchdogs_lock);
+      dogs = g_hash_table_lookup (watchdogs, self->context);
+      g_ptr_array_remove (dogs->watched, self);
+      if (dogs->watched->len == 0)
+        {
+          GSource *source = dogs->source;
+
+          g_hash_table_remove (watchdogs, self->context);
+          /* @dogs goes with the callback, after a tick under way. */
+          g_source_destroy (source);
+          g_source_unref (source);
+        }
+      g_mutex_unlock (&watchdogs_lock);
       self->watchdog_source = 0;
     }
   self->waiting_since = 0;
@@ -596,15 +654,27 @@ watchdog_stop (PdRemoteSource *self)
 static void
 watchdog_start (PdRemoteSource *self)
 {
-  GSource *source = g_timeout_source_new (WATCHDOG_TICK_MS);
+  Watchdogs *dogs;
 
-  /* Below the stream's reads: a line that came is read before the
-   * watchdog looks at how long it has been. */
-  g_source_set_priority (source, G_PRIORITY_LOW);
-  g_source_set_name (source, "[pd] remote watchdog");
-  g_source_set_callback (source, on_watchdog_tick, self, NULL);
-  self->watchdog_source = g_source_attach (source, self->context);
-  g_source_unref (source);
+  g_mutex_lock (&watchdogs_lock);
+  if (watchdogs == NULL)
+    watchdogs = g_hash_table_new (NULL, NULL);
+  if (!(dogs = g_hash_table_lookup (watchdogs, self->context)))
+    {
+      dogs = g_new0 (Watchdogs, 1);
+      dogs->watched = g_ptr_array_new ();
+      dogs->source = g_timeout_source_new (WATCHDOG_TICK_MS);
+      /* Below the stream's reads: a line that came is read before the
+       * watchdog looks at how long it has been. */
+      g_source_set_priority (dogs->source, G_PRIORITY_LOW);
+      g_source_set_name (dogs->source, "[pd] remote watchdog");
+      g_source_set_callback (dogs->source, on_watchdogs_tick, dogs, (GDestroyNotify) watchdogs_free);
+      g_source_attach (dogs->source, self->context);
+      g_hash_table_insert (watchdogs, self->context, dogs);
+    }
+  g_ptr_array_add (dogs->watched, self);
+  self->watchdog_source = g_source_get_id (dogs->source);
+  g_mutex_unlock (&watchdogs_lock);
   self->last_heard = g_get_monotonic_time ();
 }
 

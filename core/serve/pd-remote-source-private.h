@@ -142,7 +142,7 @@ struct _PdRemoteSource
 
   guint         keepalive_ms;    /* announced by /api/health; 0 when not */
   gint64        lookup_limit;    /* announced by /api/health: a minute, 0 none; -1 when not */
-  guint         watchdog_source;
+  guint         watchdog_source;  /* its context's shared watchdog (pd-remote-source-live.c) while watched, else 0 */
   gint64        waiting_since;   /* monotonic µs: a watch request (or the stream's next line) awaited since; 0 none */
   gint64        probe_since;     /* a health probe awaited since; 0 none */
   gint64        last_heard;      /* the last answer or line */

@@ -16,7 +16,9 @@
  * hung one: the cards and their updates, the main context's dispatches
  * (p50, p99, max: every piece of work done on the main thread for the
  * updates, reads and merges alike), CPU of this process in % of one core
- * (getrusage over the measured seconds), TCP connections to each endpoint.
+ * (getrusage over the measured seconds), TCP connections to each endpoint,
+ * the main loop's turns and the sources on its context (each turn looks
+ * at every one of them, whatever woke it).
  * Halfway through, one endpoint dies (its server stops): its cards must
  * keep their values with an error, and the other endpoints' cards must
  * keep following (printed: how many of them moved on after the death).
@@ -250,6 +252,7 @@ typedef struct
   GArray  *dispatch_cpu;  /* (element-type gint64) the main thread's CPU time in it */
   guint    updates;
   gboolean measuring;
+  guint    turns;         /* turns of the main loop measured, with a dispatch or not */
   gint64   dispatch_start;  /* the main thread's CPU time as the dispatch began */
   gboolean in_frame;        /* a frame of the frame clock began in this dispatch */
   gint64   part_start[N_PARTS];
@@ -492,6 +495,8 @@ iterate (GMainContext *context,
     }
   g_poll (fds, n, timeout);
   g_main_context_check (context, max_priority, fds, n);
+  if (stats->measuring)
+    stats->turns++;
   start = g_get_monotonic_time ();
   memset (stats->part_cpu, 0, sizeof stats->part_cpu);
   memset (stats->part_count, 0, sizeof stats->part_count);
@@ -674,6 +679,42 @@ version_sum (PdOverview *overview,
         }
     }
   return sum;
+}
+
+/* The sources on the main context by name: every turn of the loop looks
+ * at each of them twice (prepare, check), whatever wakes it. */
+static void
+print_sources (GMainContext *context,
+               guint         turns,
+               double        seconds)
+{
+  g_autoptr(GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
+  GSource *probe = g_idle_source_new ();
+  guint last = g_source_attach (probe, context), total = 0;
+  GHashTableIter iter;
+  gpointer name, count;
+
+  g_source_destroy (probe);
+  g_source_unref (probe);
+  for (guint id = 1; id < last; id++)
+    {
+      GSource *source = g_main_context_find_source_by_id (context, id);
+      const char *source_name;
+
+      if (source == NULL)
+        continue;
+      source_name = g_source_get_name (source) ? g_source_get_name (source) : "(unnamed)";
+      g_hash_table_insert (names, (gpointer) source_name,
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (names, source_name)) + 1));
+      total++;
+    }
+  printf ("  the main loop: %u turns (%.0f a second), %u sources on its context at the end:", turns,
+          turns / seconds, total);
+  g_hash_table_iter_init (&iter, names);
+  while (g_hash_table_iter_next (&iter, &name, &count))
+    if (GPOINTER_TO_UINT (count) > 1)
+      printf (" %s %u,", (const char *) name, GPOINTER_TO_UINT (count));
+  printf ("\n");
 }
 
 static void
@@ -877,6 +918,7 @@ run_phase (const char *label,
       }
     printf ("\n");
   }
+  print_sources (g_main_context_default (), stats.turns, seconds);
   {
     gint64 rest = stats.total_dispatch_cpu;
 
