@@ -857,15 +857,17 @@ test_expansion_default (void)
     /* (round 17: in double quotes and with := too, as bash reads them alike) */
     { "PGPASSWORD=\"${X:-Zq9SecretTail}\" psql", "Zq9SecretTail", { "PGPASSWORD=\"${X:-", "}\" psql" } },
     { "PGPASSWORD=${X:=Zq9SecretTail} psql", "Zq9SecretTail", { "PGPASSWORD=${X:=", "} psql" } },
+    /* (round 17, att22 R1: ${X:+VALUE} gives its literal as well) */
+    { "PGPASSWORD=${X:+Zq9SecretTail} psql", "Zq9SecretTail", { "PGPASSWORD=${X:+", "} psql" } },
+    /* (and ended by an operator: the command after it stays in sight) */
+    { "PGPASSWORD=${X:-Zq9SecretTail};reboot", "Zq9SecretTail", { "PGPASSWORD=${X:-", "};reboot" } },
   };
   static const char * const kept[] = {
     "PGPASSWORD=${X:-Zq9}x psql",
-    "PGPASSWORD=${X:+Zq9} psql",
     "PGPASSWORD=${X:-Zq9 a} psql",
     "PGPASSWORD=${X:-$Y} psql",
     "PGPASSWORD=${X:-'Zq9'} psql",
     "PGPASSWORD=${X:-\\Zq9} psql",
-    "PGPASSWORD=${X:-Zq9};reboot",
     "PGPASSWORD=${X:-${Y:-Zq9}} psql",
     "PGPASSWORD=${X:-Zq9}$(id) psql",
     "PGPASSWORD=${X:-true} psql",

@@ -298,6 +298,26 @@ test_assignment_forms (void)
   g_assert_cmpstr (json, ==, "{\"command\":\"API_KEY=[REDACTED] ./run\"}");
 }
 
+/* A default's word ended by an operator, not a blank: bash ends the word
+ * there all the same (att22 R1: API_KEY="${X:-S}";./run, |cat, &&, ), &
+ * were stored in clear, natively too; with a blank before the ; masked). */
+static void
+test_default_before_operator (void)
+{
+  static const RedactRow rows[] = {
+    MASKED ("API_KEY=\"${X:-Zq9SecretPass77}\";./run", "API_KEY=\"${X:-[REDACTED]}\";./run", "Zq9SecretPass77"),
+    MASKED ("API_KEY=\"${X:-Zq9SecretPass77}\"|cat", "API_KEY=\"${X:-[REDACTED]}\"|cat", "Zq9SecretPass77"),
+    MASKED ("API_KEY=\"${X:-Zq9SecretPass77}\"&&./run", "API_KEY=\"${X:-[REDACTED]}\"&&./run", "Zq9SecretPass77"),
+    MASKED ("(API_KEY=\"${X:-Zq9SecretPass77}\")", "(API_KEY=\"${X:-[REDACTED]}\")", "Zq9SecretPass77"),
+    MASKED ("API_KEY=${X:=Zq9SecretPass77};./run", "API_KEY=${X:=[REDACTED]};./run", "Zq9SecretPass77"),
+    MASKED ("API_KEY=\"${X:+Zq9SecretPass77}\" ./run", "API_KEY=\"${X:+[REDACTED]}\" ./run", "Zq9SecretPass77"),
+    HIDE_NOTHING ("API_KEY=\"${X:-Zq9SecretPass77}\";touch pwned", "Zq9SecretPass77", ";touch pwned"),
+    HIDE_NOTHING ("API_KEY=${X:=Zq9SecretPass77}|touch pwned", "Zq9SecretPass77", "|touch pwned"),
+  };
+
+  assert_rows_words (rows, G_N_ELEMENTS (rows));
+}
+
 /* Options no name rule read: curl's --proxy-pass X, --cert FILE:X,
  * -E FILE:X; twine's -p X; printf's argument for a %s of curl's config
  * (curl -K <(printf 'user bob:%s' X)). */
@@ -373,6 +393,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pd/redact/round17/httpie-bearer", test_httpie_bearer);
   g_test_add_func ("/pd/redact/round17/code-calls", test_code_calls);
   g_test_add_func ("/pd/redact/round17/assignment-forms", test_assignment_forms);
+  g_test_add_func ("/pd/redact/round17/default-before-operator", test_default_before_operator);
   g_test_add_func ("/pd/redact/round17/option-values", test_option_values);
   g_test_add_func ("/pd/redact/round17/hides-nothing", test_hides_nothing);
   return g_test_run ();

@@ -315,7 +315,7 @@ double_quoted_default_ends (Redactor *r,
       || (depth == 1 && (t[vs - 2] != '\\' || t[k] != '\\')))
     return FALSE;
   k += q;
-  return k >= r->len || strchr (" \t\n\r", t[k]) != NULL
+  return k >= r->len || (t[k] != '\0' && strchr (" \t\n\r;|&()<>", t[k]) != NULL)
          || (depth == 1 && (t[k] == '"' || (t[k] == '\\' && k + 1 < r->len && strchr ("nrt", t[k + 1]) != NULL)));
 }
 
@@ -334,8 +334,9 @@ expansion_default (Redactor *r,
     k++;
   if (k < r->len && t[k] == ':')
     k++;
-  /* ${NAME:=DEFAULT} assigns it too: the same literal */
-  if (k >= r->len || (t[k] != '-' && t[k] != '='))
+  /* ${NAME:=DEFAULT} assigns it too, ${NAME:+VALUE} gives it when NAME
+   * is set: the same literal */
+  if (k >= r->len || (t[k] != '-' && t[k] != '=' && t[k] != '+'))
     return 0;
   *ds = ++k;
   while (k < r->len && k - *ds < 256 && (g_ascii_isalnum (t[k]) || strchr ("_./+=:@%-", t[k]) != NULL))
@@ -343,7 +344,10 @@ expansion_default (Redactor *r,
   if (k == *ds || k >= r->len || t[k] != '}')
     return 0;
   *de = k++;
+  /* The word ends after it: a blank, or an operator bash ends a word at
+   * (API_KEY="${X:-S}";./run was kept whole: tried as an attacker would). */
   if (k < r->len && !(t[k] == ' ' || t[k] == '\t' || t[k] == '\n' || t[k] == '\r'
+                      || (t[k] != '\0' && strchr (";|&()<>", t[k]) != NULL)
                       || (t[k] == '"' && _pd_redact_depth_at (r->depths, k) < _pd_redact_depth_at (r->depths, vs))
                       /* "${X:-DEFAULT}": the double quote around it closes */
                       || double_quoted_default_ends (r, vs, k)
