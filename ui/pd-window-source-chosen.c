@@ -219,6 +219,42 @@ _pd_window_on_chosen_loaded (PdWindow *self)
   _pd_window_endpoint_taken (self);
 }
 
+/* The chosen endpoint turned unreachable before its first list answered:
+ * its page says so now.  The list's own request waits out its timeout
+ * (30 s), and "Reading the Sessions" spun all that while under a sidebar
+ * row already saying "Unreachable" (tried as a new user would). */
+static void
+pd_window_on_chosen_state (PdWindow       *self,
+                           GParamSpec     *pspec,
+                           PdRemoteSource *remote)
+{
+  g_autoptr(GError) error = NULL;
+  const char *reason;
+
+  if (pd_window_chosen_endpoint (self) != remote || pd_remote_source_get_state (remote) != PD_REMOTE_OFFLINE)
+    return;
+  reason = pd_remote_source_get_state_message (remote);
+  error = g_error_new_literal (PD_SOURCE_ERROR, PD_SOURCE_ERROR_UNAVAILABLE,
+                               reason != NULL ? reason : _("The endpoint does not answer"));
+  /* Said only while its list has not come: the function checks that. */
+  _pd_window_on_chosen_load_failed (self, error);
+}
+
+static void
+pd_window_watch_chosen_state (PdWindow *self,
+                              PdSource *chosen)
+{
+  if (chosen == NULL || !PD_IS_REMOTE_SOURCE (chosen))
+    return;
+  if (g_object_get_data (G_OBJECT (chosen), "pd-window-chosen-watch") == NULL)
+    {
+      g_signal_connect_object (chosen, "notify::state", G_CALLBACK (pd_window_on_chosen_state), self,
+                               G_CONNECT_SWAPPED);
+      g_object_set_data (G_OBJECT (chosen), "pd-window-chosen-watch", GINT_TO_POINTER (TRUE));
+    }
+  pd_window_on_chosen_state (self, NULL, PD_REMOTE_SOURCE (chosen));
+}
+
 /* A source chosen in the sidebar: its sessions alone, or all again; the
  * header names it. */
 void
@@ -243,6 +279,7 @@ _pd_window_on_source_chosen (PdWindow *self)
                                         chosen != NULL ? pd_source_list_get_name (self->sources, chosen)
                                                        : _("All Sources"));
   _pd_window_overview_set_source (self, chosen != NULL ? chosen : self->source);
+  pd_window_watch_chosen_state (self, chosen);
 }
 
 /* --- an endpoint's address ------------------------------------------ */

@@ -427,6 +427,62 @@ test_one_word (void)
   pd_test_reset_settings ();
 }
 
+/* --- the hung endpoint chosen ------------------------------------------------- */
+
+static gboolean
+silent_connecting_listed (gpointer data)
+{
+  PdWindow *window = data;
+  PdSource *silent = silent_source (window);
+
+  return silent != NULL && PD_IS_REMOTE_SOURCE (silent) &&
+         pd_source_sidebar_get_selected (window->source_sidebar) == silent;
+}
+
+/* Chosen in the sidebar while it connects: once the sidebar says
+ * "Unreachable", the page says so too.  Before: "Reading the Sessions"
+ * spun until the list's own request timed out (about 31 s in the report,
+ * while the row said "Unreachable" from 7 s). */
+static void
+check_chosen_hung (PdApplication *app,
+                   PdWindow      *window,
+                   gpointer       user_data)
+{
+  PdSource *silent = silent_source (window);
+  g_autofree char *state = NULL;
+  const char *page;
+
+  g_assert_true (PD_IS_REMOTE_SOURCE (silent));
+  pd_source_sidebar_select (window->source_sidebar, silent);
+  pd_test_wait_until (silent_connecting_listed, window, "the hung endpoint chosen");
+  g_test_message ("chosen while %s, page %s",
+                  pd_remote_source_get_state (PD_REMOTE_SOURCE (silent)) == PD_REMOTE_CONNECTING ? "connecting" : "not connecting",
+                  gtk_stack_get_visible_child_name (window->content_stack));
+  pd_test_wait_until (silent_away, window, "the hung endpoint said unreachable");
+  pd_test_flush (GTK_WIDGET (window));
+  state = pd_source_sidebar_dup_state (window->source_sidebar, silent, NULL);
+  page = gtk_stack_get_visible_child_name (window->content_stack);
+  g_test_message ("the sidebar says %s, the page is %s", state, page);
+  pd_test_screenshot (GTK_WIDGET (window), "hung-endpoint-chosen");
+  g_assert_cmpstr (state, ==, "Unreachable");
+  g_assert_cmpstr (page, ==, "error");
+  g_assert_nonnull (pd_test_find_label (GTK_WIDGET (window), "Silent box"));
+}
+
+static void
+test_chosen_hung (void)
+{
+  g_autofree char *db = fresh_default_database ();
+  Silent silent = { 0 };
+
+  g_object_unref (pd_test_open_store (db));
+  silent_start (&silent);
+  configure (&silent);
+  g_assert_cmpint (pd_test_run_app (NULL, check_chosen_hung, NULL, NULL), ==, 0);
+  silent_stop (&silent);
+  pd_test_reset_settings ();
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -437,6 +493,7 @@ main (int   argc,
   g_test_add_func ("/pd/ui/hung-endpoint/run-beside-hung", test_run_beside_hung);
   g_test_add_func ("/pd/ui/hung-endpoint/stall-beside-hung", test_stall_beside_hung);
   g_test_add_func ("/pd/ui/hung-endpoint/one-word", test_one_word);
+  g_test_add_func ("/pd/ui/hung-endpoint/chosen-hung", test_chosen_hung);
 
   return g_test_run ();
 }
