@@ -29,47 +29,24 @@
 #include "pd-import-test.h"
 #include "pd-session-reads.h"
 #include "pd-transcript-pages-private.h"
+#include "pd-test-tiny-transcripts.h"
 
 #define N_TINY 6000u
 #define BUDGET ((gsize) 256 * 1024)
 
 #define CLAUDE_SESSION "eeeeeeee-1111-2222-3333-444444444444"
-#define GEMINI_HEADER  "{\"sessionId\":\"3fa9c0d1-5e27-4b8a-9c61-0d2e4f6a8888\",\"projectHash\":\"9f2c\"," \
-                       "\"startTime\":\"2026-04-05T10:12:00.000Z\",\"lastUpdated\":\"2026-04-05T10:12:00.000Z\"}\n"
+#define GEMINI_SESSION "3fa9c0d1-5e27-4b8a-9c61-0d2e4f6a8888"
 
-/* "go", N_TINY of "x", then "the end": N_TINY + 2 messages. */
 static void
 write_claude (const char *dir)
 {
-  g_autofree char *project = g_build_filename (dir, "projects", "-tmp", NULL);
-  g_autofree char *path = g_build_filename (project, CLAUDE_SESSION ".jsonl", NULL);
-  g_autoptr(GString) text = g_string_new (NULL);
-
-  g_string_append (text, "{\"type\":\"user\",\"cwd\":\"/tmp\",\"sessionId\":\"" CLAUDE_SESSION "\",\"message\":"
-                         "{\"role\":\"user\",\"content\":\"go\"},\"uuid\":\"u0\","
-                         "\"timestamp\":\"2026-12-05T10:00:00Z\"}\n");
-  for (guint i = 0; i < N_TINY; i++)
-    g_string_append (text, "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"x\"}}\n");
-  g_string_append (text, "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"the end\"}}\n");
-  g_assert_cmpint (g_mkdir_with_parents (project, 0700), ==, 0);
-  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+  pd_test_write_tiny_claude (dir, CLAUDE_SESSION, N_TINY);
 }
 
 static void
 write_gemini (const char *dir)
 {
-  g_autofree char *chats = g_build_filename (dir, "tiny", "chats", NULL);
-  g_autofree char *path = g_build_filename (chats, "session-2026-04-05T10-12-3fa9c0d1.jsonl", NULL);
-  g_autoptr(GString) text = g_string_new (GEMINI_HEADER);
-
-  g_string_append (text, "{\"id\":\"g0\",\"timestamp\":\"2026-04-05T10:12:09.000Z\",\"type\":\"user\","
-                         "\"content\":[{\"text\":\"go\"}]}\n");
-  for (guint i = 1; i <= N_TINY; i++)
-    g_string_append_printf (text, "{\"id\":\"g%u\",\"type\":\"user\",\"content\":[{\"text\":\"x\"}]}\n", i);
-  g_string_append_printf (text, "{\"id\":\"g%u\",\"type\":\"user\",\"content\":[{\"text\":\"the end\"}]}\n",
-                          N_TINY + 1);
-  g_assert_cmpint (g_mkdir_with_parents (chats, 0700), ==, 0);
-  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+  pd_test_write_tiny_gemini (dir, GEMINI_SESSION, N_TINY);
 }
 
 static const char *
@@ -132,7 +109,12 @@ check_newest (gconstpointer data)
   g_assert_no_error (error);
   g_assert_cmpuint (json_array_get_length (earlier), ==, MIN (first, PD_SESSION_READS_PART_MAX));
   g_assert_cmpuint (first2 + json_array_get_length (earlier), ==, first);
-  g_assert_cmpstr (content (earlier, 0), ==, first2 == 0 ? "go" : "x");
+  {
+    g_autofree char *expected = first2 == 0 ? g_strdup ("go") : g_strdup_printf ("x%" G_GUINT64_FORMAT, (guint64) first2);
+
+    /* Each message known by its place: the one the page says comes first. */
+    g_assert_cmpstr (content (earlier, 0), ==, expected);
+  }
 
   /* As the window reads it (followed or not): the same newest. */
   since = pd_session_reads_load_messages_since (store, info->id, 0, 0, PD_SESSION_READS_PART_MAX, &first2, &total2,

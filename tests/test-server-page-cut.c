@@ -40,14 +40,14 @@
 #include "pd-server-private.h"
 #include "pd-session-reads.h"
 #include "pd-transcript-pages-private.h"
+#include "pd-test-tiny-transcripts.h"
 
 #define TOKEN   "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define N_TINY  6000u
 #define BUDGET  ((gsize) 256 * 1024)
 
 #define CLAUDE_SESSION "eeeeeeee-1111-2222-3333-555555555555"
-#define GEMINI_HEADER  "{\"sessionId\":\"3fa9c0d1-5e27-4b8a-9c61-0d2e4f6a9999\",\"projectHash\":\"9f2c\"," \
-                       "\"startTime\":\"2026-04-05T10:12:00.000Z\",\"lastUpdated\":\"2026-04-05T10:12:00.000Z\"}\n"
+#define GEMINI_SESSION "3fa9c0d1-5e27-4b8a-9c61-0d2e4f6a9999"
 
 typedef struct
 {
@@ -62,39 +62,16 @@ typedef struct
   gboolean        calls;    /* write_calls()'s transcript, no budget */
 } Cut;
 
-/* "go", message i as "x<i>" for i in 1..N_TINY, then "the end". */
 static void
 write_claude (const char *dir)
 {
-  g_autofree char *project = g_build_filename (dir, "projects", "-tmp", NULL);
-  g_autofree char *path = g_build_filename (project, CLAUDE_SESSION ".jsonl", NULL);
-  g_autoptr(GString) text = g_string_new (NULL);
-
-  g_string_append (text, "{\"type\":\"user\",\"cwd\":\"/tmp\",\"sessionId\":\"" CLAUDE_SESSION "\",\"message\":"
-                         "{\"role\":\"user\",\"content\":\"go\"},\"uuid\":\"u0\","
-                         "\"timestamp\":\"2026-12-05T10:00:00Z\"}\n");
-  for (guint i = 1; i <= N_TINY; i++)
-    g_string_append_printf (text, "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"x%u\"}}\n", i);
-  g_string_append (text, "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"the end\"}}\n");
-  g_assert_cmpint (g_mkdir_with_parents (project, 0700), ==, 0);
-  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+  pd_test_write_tiny_claude (dir, CLAUDE_SESSION, N_TINY);
 }
 
 static void
 write_gemini (const char *dir)
 {
-  g_autofree char *chats = g_build_filename (dir, "tiny", "chats", NULL);
-  g_autofree char *path = g_build_filename (chats, "session-2026-04-05T10-12-3fa9c0d1.jsonl", NULL);
-  g_autoptr(GString) text = g_string_new (GEMINI_HEADER);
-
-  g_string_append (text, "{\"id\":\"g0\",\"timestamp\":\"2026-04-05T10:12:09.000Z\",\"type\":\"user\","
-                         "\"content\":[{\"text\":\"go\"}]}\n");
-  for (guint i = 1; i <= N_TINY; i++)
-    g_string_append_printf (text, "{\"id\":\"g%u\",\"type\":\"user\",\"content\":[{\"text\":\"x%u\"}]}\n", i, i);
-  g_string_append_printf (text, "{\"id\":\"g%u\",\"type\":\"user\",\"content\":[{\"text\":\"the end\"}]}\n",
-                          N_TINY + 1);
-  g_assert_cmpint (g_mkdir_with_parents (chats, 0700), ==, 0);
-  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+  pd_test_write_tiny_gemini (dir, GEMINI_SESSION, N_TINY);
 }
 
 /* "go", N_CALLERS answers of MESSAGE_CALLS (1,000, a message's most)
